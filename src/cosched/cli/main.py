@@ -1,0 +1,48 @@
+"""The ``cosched`` command: parses, calls the library, maps errors to exit codes.
+
+Exit codes: 0 success, 2 bad input or configuration (a :class:`CoschedError`, printed
+as one line on stderr), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cosched.cli import annotate, generate, run, traceinfo
+from cosched.errors import CoschedError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="cosched",
+        description="Simulate parallel-job scheduling and coscheduling on HPC clusters.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for module in (run, traceinfo, generate, annotate):
+        module.register(sub)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``cosched`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CoschedError as exc:
+        print(f"cosched: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cosched: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

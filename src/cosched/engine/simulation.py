@@ -1,0 +1,376 @@
+"""The job-level discrete-event engine.
+
+One :class:`Simulation` object holds all the state of one run, so any number of runs
+can live in one process. Events at the same instant are handled in a fixed order:
+completions (earliest started first), then submissions (trace order), then one
+scheduling pass. Each running job has a progress rate (1.0 for the batch baselines);
+a :class:`RateModel` can change rates when co-location changes, and the engine then
+re-plans the job's completion (stale completion events are skipped by version).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+import pandas as pd
+
+from cosched.engine.decisions import Start, WakeUp
+from cosched.engine.view import SystemView
+from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
+from cosched.platform import Platform
+from cosched.workload.job import Job, Workload
+
+if TYPE_CHECKING:
+    from cosched.policies.base import Policy
+
+__all__ = ["RateModel", "Simulation", "SimulationResult", "simulate"]
+
+Estimates = Literal["requested", "exact"]
+
+
+class RateModel(Protocol):
+    """Gives running jobs new progress rates when co-location changes.
+
+    Called once per instant at which jobs started or finished, after the scheduling
+    pass; returns ``{job.index: rate}`` for the running jobs whose rate changes.
+    """
+
+    def update(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """What a finished simulation hands back.
+
+    Attributes:
+        jobs: the per-job outcome table, one row per job in submit order, with
+            ``job_id, submit_time, start_time, end_time, procs, size, run_time,
+            requested_time`` (``size`` in allocation units).
+        platform: the machine.
+        policy: the policy's name.
+        params: the policy's parameters.
+        workload: the workload's name.
+        stats: engine counters (passes, events, decisions).
+    """
+
+    jobs: pd.DataFrame
+    platform: Platform
+    policy: str
+    params: Mapping[str, Any]
+    workload: str
+    stats: Mapping[str, int] = field(default_factory=dict)
+
+
+class Simulation:
+    """One run of one policy on one workload and machine.
+
+    Args:
+        workload: the jobs.
+        platform: the machine; every job must fit it.
+        policy: a fresh policy instance (it keeps per-run state).
+        estimates: what the scheduler believes run times are: ``requested`` (the
+            user's estimate, default) or ``exact`` (the real run time).
+        rate_model: optional co-location model that changes progress rates.
+        rng: generator for randomised policies (default: seeded with 0).
+        check: verify the capacity invariant after every pass (slow; for tests).
+        progress: called now and then as ``progress(jobs_started, jobs_total)``.
+    """
+
+    def __init__(
+        self,
+        workload: Workload,
+        platform: Platform,
+        policy: Policy,
+        *,
+        estimates: Estimates = "requested",
+        rate_model: RateModel | None = None,
+        rng: np.random.Generator | None = None,
+        check: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        if estimates not in ("requested", "exact"):
+            raise ConfigError(f"estimates must be 'requested' or 'exact', got {estimates!r}")
+        self.workload = workload
+        self.platform = platform
+        self.policy = policy
+        self.estimates = estimates
+        self.rate_model = rate_model
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.check = check
+        self.progress = progress
+        self._jobs = _cached_jobs(workload)
+        n = len(self._jobs)
+        t = workload.table
+        procs = t["procs"].to_numpy()
+        too_wide = np.flatnonzero(
+            [not platform.fits(p) for p in procs.tolist()] if n else np.zeros(0, bool)
+        )
+        if too_wide.size:
+            j = self._jobs[int(too_wide[0])]
+            raise WorkloadError(
+                f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
+                f"machine is {platform.describe()}; load it with too_wide=drop or clip"
+            )
+        self._sizes: list[int] = [platform.units(p) for p in procs.tolist()]
+        self._run: list[float] = t["run_time"].tolist()
+        col = "run_time" if estimates == "exact" else "requested_time"
+        self._est: list[float] = t[col].tolist()
+        self._submit: list[float] = t["submit_time"].tolist()
+        self._capacity = platform.capacity
+        self._free = self._capacity
+        self._now = -math.inf
+        self._queue: dict[int, Job] = {}
+        self._running: dict[int, Job] = {}
+        self._releases: list[tuple[float, int, int]] = []
+        nan = math.nan
+        self._start = [nan] * n
+        self._end = [nan] * n
+        self._rate = [1.0] * n
+        self._done = [0.0] * n
+        self._upd = [0.0] * n
+        self._ver = [0] * n
+        self._est_end = [nan] * n
+        self._heap: list[tuple[float, int, int, int]] = []
+        self._wakes: list[float] = []
+        self._seq = 0
+        self._n_started = 0
+        self._total_wait = 0.0
+        self._stats = {"passes": 0, "decisions": 0, "rate_changes": 0}
+        self._epoch = 0  # bumped whenever a job ends or changes rate
+        self._view = SystemView(self)
+        self._ran = False
+
+    @property
+    def view(self) -> SystemView:
+        """The read-only view the policy sees."""
+        return self._view
+
+    # -- the event loop ---------------------------------------------------------------
+
+    def run(self) -> SimulationResult:
+        """Simulate until every job has finished; return the outcome table."""
+        if self._ran:
+            raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
+        self._ran = True
+        policy = self.policy
+        schedule = policy.schedule
+        wants_submit = _overrides(policy, "on_submit")
+        wants_finish = _overrides(policy, "on_finish")
+        jobs, submit, n = self._jobs, self._submit, len(self._jobs)
+        queue, heap, wakes = self._queue, self._heap, self._wakes
+        view = self._view
+        inf = math.inf
+        i = 0
+        while True:
+            t = submit[i] if i < n else inf
+            if heap and heap[0][0] < t:
+                t = heap[0][0]
+            if wakes and wakes[0] < t:
+                t = wakes[0]
+            if t == inf:
+                break
+            self._now = t
+            finished: list[Job] = []
+            while heap and heap[0][0] <= t:
+                _, _, idx, ver = heapq.heappop(heap)
+                if ver == self._ver[idx]:
+                    finished.append(self._finish(idx, t))
+            if wants_finish:
+                for job in finished:
+                    policy.on_finish(job, view)
+            while i < n and submit[i] <= t:
+                job = jobs[i]
+                queue[i] = job
+                i += 1
+                if wants_submit:
+                    policy.on_submit(job, view)
+            while wakes and wakes[0] <= t:
+                heapq.heappop(wakes)
+            self._stats["passes"] += 1
+            if self.progress is not None and not self._stats["passes"] & 4095:
+                self.progress(self._n_started, n)
+            started = self._apply(schedule(view), t)
+            if self.rate_model is not None and (started or finished):
+                self._update_rates(started, finished)
+            if self.check:
+                self._check_capacity()
+        if queue:
+            raise PolicyDecisionError(
+                policy.name,
+                self._now,
+                None,
+                f"the simulation stalled with {len(queue)} job(s) queued and nothing running "
+                "or due; the policy never started them",
+            )
+        if self.progress is not None:
+            self.progress(self._n_started, n)
+        return self._result()
+
+    def _apply(self, decisions: Sequence[Start | WakeUp], now: float) -> list[Job]:
+        started: list[Job] = []
+        for d in decisions:
+            if type(d) is Start:
+                self._start_job(d, now)
+                started.append(d.job)
+            elif type(d) is WakeUp:
+                if not d.time > now:
+                    self._refuse(None, f"wake-up time {d.time} is not after now")
+                heapq.heappush(self._wakes, d.time)
+            else:
+                self._refuse(None, f"unknown decision {d!r}")
+        self._stats["decisions"] += len(decisions)
+        return started
+
+    def _refuse(self, job: Job | None, reason: str) -> None:
+        raise PolicyDecisionError(
+            self.policy.name, self._now, None if job is None else job.job_id, reason
+        )
+
+    # -- job life cycle -----------------------------------------------------------------
+
+    def _start_job(self, d: Start, now: float) -> None:
+        job = d.job
+        idx = job.index
+        if self._queue.pop(idx, None) is None:
+            self._refuse(job, "cannot start: the job is not queued")
+        size = self._sizes[idx]
+        if size > self._free:
+            self._refuse(job, f"cannot start: needs {size} units, {self._free} free")
+        if d.nodes is not None:
+            self._refuse(job, "node placement needs a node ledger; this engine counts units")
+        self._free -= size
+        self._running[idx] = job
+        self._start[idx] = now
+        self._upd[idx] = now
+        self._n_started += 1
+        self._total_wait += now - job.submit_time
+        self._seq += 1
+        heapq.heappush(self._heap, (now + self._run[idx], self._seq, idx, 0))
+        end = now + self._est[idx]
+        self._est_end[idx] = end
+        bisect.insort(self._releases, (end, idx, size))
+
+    def _finish(self, idx: int, now: float) -> Job:
+        job = self._running.pop(idx)
+        self._free += self._sizes[idx]
+        self._end[idx] = now
+        self._drop_release(idx)
+        self._epoch += 1
+        return job
+
+    def _drop_release(self, idx: int) -> None:
+        key = (self._est_end[idx], idx, self._sizes[idx])
+        k = bisect.bisect_left(self._releases, key)
+        del self._releases[k]
+
+    def set_rate(self, idx: int, rate: float) -> None:
+        """Change a running job's progress rate now and re-plan its completion."""
+        if not rate > 0 or not math.isfinite(rate):
+            raise InvariantError(f"progress rate must be positive and finite, got {rate}")
+        if idx not in self._running:
+            raise InvariantError(f"job index {idx} is not running")
+        now = self._now
+        old = self._rate[idx]
+        if rate == old:
+            return
+        self._done[idx] += (now - self._upd[idx]) * old
+        self._upd[idx] = now
+        self._rate[idx] = rate
+        self._ver[idx] += 1
+        self._seq += 1
+        remaining = max(self._run[idx] - self._done[idx], 0.0)
+        heapq.heappush(self._heap, (now + remaining / rate, self._seq, idx, self._ver[idx]))
+        self._drop_release(idx)
+        est_left = max(self._est[idx] - self._done[idx], 0.0)
+        self._est_end[idx] = now + est_left / rate
+        bisect.insort(self._releases, (self._est_end[idx], idx, self._sizes[idx]))
+        self._stats["rate_changes"] += 1
+        self._epoch += 1
+
+    def _update_rates(self, started: list[Job], finished: list[Job]) -> None:
+        assert self.rate_model is not None
+        for idx, rate in sorted(self.rate_model.update(self._view, started, finished).items()):
+            self.set_rate(idx, rate)
+
+    def _check_capacity(self) -> None:
+        used = sum(self._sizes[i] for i in self._running)
+        if self._free < 0 or used + self._free != self._capacity:
+            raise InvariantError(
+                f"t={self._now:g}: {used} units running + {self._free} free "
+                f"!= capacity {self._capacity}"
+            )
+
+    # -- results ------------------------------------------------------------------------
+
+    def _result(self) -> SimulationResult:
+        t = self.workload.table
+        jobs = pd.DataFrame(
+            {
+                "job_id": t["job_id"].to_numpy(),
+                "submit_time": t["submit_time"].to_numpy(),
+                "start_time": np.array(self._start, dtype=float),
+                "end_time": np.array(self._end, dtype=float),
+                "procs": t["procs"].to_numpy(),
+                "size": np.array(self._sizes, dtype=np.int64),
+                "run_time": t["run_time"].to_numpy(),
+                "requested_time": t["requested_time"].to_numpy(),
+            }
+        )
+        return SimulationResult(
+            jobs=jobs,
+            platform=self.platform,
+            policy=self.policy.name,
+            params=self.policy.params(),
+            workload=self.workload.name,
+            stats=dict(self._stats),
+        )
+
+
+def _overrides(policy: Policy, hook: str) -> bool:
+    from cosched.policies.base import Policy
+
+    return getattr(type(policy), hook) is not getattr(Policy, hook)
+
+
+_JOB_CACHE_ATTR = "_cosched_jobs"
+
+
+def _cached_jobs(workload: Workload) -> list[Job]:
+    """The workload's Job records, built once per workload object and reused."""
+    cached = workload.__dict__.get(_JOB_CACHE_ATTR)
+    if cached is None:
+        cached = workload.jobs()
+        object.__setattr__(workload, _JOB_CACHE_ATTR, cached)
+    return cached
+
+
+def simulate(
+    workload: Workload,
+    platform: Platform,
+    policy: Policy | str,
+    *,
+    estimates: Estimates = "requested",
+    rate_model: RateModel | None = None,
+    rng: np.random.Generator | None = None,
+    check: bool = False,
+    **params: Any,
+) -> SimulationResult:
+    """Run one policy (an instance, or a registered name with its parameters)."""
+    from cosched.policies import make_policy
+
+    if isinstance(policy, str):
+        policy = make_policy(policy, **params)
+    elif params:
+        raise ConfigError("pass parameters either in the policy instance or as keywords")
+    sim = Simulation(
+        workload, platform, policy, estimates=estimates, rate_model=rate_model, rng=rng, check=check
+    )
+    return sim.run()

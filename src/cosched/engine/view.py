@@ -1,0 +1,133 @@
+"""The read-only view of a simulation that a policy sees."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence, ValuesView
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosched.platform import Platform
+from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
+
+__all__ = ["SystemView"]
+
+
+class SystemView:
+    """What a policy may look at during a scheduling pass.
+
+    Everything here is read-only: policies change the system only through the
+    decisions they return. Sizes are in the platform's allocation units (cores or
+    whole nodes); estimates are requested times, or exact run times when the
+    simulation was built with ``estimates="exact"``.
+    """
+
+    __slots__ = ("_sim",)
+
+    def __init__(self, sim: Simulation) -> None:
+        self._sim = sim
+
+    @property
+    def now(self) -> float:
+        """The current simulated time in seconds."""
+        return self._sim._now
+
+    @property
+    def platform(self) -> Platform:
+        """The machine."""
+        return self._sim.platform
+
+    @property
+    def capacity(self) -> int:
+        """Allocation units in the machine."""
+        return self._sim._capacity
+
+    @property
+    def free(self) -> int:
+        """Allocation units free right now."""
+        return self._sim._free
+
+    @property
+    def queue(self) -> ValuesView[Job]:
+        """Queued jobs in submit order (a live, read-only view)."""
+        return self._sim._queue.values()
+
+    @property
+    def sizes(self) -> Sequence[int]:
+        """Units each job takes, indexed by ``job.index``."""
+        return self._sim._sizes
+
+    @property
+    def estimates(self) -> Sequence[float]:
+        """The run-time estimate of each job (requested or exact), by ``job.index``."""
+        return self._sim._est
+
+    def size(self, job: Job) -> int:
+        """Units ``job`` takes."""
+        return self._sim._sizes[job.index]
+
+    def estimate(self, job: Job) -> float:
+        """The scheduler's run-time estimate for ``job`` at full speed."""
+        return self._sim._est[job.index]
+
+    @property
+    def running(self) -> ValuesView[Job]:
+        """Running jobs in start order (a live, read-only view)."""
+        return self._sim._running.values()
+
+    @property
+    def n_running(self) -> int:
+        """Number of running jobs."""
+        return len(self._sim._running)
+
+    def start_time(self, job: Job) -> float:
+        """When a running or finished job started."""
+        return self._sim._start[job.index]
+
+    def rate(self, job: Job) -> float:
+        """Current progress rate of a running job (1.0 = full speed)."""
+        return self._sim._rate[job.index]
+
+    def estimated_end(self, job: Job) -> float:
+        """When a running job is expected to end, from its estimate and current rate.
+
+        A job that has outlived its estimate (possible only with ``overrun=keep``) is
+        expected to end "now".
+        """
+        return max(self._sim._est_end[job.index], self._sim._now)
+
+    def releases(self) -> Iterator[tuple[float, int, int]]:
+        """Running jobs as ``(estimated_end, index, size)``, earliest end first.
+
+        Estimated ends in the past (overrunning jobs) are reported as they are; callers
+        take ``max(end, now)``.
+        """
+        return iter(self._sim._releases)
+
+    @property
+    def epoch(self) -> int:
+        """A counter bumped whenever a job ends or changes rate.
+
+        Policies that cache a plan compare it between passes: while it is unchanged,
+        only arrivals (and the policy's own starts) have changed the system.
+        """
+        return self._sim._epoch
+
+    @property
+    def started_count(self) -> int:
+        """Jobs started so far."""
+        return self._sim._n_started
+
+    @property
+    def mean_wait(self) -> float:
+        """Mean wait of the jobs started so far (0 before any start)."""
+        n = self._sim._n_started
+        return self._sim._total_wait / n if n else 0.0
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The simulation's random generator, for randomised policies."""
+        return self._sim.rng

@@ -1,0 +1,121 @@
+"""Summary metrics of a schedule, one definition each (see docs/metrics.md).
+
+All functions take the per-job outcome table of a simulation (columns ``job_id,
+submit_time, start_time, end_time, procs, size, run_time``) and never the engine, so
+they apply equally to any result loaded back from disk.
+
+* wait = start - submit; turnaround = end - submit; execution = end - start;
+* bounded slowdown = max(1, turnaround / max(run_time, tau)), tau = 10 s by default;
+* utilization = busy unit-seconds / (capacity units x makespan), where a unit is what
+  the platform allocates (a core, or a whole node in node allocation) and makespan =
+  last end - first submit;
+* throughput = jobs finished per hour of makespan;
+* offered load = sum(run_time x procs) / (capacity procs x (last submit - first submit)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import ConfigError
+
+__all__ = ["DURATION_CLASSES", "by_class", "outcomes", "summarize"]
+
+#: Run-time classes (upper bounds in seconds), as in lomarc-hyperthreaded-coscheduling.txt.
+DURATION_CLASSES: tuple[tuple[str, float], ...] = (
+    ("short", 60.0),
+    ("medium", 3600.0),
+    ("long", np.inf),
+)
+
+DEFAULT_PERCENTILES: tuple[int, ...] = (90, 95, 99)
+
+
+def outcomes(jobs: pd.DataFrame, *, tau: float = 10.0) -> pd.DataFrame:
+    """The table with ``wait_time, turnaround, execution_time, bounded_slowdown`` added."""
+    if not tau > 0:
+        raise ConfigError(f"tau must be > 0, got {tau!r}")
+    out = jobs.copy()
+    out["wait_time"] = out["start_time"] - out["submit_time"]
+    out["turnaround"] = out["end_time"] - out["submit_time"]
+    out["execution_time"] = out["end_time"] - out["start_time"]
+    denom = np.maximum(out["run_time"].to_numpy(), tau)
+    out["bounded_slowdown"] = np.maximum(1.0, out["turnaround"].to_numpy() / denom)
+    return out
+
+
+def summarize(
+    jobs: pd.DataFrame,
+    *,
+    capacity: int,
+    capacity_procs: int | None = None,
+    tau: float = 10.0,
+    percentiles: Sequence[int] = DEFAULT_PERCENTILES,
+) -> dict[str, float]:
+    """The summary metrics of a schedule.
+
+    Args:
+        jobs: the outcome table.
+        capacity: allocation units of the machine (for utilization).
+        capacity_procs: processors of the machine (for offered load); defaults to
+            ``capacity``.
+        tau: bound of the bounded slowdown, in seconds.
+        percentiles: which percentiles of wait, turnaround and bounded slowdown to add
+            (as ``p90_wait`` etc.).
+    """
+    if capacity < 1:
+        raise ConfigError(f"capacity must be >= 1, got {capacity!r}")
+    n = len(jobs)
+    out: dict[str, float] = {"jobs": float(n)}
+    if n == 0:
+        return out
+    o = outcomes(jobs, tau=tau)
+    first_submit = float(o["submit_time"].min())
+    makespan = float(o["end_time"].max()) - first_submit
+    busy = float((o["size"] * o["execution_time"]).sum())
+    cap_procs = capacity if capacity_procs is None else capacity_procs
+    span = float(o["submit_time"].max()) - first_submit
+    work = float((o["run_time"] * o["procs"]).sum())
+    out.update(
+        mean_wait=float(o["wait_time"].mean()),
+        median_wait=float(o["wait_time"].median()),
+        max_wait=float(o["wait_time"].max()),
+        mean_turnaround=float(o["turnaround"].mean()),
+        median_turnaround=float(o["turnaround"].median()),
+        mean_bounded_slowdown=float(o["bounded_slowdown"].mean()),
+        median_bounded_slowdown=float(o["bounded_slowdown"].median()),
+        utilization=busy / (capacity * makespan) if makespan > 0 else float("nan"),
+        makespan=makespan,
+        throughput=n / makespan * 3600.0 if makespan > 0 else float("nan"),
+        offered_load=work / (cap_procs * span) if span > 0 else float("nan"),
+    )
+    for p in percentiles:
+        for col, name in (("wait_time", "wait"), ("turnaround", "turnaround")):
+            out[f"p{p}_{name}"] = float(np.percentile(o[col].to_numpy(), p))
+        out[f"p{p}_bounded_slowdown"] = float(np.percentile(o["bounded_slowdown"].to_numpy(), p))
+    return out
+
+
+def by_class(
+    jobs: pd.DataFrame, *, capacity_procs: int, tau: float = 10.0, wide_fraction: float = 0.1
+) -> pd.DataFrame:
+    """Mean wait, turnaround and bounded slowdown per run-time class and width class.
+
+    Jobs are short / medium / long by run time (``DURATION_CLASSES``) and narrow / wide
+    by whether they take more than ``wide_fraction`` of the machine's processors.
+    """
+    o = outcomes(jobs, tau=tau)
+    bounds = [b for _, b in DURATION_CLASSES]
+    names = [c for c, _ in DURATION_CLASSES]
+    idx = np.searchsorted(bounds, o["run_time"].to_numpy(), side="left")
+    o["duration_class"] = pd.Categorical.from_codes(idx, categories=names)
+    wide = o["procs"].to_numpy() > wide_fraction * capacity_procs
+    o["width_class"] = pd.Categorical(np.where(wide, "wide", "narrow"), ["narrow", "wide"])
+    cols = ["wait_time", "turnaround", "bounded_slowdown"]
+    g = o.groupby(["duration_class", "width_class"], observed=False)[cols]
+    table = g.mean().add_prefix("mean_")
+    table.insert(0, "jobs", g.size())
+    return table.reset_index()

@@ -1,0 +1,86 @@
+"""The machine a workload runs on.
+
+A platform is ``nodes`` nodes of ``cores`` cores each. Jobs ask for processors
+(``procs``); the allocation mode says what they take:
+
+* ``cores``: exactly ``procs`` cores, packed anywhere (the classic SWF view of a machine
+  as a pool of processors);
+* ``nodes``: ``ceil(procs / cores)`` whole nodes, the rest of the last node left idle.
+
+Both modes are exact with a count of free units, because the baseline policies care
+only about how many units are free, not which. Families that care where a job runs
+(node sharing, pairing) place jobs on named nodes through the engine's node ledger.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from cosched.errors import ConfigError
+
+__all__ = ["Allocation", "Platform"]
+
+
+class Allocation(enum.StrEnum):
+    """What a job's processor request takes from the machine."""
+
+    CORES = "cores"
+    NODES = "nodes"
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """``nodes`` x ``cores`` machine with an allocation mode.
+
+    Attributes:
+        nodes: number of nodes (>= 1).
+        cores: cores per node (>= 1).
+        allocation: ``cores`` (pool of processors) or ``nodes`` (whole nodes).
+    """
+
+    nodes: int
+    cores: int = 1
+    allocation: Allocation = Allocation.CORES
+
+    def __post_init__(self) -> None:
+        for name in ("nodes", "cores"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"platform {name} must be an integer >= 1, got {v!r}")
+        try:
+            object.__setattr__(self, "allocation", Allocation(self.allocation))
+        except ValueError:
+            raise ConfigError(
+                f"platform allocation must be 'cores' or 'nodes', got {self.allocation!r}"
+            ) from None
+
+    @classmethod
+    def of_procs(cls, procs: int) -> Platform:
+        """A pool of ``procs`` single-core nodes (the SWF default view)."""
+        return cls(nodes=procs, cores=1)
+
+    @property
+    def procs(self) -> int:
+        """Total cores."""
+        return self.nodes * self.cores
+
+    @property
+    def capacity(self) -> int:
+        """Allocation units in the machine (cores or nodes)."""
+        return self.procs if self.allocation is Allocation.CORES else self.nodes
+
+    def units(self, procs: int) -> int:
+        """Allocation units a job of ``procs`` processors takes."""
+        if self.allocation is Allocation.CORES:
+            return procs
+        return -(-procs // self.cores)
+
+    def fits(self, procs: int) -> bool:
+        """Whether a job of ``procs`` processors can ever run here."""
+        return self.units(procs) <= self.capacity
+
+    def describe(self) -> str:
+        """A short human label such as ``128 nodes x 1 core (cores)``."""
+        s = "" if self.cores == 1 else "s"
+        return f"{self.nodes} nodes x {self.cores} core{s} ({self.allocation.value})"

@@ -1,0 +1,84 @@
+"""Queue orders: which queued job a policy considers first.
+
+Each order is a function of the view returning the queued jobs, best first; ties are
+always broken by submit order, so every order is deterministic.
+
+* ``submit``: first come, first served.
+* ``sjf``: shortest estimate first.
+* ``wfp``: Cobalt's WFP utility, ``(wait / requested) ** 3 * size``, largest first.
+* ``priority``: the classes of lomarc-hyperthreaded-coscheduling.txt section 6.2: short
+  (estimate <= 1 min), medium (<= 1 h) and long jobs, short first; aging raises a job one
+  class per ``aging_time`` seconds of waiting (by default the mean wait of the jobs
+  started so far, as in the paper), so a long job reaches a short job's priority after
+  two aging periods.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from cosched.engine.view import SystemView
+from cosched.errors import UnknownNameError
+from cosched.workload.job import Job
+
+__all__ = ["MEDIUM_MAX", "ORDERS", "SHORT_MAX", "job_class", "ordered"]
+
+#: Upper bounds (seconds) of the short and medium classes.
+SHORT_MAX = 60.0
+MEDIUM_MAX = 3600.0
+
+Order = Callable[[SystemView, float | None], list[Job]]
+
+
+def _by_submit(view: SystemView, aging_time: float | None) -> list[Job]:
+    return list(view.queue)
+
+
+def _sjf(view: SystemView, aging_time: float | None) -> list[Job]:
+    est = view.estimates
+    return sorted(view.queue, key=lambda j: (est[j.index], j.index))
+
+
+def _wfp(view: SystemView, aging_time: float | None) -> list[Job]:
+    est, size, now = view.estimates, view.sizes, view.now
+
+    def utility(j: Job) -> tuple[float, int]:
+        return (-(((now - j.submit_time) / est[j.index]) ** 3) * size[j.index], j.index)
+
+    return sorted(view.queue, key=utility)
+
+
+def job_class(estimate: float) -> int:
+    """0 for short, 1 for medium and 2 for long jobs."""
+    return 0 if estimate <= SHORT_MAX else (1 if estimate <= MEDIUM_MAX else 2)
+
+
+def _priority(view: SystemView, aging_time: float | None) -> list[Job]:
+    est, now = view.estimates, view.now
+    period = aging_time if aging_time is not None else view.mean_wait
+    # No job has waited yet: nothing to age by, the classes alone decide.
+    inv = 1.0 / period if period > 0 else 0.0
+
+    def key(j: Job) -> tuple[int, int]:
+        level = job_class(est[j.index]) - math.floor((now - j.submit_time) * inv)
+        return (max(level, 0), j.index)
+
+    return sorted(view.queue, key=key)
+
+
+ORDERS: dict[str, Order] = {
+    "submit": _by_submit,
+    "sjf": _sjf,
+    "wfp": _wfp,
+    "priority": _priority,
+}
+
+
+def ordered(view: SystemView, order: str, aging_time: float | None = None) -> list[Job]:
+    """The queue in the named order."""
+    try:
+        fn = ORDERS[order]
+    except KeyError:
+        raise UnknownNameError("queue order", order, ORDERS) from None
+    return fn(view, aging_time)

@@ -1,0 +1,214 @@
+"""The job record and the in-memory workload.
+
+A :class:`Workload` is columnar: one pandas row per job, sorted by submit time, with
+the resolved scheduling fields (``procs``, ``run_time``, ``requested_time``) always
+present and every other SWF field or profile column optional. Columnar storage makes
+transforms (load scaling, windows, filters) vectorised and lets profile annotators add
+typed columns without the batch policies knowing about them. The engine turns rows into
+:class:`Job` records, the read-only objects a policy sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import WorkloadError
+
+__all__ = ["OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "SWF_FIELDS", "Job", "Workload"]
+
+#: The 18 Standard Workload Format fields, in file order, by their cosched names.
+SWF_FIELDS: tuple[str, ...] = (
+    "job_id",
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "allocated_procs",
+    "avg_cpu_time",
+    "used_memory",
+    "requested_procs",
+    "requested_time",
+    "requested_memory",
+    "status",
+    "user_id",
+    "group_id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding_job",
+    "think_time",
+)
+
+#: Columns every workload has, with no missing value.
+REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "run_time", "procs", "requested_time")
+
+#: SWF columns a workload may carry along (NaN means "missing", SWF's -1).
+OPTIONAL_COLUMNS: tuple[str, ...] = tuple(
+    f for f in SWF_FIELDS if f not in REQUIRED_COLUMNS and f != "allocated_procs"
+)
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One rigid parallel job as a policy sees it.
+
+    Attributes:
+        index: position in the workload (0-based, submit order); the engine's key.
+        job_id: the trace's job number (SWF field 1).
+        submit_time: seconds from the workload's start.
+        run_time: seconds of work at full speed (progress rate 1).
+        requested_time: the user's estimate (wall-clock limit) in seconds.
+        procs: processors (cores) requested.
+        user_id: SWF field 12, or None when missing.
+        queue: SWF field 15, or None when missing.
+        extra: profile fields added by annotators (read-only mapping).
+    """
+
+    index: int
+    job_id: int
+    submit_time: float
+    run_time: float
+    requested_time: float
+    procs: int
+    user_id: int | None = None
+    queue: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+def _optional_int(values: np.ndarray) -> list[int | None]:
+    return [None if v != v else int(v) for v in values.tolist()]
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """A set of jobs ready to simulate, plus facts about where it came from.
+
+    Attributes:
+        table: one row per job, sorted by ``submit_time`` (ties keep trace order).
+        name: a short label (file stem or model name) used in reports.
+        max_procs: the machine size the workload was recorded or generated for, if known.
+        max_nodes: the node count of that machine, if known.
+        header: other header facts (SWF ``; Key: value`` lines), as text.
+        notes: what loading or transforming did (dropped jobs, clipped sizes...).
+    """
+
+    table: pd.DataFrame
+    name: str = "workload"
+    max_procs: int | None = None
+    max_nodes: int | None = None
+    header: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        missing = [c for c in REQUIRED_COLUMNS if c not in self.table.columns]
+        if missing:
+            raise WorkloadError(f"workload {self.name!r} lacks columns {missing}")
+        t = self.table
+        if len(t):
+            if t[list(REQUIRED_COLUMNS)].isna().to_numpy().any():
+                raise WorkloadError(f"workload {self.name!r}: required column has missing values")
+            if (t["run_time"].to_numpy() <= 0).any():
+                raise WorkloadError(f"workload {self.name!r}: run_time must be > 0")
+            if (t["procs"].to_numpy() < 1).any():
+                raise WorkloadError(f"workload {self.name!r}: procs must be >= 1")
+            if (t["requested_time"].to_numpy() <= 0).any():
+                raise WorkloadError(f"workload {self.name!r}: requested_time must be > 0")
+            if (np.diff(t["submit_time"].to_numpy()) < 0).any():
+                raise WorkloadError(f"workload {self.name!r}: jobs must be sorted by submit_time")
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame, **facts: Any) -> Workload:
+        """Build a workload from any table with the required columns.
+
+        Sorts by submit time (stable), resets the index and fixes the dtypes of the
+        required columns.
+        """
+        t = table.sort_values("submit_time", kind="stable").reset_index(drop=True)
+        t = t.astype(
+            {
+                "job_id": "int64",
+                "submit_time": "float64",
+                "run_time": "float64",
+                "procs": "int64",
+                "requested_time": "float64",
+            }
+        )
+        return cls(t, **facts)
+
+    @classmethod
+    def from_jobs(
+        cls,
+        rows: list[tuple[float, int, float, float]] | list[tuple[float, int, float]],
+        **facts: Any,
+    ) -> Workload:
+        """Build a small workload from ``(submit, procs, run[, requested])`` tuples.
+
+        Job ids are 1, 2, ... in the given order. Handy for examples and tests.
+        """
+        recs = [(*r, r[2]) if len(r) == 3 else r for r in rows]
+        t = pd.DataFrame(recs, columns=["submit_time", "procs", "run_time", "requested_time"])
+        t.insert(0, "job_id", np.arange(1, len(t) + 1))
+        return cls.from_table(t, **facts)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @property
+    def profile_columns(self) -> tuple[str, ...]:
+        """Columns that are neither SWF fields nor required: the annotators' fields."""
+        known = set(SWF_FIELDS) | set(REQUIRED_COLUMNS)
+        return tuple(c for c in self.table.columns if c not in known)
+
+    def jobs(self) -> list[Job]:
+        """The jobs as :class:`Job` records, in submit order."""
+        t = self.table
+        n = len(t)
+        users = _optional_int(t["user_id"].to_numpy()) if "user_id" in t else [None] * n
+        queues = _optional_int(t["queue"].to_numpy()) if "queue" in t else [None] * n
+        prof = self.profile_columns
+        if prof:
+            cols = [t[c].tolist() for c in prof]
+            extras: list[Mapping[str, Any]] = [
+                MappingProxyType(dict(zip(prof, vals, strict=True)))
+                for vals in zip(*cols, strict=True)
+            ]
+        else:
+            extras = [_EMPTY] * n
+        return [
+            Job(i, jid, sub, run, req, procs, u, q, x)
+            for i, (jid, sub, run, req, procs, u, q, x) in enumerate(
+                zip(
+                    t["job_id"].tolist(),
+                    t["submit_time"].tolist(),
+                    t["run_time"].tolist(),
+                    t["requested_time"].tolist(),
+                    t["procs"].tolist(),
+                    users,
+                    queues,
+                    extras,
+                    strict=True,
+                )
+            )
+        ]
+
+    def __iter__(self) -> Iterator[Job]:
+        return iter(self.jobs())
+
+    def replace_table(self, table: pd.DataFrame, note: str | None = None) -> Workload:
+        """A copy with another table (re-sorted) and, optionally, one more note."""
+        notes = self.notes if note is None else (*self.notes, note)
+        return Workload.from_table(
+            table,
+            name=self.name,
+            max_procs=self.max_procs,
+            max_nodes=self.max_nodes,
+            header=dict(self.header),
+            notes=notes,
+        )

@@ -1,0 +1,80 @@
+"""Naming a workload in one string, for the command line and sweep files.
+
+* a path to an SWF trace (plain or ``.gz``);
+* ``bundled:example``: the small example trace shipped with cosched (64 processors);
+* ``lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]``: a generated Lublin–Feitelson
+  workload, seeded by the caller.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from cosched.errors import ConfigError
+from cosched.platform import Platform
+from cosched.workload.job import Workload
+from cosched.workload.loader import DEFAULT_RULES, LoadRules, load_workload
+
+__all__ = ["BUNDLED", "bundled_path", "open_workload"]
+
+#: Names of the traces shipped inside the package.
+BUNDLED = {"example": "example.swf"}
+
+
+def bundled_path(name: str = "example") -> Path:
+    """The file of a bundled trace."""
+    try:
+        file = BUNDLED[name]
+    except KeyError:
+        raise ConfigError(f"no bundled trace {name!r} (bundled: {', '.join(BUNDLED)})") from None
+    return Path(str(resources.files("cosched") / "data" / file))
+
+
+def _lublin(spec: str, seed: int) -> Workload:
+    from cosched.workload.models.lublin import generate_lublin
+
+    opts: dict[str, str] = {}
+    for part in filter(None, spec.split(",")):
+        key, _, value = part.partition("=")
+        opts[key.strip()] = value.strip()
+    allowed = {"jobs", "nodes", "typeless", "alpha", "load"}
+    unknown = sorted(set(opts) - allowed)
+    if unknown:
+        known = ", ".join(sorted(allowed))
+        raise ConfigError(f"lublin workload: unknown option(s) {unknown} (known: {known})")
+    try:
+        jobs = int(opts.get("jobs", "1000"))
+        nodes = int(opts.get("nodes", "128"))
+        alpha = float(opts["alpha"]) if "alpha" in opts else None
+        load = float(opts["load"]) if "load" in opts else None
+    except ValueError as exc:
+        raise ConfigError(f"lublin workload {spec!r}: {exc}") from None
+    return generate_lublin(
+        jobs,
+        nodes=nodes,
+        rng=np.random.default_rng(seed),
+        typeless="typeless" in opts,
+        alpha=alpha,
+        load=load,
+    )
+
+
+def open_workload(
+    text: str,
+    *,
+    rules: LoadRules = DEFAULT_RULES,
+    platform: Platform | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+) -> Workload:
+    """The workload named by ``text`` (see the module docstring)."""
+    kind, sep, rest = text.partition(":")
+    if sep and kind == "bundled":
+        return load_workload(bundled_path(rest), rules=rules, platform=platform, limit=limit)
+    if sep and kind == "lublin":
+        w = _lublin(rest, seed)
+        return w if limit is None else w.replace_table(w.table.iloc[:limit])
+    return load_workload(text, rules=rules, platform=platform, limit=limit)

@@ -1,0 +1,484 @@
+"""Read and write the Standard Workload Format (SWF) of the Parallel Workloads Archive.
+
+An SWF file is a header of ``;`` comment lines (``; Key: value`` facts such as
+``MaxProcs``) followed by one line per job of 18 whitespace-separated numbers, -1
+meaning "missing". :func:`read_swf` gives the raw table (no scheduling rules applied;
+that is :mod:`cosched.workload.loader`'s job) and :func:`write_swf` writes either a raw
+:class:`SwfTrace` or a :class:`~cosched.workload.job.Workload` back.
+
+Reading uses pandas' C parser on the whole text, then vectorised checks; only when
+that fails or a check finds a problem does a slow line-by-line pass run, so that the
+error can name the first bad line, its field and its text.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import WorkloadFormatError
+from cosched.workload.job import SWF_FIELDS, Workload
+
+__all__ = ["SwfHeader", "SwfTrace", "read_swf", "write_swf"]
+
+_N = len(SWF_FIELDS)
+_GZIP_MAGIC = b"\x1f\x8b"
+
+#: Fields that may hold fractional values; every other SWF field is integer-valued.
+FRACTIONAL_FIELDS: frozenset[str] = frozenset({"avg_cpu_time", "used_memory", "requested_memory"})
+#: Fields that may hold any integer: status codes vary between logs (Sandia-Ross has
+#: -4, -2, 12, 70...) and a think time may legitimately be negative.
+_SIGNED_FIELDS: frozenset[str] = frozenset({"status", "think_time"})
+
+_INT_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in FRACTIONAL_FIELDS]
+_NONNEG_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in _SIGNED_FIELDS]
+
+# A header fact is "; Key: value" with a CamelCase key; requiring an upper-case first
+# letter and a blank after the colon keeps continuation lines such as
+# ";              http://..." or ";\tsee: http://..." from being read as keys.
+_KEY_LINE = re.compile(r"^;\s*([A-Z][A-Za-z0-9_]*)\s*:(?:\s(.*))?$")
+_LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
+
+_INT_FACTS = {
+    "max_nodes": "MaxNodes",
+    "max_procs": "MaxProcs",
+    "max_jobs": "MaxJobs",
+    "max_records": "MaxRecords",
+    "unix_start_time": "UnixStartTime",
+    "max_runtime": "MaxRuntime",
+    "max_memory": "MaxMemory",
+}
+_STR_FACTS = {
+    "time_zone_string": "TimeZoneString",
+    "start_time": "StartTime",
+    "end_time": "EndTime",
+    "computer": "Computer",
+    "installation": "Installation",
+    "acknowledge": "Acknowledge",
+    "note": "Note",
+}
+
+
+@dataclass(frozen=True)
+class SwfHeader:
+    """The header of an SWF file: typed facts, every ``; Key: value`` and the raw lines.
+
+    Integer facts take the leading integer of the value (``184  ( 6, 171, 7)`` gives
+    184); a value that does not start with one gives None, never an error.
+
+    Attributes:
+        max_nodes: ``MaxNodes``.
+        max_procs: ``MaxProcs``.
+        max_jobs: ``MaxJobs``.
+        max_records: ``MaxRecords``.
+        unix_start_time: ``UnixStartTime`` (epoch seconds of submit time 0).
+        time_zone_string: ``TimeZoneString``.
+        start_time: ``StartTime`` as written.
+        end_time: ``EndTime`` as written.
+        max_runtime: ``MaxRuntime``.
+        max_memory: ``MaxMemory``.
+        computer: ``Computer``.
+        installation: ``Installation``.
+        acknowledge: ``Acknowledge``.
+        note: ``Note`` lines joined with newlines.
+        raw: every key with its value; repeated keys and continuation lines are
+            joined with newlines.
+        comments: every header line verbatim (without the line end), for the writer.
+    """
+
+    max_nodes: int | None = None
+    max_procs: int | None = None
+    max_jobs: int | None = None
+    max_records: int | None = None
+    unix_start_time: int | None = None
+    time_zone_string: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    max_runtime: int | None = None
+    max_memory: int | None = None
+    computer: str | None = None
+    installation: str | None = None
+    acknowledge: str | None = None
+    note: str | None = None
+    raw: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    comments: tuple[str, ...] = ()
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, str], comments: tuple[str, ...] = ()) -> SwfHeader:
+        """Build a header from ``Key -> value`` text, deriving the typed facts.
+
+        Args:
+            raw: header keys (as in the file, e.g. ``MaxProcs``) and their values.
+            comments: the verbatim header lines, if known.
+
+        Returns:
+            The header; unparsable integer facts are None.
+        """
+        facts: dict[str, int | str | None] = {}
+        for attr, key in _INT_FACTS.items():
+            m = _LEADING_INT.match(raw.get(key, ""))
+            facts[attr] = int(m.group(1)) if m else None
+        for attr, key in _STR_FACTS.items():
+            facts[attr] = raw.get(key) or None
+        return cls(**facts, raw=MappingProxyType(dict(raw)), comments=tuple(comments))  # type: ignore[arg-type]
+
+    @classmethod
+    def parse(cls, lines: list[str]) -> SwfHeader:
+        """Parse header lines (each starting with ``;``, blank lines allowed).
+
+        Args:
+            lines: the header lines without line ends.
+
+        Returns:
+            The header with ``comments`` set to the non-blank lines.
+        """
+        raw: dict[str, str] = {}
+        last: str | None = None
+        comments: list[str] = []
+        for line in lines:
+            if not line.strip():
+                last = None
+                continue
+            comments.append(line)
+            m = _KEY_LINE.match(line.rstrip())
+            if m:
+                last = m.group(1)
+                value = (m.group(2) or "").strip()
+                raw[last] = f"{raw[last]}\n{value}" if last in raw else value
+                continue
+            text = line[1:].strip()
+            if not text:
+                last = None  # a bare ";" ends a multi-line value
+            elif last is not None and line[1:2].isspace():
+                raw[last] = f"{raw[last]}\n{text}"
+        return cls.from_mapping(raw, tuple(comments))
+
+
+@dataclass(frozen=True, eq=False)
+class SwfTrace:
+    """A raw SWF file: the 18 fields of every job line plus the header.
+
+    Attributes:
+        table: one row per data line, columns :data:`~cosched.workload.job.SWF_FIELDS`
+            in file order; ``job_id`` is int64, the rest float64 with NaN for -1.
+        header: the parsed header.
+        path: the file that was read.
+        line_numbers: the 1-based file line of each row.
+    """
+
+    table: pd.DataFrame
+    header: SwfHeader
+    path: str
+    line_numbers: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise WorkloadFormatError("no such trace file", path=path) from None
+    except IsADirectoryError:
+        raise WorkloadFormatError("is a directory, not a trace file", path=path) from None
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is not data
+    if b"\r" in data:  # one line-end convention for both parsers and the line count
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def _decode(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("latin-1")
+
+
+def _split_header(data: bytes) -> tuple[list[str], int]:
+    """The leading comment/blank lines and the byte offset where job lines start."""
+    lines: list[str] = []
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        line = data[pos:end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b";"):
+            break
+        lines.append(_decode(line))
+        pos = end + 1
+    return lines, min(pos, len(data))
+
+
+def _value_problem(j: int, v: float) -> str | None:
+    """Why value ``v`` is not acceptable in SWF field ``j`` (None if it is)."""
+    name = SWF_FIELDS[j]
+    if not math.isfinite(v):
+        return "non-numeric value"
+    if name not in FRACTIONAL_FIELDS and v != math.floor(v):
+        return "non-integer value in an integer field"
+    if name == "job_id" and v <= 0:
+        return "job id must be a positive integer"
+    if name not in _SIGNED_FIELDS and v < 0 and v != -1:
+        return "negative value (only -1, meaning missing, is allowed)"
+    return None
+
+
+def _bad_rows(a: np.ndarray) -> bool:
+    """Whether any value of the raw (n, 18) array breaks a rule of :func:`_value_problem`."""
+    if not np.isfinite(a).all():
+        return True
+    ints = a[:, _INT_COLS]
+    if (ints != np.floor(ints)).any():
+        return True
+    nonneg = a[:, _NONNEG_COLS]
+    return bool(((nonneg < 0) & (nonneg != -1)).any() or (a[:, 0] <= 0).any())
+
+
+def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np.ndarray]:
+    """Parse job lines one by one; raise on the first bad one.
+
+    Args:
+        data: the text after the header.
+        path: file name for messages.
+        first_line: the 1-based file line number of the first line of ``data``.
+
+    Returns:
+        The raw (n, 18) values and the 1-based line numbers of the rows.
+    """
+    rows: list[list[float]] = []
+    numbers: list[int] = []
+    for k, line in enumerate(data.split(b"\n")):
+        tokens = line.split(b";", 1)[0].split()
+        if not tokens:
+            continue
+        lineno = first_line + k
+        if len(tokens) != _N:
+            raise WorkloadFormatError(
+                f"expected {_N} fields, found {len(tokens)}",
+                path=path,
+                line=lineno,
+                value=_decode(line.strip()),
+            )
+        values = []
+        for j, tok in enumerate(tokens):
+            try:
+                v = float(tok)
+            except ValueError:
+                v = math.nan
+            problem = _value_problem(j, v)
+            if problem:
+                text = _decode(tok)
+                raise WorkloadFormatError(
+                    problem, path=path, line=lineno, field=SWF_FIELDS[j], value=text
+                )
+            values.append(v)
+        rows.append(values)
+        numbers.append(lineno)
+    return np.array(rows, dtype=np.float64).reshape(-1, _N), np.array(numbers, dtype=np.int64)
+
+
+def _fast_parse(body: bytes) -> np.ndarray | None:
+    """All job lines through pandas' C parser, or None when the parser refuses them."""
+    try:
+        df = pd.read_csv(
+            io.BytesIO(body),
+            sep=r"\s+",
+            header=None,
+            names=list(SWF_FIELDS),
+            comment=";",
+            dtype=np.float64,
+            na_filter=False,  # so "", "NA" or a short line fail instead of becoming NaN
+            quoting=csv.QUOTE_NONE,
+            engine="c",
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    return df.to_numpy(dtype=np.float64)
+
+
+def _line_numbers(body: bytes, n_rows: int, first_line: int) -> np.ndarray:
+    n_lines = body.count(b"\n") + (1 if body and not body.endswith(b"\n") else 0)
+    if n_lines == n_rows:  # the usual case: no comment or blank line among the jobs
+        return np.arange(first_line, first_line + n_rows, dtype=np.int64)
+    numbers = [
+        first_line + k for k, line in enumerate(body.split(b"\n")) if line.split(b";", 1)[0].strip()
+    ]
+    return np.array(numbers, dtype=np.int64)
+
+
+def _to_table(a: np.ndarray) -> pd.DataFrame:
+    cols: dict[str, np.ndarray] = {}
+    for j, name in enumerate(SWF_FIELDS):
+        col = a[:, j]
+        cols[name] = col.astype(np.int64) if j == 0 else np.where(col == -1, np.nan, col)
+    return pd.DataFrame(cols)
+
+
+def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
+    """Read an SWF file, plain or gzip-compressed (detected by its magic bytes).
+
+    Args:
+        path: the file to read.
+
+    Returns:
+        The raw trace; an empty file or one with only a header has 0 rows.
+
+    Raises:
+        WorkloadFormatError: the file is missing, or a job line has other than 18
+            fields, a non-numeric value, a fractional value in an integer field, a
+            negative value other than -1 (except in ``status`` and ``think_time``), or a
+            missing or non-positive ``job_id``. The error names the path, the 1-based
+            line, the field and the bad text of the first such line.
+    """
+    spath = os.fspath(path)
+    data = _read_bytes(spath)
+    header_lines, start = _split_header(data)
+    header = SwfHeader.parse(header_lines)
+    body = data[start:]
+    first_line = len(header_lines) + 1
+    a = _fast_parse(body) if body.strip() else np.empty((0, _N))
+    if a is None or _bad_rows(a):
+        a, numbers = _slow_parse(body, spath, first_line)
+    else:
+        numbers = _line_numbers(body, len(a), first_line)
+    return SwfTrace(table=_to_table(a), header=header, path=spath, line_numbers=numbers)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _column(values: np.ndarray, integer: bool) -> tuple[list[int] | list[str], str]:
+    """One column's values and its ``%`` format (right-aligned to the widest value).
+
+    Missing values become -1; integer-valued columns stay ints (formatted in one
+    ``%`` per line, far faster than a ``str()`` per value), the others become text with
+    at most 6 decimals and no trailing zeros.
+    """
+    n = len(values)
+    filled = np.where(np.isnan(values), -1.0, values)
+    if integer:
+        filled = np.rint(filled)
+    if (filled == np.floor(filled)).all():
+        ints = filled.astype(np.int64)
+        width = max(len(str(int(ints.min()))), len(str(int(ints.max())))) if n else 1
+        return ints.tolist(), f"%{width}d"
+    out = []
+    for v in filled.tolist():
+        text = f"{v:.6f}".rstrip("0").rstrip(".")
+        out.append("0" if text == "-0" else text)
+    return out, f"%{max(map(len, out), default=1)}s"
+
+
+def _data_lines(table: pd.DataFrame) -> list[str]:
+    n = len(table)
+    columns = []
+    formats = []
+    for name in SWF_FIELDS:
+        if name in table.columns:
+            values = table[name].to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            values = np.full(n, np.nan)
+        col, fmt = _column(values, name not in FRACTIONAL_FIELDS)
+        columns.append(col)
+        formats.append(fmt)
+    line = " ".join(formats)
+    return [line % row for row in zip(*columns, strict=True)]
+
+
+def _header_lines(header: SwfHeader | Mapping[str, str]) -> list[str]:
+    if isinstance(header, SwfHeader):
+        if header.comments:
+            return list(header.comments)
+        header = header.raw
+    lines = []
+    for key, value in header.items():
+        for part in str(value).split("\n") or [""]:
+            lines.append(f"; {key}: {part}".rstrip())
+    return lines
+
+
+def _workload_table(w: Workload) -> pd.DataFrame:
+    t = w.table
+    out = pd.DataFrame(index=t.index)
+    for name in SWF_FIELDS:
+        if name == "allocated_procs":
+            out[name] = t["procs"]
+        elif name == "requested_procs":
+            out[name] = t["requested_procs"] if "requested_procs" in t else t["procs"]
+        elif name in t.columns:
+            out[name] = t[name]
+    return out
+
+
+def _workload_header(w: Workload) -> dict[str, str]:
+    raw = {str(k): str(v) for k, v in w.header.items()}
+    if w.max_nodes is not None:
+        raw["MaxNodes"] = str(w.max_nodes)
+    if w.max_procs is not None:
+        raw["MaxProcs"] = str(w.max_procs)
+    return raw
+
+
+def write_swf(
+    data: Workload | SwfTrace,
+    path: str | os.PathLike[str],
+    *,
+    header: SwfHeader | Mapping[str, str] | None = None,
+) -> None:
+    """Write a trace or a workload as SWF (gzip-compressed when ``path`` ends in .gz).
+
+    Missing values are written as -1, integer-valued numbers without decimals and the
+    others with at most 6 decimals and no trailing zeros. SWF defines every field except
+    ``avg_cpu_time``, ``used_memory`` and ``requested_memory`` as an integer, so those
+    other fields are rounded to the nearest integer (a workload whose arrivals were
+    scaled has fractional submit times). Columns are right-aligned. The output depends
+    only on the data (the gzip header carries no time stamp), so it is byte-identical
+    across runs.
+
+    For a :class:`Workload`, field 4 is ``run_time``, field 5 ``procs``, field 8 the
+    ``requested_procs`` column when present (else ``procs``), field 9
+    ``requested_time``; other fields come from the table's SWF-named columns, or -1.
+
+    Args:
+        data: a raw trace or a workload.
+        path: where to write.
+        header: header to write instead of the data's own: an :class:`SwfHeader`
+            (its verbatim lines, or its ``raw`` facts when it has none) or a mapping
+            written as ``; Key: value`` lines (multi-line values as repeated keys).
+            By default a trace's own header, or for a workload its ``header`` facts
+            with ``MaxNodes``/``MaxProcs`` from ``max_nodes``/``max_procs``.
+    """
+    if isinstance(data, SwfTrace):
+        table = data.table
+        head: SwfHeader | Mapping[str, str] = data.header if header is None else header
+    else:
+        table = _workload_table(data)
+        head = _workload_header(data) if header is None else header
+    lines = _header_lines(head) + _data_lines(table)
+    payload = "".join(f"{line}\n" for line in lines).encode("utf-8")
+    spath = os.fspath(path)
+    if spath.endswith(".gz"):
+        payload = gzip.compress(payload, compresslevel=6, mtime=0)
+    with open(spath, "wb") as fh:
+        fh.write(payload)

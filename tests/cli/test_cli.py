@@ -1,0 +1,124 @@
+"""The command line: the newcomer's commands, determinism and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cosched.cli.main import main
+
+
+def test_run_bundled_example_prints_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run"]) == 0
+    out = capsys.readouterr().out
+    assert "example (300 jobs)" in out
+    assert "mean wait" in out
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+def test_same_command_twice_writes_identical_files(tmp_path: Path, policy: str) -> None:
+    outputs = []
+    for k in range(2):
+        jobs, summary = tmp_path / f"jobs{k}.csv", tmp_path / f"summary{k}.json"
+        args = ["run", "--policy", policy, "--jobs-out", str(jobs), "--summary-out", str(summary)]
+        assert main(args) == 0
+        outputs.append((jobs.read_bytes(), summary.read_bytes()))
+    assert outputs[0] == outputs[1]
+
+
+def test_jobs_out_has_required_columns(tmp_path: Path) -> None:
+    jobs = tmp_path / "jobs.csv"
+    assert main(["run", "--policy", "fcfs", "--jobs-out", str(jobs)]) == 0
+    table = pd.read_csv(jobs)
+    for col in [
+        "job_id",
+        "submit_time",
+        "start_time",
+        "end_time",
+        "procs",
+        "run_time",
+        "requested_time",
+    ]:
+        assert col in table.columns
+    assert table["job_id"].iloc[0] == 1
+    assert len(table) == 300
+
+
+def test_summary_json_uses_metric_names(tmp_path: Path) -> None:
+    summary = tmp_path / "s.json"
+    assert main(["run", "--summary-out", str(summary)]) == 0
+    metrics = json.loads(summary.read_text())["metrics"]
+    for name in [
+        "mean_wait",
+        "median_wait",
+        "mean_turnaround",
+        "mean_bounded_slowdown",
+        "utilization",
+        "makespan",
+        "throughput",
+        "offered_load",
+        "p90_wait",
+    ]:
+        assert name in metrics
+
+
+def test_unknown_policy_lists_close_names(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--policy", "eazy"]) == 2
+    assert "did you mean easy" in capsys.readouterr().err
+
+
+def test_bad_parameter_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "-P", "windw=3"]) == 2
+    assert "'windw'" in capsys.readouterr().err
+    assert main(["run", "-P", "window=x"]) == 2
+    assert "'window'" in capsys.readouterr().err
+
+
+def test_malformed_trace_names_file_line_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "bad.swf"
+    good = "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n"
+    trace.write_text("; MaxProcs: 4\n" + good + good.replace("1 0 -1 10", "2 5 -1 ten"))
+    assert main(["run", str(trace)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.swf:3" in err and "run_time" in err
+
+
+def test_too_wide_job_is_an_error_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "wide.swf"
+    trace.write_text("; MaxProcs: 4\n1 0 -1 10 8 -1 -1 8 10 -1 1 1 1 -1 1 1 -1 -1\n")
+    assert main(["run", str(trace)]) == 2
+    assert "too-wide" in capsys.readouterr().err
+    assert main(["run", str(trace), "--too-wide", "clip"]) == 0
+
+
+def test_machine_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--nodes", "16", "--cores", "4", "--allocation", "nodes"]) == 0
+    assert "16 nodes x 4 cores (nodes)" in capsys.readouterr().out
+    assert main(["run", "--procs", "8", "--nodes", "2"]) == 2
+
+
+def test_load_scaling_reaches_target(tmp_path: Path) -> None:
+    summary = tmp_path / "s.json"
+    assert main(["run", "--load", "0.9", "--summary-out", str(summary)]) == 0
+    assert json.loads(summary.read_text())["metrics"]["offered_load"] == pytest.approx(0.9, 1e-3)
+
+
+def test_policies_lists_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["policies"]) == 0
+    out = capsys.readouterr().out
+    assert "easy:" in out and "window" in out and "conservative:" in out
+
+
+def test_trace_info_on_bundled_example(capsys: pytest.CaptureFixture[str]) -> None:
+    from cosched.workload.sources import bundled_path
+
+    assert main(["trace", "info", str(bundled_path())]) == 0
+    out = capsys.readouterr().out
+    assert "max_procs       64" in out and "offered load" in out

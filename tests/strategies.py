@@ -1,0 +1,38 @@
+"""Hypothesis strategies shared by the test suite: random workloads and machines."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from cosched.platform import Platform
+from cosched.workload.job import Workload
+
+
+@st.composite
+def platforms(draw: st.DrawFn, max_nodes: int = 16, max_cores: int = 4) -> Platform:
+    """A small machine, in cores or nodes allocation."""
+    return Platform(
+        nodes=draw(st.integers(1, max_nodes)),
+        cores=draw(st.integers(1, max_cores)),
+        allocation=draw(st.sampled_from(["cores", "nodes"])),
+    )
+
+
+@st.composite
+def workloads(
+    draw: st.DrawFn, max_procs: int, max_jobs: int = 25, exact: bool | None = None
+) -> Workload:
+    """Jobs that fit ``max_procs``: bursts of equal submit times, over-estimated requests.
+
+    Times are integers (as in SWF) so that ties between events are frequent.
+    """
+    n = draw(st.integers(1, max_jobs))
+    rows = []
+    t = 0
+    for _ in range(n):
+        t += draw(st.sampled_from([0, 0, 1, 5, 50, 300]))
+        procs = draw(st.integers(1, max_procs))
+        run = draw(st.integers(1, 500))
+        over = 0 if exact else draw(st.sampled_from([0, 0, 1, 10, 200, 1000]))
+        rows.append((float(t), procs, float(run), float(run + over)))
+    return Workload.from_jobs(rows)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cosched.engine import Simulation
+from cosched.engine import Simulation, Start
 from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.policies import make_policy
@@ -116,7 +116,8 @@ class RecordingConservative(ConservativeBackfilling):
         for i, t in self.reservations.items():
             self.first.setdefault(i, t)
         for d in out:  # jobs reserved and started in the same pass
-            self.first.setdefault(d.job.index, before.get(d.job.index, view.now))
+            if isinstance(d, Start):
+                self.first.setdefault(d.job.index, before.get(d.job.index, view.now))
         return out
 
 

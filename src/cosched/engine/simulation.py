@@ -106,20 +106,18 @@ class Simulation:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.check = check
         self.progress = progress
-        self._jobs = _cached_jobs(workload)
+        self._jobs = workload.jobs()
         n = len(self._jobs)
         t = workload.table
-        procs = t["procs"].to_numpy()
-        too_wide = np.flatnonzero(
-            [not platform.fits(p) for p in procs.tolist()] if n else np.zeros(0, bool)
-        )
+        sizes = platform.units_array(t["procs"].to_numpy())
+        too_wide = np.flatnonzero(sizes > platform.capacity)
         if too_wide.size:
             j = self._jobs[int(too_wide[0])]
             raise WorkloadError(
                 f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
                 f"machine is {platform.describe()}; load it with too_wide=drop or clip"
             )
-        self._sizes: list[int] = [platform.units(p) for p in procs.tolist()]
+        self._sizes: list[int] = sizes.tolist()
         self._run: list[float] = t["run_time"].tolist()
         col = "run_time" if estimates == "exact" else "requested_time"
         self._est: list[float] = t[col].tolist()
@@ -338,18 +336,6 @@ def _overrides(policy: Policy, hook: str) -> bool:
     from cosched.policies.base import Policy
 
     return getattr(type(policy), hook) is not getattr(Policy, hook)
-
-
-_JOB_CACHE_ATTR = "_cosched_jobs"
-
-
-def _cached_jobs(workload: Workload) -> list[Job]:
-    """The workload's Job records, built once per workload object and reused."""
-    cached = workload.__dict__.get(_JOB_CACHE_ATTR)
-    if cached is None:
-        cached = workload.jobs()
-        object.__setattr__(workload, _JOB_CACHE_ATTR, cached)
-    return cached
 
 
 def simulate(

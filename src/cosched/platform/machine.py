@@ -17,6 +17,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+import numpy as np
+
 from cosched.errors import ConfigError
 
 __all__ = ["Allocation", "Platform"]
@@ -72,6 +74,13 @@ class Platform:
 
     def units(self, procs: int) -> int:
         """Allocation units a job of ``procs`` processors takes."""
+        if self.allocation is Allocation.CORES:
+            return procs
+        return -(-procs // self.cores)
+
+    def units_array(self, procs: np.ndarray) -> np.ndarray:
+        """:meth:`units` for an array of processor counts (int64)."""
+        procs = np.asarray(procs, dtype=np.int64)
         if self.allocation is Allocation.CORES:
             return procs
         return -(-procs // self.cores)

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cosched.engine.decisions import Decision, Start
+from cosched.engine.decisions import Decision, Start, WakeUp
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.profile import Profile
@@ -44,6 +44,9 @@ class ConservativeBackfilling(Policy):
     reservations: dict[int, float] = field(default_factory=dict, init=False, repr=False)
     delayed: int = field(default=0, init=False, repr=False)
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
+    _ended: list[tuple[float, int]] = field(default_factory=list, init=False, repr=False)
+    _planned_end: dict[int, float] = field(default_factory=dict, init=False, repr=False)
+    _wake: float = field(default=-math.inf, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
 
@@ -53,15 +56,28 @@ class ConservativeBackfilling(Policy):
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
 
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        self._ended.append((self._planned_end.pop(job.index), view.sizes[job.index]))
+
     def schedule(self, view: SystemView) -> list[Decision]:
         fresh, self._fresh = self._fresh, []
+        ended, self._ended = self._ended, []
         now = view.now
-        if self._profile is None or self._epoch != view.epoch or self._overrun(view):
-            self._profile = self._rebuild(view)
-            self._compress(view, self._profile)
+        profile = self._profile
+        # Only ends since the last pass (no rate change, no overrun): patch the profile
+        # with the units that came back early instead of rebuilding it.
+        if profile is None or view.epoch - self._epoch != len(ended) or self._overrun(view):
+            profile = self._profile = self._rebuild(view)
+            self._compress(view, profile)
         else:
-            self._profile.advance(now)
-        profile, sizes, est, res = self._profile, view.sizes, view.estimates, self.reservations
+            profile.advance(now)
+            for end, size in ended:
+                if end > now:
+                    profile.add(now, end - now, size)
+            if ended:
+                self._compress(view, profile)
+                profile.coalesce()
+        sizes, est, res = view.sizes, view.estimates, self.reservations
         for job in self._in_order(view, fresh):
             i = job.index
             start = profile.earliest(sizes[i], est[i])
@@ -72,14 +88,26 @@ class ConservativeBackfilling(Policy):
         return self._due(view)
 
     def _due(self, view: SystemView) -> list[Decision]:
+        """Start the jobs whose reservation has come; wake up for the next one.
+
+        A reservation can fall at an instant when no job ends or arrives (compression
+        moved it into a hole), so the policy asks for a pass then.
+        """
         now, free, sizes, res = view.now, view.free, view.sizes, self.reservations
         out: list[Decision] = []
+        following = math.inf
         for job in view.queue:
             i = job.index
             if res[i] <= now and sizes[i] <= free:
                 free -= sizes[i]
                 del res[i]
+                self._planned_end[i] = now + view.estimates[i]
                 out.append(Start(job))
+            elif res[i] < following:
+                following = res[i]
+        if now < following < math.inf and following != self._wake:
+            self._wake = following
+            out.append(WakeUp(following))
         return out
 
     def _in_order(self, view: SystemView, jobs: list[Job] | object) -> list[Job]:
@@ -109,7 +137,9 @@ class ConservativeBackfilling(Policy):
         now, sizes, est, res = view.now, view.sizes, view.estimates, self.reservations
         for job in self._in_order(view, [j for j in view.queue if j.index in res]):
             i = job.index
-            old = max(res[i], now)
+            old = res[i]
+            if old <= now or not profile.could_start_before(old, sizes[i]):
+                continue  # cannot move earlier: nothing to do
             profile.add(old, est[i], sizes[i])
             start = profile.earliest(sizes[i], est[i], not_after=old)
             if start is None:  # only after an overrun (see the module docstring)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Iterable
 
@@ -16,7 +17,7 @@ class Profile:
     ``(time, units)`` releases expected later.
     """
 
-    __slots__ = ("free", "times")
+    __slots__ = ("_peak", "free", "times")
 
     def __init__(self, now: float, free_now: int, releases: Iterable[tuple[float, int]]) -> None:
         self.times = [now]
@@ -28,6 +29,7 @@ class Profile:
             else:
                 self.times.append(t)
                 self.free.append(self.free[-1] + units)
+        self._peak: list[int] | None = None
 
     def earliest(self, size: int, duration: float, not_after: float = math.inf) -> float | None:
         """Earliest start at which ``size`` units stay free for ``duration``.
@@ -69,6 +71,28 @@ class Profile:
         free = self.free
         for k in range(a, b):
             free[k] += units
+        self._peak = None
+
+    def could_start_before(self, t: float, size: int) -> bool:
+        """Whether some segment starting before ``t`` has ``size`` units free.
+
+        A necessary condition for a job reserved at ``t`` to move earlier (its own
+        reservation lies at or after ``t``), answered in O(log n) from a cached
+        running maximum.
+        """
+        if self._peak is None:
+            self._peak = list(itertools.accumulate(self.free, max))
+        k = bisect.bisect_left(self.times, t) - 1
+        return k >= 0 and self._peak[k] >= size
+
+    def coalesce(self) -> None:
+        """Merge neighbouring segments with equal free units (keeps the profile small)."""
+        times, free = self.times, self.free
+        keep = [k for k in range(1, len(free)) if free[k] != free[k - 1]]
+        if len(keep) + 1 < len(free):
+            self.times = [times[0], *(times[k] for k in keep)]
+            self.free = [free[0], *(free[k] for k in keep)]
+            self._peak = None
 
     def advance(self, now: float) -> None:
         """Forget the segments that ended before ``now``."""
@@ -76,4 +100,5 @@ class Profile:
         if k > 0:
             del self.times[:k]
             del self.free[:k]
+            self._peak = None
         self.times[0] = now

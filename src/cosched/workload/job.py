@@ -167,7 +167,18 @@ class Workload:
         return tuple(c for c in self.table.columns if c not in known)
 
     def jobs(self) -> list[Job]:
-        """The jobs as :class:`Job` records, in submit order."""
+        """The jobs as :class:`Job` records, in submit order.
+
+        Built once per workload object and cached (the table is not to be mutated in
+        place; transforms return new workloads), so many simulations share them.
+        """
+        cached: list[Job] | None = self.__dict__.get("_jobs_cache")
+        if cached is None:
+            cached = self._build_jobs()
+            object.__setattr__(self, "_jobs_cache", cached)
+        return list(cached)
+
+    def _build_jobs(self) -> list[Job]:
         t = self.table
         n = len(t)
         users = _optional_int(t["user_id"].to_numpy()) if "user_id" in t else [None] * n

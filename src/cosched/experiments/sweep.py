@@ -1,0 +1,760 @@
+"""Declarative sweeps: a grid of workloads x policy parameters x seeds, run resumably.
+
+A :class:`SweepSpec` (parsed from TOML by :func:`load_spec` or from a dict by
+:func:`spec_from_dict`) expands with :func:`cells` into :class:`Cell` s. Each cell has a
+``key``: a short hash of its canonical JSON, so it does not depend on where the cell
+sits in the grid, and adding cells leaves the other keys alone. :func:`run_sweep` runs
+the cells missing from a store directory and, as each one finishes, writes it there
+atomically from the parent process::
+
+    store/cells/<key>.json      cell spec, summary metrics, engine stats
+    store/jobs/<key>.parquet    the per-job outcome table
+    store/failed/<key>.json     error of a failed cell (retried on the next run)
+    store/results.csv           one row per cell of the spec, in cell order
+
+The CSV is built from the stored JSON only, so it is byte-identical whether the cells
+ran now or earlier, in one process or many.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+import tomllib
+import traceback
+import typing
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cosched.engine.simulation import Estimates, simulate
+from cosched.errors import ConfigError, CoschedError
+from cosched.metrics.summary import summarize
+from cosched.platform.machine import Platform
+from cosched.policies.base import make_policy, policy_class
+from cosched.workload.job import Workload
+
+__all__ = [
+    "BUNDLED_PREFIX",
+    "Cell",
+    "PolicySpec",
+    "SweepError",
+    "SweepSpec",
+    "WorkloadSpec",
+    "cells",
+    "load_spec",
+    "run_sweep",
+    "spec_from_dict",
+]
+
+#: A trace path starting with this names a trace bundled in ``cosched/data``.
+BUNDLED_PREFIX = "bundled:"
+
+Scalar = str | int | float | bool | None
+Progress = Callable[[int, int], None]
+
+_TOP_KEYS = ("name", "workloads", "platform", "policies", "seeds", "estimates", "tau")
+_PLATFORM_KEYS = ("nodes", "cores", "allocation")
+_RULE_KEYS = ("procs_field", "overrun", "nonpositive_run", "too_wide")
+# Keys of each workload kind, with the check of their values (see _KINDS).
+_WORKLOAD_KEYS: dict[str, dict[str, str]] = {
+    "swf": {"path": "text", **dict.fromkeys(_RULE_KEYS, "text"), "limit": "count",
+            "load": "number"},
+    "lublin": {"jobs": "size", "nodes": "size", "typeless": "flag", "alpha": "number",
+               "load": "number"},
+}  # fmt: skip
+_POLICY_KEYS = ("name", "params")
+_NONE_WORDS = ("none", "null")
+# Loaded workloads kept per process; a real trace is ~200k jobs, so keep only a few.
+_CACHE_SIZE = 4
+_CACHE: OrderedDict[str, tuple[Workload, Platform]] = OrderedDict()
+
+
+# -- the spec -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """One workload of the grid: an SWF trace with loader options, or a Lublin model.
+
+    Attributes:
+        kind: ``swf`` or ``lublin``.
+        name: label in the results (unique within a sweep).
+        path: (swf) the trace, as written: relative to ``root``, or ``bundled:NAME``.
+        procs_field, overrun, nonpositive_run, too_wide: (swf) :class:`LoadRules`
+            options; None keeps the loader's default.
+        limit: (swf) keep only the first ``limit`` data lines.
+        jobs, nodes, typeless, alpha: (lublin) :func:`generate_lublin` arguments.
+        load: target offered load (swf: arrivals scaled with ``scale_to_load``; lublin:
+            passed to the generator).
+        root: folder that relative paths are resolved against (not part of the identity).
+    """
+
+    kind: str
+    name: str
+    path: str | None = None
+    procs_field: str | None = None
+    overrun: str | None = None
+    nonpositive_run: str | None = None
+    too_wide: str | None = None
+    limit: int | None = None
+    jobs: int | None = None
+    nodes: int | None = None
+    typeless: bool | None = None
+    alpha: float | None = None
+    load: float | None = None
+    root: Path | None = field(default=None, compare=False, repr=False)
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that define the workload, unset ones left out (keeps keys stable)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "root" and getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy and its parameter grid: each parameter maps to the values to try."""
+
+    name: str
+    params: tuple[tuple[str, tuple[Scalar, ...]], ...] = ()
+
+    def grid(self) -> list[tuple[tuple[str, Scalar], ...]]:
+        """Every combination of the parameter values (keys sorted, values in given order)."""
+        items = sorted(self.params)
+        combos = itertools.product(*(values for _, values in items))
+        return [tuple(zip((k for k, _ in items), combo, strict=True)) for combo in combos]
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A sweep: the grid ``workloads x policies (x their parameter grids) x seeds``.
+
+    Attributes:
+        name: label of the sweep.
+        workloads: the workloads.
+        platform: the machine, or None to use each trace's MaxProcs (Lublin: ``nodes``).
+        policies: the policies with their parameter grids.
+        seeds: the seeds; each cell derives its own random streams from its identity.
+        estimates: ``requested`` or ``exact`` run-time estimates.
+        tau: bound of the bounded slowdown, in seconds.
+        source: where the spec came from (file name, for messages).
+    """
+
+    name: str
+    workloads: tuple[WorkloadSpec, ...]
+    platform: Platform | None
+    policies: tuple[PolicySpec, ...]
+    seeds: tuple[int, ...] = (0,)
+    estimates: Estimates = "requested"
+    tau: float = 10.0
+    source: str = field(default="<dict>", compare=False)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One simulation of the grid.
+
+    Attributes:
+        index: position in the grid (cell order); not part of the identity.
+        seed: the user's seed of this cell.
+    """
+
+    index: int
+    workload: WorkloadSpec
+    platform: Platform | None
+    policy: str
+    params: tuple[tuple[str, Scalar], ...]
+    seed: int
+    estimates: Estimates
+    tau: float
+
+    def identity(self) -> dict[str, Any]:
+        """The canonical description of the cell, which the key hashes."""
+        return {
+            "workload": self.workload.identity(),
+            "platform": _platform_dict(self.platform),
+            "policy": self.policy,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "estimates": self.estimates,
+            "tau": self.tau,
+        }
+
+    @cached_property
+    def key(self) -> str:
+        """Short hash of the canonical JSON (so independent of the position in the grid)."""
+        return hashlib.sha256(_canonical(self.identity()).encode()).hexdigest()[:16]
+
+    @cached_property
+    def cell_seed(self) -> int:
+        """Seed of the policy's random stream, derived from the cell's identity."""
+        return _derive_seed(self.identity())
+
+    @cached_property
+    def workload_seed(self) -> int:
+        """Seed of a generated workload: from workload and seed only, so that every
+        policy of the grid sees the same jobs."""
+        return _derive_seed({"workload": self.workload.identity(), "seed": self.seed})
+
+    @property
+    def label(self) -> str:
+        """A short human label such as ``example/easy(window=4)/seed=1``."""
+        params = ",".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.workload.name}/{self.policy}({params})/seed={self.seed}"
+
+
+class SweepError(CoschedError, RuntimeError):
+    """Some cells of a sweep failed; the others are stored.
+
+    Attributes:
+        results: the results table (failed cells have ``status == "failed"``).
+        failed: ``(key, label, error)`` of each failed cell, in cell order.
+    """
+
+    def __init__(self, results: pd.DataFrame, failed: list[tuple[str, str, str]]) -> None:
+        self.results = results
+        self.failed = failed
+        lines = "\n".join(f"  {key} {label}: {error}" for key, label, error in failed)
+        super().__init__(f"{len(failed)} of {len(results)} sweep cells failed:\n{lines}")
+
+
+# -- parsing --------------------------------------------------------------------------
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read a sweep spec from a TOML file (relative trace paths resolve against its folder).
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, unknown key, unknown policy name or bad
+            value, named together with the file.
+    """
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read sweep spec {p}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return spec_from_dict(data, source=str(p), root=p.resolve().parent)
+
+
+def spec_from_dict(
+    data: Mapping[str, Any], *, source: str = "<dict>", root: str | os.PathLike[str] | None = None
+) -> SweepSpec:
+    """Build and check a sweep spec from a dict shaped like the TOML file.
+
+    Every policy, parameter combination and trace path is checked here, so a bad spec
+    fails before anything runs.
+
+    Args:
+        data: the spec.
+        source: name used in error messages.
+        root: folder for relative trace paths (default: the current directory).
+
+    Raises:
+        ConfigError: unknown key or bad value, naming it and ``source``.
+    """
+    ctx = _Ctx(source, Path(root) if root is not None else Path.cwd())
+    ctx.keys(data, _TOP_KEYS, "the top level")
+    platform = _parse_platform(ctx, data.get("platform"))
+    workloads = _as_list(ctx, data.get("workloads"), "workloads")
+    policies = _as_list(ctx, data.get("policies"), "policies")
+    spec = SweepSpec(
+        name=_want(ctx, data.get("name", Path(source).stem), "name", "text"),
+        workloads=tuple(_parse_workload(ctx, i, w, platform) for i, w in enumerate(workloads)),
+        platform=platform,
+        policies=tuple(_parse_policy(ctx, i, p) for i, p in enumerate(policies)),
+        seeds=_parse_seeds(ctx, data.get("seeds", [0])),
+        estimates=_parse_choice(ctx, data.get("estimates", "requested"), "estimates"),
+        tau=_want(ctx, data.get("tau", 10.0), "tau", "number"),
+        source=source,
+    )
+    names = [w.name for w in spec.workloads]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        ctx.fail(f"two workloads are named {dup!r}; give each a distinct 'name'")
+    cells(spec)  # reject a grid with the same cell twice now, not at run time
+    return spec
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    source: str
+    root: Path
+
+    def fail(self, message: str) -> typing.NoReturn:
+        raise ConfigError(f"{self.source}: {message}")
+
+    def keys(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                self.fail(f"unknown key {key!r} in {where} (allowed: {', '.join(allowed)})")
+
+
+def _as_list(ctx: _Ctx, value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        ctx.fail(f"{key!r} must be a non-empty list of tables ([[{key}]]), got {value!r}")
+    return value
+
+
+# name -> (test, rule shown in the error)
+_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "text": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
+    "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+              "an integer >= 0"),
+    "size": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+             "an integer >= 1"),
+    "number": (lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+               and math.isfinite(v) and v > 0, "a number > 0"),
+    "flag": (lambda v: isinstance(v, bool), "true or false"),
+}  # fmt: skip
+
+
+def _want(ctx: _Ctx, value: Any, key: str, kind: str) -> Any:
+    test, rule = _KINDS[kind]
+    if not test(value):
+        ctx.fail(f"{key!r} must be {rule}, got {value!r}")
+    return float(value) if kind == "number" else value
+
+
+def _parse_choice(ctx: _Ctx, value: Any, key: str) -> Estimates:
+    if value not in ("requested", "exact"):
+        ctx.fail(f"{key!r} must be 'requested' or 'exact', got {value!r}")
+    return typing.cast(Estimates, value)
+
+
+def _parse_seeds(ctx: _Ctx, value: Any) -> tuple[int, ...]:
+    seeds = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(seeds, list) or not seeds:
+        ctx.fail(f"'seeds' must be a non-empty list of integers, got {value!r}")
+    out = tuple(_want(ctx, s, "seeds", "count") for s in seeds)
+    if len(set(out)) != len(out):
+        ctx.fail(f"'seeds' repeats a value: {list(out)}")
+    return out
+
+
+def _parse_platform(ctx: _Ctx, raw: Any) -> Platform | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        ctx.fail(f"'platform' must be a table, got {raw!r}")
+    ctx.keys(raw, _PLATFORM_KEYS, "[platform]")
+    if "nodes" not in raw:
+        ctx.fail("[platform] needs 'nodes' (or leave out [platform] to use the trace's MaxProcs)")
+    try:
+        return Platform(**raw)
+    except ConfigError as exc:
+        ctx.fail(f"[platform]: {exc}")
+
+
+def _parse_workload(ctx: _Ctx, i: int, raw: Any, platform: Platform | None) -> WorkloadSpec:
+    where = f"workloads[{i}]"
+    if not isinstance(raw, Mapping):
+        ctx.fail(f"{where} must be a table, got {raw!r}")
+    kind = raw.get("kind", "swf")
+    if kind not in _WORKLOAD_KEYS:
+        ctx.fail(f"{where}.kind must be 'swf' or 'lublin', got {kind!r}")
+    kinds = _WORKLOAD_KEYS[kind]
+    ctx.keys(raw, ("kind", "name", *kinds), where)
+    values = {k: _want(ctx, raw[k], f"{where}.{k}", t) for k, t in kinds.items() if k in raw}
+    if kind == "swf":
+        default = _check_swf(ctx, where, values)
+    else:
+        default = _check_lublin(ctx, where, values, platform)
+    name = _want(ctx, raw.get("name", default), f"{where}.name", "text")
+    return WorkloadSpec(kind, name, root=ctx.root, **values)
+
+
+def _check_swf(ctx: _Ctx, where: str, values: dict[str, Any]) -> str:
+    """Check an SWF workload's path and loader rules; return its default name."""
+    from cosched.workload.loader import LoadRules
+
+    if "path" not in values:
+        ctx.fail(f"{where} needs a 'path' (a trace file, or bundled:example)")
+    _trace_file(ctx, values["path"])  # fail now on a missing trace
+    try:
+        LoadRules(**{k: values[k] for k in _RULE_KEYS if k in values})
+    except ConfigError as exc:
+        ctx.fail(f"{where}: {exc}")
+    name = values["path"].removeprefix(BUNDLED_PREFIX).split("/")[-1]
+    return name.removesuffix(".gz").removesuffix(".swf")
+
+
+def _check_lublin(ctx: _Ctx, where: str, values: dict[str, Any], platform: Platform | None) -> str:
+    """Check a Lublin workload (filling ``nodes`` from the platform); return its name."""
+    if "jobs" not in values:
+        ctx.fail(f"{where} needs 'jobs'")
+    if "nodes" not in values:
+        if platform is None:
+            ctx.fail(f"{where} needs 'nodes' (or a [platform] to take it from)")
+        values["nodes"] = platform.procs
+    if "alpha" in values and "load" in values:
+        ctx.fail(f"{where}: give at most one of 'alpha' and 'load'")
+    return f"lublin-{values['jobs']}"
+
+
+def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
+    where = f"policies[{i}]"
+    if not isinstance(raw, Mapping):
+        ctx.fail(f"{where} must be a table, got {raw!r}")
+    ctx.keys(raw, _POLICY_KEYS, where)
+    name = _want(ctx, raw.get("name"), f"{where}.name", "text")
+    try:
+        cls = policy_class(name)
+    except CoschedError as exc:
+        ctx.fail(f"{where}: {exc}")
+    raw_params = raw.get("params", {})
+    if not isinstance(raw_params, Mapping):
+        ctx.fail(f"{where}.params must be a table, got {raw_params!r}")
+    hints = typing.get_type_hints(cls)
+    params = tuple(
+        (key, _param_values(ctx, f"{where}.params.{key}", value, hints.get(key)))
+        for key, value in raw_params.items()
+    )
+    spec = PolicySpec(name, params)
+    for combo in spec.grid():
+        try:
+            make_policy(name, **dict(combo))
+        except CoschedError as exc:
+            ctx.fail(f"{where}: {exc}")
+    return spec
+
+
+def _param_values(ctx: _Ctx, where: str, value: Any, hint: Any) -> tuple[Scalar, ...]:
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        ctx.fail(f"{where} is an empty list; give at least one value")
+    allows_none = type(None) in typing.get_args(hint)
+    out: list[Scalar] = []
+    for v in values:
+        # TOML has no null: the word "none" stands for None where the parameter takes it.
+        if allows_none and isinstance(v, str) and v.lower() in _NONE_WORDS:
+            v = None
+        ok = isinstance(v, str | int | bool) or (isinstance(v, float) and math.isfinite(v))
+        if v is not None and not ok:
+            ctx.fail(f"{where} values must be strings, finite numbers or booleans, got {v!r}")
+        out.append(v)
+    if len(set(map(_canonical, out))) != len(out):
+        ctx.fail(f"{where} repeats a value: {values!r}")
+    return tuple(out)
+
+
+def _trace_file(ctx: _Ctx, path: str) -> Path:
+    if path.startswith(BUNDLED_PREFIX):
+        name = path.removeprefix(BUNDLED_PREFIX)
+        res = resources.files("cosched") / "data" / f"{name}.swf"
+        if not res.is_file():
+            ctx.fail(f"no bundled trace {name!r} (path {path!r})")
+        # A real path, not resources.as_file(): workers reopen it (cosched is not zipped).
+        return Path(str(res))
+    full = ctx.root / path
+    if not full.is_file():
+        ctx.fail(f"trace {path!r} not found (looked for {full})")
+    return full
+
+
+# -- the grid -------------------------------------------------------------------------
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _platform_dict(p: Platform | None) -> dict[str, Any] | None:
+    return (
+        None
+        if p is None
+        else {"nodes": p.nodes, "cores": p.cores, "allocation": p.allocation.value}
+    )
+
+
+def _derive_seed(identity: Mapping[str, Any]) -> int:
+    digest = hashlib.sha256(_canonical(identity).encode()).digest()
+    seq = np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
+    return int(seq.generate_state(1, np.uint64)[0])
+
+
+def cells(spec: SweepSpec) -> list[Cell]:
+    """The grid in cell order: workloads, then policies, parameter combos, seeds.
+
+    Raises:
+        ConfigError: two cells of the grid are the same simulation.
+    """
+    out: list[Cell] = []
+    seen: set[str] = set()
+    grid = itertools.product(
+        spec.workloads, [(p.name, c) for p in spec.policies for c in p.grid()], spec.seeds
+    )
+    for w, (policy, params), seed in grid:
+        cell = Cell(len(out), w, spec.platform, policy, params, seed, spec.estimates, spec.tau)
+        if cell.key in seen:
+            raise ConfigError(f"{spec.source}: the grid has {cell.label} twice")
+        seen.add(cell.key)
+        out.append(cell)
+    return out
+
+
+# -- running one cell (in a worker or in-process) -------------------------------------
+
+
+@dataclass
+class _Outcome:
+    jobs: pd.DataFrame | None = None
+    record: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+def _make_workload(cell: Cell) -> tuple[Workload, Platform]:
+    w, platform = cell.workload, cell.platform
+    if w.kind == "lublin":
+        from cosched.workload.models.lublin import generate_lublin
+
+        assert w.jobs is not None and w.nodes is not None
+        rng = np.random.default_rng(cell.workload_seed)
+        wl = generate_lublin(
+            w.jobs, nodes=w.nodes, rng=rng, typeless=bool(w.typeless), alpha=w.alpha, load=w.load
+        )
+        return wl, platform or Platform.of_procs(w.nodes)
+    from cosched.workload.loader import LoadRules, load_workload
+    from cosched.workload.transforms import scale_to_load
+
+    assert w.path is not None
+    rules = LoadRules(**{k: getattr(w, k) for k in _RULE_KEYS if getattr(w, k) is not None})
+    path = _trace_file(_Ctx(w.name, w.root or Path.cwd()), w.path)
+    wl = load_workload(path, rules=rules, platform=platform, limit=w.limit)
+    if platform is None:
+        if wl.max_procs is None:
+            raise ConfigError(f"trace {w.path!r} has no MaxProcs header; give a [platform]")
+        platform = Platform.of_procs(wl.max_procs)
+    if w.load is not None:
+        wl = scale_to_load(wl, w.load, platform.procs)
+    return wl, platform
+
+
+def _cached_workload(cell: Cell) -> tuple[Workload, Platform]:
+    stochastic = cell.workload.kind == "lublin"
+    key = _canonical(
+        {
+            "workload": cell.workload.identity(),
+            "root": str(cell.workload.root),
+            "platform": _platform_dict(cell.platform),
+            "seed": cell.workload_seed if stochastic else None,
+        }
+    )
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    made = _make_workload(cell)
+    _CACHE[key] = made
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return made
+
+
+def _execute(cell: Cell) -> _Outcome:
+    """Run one cell; any exception becomes a failed outcome (exceptions may not pickle)."""
+    began = time.perf_counter()
+    try:
+        workload, platform = _cached_workload(cell)
+        policy = make_policy(cell.policy, **dict(cell.params))
+        rng = np.random.default_rng(cell.cell_seed)
+        result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
+        metrics = summarize(
+            result.jobs, capacity=platform.capacity, capacity_procs=platform.procs, tau=cell.tau
+        )
+    except Exception as exc:
+        return _Outcome(
+            error=f"{type(exc).__name__}: {exc}", record={"traceback": traceback.format_exc()}
+        )
+    record = {
+        "platform": platform.describe(),
+        "workload_jobs": len(workload),
+        "metrics": metrics,
+        "stats": dict(result.stats),
+        "elapsed_seconds": time.perf_counter() - began,
+    }
+    return _Outcome(jobs=result.jobs, record=record)
+
+
+# -- the store ------------------------------------------------------------------------
+
+
+@contextmanager
+def _atomic(path: Path) -> Iterator[Path]:
+    """Yield a temp path in ``path``'s folder; on success move it onto ``path``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    with _atomic(path) as tmp:
+        # Not sort_keys: the metrics keep summarize()'s order, which the CSV columns follow.
+        tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
+
+
+def _record(store: Path, cell: Cell, outcome: _Outcome) -> None:
+    base: dict[str, Any] = {"key": cell.key, "label": cell.label, "cell": cell.identity()}
+    base |= {"cell_seed": cell.cell_seed, "workload_seed": cell.workload_seed}
+    if outcome.error is not None:
+        _write_json(
+            store / "failed" / f"{cell.key}.json", base | outcome.record | {"error": outcome.error}
+        )
+        return
+    assert outcome.jobs is not None
+    with _atomic(store / "jobs" / f"{cell.key}.parquet") as tmp:
+        outcome.jobs.to_parquet(tmp, index=False)
+    # The JSON is written last: its presence is what marks the cell finished.
+    _write_json(store / "cells" / f"{cell.key}.json", base | outcome.record)
+    (store / "failed" / f"{cell.key}.json").unlink(missing_ok=True)
+
+
+def _row(cell: Cell, store: Path, param_names: list[str]) -> dict[str, Any]:
+    params = dict(cell.params)
+    row: dict[str, Any] = {
+        "cell": cell.index,
+        "key": cell.key,
+        "workload": cell.workload.name,
+        "policy": cell.policy,
+        "params": _canonical(params),
+        **{f"param_{k}": params.get(k) for k in param_names},
+        "seed": cell.seed,
+        "estimates": cell.estimates,
+    }
+    done = store / "cells" / f"{cell.key}.json"
+    if done.is_file():
+        stored = json.loads(done.read_text(encoding="utf-8"))
+        return (
+            row | {"platform": stored["platform"], "status": "ok", "error": ""} | stored["metrics"]
+        )
+    failed = store / "failed" / f"{cell.key}.json"
+    error = json.loads(failed.read_text(encoding="utf-8"))["error"] if failed.is_file() else ""
+    platform = cell.platform.describe() if cell.platform else ""
+    return row | {"platform": platform, "status": "failed" if error else "missing", "error": error}
+
+
+def _results(grid: list[Cell], store: Path) -> pd.DataFrame:
+    param_names = sorted({k for c in grid for k, _ in c.params})
+    table = pd.DataFrame([_row(c, store, param_names) for c in grid])
+    for k in param_names:  # object dtype: an int stays an int next to a None
+        table[f"param_{k}"] = pd.Series([dict(c.params).get(k) for c in grid], dtype=object)
+    with _atomic(store / "results.csv") as tmp:
+        table.to_csv(tmp, index=False, lineterminator="\n")
+    return table
+
+
+# -- running the sweep ----------------------------------------------------------------
+
+
+def _quiet_worker() -> None:
+    # The parent handles Ctrl-C (and stops the workers); workers should not print tracebacks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_parallel(todo: list[Cell], workers: int, done: Callable[[Cell, _Outcome], None]) -> None:
+    # spawn: safe with the threads pyarrow starts in the parent, and the same on every OS.
+    ctx = multiprocessing.get_context("spawn")
+    pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_quiet_worker)
+    try:
+        futures = {pool.submit(_execute, c): c for c in todo}
+        for fut in cf.as_completed(futures):
+            cell = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # the worker died (e.g. out of memory)
+                outcome = _Outcome(error=f"{type(exc).__name__}: {exc}")
+            done(cell, outcome)
+    except BaseException:
+        # Workers ignore SIGINT, so stop the cells still running (shutdown forgets them).
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.terminate()
+        raise
+    pool.shutdown()
+
+
+def run_sweep(
+    spec: SweepSpec,
+    store: str | os.PathLike[str],
+    *,
+    workers: int = 1,
+    progress: Progress | None = None,
+    raise_on_failure: bool = True,
+) -> pd.DataFrame:
+    """Run the cells of ``spec`` not yet in ``store``; return the results table.
+
+    Each finished cell is written to the store at once and atomically, so an interrupted
+    sweep keeps every finished cell and a rerun runs only the rest (and the failed ones).
+
+    Args:
+        spec: the sweep.
+        store: the output folder (created if needed).
+        workers: processes to run cells in; 1 runs them in this process.
+        progress: called with ``(finished, total)`` cells after each cell and at start.
+        raise_on_failure: raise :class:`SweepError` at the end if any cell failed
+            (otherwise just return the table, where those cells have ``status == "failed"``).
+
+    Returns:
+        One row per cell in cell order: ``cell, key, workload, policy, params``, one
+        ``param_<name>`` column per swept parameter, ``seed, estimates, platform, status,
+        error`` and the summary metrics. Also written to ``store/results.csv``.
+
+    Raises:
+        ConfigError: ``workers`` is not an integer >= 1.
+        SweepError: some cells failed (after all the others ran and were stored).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be an integer >= 1, got {workers!r}")
+    root = Path(store)
+    for sub in ("cells", "jobs", "failed"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    grid = cells(spec)
+    todo = [c for c in grid if not (root / "cells" / f"{c.key}.json").is_file()]
+    finished = len(grid) - len(todo)
+    if progress is not None:
+        progress(finished, len(grid))
+
+    def done(cell: Cell, outcome: _Outcome) -> None:
+        nonlocal finished
+        _record(root, cell, outcome)
+        finished += 1
+        if progress is not None:
+            progress(finished, len(grid))
+
+    if workers == 1 or len(todo) <= 1:
+        for cell in todo:
+            done(cell, _execute(cell))
+    else:
+        _run_parallel(todo, min(workers, len(todo)), done)
+    table = _results(grid, root)
+    failed = table[table["status"] != "ok"]
+    if raise_on_failure and len(failed):
+        rows = zip(failed["key"], failed["cell"], failed["error"], strict=True)
+        info = [(key, grid[int(i)].label, err) for key, i, err in rows]
+        raise SweepError(table, info)
+    return table

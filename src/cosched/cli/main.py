@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosched.cli import annotate, generate, run, sweep, traceinfo
+from cosched.cli import annotate, generate, reproduce, run, sweep, traceinfo
 from cosched.errors import CoschedError
 
 __all__ = ["build_parser", "main"]
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (run, traceinfo, generate, annotate, sweep):
+    for module in (run, traceinfo, generate, annotate, sweep, reproduce):
         module.register(sub)
 
     return parser

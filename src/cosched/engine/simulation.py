@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 import pandas as pd
 
-from cosched.engine.decisions import Start, WakeUp
+from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
+from cosched.engine.ledger import NodeLedger, Placement
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
 from cosched.platform import Platform
@@ -82,6 +83,8 @@ class Simulation:
         rng: generator for randomised policies (default: seeded with 0).
         check: verify the capacity invariant after every pass (slow; for tests).
         progress: called now and then as ``progress(jobs_started, jobs_total)``.
+        placement: keep a node ledger (jobs placed on named nodes); always on when
+            the platform lets jobs share nodes (``mpl > 1`` or a job cap).
     """
 
     def __init__(
@@ -95,6 +98,7 @@ class Simulation:
         rng: np.random.Generator | None = None,
         check: bool = False,
         progress: Callable[[int, int], None] | None = None,
+        placement: bool = False,
     ) -> None:
         if estimates not in ("requested", "exact"):
             raise ConfigError(f"estimates must be 'requested' or 'exact', got {estimates!r}")
@@ -122,8 +126,11 @@ class Simulation:
         col = "run_time" if estimates == "exact" else "requested_time"
         self._est: list[float] = t[col].tolist()
         self._submit: list[float] = t["submit_time"].tolist()
+        self._ledger = NodeLedger(platform) if placement or platform.shared else None
         self._capacity = platform.capacity
-        self._free = self._capacity
+        self._free = self._capacity if self._ledger is None else self._ledger.free_units
+        self._holding: dict[int, float] = {}  # job index -> hold start time
+        self._held_time = [0.0] * n
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
         self._running: dict[int, Job] = {}
@@ -145,6 +152,9 @@ class Simulation:
         self._epoch = 0  # bumped whenever a job ends or changes rate
         self._view = SystemView(self)
         self._ran = False
+        self._next_submit = 0
+        self._wants_submit = False
+        self._wants_finish = False
 
     @property
     def view(self) -> SystemView:
@@ -155,19 +165,12 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         """Simulate until every job has finished; return the outcome table."""
-        if self._ran:
-            raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
-        self._ran = True
-        policy = self.policy
-        schedule = policy.schedule
-        wants_submit = _overrides(policy, "on_submit")
-        wants_finish = _overrides(policy, "on_finish")
-        jobs, submit, n = self._jobs, self._submit, len(self._jobs)
-        queue, heap, wakes = self._queue, self._heap, self._wakes
-        view = self._view
+        self._begin()
+        submit, n, heap, wakes = self._submit, len(self._jobs), self._heap, self._wakes
+        instant = self._instant
         inf = math.inf
-        i = 0
         while True:
+            i = self._next_submit
             t = submit[i] if i < n else inf
             if heap and heap[0][0] < t:
                 t = heap[0][0]
@@ -175,53 +178,116 @@ class Simulation:
                 t = wakes[0]
             if t == inf:
                 break
-            self._now = t
-            finished: list[Job] = []
-            while heap and heap[0][0] <= t:
-                _, _, idx, ver = heapq.heappop(heap)
-                if ver == self._ver[idx]:
-                    finished.append(self._finish(idx, t))
-            if wants_finish:
-                for job in finished:
-                    policy.on_finish(job, view)
-            while i < n and submit[i] <= t:
-                job = jobs[i]
-                queue[i] = job
-                i += 1
-                if wants_submit:
-                    policy.on_submit(job, view)
-            while wakes and wakes[0] <= t:
-                heapq.heappop(wakes)
-            self._stats["passes"] += 1
-            if self.progress is not None and not self._stats["passes"] & 4095:
-                self.progress(self._n_started, n)
-            started = self._apply(schedule(view), t)
-            if self.rate_model is not None and (started or finished):
-                self._update_rates(started, finished)
-            if self.check:
-                self._check_capacity()
-        if queue:
+            instant(t)
+        return self.finish()
+
+    # -- stepping, for several simulations on one clock ---------------------------------
+
+    def _begin(self) -> None:
+        if self._ran:
+            raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
+        self._ran = True
+        self._wants_submit = _overrides(self.policy, "on_submit")
+        self._wants_finish = _overrides(self.policy, "on_finish")
+
+    def next_time(self) -> float:
+        """When the next event is due (``inf`` when none is)."""
+        if not self._ran:
+            self._begin()
+        i = self._next_submit
+        t = self._submit[i] if i < len(self._submit) else math.inf
+        if self._heap and self._heap[0][0] < t:
+            t = self._heap[0][0]
+        if self._wakes and self._wakes[0] < t:
+            t = self._wakes[0]
+        return t
+
+    def advance(self, t: float) -> None:
+        """Handle every event due at ``t`` (no later than :meth:`next_time`), then one pass.
+
+        A coordinator of several simulations calls this for each simulation whose
+        next event is due at the common clock's time.
+        """
+        if not self._ran:
+            self._begin()
+        if t < self._now or t > self.next_time():
+            raise InvariantError(f"advance({t:g}) out of order (now {self._now:g})")
+        self._instant(t)
+
+    def extra_pass(self) -> list[Job]:
+        """Run one more scheduling pass now (a coordinator's request); jobs started."""
+        return self.apply(self.policy.schedule(self._view))
+
+    def apply(self, decisions: Sequence[Decision]) -> list[Job]:
+        """Check and carry out decisions now, as if the policy had returned them."""
+        started = self._apply(decisions, self._now)
+        if self.rate_model is not None and started:
+            self._update_rates(started, [])
+        return started
+
+    def finish(self) -> SimulationResult:
+        """The outcome table; raises if jobs are left that nothing will ever start."""
+        if self._queue:
             raise PolicyDecisionError(
-                policy.name,
+                self.policy.name,
                 self._now,
                 None,
-                f"the simulation stalled with {len(queue)} job(s) queued and nothing running "
-                "or due; the policy never started them",
+                f"the simulation stalled with {len(self._queue)} job(s) queued and nothing "
+                "running or due; the policy never started them",
             )
         if self.progress is not None:
-            self.progress(self._n_started, n)
+            self.progress(self._n_started, len(self._jobs))
         return self._result()
 
-    def _apply(self, decisions: Sequence[Start | WakeUp], now: float) -> list[Job]:
+    def _instant(self, t: float) -> None:
+        """Completions, then submissions, then one scheduling pass, all at ``t``."""
+        self._now = t
+        heap, ver, policy, view = self._heap, self._ver, self.policy, self._view
+        finished: list[Job] = []
+        while heap and heap[0][0] <= t:
+            _, _, idx, v = heapq.heappop(heap)
+            if v == ver[idx]:
+                finished.append(self._finish(idx, t))
+        if self._wants_finish:
+            for job in finished:
+                policy.on_finish(job, view)
+        submit, jobs, queue = self._submit, self._jobs, self._queue
+        i, n = self._next_submit, len(jobs)
+        while i < n and submit[i] <= t:
+            job = jobs[i]
+            queue[i] = job
+            i += 1
+            if self._wants_submit:
+                policy.on_submit(job, view)
+        self._next_submit = i
+        wakes = self._wakes
+        while wakes and wakes[0] <= t:
+            heapq.heappop(wakes)
+        stats = self._stats
+        stats["passes"] += 1
+        if self.progress is not None and not stats["passes"] & 4095:
+            self.progress(self._n_started, n)
+        started = self._apply(policy.schedule(view), t)
+        if self.rate_model is not None and (started or finished):
+            self._update_rates(started, finished)
+        if self.check:
+            self._check_capacity()
+
+    def _apply(self, decisions: Sequence[Decision], now: float) -> list[Job]:
         started: list[Job] = []
         for d in decisions:
-            if type(d) is Start:
-                self._start_job(d, now)
-                started.append(d.job)
-            elif type(d) is WakeUp:
-                if not d.time > now:
-                    self._refuse(None, f"wake-up time {d.time} is not after now")
-                heapq.heappush(self._wakes, d.time)
+            kind = type(d)
+            if kind is Start:
+                self._start_job(d, now)  # type: ignore[arg-type]
+                started.append(d.job)  # type: ignore[union-attr]
+            elif kind is WakeUp:
+                if not d.time > now:  # type: ignore[union-attr]
+                    self._refuse(None, f"wake-up time {d.time} is not after now")  # type: ignore[union-attr]
+                heapq.heappush(self._wakes, d.time)  # type: ignore[union-attr]
+            elif kind is Hold:
+                self._hold(d, now)  # type: ignore[arg-type]
+            elif kind is Release:
+                self._release(d.job, now)  # type: ignore[union-attr]
             else:
                 self._refuse(None, f"unknown decision {d!r}")
         self._stats["decisions"] += len(decisions)
@@ -234,17 +300,53 @@ class Simulation:
 
     # -- job life cycle -----------------------------------------------------------------
 
+    def _take(self, job: Job, placement: Placement | None) -> None:
+        """Allocate the units of ``job`` (count, or ledger placement) or refuse."""
+        idx = job.index
+        size = self._sizes[idx]
+        ledger = self._ledger
+        if ledger is None:
+            if placement is not None:
+                self._refuse(job, "a placement needs a shared platform or placement=True")
+            if size > self._free:
+                self._refuse(job, f"needs {size} units, {self._free} free")
+            self._free -= size
+            return
+        if placement is None:
+            if size > ledger.free_units:
+                self._refuse(job, f"needs {size} units, {ledger.free_units} free")
+            placement = ledger.first_fit(size)
+        else:
+            problem = ledger.problem(placement)
+            if problem is not None:
+                self._refuse(job, f"cannot place: {problem}")
+        ledger.place(idx, placement)
+        self._free = ledger.free_units
+
+    def _give_back(self, idx: int) -> None:
+        if self._ledger is None:
+            self._free += self._sizes[idx]
+        else:
+            self._ledger.release(idx)
+            self._free = self._ledger.free_units
+
     def _start_job(self, d: Start, now: float) -> None:
         job = d.job
         idx = job.index
-        if self._queue.pop(idx, None) is None:
+        if idx not in self._queue:
             self._refuse(job, "cannot start: the job is not queued")
-        size = self._sizes[idx]
-        if size > self._free:
-            self._refuse(job, f"cannot start: needs {size} units, {self._free} free")
-        if d.nodes is not None:
-            self._refuse(job, "node placement needs a node ledger; this engine counts units")
-        self._free -= size
+        if idx in self._holding:
+            ledger = self._ledger
+            if (
+                d.placement is not None
+                and ledger is not None
+                and (tuple(d.placement) != ledger.placement(idx))
+            ):
+                self._refuse(job, "a holding job starts on the units it holds")
+            self._held_time[idx] += now - self._holding.pop(idx)
+        else:
+            self._take(job, d.placement)
+        del self._queue[idx]
         self._running[idx] = job
         self._start[idx] = now
         self._upd[idx] = now
@@ -254,11 +356,28 @@ class Simulation:
         heapq.heappush(self._heap, (now + self._run[idx], self._seq, idx, 0))
         end = now + self._est[idx]
         self._est_end[idx] = end
-        bisect.insort(self._releases, (end, idx, size))
+        bisect.insort(self._releases, (end, idx, self._sizes[idx]))
+
+    def _hold(self, d: Hold, now: float) -> None:
+        job = d.job
+        if job.index not in self._queue:
+            self._refuse(job, "cannot hold: the job is not queued")
+        if job.index in self._holding:
+            self._refuse(job, "cannot hold: the job already holds units")
+        self._take(job, d.placement)
+        self._holding[job.index] = now
+
+    def _release(self, job: Job, now: float) -> None:
+        since = self._holding.pop(job.index, None)
+        if since is None:
+            self._refuse(job, "cannot release: the job holds no units")
+        else:
+            self._held_time[job.index] += now - since
+            self._give_back(job.index)
 
     def _finish(self, idx: int, now: float) -> Job:
         job = self._running.pop(idx)
-        self._free += self._sizes[idx]
+        self._give_back(idx)
         self._end[idx] = now
         self._drop_release(idx)
         self._epoch += 1
@@ -299,7 +418,14 @@ class Simulation:
             self.set_rate(idx, rate)
 
     def _check_capacity(self) -> None:
-        used = sum(self._sizes[i] for i in self._running)
+        if self._ledger is not None:
+            problem = self._ledger.verify()
+            if problem is None and self._free != self._ledger.free_units:
+                problem = "free units out of step with the ledger"
+            if problem is not None:
+                raise InvariantError(f"t={self._now:g}: {problem}")
+            return
+        used = sum(self._sizes[i] for i in (*self._running, *self._holding))
         if self._free < 0 or used + self._free != self._capacity:
             raise InvariantError(
                 f"t={self._now:g}: {used} units running + {self._free} free "
@@ -322,6 +448,8 @@ class Simulation:
                 "requested_time": t["requested_time"].to_numpy(),
             }
         )
+        if any(self._held_time):
+            jobs["held_time"] = np.array(self._held_time, dtype=float)
         return SimulationResult(
             jobs=jobs,
             platform=self.platform,

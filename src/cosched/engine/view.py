@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cosched.engine.ledger import NodeLedger, Placement
+from cosched.errors import ConfigError
 from cosched.platform import Platform
 from cosched.workload.job import Job
 
@@ -106,6 +108,54 @@ class SystemView:
         take ``max(end, now)``.
         """
         return iter(self._sim._releases)
+
+    # -- holding and placement ---------------------------------------------------------
+
+    def is_holding(self, job: Job) -> bool:
+        """Whether a queued job holds units (see :class:`~cosched.engine.Hold`)."""
+        return job.index in self._sim._holding
+
+    @property
+    def holding(self) -> frozenset[int]:
+        """Indices of the queued jobs that hold units."""
+        return frozenset(self._sim._holding)
+
+    @property
+    def placement_aware(self) -> bool:
+        """Whether the engine keeps a node ledger (jobs placed on named nodes)."""
+        return self._sim._ledger is not None
+
+    def _ledger(self) -> NodeLedger:
+        ledger = self._sim._ledger
+        if ledger is None:
+            raise ConfigError("no node ledger: use a shared platform or placement=True")
+        return ledger
+
+    @property
+    def slots_per_node(self) -> int:
+        """Slots on each node (cores x mpl)."""
+        return self._ledger().slots_per_node
+
+    @property
+    def max_jobs_per_node(self) -> int:
+        """How many jobs may share a node."""
+        return self._ledger().max_jobs
+
+    def free_slots(self, node: int) -> int:
+        """Free slots on ``node``."""
+        return self._ledger().free_slots(node)
+
+    def jobs_on(self, node: int) -> tuple[int, ...]:
+        """Indices of the jobs (running or holding) on ``node``."""
+        return self._ledger().jobs_on(node)
+
+    def placement(self, job: Job) -> Placement:
+        """``((node, slots), ...)`` of a running or holding job."""
+        return self._ledger().placement(job.index)
+
+    def job(self, index: int) -> Job:
+        """The job record with this index."""
+        return self._sim._jobs[index]
 
     @property
     def epoch(self) -> int:

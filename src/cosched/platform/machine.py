@@ -39,15 +39,23 @@ class Platform:
         nodes: number of nodes (>= 1).
         cores: cores per node (>= 1).
         allocation: ``cores`` (pool of processors) or ``nodes`` (whole nodes).
+        mpl: multiprogramming level: slots per core (hardware threads or time
+            shares); a placement-aware family can put up to ``cores x mpl`` slots of
+            jobs on a node.
+        max_jobs_per_node: cap on jobs sharing a node (None: no cap but the slots).
     """
 
     nodes: int
     cores: int = 1
     allocation: Allocation = Allocation.CORES
+    mpl: int = 1
+    max_jobs_per_node: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "cores"):
+        for name in ("nodes", "cores", "mpl", "max_jobs_per_node"):
             v = getattr(self, name)
+            if name == "max_jobs_per_node" and v is None:
+                continue
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"platform {name} must be an integer >= 1, got {v!r}")
         try:
@@ -61,6 +69,11 @@ class Platform:
     def of_procs(cls, procs: int) -> Platform:
         """A pool of ``procs`` single-core nodes (the SWF default view)."""
         return cls(nodes=procs, cores=1)
+
+    @property
+    def shared(self) -> bool:
+        """Whether jobs may share nodes (mpl > 1 or a job cap): placement is explicit."""
+        return self.mpl > 1 or self.max_jobs_per_node is not None
 
     @property
     def procs(self) -> int:
@@ -92,4 +105,9 @@ class Platform:
     def describe(self) -> str:
         """A short human label such as ``128 nodes x 1 core (cores)``."""
         s = "" if self.cores == 1 else "s"
-        return f"{self.nodes} nodes x {self.cores} core{s} ({self.allocation.value})"
+        text = f"{self.nodes} nodes x {self.cores} core{s} ({self.allocation.value}"
+        if self.mpl > 1:
+            text += f", mpl {self.mpl}"
+        if self.max_jobs_per_node is not None:
+            text += f", at most {self.max_jobs_per_node} jobs a node"
+        return text + ")"

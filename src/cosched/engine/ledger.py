@@ -1,0 +1,155 @@
+"""Which job holds which slots on which node, for families that place jobs on nodes.
+
+A node has ``cores x mpl`` *slots* (``mpl`` is the multiprogramming level: hardware
+threads or time shares per core) and at most ``max_jobs_per_node`` jobs. A placement
+is a tuple of ``(node, slots)`` pairs. The ledger also answers the count view the
+batch policies use: free units are *empty nodes* in node allocation (a count-based job
+takes whole nodes to itself) and free slots in core allocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cosched.platform import Allocation, Platform
+
+__all__ = ["NodeLedger", "Placement"]
+
+Placement = tuple[tuple[int, int], ...]
+
+
+class NodeLedger:
+    """Slots and jobs per node; checks and applies placements."""
+
+    __slots__ = (
+        "_by_node",
+        "_empty",
+        "_free",
+        "_placed",
+        "_total_free",
+        "allocation",
+        "max_jobs",
+        "slots_per_node",
+    )
+
+    def __init__(self, platform: Platform) -> None:
+        n = platform.nodes
+        self.slots_per_node = platform.cores * platform.mpl
+        self.max_jobs = platform.max_jobs_per_node or self.slots_per_node
+        self.allocation = platform.allocation
+        self._free = [self.slots_per_node] * n
+        self._by_node: list[list[int]] = [[] for _ in range(n)]
+        self._placed: dict[int, Placement] = {}
+        self._empty = n
+        self._total_free = n * self.slots_per_node
+
+    # -- queries -------------------------------------------------------------------------
+
+    @property
+    def nodes(self) -> int:
+        """Number of nodes."""
+        return len(self._free)
+
+    @property
+    def free_units(self) -> int:
+        """Units a count-based start can take: empty nodes, or usable free slots."""
+        return self._empty if self.allocation is Allocation.NODES else self._total_free
+
+    def free_slots(self, node: int) -> int:
+        """Free slots on ``node``."""
+        return self._free[node]
+
+    def jobs_on(self, node: int) -> tuple[int, ...]:
+        """Indices of the jobs placed on ``node``, in placement order."""
+        return tuple(self._by_node[node])
+
+    def placement(self, idx: int) -> Placement:
+        """Where job ``idx`` is placed (empty if it is not)."""
+        return self._placed.get(idx, ())
+
+    def problem(self, placement: Sequence[tuple[int, int]]) -> str | None:
+        """Why ``placement`` cannot be applied now, or None if it can."""
+        if not placement:
+            return "empty placement"
+        seen: set[int] = set()
+        for node, slots in placement:
+            if not 0 <= node < len(self._free):
+                return f"node {node} does not exist"
+            if node in seen:
+                return f"node {node} appears twice"
+            seen.add(node)
+            if slots < 1:
+                return f"takes {slots} slots on node {node}"
+            if slots > self._free[node]:
+                return f"node {node} has {self._free[node]} free slots, {slots} asked"
+            if len(self._by_node[node]) >= self.max_jobs:
+                return f"node {node} already runs {self.max_jobs} jobs (the cap)"
+        return None
+
+    def verify(self) -> str | None:
+        """Recount everything from the placements; a description of the first mismatch."""
+        used = [0] * len(self._free)
+        count = [0] * len(self._free)
+        for placement in self._placed.values():
+            for node, slots in placement:
+                used[node] += slots
+                count[node] += 1
+        for node, free in enumerate(self._free):
+            if used[node] + free != self.slots_per_node or free < 0:
+                return f"node {node}: {used[node]} slots used + {free} free"
+            if count[node] > self.max_jobs or count[node] != len(self._by_node[node]):
+                return f"node {node}: {count[node]} jobs (cap {self.max_jobs})"
+        return None
+
+    # -- changes -------------------------------------------------------------------------
+
+    def _usable(self, node: int) -> int:
+        """Free slots of ``node`` that a new job could use (0 at the job cap)."""
+        return self._free[node] if len(self._by_node[node]) < self.max_jobs else 0
+
+    def place(self, idx: int, placement: Placement) -> None:
+        """Give job ``idx`` its slots (call :meth:`problem` first)."""
+        for node, slots in placement:
+            before = self._usable(node)
+            if not self._by_node[node]:
+                self._empty -= 1
+            self._by_node[node].append(idx)
+            self._free[node] -= slots
+            self._total_free += self._usable(node) - before
+        self._placed[idx] = placement
+
+    def release(self, idx: int) -> Placement:
+        """Take job ``idx``'s slots back; returns its placement."""
+        placement = self._placed.pop(idx)
+        for node, slots in placement:
+            before = self._usable(node)
+            self._by_node[node].remove(idx)
+            if not self._by_node[node]:
+                self._empty += 1
+            self._free[node] += slots
+            self._total_free += self._usable(node) - before
+        return placement
+
+    def first_fit(self, units: int) -> Placement:
+        """A placement for a count-based job of ``units`` (see the module docstring).
+
+        Node allocation: the lowest-numbered empty nodes, all slots. Core allocation:
+        slots packed onto the lowest-numbered nodes that can still take a job.
+        """
+        out: list[tuple[int, int]] = []
+        if self.allocation is Allocation.NODES:
+            for node, jobs in enumerate(self._by_node):
+                if not jobs:
+                    out.append((node, self.slots_per_node))
+                    if len(out) == units:
+                        break
+        else:
+            left = units
+            for node, free in enumerate(self._free):
+                if free and len(self._by_node[node]) < self.max_jobs:
+                    take = min(free, left)
+                    out.append((node, take))
+                    left -= take
+                    if not left:
+                        break
+        return tuple(out)

@@ -79,7 +79,8 @@ class Simulation:
         policy: a fresh policy instance (it keeps per-run state).
         estimates: what the scheduler believes run times are: ``requested`` (the
             user's estimate, default) or ``exact`` (the real run time).
-        rate_model: optional co-location model that changes progress rates.
+        rate_model: optional co-location model that changes progress rates (default:
+            the policy's own, from ``policy.rate_model()``).
         rng: generator for randomised policies (default: seeded with 0).
         check: verify the capacity invariant after every pass (slow; for tests).
         progress: called now and then as ``progress(jobs_started, jobs_total)``.
@@ -106,7 +107,8 @@ class Simulation:
         self.platform = platform
         self.policy = policy
         self.estimates = estimates
-        self.rate_model = rate_model
+        policy.check_platform(platform)
+        self.rate_model = rate_model if rate_model is not None else policy.rate_model()
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.check = check
         self.progress = progress

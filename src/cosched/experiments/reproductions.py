@@ -33,7 +33,12 @@ class Reproduction(Protocol):
 
 
 #: name -> "module:function"
-REPRODUCTIONS: dict[str, str] = {}
+REPRODUCTIONS: dict[str, str] = {
+    "coupled": "cosched.coupled.reproduce:run",
+    "dyncosched": "cosched.timesharing.reproduce:run",
+    "lomarc": "cosched.lomarc.reproduce:run",
+    "nodeshare": "cosched.nodeshare.reproduce:run",
+}
 
 
 def reproduction(name: str) -> Reproduction:

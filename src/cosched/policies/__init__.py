@@ -11,6 +11,13 @@ from cosched.policies.easy import EasyBackfilling
 from cosched.policies.fcfs import Fcfs
 from cosched.policies.orders import ORDERS
 
+# isort: split
+# The coscheduling families register their policies when imported (after the
+# built-ins, which they import from cosched.policies.base / .easy / ...).
+import cosched.coupled
+import cosched.lomarc
+import cosched.nodeshare  # noqa: F401
+
 __all__ = [
     "ORDERS",
     "REGISTRY",

@@ -14,12 +14,16 @@ import dataclasses
 import types
 import typing
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cosched.engine.decisions import Decision
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, UnknownPolicyError
+from cosched.platform import Platform
 from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import RateModel
 
 __all__ = ["REGISTRY", "Parameter", "Policy", "make_policy", "parse_params", "policy_class"]
 
@@ -53,6 +57,13 @@ class Policy(abc.ABC):
 
     def on_finish(self, job: Job, view: SystemView) -> None:  # noqa: B027 (optional hook)
         """Called for each job as it ends, before the scheduling pass."""
+
+    def rate_model(self) -> RateModel | None:
+        """The co-location model this policy's family runs with (None: rates stay 1)."""
+        return None
+
+    def check_platform(self, platform: Platform) -> None:  # noqa: B027 (optional hook)
+        """Raise ConfigError if the policy cannot run on ``platform``."""
 
     def params(self) -> dict[str, Any]:
         """The policy's parameters as a plain dict."""

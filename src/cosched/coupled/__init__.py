@@ -1,0 +1,1 @@
+"""Coupled machines: paired jobs across independent schedulers (issue 6)."""

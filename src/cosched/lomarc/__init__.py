@@ -1,0 +1,1 @@
+"""LOMARC: pair coscheduling on standard and hyperthreaded nodes (issue 4)."""

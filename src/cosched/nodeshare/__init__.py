@@ -1,0 +1,1 @@
+"""Multi-core node sharing with malleable configurations (issue 5)."""

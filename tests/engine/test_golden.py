@@ -87,3 +87,14 @@ def test_node_allocation_rounds_up_to_whole_nodes() -> None:
     # In cores allocation all three (15 of 16 cores) fit at once.
     r = simulate(w, Platform(4, 4, "cores"), "fcfs", check=True)
     assert r.jobs["end_time"].tolist() == [10, 10, 10]
+
+
+def test_easy_extra_counts_every_job_ending_at_the_shadow_time() -> None:
+    # 33 procs. A (5 procs) runs 0-243. B (29 procs) is the head: free 28, shadow 243.
+    # C (4 procs, 188 s) backfills at 55 and ends exactly at 243. At 105, D (1 proc, 1 s)
+    # ends in time; E (1 proc, 139 s) runs past the shadow but fits the extra units:
+    # at 243 both A and C end, so 24 + 5 + 4 = 33 units are free, 4 beyond B's 29.
+    rows = [(0, 5, 243), (5, 29, 1), (55, 4, 188), (105, 1, 1), (105, 1, 139)]
+    w = Workload.from_jobs(rows)
+    r = simulate(w, Platform.of_procs(33), "easy", check=True)
+    assert r.jobs["start_time"].tolist() == [0, 243, 55, 105, 105]

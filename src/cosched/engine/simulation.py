@@ -157,6 +157,7 @@ class Simulation:
         self._next_submit = 0
         self._wants_submit = False
         self._wants_finish = False
+        self._idle_passes = True
 
     @property
     def view(self) -> SystemView:
@@ -191,6 +192,7 @@ class Simulation:
         self._ran = True
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
+        self._idle_passes = self.policy.idle_passes
 
     def next_time(self) -> float:
         """When the next event is due (``inf`` when none is)."""
@@ -244,15 +246,17 @@ class Simulation:
     def _instant(self, t: float) -> None:
         """Completions, then submissions, then one scheduling pass, all at ``t``."""
         self._now = t
-        heap, ver, policy, view = self._heap, self._ver, self.policy, self._view
+        heap, policy, view = self._heap, self.policy, self._view
         finished: list[Job] = []
-        while heap and heap[0][0] <= t:
-            _, _, idx, v = heapq.heappop(heap)
-            if v == ver[idx]:
-                finished.append(self._finish(idx, t))
-        if self._wants_finish:
-            for job in finished:
-                policy.on_finish(job, view)
+        if heap and heap[0][0] <= t:
+            ver, finish = self._ver, self._finish
+            while heap and heap[0][0] <= t:
+                _, _, idx, v = heapq.heappop(heap)
+                if v == ver[idx]:
+                    finished.append(finish(idx, t))
+            if self._wants_finish:
+                for job in finished:
+                    policy.on_finish(job, view)
         submit, jobs, queue = self._submit, self._jobs, self._queue
         i, n = self._next_submit, len(jobs)
         while i < n and submit[i] <= t:
@@ -265,6 +269,10 @@ class Simulation:
         wakes = self._wakes
         while wakes and wakes[0] <= t:
             heapq.heappop(wakes)
+        if not queue and not self._idle_passes:
+            if self.rate_model is not None and finished:
+                self._update_rates([], finished)
+            return
         stats = self._stats
         stats["passes"] += 1
         if self.progress is not None and not stats["passes"] & 4095:
@@ -337,7 +345,13 @@ class Simulation:
         idx = job.index
         if idx not in self._queue:
             self._refuse(job, "cannot start: the job is not queued")
-        if idx in self._holding:
+        if self._ledger is None and d.placement is None and not self._holding:
+            # The batch baselines' path: a count of free units is the whole machine.
+            size = self._sizes[idx]
+            if size > self._free:
+                self._refuse(job, f"needs {size} units, {self._free} free")
+            self._free -= size
+        elif idx in self._holding:
             ledger = self._ledger
             if (
                 d.placement is not None
@@ -379,9 +393,14 @@ class Simulation:
 
     def _finish(self, idx: int, now: float) -> Job:
         job = self._running.pop(idx)
-        self._give_back(idx)
+        size = self._sizes[idx]
+        if self._ledger is None:
+            self._free += size
+        else:
+            self._give_back(idx)
         self._end[idx] = now
-        self._drop_release(idx)
+        releases = self._releases
+        del releases[bisect.bisect_left(releases, (self._est_end[idx], idx, size))]
         self._epoch += 1
         return job
 

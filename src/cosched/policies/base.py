@@ -40,6 +40,11 @@ class Policy(abc.ABC):
     """
 
     name: ClassVar[str] = ""
+    #: Whether ``schedule`` must also run at instants when the queue is empty. A policy
+    #: that only ever starts, holds or releases queued jobs can say False and save the
+    #: engine those passes (the baselines do); one that samples statistics or asks for
+    #: wake-ups on every pass keeps True.
+    idle_passes: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

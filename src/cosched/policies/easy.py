@@ -36,12 +36,18 @@ def shadow_time(
     """
     now = view.now
     avail = free
+    shadow: float | None = None
     for end, _, size in heapq.merge(view.releases(), started):
+        end = max(end, now)
+        if shadow is not None and end > shadow:
+            break  # every job ending at the shadow time has been counted
         avail += size
-        if avail >= need:
-            return max(end, now), avail - need
-    # Unreachable for a job that fits the machine: all units free when all jobs end.
-    raise AssertionError("head job larger than the machine")
+        if shadow is None and avail >= need:
+            shadow = end
+    if shadow is None:
+        # Unreachable for a job that fits the machine: all units free when all jobs end.
+        raise AssertionError("head job larger than the machine")
+    return shadow, avail - need
 
 
 @dataclass(kw_only=True)
@@ -56,6 +62,7 @@ class EasyBackfilling(Policy):
     """
 
     name = "easy"
+    idle_passes = False
     order: Literal["submit", "sjf", "wfp", "priority"] = "submit"
     window: int | None = None
     aging_time: float | None = None

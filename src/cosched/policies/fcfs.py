@@ -23,6 +23,7 @@ class Fcfs(Policy):
     """
 
     name = "fcfs"
+    idle_passes = False
     order: Literal["submit", "sjf", "wfp", "priority"] = "submit"
     aging_time: float | None = None
 

@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from cosched.engine.decisions import Decision, Start, WakeUp
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
@@ -49,6 +51,9 @@ class ConservativeBackfilling(Policy):
     _wake: float = field(default=-math.inf, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
+    _job_arrays: tuple[object, object, np.ndarray, np.ndarray] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         check_choice(self.name, "order", self.order, ("submit", "sjf"))
@@ -77,13 +82,12 @@ class ConservativeBackfilling(Policy):
             if ended:
                 self._compress(view, profile)
                 profile.coalesce()
-        sizes, est, res = view.sizes, view.estimates, self.reservations
-        for job in self._in_order(view, fresh):
-            i = job.index
-            start = profile.earliest(sizes[i], est[i])
-            assert start is not None  # the last segment has every unit free
-            profile.add(start, est[i], -sizes[i])
-            res[i] = start
+        if fresh:
+            sizes, est = self._arrays(view)
+            idx = [job.index for job in self._in_order(view, fresh)]
+            sel = np.array(idx, dtype=np.int64)
+            starts = profile.reserve(sizes[sel], est[sel])
+            self.reservations.update(zip(idx, starts.tolist(), strict=True))
         self._epoch = view.epoch
         return self._due(view)
 
@@ -134,17 +138,35 @@ class ConservativeBackfilling(Policy):
         return profile
 
     def _compress(self, view: SystemView, profile: Profile) -> None:
-        now, sizes, est, res = view.now, view.sizes, view.estimates, self.reservations
-        for job in self._in_order(view, [j for j in view.queue if j.index in res]):
-            i = job.index
-            old = res[i]
-            if old <= now or not profile.could_start_before(old, sizes[i]):
-                continue  # cannot move earlier: nothing to do
-            profile.add(old, est[i], sizes[i])
-            start = profile.earliest(sizes[i], est[i], not_after=old)
-            if start is None:  # only after an overrun (see the module docstring)
-                start = profile.earliest(sizes[i], est[i], not_after=math.inf)
-                self.delayed += 1
-            assert start is not None
-            profile.add(start, est[i], -sizes[i])
-            res[i] = start
+        """In queue order, move each reservation to the earliest start no later than it.
+
+        The whole pass is one compiled call (:meth:`Profile.compress`): a job that
+        cannot start earlier (no segment before its start has its units free) is
+        skipped; the others give up their reservation and take the earliest start no
+        later than the one they had (after an overrun, possibly a later one, counted in
+        ``delayed``).
+        """
+        res = self.reservations
+        if not res:
+            return
+        idx = [i for i in (j.index for j in view.queue) if i in res]
+        if self.order == "sjf":
+            e = view.estimates
+            idx.sort(key=lambda i: (e[i], i))
+        sizes, est = self._arrays(view)
+        sel = np.array(idx, dtype=np.int64)
+        starts = np.array([res[i] for i in idx], dtype=np.float64)
+        self.delayed += profile.compress(view.now, sizes[sel], est[sel], starts)
+        res.update(zip(idx, starts.tolist(), strict=True))
+
+    def _arrays(self, view: SystemView) -> tuple[np.ndarray, np.ndarray]:
+        """Sizes and estimates of every job as arrays (built once per simulation)."""
+        cached = self._job_arrays
+        if cached is None or cached[0] is not view.sizes or cached[1] is not view.estimates:
+            cached = self._job_arrays = (
+                view.sizes,
+                view.estimates,
+                np.asarray(view.sizes, dtype=np.int64),
+                np.asarray(view.estimates, dtype=np.float64),
+            )
+        return cached[2], cached[3]

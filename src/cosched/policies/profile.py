@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 from collections.abc import Iterable
+
+import numpy as np
+
+from cosched.policies import _profile_kernels as K
 
 __all__ = ["Profile"]
 
@@ -15,90 +17,109 @@ class Profile:
 
     The last segment runs to infinity. Built from the units free now and the
     ``(time, units)`` releases expected later.
+
+    The segments live in preallocated numpy arrays (the first ``n`` entries are in
+    use) and every operation is a compiled kernel (:mod:`._profile_kernels`); the
+    batched :meth:`reserve` and :meth:`compress` run a whole scheduling step in one
+    call.
     """
 
-    __slots__ = ("_peak", "free", "times")
+    __slots__ = ("_free", "_times", "n")
 
     def __init__(self, now: float, free_now: int, releases: Iterable[tuple[float, int]]) -> None:
-        self.times = [now]
-        self.free = [free_now]
+        times = [now]
+        free = [free_now]
         for t, units in sorted(releases):
             t = max(t, now)
-            if t == self.times[-1]:
-                self.free[-1] += units
+            if t == times[-1]:
+                free[-1] += units
             else:
-                self.times.append(t)
-                self.free.append(self.free[-1] + units)
-        self._peak: list[int] | None = None
+                times.append(t)
+                free.append(free[-1] + units)
+        self.n = len(times)
+        cap = max(64, 2 * self.n)
+        self._times = np.zeros(cap, dtype=np.float64)
+        self._free = np.zeros(cap, dtype=np.int64)
+        self._times[: self.n] = times
+        self._free[: self.n] = free
+
+    @property
+    def times(self) -> list[float]:
+        """Segment starts (a copy)."""
+        return self._times[: self.n].tolist()  # type: ignore[no-any-return]
+
+    @property
+    def free(self) -> list[int]:
+        """Free units of each segment (a copy)."""
+        return self._free[: self.n].tolist()  # type: ignore[no-any-return]
+
+    def _room(self, extra: int) -> None:
+        """Make sure ``extra`` more segments fit."""
+        need = self.n + extra
+        cap = self._times.shape[0]
+        if need > cap:
+            cap = max(need, 2 * cap)
+            times = np.zeros(cap, dtype=np.float64)
+            free = np.zeros(cap, dtype=np.int64)
+            times[: self.n] = self._times[: self.n]
+            free[: self.n] = self._free[: self.n]
+            self._times, self._free = times, free
 
     def earliest(self, size: int, duration: float, not_after: float = math.inf) -> float | None:
         """Earliest start at which ``size`` units stay free for ``duration``.
 
         Returns None when no start at or before ``not_after`` exists.
         """
-        times, free = self.times, self.free
-        n = len(times)
-        k = 0
-        while k < n:
-            start = times[k]
-            if start > not_after:
-                return None
-            if free[k] < size:
-                k += 1
-                continue
-            end = start + duration
-            m = k + 1
-            while m < n and times[m] < end and free[m] >= size:
-                m += 1
-            if m == n or times[m] >= end:
-                return start
-            k = m + 1
-        return None
-
-    def _split(self, t: float) -> int:
-        """Index of the segment starting exactly at ``t`` (creating it if needed)."""
-        k = bisect.bisect_right(self.times, t) - 1
-        if self.times[k] != t:
-            k += 1
-            self.times.insert(k, t)
-            self.free.insert(k, self.free[k - 1])
-        return k
+        start = K.earliest(self._times, self._free, self.n, size, duration, not_after)
+        return None if math.isnan(start) else float(start)
 
     def add(self, start: float, duration: float, units: int) -> None:
         """Add ``units`` (negative to take them) over ``[start, start + duration)``."""
-        a = self._split(start)
-        b = self._split(start + duration)
-        free = self.free
-        for k in range(a, b):
-            free[k] += units
-        self._peak = None
+        self._room(2)
+        self.n = K.add(self._times, self._free, self.n, start, duration, units)
 
     def could_start_before(self, t: float, size: int) -> bool:
         """Whether some segment starting before ``t`` has ``size`` units free.
 
         A necessary condition for a job reserved at ``t`` to move earlier (its own
-        reservation lies at or after ``t``), answered in O(log n) from a cached
-        running maximum.
+        reservation lies at or after ``t``).
         """
-        if self._peak is None:
-            self._peak = list(itertools.accumulate(self.free, max))
-        k = bisect.bisect_left(self.times, t) - 1
-        return k >= 0 and self._peak[k] >= size
+        return bool(K.could_start_before(self._times, self._free, self.n, t, size))
 
     def coalesce(self) -> None:
         """Merge neighbouring segments with equal free units (keeps the profile small)."""
-        times, free = self.times, self.free
-        keep = [k for k in range(1, len(free)) if free[k] != free[k - 1]]
-        if len(keep) + 1 < len(free):
-            self.times = [times[0], *(times[k] for k in keep)]
-            self.free = [free[0], *(free[k] for k in keep)]
-            self._peak = None
+        self.n = K.coalesce(self._times, self._free, self.n)
 
     def advance(self, now: float) -> None:
         """Forget the segments that ended before ``now``."""
-        k = bisect.bisect_right(self.times, now) - 1
-        if k > 0:
-            del self.times[:k]
-            del self.free[:k]
-            self._peak = None
-        self.times[0] = now
+        self.n = K.advance(self._times, self._free, self.n, now)
+
+    def reserve(self, sizes: np.ndarray, durations: np.ndarray) -> np.ndarray:
+        """Reserve jobs in order, each at its earliest start; return the starts.
+
+        Same as ``earliest`` then ``add(start, duration, -size)`` for each job.
+        """
+        starts = np.empty(sizes.shape[0], dtype=np.float64)
+        self._room(2 * sizes.shape[0])
+        self.n = K.reserve(self._times, self._free, self.n, sizes, durations, starts)
+        if np.isnan(starts).any():
+            raise AssertionError("the last segment must have every unit free")
+        return starts
+
+    def compress(
+        self, now: float, sizes: np.ndarray, durations: np.ndarray, starts: np.ndarray
+    ) -> int:
+        """Compress the reservations ``starts`` (updated in place), in the given order.
+
+        Same as, for each job: skip it if its start is not after ``now`` or
+        ``could_start_before(start, size)`` fails; otherwise ``add(start, duration,
+        size)``, take ``earliest(size, duration, not_after=start)`` (or, when there is
+        none, the earliest at all) and ``add`` the job back there. Returns how many
+        reservations had to move later (only possible after an overrun).
+        """
+        self._room(4 * sizes.shape[0])
+        self.n, delayed = K.compress(self._times, self._free, self.n, now, sizes, durations, starts)
+        return int(delayed)
+
+    def __repr__(self) -> str:
+        return f"Profile({list(zip(self.times, self.free, strict=True))})"

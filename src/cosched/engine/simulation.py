@@ -136,7 +136,10 @@ class Simulation:
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
         self._running: dict[int, Job] = {}
-        self._releases: list[tuple[float, int, int]] = []
+        # Running jobs sorted by estimated end; built on a policy's first look
+        # (view.releases()) and kept up to date from then on, so policies that never
+        # look (FCFS) do not pay for it.
+        self._releases: list[tuple[float, int, int]] | None = None
         nan = math.nan
         self._start = [nan] * n
         self._end = [nan] * n
@@ -372,7 +375,8 @@ class Simulation:
         heapq.heappush(self._heap, (now + self._run[idx], self._seq, idx, 0))
         end = now + self._est[idx]
         self._est_end[idx] = end
-        bisect.insort(self._releases, (end, idx, self._sizes[idx]))
+        if self._releases is not None:
+            bisect.insort(self._releases, (end, idx, self._sizes[idx]))
 
     def _hold(self, d: Hold, now: float) -> None:
         job = d.job
@@ -400,14 +404,22 @@ class Simulation:
             self._give_back(idx)
         self._end[idx] = now
         releases = self._releases
-        del releases[bisect.bisect_left(releases, (self._est_end[idx], idx, size))]
+        if releases is not None:
+            del releases[bisect.bisect_left(releases, (self._est_end[idx], idx, size))]
         self._epoch += 1
         return job
 
+    def releases(self) -> list[tuple[float, int, int]]:
+        """``(estimated_end, index, size)`` of the running jobs, sorted (built on demand)."""
+        if self._releases is None:
+            ends, sizes = self._est_end, self._sizes
+            self._releases = sorted((ends[i], i, sizes[i]) for i in self._running)
+        return self._releases
+
     def _drop_release(self, idx: int) -> None:
         key = (self._est_end[idx], idx, self._sizes[idx])
-        k = bisect.bisect_left(self._releases, key)
-        del self._releases[k]
+        if self._releases is not None:
+            del self._releases[bisect.bisect_left(self._releases, key)]
 
     def set_rate(self, idx: int, rate: float) -> None:
         """Change a running job's progress rate now and re-plan its completion."""
@@ -429,7 +441,8 @@ class Simulation:
         self._drop_release(idx)
         est_left = max(self._est[idx] - self._done[idx], 0.0)
         self._est_end[idx] = now + est_left / rate
-        bisect.insort(self._releases, (self._est_end[idx], idx, self._sizes[idx]))
+        if self._releases is not None:
+            bisect.insort(self._releases, (self._est_end[idx], idx, self._sizes[idx]))
         self._stats["rate_changes"] += 1
         self._epoch += 1
 

@@ -107,7 +107,7 @@ class SystemView:
         Estimated ends in the past (overrunning jobs) are reported as they are; callers
         take ``max(end, now)``.
         """
-        return iter(self._sim._releases)
+        return iter(self._sim.releases())
 
     # -- holding and placement ---------------------------------------------------------
 

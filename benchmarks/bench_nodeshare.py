@@ -1,0 +1,56 @@
+"""Speed of the node-sharing policies on one 100,000-job window (1,158 x 16, cap 3).
+
+Prints, per policy: simulation speed (jobs/s; loading and profile drawing excluded)
+and, for the coscheduling policies, mean placement time per job and per attempt
+(monotonic clock, ``time.perf_counter_ns``, around Algorithm 1 only). The window is
+RICC-2010-2 jobs 40,000..139,999 with node counts kept (as in the reproduction).
+Usage::
+
+    python benchmarks/bench_nodeshare.py                       # all four policies
+    python benchmarks/bench_nodeshare.py --policies nodeshare --jobs 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+POLICIES = {
+    "fcfs": ("fcfs", {}),
+    "easy": ("easy", {"window": 150}),
+    "nodeshare": ("nodeshare", {}),
+    "nodeshare-easy": ("nodeshare-easy", {}),
+}
+
+
+def main() -> None:
+    """Run the benchmark and print one line per policy."""
+    from cosched.engine.simulation import Simulation
+    from cosched.nodeshare.outputs import placement_time
+    from cosched.nodeshare.reproduce import prepare
+    from cosched.platform import Platform
+    from cosched.policies.base import make_policy
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
+    ap.add_argument("--jobs", type=int, default=100_000)
+    args = ap.parse_args()
+    w = prepare(0, args.jobs, 1)
+    platform = Platform(nodes=1158, cores=16, allocation="nodes", max_jobs_per_node=3)
+    for key in args.policies:
+        name, params = POLICIES[key]
+        policy = make_policy(name, **params)
+        t0 = time.perf_counter()
+        Simulation(w, platform, policy).run()
+        wall = time.perf_counter() - t0
+        line = f"{key:15s} {len(w):7d} jobs {wall:7.1f} s {len(w) / wall:9.0f} jobs/s"
+        if hasattr(policy, "stats"):
+            pt = placement_time(policy.stats(), len(w))
+            line += (
+                f"  placement {pt['us_per_job']:.1f} us/job, {pt['us_per_attempt']:.1f} us/attempt"
+            )
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

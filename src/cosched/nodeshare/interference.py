@@ -1,0 +1,147 @@
+"""The interference model of section 3.2: how a configuration and co-runners change run time.
+
+A job of base configuration ``(n x C)`` with run time ``T`` splits into a computation part
+``(1 - f) T`` and a communication part ``f T`` (``f`` = ``ns_comm_fraction``). Run in a
+configuration of ``m n`` nodes with ``c`` cores per node, on nodes whose co-runners put
+memory pressure on it, its run time becomes ``T * factor`` with::
+
+    factor = a * (1 + slowdown) + b
+    a = (1 - f) * d ** h / speedup(c / C)      computation, degraded and spread
+    b = f * (1 + p) ** log2(m)                 communication
+    slowdown = victim[s] * max over its nodes of (sum of pressure[s'] of co-runners)
+
+where ``d`` is the job's degradation per halving (``ns_degradation``), ``h`` the number of
+halvings of its total cores against the base, ``p`` its communication penalty
+(``ns_comm_penalty``), ``s`` its memory sensitivity and ``s'`` the co-runners'.
+
+Sources. The paper gives the four effects and the per-job ranges of ``f``, ``p`` and ``d``
+(section 4, drawn by :func:`cosched.workload.profiles.nodeshare.annotate_nodeshare`), but
+tabulates neither the memory speedup per core fraction ("improvement[fractionCores]") nor
+the slowdown between sensitivity classes, nor how the communication penalty scales with
+the node count. Those are parameters here, and their defaults are **our assumptions**
+(documented in docs/nodeshare.md), chosen before any run and never fitted to the paper:
+
+* ``speedup``: 1.10 at half the cores, 1.15 at a quarter (diminishing returns of
+  memory bandwidth per core; tens of percent is the order reported for spreading
+  memory-bound codes, e.g. Tang et al., SC'19, the paper's reference [38]).
+* ``victim`` (0.05, 0.15, 0.30) and ``pressure`` (0.5, 1.0, 1.5) by class low, moderate,
+  high: a high-sensitivity job next to another high one runs 45% slower, next to a low
+  one 15%; a low one is barely affected. The product form makes "high with high" the
+  worst pair, which is what the paper's restriction variants guard against.
+* communication: ``(1 + p) ** log2(m)``, the penalty once per doubling of the node count
+  and its inverse (a benefit) per halving, as the paper's "more (fewer) nodes: penalty
+  (benefit)" reads.
+* The node slowdown of a job is its slowest node's, as in Algorithm 1 ("the slowdown for
+  the job is the maximum slowdown over all nodes").
+
+Two readings of "who is affected by a newcomer" (the paper's placement only looks at the
+newcomer): ``rates="dynamic"`` (default) recomputes the rate of every job whose co-runners
+change, whenever a job starts or ends on one of its nodes; ``rates="at-start"`` fixes a
+job's rate at its start from the co-runners present then, and later arrivals or
+departures never change it. We default to ``dynamic`` because interference is mutual: a
+model in which a newcomer slows nobody already running counts only half the harm of
+sharing, and flatters coscheduling.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cosched.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_PRESSURE",
+    "DEFAULT_SPEEDUP",
+    "DEFAULT_VICTIM",
+    "InterferenceModel",
+    "RateReading",
+]
+
+RateReading = Literal["dynamic", "at-start"]
+
+#: Memory speedup of the computation part by fraction of the node's cores used.
+DEFAULT_SPEEDUP: Mapping[float, float] = {1.0: 1.0, 0.5: 1.10, 0.25: 1.15}
+#: How much a job of class low, moderate, high suffers per unit of co-runner pressure.
+DEFAULT_VICTIM: tuple[float, float, float] = (0.05, 0.15, 0.30)
+#: How much memory pressure a co-runner of class low, moderate, high exerts.
+DEFAULT_PRESSURE: tuple[float, float, float] = (0.5, 1.0, 1.5)
+
+
+def _triple(name: str, values: Sequence[float]) -> tuple[float, float, float]:
+    vals = tuple(float(v) for v in values)
+    if len(vals) != 3 or any(not (math.isfinite(v) and v >= 0) for v in vals):
+        raise ConfigError(f"{name} must be three finite numbers >= 0, got {values!r}")
+    return vals  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class InterferenceModel:
+    """Run-time factors of jobs by configuration and co-runners (see the module docstring).
+
+    Attributes:
+        speedup: memory speedup of the computation part by the fraction of a node's
+            cores the job uses (``{1.0: 1.0, 0.5: 1.1, 0.25: 1.15}``); a fraction not
+            listed takes the nearest listed one at or above it.
+        victim: sensitivity to co-runner pressure of classes low, moderate, high.
+        pressure: pressure a co-runner of class low, moderate, high exerts.
+        rates: ``dynamic`` or ``at-start`` (who a newcomer affects; see the module).
+    """
+
+    speedup: Mapping[float, float] = field(default_factory=lambda: dict(DEFAULT_SPEEDUP))
+    victim: tuple[float, float, float] = DEFAULT_VICTIM
+    pressure: tuple[float, float, float] = DEFAULT_PRESSURE
+    rates: RateReading = "dynamic"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "victim", _triple("victim", self.victim))
+        object.__setattr__(self, "pressure", _triple("pressure", self.pressure))
+        if self.rates not in ("dynamic", "at-start"):
+            raise ConfigError(f"rates must be 'dynamic' or 'at-start', got {self.rates!r}")
+        table = {}
+        for frac, value in dict(self.speedup).items():
+            if not (0 < float(frac) <= 1) or not (math.isfinite(value) and value > 0):
+                raise ConfigError(
+                    f"speedup needs fractions in (0, 1] and factors > 0, got {frac!r}: {value!r}"
+                )
+            table[float(frac)] = float(value)
+        if 1.0 not in table:
+            table[1.0] = 1.0
+        object.__setattr__(self, "speedup", dict(sorted(table.items())))
+
+    def memory_speedup(self, fraction: float) -> float:
+        """Speedup of the computation part when using ``fraction`` of each node's cores."""
+        for frac, value in self.speedup.items():  # sorted ascending
+            if frac >= fraction - 1e-12:
+                return value
+        return 1.0
+
+    def coefficients(
+        self,
+        *,
+        fraction: float,
+        node_ratio: float,
+        halvings: float,
+        comm_fraction: float,
+        comm_penalty: float,
+        degradation: float,
+    ) -> tuple[float, float]:
+        """``(a, b)`` of ``factor = a * (1 + slowdown) + b`` for one job and configuration.
+
+        Args:
+            fraction: cores per node used / cores per node.
+            node_ratio: nodes of the configuration / nodes of the base configuration.
+            halvings: log2(base total cores / configuration total cores), 0 if not degraded.
+            comm_fraction: share of the base run time spent communicating.
+            comm_penalty: the job's communication penalty per doubling of nodes.
+            degradation: the job's slowdown per halving of its cores.
+        """
+        a = (1.0 - comm_fraction) * degradation**halvings / self.memory_speedup(fraction)
+        b = comm_fraction * (1.0 + comm_penalty) ** math.log2(node_ratio)
+        return a, b
+
+    def slowdown(self, sensitivity: int, co_pressure: float) -> float:
+        """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""
+        return self.victim[sensitivity] * co_pressure

@@ -1,0 +1,389 @@
+"""Coscheduling with malleable configurations, alone and combined with EASY backfilling.
+
+Registered names:
+
+* ``nodeshare``: the paper's coscheduler (section 3.2): jobs in submit order; the head
+  is placed by Algorithm 1's modified best fit (:mod:`cosched.nodeshare.placement`) on
+  partly occupied or empty nodes, or it blocks the queue.
+* ``nodeshare-easy``: the paper's "Combined": as ``nodeshare``, and when the head
+  blocks it gets an EASY reservation (the time enough nodes are expected *empty* for
+  its base configuration) and the next ``window`` jobs may start if they can be placed
+  and either end by their estimate (times their run-time factor) before that time or
+  leave enough of the nodes the head counts on.
+
+The FCFS and EASY baselines are the existing ``fcfs`` and ``easy`` (``window=150``) on
+the same shared platform, where a count-based start takes whole empty nodes.
+
+Jobs need the ``ns_*`` profile columns of
+:func:`cosched.workload.profiles.nodeshare.annotate_nodeshare`. The machine must be a
+shared platform in node allocation (``Platform(nodes, cores, allocation="nodes",
+max_jobs_per_node=3)``): a job's size in nodes is its base configuration's ``n``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cosched.engine.decisions import Decision, Start, on_nodes
+from cosched.engine.view import SystemView
+from cosched.errors import ConfigError
+from cosched.nodeshare.configurations import Configuration, configurations
+from cosched.nodeshare.interference import InterferenceModel
+from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.platform import Allocation, Platform
+from cosched.policies.base import Policy, check_choice, check_range
+from cosched.workload.job import Job
+
+__all__ = ["PROFILE_COLUMNS", "Coscheduling", "CoschedulingBackfill"]
+
+#: The per-job columns the policies read from ``job.extra``.
+PROFILE_COLUMNS = ("ns_mem_sensitivity", "ns_comm_fraction", "ns_comm_penalty", "ns_degradation")
+
+
+@dataclass(slots=True)
+class _Running:
+    nodes: tuple[int, ...]
+    cores: int
+    sensitivity: int
+    a: float
+    b: float
+    factor: float
+
+
+class _Rates:
+    """The rate model of the policy: 1 / factor, per the chosen reading."""
+
+    def __init__(self, policy: _NodeShareBase) -> None:
+        self.policy = policy
+
+    def update(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]:
+        return self.policy._new_rates(started)
+
+
+@dataclass(kw_only=True)
+class _NodeShareBase(Policy):
+    """Shared parameters and state of the two coscheduling policies (not registered)."""
+
+    restriction: Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"] = "No_Restrict"
+    degraded: bool = True
+    rates: Literal["dynamic", "at-start"] = "dynamic"
+    speedup_half: float = 1.10
+    speedup_quarter: float = 1.15
+    victim_low: float = 0.05
+    victim_moderate: float = 0.15
+    victim_high: float = 0.30
+    pressure_low: float = 0.5
+    pressure_moderate: float = 1.0
+    pressure_high: float = 1.5
+    _model: InterferenceModel = field(init=False, repr=False)
+    _book: NodeBook | None = field(default=None, init=False, repr=False)
+    _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
+    _touched: set[int] = field(default_factory=set, init=False, repr=False)
+    _cfg_cache: dict[int, tuple[Configuration, ...]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _dirty: bool = field(default=True, init=False, repr=False)
+    #: per started job index: (configuration shape, degraded, factor at start).
+    chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
+    #: job index -> "fragmentation" or "capacity", at its first failed placement as head.
+    blocked: dict[int, str] = field(default_factory=dict, init=False)
+    #: monotonic nanoseconds spent in placement, and attempts (diagnostic only).
+    place_ns: int = field(default=0, init=False)
+    place_calls: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        check_choice(self.name, "restriction", self.restriction, tuple(RESTRICTIONS))
+        check_choice(self.name, "rates", self.rates, ("dynamic", "at-start"))
+        if not isinstance(self.degraded, bool):
+            raise ConfigError(f"policy {self.name!r} parameter 'degraded' must be a bool")
+        for key in ("speedup_half", "speedup_quarter"):
+            check_range(self.name, key, getattr(self, key), low=1e-9)
+        for key in ("victim", "pressure"):
+            for cls in ("low", "moderate", "high"):
+                check_range(self.name, f"{key}_{cls}", getattr(self, f"{key}_{cls}"), low=0)
+        self._model = InterferenceModel(
+            speedup={1.0: 1.0, 0.5: self.speedup_half, 0.25: self.speedup_quarter},
+            victim=(self.victim_low, self.victim_moderate, self.victim_high),
+            pressure=(self.pressure_low, self.pressure_moderate, self.pressure_high),
+            rates=self.rates,
+        )
+
+    # -- engine hooks ---------------------------------------------------------------------
+
+    def check_platform(self, platform: Platform) -> None:
+        if platform.allocation is not Allocation.NODES or platform.max_jobs_per_node is None:
+            raise ConfigError(
+                f"policy {self.name!r} needs a shared platform in node allocation "
+                "(allocation='nodes', max_jobs_per_node set), got " + platform.describe()
+            )
+        if platform.mpl != 1:
+            raise ConfigError(f"policy {self.name!r} needs mpl=1, got {platform.mpl}")
+
+    def rate_model(self) -> _Rates:
+        return _Rates(self)
+
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        info = self._run.pop(job.index)
+        assert self._book is not None
+        self._book.remove(job.index, info.nodes, info.cores, info.sensitivity)
+        if self.rates == "dynamic":
+            for node in info.nodes:
+                self._touched.update(self._book.on_node[node])
+        self._dirty = True
+
+    # -- placement ------------------------------------------------------------------------
+
+    def _setup(self, view: SystemView) -> NodeBook:
+        if self._book is None:
+            p = view.platform
+            cap = p.max_jobs_per_node or p.cores
+            self._book = NodeBook(p.nodes, p.cores, cap, self._model, self.restriction)
+        return self._book
+
+    def _configs(self, n: int, book: NodeBook) -> tuple[Configuration, ...]:
+        got = self._cfg_cache.get(n)
+        if got is None:
+            got = configurations(n, book.cores, max_nodes=book.nodes, degraded=self.degraded)
+            self._cfg_cache[n] = got
+        return got
+
+    def _profile(self, job: Job) -> tuple[int, float, float, float]:
+        try:
+            x = job.extra
+            return (
+                int(x["ns_mem_sensitivity"]),
+                float(x["ns_comm_fraction"]),
+                float(x["ns_comm_penalty"]),
+                float(x["ns_degradation"]),
+            )
+        except KeyError:
+            raise ConfigError(
+                f"policy {self.name!r}: job {job.job_id} lacks the node-sharing profile "
+                f"columns {', '.join(PROFILE_COLUMNS)}; annotate the workload with "
+                "cosched.workload.profiles.nodeshare.annotate_nodeshare"
+            ) from None
+
+    def _plan(self, job: Job, view: SystemView, book: NodeBook) -> Plan | None:
+        t0 = time.perf_counter_ns()
+        s, cf, cp, dg = self._profile(job)
+        configs = self._configs(view.size(job), book)
+        coeffs = [
+            self._model.coefficients(
+                fraction=c.fraction,
+                node_ratio=c.node_ratio,
+                halvings=c.halvings,
+                comm_fraction=cf,
+                comm_penalty=cp,
+                degradation=dg,
+            )
+            for c in configs
+        ]
+        plan = book.best(s, configs, coeffs) if configs else None
+        if plan is None and job.index not in self.blocked:
+            # A job with no configuration at all cannot run; the engine reports the stall.
+            by_cap = not configs or book.blocked_by_capacity(configs)
+            self.blocked[job.index] = "capacity" if by_cap else "fragmentation"
+        self.place_ns += time.perf_counter_ns() - t0
+        self.place_calls += 1
+        return plan
+
+    def _commit(self, job: Job, plan: Plan, book: NodeBook) -> Start:
+        s = int(job.extra["ns_mem_sensitivity"])
+        cfg = plan.config
+        book.add(job.index, plan.nodes, cfg.cores, s)
+        a, b = plan.coeffs
+        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
+        self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
+        if self.rates == "dynamic":
+            for node in plan.nodes:
+                self._touched.update(book.on_node[node])
+        return Start(job, placement=on_nodes(plan.nodes, cfg.cores))
+
+    def _new_rates(self, started: Sequence[Job]) -> dict[int, float]:
+        run = self._run
+        if self.rates == "at-start":
+            return {j.index: 1.0 / run[j.index].factor for j in started}
+        book = self._book
+        assert book is not None
+        out: dict[int, float] = {}
+        victim, pressure = self._model.victim, self._model.pressure
+        for idx in sorted(self._touched):
+            info = run.get(idx)
+            if info is None:
+                continue
+            s = info.sensitivity
+            co = book.co_pressure(info.nodes, pressure[s])
+            factor = info.a * (1.0 + victim[s] * co) + info.b
+            info.factor = factor
+            out[idx] = 1.0 / factor
+        self._touched.clear()
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """What the run did: configurations, blocks and placement time (see outputs)."""
+        return {
+            "chosen": dict(self.chosen),
+            "blocked": dict(self.blocked),
+            "place_ns": self.place_ns,
+            "place_calls": self.place_calls,
+        }
+
+
+@dataclass(kw_only=True)
+class Coscheduling(_NodeShareBase):
+    """Coscheduling with malleable configurations (modified best fit), queue in order.
+
+    Attributes:
+        restriction: No_Restrict, Max_One_High, High_Rq_Low or Max_One_HM.
+        degraded: allow degraded configurations (fewer cores than the base).
+        rates: ``dynamic`` (co-runners' rates follow every change on their nodes) or
+            ``at-start`` (a job's rate is fixed when it starts).
+        speedup_half, speedup_quarter: memory speedup at 1/2 and 1/4 of a node's cores.
+        victim_low, victim_moderate, victim_high: sensitivity to co-runner pressure.
+        pressure_low, pressure_moderate, pressure_high: pressure a co-runner exerts.
+    """
+
+    name = "nodeshare"
+    _head: int = field(default=-1, init=False, repr=False)
+
+    def schedule(self, view: SystemView) -> list[Decision]:
+        book = self._setup(view)
+        first = next(iter(view.queue), None)
+        if not self._dirty and first is not None and first.index == self._head:
+            return []
+        self._dirty = False
+        out: list[Decision] = []
+        self._head = -1
+        for job in view.queue:
+            plan = self._plan(job, view, book)
+            if plan is None:
+                self._head = job.index
+                break
+            out.append(self._commit(job, plan, book))
+        return out
+
+
+@dataclass(kw_only=True)
+class CoschedulingBackfill(_NodeShareBase):
+    """Coscheduling combined with EASY backfilling (the paper's "Combined").
+
+    Attributes:
+        window: queued jobs behind the head considered for backfilling (paper: 150).
+        restriction, degraded, rates, speedup_*, victim_*, pressure_*: as ``nodeshare``.
+    """
+
+    name = "nodeshare-easy"
+    window: int = 150
+    _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
+    _head: int = field(default=-1, init=False, repr=False)
+    _relevant: set[int] = field(default_factory=set, init=False, repr=False)
+    _shadow: float = field(default=0.0, init=False, repr=False)
+    _extra: int = field(default=0, init=False, repr=False)
+    _backfilled: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_range(self.name, "window", self.window, low=0, integer=True)
+
+    def on_submit(self, job: Job, view: SystemView) -> None:
+        self._fresh.append(job)
+
+    def schedule(self, view: SystemView) -> list[Decision]:
+        book = self._setup(view)
+        fresh, self._fresh = self._fresh, []
+        queue = view.queue
+        first = next(iter(queue), None)
+        if first is None:
+            return []
+        if not (self._dirty or self._backfilled) and first.index == self._head:
+            # Nothing ended and nothing was backfilled: the head still blocks, the
+            # reservation stands, and only arrivals inside the window are new.
+            skip = len(queue) - len(fresh) - 1
+            cand = fresh[: max(self.window - skip, 0)]
+            return self._backfill(view, book, cand, [])
+        self._dirty = False
+        out: list[Decision] = []
+        started: list[tuple[float, tuple[int, ...]]] = []
+        it = iter(queue)
+        head = None
+        for job in it:
+            plan = self._plan(job, view, book)
+            if plan is None:
+                head = job
+                break
+            out.append(self._commit(job, plan, book))
+            started.append((view.now + view.estimate(job) * plan.factor, plan.nodes))
+        self._head = -1 if head is None else head.index
+        if head is None:
+            self._backfilled = False
+            return out
+        self._reserve(view, view.size(head), started)
+        cand = [job for _, job in zip(range(self.window), it, strict=False)]
+        return out + self._backfill(view, book, cand, out)
+
+    def _reserve(
+        self, view: SystemView, need: int, started: list[tuple[float, tuple[int, ...]]]
+    ) -> None:
+        """Shadow time: when ``need`` nodes are expected empty; extra: beyond ``need``.
+
+        Walks the running jobs by estimated end, counting down the jobs left on each of
+        their nodes; a node whose count reaches 0 is empty from then on. The walk stops
+        after the last job ending at the shadow time, so it touches only what it must.
+        """
+        book = self._setup(view)
+        jobs_of, code = book.jobs_of, book.code
+        relevant = set(book.empty_nodes())
+        left: dict[int, int] = {}
+        run, now = self._run, view.now
+        shadow = now
+        ends = heapq.merge(
+            ((end, run[idx].nodes) for end, idx, _ in view.releases()), sorted(started)
+        )
+        for end, nodes in ends:
+            if len(relevant) >= need and end > shadow:
+                break
+            shadow = max(end, now)
+            for node in nodes:
+                k = left.get(node)
+                if k is None:
+                    k = jobs_of[code[node]]
+                left[node] = k - 1
+                if k == 1:
+                    relevant.add(node)
+        self._relevant, self._shadow = relevant, shadow
+        self._extra = len(relevant) - need
+
+    def _backfill(
+        self, view: SystemView, book: NodeBook, cand: list[Job], out: list[Decision]
+    ) -> list[Decision]:
+        now, shadow, relevant = view.now, self._shadow, self._relevant
+        new: list[Decision] = []
+        # Whether any configuration fits depends only on (size, class): skip repeats of a
+        # pair that already failed in this pass (nothing was freed since).
+        failed: set[tuple[int, int]] = set()
+        for job in cand:
+            key = (view.size(job), int(job.extra["ns_mem_sensitivity"]))
+            if key in failed:
+                continue
+            plan = self._plan(job, view, book)
+            if plan is None:
+                failed.add(key)
+                continue
+            end = now + view.estimate(job) * plan.factor
+            if end > shadow:
+                # It holds its nodes past the shadow time: those the head counts on
+                # must come out of the extra nodes.
+                taken = [node for node in plan.nodes if node in relevant]
+                if len(taken) > self._extra:
+                    continue
+                self._extra -= len(taken)
+                relevant.difference_update(taken)
+            new.append(self._commit(job, plan, book))
+        self._backfilled = bool(new)
+        return new

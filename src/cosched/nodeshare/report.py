@@ -1,0 +1,235 @@
+"""The report of ``cosched reproduce nodeshare``: tables and figures beside the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cosched.nodeshare import outputs
+
+__all__ = ["write_report"]
+
+Key = tuple[int, str, int]
+POLICIES = ("fcfs", "easy", "cosched", "combined")
+RESTRICT = ("cosched", "Max_One_High", "High_Rq_Low", "Max_One_HM")
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _pct(new: float, old: float) -> str:
+    return f"{100 * (old - new) / old:+.1f}%"
+
+
+def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int]) -> str:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    width = 0.2
+    for k, pol in enumerate(POLICIES):
+        xs = np.arange(len(traces)) + (k - 1.5) * width
+        ta = [chosen[(t, pol, 1158)]["mean_turnaround"] / 3600 for t in traces]
+        wt = [chosen[(t, pol, 1158)]["mean_wait"] / 3600 for t in traces]
+        axes[0].bar(xs, ta, width, label=pol)
+        axes[1].bar(xs, wt, width, label=pol)
+    for ax, title in zip(axes, ("mean turnaround (h)", "mean wait (h)"), strict=True):
+        ax.set_xticks(range(len(traces)), [f"Trace{t}" for t in traces])
+        ax.set_title(title)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "fig1_policies.png", dpi=110)
+    plt.close(fig)
+    return "fig1_policies.png"
+
+
+def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for pol in ("fcfs", "easy", "cosched"):
+        pts = sorted(
+            (n, r["mean_turnaround"] / 3600)
+            for (t, p, n), r in chosen.items()
+            if t == 1 and p == pol
+        )
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=pol)
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("mean turnaround (h)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "fig4_nodes.png", dpi=110)
+    plt.close(fig)
+    return "fig4_nodes.png"
+
+
+def _fig_restrict(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    rs = [chosen[(1, v, 1158)] for v in RESTRICT]
+    wait = [r["mean_wait"] / 3600 for r in rs]
+    exe = [(r["mean_turnaround"] - r["mean_wait"]) / 3600 for r in rs]
+    names = ["No_Restrict", *RESTRICT[1:]]
+    axes[0].bar(names, wait, label="wait")
+    axes[0].bar(names, exe, bottom=wait, label="execution")
+    axes[0].set_ylabel("hours")
+    axes[0].legend()
+    axes[1].bar(names, [r["configurations"]["degraded"] for r in rs])
+    axes[1].set_title("jobs in degraded configurations")
+    for ax in axes:
+        ax.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "fig5_restrictions.png", dpi=110)
+    plt.close(fig)
+    return "fig5_restrictions.png"
+
+
+def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[str]:
+    import pandas as pd
+
+    def frame(v: str) -> pd.DataFrame:
+        ta = np.asarray(chosen[(1, v, 1158)]["turnaround"])
+        ids = np.arange(len(ta))
+        return pd.DataFrame({"job_id": ids, "submit_time": 0.0, "end_time": ta})
+
+    lines = ["| policies | source | 0% | 25% | 50% | 75% | 100% |", "|---|---|---|---|---|---|---|"]
+    for a, b, label in (
+        ("easy", "fcfs", "easy vs fcfs"),
+        ("fcfs", "cosched", "fcfs vs cosched"),
+        ("easy", "cosched", "easy vs cosched"),
+    ):
+        q = outputs.ratio_quartiles(outputs.turnaround_ratios(frame(a), frame(b)))
+        ours = " | ".join(f"{v:.4g}" for v in q.values())
+        theirs = " | ".join(f"{v:g}" for v in paper["table1"][label])
+        lines += [f"| {label} | paper | {theirs} |", f"| {label} | cosched | {ours} |"]
+    return lines
+
+
+def write_report(
+    out: Path,
+    chosen: dict[Key, dict[str, Any]],
+    groups: dict[Key, list[dict[str, Any]]],
+    *,
+    quick: bool,
+) -> Path:
+    """Write ``out/report.md`` (and its figures) from the median cells; return its path."""
+    from cosched.nodeshare.reproduce import PAPER
+
+    traces = sorted({t for t, _, n in chosen if n == 1158})
+    jobs = next(iter(chosen.values()))["jobs"]
+    lines = [
+        "# Node sharing with malleable configurations: reproduction",
+        "",
+        f"Mode: {'quick' if quick else 'full'}; {int(jobs):,} jobs a trace window (RICC-2010-2, "
+        "node count kept, on 1,158 x 16, at most 3 jobs a node). Coscheduling cells: the "
+        "seed with the median mean turnaround. Paper: Cab trace (not available).",
+        "",
+        "## Mean turnaround and wait (hours), 1,158 nodes",
+        "",
+        "| trace | policy | mean wait | mean turnaround | vs EASY | vs FCFS | seeds | CV |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for t in traces:
+        easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
+        for pol in POLICIES:
+            r = chosen[(t, pol, 1158)]
+            seeds = [g["mean_turnaround"] for g in groups[(t, pol, 1158)]]
+            cv = float(np.std(seeds) / np.mean(seeds)) if len(seeds) > 1 else 0.0
+            lines.append(
+                f"| Trace{t} | {pol} | {r['mean_wait'] / 3600:.2f} | "
+                f"{r['mean_turnaround'] / 3600:.2f} | "
+                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
+                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | {len(seeds)} | "
+                f"{100 * cv:.2f}% |"
+            )
+    lines += [
+        "",
+        "Sign: +x% = x% lower (better) than the baseline. Paper: coscheduling "
+        f"{PAPER['cosched_vs_easy_turnaround']} than EASY, {PAPER['cosched_vs_fcfs_turnaround']}"
+        f" than FCFS; combined {PAPER['combined_vs_cosched']} than coscheduling alone.",
+        "",
+        f"![policies]({_fig_policies(out, chosen, traces)})",
+        "",
+        "## Table 1: per-job turnaround ratios (Trace1)",
+        "",
+        *_table1(chosen, PAPER),
+        "",
+        "## Execution-time changes under coscheduling (Trace1)",
+        "",
+        "| | " + " | ".join(PAPER["execution"]) + " |",
+        "|---|" + "---|" * len(PAPER["execution"]),
+        "| paper (100,000 jobs) | "
+        + " | ".join(str(v) for v in PAPER["execution"].values())
+        + " |",
+        "| cosched | "
+        + " | ".join(str(chosen[(1, "cosched", 1158)]["execution"][k]) for k in PAPER["execution"])
+        + " |",
+        "",
+        "## Table 2: jobs blocked (fragmentation, capacity), Trace1",
+        "",
+        "| version | paper | cosched |",
+        "|---|---|---|",
+    ]
+    for label, variant in (("with degraded", "cosched"), ("without degraded", "no_degraded")):
+        b = chosen[(1, variant, 1158)]["blocked"]
+        paper = PAPER["table2"][label]
+        lines.append(
+            f"| {label} | {paper[0]:,} / {paper[1]:,} | "
+            f"{b['fragmentation']:,} / {b['capacity']:,} |"
+        )
+    lines += [
+        "",
+        "## Restrictions (Trace1)",
+        "",
+        "| variant | mean wait (h) | mean execution (h) | degraded (paper) | degraded |",
+        "|---|---|---|---|---|",
+    ]
+    for v in RESTRICT:
+        r = chosen[(1, v, 1158)]
+        name = "No_Restrict" if v == "cosched" else v
+        exe = (r["mean_turnaround"] - r["mean_wait"]) / 3600
+        lines.append(
+            f"| {name} | {r['mean_wait'] / 3600:.2f} | {exe:.2f} | "
+            f"{PAPER['degraded_used'][name]:,} | {r['configurations']['degraded']:,} |"
+        )
+    at = chosen[(1, "at_start", 1158)]
+    dyn = chosen[(1, "cosched", 1158)]
+    lines += [
+        "",
+        f"![restrictions]({_fig_restrict(out, chosen)})",
+        "",
+        "## Rate reading (Trace1)",
+        "",
+        f"dynamic (default): mean turnaround {dyn['mean_turnaround'] / 3600:.2f} h; "
+        f"at-start (newcomer only): {at['mean_turnaround'] / 3600:.2f} h.",
+        "",
+        "## Node count (Trace1)",
+        "",
+        f"![nodes]({_fig_nodes(out, chosen)})",
+        "",
+        "| nodes | fcfs | easy | cosched |",
+        "|---|---|---|---|",
+    ]
+    for n in sorted({n for t, _, n in chosen if t == 1}):
+        row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched")]
+        if all(row):
+            lines.append(
+                f"| {n} | "
+                + " | ".join(f"{r['mean_turnaround'] / 3600:.2f}" for r in row if r)
+                + " |"
+            )
+    lines += [
+        "",
+        "Placement time per job and wall time are in `cells/*.json` under "
+        "`diagnostic` (wall-clock, not part of summary.json).",
+        "",
+    ]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path

@@ -1,0 +1,63 @@
+"""The reproduction's pieces on small inputs; trace tests skip without ../shared."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cosched.errors import ConfigError
+from cosched.nodeshare import outputs
+from cosched.nodeshare.reproduce import TRACE, grid, prepare
+
+needs_trace = pytest.mark.skipif(
+    not TRACE.exists(), reason=f"RICC trace not found at {TRACE} (../shared/traces absent)"
+)
+
+
+def _jobs(turnaround):
+    ta = np.asarray(turnaround, dtype=float)
+    return pd.DataFrame({"job_id": np.arange(len(ta)), "submit_time": 0.0, "end_time": ta})
+
+
+def test_negate_and_invert():
+    r = outputs.turnaround_ratios(_jobs([10, 10, 30]), _jobs([5, 20, 30]))
+    np.testing.assert_allclose(r, [2.0, -2.0, 1.0])
+    q = outputs.ratio_quartiles(r)
+    assert q["q0"] == -2.0 and q["q100"] == 2.0 and q["q50"] == 1.0
+    with pytest.raises(ConfigError):
+        outputs.turnaround_ratios(_jobs([1, 2]), _jobs([1]))
+
+
+def test_execution_changes_and_counts():
+    jobs = pd.DataFrame(
+        {"start_time": [0.0] * 5, "end_time": [5.0, 10.0, 13.0, 20.0, 50.0], "run_time": [10.0] * 5}
+    )
+    c = outputs.execution_changes(jobs)
+    assert (c["sped_up"], c["unchanged"], c["slowed_down"]) == (1, 1, 3)
+    assert (c["slowed_over_1.2"], c["slowed_over_2"], c["slowed_over_5"]) == (3, 2, 1)
+    chosen = {0: (0, False, 0.9), 1: (6, True, 3.0), 2: (4, True, 1.6)}
+    cfg = outputs.configuration_counts(chosen)
+    assert cfg["degraded"] == 2 and cfg["(4n x 1/4C)"] == 1
+    assert outputs.blocked_counts({1: "capacity", 2: "capacity", 3: "fragmentation"}) == {
+        "fragmentation": 1,
+        "capacity": 2,
+    }
+
+
+def test_grid_has_the_paper_experiments():
+    full = grid(quick=False)
+    assert {c.trace for c in full} == {0, 1, 2, 3}
+    assert {c.nodes for c in full} >= {500, 1158, 2000}
+    cos = [c for c in full if c.variant == "cosched" and c.trace == 0 and c.nodes == 1158]
+    assert len(cos) == 5
+    assert len({c.id for c in full}) == len(full)
+
+
+@needs_trace
+def test_windows_do_not_overlap_and_keep_node_counts():
+    ids = [set(prepare(t, 2_000, 1).table["job_id"]) for t in range(2)]
+    assert not ids[0] & ids[1]
+    w = prepare(0, 2_000, 1)
+    assert (w.table["procs"] % 16 == 0).all()
+    assert w.table["ns_mem_sensitivity"].isin([0, 1, 2]).all()

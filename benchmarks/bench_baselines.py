@@ -3,8 +3,10 @@
 Prints, per trace and policy: trace parsing speed (lines/s, `read_swf` only), loading
 (rules applied, job records built), simulation speed (jobs/s, parsing and loading
 excluded) and peak memory (max RSS of a fresh process that parsed, loaded and
-simulated). Each (trace, policy) runs in its own process, pinned to one core when the
-OS allows it, so peak memory is per run. Usage::
+simulated). Times are the process's CPU time (``time.process_time``): the work is
+single-threaded, so on an idle core this equals wall time, and it stays meaningful when
+other work shares the machine. Each (trace, policy) runs in its own process, pinned to
+one core when the OS allows it, so peak memory is per run. Usage::
 
     python benchmarks/bench_baselines.py                 # all traces, all policies
     python benchmarks/bench_baselines.py --traces HPC2N-2002-2.2-cln --policies easy
@@ -38,15 +40,15 @@ def measure(trace: str, policy: str) -> dict[str, float]:
     from cosched.workload import LoadRules, load_workload, read_swf
 
     path = SHARED / f"{trace}.swf.gz"
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     raw = read_swf(path)
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     w = load_workload(raw, rules=LoadRules(too_wide="drop"))
     w.jobs()  # builds and caches the job records, part of loading
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     sim = Simulation(w, Platform.of_procs(TRACES[trace]), make_policy(policy))
     sim.run()
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     lines = int(raw.line_numbers[-1]) if len(raw) else 0
     return {
         "lines": lines,

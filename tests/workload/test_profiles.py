@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -313,14 +311,3 @@ def test_empty_workload() -> None:
         assert len(annotate(name, w, rng=_rng())) == 0
     a, b = pair_workloads(w, w, rng=_rng(), proportion=0.5)
     assert len(a) == len(b) == 0
-
-
-def test_annotating_one_million_jobs_under_two_seconds() -> None:
-    w = generate_lublin(1_000_000, nodes=128, rng=_rng(), typeless=True)
-    other = generate_lublin(1_000_000, nodes=128, rng=_rng(1), typeless=True)
-    cases = [(n, {}) for n in ("lomarc", "nodeshare", "dyncosched")]
-    cases += [("coupled", {"other": other}), ("coupled", {"other": other, "proportion": 0.2})]
-    for name, params in cases:
-        t0 = time.perf_counter()
-        annotate(name, w, rng=_rng(), **params)
-        assert time.perf_counter() - t0 < 2.0, name

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import time
 from pathlib import Path
 
 import numpy as np
@@ -252,16 +251,3 @@ def test_write_workload_fields_and_header(tmp_path: Path) -> None:
     write_swf(w, out, header={"Note": "a\nb", "MaxProcs": "8"})
     assert out.read_text().splitlines()[:3] == ["; Note: a", "; Note: b", "; MaxProcs: 8"]
     assert read_swf(out).header.note == "a\nb"
-
-
-@pytest.mark.traces
-@pytest.mark.slow
-def test_reading_speed_on_curie() -> None:
-    path = trace_path("CEA-Curie-2011-2.1-cln.swf.gz")
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        trace = read_swf(path)
-        best = min(best, time.perf_counter() - start)
-    assert len(trace) == 312826
-    assert trace.line_numbers[-1] / best >= 300_000

@@ -1,0 +1,511 @@
+"""One machine of a coupled system: a simulation, its local policy and its scheme.
+
+A :class:`Domain` owns a :class:`~cosched.engine.Simulation` whose policy is the
+:class:`CoschedulingPolicy` wrapper. The wrapper asks the local policy (EASY with the
+submit or WFP order by default) which jobs are ready; every ready job with a mate goes
+through Algorithm 1 of the coupled-systems paper (:meth:`Domain.run_job`) instead of
+starting at once: start with the mate, hold its units, or yield its turn.
+
+Yield is a new local iteration: the local policy runs again with the yielding jobs
+hidden, so the units they would have taken go to other jobs (section IV-B). Holding
+jobs are hidden from the local policy too (their units are already taken) and appear
+to it as running jobs that end one estimate from now, so EASY's shadow times stay
+finite. Enhancements (section IV-E): a holding job releases its units after
+``release_period`` seconds and, in that pass, comes last (it re-holds only if its
+units are still free); ``max_hold_share`` caps the held share of the machine (a job
+that would exceed it yields instead); ``max_yields`` turns a job that yielded that
+many times into a holder.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from cosched.coupled.errors import CoupledError
+from cosched.coupled.protocol import MateStatus, Peer
+from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
+from cosched.engine.simulation import Estimates, Simulation, SimulationResult
+from cosched.engine.view import SystemView
+from cosched.errors import ConfigError
+from cosched.platform import Platform
+from cosched.policies.base import Policy
+from cosched.policies.easy import EasyBackfilling
+from cosched.workload.job import Job, Workload
+
+__all__ = ["DEFAULT_RELEASE_PERIOD", "CoschedulingPolicy", "Domain", "Outcome", "Scheme"]
+
+Scheme = Literal["hold", "yield"]
+
+#: Default period (seconds) after which a holding job releases its units (section IV-E).
+DEFAULT_RELEASE_PERIOD = 1200.0
+#: The workload column naming each job's mate on the peer machine.
+MATE_COLUMN = "coupled_mate"
+
+
+class Outcome(enum.Enum):
+    """What Algorithm 1 did with a ready job."""
+
+    STARTED = "started"
+    HELD = "held"
+    YIELDED = "yielded"
+
+
+class _PassView:
+    """The view the local policy sees during one iteration of a coscheduling pass.
+
+    Hides holding jobs, the jobs that yielded in this pass and those released in it
+    (they come last), shows holding jobs as releases one estimate from now, and has a
+    fresh ``epoch`` each time so that incremental policies always run full passes.
+    """
+
+    __slots__ = ("_extra", "_hidden", "_v", "epoch")
+
+    def __init__(
+        self, view: SystemView, hidden: set[int], extra: list[tuple[float, int, int]], epoch: int
+    ) -> None:
+        self._v = view
+        self._hidden = hidden
+        self._extra = extra
+        self.epoch = epoch
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._v, name)
+
+    @property
+    def queue(self) -> list[Job]:
+        hidden = self._hidden
+        return [j for j in self._v.queue if j.index not in hidden]
+
+    def releases(self) -> Iterator[tuple[float, int, int]]:
+        return heapq.merge(self._v.releases(), self._extra)
+
+
+class CoschedulingPolicy(Policy):
+    """The wrapper policy a :class:`Domain` runs: Algorithm 1 around a local policy.
+
+    Not registered by name: it needs its domain. Passes run by the engine while the
+    coordinator gathers events (``domain.gated``) do nothing; the coordinator then
+    asks each domain for one coscheduling pass.
+    """
+
+    def __init__(self, local: Policy, domain: Domain) -> None:
+        self.local = local
+        self.domain = domain
+        self.name = f"cosched-{domain.scheme}[{local.name}]"  # type: ignore[misc]
+
+    def schedule(self, view: SystemView) -> Sequence[Decision]:
+        """One coscheduling pass (nothing while gated); decisions are applied inside."""
+        if self.domain.gated:
+            return []
+        self.domain.run_pass()
+        return []
+
+    def on_submit(self, job: Job, view: SystemView) -> None:
+        """Record the arrival (for mate status) and tell the local policy."""
+        self.domain.submitted.add(job.index)
+        self.local.on_submit(job, view)
+
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        """Tell the local policy."""
+        self.local.on_finish(job, view)
+
+    def check_platform(self, platform: Platform) -> None:
+        """The local policy's check."""
+        self.local.check_platform(platform)
+
+    def params(self) -> dict[str, Any]:
+        """The local policy's parameters plus the coscheduling ones."""
+        return {**self.local.params(), **self.domain.settings()}
+
+
+class Domain:
+    """A machine with its own queue, local policy and coscheduling scheme.
+
+    Args:
+        name: the machine's name (used in reports and errors).
+        workload: its jobs; a ``coupled_mate`` column (see
+            :func:`cosched.workload.profiles.coupled.pair_workloads`) names each job's
+            mate on the peer machine, -1 for none. Job ids must be unique.
+        platform: the machine.
+        scheme: ``hold`` or ``yield``: what a ready job does when its mate is not.
+        local: the local policy (default EASY with Cobalt's WFP order).
+        enabled: coscheduling on (False: every job starts as if it had no mate).
+        release_period: seconds after which a holding job releases its units (None:
+            never; the hold-hold deadlock of Figure 2 is then possible).
+        max_hold_share: largest share of the machine's units that may be held; a job
+            that would exceed it yields instead (1.0: no limit).
+        max_yields: after this many yields a job holds instead (None: no limit).
+        estimates: ``requested`` or ``exact`` run-time estimates.
+        rng: generator for randomised local policies.
+        check: verify the engine's capacity invariant after every pass.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        workload: Workload,
+        platform: Platform,
+        *,
+        scheme: Scheme = "hold",
+        local: Policy | None = None,
+        enabled: bool = True,
+        release_period: float | None = DEFAULT_RELEASE_PERIOD,
+        max_hold_share: float = 1.0,
+        max_yields: int | None = None,
+        estimates: Estimates = "requested",
+        rng: np.random.Generator | None = None,
+        check: bool = False,
+    ) -> None:
+        _check_settings(scheme, release_period, max_hold_share, max_yields)
+        self.name = name
+        self.scheme: Scheme = scheme
+        self.enabled = enabled
+        self.release_period = release_period
+        self.max_hold_share = max_hold_share
+        self.max_yields = max_yields
+        self.local = local if local is not None else EasyBackfilling(order="wfp")
+        self.policy = CoschedulingPolicy(self.local, self)
+        self.sim = Simulation(
+            workload, platform, self.policy, estimates=estimates, rng=rng, check=check
+        )
+        self.view = self.sim.view
+        self.workload = workload
+        self._jobs = workload.jobs()
+        ids = workload.table["job_id"].to_numpy()
+        if len(np.unique(ids)) != len(ids):
+            raise ConfigError(f"domain {name!r}: job ids must be unique to name mates")
+        self._by_id: dict[int, Job] = {j.job_id: j for j in self._jobs}
+        self._mate: dict[int, int] = _mates(workload)
+        n = len(self._jobs)
+        self.peer: Peer | None = None
+        self.peer_name: str | None = None
+        self.down = False
+        self.gated = True
+        #: whether the next pass checks the holders' mates (set at outage changes).
+        self.recheck = False
+        self.submitted: set[int] = set()
+        self._busy = False
+        self._try_target = -1
+        self._epoch = 0
+        self._ready = [math.nan] * n
+        self._yields = [0] * n
+        self._holds = [0] * n
+        self._alone = [False] * n
+        self._hold_since: dict[int, float] = {}
+        self._held_units = 0
+        self.counters = {"holds": 0, "yields": 0, "releases": 0, "alone": 0, "try_start": 0}
+
+    # -- set-up -------------------------------------------------------------------------
+
+    def connect(self, peer_name: str, peer: Peer) -> None:
+        """Send the calls about this domain's mates to ``peer``."""
+        self.peer_name = peer_name
+        self.peer = peer
+
+    def settings(self) -> dict[str, Any]:
+        """The coscheduling parameters, as plain values."""
+        return {
+            "scheme": self.scheme,
+            "enabled": self.enabled,
+            "release_period": self.release_period,
+            "max_hold_share": self.max_hold_share,
+            "max_yields": self.max_yields,
+        }
+
+    @property
+    def paired(self) -> int:
+        """How many of this domain's jobs have a mate."""
+        return len(self._mate)
+
+    def mate_of(self, job: Job) -> int | None:
+        """The mate's job id on the peer, or None."""
+        return self._mate.get(job.index)
+
+    # -- the peer side of the protocol (called through a link) ---------------------------
+
+    def confirm_mate(self, job_id: int, peer: str, peer_job: int) -> int | None:
+        """``job_id`` if it is here and paired with ``peer_job`` on ``peer``, else None."""
+        job = self._by_id.get(job_id)
+        if job is None or peer != self.peer_name or self._mate.get(job.index) != peer_job:
+            return None
+        return job_id
+
+    def status(self, job_id: int) -> MateStatus:
+        """The status of one of this domain's jobs, as the protocol reports it."""
+        job = self._by_id.get(job_id)
+        if job is None:
+            return MateStatus.UNKNOWN
+        idx = job.index
+        if idx not in self.submitted:
+            return MateStatus.UNSUBMITTED
+        if not math.isnan(self.view.start_time(job)):
+            return MateStatus.RUNNING
+        if self.view.is_holding(job):
+            return MateStatus.HOLDING
+        return MateStatus.QUEUING
+
+    def try_start(self, job_id: int) -> bool:
+        """One extra local pass in which ``job_id``, if ready, starts at once.
+
+        Refused (False) while this domain is already in a pass: a nested pass would
+        re-enter Algorithm 1; the asking job then holds or yields as configured. For a
+        job not submitted yet, or wider than the free units, the answer is False
+        without a pass: no pass could start it.
+        """
+        job = self._by_id.get(job_id)
+        if job is None or self._busy or job.index not in self.submitted:
+            # An unsubmitted mate cannot start in any pass: spare the iteration.
+            return False
+        if self.view.size(job) > self.view.free:
+            # Nor can a mate wider than the free units (it holds none): no pass needed.
+            return False
+        self.counters["try_start"] += 1
+        self._try_target = job_id
+        try:
+            self.sim.extra_pass()
+        finally:
+            self._try_target = -1
+        return self.status(job_id) is MateStatus.RUNNING
+
+    def start_holding(self, job_id: int) -> None:
+        """Start a holding job now (its mate is starting)."""
+        job = self._by_id.get(job_id)
+        if job is None or not self.view.is_holding(job):
+            raise CoupledError(
+                f"domain {self.name!r} at t={self.view.now:g}: asked to start job {job_id}, "
+                "which does not hold units"
+            )
+        self._start(job)
+
+    # -- the coscheduling pass ------------------------------------------------------------
+
+    def run_pass(self) -> None:
+        """Periodic releases, fault checks, then local iterations with Algorithm 1."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            released = self._release_due()
+            if self.recheck:
+                # Only an outage change can orphan a holder: while the link is up, a
+                # mate never starts without starting its holding partner.
+                self.recheck = False
+                self._start_orphans()
+            self._iterate(released)
+            for idx in released:
+                self._rehold(idx)
+        finally:
+            self._busy = False
+
+    def _iterate(self, released: list[int]) -> None:
+        """Run the local policy until no ready job yields (each round hides more)."""
+        view = self.view
+        hidden = set(released)
+        while True:
+            self._epoch += 1
+            holding = view.holding
+            now = view.now
+            est = view.estimates
+            sizes = view.sizes
+            extra = sorted((now + est[i], i, sizes[i]) for i in holding)
+            pv = _PassView(view, hidden | holding, extra, -self._epoch)
+            decisions = self.local.schedule(pv)  # type: ignore[arg-type]
+            yielded = False
+            for d in decisions:
+                if type(d) is Start:
+                    if self.run_job(d.job) is Outcome.YIELDED:
+                        hidden.add(d.job.index)
+                        yielded = True
+                else:
+                    self.sim.apply([d])
+            if not yielded or view.free == 0:
+                # Another iteration could start or hold nothing: every job needs a unit.
+                return
+
+    def run_job(self, job: Job) -> Outcome:
+        """Algorithm 1 (RunJob) for a job the local policy made ready now."""
+        idx = job.index
+        if math.isnan(self._ready[idx]):
+            self._ready[idx] = self.view.now
+        mate = self._mate.get(idx)
+        if not self.enabled or mate is None or job.job_id == self._try_target:
+            # No coscheduling, no mate, or the mate asked for this job and is ready.
+            return self._start(job)
+        peer = self.peer
+        k = None if peer is None else peer.mate_id(job.job_id, mate)
+        if peer is None or k is None:
+            return self._start(job, alone=True)  # remote down: never wait (line 2)
+        status = peer.mate_status(k)
+        if status is MateStatus.HOLDING:
+            self._start(job)
+            peer.start_mate(k)
+            return Outcome.STARTED
+        if status in (MateStatus.QUEUING, MateStatus.UNSUBMITTED):
+            if peer.try_start_mate(k):
+                return self._start(job)
+            return self._wait(job)
+        # RUNNING or UNKNOWN: the mate started without us or failed; never wait.
+        return self._start(job, alone=True)
+
+    def _wait(self, job: Job) -> Outcome:
+        """Hold or yield, by the scheme and the two thresholds."""
+        idx = job.index
+        size = self.view.size(job)
+        hold = self.scheme == "hold"
+        if not hold and self.max_yields is not None and self._yields[idx] >= self.max_yields:
+            hold = True
+        if hold and self._held_units + size > self.max_hold_share * self.view.capacity:
+            hold = False
+        if not hold:
+            self._yields[idx] += 1
+            self.counters["yields"] += 1
+            return Outcome.YIELDED
+        now = self.view.now
+        self.sim.apply([Hold(job)])
+        self._held_units += size
+        self._hold_since[idx] = now
+        self._holds[idx] += 1
+        self.counters["holds"] += 1
+        if self.release_period is not None:
+            self.sim.apply([WakeUp(now + self.release_period)])
+        return Outcome.HELD
+
+    def _start(self, job: Job, *, alone: bool = False) -> Outcome:
+        idx = job.index
+        if self._hold_since.pop(idx, None) is not None:
+            self._held_units -= self.view.size(job)
+        if math.isnan(self._ready[idx]):
+            self._ready[idx] = self.view.now
+        if alone:
+            self._alone[idx] = True
+            self.counters["alone"] += 1
+        self.sim.apply([Start(job)])
+        return Outcome.STARTED
+
+    def _release_due(self) -> list[int]:
+        """Release the holds older than the release period; they come last this pass."""
+        period = self.release_period
+        if period is None or not self._hold_since:
+            return []
+        now = self.view.now
+        due = sorted(i for i, t in self._hold_since.items() if now - t >= period)
+        for idx in due:
+            job = self._jobs[idx]
+            self.sim.apply([Release(job)])
+            del self._hold_since[idx]
+            self._held_units -= self.view.size(job)
+            self.counters["releases"] += 1
+        return due
+
+    def _rehold(self, idx: int) -> None:
+        """A released job holds again if its units are still free (section IV-E1)."""
+        job = self._jobs[idx]
+        view = self.view
+        if self.status(job.job_id) is MateStatus.QUEUING and view.size(job) <= view.free:
+            self.run_job(job)
+
+    def _start_orphans(self) -> None:
+        """Holding jobs whose mate can no longer come (remote down, mate gone) start."""
+        peer = self.peer
+        for idx in sorted(self._hold_since):
+            job = self._jobs[idx]
+            mate = self._mate[idx]
+            k = None if peer is None else peer.mate_id(job.job_id, mate)
+            if k is None:
+                self._start(job, alone=True)
+                continue
+            status = peer.mate_status(k)  # type: ignore[union-attr]
+            if status is MateStatus.UNKNOWN or status is MateStatus.RUNNING:
+                self._start(job, alone=True)
+
+    # -- results --------------------------------------------------------------------------
+
+    def finish(self) -> SimulationResult:
+        """The engine's result with the coscheduling columns added to the job table.
+
+        Added columns: ``coupled_mate`` (mate id or -1), ``ready_time`` (when the job
+        was first ready), ``sync_time`` (start - ready), ``yields``, ``holds``,
+        ``started_alone`` (a paired job that started without its mate), and
+        ``held_time`` (0 when nothing held).
+        """
+        res = self.sim.finish()
+        jobs = res.jobs.copy()
+        n = len(jobs)
+        mate = np.full(n, -1, dtype=np.int64)
+        for idx, m in self._mate.items():
+            mate[idx] = m
+        jobs["coupled_mate"] = mate
+        jobs["ready_time"] = np.array(self._ready, dtype=float)
+        jobs["sync_time"] = jobs["start_time"] - jobs["ready_time"]
+        jobs["yields"] = np.array(self._yields, dtype=np.int64)
+        jobs["holds"] = np.array(self._holds, dtype=np.int64)
+        jobs["started_alone"] = np.array(self._alone, dtype=bool)
+        if "held_time" not in jobs:
+            jobs["held_time"] = 0.0
+        stats = {**res.stats, **self.counters}
+        return SimulationResult(
+            jobs=jobs,
+            platform=res.platform,
+            policy=res.policy,
+            params=res.params,
+            workload=res.workload,
+            stats=stats,
+        )
+
+    def waits(self) -> list[str]:
+        """One line per holding job: what it holds and which mate it waits for."""
+        view = self.view
+        out = []
+        for idx in sorted(self._hold_since):
+            job = self._jobs[idx]
+            out.append(
+                f"{self.name} job {job.job_id} holds {view.size(job)} units since "
+                f"t={self._hold_since[idx]:g}, waiting for mate {self._mate[idx]} on "
+                f"{self.peer_name}"
+            )
+        return out
+
+    def blocked(self, job_id: int) -> str:
+        """Why a queued job cannot start now (for deadlock messages)."""
+        job = self._by_id[job_id]
+        view = self.view
+        return (
+            f"{self.name} job {job_id} ({self.status(job_id).value}) needs {view.size(job)} "
+            f"units, {view.free} free"
+        )
+
+
+def _mates(workload: Workload) -> dict[int, int]:
+    """Job index -> mate job id, for the jobs that have a mate."""
+    t = workload.table
+    if MATE_COLUMN not in t:
+        return {}
+    col = t[MATE_COLUMN].to_numpy()
+    rows = np.flatnonzero(col >= 0)
+    return dict(zip(rows.tolist(), col[rows].astype(np.int64).tolist(), strict=True))
+
+
+def _check_settings(
+    scheme: str, release_period: float | None, max_hold_share: float, max_yields: int | None
+) -> None:
+    if scheme not in ("hold", "yield"):
+        raise ConfigError(f"scheme must be 'hold' or 'yield', got {scheme!r}")
+    if release_period is not None and not (math.isfinite(release_period) and release_period > 0):
+        raise ConfigError(f"release_period must be > 0 seconds or None, got {release_period!r}")
+    if not (0.0 <= max_hold_share <= 1.0):
+        raise ConfigError(f"max_hold_share must be in [0, 1], got {max_hold_share!r}")
+    if max_yields is not None and (isinstance(max_yields, bool) or max_yields < 0):
+        raise ConfigError(f"max_yields must be an integer >= 0 or None, got {max_yields!r}")
+
+
+def job_table(results: Mapping[str, SimulationResult]) -> pd.DataFrame:
+    """All domains' job tables stacked, with a ``domain`` column."""
+    frames = [r.jobs.assign(domain=name) for name, r in results.items()]
+    return pd.concat(frames, ignore_index=True)

@@ -230,6 +230,8 @@ class Simulation:
         started = self._apply(decisions, self._now)
         if self.rate_model is not None and started:
             self._update_rates(started, [])
+        if self.check:
+            self._check_capacity()
         return started
 
     def finish(self) -> SimulationResult:

@@ -111,6 +111,10 @@ class SystemView:
 
     # -- holding and placement ---------------------------------------------------------
 
+    def is_queued(self, job: Job) -> bool:
+        """Whether ``job`` has been submitted and not started yet."""
+        return job.index in self._sim._queue
+
     def is_holding(self, job: Job) -> bool:
         """Whether a queued job holds units (see :class:`~cosched.engine.Hold`)."""
         return job.index in self._sim._holding

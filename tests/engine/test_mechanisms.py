@@ -241,3 +241,16 @@ def test_baselines_on_a_shared_platform_take_whole_free_nodes(w: Workload, name:
     platform = Platform(nodes=4, cores=2, allocation="nodes", mpl=2, max_jobs_per_node=2)
     r = Simulation(w, platform, make_policy(name), check=True).run()
     verify_schedule(r.jobs, capacity=platform.capacity)
+
+
+def test_occupancy_counts_the_slots_a_spread_job_holds() -> None:
+    # 2 nodes x 4 cores, node allocation: a 4-core job spread as 2 nodes x 2 cores holds
+    # one node's worth of slots; alone for 10 s on 2 nodes, utilization is 1/2.
+    w = Workload.from_jobs([(0, 4, 10)])
+    platform = Platform(nodes=2, cores=4, allocation="nodes", max_jobs_per_node=2)
+    script = {0.0: [("start", 0, on_nodes([0, 1], 2))]}
+    r = Simulation(w, platform, Scripted(script=script), check=True).run()
+    assert r.jobs["occupancy"].tolist() == [1.0]
+    from cosched.metrics import summarize
+
+    assert summarize(r.jobs, capacity=platform.capacity)["utilization"] == 0.5

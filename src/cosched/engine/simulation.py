@@ -24,7 +24,7 @@ from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
 from cosched.engine.ledger import NodeLedger, Placement
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
-from cosched.platform import Platform
+from cosched.platform import Allocation, Platform
 from cosched.workload.job import Job, Workload
 
 if TYPE_CHECKING:
@@ -132,6 +132,7 @@ class Simulation:
         self._capacity = platform.capacity
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
         self._holding: dict[int, float] = {}  # job index -> hold start time
+        self._slots = [0] * n  # slots a placed job holds (ledger only)
         self._held_time = [0.0] * n
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
@@ -336,6 +337,7 @@ class Simulation:
             if problem is not None:
                 self._refuse(job, f"cannot place: {problem}")
         ledger.place(idx, placement)
+        self._slots[idx] = sum(slots for _, slots in placement)
         self._free = ledger.free_units
 
     def _give_back(self, idx: int) -> None:
@@ -486,6 +488,15 @@ class Simulation:
         )
         if any(self._held_time):
             jobs["held_time"] = np.array(self._held_time, dtype=float)
+        if self._ledger is not None:
+            # What a placed job really occupies, in the platform's units: a job spread
+            # over 4n nodes at a quarter of their cores occupies n nodes' worth.
+            per_unit = (
+                self._ledger.slots_per_node
+                if self.platform.allocation is Allocation.NODES
+                else self.platform.mpl
+            )
+            jobs["occupancy"] = np.array(self._slots, dtype=float) / per_unit
         return SimulationResult(
             jobs=jobs,
             platform=self.platform,

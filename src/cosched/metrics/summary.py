@@ -8,7 +8,8 @@ they apply equally to any result loaded back from disk.
 * bounded slowdown = max(1, turnaround / max(run_time, tau)), tau = 10 s by default;
 * utilization = busy unit-seconds / (capacity units x makespan), where a unit is what
   the platform allocates (a core, or a whole node in node allocation) and makespan =
-  last end - first submit;
+  last end - first submit; on a shared platform a job's units are its ``occupancy``
+  (the slots it really holds, in units), not its nominal size;
 * throughput = jobs finished per hour of makespan;
 * offered load = sum(run_time x procs) / (capacity procs x (last submit - first submit)).
 """
@@ -75,7 +76,8 @@ def summarize(
     o = outcomes(jobs, tau=tau)
     first_submit = float(o["submit_time"].min())
     makespan = float(o["end_time"].max()) - first_submit
-    busy = float((o["size"] * o["execution_time"]).sum())
+    held = o["occupancy"] if "occupancy" in o else o["size"]
+    busy = float((held * o["execution_time"]).sum())
     cap_procs = capacity if capacity_procs is None else capacity_procs
     span = float(o["submit_time"].max()) - first_submit
     work = float((o["run_time"] * o["procs"]).sum())

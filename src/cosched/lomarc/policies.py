@@ -1,0 +1,359 @@
+"""The LOMARC scheduler and the paper's variants as registered policies.
+
+One pass follows Figure 1 over the queue in the ``priority`` order (short / medium /
+long classes with aging by the mean wait, section 6.2):
+
+1. While the first queued job fits the empty nodes, start it on the lowest-numbered
+   empty nodes (first fit) and, unless the machine is weakly loaded, look for a partner
+   among the jobs behind it; the partner moves ahead (pull-up; the jobs it passes are
+   pushed down) and runs on the first of the current job's nodes.
+2. When the first job does not fit, look for a running job it can ride on (one with
+   at least as many nodes without a partner as the job needs); if there is one, start
+   the job there and go on with the next job.
+3. Otherwise the first job is the EASY head: it gets a reservation at its shadow time
+   and the rest of the queue is backfilled with the same matching; a backfilled job
+   (or pair) must end by the shadow time or use only extra nodes, and riding on a
+   running job must not delay nodes the reservation counts on.
+
+Every job is placed with one slot per node, so a node holds at most two jobs (the
+platform has two slots per node and a cap of two jobs); the engine's ``free`` count is
+the number of empty nodes, which is what the weakly-loaded rule and EASY use. Shadow
+times are computed per node (a node is empty when the last of its jobs ends by the
+estimates, adjusted for the slowdowns this pass introduces).
+
+Registered names (parameters in :class:`Lomarc`):
+
+=============== =============================================================
+``lomarc``      all parameters free (default: L-U1 on hyperthreaded CPUs)
+``lomarc-pss``  PSS: space sharing, priorities and EASY, no pairing
+``lomarc-ac``   AC: always pair (next fitting job / any running job), no rules
+``lomarc-am``   AM: pair only with the adjacent queued job, if matchable
+``lomarc-n``    L-N: standard CPUs (only CPU- with disk-bound), U_gain,1
+``lomarc-u1``   L-U1: hyperthreaded CPUs, U_gain,1
+``lomarc-u2``   L-U2: hyperthreaded CPUs, U_gain,2
+``lomarc-r``    L-R: hyperthreaded CPUs, response-time impact
+``lomarc-fm``   L-FM: hyperthreaded CPUs, first match
+=============== =============================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cosched.engine.decisions import Decision, Start, on_nodes
+from cosched.engine.simulation import RateModel
+from cosched.engine.view import SystemView
+from cosched.errors import ConfigError
+from cosched.lomarc.matching import HEURISTICS, ArrivalStats, Funnel, MatchRules
+from cosched.lomarc.rates import PairRates, Profiles
+from cosched.lomarc.search import PassState, queue_match, running_match
+from cosched.lomarc.slowdown import SlowdownModel
+from cosched.platform import Allocation, Platform
+from cosched.policies.base import Policy, check_choice, check_range
+from cosched.policies.orders import ordered
+from cosched.workload.job import Job
+
+__all__ = [
+    "VARIANTS",
+    "Lomarc",
+    "LomarcAC",
+    "LomarcAM",
+    "LomarcFM",
+    "LomarcN",
+    "LomarcPSS",
+    "LomarcR",
+    "LomarcU1",
+    "LomarcU2",
+    "lomarc_platform",
+]
+
+
+def lomarc_platform(nodes: int = 128) -> Platform:
+    """The paper's machine: single-CPU nodes, at most two jobs a node."""
+    return Platform(nodes=nodes, cores=1, allocation=Allocation.NODES, mpl=2, max_jobs_per_node=2)
+
+
+@dataclass(kw_only=True)
+class Lomarc(Policy):
+    """LOMARC look-ahead pair coscheduling with priorities and EASY backfilling.
+
+    Attributes:
+        cpu: ``hyperthreaded`` or ``standard`` node CPUs (slowdown model and rules).
+        heuristic: ``u1``, ``u2``, ``response`` or ``first`` (section 5.2).
+        search: where partners come from in the queue: ``queue`` (all jobs behind),
+            ``adjacent`` (only the next job), ``none`` (no queue matching).
+        running: also match a job that does not fit against running jobs (Figure 2).
+        weak_spare: the weakly-loaded rule: no pairing while the queued requests are
+            at most ``(1 - weak_spare)`` x the empty nodes (0.2, section 5.1); None
+            disables the rule.
+        check_match: apply the memory and matchable-class rules (False for AC).
+        medium_long_only: pair only medium and long jobs (section 5.1).
+        max_slowdown: MAX_SLOWDOWN (1.6, section 6.2); None: no limit.
+        mem_slowdown: slowdown of a pair that does not fit in memory (2.5, sec. 6.1).
+        aging_time: aging period of the priority order (None: the mean wait).
+        bound: bound (s) of the response times in the ``response`` heuristic (60).
+        predict: include the one-level prediction of arrivals in ``response``.
+    """
+
+    name = "lomarc"
+    cpu: Literal["hyperthreaded", "standard"] = "hyperthreaded"
+    heuristic: Literal["u1", "u2", "response", "first"] = "u1"
+    search: Literal["queue", "adjacent", "none"] = "queue"
+    running: bool = True
+    weak_spare: float | None = 0.2
+    check_match: bool = True
+    medium_long_only: bool = True
+    max_slowdown: float | None = 1.6
+    mem_slowdown: float = 2.5
+    aging_time: float | None = None
+    bound: float = 60.0
+    predict: bool = True
+    # Per-run state.
+    funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
+    counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+    _arrivals: ArrivalStats = field(default_factory=ArrivalStats, init=False, repr=False)
+    _occ: list[list[int]] = field(default_factory=list, init=False, repr=False)
+    _where: dict[int, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
+    _busy_since: list[float] = field(default_factory=list, init=False, repr=False)
+    _screens: dict[tuple[int, int], float | None] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        check_choice(self.name, "cpu", self.cpu, ("hyperthreaded", "standard"))
+        check_choice(self.name, "heuristic", self.heuristic, HEURISTICS)
+        check_choice(self.name, "search", self.search, ("queue", "adjacent", "none"))
+        if self.weak_spare is not None:
+            check_range(self.name, "weak_spare", self.weak_spare, low=0)
+            if self.weak_spare >= 1:
+                raise ConfigError(
+                    f"policy {self.name!r} parameter 'weak_spare' must be < 1, "
+                    f"got {self.weak_spare!r}"
+                )
+        if self.max_slowdown is not None:
+            check_range(self.name, "max_slowdown", self.max_slowdown, low=1)
+        check_range(self.name, "mem_slowdown", self.mem_slowdown, low=1)
+        check_range(self.name, "bound", self.bound, low=1e-9)
+        if self.aging_time is not None:
+            check_range(self.name, "aging_time", self.aging_time, low=1e-9)
+        model = SlowdownModel(
+            hyperthreaded=self.cpu == "hyperthreaded", mem_slowdown=self.mem_slowdown
+        )
+        self._profiles = Profiles(model)
+        self._rules = MatchRules(
+            model=model,
+            max_slowdown=self.max_slowdown,
+            check_match=self.check_match,
+            medium_long_only=self.medium_long_only,
+        )
+        self.counts = {"queue_pairs": 0, "running_pairs": 0, "busy_node_seconds": 0.0}
+
+    # -- engine hooks -------------------------------------------------------------------
+
+    @property
+    def pairing(self) -> bool:
+        """Whether this variant ever pairs jobs."""
+        return self.search != "none" or self.running
+
+    def rate_model(self) -> RateModel | None:
+        """Pair slowdowns as progress rates (None for PSS: rates stay 1)."""
+        return PairRates(self._profiles) if self.pairing else None
+
+    def check_platform(self, platform: Platform) -> None:
+        """Single-CPU nodes in node allocation with room for two jobs per node."""
+        if platform.allocation is not Allocation.NODES or platform.cores != 1:
+            raise ConfigError(
+                f"policy {self.name!r} needs single-CPU nodes in node allocation "
+                f"(use lomarc_platform), got {platform.describe()}"
+            )
+        if platform.mpl < 2 or (platform.max_jobs_per_node or 2) < 2:
+            raise ConfigError(
+                f"policy {self.name!r} needs two slots per node (mpl=2, "
+                f"max_jobs_per_node=2), got {platform.describe()}"
+            )
+        self._occ = [[] for _ in range(platform.nodes)]
+        self._busy_since = [0.0] * platform.nodes
+
+    def on_submit(self, job: Job, view: SystemView) -> None:
+        """Learn the arrival rate and average work for the one-level prediction."""
+        self._arrivals.add(job.submit_time, view.estimate(job), view.size(job))
+
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        """Free the job's nodes in the policy's mirror of the node ledger."""
+        now = view.now
+        for node in self._where.pop(job.index):
+            occ = self._occ[node]
+            occ.remove(job.index)
+            if not occ:
+                self.counts["busy_node_seconds"] += now - self._busy_since[node]
+
+    def diagnostics(self) -> dict[str, float]:
+        """Table 5 averages plus pair counts and busy node-seconds of this run."""
+        return {**self.funnel.averages(), **self.counts}
+
+    # -- the pass -----------------------------------------------------------------------
+
+    def schedule(self, view: SystemView) -> list[Decision]:
+        """One pass of Figure 1 followed by EASY backfilling with matching."""
+        queue = ordered(view, "priority", self.aging_time)
+        if not queue:
+            return []
+        ps = PassState(self, view, queue)
+        k = 0
+        head = -1
+        while k < len(queue):
+            cur = queue[k]
+            if cur.index in ps.taken:
+                k += 1
+                continue
+            if ps.size(cur) <= len(ps.free):
+                self._start_with_partner(ps, k, None)
+                k += 1
+                continue
+            if self._ride(ps, k, None):
+                k += 1
+                continue
+            head = k
+            break
+        if head >= 0:
+            self._backfill(ps, head)
+        return ps.decisions
+
+    def _may_pair(self, ps: PassState, job: Job) -> bool:
+        """The weakly-loaded rule and the medium/long rule for the current job."""
+        if not self._rules.eligible(ps.view.estimate(job)):
+            return False
+        if self.weak_spare is None:
+            return True
+        return ps.queued_units > (1.0 - self.weak_spare) * len(ps.free)
+
+    def _start_with_partner(self, ps: PassState, k: int, shadow: tuple[float, int] | None) -> bool:
+        """Start ``queue[k]`` on empty nodes, with a partner from the queue if any.
+
+        With ``shadow`` (backfilling), the job or pair must end by the shadow time or
+        fit in the extra nodes; returns whether the job started.
+        """
+        cur = ps.queue[k]
+        est = ps.view.estimate(cur)
+        # A pair never ends before the job alone: if the job alone cannot backfill,
+        # no pair can, so the search is skipped.
+        if shadow is not None and not ps.backfill_ok(ps.view.now + est, ps.size(cur)):
+            return False
+        partner = None
+        sl = 1.0
+        if self.search != "none" and self._may_pair(ps, cur):
+            found = queue_match(self, ps, k)
+            if found is not None:
+                partner, sl = found
+        if shadow is not None:
+            now = ps.view.now
+            end = now + est if partner is None else ps.pair_end(est, partner, sl)
+            if not ps.backfill_ok(end, ps.size(cur)) and partner is not None:
+                partner, sl = None, 1.0
+                end = now + est
+            if not ps.backfill_ok(end, ps.size(cur)):
+                return False
+            ps.use_backfill(end, ps.size(cur))
+        nodes = ps.free[: ps.size(cur)]
+        ps.start(cur, nodes, est)
+        if partner is not None:
+            ps.start_pair(cur, partner, nodes, sl)
+            self.counts["queue_pairs"] += 1
+        return True
+
+    def _ride(self, ps: PassState, k: int, shadow: tuple[float, int] | None) -> bool:
+        """Start ``queue[k]`` on a running job's unpartnered nodes, if a match exists."""
+        cur = ps.queue[k]
+        if not self.running or not self._may_pair(ps, cur):
+            return False
+        found = running_match(self, ps, k, backfill=shadow is not None)
+        if found is None:
+            return False
+        host, nodes, sl = found
+        ps.ride(cur, host, nodes, sl)
+        self.counts["running_pairs"] += 1
+        return True
+
+    def _backfill(self, ps: PassState, head: int) -> None:
+        """EASY backfilling behind the head, with the same matching."""
+        ps.compute_shadow(ps.queue[head])
+        for k in range(head + 1, len(ps.queue)):
+            job = ps.queue[k]
+            if job.index in ps.taken:
+                continue
+            if ps.size(job) <= len(ps.free):
+                self._start_with_partner(ps, k, (ps.shadow, ps.extra))
+            else:
+                self._ride(ps, k, (ps.shadow, ps.extra))
+
+    # -- mirror of the node ledger (used by PassState) ----------------------------------
+
+    def _place(self, job: Job, nodes: tuple[int, ...], now: float) -> Decision:
+        for node in nodes:
+            occ = self._occ[node]
+            if not occ:
+                self._busy_since[node] = now
+            occ.append(job.index)
+        self._where[job.index] = nodes
+        return Start(job, on_nodes(nodes, 1))
+
+
+def _variant(name: str, doc: str, **defaults: Any) -> type[Lomarc]:
+    """A registered subclass of :class:`Lomarc` with other defaults."""
+    ns: dict[str, Any] = {
+        "name": name,
+        "__doc__": doc,
+        "__module__": __name__,
+        "__annotations__": {},
+    }
+    for key, value in defaults.items():
+        ns["__annotations__"][key] = Lomarc.__annotations__[key]
+        ns[key] = value
+    cls = type(f"Lomarc_{name}", (Lomarc,), ns)
+    return dataclass(kw_only=True)(cls)
+
+
+LomarcPSS = _variant(
+    "lomarc-pss",
+    "PSS: space sharing with priorities and EASY (no pairing).",
+    search="none",
+    running=False,
+)
+LomarcAC = _variant(
+    "lomarc-ac",
+    "AC: always pair with the next fitting job, no rules (hyperthreaded).",
+    heuristic="first",
+    check_match=False,
+    medium_long_only=False,
+    weak_spare=None,
+    max_slowdown=None,
+)
+LomarcAM = _variant(
+    "lomarc-am",
+    "AM: pair only adjacent queued jobs that match (hyperthreaded).",
+    heuristic="first",
+    search="adjacent",
+    running=False,
+)
+LomarcN = _variant("lomarc-n", "L-N: LOMARC on standard CPUs with U_gain,1.", cpu="standard")
+LomarcU1 = _variant("lomarc-u1", "L-U1: LOMARC, hyperthreaded CPUs, U_gain,1.", heuristic="u1")
+LomarcU2 = _variant("lomarc-u2", "L-U2: LOMARC, hyperthreaded CPUs, U_gain,2.", heuristic="u2")
+LomarcR = _variant(
+    "lomarc-r", "L-R: LOMARC, hyperthreaded CPUs, response-time impact.", heuristic="response"
+)
+LomarcFM = _variant(
+    "lomarc-fm", "L-FM: LOMARC, hyperthreaded CPUs, first match.", heuristic="first"
+)
+
+#: The paper's variant names -> registered policy names.
+VARIANTS: dict[str, str] = {
+    "PSS": "lomarc-pss",
+    "AC": "lomarc-ac",
+    "AM": "lomarc-am",
+    "L-N": "lomarc-n",
+    "L-U1": "lomarc-u1",
+    "L-U2": "lomarc-u2",
+    "L-R": "lomarc-r",
+    "L-FM": "lomarc-fm",
+}

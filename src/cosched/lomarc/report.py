@@ -1,0 +1,263 @@
+"""The reproduction's report: the paper's numbers beside cosched's, and figures.
+
+The paper's numbers are the ones its text states (section 6.2 and Table 5); its
+figures carry no printed values, so Figures 6-9 are compared through the relative
+improvements over PSS the text quotes. Improvement = (PSS - variant) / PSS for times
+and makespan, (variant - PSS) / PSS for the utilization efficiency E.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from cosched.lomarc.policies import VARIANTS
+
+__all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "write_report"]
+
+Key = tuple[str, str, str, str]  # set, workload, mixture, variant
+
+#: (what, variant, metric, mixture, {workload: paper's improvement over PSS in %}).
+PAPER_CLAIMS: list[tuple[str, str, str, str, dict[str, float]]] = [
+    ("response time", "L-R", "mean_turnaround", "M1", {"W1": 48, "W3": 56}),
+    ("rel. bounded response", "L-R", "mean_bounded_slowdown", "M1", {"W1": 50, "W3": 66}),
+    ("response time", "L-FM", "mean_turnaround", "M1", {"W1": 40, "W2": 41, "W3": 48}),
+    ("rel. bounded response", "L-FM", "mean_bounded_slowdown", "M1",
+     {"W1": 47, "W2": 42, "W3": 52}),
+    ("response time", "L-N", "mean_turnaround", "M1", {"W1": 23, "W2": 27, "W3": 31}),
+    ("rel. bounded response", "L-N", "mean_bounded_slowdown", "M1", {"W1": 7, "W2": 17, "W3": 40}),
+    ("makespan", "L-R", "makespan", "M1", {"W1": 5, "W2": 20, "W3": 33}),
+    ("utilization efficiency E", "L-U1", "utilization_efficiency", "M1",
+     {"W1": 8.5, "W2": 19, "W3": 38}),
+    ("utilization efficiency E", "L-U2", "utilization_efficiency", "M1",
+     {"W1": 8.5, "W2": 19, "W3": 38}),
+    ("utilization efficiency E", "L-R", "utilization_efficiency", "M1",
+     {"W1": 8.5, "W2": 19, "W3": 38}),
+    ("utilization efficiency E", "L-FM", "utilization_efficiency", "M1",
+     {"W1": 6, "W2": 15, "W3": 31}),
+    ("utilization efficiency E", "L-N", "utilization_efficiency", "M1",
+     {"W1": 2, "W2": 9, "W3": 18}),
+    ("response time (Fig. 9)", "L-N", "mean_turnaround", "M2", {"W1": 34}),
+    ("rel. bounded response (Fig. 9)", "L-N", "mean_bounded_slowdown", "M2", {"W1": 38}),
+]  # fmt: skip
+
+#: Table 5: (variant, workload) -> queue length, medium/long, size_B <= size_A, memory
+#: fit, matchable, slowdown <= max, number selected.
+PAPER_TABLE5: dict[tuple[str, str], tuple[int, ...]] = {
+    ("L-U1", "W1"): (36, 24, 10, 8, 6, 5, 3),
+    ("L-U1", "W2"): (81, 45, 21, 12, 10, 8, 4),
+    ("L-U1", "W3"): (213, 86, 40, 20, 16, 14, 6),
+    ("L-U2", "W1"): (40, 25, 11, 8, 6, 5, 3),
+    ("L-U2", "W2"): (77, 49, 25, 16, 12, 11, 5),
+    ("L-U2", "W3"): (233, 85, 39, 21, 16, 14, 7),
+    ("L-R", "W1"): (36, 24, 13, 11, 8, 7, 3),
+    ("L-R", "W2"): (80, 51, 31, 21, 15, 14, 4),
+    ("L-R", "W3"): (222, 87, 48, 25, 20, 17, 4),
+}
+_T5_METRICS = (
+    "avg_queue_length",
+    "avg_medium_long",
+    "avg_size_ok",
+    "avg_memory_fit",
+    "avg_matchable",
+    "avg_slowdown_ok",
+    "avg_selected_position",
+)
+_MEANS = (
+    "mean_turnaround",
+    "mean_bounded_slowdown",
+    "mean_wait",
+    "utilization",
+    "utilization_efficiency",
+    "makespan",
+    "offered_load",
+    "queue_pairs",
+    "running_pairs",
+    *_T5_METRICS,
+)
+
+
+def aggregate(records: Sequence[dict[str, Any]]) -> dict[Key, dict[str, float]]:
+    """Means over seeds per (set, workload, mixture, variant); None values skipped."""
+    acc: dict[Key, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        key = (r["set"], r["workload"], r["mixture"], r["variant"])
+        for m in _MEANS:
+            if r.get(m) is not None:
+                acc[key][m].append(float(r[m]))
+        acc[key]["seeds"].append(1.0)
+    return {k: {m: sum(v) / len(v) for m, v in d.items()} | {"seeds": len(d["seeds"])}
+            for k, d in acc.items()}  # fmt: skip
+
+
+def _variant_rank(v: str) -> tuple[int, str]:
+    names = list(VARIANTS)
+    return (names.index(v) if v in names else len(names), v)
+
+
+def _improvement(agg: dict[Key, dict[str, float]], key: Key, metric: str) -> float | None:
+    base = agg.get((*key[:3], "PSS"), {}).get(metric)
+    value = agg.get(key, {}).get(metric)
+    if base is None or value is None or base == 0:
+        return None
+    if metric == "utilization_efficiency":
+        return 100.0 * (value - base) / base
+    return 100.0 * (base - value) / base
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:+.1f}%"
+
+
+def _claims_table(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list[str]:
+    head = "| variant | metric | mixture | workload | paper | " + " | ".join(
+        f"cosched {s}" for s in sets
+    )
+    lines = [head + " |", "|" + "---|" * (5 + len(sets))]
+    for what, variant, metric, mixture, paper in PAPER_CLAIMS:
+        for workload, value in paper.items():
+            ours = [_pct(_improvement(agg, (s, workload, mixture, variant), metric)) for s in sets]
+            lines.append(
+                f"| {variant} | {what} | {mixture} | {workload} | {value:+g}% | "
+                + " | ".join(ours)
+                + " |"
+            )
+    for workload in ("W1", "W2", "W3"):
+        ours = [_pct(_improvement(agg, (s, workload, "M1", "AC"), "mean_turnaround")) for s in sets]
+        lines.append(
+            f"| AC | response time | M1 | {workload} | worse than PSS (< 0) | "
+            + " | ".join(ours)
+            + " |"
+        )
+    return lines
+
+
+def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str]:
+    lines = [
+        "| workload | mixture | variant | mean response (h) | rel. bounded response | "
+        "utilization | E | makespan (days) | offered load | pairs (queue / running) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (s, w, m, v), d in agg.items():
+        if s != set_name:
+            continue
+        lines.append(
+            f"| {w} | {m} | {v} | {d['mean_turnaround'] / 3600:.2f} | "
+            f"{d['mean_bounded_slowdown']:.2f} | {d['utilization']:.3f} | "
+            f"{d['utilization_efficiency']:.3f} | {d['makespan'] / 86400:.1f} | "
+            f"{d['offered_load']:.3f} | {d.get('queue_pairs', 0):.0f} / "
+            f"{d.get('running_pairs', 0):.0f} |"
+        )
+    return lines
+
+
+def _table5(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list[str]:
+    lines = [
+        "| variant | workload | source | queue | medium/long | size_B <= size_A | memory fit "
+        "| matchable | slowdown <= max | selected (position) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (variant, workload), paper in PAPER_TABLE5.items():
+        lines.append(
+            f"| {variant} | {workload} | paper | " + " | ".join(str(x) for x in paper) + " |"
+        )
+        for s in sets:
+            d = agg.get((s, workload, "M1", variant), {})
+            cells = [f"{d[m]:.1f}" if m in d else "n/a" for m in _T5_METRICS]
+            lines.append(f"| {variant} | {workload} | cosched {s} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _bar_figure(
+    agg: dict[Key, dict[str, float]],
+    sets: Sequence[str],
+    rows: Sequence[tuple[str, str, str]],
+    path: Path,
+    title: str,
+) -> None:
+    """One panel per (set, row); bars per variant, groups per workload."""
+    fig = Figure(figsize=(5.5 * len(sets), 3.2 * len(rows)))
+    FigureCanvasAgg(fig)
+    variants = sorted({v for (_, _, _, v) in agg}, key=_variant_rank)
+    for r, (metric, mixture, label) in enumerate(rows):
+        for c, s in enumerate(sets):
+            ax = fig.add_subplot(len(rows), len(sets), r * len(sets) + c + 1)
+            workloads = sorted({w for (ss, w, m, _) in agg if ss == s and m == mixture})
+            width = 0.8 / len(variants)
+            for k, v in enumerate(variants):
+                ys = [agg.get((s, w, mixture, v), {}).get(metric, 0.0) for w in workloads]
+                xs = [i + k * width for i in range(len(workloads))]
+                ax.bar(xs, ys, width=width, label=v)
+            ax.set_xticks([i + 0.4 - width / 2 for i in range(len(workloads))], workloads)
+            ax.set_title(f"{label} ({mixture}, {s})", fontsize=9)
+            if r == 0 and c == 0:
+                ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80, metadata={"Software": None})
+
+
+def _figures(out: Path, agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list[str]:
+    specs = [
+        ("fig6_response.png", "Figure 6: mean response time (s)",
+         [("mean_turnaround", "M1", "response time")]),
+        ("fig7_bounded.png", "Figure 7: mean relative bounded response time",
+         [("mean_bounded_slowdown", "M1", "rel. bounded response")]),
+        ("fig8_utilization.png", "Figure 8: utilization and utilization efficiency",
+         [("utilization", "M1", "utilization"), ("utilization_efficiency", "M1", "E")]),
+        ("fig9_mixtures.png", "Figure 9: M2 and M3 on W1",
+         [("mean_turnaround", "M2", "response"), ("mean_bounded_slowdown", "M2", "bounded"),
+          ("mean_turnaround", "M3", "response"), ("mean_bounded_slowdown", "M3", "bounded")]),
+    ]  # fmt: skip
+    names = []
+    for name, title, rows in specs:
+        _bar_figure(agg, sets, rows, out / name, title)
+        names.append(f"![{title}]({name})")
+    return names
+
+
+def write_report(out: Path, records: Sequence[dict[str, Any]], *, quick: bool) -> Path:
+    """Write ``report.md`` and the figures from the records; returns the report path."""
+    agg = aggregate(records)
+    rank = {"paper-alpha": 0, "ten-weeks": 1, "load-1": 2}
+    sets = sorted({r["set"] for r in records}, key=lambda s: (rank.get(s, 3), s))
+    seeds = sorted({r["seed"] for r in records})
+    jobs = sorted({r["n_jobs"] for r in records})
+    cmd = "cosched reproduce lomarc" + (" --quick" if quick else "")
+    lines = [
+        "# LOMARC reproduction",
+        "",
+        f"Produced by `{cmd}`: 128 single-CPU nodes, {', '.join(map(str, jobs))} Lublin "
+        f"jobs per run, seeds {', '.join(map(str, seeds))}, variants "
+        f"{', '.join(VARIANTS)} (and L-R-np: L-R without the prediction of arrivals); "
+        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds. `paper-alpha` uses "
+        "the paper's inter-arrival shapes as given; "
+        "`ten-weeks` scales W1's arrivals to span ten weeks (the paper's W1 makespan) "
+        "and W2, W3 by the same factor; `load-1` scales all three by the factor that "
+        "brings W3 to offered load 1.0. Readings and differences: docs/lomarc.md.",
+        "",
+        "## The paper's stated improvements over PSS beside cosched's (Figures 6-9)",
+        "",
+        "Positive = better than PSS (shorter times, higher E).",
+        "",
+        *_claims_table(agg, sets),
+        "",
+        "## Table 5: candidates left after each constraint (searches in the queue)",
+        "",
+        "cosched counts per search in the waiting queue; `selected` is the mean 1-based "
+        "position of the chosen partner among the candidates left.",
+        "",
+        *_table5(agg, sets),
+        "",
+    ]
+    for s in sets:
+        lines += [f"## Absolute values: {s}", "", *_absolute_table(agg, s), ""]
+    lines += ["## Figures", "", *_figures(out, agg, sets), ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

@@ -1,0 +1,351 @@
+"""One scheduling pass's state and the two partner searches (queue and running jobs).
+
+:class:`PassState` holds what one pass of :class:`~cosched.lomarc.policies.Lomarc`
+changes: the empty nodes left, the jobs started, their estimated ends (adjusted for the
+slowdowns of the pairs formed in this pass) and the EASY reservation. The searches
+apply the rules and heuristics of :mod:`cosched.lomarc.matching`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cosched.engine.decisions import Decision
+from cosched.engine.view import SystemView
+from cosched.lomarc.matching import prefix_inverse, response_impact, u_gain
+from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.lomarc.policies import Lomarc
+
+__all__ = ["PassState", "pair_ends", "queue_match", "running_match"]
+
+_NO_FUTURE = (0.0, 0.0, 0.0, 0.0)
+_UNSEEN: Any = object()
+_SCREEN_CACHE = 200_000
+
+
+def pair_ends(ta: float, tb: float, sl: float) -> tuple[float, float]:
+    """Run times of two jobs paired from now at slowdown ``sl`` (a then b).
+
+    Both run at ``1 / sl`` until the shorter ends (after ``min * sl``); the longer
+    then runs alone at full speed: ``min * (sl - 1) + max`` in all.
+    """
+    short = min(ta, tb) * sl
+    long = min(ta, tb) * (sl - 1.0) + max(ta, tb)
+    return (short, long) if ta <= tb else (long, short)
+
+
+class PassState:
+    """The state of one scheduling pass (see the module docstring)."""
+
+    def __init__(self, policy: Lomarc, view: SystemView, queue: Sequence[Job]) -> None:
+        self.policy = policy
+        self.view = view
+        self.queue = queue
+        self.now = view.now
+        self.sizes = view.sizes
+        self.free = [n for n, occ in enumerate(policy._occ) if not occ]
+        self.taken: set[int] = set()
+        self.decisions: list[Decision] = []
+        self.queued_units = sum(self.sizes[j.index] for j in queue)
+        self.end: dict[int, float] = {}
+        self.shadow = math.inf
+        self.extra = 0
+        self._hosts: list[tuple[Job, list[int]]] | None = None
+        self._max_solo = -1
+        self._rts: tuple[list[float], list[float]] | None = None
+
+    def size(self, job: Job) -> int:
+        """Nodes ``job`` takes."""
+        return self.sizes[job.index]
+
+    def end_of(self, idx: int) -> float:
+        """Estimated end of a running job or of a job started in this pass."""
+        end = self.end.get(idx)
+        return end if end is not None else self.view.estimated_end(self.view.job(idx))
+
+    # -- starting jobs ------------------------------------------------------------------
+
+    def _place(self, job: Job, nodes: Sequence[int]) -> None:
+        self.decisions.append(self.policy._place(job, tuple(nodes), self.now))
+        self.taken.add(job.index)
+        self.queued_units -= self.size(job)
+
+    def start(self, job: Job, nodes: Sequence[int], est: float) -> None:
+        """Start ``job`` alone on ``nodes`` (the first empty nodes)."""
+        self._place(job, nodes)
+        self.free = self.free[len(nodes) :]
+        self.end[job.index] = self.now + est
+
+    def start_pair(self, host: Job, partner: Job, nodes: Sequence[int], sl: float) -> None:
+        """Start ``partner`` on the first of ``host``'s nodes (both start now)."""
+        self._place(partner, nodes[: self.size(partner)])
+        th, tp = pair_ends(self.view.estimate(host), self.view.estimate(partner), sl)
+        self.end[host.index] = self.now + th
+        self.end[partner.index] = self.now + tp
+
+    def pair_end(self, est: float, partner: Job, sl: float) -> float:
+        """When the last of a pair started now ends."""
+        return self.now + max(pair_ends(est, self.view.estimate(partner), sl))
+
+    def remaining(self, host: Job) -> float:
+        """A running job's remaining estimated work at full speed."""
+        rate = self.view.rate(host) if host.index not in self.end else 1.0
+        return max(self.end_of(host.index) - self.now, 0.0) * rate
+
+    def ride_ends(self, host: Job, cur: Job, sl: float) -> tuple[float, float]:
+        """Estimated ends of ``host`` and ``cur`` if ``cur`` rides on ``host`` now."""
+        th, tc = pair_ends(self.remaining(host), self.view.estimate(cur), sl)
+        return max(self.end_of(host.index), self.now + th), self.now + tc
+
+    def ride(self, cur: Job, host: Job, nodes: Sequence[int], sl: float) -> None:
+        """Start ``cur`` on ``nodes`` of the running ``host``."""
+        end_h, end_c = self.ride_ends(host, cur, sl)
+        self._place(cur, nodes)
+        self.end[host.index] = end_h
+        self.end[cur.index] = end_c
+        hosts = self.hosts()
+        for k, (job, solo) in enumerate(hosts):
+            if job is host:
+                left = [n for n in solo if n not in set(nodes)]
+                hosts[k] = (job, left)
+                break
+
+    def hosts(self) -> list[tuple[Job, list[int]]]:
+        """Eligible running jobs with their nodes that hold no partner (once per pass)."""
+        if self._hosts is None:
+            occ, where = self.policy._occ, self.policy._where
+            eligible, est = self.policy._rules.eligible, self.view.estimates
+            self._hosts = []
+            for job in self.view.running:
+                if not eligible(est[job.index]):
+                    continue
+                solo = [n for n in where[job.index] if len(occ[n]) == 1]
+                if solo:
+                    self._hosts.append((job, solo))
+            self._max_solo = max((len(solo) for _, solo in self._hosts), default=0)
+        return self._hosts
+
+    def max_solo(self) -> int:
+        """The most unpartnered nodes any eligible running job has (an upper bound)."""
+        self.hosts()
+        return self._max_solo
+
+    def response_times(self) -> tuple[list[float], list[float]]:
+        """Perfect-packing response times of the queue as it stood at the pass start.
+
+        ``rts[p]`` is the work of jobs ``0..p`` over the node count; ``inv[p]`` is
+        the sum of ``1 / max(rts[q], bound)`` for ``q < p``. Computed once per pass:
+        the jobs started during the pass stay counted, a small overestimate.
+        """
+        if self._rts is None:
+            n_nodes = len(self.policy._occ)
+            est, sizes = self.view.estimates, self.sizes
+            rts: list[float] = []
+            acc = 0.0
+            for j in self.queue:
+                acc += est[j.index] * sizes[j.index] / n_nodes
+                rts.append(acc)
+            self._rts = (rts, prefix_inverse(rts, self.policy.bound))
+        return self._rts
+
+    # -- EASY reservation ---------------------------------------------------------------
+
+    def compute_shadow(self, head: Job) -> None:
+        """The head's shadow time and extra nodes, node by node.
+
+        A node becomes empty when the last of its jobs ends; nodes are released in
+        groups keyed by (that end, that job), earliest first, as EASY releases jobs;
+        the extra nodes are all those empty by the shadow time beyond the head's need.
+        """
+        ends = {idx: end for end, idx, _ in self.view.releases()}
+        ends.update(self.end)
+        groups: dict[tuple[float, int], int] = {}
+        for jobs in self.policy._occ:
+            if not jobs:
+                continue
+            if len(jobs) == 1:
+                key = (ends[jobs[0]], jobs[0])
+            else:
+                a, b = jobs
+                key = max((ends[a], a), (ends[b], b))
+            groups[key] = groups.get(key, 0) + 1
+        need = self.size(head)
+        avail = len(self.free)
+        shadow: float | None = None
+        for (end, _), count in sorted(groups.items()):
+            end = max(end, self.now)
+            if shadow is not None and end > shadow:
+                break  # every node empty by the shadow time has been counted
+            avail += count
+            if shadow is None and avail >= need:
+                shadow = end
+        if shadow is None:
+            raise AssertionError("head job larger than the machine")
+        self.shadow, self.extra = shadow, avail - need
+
+    def backfill_ok(self, end: float, size: int) -> bool:
+        """EASY's test: ends by the shadow time or uses only extra nodes."""
+        return end <= self.shadow or size <= self.extra
+
+    def use_backfill(self, end: float, size: int) -> None:
+        """Consume extra nodes for a backfilled job that ends after the shadow time."""
+        if end > self.shadow:
+            self.extra -= size
+
+
+def _candidates(ps: PassState, k: int) -> list[tuple[int, Job]]:
+    """Queued jobs behind position ``k`` not started yet, with their queue positions."""
+    taken, queue = ps.taken, ps.queue
+    return [(p, queue[p]) for p in range(k + 1, len(queue)) if queue[p].index not in taken]
+
+
+def queue_match(policy: Lomarc, ps: PassState, k: int) -> tuple[Job, float] | None:
+    """The best partner for ``ps.queue[k]`` among the queued jobs behind it (Figure 4).
+
+    Fills the Table 5 funnel. With the first-match heuristic the scan stops at the
+    first survivor, so its funnel counts are partial.
+    """
+    cur = ps.queue[k]
+    view, rules, profiles, funnel = ps.view, policy._rules, policy._profiles, policy.funnel
+    cands = _candidates(ps, k)
+    if policy.search == "adjacent":
+        cands = cands[:1]
+    funnel.searches += 1
+    funnel.queue += len(ps.queue) - len(ps.taken)
+    a = profiles.of(cur)
+    sa, ta = ps.size(cur), view.estimate(cur)
+    first = policy.heuristic == "first"
+    survivors: list[tuple[int, Job, float]] = []
+    for pos, b in cands:
+        if not rules.eligible(view.estimate(b)):
+            continue
+        funnel.medium_long += 1
+        if ps.size(b) > sa:
+            continue
+        funnel.size_ok += 1
+        sl = rules.screen(a, profiles.of(b), funnel)
+        if sl is None:
+            continue
+        survivors.append((pos, b, sl))
+        if first:
+            break
+    if not survivors:
+        return None
+    if first:
+        choice = 0
+    elif policy.heuristic == "response":
+        choice = _best_response(policy, ps, k, survivors)
+    else:
+        timed = policy.heuristic == "u1"
+        choice, best = -1, 0.0
+        for n, (_, b, sl) in enumerate(survivors):
+            profit = u_gain(sa, ta, ps.size(b), view.estimate(b), sl, timed=timed)
+            if profit > best:
+                choice, best = n, profit
+    if choice < 0:
+        return None
+    funnel.selected += 1
+    funnel.position += choice + 1
+    _, partner, sl = survivors[choice]
+    return partner, sl
+
+
+def _future(policy: Lomarc, horizon: float) -> tuple[float, float, float, float]:
+    return policy._arrivals.expected(horizon) if policy.predict else _NO_FUTURE
+
+
+def _best_response(
+    policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
+) -> int:
+    """Index in ``survivors`` of the largest positive response-time impact, or -1.
+
+    ``k`` and the survivors' positions index the queue as it stood at the pass start
+    (see :meth:`PassState.response_times`).
+    """
+    bound = policy.bound
+    rts, inv = ps.response_times()
+    last = len(rts) - 1
+    future = _future(policy, rts[last])
+    view = ps.view
+    cur = ps.queue[k]
+    ti, si = view.estimate(cur), ps.size(cur)
+    choice, best = -1, 0.0
+    for m, (p, b, sl) in enumerate(survivors):
+        profit = response_impact(
+            ti=ti, si=si, tj=view.estimate(b), sj=ps.size(b), sl=sl,
+            n_nodes=len(policy._occ), rt_i=max(rts[k], bound), rt_j=rts[p],
+            push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
+            pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
+            future=future, bound=bound,
+        )  # fmt: skip
+        if profit > best:
+            choice, best = m, profit
+    return choice
+
+
+def running_match(
+    policy: Lomarc, ps: PassState, k: int, *, backfill: bool
+) -> tuple[Job, tuple[int, ...], float] | None:
+    """The best running job for ``ps.queue[k]`` to ride on (Figure 2).
+
+    A host qualifies with at least as many unpartnered nodes as the job needs. While
+    backfilling, riding must not make nodes the reservation counts on (ending by the
+    shadow time) end later than it.
+    """
+    cur = ps.queue[k]
+    view, rules, profiles = ps.view, policy._rules, policy._profiles
+    sc, tc = ps.size(cur), view.estimate(cur)
+    a = profiles.of(cur)
+    heuristic = policy.heuristic
+    best: tuple[Job, tuple[int, ...], float] | None = None
+    best_profit = 0.0
+    pull: tuple[float, int, tuple[float, float, float, float], float] | None = None
+    if sc > ps.max_solo():
+        return None
+    # Screens are pure functions of the two profiles; a queued job meets the same
+    # running jobs pass after pass, so they are remembered (bounded by clearing).
+    screens = policy._screens
+    if len(screens) > _SCREEN_CACHE:
+        screens.clear()
+    for host, solo in ps.hosts():
+        if len(solo) < sc:
+            continue
+        pair = (cur.index, host.index)
+        sl = screens.get(pair, _UNSEEN)
+        if sl is _UNSEEN:
+            sl = screens[pair] = rules.screen(a, profiles.of(host), None)
+        if sl is None:
+            continue
+        if backfill and ps.end_of(host.index) <= ps.shadow < max(ps.ride_ends(host, cur, sl)):
+            continue
+        nodes = tuple(solo[:sc])
+        if heuristic == "first":
+            return host, nodes, sl
+        th, sh = ps.remaining(host), ps.size(host)
+        if heuristic == "response":
+            if pull is None:
+                pull = _pull_up(policy, ps, k)
+            rt_c, n_pull, future, pull_inv = pull
+            profit = response_impact(
+                ti=th, si=sh, tj=tc, sj=sc, sl=sl, n_nodes=len(policy._occ),
+                rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
+                pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
+            )  # fmt: skip
+        else:
+            profit = u_gain(sh, th, sc, tc, sl, timed=heuristic == "u1")
+        if profit > best_profit:
+            best, best_profit = (host, nodes, sl), profit
+    return best
+
+
+def _pull_up(
+    policy: Lomarc, ps: PassState, k: int
+) -> tuple[float, int, tuple[float, float, float, float], float]:
+    """Response time of the riding job, and the pull-up jobs behind it."""
+    rts, inv = ps.response_times()
+    last = len(rts) - 1
+    return rts[k], last - k, _future(policy, rts[last]), inv[last + 1] - inv[k + 1]

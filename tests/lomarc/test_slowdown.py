@@ -1,0 +1,114 @@
+"""The slowdown model of section 4.1 on hand-computed values and the paper's Table 2."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cosched.errors import ConfigError, WorkloadError
+from cosched.lomarc.matching import matchable, u_gain
+from cosched.lomarc.slowdown import Profile, SlowdownModel, pair_slowdown, profile_of
+
+
+def prof(
+    cpu: float,
+    net: float,
+    disk: float,
+    *,
+    mem: float = 0.2,
+    cls: int = 0,
+    index: int = 0,
+    cpu_sl: float = 2.0,
+) -> Profile:
+    return Profile(index=index, cls=cls, cpu=cpu, net=net, disk=disk, mem=mem, cpu_slowdown=cpu_sl)
+
+
+# Table 2: f_io = 0, so f_cpu = 1 - f_comm. "sl_e,max: X (Y)": X with CPU competition
+# (c_cpu = 2), Y without (c_cpu = 1).
+@pytest.mark.parametrize(
+    ("comm_a", "comm_b", "with_cpu", "without_cpu"),
+    [(0.4, 0.4, 2.0, 1.4), (0.6, 0.6, 2.0, 1.6), (0.4, 0.6, 1.8, 1.4), (0.6, 0.4, 1.8, 1.4)],
+)
+def test_table2_estimates(
+    comm_a: float, comm_b: float, with_cpu: float, without_cpu: float
+) -> None:
+    a = prof(1 - comm_a, comm_a, 0.0)
+    b = prof(1 - comm_b, comm_b, 0.0)
+    assert pair_slowdown(a, b, cpu_factor=2.0) == pytest.approx(with_cpu)
+    assert pair_slowdown(a, b, cpu_factor=1.0) == pytest.approx(without_cpu)
+
+
+def test_hand_computed_cpu_with_disk() -> None:
+    cpu_job = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
+    disk_job = prof(0.3, 0.15, 0.55, cls=2, index=2, cpu_sl=1.4)
+    # 1 + (1.4 - 1) * 0.3 + min net 0.1 + min disk 0.1
+    assert SlowdownModel().slowdown(cpu_job, disk_job) == pytest.approx(1.32)
+    # Standard CPU: CPU overlap costs 2 -> 1 + 0.3 + 0.1 + 0.1.
+    assert SlowdownModel(hyperthreaded=False).slowdown(cpu_job, disk_job) == pytest.approx(1.5)
+
+
+def test_pair_uses_the_later_jobs_cpu_draw() -> None:
+    early = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
+    late = prof(0.7, 0.1, 0.2, index=5, cpu_sl=2.0)
+    model = SlowdownModel()
+    assert model.cpu_factor(early, late) == model.cpu_factor(late, early) == 2.0
+    # 1 + 1 * 0.7 + 0.1 + 0.1
+    assert model.slowdown(early, late) == pytest.approx(1.9)
+
+
+def test_memory_conflict_gives_the_paging_slowdown() -> None:
+    a = prof(0.8, 0.1, 0.1, mem=0.6)
+    b = prof(0.3, 0.15, 0.55, mem=0.5, index=1)
+    assert pair_slowdown(a, b, cpu_factor=1.4) == 2.5
+    assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0) == 3.0
+
+
+fractions = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)).filter(
+    lambda t: sum(t) > 1e-3
+)
+
+
+@given(
+    fa=fractions, fb=fractions, c=st.floats(1.0, 2.0), ma=st.floats(0, 0.5), mb=st.floats(0, 0.5)
+)
+def test_bounded_by_two_without_memory_conflict(fa, fb, c, ma, mb) -> None:  # type: ignore[no-untyped-def]
+    a = prof(*(x / sum(fa) for x in fa), mem=ma)
+    b = prof(*(x / sum(fb) for x in fb), mem=mb, index=1)
+    sl = pair_slowdown(a, b, cpu_factor=c)
+    assert 1.0 - 1e-12 <= sl <= 2.0 + 1e-12
+    assert sl == pytest.approx(pair_slowdown(b, a, cpu_factor=c))
+
+
+def test_u_gain_hand_values() -> None:
+    # Equal sizes and times, sl 1.6: 2 / 1.6 - 1 = 0.25.
+    assert u_gain(4, 100, 4, 100, 1.6, timed=True) == pytest.approx(0.25)
+    assert u_gain(4, 100, 4, 200, 1.6, timed=True) == pytest.approx(0.125)
+    assert u_gain(4, 100, 4, 200, 1.6, timed=False) == pytest.approx(0.25)
+    # Sizes 8 and 4: (4 * 0.25 - 4 * (1 - 1 / 1.6)) / 8 = -0.0625.
+    assert u_gain(8, 100, 4, 100, 1.6, timed=False) == pytest.approx(-0.0625)
+
+
+def test_matchable_rules() -> None:
+    ht, std = SlowdownModel(), SlowdownModel(hyperthreaded=False)
+    cpu_good = prof(0.8, 0.1, 0.1, cpu_sl=1.4, index=2)
+    cpu_poor = prof(0.8, 0.1, 0.1, cpu_sl=2.0, index=3)
+    cpu = prof(0.8, 0.1, 0.1, index=1)
+    net = prof(0.3, 0.55, 0.15, cls=1, index=4)
+    net2 = prof(0.3, 0.55, 0.15, cls=1, index=5)
+    disk = prof(0.3, 0.15, 0.55, cls=2, index=6)
+    big = prof(0.3, 0.15, 0.55, cls=2, index=7, mem=0.9)
+    assert matchable(cpu, cpu_good, ht) and not matchable(cpu, cpu_poor, ht)
+    assert matchable(cpu, net, ht) and matchable(net, disk, ht) and matchable(cpu, disk, ht)
+    assert not matchable(net, net2, ht)
+    assert not matchable(cpu, big, ht)
+    assert matchable(cpu, disk, std) and matchable(disk, cpu, std)
+    assert not matchable(cpu, net, std) and not matchable(net, disk, std)
+    assert not matchable(cpu, cpu_good, std)
+
+
+def test_bad_parameters_are_named() -> None:
+    with pytest.raises(ConfigError, match="mem_slowdown"):
+        SlowdownModel(mem_slowdown=0.5)
+    with pytest.raises(WorkloadError, match="lomarc_cpu"):
+        profile_of(0, {"lomarc_class": 0})

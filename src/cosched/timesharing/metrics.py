@@ -1,0 +1,131 @@
+"""Metrics of a time-sharing run (section 3.4 of the paper) and the time breakdown.
+
+* response = end - submit, wait = start - submit (time in the arrival queue),
+  execution = end - start (the core definitions of :mod:`cosched.metrics.summary`);
+* throughput = jobs finished per hour of makespan;
+* utilization = useful work share: CPU seconds spent computing (not spinning, idle or
+  in overheads) between the first and the last submission, over ``nodes`` times that
+  span (the steady-state window: the drain after the last arrival is left out, and a
+  saturated scheme shows its ceiling); ``work_utilization`` is the dedicated work of
+  the finished jobs (``run_time * procs``) over ``nodes * makespan``;
+* breakdown: the share of all CPU seconds spent computing, spinning, context
+  switching, in interrupts, in queue moves, in PB's endpoint checks, and idle; plus
+  the I/O seconds of the processes relative to CPU seconds (I/O does not use the CPU).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from cosched.metrics.summary import summarize
+
+if TYPE_CHECKING:
+    from cosched.timesharing.engine import TimeSharingSim, TSResult
+
+__all__ = ["BREAKDOWN", "build_result", "ts_summary"]
+
+#: CPU time categories of the breakdown, in report order.
+BREAKDOWN = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check")
+
+
+def build_result(sim: TimeSharingSim, end: float) -> TSResult:
+    """The :class:`TSResult` of a finished (or stopped) simulation."""
+    from cosched.timesharing.engine import TSResult
+
+    rows = []
+    for job in sim.jobs:
+        if job is None or not np.isfinite(job.end):
+            continue
+        comp, io, comm = sim.w_shares[job.idx]
+        rows.append(
+            (
+                job.job_id,
+                job.submit,
+                job.start,
+                job.end,
+                len(job.procs),
+                len(job.procs),
+                job.run_time,
+                comp,
+                io,
+                comm,
+            )
+        )
+    cols = ["job_id", "submit_time", "start_time", "end_time", "procs", "size", "run_time"]
+    jobs = pd.DataFrame(rows, columns=[*cols, "comp", "io", "comm"])
+    for n in sim.nodes:
+        sim.fold(n, end)
+    io_wait = [0.0] * len(sim.nodes)
+    for job in sim.jobs:
+        if job is not None:
+            for p in job.procs:
+                io_wait[p.node] += p.io_time
+    nodes = pd.DataFrame(
+        {
+            "node": [n.idx for n in sim.nodes],
+            "compute": [n.t_compute for n in sim.nodes],
+            "spin": [n.t_spin for n in sim.nodes],
+            "context_switch": [n.t_cs for n in sim.nodes],
+            "interrupt": [n.t_intr for n in sim.nodes],
+            "queue": [n.t_queue for n in sim.nodes],
+            "endpoint_check": [n.t_check for n in sim.nodes],
+            "io_wait": io_wait,
+        }
+    )
+    unfinished = sum(1 for j in sim.jobs if j is None or not np.isfinite(j.end))
+    return TSResult(
+        scheme=sim.scheme,
+        jobs=jobs,
+        nodes=nodes,
+        end_time=float(end),
+        events=sim.events,
+        messages_sent=sim.sent,
+        messages_received=sim.received,
+        unfinished=unfinished,
+        window=sim.window,
+        window_compute=sim.window_compute,
+    )
+
+
+def ts_summary(result: TSResult, *, nodes: int) -> dict[str, float]:
+    """Response, wait, execution, throughput, utilization and the CPU breakdown.
+
+    Args:
+        result: a run's result.
+        nodes: the machine's node count.
+
+    Returns:
+        A flat dict of floats (``mean_response``, ``mean_wait``, ``mean_execution``,
+        ``throughput``, ``utilization``, ``frac_<category>``, ``frac_idle``,
+        ``io_per_cpu``, plus the core ``summarize`` metrics).
+    """
+    jobs = result.jobs
+    out: dict[str, float] = {"jobs": float(len(jobs)), "unfinished": float(result.unfinished)}
+    if len(jobs):
+        core = summarize(
+            jobs[["job_id", "submit_time", "start_time", "end_time", "procs", "size", "run_time"]],
+            capacity=nodes,
+        )
+        out.update(core)
+        makespan = core["makespan"]
+        work = float((jobs["run_time"] * jobs["procs"]).sum())
+        out["mean_response"] = core["mean_turnaround"]
+        out["mean_execution"] = float((jobs["end_time"] - jobs["start_time"]).mean())
+        out["work_utilization"] = work / (nodes * makespan) if makespan > 0 else float("nan")
+    w0, w1 = result.window
+    span = w1 - w0
+    out["utilization"] = result.window_compute / (nodes * span) if span > 0 else float("nan")
+    cpu = float(nodes) * result.end_time
+    used = 0.0
+    for c in BREAKDOWN:
+        v = float(result.nodes[c].sum())
+        used += v
+        out[f"frac_{c}"] = v / cpu if cpu > 0 else float("nan")
+    out["frac_idle"] = (cpu - used) / cpu if cpu > 0 else float("nan")
+    out["io_per_cpu"] = float(result.nodes["io_wait"].sum()) / cpu if cpu > 0 else float("nan")
+    out["events"] = float(result.events)
+    out["sim_time"] = result.end_time
+    return out

@@ -1,0 +1,134 @@
+"""Parameters of the process-level time-sharing model, with the paper's defaults.
+
+Sources: dynamic-coscheduling-cluster-simulation.txt (section 2 for the mechanisms,
+Table 3 for the costs). Every time is in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from cosched.errors import ConfigError, UnknownNameError
+
+__all__ = ["SCHEMES", "SchemeFlags", "TSParams", "scheme_flags"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeFlags:
+    """How a scheme waits for a message and what happens when one arrives.
+
+    Attributes:
+        gang: explicit gang scheduling over an Ousterhout matrix (no per-node MLFQ).
+        wait: "spin" (busy wait), "block" (spin then block) or "yield" (spin then yield).
+        arrival: "none", "interrupt" (DCS) or "periodic" (PB).
+    """
+
+    gang: bool
+    wait: str
+    arrival: str
+
+
+#: The ten schemes of the paper (Table 1 plus GS), in its figure order.
+SCHEMES: dict[str, SchemeFlags] = {
+    "Local": SchemeFlags(False, "spin", "none"),
+    "GS": SchemeFlags(True, "spin", "none"),
+    "SB": SchemeFlags(False, "block", "none"),
+    "DCS": SchemeFlags(False, "spin", "interrupt"),
+    "DCS-SB": SchemeFlags(False, "block", "interrupt"),
+    "PB": SchemeFlags(False, "spin", "periodic"),
+    "PB-SB": SchemeFlags(False, "block", "periodic"),
+    "SY": SchemeFlags(False, "yield", "none"),
+    "PB-SY": SchemeFlags(False, "yield", "periodic"),
+    "DCS-SY": SchemeFlags(False, "yield", "interrupt"),
+}
+
+
+def scheme_flags(name: str) -> SchemeFlags:
+    """The flags of scheme ``name``.
+
+    Raises:
+        UnknownNameError: ``name`` is not one of :data:`SCHEMES` (close names listed).
+    """
+    try:
+        return SCHEMES[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError("scheme", str(name), SCHEMES) from None
+
+
+@dataclass(frozen=True, slots=True)
+class TSParams:
+    """Costs and constants of the node, network and scheduler models.
+
+    Attributes:
+        context_switch: cost of a context switch for the MLFQ schemes (Table 3: 200 us).
+        gs_context_switch: cost of a gang switch including synchronisation (Table 3: 2 ms).
+        gs_quantum: gang-scheduling time quantum Q (Table 3: 200 ms).
+        interrupt: cost of a NIC interrupt on the host (Table 3: 50 us).
+        queue_move: cost of moving a process between priority queues (Table 3: 3 us).
+        endpoint_check: cost of checking one endpoint (Table 3: 2 us); PB pays it for
+            every process of the node every tick, SY on every yield.
+        msg_size: message size in bytes (section 3.2: 4,096).
+        latency_fixed: fixed part of the one-way latency (our choice: 0, so that the
+            latency of 4,096 bytes is exactly the paper's 185.48 us).
+        latency_per_byte: per-byte part (185.48 us / 4,096 bytes, Table 3).
+        spin_factor: spin time = spin_factor x expected latency ("slightly higher",
+            section 2.4.1; our choice 1.1).
+        levels: MLFQ priority levels (section 2.3: 60).
+        quantum_top: quantum of the top level (20 ms).
+        quantum_bottom: quantum of level 0 (200 ms); levels between are linear.
+        tick: scheduler (and PB) period (1 ms).
+        raise_period: all processes return to the top level this often (1 s).
+    """
+
+    context_switch: float = 200e-6
+    gs_context_switch: float = 2e-3
+    gs_quantum: float = 0.2
+    interrupt: float = 50e-6
+    queue_move: float = 3e-6
+    endpoint_check: float = 2e-6
+    msg_size: float = 4096.0
+    latency_fixed: float = 0.0
+    latency_per_byte: float = 185.48e-6 / 4096.0
+    spin_factor: float = 1.1
+    levels: int = 60
+    quantum_top: float = 0.02
+    quantum_bottom: float = 0.2
+    tick: float = 1e-3
+    raise_period: float = 1.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if not isinstance(v, int | float) or not math.isfinite(v):
+                raise ConfigError(f"{f.name} must be a finite number (got {v!r})")
+            positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
+            positive = positive and f.name not in {"queue_move", "endpoint_check"}
+            if v < 0 or (positive and v == 0):
+                need = "> 0" if positive else ">= 0"
+                raise ConfigError(f"{f.name} must be {need} (got {v!r})")
+        if self.levels < 2 or int(self.levels) != self.levels:
+            raise ConfigError(f"levels must be an integer >= 2 (got {self.levels!r})")
+        if self.spin_factor < 1.0:
+            raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
+        if self.latency <= 0:
+            raise ConfigError("latency_fixed + latency_per_byte * msg_size must be > 0")
+
+    @property
+    def latency(self) -> float:
+        """One-way latency of one message (linear in its size)."""
+        return self.latency_fixed + self.latency_per_byte * self.msg_size
+
+    def quantum(self, level: int) -> float:
+        """Time slice of a priority level (top level gets ``quantum_top``)."""
+        top = self.levels - 1
+        return self.quantum_bottom + (self.quantum_top - self.quantum_bottom) * level / top
+
+    def with_(self, **changes: Any) -> TSParams:
+        """A copy with some fields changed; unknown names raise UnknownNameError."""
+        known = {f.name for f in fields(self)}
+        for k in changes:
+            if k not in known:
+                raise UnknownNameError("time-sharing parameter", k, known)
+        return replace(self, **changes)

@@ -1,0 +1,266 @@
+"""The report of the dyncosched reproduction: figures (PNG) and markdown tables with the
+paper's numbers beside cosched's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from cosched.timesharing.params import SCHEMES
+
+if TYPE_CHECKING:
+    from cosched.timesharing.reproduce import Grid
+
+__all__ = ["PAPER_SATURATION", "PAPER_TABLE4", "PAPER_TABLE5", "write_report"]
+
+#: Figure 3 / section 4.1: utilization at which each scheme saturates (WL7).
+PAPER_SATURATION: dict[str, str] = {
+    "Local": "< 50%",
+    "SY": "< 50%",
+    "DCS": "< 50%",
+    "DCS-SY": "< 50%",
+    "GS": "~57%",
+    "DCS-SB": "> 57%",
+    "PB-SY": "> 57%",
+    "PB": "~77%",
+    "PB-SB": "~77%",
+    "SB": "~77%",
+}
+#: Table 4: normalized change of response time w.r.t. MPL 2 (None: not given).
+TABLE4_COLS = (("WL2", 5), ("WL4", 5), ("WL4", 16), ("WL5", 5), ("WL5", 16))
+PAPER_TABLE4: dict[str, tuple[float | None, ...]] = {
+    "Local": (0.30, 0.37, None, 15.44, None),
+    "GS": (-0.25, -0.20, -0.34, -0.30, -0.41),
+    "SB": (-0.69, -0.36, -0.48, -0.44, -0.54),
+    "DCS": (-0.27, -0.13, -0.34, 0.18, None),
+    "DCS-SB": (-0.68, -0.35, -0.44, -0.21, -0.38),
+    "PB": (-0.65, -0.25, -0.38, -0.41, -0.52),
+    "PB-SB": (-0.71, -0.34, -0.45, -0.43, -0.54),
+    "SY": (-0.29, 2.82, None, 4.59, None),
+    "PB-SY": (-0.64, -0.24, 0.36, -0.28, 2.78),
+    "DCS-SY": (-0.58, -0.44, -0.81, -0.42, -0.94),
+}
+#: Table 5: response time normalized to the default costs (WL5); PB's third value is
+#: lost in our copy of the paper.
+PAPER_TABLE5: dict[str, tuple[float | None, ...]] = {
+    "GS": (1.0, 0.896, 0.977),
+    "SB": (1.0, 0.647, 0.659),
+    "DCS": (1.0, 0.902, 0.904),
+    "DCS-SB": (1.0, 0.710, 0.804),
+    "PB-SB": (1.0, 0.670, 0.687),
+    "PB": (1.0, 0.89, None),
+}
+
+
+def _f(v: float | None, fmt: str = "{:.2f}") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+def _index(records: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    return {
+        (r["workload"], r["load"], r["skew"], r["mpl"], r["scheme"], r["variant"]): r
+        for r in records
+    }
+
+
+def _resp(r: dict[str, Any] | None) -> float | None:
+    return None if r is None else r.get("mean_response")
+
+
+def _sat(r: dict[str, Any]) -> str:
+    return f" ({int(r['unfinished'])} unfinished)" if r.get("unfinished") else ""
+
+
+def _fig3(out: Path, idx: dict, grid: Grid) -> list[str]:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    lines = [
+        "## Figure 3: response time against utilization (WL7, p=32, MPL=5, s=20%)",
+        "",
+        "![Figure 3](fig3.png)",
+        "",
+        "| scheme | "
+        + " | ".join(f"load {x:g}: util / resp (s)" for x in grid.loads)
+        + " | max util (cosched) | saturates at (paper) |",
+        "|---" * (len(grid.loads) + 3) + "|",
+    ]
+    for s in SCHEMES:
+        rs = [idx.get(("WL7", x, 0.2, 5, s, "")) for x in grid.loads]
+        util = [r["utilization"] if r else None for r in rs]
+        resp = [_resp(r) for r in rs]
+        pts = [(u, q) for u, q in zip(util, resp, strict=True) if u is not None and q is not None]
+        ax.plot([u for u, _ in pts], [q for _, q in pts], marker="o", label=s)
+        cellv = [
+            f"{_f(u)} / {_f(q, '{:.1f}')}{_sat(r) if r else ''}"
+            for u, q, r in zip(util, resp, rs, strict=True)
+        ]
+        best = max((u for u in util if u is not None), default=None)
+        lines.append(f"| {s} | " + " | ".join(cellv) + f" | {_f(best)} | {PAPER_SATURATION[s]} |")
+    ax.set_xlabel("utilization (useful work share)")
+    ax.set_ylabel("mean response time (scaled s)")
+    ax.set_yscale("log")
+    ax.legend(ncol=2, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "fig3.png", dpi=100)
+    plt.close(fig)
+    return [*lines, ""]
+
+
+def _fig4(out: Path, idx: dict, grid: Grid) -> list[str]:
+    b = grid.base_load
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    lines = [
+        f"## Figure 4: response = wait + execution (p=32, MPL=5, s=20%, load {b:g})",
+        "",
+        "![Figure 4](fig4.png)",
+        "",
+        "| scheme | "
+        + " | ".join(f"{wl} wait / exec" for wl in ("WL4", "WL5", "WL2", "WL3"))
+        + " |",
+        "|---" * 5 + "|",
+    ]
+    table: dict[str, list[str]] = {s: [] for s in SCHEMES}
+    for ax, wl in zip(axes.flat, ("WL4", "WL5", "WL2", "WL3"), strict=True):
+        waits, execs = [], []
+        for s in SCHEMES:
+            r = idx.get((wl, b, 0.2, 5, s, ""))
+            w = r["mean_wait"] if r else 0.0
+            e = r["mean_execution"] if r else 0.0
+            waits.append(w)
+            execs.append(e)
+            table[s].append(f"{w:.1f} / {e:.1f}{_sat(r) if r else ''}")
+        ax.bar(list(SCHEMES), waits, label="wait")
+        ax.bar(list(SCHEMES), execs, bottom=waits, label="execution")
+        ax.set_title(wl)
+        ax.tick_params(axis="x", rotation=60, labelsize=7)
+        ax.set_ylabel("mean response (scaled s)")
+    axes.flat[0].legend()
+    fig.tight_layout()
+    fig.savefig(out / "fig4.png", dpi=100)
+    plt.close(fig)
+    lines += [f"| {s} | " + " | ".join(v) + " |" for s, v in table.items()]
+    return [*lines, ""]
+
+
+def _table4(idx: dict, grid: Grid) -> list[str]:
+    b = grid.base_load
+    cols = [c for c in TABLE4_COLS if c[1] in grid.mpls]
+    head = " | ".join(f"{wl} MPL={m} cosched (paper)" for wl, m in cols)
+    lines = [
+        "## Table 4: change of response time relative to MPL=2 (p=32, s=20%)",
+        "",
+        f"| scheme | {head} |",
+        "|---" * (len(cols) + 1) + "|",
+    ]
+    for s in SCHEMES:
+        vals = []
+        for wl, m in cols:
+            base = _resp(idx.get((wl, b, 0.2, 2, s, "")))
+            r = idx.get((wl, b, 0.2, m, s, ""))
+            v = _resp(r)
+            ch = None if base in (None, 0) or v is None else v / base - 1.0
+            paper = PAPER_TABLE4[s][TABLE4_COLS.index((wl, m))]
+            vals.append(f"{_f(ch)}{_sat(r) if r else ''} ({_f(paper)})")
+        lines.append(f"| {s} | " + " | ".join(vals) + " |")
+    return [*lines, ""]
+
+
+def _fig5(out: Path, idx: dict, grid: Grid) -> list[str]:
+    b = grid.base_load
+    fig, ax = plt.subplots(figsize=(8, 4))
+    lo = [_resp(idx.get(("WL4", b, 0.2, 5, s, ""))) or 0.0 for s in SCHEMES]
+    hi = [_resp(idx.get(("WL4", b, 1.5, 5, s, ""))) or 0.0 for s in SCHEMES]
+    x = range(len(SCHEMES))
+    ax.bar([i - 0.2 for i in x], lo, width=0.4, label="s=20%")
+    ax.bar([i + 0.2 for i in x], hi, width=0.4, label="s=150%")
+    ax.set_xticks(list(x), list(SCHEMES), rotation=60, fontsize=8)
+    ax.set_ylabel("mean response (scaled s)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "fig5.png", dpi=100)
+    plt.close(fig)
+    lines = [
+        "## Figure 5: skew 20% against 150% (WL4, p=32, MPL=5)",
+        "",
+        "![Figure 5](fig5.png)",
+        "",
+        "| scheme | response s=20% | response s=150% | ratio |",
+        "|---|---|---|---|",
+    ]
+    for s, a, c in zip(SCHEMES, lo, hi, strict=True):
+        lines.append(f"| {s} | {a:.2f} | {c:.2f} | {_f(c / a if a else None)} |")
+    return [*lines, ""]
+
+
+def _table5(idx: dict, grid: Grid) -> list[str]:
+    from cosched.timesharing.reproduce import OVERHEADS_DCS, OVERHEADS_GS, TABLE5_SCHEMES
+
+    b = grid.base_load
+    lines = [
+        "## Table 5: response time under other overheads, normalized (WL5, MPL=5, s=20%)",
+        "",
+        "| scheme | columns | cosched | paper |",
+        "|---|---|---|---|",
+    ]
+    for s in TABLE5_SCHEMES:
+        variants = OVERHEADS_GS if s == "GS" else OVERHEADS_DCS
+        base = _resp(idx.get(("WL5", b, 0.2, 5, s, "")))
+        ours = []
+        for k, (label, _) in enumerate(variants):
+            v = base if k == 0 else _resp(idx.get(("WL5", b, 0.2, 5, s, label)))
+            ours.append(None if base in (None, 0) or v is None else v / base)
+        labels = "; ".join(label for label, _ in variants)
+        ours_s = ", ".join(_f(v, "{:.3f}") for v in ours)
+        paper_s = ", ".join(_f(v, "{:.3f}") for v in PAPER_TABLE5[s])
+        lines.append(f"| {s} | {labels} | {ours_s} | {paper_s} |")
+    return [*lines, ""]
+
+
+def _breakdown(idx: dict, grid: Grid) -> list[str]:
+    cats = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check", "idle")
+    load = grid.loads[len(grid.loads) // 2]
+    lines = [
+        f"## CPU time breakdown (WL7, load {load:g}, MPL=5, s=20%), share of CPU time",
+        "",
+        "| scheme | " + " | ".join(cats) + " | I/O s per CPU s |",
+        "|---" * (len(cats) + 2) + "|",
+    ]
+    for s in SCHEMES:
+        r = idx.get(("WL7", load, 0.2, 5, s, ""))
+        if r is None:
+            continue
+        vals = " | ".join(f"{r[f'frac_{c}']:.3f}" for c in cats)
+        lines.append(f"| {s} | {vals} | {r['io_per_cpu']:.3f} |")
+    return [*lines, ""]
+
+
+def write_report(out: Path, summary: dict[str, Any], grid: Grid) -> Path:
+    """Write ``out/report.md`` and its figures from the summary; return its path."""
+    idx = _index(summary["records"])
+    head = [
+        "# Reproduction: dynamic coscheduling on a simulated cluster",
+        "",
+        f"{'Quick' if summary['quick'] else 'Full'} grid: {summary['nodes']} nodes, "
+        f"{summary['jobs_per_run']} Lublin jobs per run (run times clipped at "
+        f"{summary['max_run']:g} s, times divided by {summary['time_scale']:g}), "
+        f"messages of {summary['msg_size']} bytes. Times are in scaled seconds (multiply "
+        f"by {summary['time_scale']:g} for the workload's own scale). A scheme with "
+        "unfinished jobs at the run's horizon is saturated; its response is then a lower "
+        "bound. See docs/timesharing.md for the model and the scale's effects.",
+        "",
+    ]
+    body = (
+        _fig3(out, idx, grid)
+        + _breakdown(idx, grid)
+        + _fig4(out, idx, grid)
+        + _table4(idx, grid)
+        + _fig5(out, idx, grid)
+        + _table5(idx, grid)
+    )
+    path = out / "report.md"
+    path.write_text("\n".join(head + body) + "\n")
+    return path

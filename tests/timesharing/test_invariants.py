@@ -1,0 +1,101 @@
+"""Invariants of the time-sharing model on small random workloads (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosched.timesharing import SCHEMES, TSParams, jobs_table, ts_summary
+from cosched.timesharing.engine import TimeSharingSim
+
+NODES = 4
+
+job = st.tuples(
+    st.floats(0.0, 0.5),  # submit
+    st.floats(0.01, 0.15),  # run time
+    st.integers(1, NODES),  # tasks
+    st.integers(1, 6),  # job type
+)
+
+
+def run_checked(jobs, scheme, mpl, skew, grain, seed):
+    w = jobs_table(sorted(jobs), skew=skew)
+    sim = TimeSharingSim(
+        w,
+        scheme=scheme,
+        nodes=NODES,
+        mpl=mpl,
+        rng=np.random.default_rng(seed),
+        params=TSParams(msg_size=4096 * grain),
+        check=True,  # one running process per CPU and busy <= wall, after every event
+    )
+    return sim, sim.run()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    jobs=st.lists(job, min_size=1, max_size=5),
+    scheme=st.sampled_from(sorted(SCHEMES)),
+    mpl=st.integers(1, 3),
+    skew=st.sampled_from([0.0, 0.2, 1.5]),
+    grain=st.sampled_from([1, 4, 16]),
+    seed=st.integers(0, 2**16),
+)
+def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
+    sim, r = run_checked(jobs, scheme, mpl, skew, grain, seed)
+    # Every job ends exactly once, after it started, after it was submitted.
+    assert r.unfinished == 0
+    assert len(r.jobs) == len(jobs)
+    assert r.jobs["job_id"].is_unique
+    assert (r.jobs["start_time"] >= r.jobs["submit_time"]).all()
+    assert (r.jobs["end_time"] > r.jobs["start_time"]).all()
+    for js in sim.jobs:
+        assert js is not None and js.done_tasks == len(js.procs)
+        for p in js.procs:
+            # Every message sent was received once: nothing left in an endpoint.
+            assert p.inbox == [0, 0]
+            assert p.it == js.n_iter
+    assert r.messages_sent == r.messages_received
+    # CPU busy time never exceeds wall time, and the breakdown adds up.
+    for c in ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check"):
+        assert (r.nodes[c] >= -1e-12).all()
+    busy = r.nodes[
+        ["compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check"]
+    ].sum(axis=1)
+    assert (busy <= r.end_time + 1e-9).all()
+    # The compute done equals the compute the iterations asked for.
+    m = ts_summary(r, nodes=NODES)
+    assert 0 <= m["frac_idle"] <= 1
+    # No node holds more than MPL jobs (checked at the end: all freed).
+    assert all(n.busy == 0 and not n.procs for n in sim.nodes)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    jobs=st.lists(job, min_size=1, max_size=4),
+    mpl=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+)
+def test_compute_time_matches_the_program(jobs, mpl, seed) -> None:
+    # Without PB's polling tax, CPU compute seconds equal the sum of compute phases.
+    sim, r = run_checked(jobs, "SB", mpl, 0.0, 4, seed)
+    want = sum(js.comp * js.n_iter * len(js.procs) for js in sim.jobs if js is not None)
+    assert float(r.nodes["compute"].sum()) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    jobs=st.lists(job, min_size=3, max_size=10),
+    scheme=st.sampled_from(sorted(SCHEMES)),
+    mpl=st.integers(2, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_invariants_crowded(jobs, scheme, mpl, seed) -> None:
+    # More jobs than cells: queueing, matrix rows and MLFQ contention all exercised.
+    sim, r = run_checked(jobs, scheme, mpl, 1.5, 4, seed)
+    assert r.unfinished == 0 and len(r.jobs) == len(jobs)
+    assert r.messages_sent == r.messages_received
+    assert all(js is not None and js.done_tasks == len(js.procs) for js in sim.jobs)

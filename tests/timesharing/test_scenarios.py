@@ -1,0 +1,139 @@
+"""Hand-checkable scenarios of the time-sharing model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cosched.errors import ConfigError, UnknownNameError, WorkloadError
+from cosched.timesharing import SCHEMES, TSParams, jobs_table, simulate, ts_summary
+from cosched.timesharing.engine import TimeSharingSim
+from cosched.timesharing.model import BLOCKED, READY, RUNNING
+
+RNG = np.random.default_rng
+
+
+def test_dedicated_job_takes_its_run_time() -> None:
+    # s = 0 on dedicated nodes: the iterations add up to the run time (plus one latency
+    # at most from rounding the iteration count) and nothing spins more than latency.
+    w = jobs_table([(0.0, 1.0, 4, 5)])
+    for scheme in ("Local", "SB", "PB"):
+        r = simulate(w, scheme=scheme, nodes=4, mpl=1, rng=RNG(0))
+        ex = float(r.jobs["end_time"][0] - r.jobs["start_time"][0])
+        # Each iteration blocks for its I/O; the switch back costs one context switch.
+        n_iter = round(1.0 / (185.48e-6 / 0.6))
+        assert ex == pytest.approx(1.0 + n_iter * 200e-6, rel=0.02)
+
+
+def test_gs_two_jobs_alternate_by_quantum() -> None:
+    # Two identical fine-grained jobs in two matrix rows: each takes about twice its
+    # dedicated time plus the gang switches (2 ms per 200 ms quantum).
+    w = jobs_table([(0.0, 2.0, 4, 5), (0.0, 2.0, 4, 5)])
+    r = simulate(w, scheme="GS", nodes=4, mpl=2, rng=RNG(0))
+    ex = (r.jobs["end_time"] - r.jobs["start_time"]).to_numpy()
+    assert ex.min() == pytest.approx(2 * 2.0 * (1 + 2e-3 / 0.2), rel=0.02)
+    # The second row's job finishes about one quantum later.
+    assert ex.max() - ex.min() == pytest.approx(0.2, abs=0.03)
+
+
+def test_local_spinning_much_slower_than_sb() -> None:
+    # Three two-task jobs on three nodes form a ring (A on 0-1, B on 0-2, C on 1-2), so
+    # the nodes' local schedules disagree: under Local a receiver spins while its
+    # partner runs another job; SB gives the CPU away after a latency's worth of spin.
+    w = jobs_table([(0.0, 1.0, 2, 5)] * 3, skew=0.2)
+    params = TSParams(msg_size=4096 * 4)
+    end = {}
+    for scheme in ("Local", "SB"):
+        r = simulate(w, scheme=scheme, nodes=3, mpl=2, rng=RNG(1), params=params, check=True)
+        end[scheme] = float(r.jobs["end_time"].max())
+        assert r.messages_sent == r.messages_received
+    assert end["Local"] > 1.5 * end["SB"]
+    assert end["SB"] < 1.1 * 2.0  # two tasks per node of 1 s each, plus overheads
+
+
+def test_blocked_process_wakes_with_boost() -> None:
+    w = jobs_table([(0.0, 0.2, 2, 5)])
+    sim = TimeSharingSim(w, scheme="SB", nodes=2, mpl=1, rng=RNG(0))
+    sim.queue.append(0)
+    sim.try_start(0.0)
+    a, _b = sim.jobs[0].procs  # type: ignore[union-attr]
+    node = sim.nodes[a.node]
+    # Put a in a receive, blocked, at a low level; then deliver b's message.
+    node.cur = None
+    a.state, a.in_recv, a.waiting, a.level, a.t_block = BLOCKED, True, 1, 10, 0.0
+    sim.arrive(a, 1, 0.01)
+    assert a.level == sim.top
+    assert a.state in (READY, RUNNING)
+    assert node.cur is a  # the CPU was idle, so a runs at once
+    assert node.t_intr == pytest.approx(50e-6)
+
+
+def test_pb_boosts_the_process_whose_message_arrived() -> None:
+    w = jobs_table([(0.0, 0.2, 1, 4), (0.0, 0.2, 2, 5), (0.0, 0.2, 2, 4)])
+    sim = TimeSharingSim(w, scheme="PB", nodes=2, mpl=3, rng=RNG(0))
+    sim.queue.extend([0, 1, 2])
+    sim.try_start(0.0)
+    node = sim.nodes[0]
+    procs = {p.job.idx: p for p in node.procs}
+    computing, receiver, other = procs[0], procs[1], procs[2]
+    node.cur = computing
+    computing.state = RUNNING
+    receiver.state, other.state = READY, READY
+    receiver.in_recv, receiver.waiting, receiver.inbox[1] = True, 1, 0
+    sim.arrive(receiver, 1, 0.0105)
+    assert node.pb_at == pytest.approx(0.011)  # the next 1 ms tick
+    sim.node_event(node, 0.011)
+    assert node.cur is receiver
+    assert receiver.level == sim.top
+    assert node.t_cs == pytest.approx(200e-6 * (1 + 1))  # start-up switch + this one
+
+
+def test_unknown_scheme_lists_close_names() -> None:
+    with pytest.raises(UnknownNameError, match="PB-SB"):
+        simulate(jobs_table([(0, 1, 1, 4)]), scheme="PB_SB", rng=RNG(0))
+
+
+def test_bad_parameters_are_named() -> None:
+    with pytest.raises(ConfigError, match="interrupt"):
+        TSParams(interrupt=-1.0)
+    with pytest.raises(ConfigError, match="mpl"):
+        simulate(jobs_table([(0, 1, 1, 4)]), scheme="GS", mpl=0, rng=RNG(0))
+    with pytest.raises(UnknownNameError, match="quantum_top"):
+        TSParams().with_(quantum_tops=1.0)
+    with pytest.raises(WorkloadError, match="nodes"):
+        simulate(jobs_table([(0, 1, 8, 4)]), scheme="GS", nodes=4, rng=RNG(0))
+
+
+def test_same_seed_same_result() -> None:
+    w = jobs_table([(0.0, 0.5, 3, 1), (0.1, 0.5, 2, 3), (0.2, 0.3, 4, 6)], skew=0.5)
+    for scheme in SCHEMES:
+        a = ts_summary(simulate(w, scheme=scheme, nodes=4, mpl=2, rng=RNG(7)), nodes=4)
+        b = ts_summary(simulate(w, scheme=scheme, nodes=4, mpl=2, rng=RNG(7)), nodes=4)
+        assert a == b
+
+
+def test_gs_fcfs_queue_waits_for_a_free_row() -> None:
+    # Three full-width jobs, two matrix rows: the third waits for the first to end.
+    w = jobs_table([(0.0, 0.3, 4, 4), (0.0, 0.3, 4, 4), (0.0, 0.3, 4, 4)])
+    r = simulate(w, scheme="GS", nodes=4, mpl=2, rng=RNG(0))
+    t = r.jobs.sort_values("job_id")
+    first_end = float(t["end_time"].iloc[:2].min())
+    assert float(t["start_time"].iloc[2]) == pytest.approx(first_end)
+    assert (t["start_time"].iloc[:2] == 0.0).all()
+
+
+def test_dcs_interrupts_and_boosts_a_descheduled_receiver() -> None:
+    w = jobs_table([(0.0, 0.2, 1, 4), (0.0, 0.2, 2, 5)])
+    sim = TimeSharingSim(w, scheme="DCS", nodes=2, mpl=2, rng=RNG(0))
+    sim.queue.extend([0, 1])
+    sim.try_start(0.0)
+    node = sim.nodes[0]
+    procs = {p.job.idx: p for p in node.procs}
+    running, receiver = procs[0], procs[1]
+    node.cur, running.state = running, RUNNING
+    receiver.state, receiver.level = READY, 3
+    before = node.t_intr
+    sim.arrive(receiver, 1, 0.0042)
+    assert node.t_intr - before == pytest.approx(50e-6 + 3e-6)
+    assert receiver.level == sim.top
+    assert node.pre_at == pytest.approx(0.005) and node.target is receiver

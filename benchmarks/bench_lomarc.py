@@ -19,7 +19,7 @@ from cosched.lomarc.reproduce import SETS, Cell, cell_workload, run_cell
 def main() -> None:
     """Time one run per (set, variant)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sets", nargs="+", default=["paper-alpha", "load-1"], choices=SETS)
+    p.add_argument("--sets", nargs="+", default=["paper-alpha"], choices=SETS)
     p.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument("--jobs", type=int, default=8000)
     args = p.parse_args()

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from cosched.errors import ConfigError
 from cosched.lomarc.policies import VARIANTS
 from cosched.lomarc.report import write_report
-from cosched.lomarc.reproduce import RUNS, SETS, Cell, grid, run_grid
+from cosched.lomarc.reproduce import NODES, RUNS, SETS, Cell, cell_workload, grid, run_grid
+from cosched.workload.transforms import offered_load
 
 CORE = ("mean_wait", "mean_turnaround", "mean_bounded_slowdown", "utilization", "makespan")
 
@@ -15,9 +19,9 @@ CORE = ("mean_wait", "mean_turnaround", "mean_bounded_slowdown", "utilization", 
 def tiny() -> list[Cell]:
     return [
         Cell("paper-alpha", "W1", "M1", "PSS", 0, 200),
-        Cell("ten-weeks", "W3", "M1", "L-U1", 0, 200),
-        Cell("load-1", "W3", "M1", "AC", 1, 200),
-        Cell("load-1", "W1", "M2", "L-R", 1, 200),
+        Cell("paper-alpha", "W3", "M1", "L-U1", 0, 200),
+        Cell("paper-alpha", "W3", "M1", "AC", 1, 200),
+        Cell("paper-alpha", "W1", "M2", "L-R", 1, 200),
     ]
 
 
@@ -59,3 +63,19 @@ def test_cells_of_another_version_are_rerun(tmp_path: Path) -> None:
     (again,) = run_grid(tmp_path, cells, progress=messages.append)
     assert "0 cells done, 1 to run" in messages[0]
     assert again == record
+
+
+def test_workloads_are_the_typeless_model_and_increasingly_heavy() -> None:
+    """W1-W3 come from the single-class model (every job in queue 0), heavier in turn."""
+    loads = []
+    for w in ("W1", "W2", "W3"):
+        workload = cell_workload("paper-alpha", w, "M1", 0, 1000)
+        assert set(workload.table["queue"].tolist()) == {0}
+        loads.append(offered_load(workload, NODES))
+    assert loads[0] < loads[1] < loads[2]
+    assert loads[0] > 0.3  # the class-separated model offered < 0.1 here
+
+
+def test_unknown_sets_are_refused() -> None:
+    with pytest.raises(ConfigError, match="set must be one of"):
+        cell_workload("load-1", "W1", "M1", 0, 100)

@@ -17,6 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from cosched.lomarc.policies import VARIANTS
+from cosched.lomarc.reproduce import SETS
 
 __all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "write_report"]
 
@@ -224,8 +225,8 @@ def _figures(out: Path, agg: dict[Key, dict[str, float]], sets: Sequence[str]) -
 def write_report(out: Path, records: Sequence[dict[str, Any]], *, quick: bool) -> Path:
     """Write ``report.md`` and the figures from the records; returns the report path."""
     agg = aggregate(records)
-    rank = {"paper-alpha": 0, "ten-weeks": 1, "load-1": 2}
-    sets = sorted({r["set"] for r in records}, key=lambda s: (rank.get(s, 3), s))
+    rank = {name: i for i, name in enumerate(SETS)}
+    sets = sorted({r["set"] for r in records}, key=lambda s: (rank.get(s, len(rank)), s))
     seeds = sorted({r["seed"] for r in records})
     jobs = sorted({r["n_jobs"] for r in records})
     cmd = "cosched reproduce lomarc" + (" --quick" if quick else "")
@@ -235,11 +236,10 @@ def write_report(out: Path, records: Sequence[dict[str, Any]], *, quick: bool) -
         f"Produced by `{cmd}`: 128 single-CPU nodes, {', '.join(map(str, jobs))} Lublin "
         f"jobs per run, seeds {', '.join(map(str, seeds))}, variants "
         f"{', '.join(VARIANTS)} (and L-R-np: L-R without the prediction of arrivals); "
-        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds. `paper-alpha` uses "
-        "the paper's inter-arrival shapes as given; "
-        "`ten-weeks` scales W1's arrivals to span ten weeks (the paper's W1 makespan) "
-        "and W2, W3 by the same factor; `load-1` scales all three by the factor that "
-        "brings W3 to offered load 1.0. Readings and differences: docs/lomarc.md.",
+        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds. Workloads: the "
+        "typeless (single-class) Lublin model with the paper's inter-arrival shapes "
+        "(`paper-alpha`: 10.23 / 9.83 / 8.83 for W1-W3, Table 4; 10.23 is the typeless "
+        "model's default). Readings and differences: docs/lomarc.md.",
         "",
         "## The paper's stated improvements over PSS beside cosched's (Figures 6-9)",
         "",

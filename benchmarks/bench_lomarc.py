@@ -3,8 +3,8 @@
 Prints, per arrival set and variant, the wall time of one run (workload generation
 and annotation excluded) on W3 with mixture M1, seed 0. Usage::
 
-    python benchmarks/bench_lomarc.py                       # paper-alpha and load-1
-    python benchmarks/bench_lomarc.py --sets load-1 --variants L-R AC
+    python benchmarks/bench_lomarc.py                       # the paper-alpha set
+    python benchmarks/bench_lomarc.py --variants L-R AC
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ shadow time or uses no more than the extra units (which it then consumes).
 from __future__ import annotations
 
 import heapq
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -119,28 +121,26 @@ class EasyBackfilling(Policy):
             return out
         started.sort()
         shadow, extra = shadow_time(view, sizes[head.index], free, started)
-        window = self.window
-        for n, job in enumerate(it):
-            if window is not None and n >= window:
-                break
-            size = sizes[job.index]
-            if size > free:
-                continue
-            ends_in_time = now + est[job.index] <= shadow
-            if ends_in_time or size <= extra:
-                free -= size
-                if not ends_in_time:
-                    extra -= size
-                out.append(Start(job))
-        self._head, self._shadow, self._extra = head.index, shadow, extra
+        candidates = it if self.window is None else itertools.islice(it, self.window)
+        self._head, self._shadow = head.index, shadow
+        self._extra = self._backfill(view, candidates, free, extra, out)
         return out
 
     def _backfill_fresh(self, view: SystemView, fresh: list[Job]) -> list[Decision]:
         """Only new arrivals can start: the head, free units and shadow are unchanged."""
-        sizes, est, now = view.sizes, view.estimates, view.now
-        free, shadow, extra = view.free, self._shadow, self._extra
         out: list[Decision] = []
-        for job in fresh:
+        self._extra = self._backfill(view, fresh, view.free, self._extra, out)
+        return out
+
+    def _backfill(
+        self, view: SystemView, jobs: Iterable[Job], free: int, extra: int, out: list[Decision]
+    ) -> int:
+        """Start, in order, the jobs that end by the shadow time or fit the extra units.
+
+        Appends the starts to ``out`` and returns the extra units left.
+        """
+        sizes, est, now, shadow = view.sizes, view.estimates, view.now, self._shadow
+        for job in jobs:
             size = sizes[job.index]
             if size > free:
                 continue
@@ -150,5 +150,4 @@ class EasyBackfilling(Policy):
                 if not ends_in_time:
                     extra -= size
                 out.append(Start(job))
-        self._extra = extra
-        return out
+        return extra

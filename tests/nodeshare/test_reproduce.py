@@ -8,7 +8,7 @@ import pytest
 
 from cosched.errors import ConfigError
 from cosched.nodeshare import outputs
-from cosched.nodeshare.reproduce import TRACE, grid, prepare
+from cosched.nodeshare.reproduce import TRACE, cell_summary, grid, prepare
 
 needs_trace = pytest.mark.skipif(
     not TRACE.exists(), reason=f"RICC trace not found at {TRACE} (../shared/traces absent)"
@@ -61,3 +61,24 @@ def test_windows_do_not_overlap_and_keep_node_counts():
     w = prepare(0, 2_000, 1)
     assert (w.table["procs"] % 16 == 0).all()
     assert w.table["ns_mem_sensitivity"].isin([0, 1, 2]).all()
+
+
+def test_cell_summary_loads_in_cores_and_uses_occupancy():
+    # Two one-node jobs (16 cores) of 10 s submitted 10 s apart on a 1-node machine: the
+    # offered load is 2 (in cores, not 32 = core-seconds / nodes); the second job holds
+    # half a node (occupancy 0.5), so utilization is (10 + 5) / (1 x 20).
+    jobs = pd.DataFrame(
+        {
+            "job_id": [0, 1],
+            "submit_time": [0.0, 10.0],
+            "start_time": [0.0, 10.0],
+            "end_time": [10.0, 20.0],
+            "procs": [16, 16],
+            "size": [1, 1],
+            "run_time": [10.0, 10.0],
+            "occupancy": [1.0, 0.5],
+        }
+    )
+    s = cell_summary(jobs, 1)
+    assert s["offered_load"] == pytest.approx(2.0)
+    assert s["utilization"] == pytest.approx(0.75)

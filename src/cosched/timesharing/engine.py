@@ -43,6 +43,8 @@ from cosched.workload.job import Workload
 __all__ = ["TSResult", "TimeSharingSim", "simulate"]
 
 _CPU, _ARRIVE, _IODONE, _RAISE, _SLOT = EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT
+_heappush = heapq.heappush
+_floor = math.floor
 _NEEDED = ("dcs_comp", "dcs_io", "dcs_comm", "dcs_skew")
 
 
@@ -109,6 +111,9 @@ class TimeSharingSim(ProcessMixin):
         self.q_top = self.p.quantum(self.top)
         self.quanta = [self.p.quantum(lv) for lv in range(self.top + 1)]
         self.latency = self.p.latency
+        self.cs_cost = self.p.context_switch
+        self.tick = self.p.tick
+        self.qm_cost = self.p.queue_move
         self.spin_budget = INF if self.flags.wait == "spin" else self.p.spin_factor * self.latency
         self.periodic = self.flags.arrival == "periodic"
         self.interrupts = self.flags.arrival == "interrupt"
@@ -172,44 +177,65 @@ class TimeSharingSim(ProcessMixin):
         i = 0
         done_all = False
         check = self.check
-        while True:
-            ts = submits[i] if i < nsub else INF
-            th = heap[0][0] if heap else INF
-            if ts == INF and th == INF:
-                done_all = True
-                break
-            if ts <= th:
-                if ts > horizon:
+        node_event = self.node_event
+        arrive = self.arrive
+        io_done = self.io_done
+        events = self.events
+        now = self.t
+        try:
+            while True:
+                ts = submits[i] if i < nsub else INF
+                # Heap events strictly before the next submission (a submission at the
+                # time of an event goes first), up to the horizon.
+                stop = ts if ts < horizon else horizon
+                while heap:
+                    ev = heap[0]
+                    t = ev[0]
+                    if t >= ts or t > stop:
+                        break
+                    pop(heap)
+                    kind = ev[2]
+                    obj = ev[3]
+                    if check:
+                        if t < now:
+                            raise InvariantError(f"event at {t} s after time {now} s")
+                        self.t = t
+                        self.check_all()
+                    now = t
+                    events += 1
+                    if kind == _CPU:
+                        if ev[4] == obj.ver:  # type: ignore[attr-defined]
+                            obj.due = INF  # type: ignore[attr-defined]
+                            node_event(obj, t)  # type: ignore[arg-type]
+                    elif kind == _ARRIVE:
+                        arrive(obj, ev[4], t)  # type: ignore[arg-type]
+                    elif kind == _IODONE:
+                        io_done(obj, t)  # type: ignore[arg-type]
+                    elif kind == _RAISE:
+                        self.raise_all(t)
+                    else:
+                        self.gs_slot(t)
+                th = heap[0][0] if heap else INF
+                if ts == INF and th == INF:
+                    done_all = True
                     break
-                self.t = ts
-                while i < nsub and submits[i] == ts:
-                    self.queue.append(i)
-                    i += 1
-                if i == nsub:
-                    self.snapshot(ts)
-                self.try_start(ts)
-                continue
-            if th > horizon:
+                if ts <= th:
+                    if ts > horizon:
+                        break
+                    now = ts
+                    self.t = ts
+                    while i < nsub and submits[i] == ts:
+                        self.queue.append(i)
+                        i += 1
+                    if i == nsub:
+                        self.snapshot(ts)
+                    self.try_start(ts)
+                    continue
+                # th < ts and th > horizon
                 break
-            t, _, kind, obj, ver = pop(heap)
-            if check and t < self.t:
-                raise InvariantError(f"event at {t} s after time {self.t} s")
-            self.t = t
-            self.events += 1
-            if check:
-                self.check_all()
-            if kind == _CPU:
-                if ver == obj.ver:  # type: ignore[attr-defined]
-                    obj.due = INF  # type: ignore[attr-defined]
-                    self.node_event(obj, t)  # type: ignore[arg-type]
-            elif kind == _ARRIVE:
-                self.arrive(obj, ver, t)  # type: ignore[arg-type]
-            elif kind == _IODONE:
-                self.io_done(obj, t)  # type: ignore[arg-type]
-            elif kind == _RAISE:
-                self.raise_all(t)
-            else:
-                self.gs_slot(t)
+        finally:
+            self.events = events
+            self.t = now
         if done_all:
             # Periodic events (priority raise, gang slot) may outlive the last job.
             end = max((j.end for j in self.jobs if j is not None), default=self.t)
@@ -230,7 +256,10 @@ class TimeSharingSim(ProcessMixin):
         p = n.cur
         if p is None:
             return
-        a = n.act if n.act > n.ovh else n.ovh
+        a = n.act
+        ovh = n.ovh
+        if ovh > a:
+            a = ovh
         if t > a:
             dt = t - a
             if p.spinning:
@@ -250,10 +279,12 @@ class TimeSharingSim(ProcessMixin):
         """Make the CPU busy for ``cost`` seconds of overhead starting at ``t``."""
         if cost <= 0:
             return
-        self.fold(n, t)
-        start = n.ovh if n.ovh > t else t
-        n.ovh = start + cost
-        n.act = n.ovh
+        if n.cur is not None:
+            self.fold(n, t)
+        ovh = n.ovh
+        ovh = (ovh if ovh > t else t) + cost
+        n.ovh = ovh
+        n.act = ovh
         if kind == "cs":
             n.t_cs += cost
         elif kind == "intr":
@@ -273,45 +304,52 @@ class TimeSharingSim(ProcessMixin):
                 n.ver += 1
                 n.due = INF
             return
+        spinning = p.spinning
         if self.periodic and n.pb_at == INF:
             # Would the PB heuristic boost someone at the next tick? (pb_candidate's test,
             # inlined because this runs on every event of a PB node.)
-            spinning = p.spinning
             for q in n.procs:
-                if (
-                    q is not p
-                    and q.state == READY
-                    and ((q.in_recv and q.inbox[q.waiting] > 0) or (spinning and not q.in_recv))
-                ):
-                    n.pb_at = self.next_tick(t)
-                    break
-        a = n.act if n.act > n.ovh else n.ovh
+                if q.state == READY and q is not p:
+                    if q.in_recv:
+                        if q.inbox[q.waiting] > 0:
+                            n.pb_at = self.next_tick(t)
+                            break
+                    elif spinning:
+                        n.pb_at = self.next_tick(t)
+                        break
+        a = n.act
+        ovh = n.ovh
+        if ovh > a:
+            a = ovh
         if a < t:
             a = t
-        te = a + p.rem if p.spinning else a + p.rem / n.speed
+        te = a + p.rem if spinning else a + p.rem / n.speed
         tq = a + p.qleft
         if tq < te:
             te = tq
-        if n.pre_at < te:
-            te = n.pre_at
-        if n.pb_at < te:
-            te = n.pb_at
+        x = n.pre_at
+        if x < te:
+            te = x
+        x = n.pb_at
+        if x < te:
+            te = x
         if te < a:
             # rem or qleft may be slightly negative (an expiry that fell at an activity
             # end is handled after it); an event never goes back in time.
             te = a
         if te == n.due:
             return
-        n.ver += 1
+        v = n.ver + 1
+        n.ver = v
         n.due = te
         if te < INF:
             self.seq += 1
-            heapq.heappush(self.heap, (te, self.seq, _CPU, n, n.ver))
+            _heappush(self.heap, (te, self.seq, _CPU, n, v))
 
     def next_tick(self, t: float) -> float:
         """The first scheduler tick strictly after ``t``."""
-        tick = self.p.tick
-        return (math.floor(t / tick + 1e-9) + 1) * tick
+        tick = self.tick
+        return (_floor(t / tick + 1e-9) + 1) * tick
 
     # ------------------------------------------------------------- scheduling
     def requeue(self, p: Proc, head: bool) -> None:
@@ -326,8 +364,10 @@ class TimeSharingSim(ProcessMixin):
         bl = -1
         bk = 0
         for q in n.procs:
-            if q.state == READY and (q.level > bl or (q.level == bl and q.qkey < bk)):
-                best, bl, bk = q, q.level, q.qkey
+            if q.state == READY:
+                lv = q.level
+                if lv > bl or (lv == bl and q.qkey < bk):
+                    best, bl, bk = q, lv, q.qkey
         return best
 
     def switch_to(self, n: Node, p: Proc, t: float) -> None:
@@ -337,8 +377,15 @@ class TimeSharingSim(ProcessMixin):
         n.cur = p
         p.state = RUNNING
         p.switches += 1
-        self.charge(n, t, self.p.context_switch, "cs")
-        n.act = n.ovh if n.ovh > t else t
+        # charge(n, t, context_switch, "cs"), inlined: its fold is a no-op here (the
+        # new process's activity starts at or after t).
+        cost = self.cs_cost
+        ovh = n.ovh
+        if cost > 0:
+            ovh = (ovh if ovh > t else t) + cost
+            n.ovh = ovh
+            n.t_cs += cost
+        n.act = ovh if ovh > t else t
         if p.in_recv and p.inbox[p.waiting] > 0:
             p.rem = 0.0  # its message arrived while it was not running
 
@@ -390,26 +437,47 @@ class TimeSharingSim(ProcessMixin):
 
     def node_event(self, n: Node, t: float) -> None:
         """The node's CPU event: overhead end, activity end, quantum, tick."""
-        self.fold(n, t)
-        if t < n.ovh - EPS:
+        cur = n.cur
+        ovh = n.ovh
+        if cur is not None:
+            # fold(n, t), inlined
+            a = n.act
+            if ovh > a:
+                a = ovh
+            if t > a:
+                dt = t - a
+                if cur.spinning:
+                    cur.spin_time += dt
+                    n.t_spin += dt
+                    cur.rem -= dt
+                else:
+                    w = dt * n.speed
+                    cur.compute_time += w
+                    n.t_compute += w
+                    n.t_check += dt - w
+                    cur.rem -= w
+                cur.qleft -= dt
+                n.act = t
+        if t < ovh - EPS:
             self.resched(n, t)
             return
-        cur = n.cur
         if cur is None:
             self.dispatch(n, t)
-        elif n.pb_at <= t + EPS:
-            n.pb_at = INF
-            self.pb_tick(n, t)
-            if n.pre_at <= t + EPS:
+        else:
+            te = t + EPS
+            if n.pb_at <= te:
+                n.pb_at = INF
+                self.pb_tick(n, t)
+                if n.pre_at <= te:
+                    n.pre_at = INF
+                    self.preempt(n, t)
+            elif n.pre_at <= te:
                 n.pre_at = INF
                 self.preempt(n, t)
-        elif n.pre_at <= t + EPS:
-            n.pre_at = INF
-            self.preempt(n, t)
-        elif cur.rem <= EPS:
-            self.activity_done(n, cur, t)
-        elif cur.qleft <= EPS:
-            self.expire(n, cur, t)
+            elif cur.rem <= EPS:
+                self.activity_done(n, cur, t)
+            elif cur.qleft <= EPS:
+                self.expire(n, cur, t)
         self.resched(n, t)
 
     def expire(self, n: Node, p: Proc, t: float) -> None:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessMixin"]
 
+_heappush = heapq.heappush
+
 
 class ProcessMixin:
     """Process-level behaviour of the simulator (see the module docstring)."""
@@ -52,6 +54,9 @@ class ProcessMixin:
         periodic: bool
         interrupts: bool
         quanta: list[float]
+        qm_cost: float
+        top: int
+        q_top: float
 
         def fold(self, n: Node, t: float) -> None: ...
         def charge(self, n: Node, t: float, cost: float, kind: str) -> None: ...
@@ -69,7 +74,8 @@ class ProcessMixin:
         """The running process finished its compute phase, a send, or a spin."""
         ph = p.phase
         if ph == P_COMPUTE:
-            io = p.job.io * p.factor() if p.job.io > 0 else 0.0
+            job = p.job
+            io = job.io * p.factor() if job.io > 0 else 0.0
             p.phase = P_SEND
             p.rem = 0.0
             if io > 0:
@@ -79,32 +85,40 @@ class ProcessMixin:
                 self.leave(n, t)
                 return
             ph = P_SEND
+        nbr = p.nbr
         if ph == P_SEND:
             arrive_t = t + self.latency
-            for side in (0, 1):
-                q = p.nbr[side]
-                if q is not None:
-                    # The message lands on q's side facing p (1 - side).
-                    self.seq += 1
-                    heapq.heappush(self.heap, (arrive_t, self.seq, EV_ARRIVE, q, 1 - side))
-                    p.sent += 1
-                    self.sent += 1
+            heap = self.heap
+            left, right = nbr
+            # The message lands on the neighbour's side facing p.
+            if left is not None:
+                self.seq += 1
+                _heappush(heap, (arrive_t, self.seq, EV_ARRIVE, left, 1))
+                p.sent += 1
+                self.sent += 1
+            if right is not None:
+                self.seq += 1
+                _heappush(heap, (arrive_t, self.seq, EV_ARRIVE, right, 0))
+                p.sent += 1
+                self.sent += 1
             p.phase = P_RECV
             p.in_recv = True
-            p.waiting = 0 if p.nbr[0] is not None else 1
+            p.waiting = 0 if left is not None else 1
             p.rem = self.spin_budget
             p.yielded = False
         self.receive(n, p, t)
 
     def receive(self, n: Node, p: Proc, t: float) -> None:
         """Consume available messages; spin, block or yield for a missing one."""
+        nbr = p.nbr
+        inbox = p.inbox
         while p.waiting >= 0:
             s = p.waiting
-            if p.nbr[s] is None:
+            if nbr[s] is None:
                 p.waiting = 1 if s == 0 else -1
                 continue
-            if p.inbox[s] > 0:
-                p.inbox[s] -= 1
+            if inbox[s] > 0:
+                inbox[s] -= 1
                 p.received += 1
                 self.received += 1
                 p.waiting = 1 if s == 0 else -1
@@ -119,11 +133,12 @@ class ProcessMixin:
         p.spinning = False
         p.in_recv = False
         p.it += 1
-        if p.it >= p.job.n_iter:
+        job = p.job
+        if p.it >= job.n_iter:
             self.finish(n, p, t)
             return
         p.phase = P_COMPUTE
-        p.rem = p.job.comp * p.factor()
+        p.rem = job.comp * p.factor()
 
     def spin_expired(self, n: Node, p: Proc, t: float) -> None:
         """The spin budget ran out: block (SB) or yield (SY)."""
@@ -236,11 +251,20 @@ class ProcessMixin:
                 n.act = n.ovh if n.ovh > t else t
                 self.resched(n, t)
             return
-        self.requeue(p, head=True)
-        self.boost(n, p)
-        self.charge(n, t, self.p.queue_move, "queue")
-        if n.cur is None or p.level > n.cur.level:
-            self.request_preempt(n, t)
+        # requeue(p, head=True) then boost(n, p), inlined
+        p.state = READY
+        p.level = top = self.top
+        p.qleft = self.q_top
+        self.qc += 2
+        p.qkey = -self.qc
+        self.charge(n, t, self.qm_cost, "queue")
+        cur = n.cur
+        if cur is None:
+            self.dispatch(n, t)
+        elif top > cur.level:
+            nt = self.next_tick(t)
+            if nt < n.pre_at:
+                n.pre_at = nt
         self.resched(n, t)
 
     # ------------------------------------------------------------ periodic boost
@@ -250,14 +274,16 @@ class ProcessMixin:
         procs = n.procs
         k = len(procs)
         cur = n.cur
-        start = procs.index(cur) if cur in procs else n.rr % max(k, 1)
-        for i in range(k):
-            q = procs[(start + i) % k]
+        try:
+            start = procs.index(cur)  # type: ignore[arg-type]
+        except ValueError:
+            start = n.rr % max(k, 1)
+        order = procs[start:] + procs[:start] if start else procs
+        for q in order:
             if q is not cur and q.state == READY and q.in_recv and q.inbox[q.waiting] > 0:
                 return q
         if rule2:
-            for i in range(k):
-                q = procs[(start + i) % k]
+            for q in order:
                 if q is not cur and q.state == READY and not q.in_recv:
                     return q
         return None
@@ -270,8 +296,13 @@ class ProcessMixin:
         if cand is None:
             return
         n.rr = n.procs.index(cand)
-        self.charge(n, t, self.p.queue_move, "queue")
-        self.boost(n, cand)
+        self.charge(n, t, self.qm_cost, "queue")
+        # boost(n, cand), inlined
+        cand.level = self.top
+        cand.qleft = self.q_top
+        if cand.state == READY:
+            self.qc += 1
+            cand.qkey = -self.qc
         n.pre_at = t
         n.force = True
         n.target = cand

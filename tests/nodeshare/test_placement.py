@@ -16,17 +16,7 @@ MODEL = InterferenceModel()
 
 
 def coeffs(configs, cf=0.1, cp=0.2, dg=1.5):
-    return [
-        MODEL.coefficients(
-            fraction=c.fraction,
-            node_ratio=c.node_ratio,
-            halvings=c.halvings,
-            comm_fraction=cf,
-            comm_penalty=cp,
-            degradation=dg,
-        )
-        for c in configs
-    ]
+    return MODEL.coefficients_for(configs, comm_fraction=cf, comm_penalty=cp, degradation=dg)
 
 
 def test_paper_configurations_for_16_cores():

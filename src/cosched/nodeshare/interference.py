@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from cosched.errors import ConfigError
 
@@ -56,11 +56,24 @@ __all__ = [
     "DEFAULT_PRESSURE",
     "DEFAULT_SPEEDUP",
     "DEFAULT_VICTIM",
+    "ConfigurationShape",
     "InterferenceModel",
     "RateReading",
 ]
 
 RateReading = Literal["dynamic", "at-start"]
+
+
+class ConfigurationShape(Protocol):
+    """What the model needs of a configuration (see ``configurations.Configuration``)."""
+
+    @property
+    def fraction(self) -> float: ...
+    @property
+    def node_ratio(self) -> float: ...
+    @property
+    def halvings(self) -> float: ...
+
 
 #: Memory speedup of the computation part by fraction of the node's cores used.
 DEFAULT_SPEEDUP: Mapping[float, float] = {1.0: 1.0, 0.5: 1.10, 0.25: 1.15}
@@ -141,6 +154,27 @@ class InterferenceModel:
         a = (1.0 - comm_fraction) * degradation**halvings / self.memory_speedup(fraction)
         b = comm_fraction * (1.0 + comm_penalty) ** math.log2(node_ratio)
         return a, b
+
+    def coefficients_for(
+        self,
+        configs: Sequence[ConfigurationShape],
+        *,
+        comm_fraction: float,
+        comm_penalty: float,
+        degradation: float,
+    ) -> list[tuple[float, float]]:
+        """:meth:`coefficients` of one job for each configuration in ``configs``."""
+        return [
+            self.coefficients(
+                fraction=c.fraction,
+                node_ratio=c.node_ratio,
+                halvings=c.halvings,
+                comm_fraction=comm_fraction,
+                comm_penalty=comm_penalty,
+                degradation=degradation,
+            )
+            for c in configs
+        ]
 
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:
         """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""

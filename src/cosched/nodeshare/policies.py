@@ -173,17 +173,9 @@ class _NodeShareBase(Policy):
         t0 = time.perf_counter_ns()
         s, cf, cp, dg = self._profile(job)
         configs = self._configs(view.size(job), book)
-        coeffs = [
-            self._model.coefficients(
-                fraction=c.fraction,
-                node_ratio=c.node_ratio,
-                halvings=c.halvings,
-                comm_fraction=cf,
-                comm_penalty=cp,
-                degradation=dg,
-            )
-            for c in configs
-        ]
+        coeffs = self._model.coefficients_for(
+            configs, comm_fraction=cf, comm_penalty=cp, degradation=dg
+        )
         plan = book.best(s, configs, coeffs) if configs else None
         if plan is None and job.index not in self.blocked:
             # A job with no configuration at all cannot run; the engine reports the stall.

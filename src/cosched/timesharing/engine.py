@@ -439,25 +439,7 @@ class TimeSharingSim(ProcessMixin):
         """The node's CPU event: overhead end, activity end, quantum, tick."""
         cur = n.cur
         ovh = n.ovh
-        if cur is not None:
-            # fold(n, t), inlined
-            a = n.act
-            if ovh > a:
-                a = ovh
-            if t > a:
-                dt = t - a
-                if cur.spinning:
-                    cur.spin_time += dt
-                    n.t_spin += dt
-                    cur.rem -= dt
-                else:
-                    w = dt * n.speed
-                    cur.compute_time += w
-                    n.t_compute += w
-                    n.t_check += dt - w
-                    cur.rem -= w
-                cur.qleft -= dt
-                n.act = t
+        self.fold(n, t)
         if t < ovh - EPS:
             self.resched(n, t)
             return

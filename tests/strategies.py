@@ -36,3 +36,14 @@ def workloads(
         over = 0 if exact else draw(st.sampled_from([0, 0, 1, 10, 200, 1000]))
         rows.append((float(t), procs, float(run), float(run + over)))
     return Workload.from_jobs(rows)
+
+
+#: Time-sharing test machine size and one job for ``jobs_table``:
+#: ``(submit, run time, tasks, job type)``.
+TS_NODES = 4
+ts_job = st.tuples(
+    st.floats(0.0, 0.5),
+    st.floats(0.01, 0.15),
+    st.integers(1, TS_NODES),
+    st.integers(1, 6),
+)

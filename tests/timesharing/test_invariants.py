@@ -9,15 +9,10 @@ from hypothesis import strategies as st
 
 from cosched.timesharing import SCHEMES, TSParams, jobs_table, ts_summary
 from cosched.timesharing.engine import TimeSharingSim
+from tests.strategies import TS_NODES, ts_job
 
-NODES = 4
-
-job = st.tuples(
-    st.floats(0.0, 0.5),  # submit
-    st.floats(0.01, 0.15),  # run time
-    st.integers(1, NODES),  # tasks
-    st.integers(1, 6),  # job type
-)
+NODES = TS_NODES
+job = ts_job
 
 
 def run_checked(jobs, scheme, mpl, skew, grain, seed):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cosched.errors import ConfigError, InvariantError, WorkloadError
+from cosched.errors import ConfigError, InvariantError, UnknownNameError, WorkloadError
 from cosched.timesharing.model import (
     EPS,
     EV_ARRIVE,
@@ -40,12 +40,47 @@ from cosched.timesharing.params import TSParams, scheme_flags
 from cosched.timesharing.process import ProcessMixin
 from cosched.workload.job import Workload
 
-__all__ = ["TSResult", "TimeSharingSim", "simulate"]
+__all__ = ["TSResult", "TimeSharingSim", "check_inputs", "job_seeds", "simulate"]
 
 _CPU, _ARRIVE, _IODONE, _RAISE, _SLOT = EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT
 _heappush = heapq.heappush
 _floor = math.floor
 _NEEDED = ("dcs_comp", "dcs_io", "dcs_comm", "dcs_skew")
+
+
+def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Generator) -> None:
+    """Reject what neither engine can simulate, with the offending value named.
+
+    Raises:
+        ConfigError: ``nodes`` or ``mpl`` is not an integer >= 1, or ``rng`` is not a
+            numpy Generator.
+        WorkloadError: the workload lacks the ``dcs_*`` columns, has a job wider than
+            the machine, or a non-positive communication share.
+    """
+    if not isinstance(nodes, int | np.integer) or nodes < 1:
+        raise ConfigError(f"nodes must be an integer >= 1 (got {nodes!r})")
+    if not isinstance(mpl, int | np.integer) or mpl < 1:
+        raise ConfigError(f"mpl must be an integer >= 1 (got {mpl!r})")
+    if not isinstance(rng, np.random.Generator):
+        raise ConfigError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+    t = workload.table
+    missing = [c for c in _NEEDED if c not in t.columns]
+    if missing:
+        raise WorkloadError(
+            f"workload {workload.name!r} lacks {missing}; annotate it with annotate_dyncosched"
+        )
+    if len(t) and int(t["procs"].max()) > nodes:
+        raise WorkloadError(
+            f"workload {workload.name!r} has a job of {int(t['procs'].max())} processes "
+            f"for {nodes} nodes"
+        )
+    if len(t) and (t["dcs_comm"].to_numpy() <= 0).any():
+        raise WorkloadError(f"workload {workload.name!r}: dcs_comm must be > 0")
+
+
+def job_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The skew seed of each of ``n`` jobs (non-negative int64), drawn from ``rng``."""
+    return rng.integers(0, 2**63 - 1, size=n, dtype=np.int64)
 
 
 @dataclass
@@ -95,12 +130,7 @@ class TimeSharingSim(ProcessMixin):
     ) -> None:
         self.flags = scheme_flags(scheme)
         self.scheme = scheme
-        if not isinstance(nodes, int | np.integer) or nodes < 1:
-            raise ConfigError(f"nodes must be an integer >= 1 (got {nodes!r})")
-        if not isinstance(mpl, int | np.integer) or mpl < 1:
-            raise ConfigError(f"mpl must be an integer >= 1 (got {mpl!r})")
-        if not isinstance(rng, np.random.Generator):
-            raise ConfigError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+        check_inputs(workload, nodes, mpl, rng)
         self.p = TSParams() if params is None else params
         self.rng = rng
         self.check = check
@@ -135,18 +165,6 @@ class TimeSharingSim(ProcessMixin):
     # ----------------------------------------------------------------- workload
     def _load(self, w: Workload) -> None:
         t = w.table
-        missing = [c for c in _NEEDED if c not in t.columns]
-        if missing:
-            raise WorkloadError(
-                f"workload {w.name!r} lacks {missing}; annotate it with annotate_dyncosched"
-            )
-        if len(t) and int(t["procs"].max()) > len(self.nodes):
-            raise WorkloadError(
-                f"workload {w.name!r} has a job of {int(t['procs'].max())} processes "
-                f"for {len(self.nodes)} nodes"
-            )
-        if len(t) and (t["dcs_comm"].to_numpy() <= 0).any():
-            raise WorkloadError(f"workload {w.name!r}: dcs_comm must be > 0")
         self.w_id = t["job_id"].to_numpy().tolist()
         self.w_submit = t["submit_time"].to_numpy(dtype=float).tolist()
         self.w_run = t["run_time"].to_numpy(dtype=float).tolist()
@@ -161,6 +179,8 @@ class TimeSharingSim(ProcessMixin):
         )
         self.w_skew = t["dcs_skew"].to_numpy(dtype=float).tolist()
         self.jobs: list[JobState | None] = [None] * len(t)
+        # One seed per job for its skew draws, in job order (jobs start in FCFS order).
+        self.job_seeds = job_seeds(self.rng, len(t)).tolist()
 
     # ------------------------------------------------------------------- events
     def push(self, t: float, kind: int, obj: object, ver: int = 0) -> None:
@@ -508,7 +528,6 @@ class TimeSharingSim(ProcessMixin):
     def start_job(self, i: int, cells: tuple[int, list[int]], t: float) -> None:
         """Create the job's processes on the chosen nodes (and matrix row)."""
         row, where = cells
-        child = np.random.default_rng(self.rng.integers(0, 2**63))
         job = JobState(
             i,
             int(self.w_id[i]),
@@ -518,7 +537,7 @@ class TimeSharingSim(ProcessMixin):
             self.w_shares[i],
             self.w_skew[i],
             self.latency,
-            child,
+            self.job_seeds[i],
         )
         job.start = t
         job.row = row
@@ -592,6 +611,7 @@ def simulate(
     params: TSParams | None = None,
     horizon: float = INF,
     check: bool = False,
+    engine: str = "compiled",
 ) -> TSResult:
     """Simulate ``workload`` under one time-sharing scheme.
 
@@ -604,10 +624,20 @@ def simulate(
         params: costs and constants (the paper's defaults if None).
         horizon: stop after this many simulated seconds.
         check: verify the one-running-process-per-CPU invariant after every event.
+        engine: ``compiled`` (numba kernel, :mod:`cosched.timesharing.kernel`) or
+            ``reference`` (this module's :class:`TimeSharingSim`); bit-identical results.
 
     Returns:
         The run's :class:`TSResult`.
     """
+    if engine == "compiled":
+        from cosched.timesharing.compiled import CompiledSim
+
+        return CompiledSim(
+            workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
+        ).run(horizon)
+    if engine != "reference":
+        raise UnknownNameError("time-sharing engine", str(engine), ("compiled", "reference"))
     return TimeSharingSim(
         workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
     ).run(horizon)

@@ -12,9 +12,7 @@ neighbours: its compute and I/O shares are rescaled to fill the iteration.
 
 from __future__ import annotations
 
-import numpy as np
-
-__all__ = ["BLOCKED", "DONE", "IO", "READY", "RUNNING", "JobState", "Node", "Proc"]
+__all__ = ["BLOCKED", "DONE", "IO", "READY", "RUNNING", "JobState", "Node", "Proc", "skew_unit"]
 
 INF = float("inf")
 EPS = 1e-12
@@ -33,10 +31,22 @@ P_COMPUTE = 0
 P_SEND = 1
 P_RECV = 2
 
-# Skew draws are taken from the job's generator in chunks (per process) to keep the
-# per-iteration cost low; the order of refills is fixed by the event order, so runs
-# stay deterministic for a seed.
-_CHUNK = 128
+_MASK = (1 << 64) - 1
+
+
+def skew_unit(seed: int, rank: int, k: int) -> float:
+    """The ``k``-th uniform [0, 1) draw of task ``rank`` of a job with ``seed``.
+
+    A counter-based generator (SplitMix64's finaliser of ``seed + rank * 2^40 + k``):
+    a draw depends only on the job's seed (taken from the run's generator), the task
+    and the draw's index, never on the order in which events consume draws, so the
+    compiled kernel (:mod:`cosched.timesharing.kernel`) reproduces it bit for bit.
+    """
+    z = (seed + (rank << 40) + k + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    z ^= z >> 31
+    return (z >> 11) * 2.0**-53
 
 
 class JobState:
@@ -51,9 +61,9 @@ class JobState:
         "job_id",
         "n_iter",
         "procs",
-        "rng",
         "row",
         "run_time",
+        "seed",
         "skew",
         "start",
         "submit",
@@ -69,7 +79,7 @@ class JobState:
         shares: tuple[float, float, float],
         skew: float,
         latency: float,
-        rng: np.random.Generator,
+        seed: int,
     ) -> None:
         comp, io, comm = shares
         self.idx = idx
@@ -77,7 +87,7 @@ class JobState:
         self.submit = submit
         self.run_time = run_time
         self.skew = skew
-        self.rng = rng
+        self.seed = seed
         t_iter = latency / comm
         if n_tasks == 1:
             # No neighbours: the communication share is spread over compute and I/O.
@@ -104,7 +114,6 @@ class Proc:
         "blocked_time",
         "compute_time",
         "draw_i",
-        "draws",
         "in_recv",
         "inbox",
         "io_time",
@@ -148,7 +157,6 @@ class Proc:
         # nbr[side] is the neighbour task; inbox[side] counts its unconsumed messages.
         self.nbr: list[Proc | None] = [None, None]
         self.inbox = [0, 0]
-        self.draws: list[float] = []
         self.draw_i = 0
         self.klass = 0
         self.compute_time = 0.0
@@ -162,13 +170,10 @@ class Proc:
 
     def factor(self) -> float:
         """The next skew multiplier ``1 + unif(-s/2, s/2)``."""
-        i = self.draw_i
-        if i >= len(self.draws):
-            job = self.job
-            self.draws = (1.0 + job.skew * (job.rng.random(_CHUNK) - 0.5)).tolist()
-            i = 0
-        self.draw_i = i + 1
-        return self.draws[i]
+        k = self.draw_i
+        self.draw_i = k + 1
+        job = self.job
+        return 1.0 + job.skew * (skew_unit(job.seed, self.rank, k) - 0.5)
 
 
 class Node:

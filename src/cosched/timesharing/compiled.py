@@ -1,0 +1,214 @@
+"""Driver of the compiled kernel: builds the arrays, runs, and collects a TSResult.
+
+``simulate(..., engine="compiled")`` (the default) uses :class:`CompiledSim`;
+``engine="reference"`` uses :class:`cosched.timesharing.engine.TimeSharingSim`. Both
+give bit-identical results (see :mod:`cosched.timesharing.kernel`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import InvariantError
+from cosched.timesharing import kernel as K
+from cosched.timesharing.engine import TSResult, check_inputs, job_seeds
+from cosched.timesharing.params import TSParams, scheme_flags
+from cosched.workload.job import Workload
+
+__all__ = ["CompiledSim"]
+
+_WAIT = {"spin": K.WAIT_SPIN, "block": K.WAIT_BLOCK, "yield": K.WAIT_YIELD}
+_ARRIVAL = {"none": K.ARR_NONE, "interrupt": K.ARR_INTERRUPT, "periodic": K.ARR_PERIODIC}
+
+
+class CompiledSim:
+    """One run of one scheme on one workload, in the compiled kernel.
+
+    Same arguments and checks as :class:`cosched.timesharing.engine.TimeSharingSim`.
+    """
+
+    def __init__(
+        self,
+        workload: Workload,
+        *,
+        scheme: str,
+        nodes: int,
+        mpl: int,
+        rng: np.random.Generator,
+        params: TSParams | None = None,
+        check: bool = False,
+    ) -> None:
+        flags = scheme_flags(scheme)
+        self.scheme = scheme
+        check_inputs(workload, nodes, mpl, rng)
+        p = TSParams() if params is None else params
+        nodes, mpl = int(nodes), int(mpl)
+        t = workload.table
+        n_jobs = len(t)
+        procs = t["procs"].to_numpy().astype(np.int64)
+        n_procs = int(procs.sum())
+        self.nodes = nodes
+        self.w_id = t["job_id"].to_numpy()
+        levels = int(p.levels)
+        quanta = np.array([p.quantum(lv) for lv in range(levels)], dtype=np.float64)
+        spin = math.inf if flags.wait == "spin" else p.spin_factor * p.latency
+        n_rows = nodes + max(n_procs, 1) + n_jobs
+        jb = nodes + max(n_procs, 1)  # jobs are the last rows
+        self.jb = jb
+        width_i = max(K.N_PL + 2 * mpl, K.K_PI, K.K_JI)
+        width_f = max(K.K_NF, K.K_PF, K.K_JF)
+        tab_i = np.zeros((n_rows, width_i), dtype=np.int64)
+        tab_f = np.zeros((n_rows, width_f))
+        tab_i[:nodes, K.N_CUR] = -1
+        tab_i[:nodes, K.N_TARGET] = -1
+        tab_i[:nodes, K.N_PL :] = -1  # process lists and gang cells
+        tab_f[:nodes, K.N_DUE] = math.inf
+        tab_f[:nodes, K.N_PRE] = math.inf
+        tab_f[:nodes, K.N_PB] = math.inf
+        tab_f[:nodes, K.N_SPEED] = 1.0
+        jobs = slice(jb, jb + n_jobs)
+        tab_i[jobs, K.J_PROCS] = procs
+        tab_i[jobs, K.J_SEED] = job_seeds(rng, n_jobs)
+        tab_f[jobs, K.J_START] = math.nan
+        tab_f[jobs, K.J_END] = math.nan
+        tab_f[jobs, K.J_SUB] = t["submit_time"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_RUN] = t["run_time"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WCOMP] = t["dcs_comp"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WIO] = t["dcs_io"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WCOMM] = t["dcs_comm"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_SKEW] = t["dcs_skew"].to_numpy(dtype=np.float64)
+        tmp_b = K.G_GSR + mpl
+        q_b = tmp_b + max(nodes, mpl) + 1
+        g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)
+        g[K.S_NEXTPROC] = nodes  # process ids are rows, after the nodes
+        g[K.S_JB] = jb
+        g[K.S_GSCOL] = K.N_PL + mpl
+        g[K.S_TMPB] = tmp_b
+        g[K.S_QB] = q_b
+        g[K.F_GANG] = int(flags.gang)
+        g[K.F_WAIT] = _WAIT[flags.wait]
+        g[K.F_ARRIVAL] = _ARRIVAL[flags.arrival]
+        g[K.F_TOP] = levels - 1
+        g[K.F_MPL] = mpl
+        g[K.F_CHECK] = int(bool(check))
+        g[K.F_NNODES] = nodes
+        gf = np.zeros(K.G_QU + levels)
+        gf[K.R_LATENCY] = p.latency
+        gf[K.R_CS] = p.context_switch
+        gf[K.R_GSCS] = p.gs_context_switch
+        gf[K.R_GSQ] = p.gs_quantum
+        gf[K.R_INTR] = p.interrupt
+        gf[K.R_QM] = p.queue_move
+        gf[K.R_EC] = p.endpoint_check
+        gf[K.R_SPIN] = spin
+        gf[K.R_TICK] = p.tick
+        gf[K.R_RAISE] = p.raise_period
+        gf[K.R_QTOP] = p.quantum(levels - 1)
+        gf[K.G_QU :] = quanta
+        self.margin = 2 * nodes * mpl + 2 * nodes + 16
+        cap = 4 * self.margin + 4 * n_procs + 64
+        self.state = K.State(
+            I=tab_i,
+            F=tab_f,
+            G=g,
+            GF=gf,
+            HT=np.zeros(cap),
+            HI=np.zeros((cap, 4), dtype=np.int64),
+        )
+
+    def _grow(self) -> None:
+        s = self.state
+        n = s.HT.shape[0]
+        ht = np.zeros(2 * n)
+        ht[:n] = s.HT
+        hi = np.zeros((2 * n, 4), dtype=np.int64)
+        hi[:n] = s.HI
+        self.state = s._replace(HT=ht, HI=hi)
+
+    def run(self, horizon: float = math.inf) -> TSResult:
+        """Simulate until every job ended (or ``horizon`` simulated seconds)."""
+        self.state.GF[K.R_HORIZON] = horizon
+        while True:
+            ret = K.run_kernel(self.state, self.margin)
+            if ret != K.RET_GROW:
+                break
+            self._grow()
+        s = self.state
+        now = float(s.GF[K.S_NOW])
+        if ret == K.RET_OVERFLOW:
+            raise InvariantError("event heap overflow: the growth margin is too small")
+        if ret == K.RET_BACKWARDS:
+            raise InvariantError(f"event at {s.GF[K.S_ERRT]} s after time {now} s")
+        if ret == K.RET_INVARIANT:
+            node, code = int(s.G[K.S_ERRNODE]), int(s.G[K.S_ERR])
+            what = {
+                1: "more than one running process",
+                2: "current process is not running",
+                3: f"busy time exceeds wall time {now} s",
+            }[code]
+            raise InvariantError(f"node {node}: {what}")
+        jobs = slice(self.jb, None)
+        started = s.I[jobs, K.J_STARTED] == 1
+        if ret == K.RET_DONE:
+            ends = s.F[jobs][started, K.J_END]
+            end = float(ends.max()) if ends.size else now
+        else:
+            end = min(now, horizon)
+        return self._result(end)
+
+    def _result(self, end: float) -> TSResult:
+        s = self.state
+        ji = s.I[self.jb :]
+        jf = s.F[self.jb :]
+        started = np.flatnonzero(ji[:, K.J_STARTED] == 1)
+        finished = started[np.isfinite(jf[started, K.J_END])]
+        k = ji[finished, K.J_NPROCS]
+        jobs = pd.DataFrame(
+            {
+                "job_id": self.w_id[finished],
+                "submit_time": jf[finished, K.J_SUB],
+                "start_time": jf[finished, K.J_START],
+                "end_time": jf[finished, K.J_END],
+                "procs": k,
+                "size": k,
+                "run_time": jf[finished, K.J_RUN],
+                "comp": jf[finished, K.J_WCOMP],
+                "io": jf[finished, K.J_WIO],
+                "comm": jf[finished, K.J_WCOMM],
+            }
+        )
+        K.fold_all(s, end)
+        io_wait = [0.0] * self.nodes
+        for j in started.tolist():
+            p0 = int(ji[j, K.J_P0])
+            for p in range(p0, p0 + int(ji[j, K.J_NPROCS])):
+                io_wait[int(s.I[p, K.P_NODE])] += float(s.F[p, K.P_IO_T])
+        nf = s.F[: self.nodes]
+        nodes = pd.DataFrame(
+            {
+                "node": np.arange(self.nodes),
+                "compute": nf[:, K.N_COMPUTE].copy(),
+                "spin": nf[:, K.N_SPIN].copy(),
+                "context_switch": nf[:, K.N_CS].copy(),
+                "interrupt": nf[:, K.N_INTR].copy(),
+                "queue": nf[:, K.N_QUEUE].copy(),
+                "endpoint_check": nf[:, K.N_CHECK].copy(),
+                "io_wait": io_wait,
+            }
+        )
+        n_jobs = ji.shape[0]
+        return TSResult(
+            scheme=self.scheme,
+            jobs=jobs,
+            nodes=nodes,
+            end_time=float(end),
+            events=int(s.G[K.S_EVENTS]),
+            messages_sent=int(s.G[K.S_SENT]),
+            messages_received=int(s.G[K.S_RECEIVED]),
+            unfinished=n_jobs - len(finished),
+            window=(float(s.GF[K.S_WIN0]), float(s.GF[K.S_WIN1])),
+            window_compute=float(s.GF[K.S_WINCOMP]),
+        )

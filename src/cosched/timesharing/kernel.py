@@ -1,0 +1,1185 @@
+"""The compiled time-sharing simulator: the reference engine's event loop over arrays.
+
+:class:`cosched.timesharing.engine.TimeSharingSim` is the readable reference (one
+object per node, process and job). This module runs the same model with every piece of
+state in numpy arrays and the event loop compiled by numba: the same events in the same
+order with the same floating-point operations, so both engines give bit-identical
+results (``tests/timesharing/test_kernel.py`` checks it on random workloads for every
+scheme). Each function here mirrors the reference method of the same name; change both
+together.
+
+State lives in the named tuple :class:`State` (arrays only, so the kernel compiles once
+per machine with ``cache=True``): per node ``NI`` / ``NF`` (integer / float fields),
+``NPL`` (the node's process list, in arrival order) and ``GSROW`` (gang matrix cells);
+per process ``PI`` / ``PF``; per job ``JI`` / ``JF``; the event heap ``HT, HS, HK, HO,
+HV`` (time, sequence number, kind, object, version) ordered by (time, sequence) like the
+reference's ``heapq``; scalars in ``SI`` / ``SF``. The kernel is resumable: it returns
+when it needs a larger heap, and the caller grows the heap and calls it again.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
+    from numba import carray, types
+    from numba import njit as _njit
+    from numba.extending import intrinsic
+
+    def njit(f: Any) -> Any:
+        return _njit(cache=True, error_model="numpy")(f)
+
+    def _pointer_cast(dtype: Any) -> Any:
+        """An intrinsic turning an integer address into a pointer to ``dtype``."""
+
+        def cast(typingctx: Any, addr: Any) -> Any:
+            sig = types.CPointer(dtype)(types.intp)
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+            return sig, codegen
+
+        return intrinsic(cast)
+
+    _as_f64_ptr = _pointer_cast(types.float64)
+    _as_i64_ptr = _pointer_cast(types.int64)
+
+    @njit
+    def _vf(a: Any) -> Any:
+        return carray(_as_f64_ptr(a.ctypes.data), a.shape)
+
+    @njit
+    def _vi(a: Any) -> Any:
+        return carray(_as_i64_ptr(a.ctypes.data), a.shape)
+
+    _NUMBA = True
+
+except ImportError:  # pragma: no cover
+
+    def njit(f: Any) -> Any:
+        return f
+
+    _NUMBA = False
+
+
+__all__ = ["State", "run_kernel", "skew_unit_kernel"]
+
+INF = np.inf
+EPS = 1e-12
+
+# Process states, phases and event kinds (as in cosched.timesharing.model).
+READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
+P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
+EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
+
+# All rows of the two tables ``I`` (int64) and ``F`` (float64): nodes are rows
+# 0..N-1, processes the next P rows (a process's id is its row), jobs the next J rows
+# (job i is row ``G[S_JB] + i``). Columns depend on the kind of row.
+# Node integer columns; the node's process list and its gang cells follow.
+N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS = range(7)
+N_PL = 7  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
+# Node float columns.
+N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
+N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
+K_NF = 12
+# Process integer columns (P_SEED and P_NITER copy the job's, for the hot path).
+P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
+P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
+P_DRAW, P_KLASS, P_SENT, P_RECEIVED, P_SWITCHES, P_SEED, P_NITER = range(16, 23)
+K_PI = 23
+# Process float columns (P_JCOMP, P_JIO, P_SKEW copy the job's).
+P_REM, P_QLEFT, P_COMPUTE_T, P_SPIN_T, P_IO_T, P_BLOCKED_T, P_TBLOCK = range(7)
+P_JCOMP, P_JIO, P_SKEW = range(7, 10)
+K_PF = 10
+# Job integer columns.
+J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED = range(8)
+K_JI = 8
+# Job float columns.
+J_COMP, J_IO, J_START, J_END, J_SUB, J_RUN, J_WCOMP, J_WIO, J_WCOMM, J_SKEW = range(10)
+K_JF = 10
+# Scalar integer state G[...].
+S_SEQ, S_QC, S_EVENTS, S_SENT, S_RECEIVED, S_RUNNING, S_GSACTIVE, S_TICKING = range(8)
+S_HSIZE, S_NEXTPROC, S_QHEAD, S_QTAIL, S_I, S_ERR, S_ERRNODE = range(8, 15)
+S_JB, S_GSCOL, S_TMPB, S_QB = range(15, 19)  # where jobs, gang cells, TMP, Q start
+K_SI = 19
+# Flags, in G after the scalars.
+F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
+G_GSR = K_SI + 7  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+# Scalar float state GF[...], then parameters, then the quanta by level.
+S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT = range(5)
+K_SF = 5
+R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF, K_SF + 9)
+R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
+G_QU = K_SF + 12
+WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
+ARR_NONE, ARR_INTERRUPT, ARR_PERIODIC = 0, 1, 2
+
+# Kernel return codes.
+RET_DONE, RET_HORIZON, RET_GROW, RET_INVARIANT, RET_BACKWARDS, RET_OVERFLOW = range(6)
+ERR_HEAP = 99
+
+#: The state: tables ``I``/``F``, globals ``G``/``GF``, event heap ``HT`` (times) and
+#: ``HI`` (sequence number, kind, object, version per event).
+State = namedtuple("State", ["I", "F", "G", "GF", "HT", "HI"])
+
+
+# ---------------------------------------------------------------------- random
+@njit
+def skew_unit_kernel(seed: int, rank: int, k: int) -> float:
+    """:func:`cosched.timesharing.model.skew_unit`, compiled (uint64 arithmetic)."""
+    z = np.uint64(seed) + (np.uint64(rank) << np.uint64(40)) + np.uint64(k)
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * 2.0**-53
+
+
+@njit
+def factor(S: Any, p: int) -> float:
+    """The next skew multiplier of process ``p`` (``Proc.factor``)."""
+    k = S.I[p, P_DRAW]
+    S.I[p, P_DRAW] = k + 1
+    u = skew_unit_kernel(S.I[p, P_SEED], S.I[p, P_RANK], k)
+    return 1.0 + S.F[p, P_SKEW] * (u - 0.5)
+
+
+# ------------------------------------------------------------------------ heap
+@njit
+def _move(HT: Any, HI: Any, i: int, j: int) -> None:
+    """Copy heap entry ``j`` to slot ``i``."""
+    HT[i] = HT[j]
+    for c in range(4):
+        HI[i, c] = HI[j, c]
+
+
+@njit
+def _put(HT: Any, HI: Any, i: int, t: float, seq: int, kind: int, obj: int, ver: int) -> None:
+    """Write an event into heap slot ``i``."""
+    HT[i] = t
+    HI[i, 0] = seq
+    HI[i, 1] = kind
+    HI[i, 2] = obj
+    HI[i, 3] = ver
+
+
+@njit
+def push(S: Any, t: float, kind: int, obj: int, ver: int) -> None:
+    """Add an event; ties keep insertion order (the sequence number)."""
+    si = S.G
+    seq = si[S_SEQ] + 1
+    si[S_SEQ] = seq
+    HT = S.HT
+    HI = S.HI
+    i = si[S_HSIZE]
+    if i >= HT.shape[0]:  # cannot happen with the caller's margin; never write past
+        si[S_ERR] = ERR_HEAP
+        return
+    si[S_HSIZE] = i + 1
+    while i > 0:
+        par = (i - 1) >> 1
+        pt = HT[par]
+        if pt < t or (pt == t and HI[par, 0] < seq):
+            break
+        _move(HT, HI, i, par)
+        i = par
+    _put(HT, HI, i, t, seq, kind, obj, ver)
+
+
+@njit
+def pop(S: Any) -> None:
+    """Remove the earliest event (read it from index 0 first)."""
+    si = S.G
+    HT = S.HT
+    HI = S.HI
+    n = si[S_HSIZE] - 1
+    si[S_HSIZE] = n
+    if n == 0:
+        return
+    t = HT[n]
+    seq = HI[n, 0]
+    kind = HI[n, 1]
+    obj = HI[n, 2]
+    ver = HI[n, 3]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        r = c + 1
+        if r < n and (HT[r] < HT[c] or (HT[r] == HT[c] and HI[r, 0] < HI[c, 0])):
+            c = r
+        if HT[c] < t or (HT[c] == t and HI[c, 0] < seq):
+            _move(HT, HI, i, c)
+            i = c
+        else:
+            break
+    _put(HT, HI, i, t, seq, kind, obj, ver)
+
+
+# ----------------------------------------------------------- CPU accounting
+@njit
+def fold(S: Any, n: int, t: float) -> None:
+    """Account the running process's activity from the node's ``act`` to ``t``."""
+    NF = S.F
+    p = S.I[n, N_CUR]
+    if p < 0:
+        return
+    a = NF[n, N_ACT]
+    ovh = NF[n, N_OVH]
+    if ovh > a:
+        a = ovh
+    if t > a:
+        dt = t - a
+        PF = S.F
+        if S.I[p, P_SPINNING]:
+            PF[p, P_SPIN_T] += dt
+            NF[n, N_SPIN] += dt
+            PF[p, P_REM] -= dt
+        else:
+            w = dt * NF[n, N_SPEED]
+            PF[p, P_COMPUTE_T] += w
+            NF[n, N_COMPUTE] += w
+            NF[n, N_CHECK] += dt - w
+            PF[p, P_REM] -= w
+        PF[p, P_QLEFT] -= dt
+        NF[n, N_ACT] = t
+
+
+@njit
+def charge(S: Any, n: int, t: float, cost: float, kind: int) -> None:
+    """Overhead of ``cost`` seconds from ``t`` (kind 0: switch, 1: interrupt, 2: queue)."""
+    if cost <= 0:
+        return
+    NF = S.F
+    if S.I[n, N_CUR] >= 0:
+        fold(S, n, t)
+    ovh = NF[n, N_OVH]
+    ovh = (ovh if ovh > t else t) + cost
+    NF[n, N_OVH] = ovh
+    NF[n, N_ACT] = ovh
+    if kind == 0:
+        NF[n, N_CS] += cost
+    elif kind == 1:
+        NF[n, N_INTR] += cost
+    else:
+        NF[n, N_QUEUE] += cost
+
+
+@njit
+def next_tick(S: Any, t: float) -> float:
+    """The first scheduler tick strictly after ``t``."""
+    tick = S.GF[R_TICK]
+    return (np.floor(t / tick + 1e-9) + 1.0) * tick
+
+
+@njit
+def inbox_waiting(S: Any, q: int) -> int:
+    """Messages present on the side ``q`` waits for (side -1 reads side 1, as in Python)."""
+    return S.I[q, P_INBOX0 + (S.I[q, P_WAITING] & 1)]
+
+
+@njit
+def resched(S: Any, n: int, t: float) -> None:
+    """Replace the node's pending CPU event by the next one that matters."""
+    NI = S.I
+    NF = S.F
+    PI = S.I
+    p = NI[n, N_CUR]
+    if p < 0:
+        if NF[n, N_DUE] != INF:
+            NI[n, N_VER] += 1
+            NF[n, N_DUE] = INF
+        return
+    spinning = PI[p, P_SPINNING]
+    if S.G[F_ARRIVAL] == ARR_PERIODIC and NF[n, N_PB] == INF:
+        for k in range(NI[n, N_NPROCS]):
+            q = S.I[n, N_PL + k]
+            if PI[q, P_STATE] == READY and q != p:
+                if PI[q, P_INRECV]:
+                    if inbox_waiting(S, q) > 0:
+                        NF[n, N_PB] = next_tick(S, t)
+                        break
+                elif spinning:
+                    NF[n, N_PB] = next_tick(S, t)
+                    break
+    a = NF[n, N_ACT]
+    ovh = NF[n, N_OVH]
+    if ovh > a:
+        a = ovh
+    if a < t:
+        a = t
+    rem = S.F[p, P_REM]
+    te = a + rem if spinning else a + rem / NF[n, N_SPEED]
+    tq = a + S.F[p, P_QLEFT]
+    if tq < te:
+        te = tq
+    x = NF[n, N_PRE]
+    if x < te:
+        te = x
+    x = NF[n, N_PB]
+    if x < te:
+        te = x
+    if te < a:
+        te = a
+    if te == NF[n, N_DUE]:
+        return
+    v = NI[n, N_VER] + 1
+    NI[n, N_VER] = v
+    NF[n, N_DUE] = te
+    if te < INF:
+        push(S, te, EV_CPU, n, v)
+
+
+# -------------------------------------------------------------- scheduling
+@njit
+def requeue(S: Any, p: int, head: bool) -> None:
+    """Make ``p`` ready at the head or tail of its level's queue."""
+    S.I[p, P_STATE] = READY
+    qc = S.G[S_QC] + 1
+    S.G[S_QC] = qc
+    S.I[p, P_QKEY] = -qc if head else qc
+
+
+@njit
+def pick(S: Any, n: int) -> int:
+    """The ready process at the head of the highest non-empty level (-1: none)."""
+    PI = S.I
+    best = -1
+    bl = -1
+    bk = 0
+    for k in range(S.I[n, N_NPROCS]):
+        q = S.I[n, N_PL + k]
+        if PI[q, P_STATE] == READY:
+            lv = PI[q, P_LEVEL]
+            if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
+                best = q
+                bl = lv
+                bk = PI[q, P_QKEY]
+    return best
+
+
+@njit
+def switch_to(S: Any, n: int, p: int, t: float) -> None:
+    """Give the CPU to ``p``."""
+    NF = S.F
+    PI = S.I
+    if NF[n, N_ACT] < t:
+        NF[n, N_ACT] = t
+    S.I[n, N_CUR] = p
+    PI[p, P_STATE] = RUNNING
+    PI[p, P_SWITCHES] += 1
+    cost = S.GF[R_CS]
+    ovh = NF[n, N_OVH]
+    if cost > 0:
+        ovh = (ovh if ovh > t else t) + cost
+        NF[n, N_OVH] = ovh
+        NF[n, N_CS] += cost
+    NF[n, N_ACT] = ovh if ovh > t else t
+    if PI[p, P_INRECV] and inbox_waiting(S, p) > 0:
+        S.F[p, P_REM] = 0.0
+
+
+@njit
+def dispatch(S: Any, n: int, t: float) -> None:
+    """The CPU is free: run the best ready process, if any."""
+    S.I[n, N_CUR] = -1
+    if S.G[F_GANG]:
+        return
+    best = pick(S, n)
+    if best >= 0:
+        switch_to(S, n, best, t)
+
+
+@njit
+def request_preempt(S: Any, n: int, t: float, target: int) -> None:
+    """Preempt at the next tick (forced if ``target`` >= 0)."""
+    if S.I[n, N_CUR] < 0:
+        dispatch(S, n, t)
+        return
+    nt = next_tick(S, t)
+    if nt < S.F[n, N_PRE]:
+        S.F[n, N_PRE] = nt
+    if target >= 0:
+        S.I[n, N_FORCE] = 1
+        S.I[n, N_TARGET] = target
+
+
+@njit
+def boost(S: Any, p: int) -> None:
+    """Move ``p`` to the head of the top level."""
+    PI = S.I
+    PI[p, P_LEVEL] = S.G[F_TOP]
+    S.F[p, P_QLEFT] = S.GF[R_QTOP]
+    if PI[p, P_STATE] == READY:
+        qc = S.G[S_QC] + 1
+        S.G[S_QC] = qc
+        PI[p, P_QKEY] = -qc
+
+
+@njit
+def preempt(S: Any, n: int, t: float) -> None:
+    """The pending tick: preempt if forced or a higher-priority process is ready."""
+    NI = S.I
+    cur = NI[n, N_CUR]
+    target = NI[n, N_TARGET] if NI[n, N_FORCE] else -1
+    NI[n, N_FORCE] = 0
+    NI[n, N_TARGET] = -1
+    if cur < 0:
+        dispatch(S, n, t)
+        return
+    if target < 0 or S.I[target, P_STATE] != READY:
+        target = pick(S, n)
+        if target < 0 or S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL]:
+            return
+    fold(S, n, t)
+    requeue(S, cur, True)
+    switch_to(S, n, target, t)
+
+
+@njit
+def node_event(S: Any, n: int, t: float) -> None:
+    """The node's CPU event: overhead end, activity end, quantum, tick."""
+    NF = S.F
+    cur = S.I[n, N_CUR]
+    ovh = NF[n, N_OVH]
+    fold(S, n, t)
+    if t < ovh - EPS:
+        resched(S, n, t)
+        return
+    if cur < 0:
+        dispatch(S, n, t)
+    else:
+        te = t + EPS
+        if NF[n, N_PB] <= te:
+            NF[n, N_PB] = INF
+            pb_tick(S, n, t)
+            if NF[n, N_PRE] <= te:
+                NF[n, N_PRE] = INF
+                preempt(S, n, t)
+        elif NF[n, N_PRE] <= te:
+            NF[n, N_PRE] = INF
+            preempt(S, n, t)
+        elif S.F[cur, P_REM] <= EPS:
+            activity_done(S, n, cur, t)
+        elif S.F[cur, P_QLEFT] <= EPS:
+            expire(S, n, cur, t)
+    resched(S, n, t)
+
+
+@njit
+def expire(S: Any, n: int, p: int, t: float) -> None:
+    """Quantum expiry: demote one level, to the tail, and pick again."""
+    PI = S.I
+    if PI[p, P_LEVEL] > 0:
+        PI[p, P_LEVEL] -= 1
+    S.F[p, P_QLEFT] = S.GF[G_QU + PI[p, P_LEVEL]]
+    requeue(S, p, False)
+    best = pick(S, n)
+    if best == p:
+        PI[p, P_STATE] = RUNNING
+    else:
+        switch_to(S, n, best, t)
+
+
+@njit
+def raise_all(S: Any, t: float) -> None:
+    """Every second: all processes back to the top level, keeping their order."""
+    PI = S.I
+    top = S.G[F_TOP]
+    qtop = S.GF[R_QTOP]
+    order = S.G[S.G[S_TMPB] :]
+    for n in range(S.G[F_NNODES]):
+        k = S.I[n, N_NPROCS]
+        if k == 0:
+            continue
+        fold(S, n, t)
+        # sort the node's processes by (-level, qkey): insertion sort (k <= MPL)
+        for a in range(k):
+            q = S.I[n, N_PL + a]
+            b = a
+            while b > 0:
+                r = order[b - 1]
+                if PI[r, P_LEVEL] < PI[q, P_LEVEL] or (
+                    PI[r, P_LEVEL] == PI[q, P_LEVEL] and PI[r, P_QKEY] > PI[q, P_QKEY]
+                ):
+                    order[b] = r
+                    b -= 1
+                else:
+                    break
+            order[b] = q
+        for a in range(k):
+            q = order[a]
+            PI[q, P_LEVEL] = top
+            S.F[q, P_QLEFT] = qtop
+            qc = S.G[S_QC] + 1
+            S.G[S_QC] = qc
+            PI[q, P_QKEY] = qc
+        resched(S, n, t)
+    if S.G[S_RUNNING]:
+        push(S, t + S.GF[R_RAISE], EV_RAISE, -1, 0)
+    else:
+        S.G[S_TICKING] = 0
+
+
+# ---------------------------------------------------------------- the program
+@njit
+def activity_done(S: Any, n: int, p: int, t: float) -> None:
+    """The running process finished its compute phase, a send, or a spin."""
+    PI = S.I
+    PF = S.F
+    ph = PI[p, P_PHASE]
+    if ph == P_COMPUTE:
+        jio = PF[p, P_JIO]
+        io = jio * factor(S, p) if jio > 0 else 0.0
+        PI[p, P_PHASE] = P_SEND
+        PF[p, P_REM] = 0.0
+        if io > 0:
+            PI[p, P_STATE] = IO
+            PF[p, P_IO_T] += io
+            push(S, t + io, EV_IODONE, p, 0)
+            leave(S, n, t)
+            return
+        ph = P_SEND
+    if ph == P_SEND:
+        arrive_t = t + S.GF[R_LATENCY]
+        left = PI[p, P_NBR0]
+        right = PI[p, P_NBR1]
+        if left >= 0:
+            push(S, arrive_t, EV_ARRIVE, left, 1)
+            PI[p, P_SENT] += 1
+            S.G[S_SENT] += 1
+        if right >= 0:
+            push(S, arrive_t, EV_ARRIVE, right, 0)
+            PI[p, P_SENT] += 1
+            S.G[S_SENT] += 1
+        PI[p, P_PHASE] = P_RECV
+        PI[p, P_INRECV] = 1
+        PI[p, P_WAITING] = 0 if left >= 0 else 1
+        PF[p, P_REM] = S.GF[R_SPIN]
+        PI[p, P_YIELDED] = 0
+    receive(S, n, p, t)
+
+
+@njit
+def receive(S: Any, n: int, p: int, t: float) -> None:
+    """Consume available messages; spin, block or yield for a missing one."""
+    PI = S.I
+    PF = S.F
+    while PI[p, P_WAITING] >= 0:
+        s = PI[p, P_WAITING]
+        if PI[p, P_NBR0 + s] < 0:
+            PI[p, P_WAITING] = 1 if s == 0 else -1
+            continue
+        if PI[p, P_INBOX0 + s] > 0:
+            PI[p, P_INBOX0 + s] -= 1
+            PI[p, P_RECEIVED] += 1
+            S.G[S_RECEIVED] += 1
+            PI[p, P_WAITING] = 1 if s == 0 else -1
+            PF[p, P_REM] = S.GF[R_SPIN]
+            PI[p, P_YIELDED] = 0
+            continue
+        if PF[p, P_REM] > EPS:
+            PI[p, P_SPINNING] = 1
+            return
+        spin_expired(S, n, p, t)
+        return
+    PI[p, P_SPINNING] = 0
+    PI[p, P_INRECV] = 0
+    PI[p, P_IT] += 1
+    if PI[p, P_IT] >= PI[p, P_NITER]:
+        finish(S, n, p, t)
+        return
+    PI[p, P_PHASE] = P_COMPUTE
+    PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)
+
+
+@njit
+def spin_expired(S: Any, n: int, p: int, t: float) -> None:
+    """The spin budget ran out: block (SB) or yield (SY)."""
+    PI = S.I
+    if S.G[F_WAIT] == WAIT_BLOCK:
+        PI[p, P_SPINNING] = 0
+        PI[p, P_STATE] = BLOCKED
+        S.F[p, P_TBLOCK] = t
+        charge(S, n, t, S.GF[R_QM], 2)
+        leave(S, n, t)
+        return
+    PI[p, P_SPINNING] = 1
+    S.F[p, P_REM] = INF
+    PI[p, P_YIELDED] = 1
+    k = S.I[n, N_NPROCS]
+    low = -1
+    for a in range(k):
+        q = S.I[n, N_PL + a]
+        if q != p and PI[q, P_STATE] != DONE:
+            lv = PI[q, P_LEVEL]
+            if low < 0 or lv < low:
+                low = lv
+    if low >= 0:
+        lv = low - 1
+        if lv < 0:
+            lv = 0
+        PI[p, P_LEVEL] = lv
+        S.F[p, P_QLEFT] = S.GF[G_QU + lv]
+    cost = S.GF[R_EC] * k + 2 * S.GF[R_QM]
+    charge(S, n, t, cost, 2)
+    cand = pb_candidate(S, n, True)
+    if cand >= 0:
+        boost(S, cand)
+        request_preempt(S, n, t, -1)
+
+
+@njit
+def leave(S: Any, n: int, t: float) -> None:
+    """The running process gave up the CPU (I/O, block, end)."""
+    S.I[n, N_CUR] = -1
+    S.F[n, N_PRE] = INF
+    S.I[n, N_FORCE] = 0
+    S.I[n, N_TARGET] = -1
+    dispatch(S, n, t)
+
+
+@njit
+def finish(S: Any, n: int, p: int, t: float) -> None:
+    """A task did its last iteration; the job ends with its last task."""
+    PI = S.I
+    PI[p, P_STATE] = DONE
+    PI[p, P_SPINNING] = 0
+    j = S.G[S_JB] + PI[p, P_JOB]
+    S.I[j, J_DONE] += 1
+    fold(S, n, t)
+    k = S.I[n, N_NPROCS]
+    NPL = S.I
+    a = 0
+    while NPL[n, N_PL + a] != p:
+        a += 1
+    for b in range(a, k - 1):
+        NPL[n, N_PL + b] = NPL[n, N_PL + b + 1]
+    NPL[n, N_PL + k - 1] = -1
+    S.I[n, N_NPROCS] = k - 1
+    set_speed(S, n)
+    leave(S, n, t)
+    if S.I[j, J_DONE] == S.I[j, J_NPROCS]:
+        end_job(S, j, t)
+
+
+@njit
+def end_job(S: Any, j: int, t: float) -> None:
+    """Free the job's cells and start queued jobs (``j`` is the job's row)."""
+    S.F[j, J_END] = t
+    S.G[S_RUNNING] -= 1
+    row = S.I[j, J_ROW]
+    p0 = S.I[j, J_P0]
+    for p in range(p0, p0 + S.I[j, J_NPROCS]):
+        node = S.I[p, P_NODE]
+        S.I[node, N_BUSY] -= 1
+        if row >= 0:
+            S.I[node, S.G[S_GSCOL] + row] = -1
+    if row >= 0:
+        S.G[G_GSR + row] -= 1
+    try_start(S, t)
+
+
+@njit
+def set_speed(S: Any, n: int) -> None:
+    """PB polls every endpoint every tick: a constant share of the CPU."""
+    if S.G[F_ARRIVAL] == ARR_PERIODIC:
+        v = 1.0 - S.I[n, N_NPROCS] * S.GF[R_EC] / S.GF[R_TICK]
+        S.F[n, N_SPEED] = v if v > 0.0 else 0.0
+
+
+# ------------------------------------------------------------------- network
+@njit
+def arrive(S: Any, q: int, side: int, t: float) -> None:
+    """The NIC deposits a message into ``q``'s endpoint and reacts per scheme."""
+    PI = S.I
+    PI[q, P_INBOX0 + side] += 1
+    n = PI[q, P_NODE]
+    st = PI[q, P_STATE]
+    arrival = S.G[F_ARRIVAL]
+    if st == RUNNING:
+        if PI[q, P_INRECV] and PI[q, P_WAITING] == side and PI[q, P_SPINNING]:
+            fold(S, n, t)
+            S.F[q, P_REM] = 0.0
+            resched(S, n, t)
+        return
+    if st == BLOCKED and PI[q, P_WAITING] == side:
+        charge(S, n, t, S.GF[R_INTR], 1)
+        S.F[q, P_BLOCKED_T] += t - S.F[q, P_TBLOCK]
+        PI[q, P_STATE] = READY
+        boost(S, q)
+        qc = S.G[S_QC] + 1
+        S.G[S_QC] = qc
+        PI[q, P_QKEY] = -qc
+        charge(S, n, t, S.GF[R_QM], 2)
+        cur = S.I[n, N_CUR]
+        if arrival == ARR_INTERRUPT:
+            request_preempt(S, n, t, q)
+        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL]:
+            request_preempt(S, n, t, -1)
+        resched(S, n, t)
+        return
+    if arrival == ARR_INTERRUPT and st in (READY, IO):
+        charge(S, n, t, S.GF[R_INTR] + S.GF[R_QM], 1)
+        boost(S, q)
+        if PI[q, P_STATE] == READY:
+            request_preempt(S, n, t, q)
+        resched(S, n, t)
+        return
+    if arrival == ARR_PERIODIC:
+        resched(S, n, t)
+
+
+@njit
+def io_done(S: Any, p: int, t: float) -> None:
+    """An I/O finished: the process wakes with a boost (or resumes in its slot)."""
+    PI = S.I
+    NF = S.F
+    n = PI[p, P_NODE]
+    if S.G[F_GANG]:
+        PI[p, P_STATE] = READY
+        if S.I[n, N_CUR] < 0 and S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]] == p:
+            S.I[n, N_CUR] = p
+            PI[p, P_STATE] = RUNNING
+            ovh = NF[n, N_OVH]
+            NF[n, N_ACT] = ovh if ovh > t else t
+            resched(S, n, t)
+        return
+    PI[p, P_STATE] = READY
+    top = S.G[F_TOP]
+    PI[p, P_LEVEL] = top
+    S.F[p, P_QLEFT] = S.GF[R_QTOP]
+    qc = S.G[S_QC] + 2
+    S.G[S_QC] = qc
+    PI[p, P_QKEY] = -qc
+    charge(S, n, t, S.GF[R_QM], 2)
+    cur = S.I[n, N_CUR]
+    if cur < 0:
+        dispatch(S, n, t)
+    elif top > PI[cur, P_LEVEL]:
+        nt = next_tick(S, t)
+        if nt < NF[n, N_PRE]:
+            NF[n, N_PRE] = nt
+    resched(S, n, t)
+
+
+# ------------------------------------------------------------ periodic boost
+@njit
+def pb_candidate(S: Any, n: int, rule2: bool) -> int:
+    """PB heuristic: round robin from the running process (-1: none)."""
+    PI = S.I
+    k = S.I[n, N_NPROCS]
+    cur = S.I[n, N_CUR]
+    start = -1
+    for a in range(k):
+        if S.I[n, N_PL + a] == cur:
+            start = a
+            break
+    if start < 0:
+        start = S.I[n, N_RR] % (k if k > 1 else 1)
+    for a in range(k):
+        q = S.I[n, N_PL + (start + a) % k]
+        if q != cur and PI[q, P_STATE] == READY and PI[q, P_INRECV] and inbox_waiting(S, q) > 0:
+            return q
+    if rule2:
+        for a in range(k):
+            q = S.I[n, N_PL + (start + a) % k]
+            if q != cur and PI[q, P_STATE] == READY and not PI[q, P_INRECV]:
+                return q
+    return -1
+
+
+@njit
+def pb_tick(S: Any, n: int, t: float) -> None:
+    """The PB kernel thread: boost the heuristic's candidate, preempt at once."""
+    cur = S.I[n, N_CUR]
+    rule2 = cur >= 0 and S.I[cur, P_SPINNING] != 0
+    cand = pb_candidate(S, n, rule2)
+    if cand < 0:
+        return
+    for a in range(S.I[n, N_NPROCS]):
+        if S.I[n, N_PL + a] == cand:
+            S.I[n, N_RR] = a
+            break
+    charge(S, n, t, S.GF[R_QM], 2)
+    S.I[cand, P_LEVEL] = S.G[F_TOP]
+    S.F[cand, P_QLEFT] = S.GF[R_QTOP]
+    if S.I[cand, P_STATE] == READY:
+        qc = S.G[S_QC] + 1
+        S.G[S_QC] = qc
+        S.I[cand, P_QKEY] = -qc
+    S.F[n, N_PRE] = t
+    S.I[n, N_FORCE] = 1
+    S.I[n, N_TARGET] = cand
+
+
+# ------------------------------------------------------------------ job start
+@njit
+def place(S: Any, procs: int) -> int:
+    """Choose cells for a job; the nodes go to ``G[G[S_TMPB]:][:procs]``. Returns the row
+    (-1 for the MLFQ schemes), -2 if the job must wait (``placement.place``)."""
+    N = S.G[F_NNODES]
+    mpl = S.G[F_MPL]
+    out = S.G[S.G[S_TMPB] :]
+    if S.G[F_GANG]:
+        for r in range(mpl):
+            c = 0
+            for n in range(N):
+                if S.I[n, S.G[S_GSCOL] + r] < 0:
+                    if c < procs:
+                        out[c] = n
+                    c += 1
+            if c >= procs:
+                return r
+        return -2
+    free = 0
+    for n in range(N):
+        if S.I[n, N_BUSY] < mpl:
+            free += 1
+    if free < procs:
+        return -2
+    # the procs least-loaded nodes (ties: lower index), then sorted by index
+    c = 0
+    for b in range(mpl):
+        for n in range(N):
+            if S.I[n, N_BUSY] == b:
+                out[c] = n
+                c += 1
+                if c == procs:
+                    break
+        if c == procs:
+            break
+    for a in range(1, procs):  # insertion sort of the chosen nodes by index
+        x = out[a]
+        b = a
+        while b > 0 and out[b - 1] > x:
+            out[b] = out[b - 1]
+            b -= 1
+        out[b] = x
+    return -1
+
+
+@njit
+def try_start(S: Any, t: float) -> None:
+    """Start queued jobs in FCFS order while the head fits."""
+    si = S.G
+    while si[S_QHEAD] < si[S_QTAIL]:
+        i = si[si[S_QB] + si[S_QHEAD]]
+        row = place(S, S.I[si[S_JB] + i, J_PROCS])
+        if row == -2:
+            return
+        si[S_QHEAD] += 1
+        start_job(S, i, row, t)
+
+
+@njit
+def start_job(S: Any, i: int, row: int, t: float) -> None:
+    """Create job ``i``'s processes on the chosen nodes (from ``place``) and row."""
+    PI = S.I
+    PF = S.F
+    tmp = S.G[S.G[S_TMPB] :]
+    jr = S.G[S_JB] + i
+    k = PI[jr, J_PROCS]
+    comp = PF[jr, J_WCOMP]
+    io = PF[jr, J_WIO]
+    t_iter = S.GF[R_LATENCY] / PF[jr, J_WCOMM]
+    if k == 1:
+        comp, io = comp / (comp + io), io / (comp + io)
+    jcomp = comp * t_iter
+    jio = io * t_iter
+    nit = max(1, int(np.rint(PF[jr, J_RUN] / t_iter)))
+    PF[jr, J_COMP] = jcomp
+    PF[jr, J_IO] = jio
+    PI[jr, J_NITER] = nit
+    PI[jr, J_DONE] = 0
+    PI[jr, J_ROW] = row
+    PI[jr, J_NPROCS] = k
+    PI[jr, J_STARTED] = 1
+    PF[jr, J_START] = t
+    p0 = S.G[S_NEXTPROC]
+    S.G[S_NEXTPROC] = p0 + k
+    PI[jr, J_P0] = p0
+    S.G[S_RUNNING] += 1
+    for r in range(k):
+        p = p0 + r
+        PI[p, :] = 0
+        PF[p, :] = 0.0
+        PI[p, P_SEED] = PI[jr, J_SEED]
+        PI[p, P_NITER] = nit
+        PF[p, P_JCOMP] = jcomp
+        PF[p, P_JIO] = jio
+        PF[p, P_SKEW] = PF[jr, J_SKEW]
+        PI[p, P_JOB] = i
+        PI[p, P_RANK] = r
+        PI[p, P_NODE] = tmp[r]
+        PI[p, P_STATE] = READY
+        PI[p, P_PHASE] = P_COMPUTE
+        PI[p, P_WAITING] = -1
+        PI[p, P_NBR0] = p - 1 if r > 0 else -1
+        PI[p, P_NBR1] = p + 1 if r + 1 < k else -1
+    for r in range(k):
+        p = p0 + r
+        PF[p, P_REM] = jcomp * factor(S, p)
+    if S.G[F_GANG]:
+        gang_start(S, jr, t)
+        return
+    if not S.G[S_TICKING]:
+        S.G[S_TICKING] = 1
+        period = S.GF[R_RAISE]
+        push(S, (np.floor(t / period) + 1.0) * period, EV_RAISE, -1, 0)
+    top = S.G[F_TOP]
+    for r in range(k):
+        p = p0 + r
+        n = PI[p, P_NODE]
+        fold(S, n, t)
+        S.I[n, N_BUSY] += 1
+        c = S.I[n, N_NPROCS]
+        S.I[n, N_PL + c] = p
+        S.I[n, N_NPROCS] = c + 1
+        set_speed(S, n)
+        PI[p, P_LEVEL] = top
+        PF[p, P_QLEFT] = S.GF[R_QTOP]
+        requeue(S, p, False)
+        cur = S.I[n, N_CUR]
+        if cur < 0 or PI[p, P_LEVEL] > PI[cur, P_LEVEL]:
+            request_preempt(S, n, t, -1)
+        resched(S, n, t)
+
+
+@njit
+def gang_start(S: Any, i: int, t: float) -> None:
+    """Put a job's processes (``i``: its row) into its matrix row; they run now if
+    the row is active."""
+    row = S.I[i, J_ROW]
+    S.G[G_GSR + row] += 1
+    if not S.G[S_TICKING]:
+        S.G[S_TICKING] = 1
+        S.G[S_GSACTIVE] = row
+        push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
+    p0 = S.I[i, J_P0]
+    for p in range(p0, p0 + S.I[i, J_NPROCS]):
+        n = S.I[p, P_NODE]
+        fold(S, n, t)
+        S.I[n, S.G[S_GSCOL] + row] = p
+        c = S.I[n, N_NPROCS]
+        S.I[n, N_PL + c] = p
+        S.I[n, N_NPROCS] = c + 1
+        S.I[n, N_BUSY] += 1
+        S.F[p, P_QLEFT] = INF
+        S.I[p, P_STATE] = READY
+        if row == S.G[S_GSACTIVE] and S.I[n, N_CUR] < 0:
+            S.I[n, N_CUR] = p
+            S.I[p, P_STATE] = RUNNING
+            ovh = S.F[n, N_OVH]
+            S.F[n, N_ACT] = ovh if ovh > t else t
+            resched(S, n, t)
+
+
+@njit
+def gang_slot(S: Any, t: float) -> None:
+    """End of a gang quantum: every node switches to the next non-empty row."""
+    mpl = S.G[F_MPL]
+    anyrow = False
+    for r in range(mpl):
+        if S.G[G_GSR + r] != 0:
+            anyrow = True
+            break
+    if not anyrow:
+        S.G[S_TICKING] = 0
+        return
+    active = S.G[S_GSACTIVE]
+    nxt = active
+    for d in range(1, mpl + 1):
+        r = (active + d) % mpl
+        if S.G[G_GSR + r] > 0:
+            nxt = r
+            break
+    push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
+    if nxt == active:
+        return
+    S.G[S_GSACTIVE] = nxt
+    cost = S.GF[R_GSCS]
+    PI = S.I
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, N_NPROCS] == 0:
+            continue
+        fold(S, n, t)
+        old = S.I[n, N_CUR]
+        if old >= 0:
+            PI[old, P_STATE] = READY
+        S.I[n, N_CUR] = -1
+        charge(S, n, t, cost, 0)
+        p = S.I[n, S.G[S_GSCOL] + nxt]
+        if p >= 0 and PI[p, P_STATE] == READY:
+            S.I[n, N_CUR] = p
+            PI[p, P_STATE] = RUNNING
+            PI[p, P_SWITCHES] += 1
+            S.F[n, N_ACT] = S.F[n, N_OVH]
+            if PI[p, P_INRECV] and inbox_waiting(S, p) > 0:
+                S.F[p, P_REM] = 0.0
+        resched(S, n, t)
+
+
+# -------------------------------------------------------------- checks, loop
+@njit
+def check_all(S: Any, t: float) -> bool:
+    """The per-node invariants (``TimeSharingSim.check_node``); False if broken."""
+    for n in range(S.G[F_NNODES]):
+        cur = S.I[n, N_CUR]
+        running = 0
+        first = -1
+        for a in range(S.I[n, N_NPROCS]):
+            q = S.I[n, N_PL + a]
+            if S.I[q, P_STATE] == RUNNING:
+                running += 1
+                if first < 0:
+                    first = q
+        if running > 1 or (running == 1 and first != cur):
+            S.G[S_ERRNODE] = n
+            S.G[S_ERR] = 1
+            return False
+        if cur >= 0 and S.I[cur, P_STATE] != RUNNING:
+            S.G[S_ERRNODE] = n
+            S.G[S_ERR] = 2
+            return False
+        NF = S.F
+        busy = NF[n, N_COMPUTE] + NF[n, N_SPIN] + NF[n, N_CS] + NF[n, N_INTR]
+        busy = busy + NF[n, N_QUEUE] + NF[n, N_CHECK]
+        lim = t if t > NF[n, N_OVH] else NF[n, N_OVH]
+        if busy > lim + 1e-9:
+            S.G[S_ERRNODE] = n
+            S.G[S_ERR] = 3
+            return False
+    return True
+
+
+@njit
+def snapshot(S: Any, t: float) -> None:
+    """Compute seconds done by the last submission (for the steady-state share)."""
+    total = 0.0
+    for n in range(S.G[F_NNODES]):
+        fold(S, n, t)
+    for n in range(S.G[F_NNODES]):
+        total += S.F[n, N_COMPUTE]
+    S.GF[S_WINCOMP] = total
+    S.GF[S_WIN0] = S.F[S.G[S_JB], J_SUB]
+    S.GF[S_WIN1] = t
+
+
+@njit
+def views(S: Any) -> Any:
+    """The state's arrays as unmanaged views of the same memory.
+
+    Arrays handed in from Python carry a reference-counted owner, and numba updates
+    that count (an atomic operation) every time a function takes an array out of the
+    state tuple: measured, that bookkeeping cost more than the simulation itself. The
+    views share the memory but have no owner, so the count updates become no-ops. The
+    caller keeps the real arrays alive for the duration of the call.
+    """
+    return State(_vi(S.I), _vf(S.F), _vi(S.G), _vf(S.GF), _vf(S.HT), _vi(S.HI))
+
+
+@njit
+def run_kernel(S: Any, margin: int) -> int:
+    """Run until done, the horizon, or the heap has fewer than ``margin`` free slots.
+
+    Returns one of ``RET_*``; on ``RET_GROW`` the caller enlarges the heap and calls
+    again (the state is consistent between events, so the run resumes exactly).
+    """
+    if _NUMBA:
+        S = views(S)
+    SI = S.G
+    SF = S.GF
+    HT = S.HT
+    jb = SI[S_JB]
+    submits = S.F[jb:, J_SUB]  # jobs are the last rows
+    nsub = submits.shape[0]
+    horizon = S.GF[R_HORIZON]
+    check = S.G[F_CHECK] != 0
+    cap = HT.shape[0]
+    now = SF[S_NOW]
+    events = SI[S_EVENTS]
+    while True:
+        i = SI[S_I]
+        ts = submits[i] if i < nsub else INF
+        stop = ts if ts < horizon else horizon
+        while SI[S_HSIZE] > 0:
+            t = HT[0]
+            if t >= ts or t > stop:
+                break
+            if SI[S_HSIZE] + margin > cap:
+                SF[S_NOW] = now
+                SI[S_EVENTS] = events
+                return RET_GROW
+            kind = S.HI[0, 1]
+            obj = S.HI[0, 2]
+            ver = S.HI[0, 3]
+            pop(S)
+            if check:
+                if t < now:
+                    SF[S_NOW] = now
+                    SF[S_ERRT] = t
+                    SI[S_EVENTS] = events
+                    return RET_BACKWARDS
+                if not check_all(S, t):
+                    SF[S_NOW] = t
+                    SI[S_EVENTS] = events
+                    return RET_INVARIANT
+            now = t
+            events += 1
+            if SI[S_ERR] == ERR_HEAP:
+                break
+            if kind == EV_CPU:
+                if ver == S.I[obj, N_VER]:
+                    S.F[obj, N_DUE] = INF
+                    node_event(S, obj, t)
+            elif kind == EV_ARRIVE:
+                arrive(S, obj, ver, t)
+            elif kind == EV_IODONE:
+                io_done(S, obj, t)
+            elif kind == EV_RAISE:
+                raise_all(S, t)
+            else:
+                gang_slot(S, t)
+        if SI[S_ERR] == ERR_HEAP:
+            SF[S_NOW] = now
+            SI[S_EVENTS] = events
+            return RET_OVERFLOW
+        th = HT[0] if SI[S_HSIZE] > 0 else INF
+        if ts == INF and th == INF:
+            SF[S_NOW] = now
+            SI[S_EVENTS] = events
+            return RET_DONE
+        if ts <= th:
+            if ts > horizon:
+                break
+            if SI[S_HSIZE] + margin > cap:
+                SF[S_NOW] = now
+                SI[S_EVENTS] = events
+                return RET_GROW
+            now = ts
+            while i < nsub and submits[i] == ts:
+                SI[SI[S_QB] + SI[S_QTAIL]] = i
+                SI[S_QTAIL] += 1
+                i += 1
+            SI[S_I] = i
+            if i == nsub:
+                snapshot(S, ts)
+            try_start(S, ts)
+            continue
+        break
+    SF[S_NOW] = now
+    SI[S_EVENTS] = events
+    return RET_HORIZON
+
+
+@njit
+def fold_all(S: Any, t: float) -> None:
+    """Account every node's running process up to ``t`` (end of run)."""
+    for n in range(S.G[F_NNODES]):
+        fold(S, n, t)

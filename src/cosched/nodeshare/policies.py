@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,6 +52,53 @@ class _Running:
     a: float
     b: float
     factor: float
+
+
+_UNSET = object()
+
+
+class _MemoBook(NodeBook):
+    """A :class:`NodeBook` that remembers its fits and counts jobs per node (for speed).
+
+    ``_fit(s, need, cores)`` depends only on the book's state, which changes only in
+    :meth:`add` and :meth:`remove`; between them (a scheduling pass that tries many
+    queued jobs, mostly of a few sizes and classes) the same fits are asked again and
+    again. Answers are those of ``NodeBook._fit``: placements are unchanged.
+    ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``).
+    """
+
+    def __init__(
+        self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
+    ) -> None:
+        super().__init__(nodes, cores, cap, model, restriction)
+        self._memo: dict[tuple[int, int, int], float | None] = {}
+        self.count = [0] * nodes
+
+    def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._memo.clear()
+        super().add(idx, nodes, cores, sensitivity)
+        count = self.count
+        for node in nodes:
+            count[node] += 1
+
+    def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._memo.clear()
+        super().remove(idx, nodes, cores, sensitivity)
+        count = self.count
+        for node in nodes:
+            count[node] -= 1
+
+    def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
+        key = (sensitivity, need, cores)
+        got = self._memo.get(key, _UNSET)
+        if got is _UNSET:
+            got = self._memo[key] = NodeBook._fit(self, sensitivity, need, cores)
+        return got  # type: ignore[return-value]
+
+
+#: What placement needs of a queued job, computed once: its class, configurations,
+#: their ``(a, b)`` coefficients, and the ``(size, class)`` key of backfill repeats.
+_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], tuple[int, int]]
 
 
 class _Rates:
@@ -82,12 +129,13 @@ class _NodeShareBase(Policy):
     pressure_moderate: float = 1.0
     pressure_high: float = 1.5
     _model: InterferenceModel = field(init=False, repr=False)
-    _book: NodeBook | None = field(default=None, init=False, repr=False)
+    _book: _MemoBook | None = field(default=None, init=False, repr=False)
     _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
     _cfg_cache: dict[int, tuple[Configuration, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
+    _info: dict[int, _JobInfo] = field(default_factory=dict, init=False, repr=False)
     _dirty: bool = field(default=True, init=False, repr=False)
     #: per started job index: (configuration shape, degraded, factor at start).
     chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
@@ -139,11 +187,11 @@ class _NodeShareBase(Policy):
 
     # -- placement ------------------------------------------------------------------------
 
-    def _setup(self, view: SystemView) -> NodeBook:
+    def _setup(self, view: SystemView) -> _MemoBook:
         if self._book is None:
             p = view.platform
             cap = p.max_jobs_per_node or p.cores
-            self._book = NodeBook(p.nodes, p.cores, cap, self._model, self.restriction)
+            self._book = _MemoBook(p.nodes, p.cores, cap, self._model, self.restriction)
         return self._book
 
     def _configs(self, n: int, book: NodeBook) -> tuple[Configuration, ...]:
@@ -169,13 +217,22 @@ class _NodeShareBase(Policy):
                 "cosched.workload.profiles.nodeshare.annotate_nodeshare"
             ) from None
 
+    def _job_info(self, job: Job, view: SystemView, book: NodeBook) -> _JobInfo:
+        """Class, configurations, coefficients and backfill key of ``job`` (cached)."""
+        info = self._info.get(job.index)
+        if info is None:
+            s, cf, cp, dg = self._profile(job)
+            size = view.size(job)
+            configs = self._configs(size, book)
+            coeffs = self._model.coefficients_for(
+                configs, comm_fraction=cf, comm_penalty=cp, degradation=dg
+            )
+            info = self._info[job.index] = (s, configs, coeffs, (size, s))
+        return info
+
     def _plan(self, job: Job, view: SystemView, book: NodeBook) -> Plan | None:
         t0 = time.perf_counter_ns()
-        s, cf, cp, dg = self._profile(job)
-        configs = self._configs(view.size(job), book)
-        coeffs = self._model.coefficients_for(
-            configs, comm_fraction=cf, comm_penalty=cp, degradation=dg
-        )
+        s, configs, coeffs, _ = self._job_info(job, view, book)
         plan = book.best(s, configs, coeffs) if configs else None
         if plan is None and job.index not in self.blocked:
             # A job with no configuration at all cannot run; the engine reports the stall.
@@ -187,6 +244,7 @@ class _NodeShareBase(Policy):
 
     def _commit(self, job: Job, plan: Plan, book: NodeBook) -> Start:
         s = int(job.extra["ns_mem_sensitivity"])
+        self._info.pop(job.index, None)  # a started job is never placed again
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         a, b = plan.coeffs
@@ -329,22 +387,20 @@ class CoschedulingBackfill(_NodeShareBase):
         after the last job ending at the shadow time, so it touches only what it must.
         """
         book = self._setup(view)
-        jobs_of, code = book.jobs_of, book.code
         relevant = set(book.empty_nodes())
-        left: dict[int, int] = {}
+        left = book.count.copy()  # jobs left on each node
         run, now = self._run, view.now
         shadow = now
-        ends = heapq.merge(
-            ((end, run[idx].nodes) for end, idx, _ in view.releases()), sorted(started)
-        )
+        ends: Iterable[tuple[float, tuple[int, ...]]]
+        ends = ((end, run[idx].nodes) for end, idx, _ in view.releases())
+        if started:
+            ends = heapq.merge(ends, sorted(started))
         for end, nodes in ends:
             if len(relevant) >= need and end > shadow:
                 break
-            shadow = max(end, now)
+            shadow = end if end > now else now
             for node in nodes:
-                k = left.get(node)
-                if k is None:
-                    k = jobs_of[code[node]]
+                k = left[node]
                 left[node] = k - 1
                 if k == 1:
                     relevant.add(node)
@@ -359,13 +415,14 @@ class CoschedulingBackfill(_NodeShareBase):
         # Whether any configuration fits depends only on (size, class): skip repeats of a
         # pair that already failed in this pass (nothing was freed since).
         failed: set[tuple[int, int]] = set()
+        infos = self._info
         for job in cand:
-            key = (view.size(job), int(job.extra["ns_mem_sensitivity"]))
-            if key in failed:
+            info = infos.get(job.index) or self._job_info(job, view, book)
+            if info[3] in failed:
                 continue
             plan = self._plan(job, view, book)
             if plan is None:
-                failed.add(key)
+                failed.add(info[3])
                 continue
             end = now + view.estimate(job) * plan.factor
             if end > shadow:

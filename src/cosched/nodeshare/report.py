@@ -111,6 +111,33 @@ def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[st
     return lines
 
 
+def _sensitivity(chosen: dict[Key, dict[str, Any]], traces: list[int]) -> list[str]:
+    """Coscheduling under the untabulated-parameter alternatives, beside the baselines."""
+    lines = [
+        "## Interference sensitivity (1,158 nodes)",
+        "",
+        "`fig3`: speedups and victim weights calibrated to the paper's Figure 3 "
+        "(execution-time changes only) by `scripts/fit_nodeshare_fig3.py`; `no_speedup`: "
+        "no memory speedup from spreading (Trace1 only). Mean turnaround in hours.",
+        "",
+        "| trace | variant | mean wait | mean turnaround | vs EASY | vs FCFS |",
+        "|---|---|---|---|---|---|",
+    ]
+    for t in traces:
+        easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
+        for v in ("cosched", "fig3", "no_speedup"):
+            r = chosen.get((t, v, 1158))
+            if r is None:
+                continue
+            lines.append(
+                f"| Trace{t} | {v} | {r['mean_wait'] / 3600:.2f} | "
+                f"{r['mean_turnaround'] / 3600:.2f} | "
+                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
+                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} |"
+            )
+    return [*lines, ""]
+
+
 def write_report(
     out: Path,
     chosen: dict[Key, dict[str, Any]],
@@ -171,9 +198,17 @@ def write_report(
         "| paper (100,000 jobs) | "
         + " | ".join(str(v) for v in PAPER["execution"].values())
         + " |",
-        "| cosched | "
-        + " | ".join(str(chosen[(1, "cosched", 1158)]["execution"][k]) for k in PAPER["execution"])
-        + " |",
+        *[
+            f"| {label} | "
+            + " | ".join(str(chosen[(1, v, 1158)]["execution"][k]) for k in PAPER["execution"])
+            + " |"
+            for label, v in (
+                ("cosched (default interference)", "cosched"),
+                ("cosched, Figure-3 calibration", "fig3"),
+                ("cosched, no memory speedup", "no_speedup"),
+            )
+            if (1, v, 1158) in chosen
+        ],
         "",
         "## Table 2: jobs blocked (fragmentation, capacity), Trace1",
         "",
@@ -213,6 +248,7 @@ def write_report(
         f"dynamic (default): mean turnaround {dyn['mean_turnaround'] / 3600:.2f} h; "
         f"at-start (newcomer only): {at['mean_turnaround'] / 3600:.2f} h.",
         "",
+        *_sensitivity(chosen, traces),
         "## Node count (Trace1)",
         "",
         f"![nodes]({_fig_nodes(out, chosen)})",

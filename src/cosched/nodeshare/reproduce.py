@@ -63,7 +63,20 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "Max_One_HM": ("nodeshare", {"restriction": "Max_One_HM"}),
     "no_degraded": ("nodeshare", {"degraded": False}),
     "at_start": ("nodeshare", {"rates": "at-start"}),
+    "no_speedup": ("nodeshare", {"speedup_half": 1.0, "speedup_quarter": 1.0}),
+    "fig3": ("nodeshare", {}),  # FIG3 parameters, filled in below
 }
+#: Interference parameters calibrated to the paper's Figure 3 (execution-time changes
+#: only; never turnaround) by ``scripts/fit_nodeshare_fig3.py`` on Trace1, seed 1: memory
+#: speedups 1.075 / 1.10 at half / a quarter of the cores, victim weights x 0.1.
+FIG3: dict[str, Any] = {
+    "speedup_half": 1.075,
+    "speedup_quarter": 1.10,
+    "victim_low": 0.005,
+    "victim_moderate": 0.015,
+    "victim_high": 0.03,
+}
+VARIANTS["fig3"] = ("nodeshare", FIG3)
 #: The paper's published numbers (Cab, Trace1 unless said otherwise).
 PAPER: dict[str, Any] = {
     "cosched_vs_easy_turnaround": "1% to 18% lower (14% or more on four of five traces)",
@@ -128,6 +141,10 @@ def grid(quick: bool) -> list[Cell]:
             add(t, v, NODES, seeds)
     for v in ("Max_One_High", "High_Rq_Low", "Max_One_HM", "no_degraded", "at_start"):
         add(0, v, NODES, seeds)
+    for v in ("no_speedup",):
+        add(0, v, NODES, seeds)
+    for t in traces:  # the Figure-3-calibrated interference, every window
+        add(t, "fig3", NODES, seeds)
     for n in sweep:
         if n != NODES:
             for v in ("fcfs", "easy", "cosched"):

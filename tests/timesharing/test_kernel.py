@@ -137,3 +137,16 @@ def test_unknown_engine_is_named() -> None:
     w = jobs_table([(0.0, 0.1, 2, 1)])
     with pytest.raises(UnknownNameError, match="engine"):
         simulate(w, scheme="PB", nodes=NODES, rng=np.random.default_rng(0), engine="fast")
+
+
+def test_check_mode_catches_two_running_processes() -> None:
+    from cosched.timesharing import kernel as K
+
+    w = jobs_table([(0.0, 0.1, 1, 1), (0.0, 0.1, 1, 2)])
+    sim = CompiledSim(w, scheme="SB", nodes=1, mpl=2, rng=np.random.default_rng(0), check=True)
+    sim.run(horizon=0.01)  # both processes on node 0, one running
+    procs = [int(sim.state.I[0, K.N_PL + k]) for k in range(2)]
+    idle = next(p for p in procs if p != int(sim.state.I[0, K.N_CUR]))
+    sim.state.I[idle, K.P_STATE] = K.RUNNING  # corrupt: a second running process
+    with pytest.raises(InvariantError, match="node 0"):
+        sim.run(horizon=0.02)

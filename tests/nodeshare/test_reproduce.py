@@ -8,7 +8,7 @@ import pytest
 
 from cosched.errors import ConfigError
 from cosched.nodeshare import outputs
-from cosched.nodeshare.reproduce import TRACE, cell_summary, grid, prepare
+from cosched.nodeshare.reproduce import TRACE, Cell, cell_summary, grid, prepare, run_cell
 
 needs_trace = pytest.mark.skipif(
     not TRACE.exists(), reason=f"RICC trace not found at {TRACE} (../shared/traces absent)"
@@ -61,6 +61,18 @@ def test_windows_do_not_overlap_and_keep_node_counts():
     w = prepare(0, 2_000, 1)
     assert (w.table["procs"] % 16 == 0).all()
     assert w.table["ns_mem_sensitivity"].isin([0, 1, 2]).all()
+
+
+@needs_trace
+def test_jobs_wider_than_a_swept_machine_are_dropped_and_counted():
+    w = prepare(0, 2_000, 1)
+    widest = int(w.table["procs"].max()) // 16
+    nodes = max(widest // 2, 1)
+    want = int((w.table["procs"] > nodes * 16).sum())
+    assert want > 0
+    rec = run_cell(Cell(trace=0, variant="fcfs", seed=0, nodes=nodes, jobs=2_000))
+    assert rec["dropped_too_wide"] == want
+    assert rec["jobs"] == 2_000 - want  # the summary counts the jobs that ran
 
 
 def test_cell_summary_loads_in_cores_and_uses_occupancy():

@@ -253,8 +253,8 @@ def write_report(
         "",
         f"![nodes]({_fig_nodes(out, chosen)})",
         "",
-        "| nodes | fcfs | easy | cosched |",
-        "|---|---|---|---|",
+        "| nodes | fcfs | easy | cosched | jobs dropped (wider than the machine) |",
+        "|---|---|---|---|---|",
     ]
     for n in sorted({n for t, _, n in chosen if t == 1}):
         row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched")]
@@ -262,7 +262,7 @@ def write_report(
             lines.append(
                 f"| {n} | "
                 + " | ".join(f"{r['mean_turnaround'] / 3600:.2f}" for r in row if r)
-                + " |"
+                + f" | {row[0].get('dropped_too_wide', 0) if row[0] else 0:,} |"
             )
     lines += [
         "",

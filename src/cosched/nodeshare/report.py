@@ -12,8 +12,17 @@ from cosched.nodeshare import outputs
 __all__ = ["write_report"]
 
 Key = tuple[int, str, int]
-POLICIES = ("fcfs", "easy", "cosched", "combined")
+POLICIES = ("fcfs", "easy", "cosched", "combined", "fig3", "combined_fig3")
 RESTRICT = ("cosched", "Max_One_High", "High_Rq_Low", "Max_One_HM")
+#: The two interference arms: the default (prior) parameters and the Figure-3 fit.
+ARMS = (("default interference", ""), ("Figure-3 calibration", "_fig3"))
+
+
+def arm(variant: str, suffix: str) -> str:
+    """The variant name of ``variant`` in an interference arm (``cosched`` -> ``fig3``)."""
+    if not suffix:
+        return variant
+    return "fig3" if variant == "cosched" else f"{variant}{suffix}"
 
 
 def _plt() -> Any:
@@ -32,9 +41,10 @@ def _pct(new: float, old: float) -> str:
 def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int]) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    width = 0.2
-    for k, pol in enumerate(POLICIES):
-        xs = np.arange(len(traces)) + (k - 1.5) * width
+    pols = [p for p in POLICIES if all((t, p, 1158) in chosen for t in traces)]
+    width = 0.8 / len(pols)
+    for k, pol in enumerate(pols):
+        xs = np.arange(len(traces)) + (k - (len(pols) - 1) / 2) * width
         ta = [chosen[(t, pol, 1158)]["mean_turnaround"] / 3600 for t in traces]
         wt = [chosen[(t, pol, 1158)]["mean_wait"] / 3600 for t in traces]
         axes[0].bar(xs, ta, width, label=pol)
@@ -52,7 +62,7 @@ def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int
 def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 3.8))
-    for pol in ("fcfs", "easy", "cosched"):
+    for pol in ("fcfs", "easy", "cosched", "fig3"):
         pts = sorted(
             (n, r["mean_turnaround"] / 3600)
             for (t, p, n), r in chosen.items()
@@ -69,10 +79,10 @@ def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
     return "fig4_nodes.png"
 
 
-def _fig_restrict(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
+def _fig_restrict(out: Path, chosen: dict[Key, dict[str, Any]], suffix: str = "") -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    rs = [chosen[(1, v, 1158)] for v in RESTRICT]
+    rs = [chosen[(1, arm(v, suffix), 1158)] for v in RESTRICT]
     wait = [r["mean_wait"] / 3600 for r in rs]
     exe = [(r["mean_turnaround"] - r["mean_wait"]) / 3600 for r in rs]
     names = ["No_Restrict", *RESTRICT[1:]]
@@ -85,9 +95,10 @@ def _fig_restrict(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
     for ax in axes:
         ax.tick_params(axis="x", labelsize=7)
     fig.tight_layout()
-    fig.savefig(out / "fig5_restrictions.png", dpi=110)
+    name = f"fig5_restrictions{suffix}.png"
+    fig.savefig(out / name, dpi=110)
     plt.close(fig)
-    return "fig5_restrictions.png"
+    return name
 
 
 def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[str]:
@@ -104,10 +115,15 @@ def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[st
         ("fcfs", "cosched", "fcfs vs cosched"),
         ("easy", "cosched", "easy vs cosched"),
     ):
-        q = outputs.ratio_quartiles(outputs.turnaround_ratios(frame(a), frame(b)))
-        ours = " | ".join(f"{v:.4g}" for v in q.values())
         theirs = " | ".join(f"{v:g}" for v in paper["table1"][label])
-        lines += [f"| {label} | paper | {theirs} |", f"| {label} | cosched | {ours} |"]
+        lines.append(f"| {label} | paper | {theirs} |")
+        for source, suffix in (("cosched", ""), ("cosched, Figure-3 calibration", "_fig3")):
+            bb = arm(b, suffix)
+            if (b == "fcfs" and suffix) or (1, bb, 1158) not in chosen:
+                continue
+            q = outputs.ratio_quartiles(outputs.turnaround_ratios(frame(a), frame(bb)))
+            ours = " | ".join(f"{v:.4g}" for v in q.values())
+            lines.append(f"| {label} | {source} | {ours} |")
     return lines
 
 
@@ -166,6 +182,8 @@ def write_report(
     for t in traces:
         easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
         for pol in POLICIES:
+            if (t, pol, 1158) not in chosen:
+                continue
             r = chosen[(t, pol, 1158)]
             seeds = [g["mean_turnaround"] for g in groups[(t, pol, 1158)]]
             cv = float(np.std(seeds) / np.mean(seeds)) if len(seeds) > 1 else 0.0
@@ -212,58 +230,63 @@ def write_report(
         "",
         "## Table 2: jobs blocked (fragmentation, capacity), Trace1",
         "",
-        "| version | paper | cosched |",
-        "|---|---|---|",
+        "| version | paper | cosched (default) | cosched (Figure-3 calibration) |",
+        "|---|---|---|---|",
     ]
     for label, variant in (("with degraded", "cosched"), ("without degraded", "no_degraded")):
-        b = chosen[(1, variant, 1158)]["blocked"]
         paper = PAPER["table2"][label]
-        lines.append(
-            f"| {label} | {paper[0]:,} / {paper[1]:,} | "
-            f"{b['fragmentation']:,} / {b['capacity']:,} |"
-        )
+        cols = []
+        for _name, suffix in ARMS:
+            r = chosen.get((1, arm(variant, suffix), 1158))
+            b = r["blocked"] if r else None
+            cols.append(f"{b['fragmentation']:,} / {b['capacity']:,}" if b else "not run")
+        lines.append(f"| {label} | {paper[0]:,} / {paper[1]:,} | " + " | ".join(cols) + " |")
+    for title, suffix in ARMS:
+        if any((1, arm(v, suffix), 1158) not in chosen for v in RESTRICT):
+            continue
+        lines += [
+            "",
+            f"## Restrictions (Trace1, {title})",
+            "",
+            "| variant | mean wait (h) | mean execution (h) | degraded (paper) | degraded |",
+            "|---|---|---|---|---|",
+        ]
+        for v in RESTRICT:
+            r = chosen[(1, arm(v, suffix), 1158)]
+            name = "No_Restrict" if v == "cosched" else v
+            exe = (r["mean_turnaround"] - r["mean_wait"]) / 3600
+            lines.append(
+                f"| {name} | {r['mean_wait'] / 3600:.2f} | {exe:.2f} | "
+                f"{PAPER['degraded_used'][name]:,} | {r['configurations']['degraded']:,} |"
+            )
+        lines += ["", f"![restrictions]({_fig_restrict(out, chosen, suffix)})"]
+    lines += ["", "## Rate reading (Trace1)", ""]
+    for title, suffix in ARMS:
+        dyn = chosen.get((1, arm("cosched", suffix), 1158))
+        at = chosen.get((1, arm("at_start", suffix), 1158))
+        if dyn and at:
+            lines.append(
+                f"- {title}: dynamic (default) mean turnaround "
+                f"{dyn['mean_turnaround'] / 3600:.2f} h; at-start (newcomer only): "
+                f"{at['mean_turnaround'] / 3600:.2f} h."
+            )
     lines += [
-        "",
-        "## Restrictions (Trace1)",
-        "",
-        "| variant | mean wait (h) | mean execution (h) | degraded (paper) | degraded |",
-        "|---|---|---|---|---|",
-    ]
-    for v in RESTRICT:
-        r = chosen[(1, v, 1158)]
-        name = "No_Restrict" if v == "cosched" else v
-        exe = (r["mean_turnaround"] - r["mean_wait"]) / 3600
-        lines.append(
-            f"| {name} | {r['mean_wait'] / 3600:.2f} | {exe:.2f} | "
-            f"{PAPER['degraded_used'][name]:,} | {r['configurations']['degraded']:,} |"
-        )
-    at = chosen[(1, "at_start", 1158)]
-    dyn = chosen[(1, "cosched", 1158)]
-    lines += [
-        "",
-        f"![restrictions]({_fig_restrict(out, chosen)})",
-        "",
-        "## Rate reading (Trace1)",
-        "",
-        f"dynamic (default): mean turnaround {dyn['mean_turnaround'] / 3600:.2f} h; "
-        f"at-start (newcomer only): {at['mean_turnaround'] / 3600:.2f} h.",
         "",
         *_sensitivity(chosen, traces),
         "## Node count (Trace1)",
         "",
         f"![nodes]({_fig_nodes(out, chosen)})",
         "",
-        "| nodes | fcfs | easy | cosched | jobs dropped (wider than the machine) |",
-        "|---|---|---|---|---|",
+        "| nodes | fcfs | easy | cosched | cosched (Figure-3 calibration) "
+        "| jobs dropped (wider than the machine) |",
+        "|---|---|---|---|---|---|",
     ]
     for n in sorted({n for t, _, n in chosen if t == 1}):
-        row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched")]
-        if all(row):
-            lines.append(
-                f"| {n} | "
-                + " | ".join(f"{r['mean_turnaround'] / 3600:.2f}" for r in row if r)
-                + f" | {row[0].get('dropped_too_wide', 0) if row[0] else 0:,} |"
-            )
+        row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched", "fig3")]
+        if row[0] and row[1] and row[2]:
+            cells = [f"{r['mean_turnaround'] / 3600:.2f}" if r else "not run" for r in row]
+            dropped = row[0].get("dropped_too_wide", 0)
+            lines.append(f"| {n} | " + " | ".join(cells) + f" | {dropped:,} |")
     lines += [
         "",
         "Placement time per job and wall time are in `cells/*.json` under "

@@ -77,6 +77,12 @@ FIG3: dict[str, Any] = {
     "victim_high": 0.03,
 }
 VARIANTS["fig3"] = ("nodeshare", FIG3)
+# The paper's other experiments under the calibrated interference too ("X_fig3").
+VARIANTS["combined_fig3"] = ("nodeshare-easy", FIG3)
+for _r in ("Max_One_High", "High_Rq_Low", "Max_One_HM"):
+    VARIANTS[f"{_r}_fig3"] = ("nodeshare", {**FIG3, "restriction": _r})
+VARIANTS["no_degraded_fig3"] = ("nodeshare", {**FIG3, "degraded": False})
+VARIANTS["at_start_fig3"] = ("nodeshare", {**FIG3, "rates": "at-start"})
 #: The paper's published numbers (Cab, Trace1 unless said otherwise).
 PAPER: dict[str, Any] = {
     "cosched_vs_easy_turnaround": "1% to 18% lower (14% or more on four of five traces)",
@@ -149,6 +155,13 @@ def grid(quick: bool) -> list[Cell]:
         if n != NODES:
             for v in ("fcfs", "easy", "cosched"):
                 add(0, v, n, seeds)
+    for t in traces:
+        add(t, "combined_fig3", NODES, seeds)
+    for v in ("Max_One_High", "High_Rq_Low", "Max_One_HM", "no_degraded", "at_start"):
+        add(0, f"{v}_fig3", NODES, seeds)
+    for n in sweep:
+        if n != NODES:
+            add(0, "fig3", n, seeds)
     return out
 
 

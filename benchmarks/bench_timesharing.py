@@ -73,7 +73,7 @@ def main() -> None:
     )
     ap.add_argument("--engine", default="compiled", choices=["compiled", "reference"])
     args = ap.parse_args()
-    print(f"{'scheme':8s} {'msg':>7s} {'sim s/wall s':>12s} {'events/s':>10s} {'1 h takes':>10s}")
+    print(f"{'scheme':8s} {'msg':>7s} {'sim s/CPU s':>12s} {'events/s':>10s} {'1 h takes':>10s}")
     for f in args.msg_factor:
         horizon = args.horizon or (10.0 if f == 1 else 60.0)
         for s in args.schemes:

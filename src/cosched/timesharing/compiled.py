@@ -53,8 +53,7 @@ class CompiledSim:
         self.nodes = nodes
         self.w_id = t["job_id"].to_numpy()
         levels = int(p.levels)
-        quanta = np.array([p.quantum(lv) for lv in range(levels)], dtype=np.float64)
-        spin = math.inf if flags.wait == "spin" else p.spin_factor * p.latency
+        quanta = np.array(p.quanta(), dtype=np.float64)
         n_rows = nodes + max(n_procs, 1) + n_jobs
         jb = nodes + max(n_procs, 1)  # jobs are the last rows
         self.jb = jb
@@ -103,10 +102,10 @@ class CompiledSim:
         gf[K.R_INTR] = p.interrupt
         gf[K.R_QM] = p.queue_move
         gf[K.R_EC] = p.endpoint_check
-        gf[K.R_SPIN] = spin
+        gf[K.R_SPIN] = p.spin_budget(flags.wait)
         gf[K.R_TICK] = p.tick
         gf[K.R_RAISE] = p.raise_period
-        gf[K.R_QTOP] = p.quantum(levels - 1)
+        gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU :] = quanta
         self.margin = 2 * nodes * mpl + 2 * nodes + 16
         cap = 4 * self.margin + 4 * n_procs + 64

@@ -138,13 +138,13 @@ class TimeSharingSim(ProcessMixin):
         self.nodes = [Node(i, self.mpl) for i in range(int(nodes))]
         self._load(workload)
         self.top = int(self.p.levels) - 1
-        self.q_top = self.p.quantum(self.top)
-        self.quanta = [self.p.quantum(lv) for lv in range(self.top + 1)]
+        self.quanta = self.p.quanta()
+        self.q_top = self.quanta[self.top]
         self.latency = self.p.latency
         self.cs_cost = self.p.context_switch
         self.tick = self.p.tick
         self.qm_cost = self.p.queue_move
-        self.spin_budget = INF if self.flags.wait == "spin" else self.p.spin_factor * self.latency
+        self.spin_budget = self.p.spin_budget(self.flags.wait)
         self.periodic = self.flags.arrival == "periodic"
         self.interrupts = self.flags.arrival == "interrupt"
         self.heap: list[tuple[float, int, int, object, int]] = []

@@ -125,6 +125,14 @@ class TSParams:
         top = self.levels - 1
         return self.quantum_bottom + (self.quantum_top - self.quantum_bottom) * level / top
 
+    def quanta(self) -> list[float]:
+        """Time slice of every level, level 0 first (both engines read this list)."""
+        return [self.quantum(lv) for lv in range(int(self.levels))]
+
+    def spin_budget(self, wait: str) -> float:
+        """How long a receive spins before it blocks or yields (forever for ``spin``)."""
+        return math.inf if wait == "spin" else self.spin_factor * self.latency
+
     def with_(self, **changes: Any) -> TSParams:
         """A copy with some fields changed; unknown names raise UnknownNameError."""
         known = {f.name for f in fields(self)}

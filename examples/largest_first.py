@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cosched.engine import Start, SystemView, simulate
+from cosched import simulate
+from cosched.engine import Start, SystemView
 from cosched.metrics import summarize
 from cosched.platform import Platform
 from cosched.policies import Policy

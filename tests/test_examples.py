@@ -18,7 +18,7 @@ def test_largest_first_example_runs_and_registers() -> None:
 
 
 def test_largest_first_schedule_is_feasible() -> None:
-    from cosched.engine import simulate
+    from cosched import simulate
     from cosched.platform import Platform
     from cosched.workload import load_workload
     from cosched.workload.sources import bundled_path

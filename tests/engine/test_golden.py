@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cosched.engine import simulate
+from cosched import simulate
 from cosched.platform import Platform
 from cosched.workload.job import Workload
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from cosched.errors import ConfigError, CoschedError
 from cosched.workload.profiles import PROFILES, annotate, pair_workloads
-from cosched.workload.sidecar import read_annotated, write_annotated
+from cosched.workload.sidecar import write_annotated
+from cosched.workload.sources import open_workload
 
 __all__ = ["parse_params", "register"]
 
@@ -70,14 +71,14 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 def _run(args: argparse.Namespace) -> str:
     params = parse_params(args.param)
     rng = np.random.default_rng(args.seed)
-    w = read_annotated(args.input)
+    w = open_workload(args.input, seed=args.seed)
     if args.profile != "coupled":
         out = annotate(args.profile, w, rng=rng, **params)
         write_annotated(out, args.output)
         return f"wrote {len(out)} jobs with {args.profile} profile to {args.output}"
     if not args.other:
         raise ConfigError("the coupled profile needs --other OTHER.swf")
-    a, b = pair_workloads(w, read_annotated(args.other), rng=rng, **params)
+    a, b = pair_workloads(w, open_workload(args.other, seed=args.seed), rng=rng, **params)
     write_annotated(a, args.output)
     if args.other_out:
         write_annotated(b, args.other_out)

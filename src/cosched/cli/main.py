@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="cosched",
         description="Simulate parallel-job scheduling and coscheduling on HPC clusters.",
     )
+    from cosched import __version__
+
+    parser.add_argument("--version", action="version", version=f"cosched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in (run, traceinfo, generate, annotate, sweep, reproduce):

@@ -5,25 +5,40 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cosched import __version__
 from cosched.cli.progress import ProgressBar
-from cosched.engine import Simulation
+from cosched.engine import Simulation, SimulationResult
 from cosched.errors import ConfigError
-from cosched.metrics import outcomes, summarize
+from cosched.metrics import JobClasses, outcomes, summarize
 from cosched.platform import Platform
-from cosched.policies import REGISTRY, make_policy, parse_params
-from cosched.policies.base import describe_parameters
+from cosched.policies.base import (
+    Policy,
+    all_policies,
+    describe_parameters,
+    make_policy,
+    parse_params,
+    policy_class,
+)
+from cosched.policies.requirements import (
+    MachineFlags,
+    Requirements,
+    build_platform,
+    fit_workload,
+)
 from cosched.workload.job import Workload
 from cosched.workload.loader import LoadRules, NonpositiveRun, Overrun, ProcsField, TooWide
 from cosched.workload.sources import open_workload
 from cosched.workload.transforms import scale_to_load
 
-__all__ = ["register"]
+__all__ = ["check_writable", "describe_policy", "machine_flags", "register"]
 
 SHOWN = [
     ("jobs", "jobs", "{:.0f}"),
@@ -41,15 +56,29 @@ SHOWN = [
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``run`` and ``policies`` to the command line."""
-    p = sub.add_parser("run", help="simulate one policy on one workload")
+    p = sub.add_parser(
+        "run",
+        help="simulate one policy on one workload",
+        description="Simulate one policy on one workload and print the summary. The "
+        "machine and the per-job profiles the policy's family needs are built from the "
+        "trace header and the flags; every assumption is printed as a note.",
+        epilog="examples:\n"
+        "  cosched run ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy nodeshare-easy\n"
+        "  cosched run lublin:jobs=5000,nodes=128 --policy my_policy.py:LargestFirst --seed 7",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "workload",
         nargs="?",
         default="bundled:example",
-        help="SWF trace (plain or .gz), bundled:example (default), or "
-        "lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]",
+        help="SWF trace (plain or .gz; its .profile.parquet sidecar is joined), "
+        "bundled:example (default), or lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]",
     )
-    p.add_argument("--policy", default="easy", help="policy name (see `cosched policies`)")
+    p.add_argument(
+        "--policy",
+        default="easy",
+        help="policy name (see `cosched policies`), path/to/file.py:Class or package.module:Class",
+    )
     p.add_argument(
         "-P",
         "--param",
@@ -58,58 +87,143 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="NAME=VALUE",
         help="policy parameter, repeatable (e.g. -P window=150)",
     )
-    m = p.add_argument_group("machine (default: the trace header's MaxProcs)")
-    m.add_argument("--procs", type=int, help="a pool of N processors")
-    m.add_argument("--nodes", type=int, help="N nodes (with --cores)")
-    m.add_argument("--cores", type=int, default=1, help="cores per node (default 1)")
-    m.add_argument("--allocation", choices=["cores", "nodes"], default="cores")
+    _machine_flags(p)
     lo = p.add_argument_group("loader rules")
-    lo.add_argument("--procs-field", choices=[e.value for e in ProcsField], default="allocated")
-    lo.add_argument("--overrun", choices=[e.value for e in Overrun], default="extend")
-    lo.add_argument("--nonpositive-run", choices=[e.value for e in NonpositiveRun], default="drop")
-    lo.add_argument("--too-wide", choices=[e.value for e in TooWide], default="error")
+    lo.add_argument(
+        "--procs-field",
+        choices=[e.value for e in ProcsField],
+        default="allocated",
+        help="which SWF field is the job's size (default allocated: field 5, else 8)",
+    )
+    lo.add_argument(
+        "--overrun",
+        choices=[e.value for e in Overrun],
+        default="extend",
+        help="a run time above the request: raise the request (extend), keep, or kill",
+    )
+    lo.add_argument(
+        "--nonpositive-run",
+        choices=[e.value for e in NonpositiveRun],
+        default="drop",
+        help="jobs with a run time <= 0: drop them or give them 1 s",
+    )
+    lo.add_argument(
+        "--too-wide",
+        choices=[e.value for e in TooWide],
+        default="error",
+        help="jobs larger than the machine: error, drop or clip",
+    )
     lo.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
     lo.add_argument("--load", type=float, help="scale arrivals to this offered load")
-    p.add_argument("--estimates", choices=["requested", "exact"], default="requested")
+    p.add_argument(
+        "--profiles",
+        type=Path,
+        help="per-job profile columns (Parquet sidecar with job_id) for coscheduling policies",
+    )
+    p.add_argument(
+        "--estimates",
+        choices=["requested", "exact"],
+        default="requested",
+        help="run-time estimates the scheduler sees (default: the users' requests)",
+    )
     p.add_argument("--tau", type=float, default=10.0, help="bounded-slowdown bound (s)")
-    p.add_argument("--seed", type=int, default=0, help="seed for generated workloads")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of generated workloads, annotators and randomised policies",
+    )
+    c = p.add_argument_group("per-class breakdown")
+    c.add_argument("--by-class", action="store_true", help="print the per-class table")
+    c.add_argument("--short", type=float, default=60.0, help="short jobs run <= this (s)")
+    c.add_argument("--medium", type=float, default=3600.0, help="medium jobs run <= this (s)")
+    c.add_argument(
+        "--wide-fraction",
+        type=float,
+        default=0.1,
+        help="wide jobs take more than this share of the processors",
+    )
     p.add_argument("--jobs-out", type=Path, help="write the per-job table (CSV)")
     p.add_argument("--summary-out", type=Path, help="write the summary (JSON)")
     p.set_defaults(func=_run)
-    q = sub.add_parser("policies", help="list policies and their parameters")
+    q = sub.add_parser(
+        "policies",
+        help="list policies, their parameters and requirements",
+        epilog="examples:\n  cosched policies\n  cosched policies --json > policies.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument("--json", action="store_true", help="machine-readable, for scripts")
     q.set_defaults(func=_policies)
 
 
-def _machine(args: argparse.Namespace, w: Workload | None) -> Platform | None:
-    if args.procs is not None and args.nodes is not None:
-        raise ConfigError("give either --procs or --nodes/--cores, not both")
-    if args.procs is not None:
-        return Platform.of_procs(args.procs)
-    if args.nodes is not None:
-        return Platform(args.nodes, args.cores, args.allocation)
-    if w is None:
-        return None
-    size = w.max_procs or w.max_nodes
-    if not size:
-        raise ConfigError(f"{w.name}: the trace header gives no MaxProcs; pass --procs N")
-    return Platform.of_procs(int(size))
+def _machine_flags(p: argparse.ArgumentParser) -> None:
+    m = p.add_argument_group(
+        "machine (default: from the trace header and what the policy's family needs)"
+    )
+    m.add_argument("--procs", type=int, help="N processors (N / cores nodes)")
+    m.add_argument("--nodes", type=int, help="N nodes")
+    m.add_argument("--cores", type=int, help="cores per node")
+    m.add_argument(
+        "--allocation",
+        choices=["cores", "nodes"],
+        help="what a job takes: cores (a pool, default) or whole nodes",
+    )
+    m.add_argument("--mpl", type=int, help="slots per core (hardware threads or time shares)")
+    m.add_argument("--max-jobs-per-node", type=int, help="cap on jobs sharing a node")
 
 
-def _load(args: argparse.Namespace) -> tuple[Workload, Platform]:
+def machine_flags(args: argparse.Namespace) -> MachineFlags:
+    """The machine flags of a parsed command line."""
+    return MachineFlags(
+        procs=args.procs,
+        nodes=args.nodes,
+        cores=args.cores,
+        allocation=args.allocation,
+        mpl=args.mpl,
+        max_jobs_per_node=args.max_jobs_per_node,
+    )
+
+
+def check_writable(*paths: Path | None) -> None:
+    """Raise ConfigError now, before any work, if an output file cannot be written."""
+    for path in paths:
+        if path is None:
+            continue
+        parent = path.parent if str(path.parent) else Path(".")
+        if path.is_dir():
+            raise ConfigError(f"output {path} is a directory")
+        if not parent.is_dir():
+            raise ConfigError(f"output {path}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise ConfigError(f"output {path} cannot be written (permission denied)")
+
+
+def _load(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
     rules = LoadRules(args.procs_field, args.overrun, args.nonpositive_run, args.too_wide)
-    given = _machine(args, None)
+    flags = machine_flags(args)
+    given = None
+    if flags.procs is not None or flags.nodes is not None:
+        given, _ = build_platform(cls.requires, flags, None)
     w = open_workload(args.workload, rules=rules, platform=given, limit=args.limit, seed=args.seed)
-    platform = given or _machine(args, w)
-    assert platform is not None
+    w, platform, notes = fit_workload(
+        cls.requires, w, flags, profiles=args.profiles, seed=args.seed
+    )
     if args.load is not None:
         w = scale_to_load(w, args.load, platform.procs)
-    return w, platform
+    return w, platform, notes
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_writable(args.jobs_out, args.summary_out)
+    classes = JobClasses(args.short, args.medium, args.wide_fraction)
+    cls = policy_class(args.policy)
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
-    w, platform = _load(args)
-    bar = ProgressBar(f"{args.policy} on {w.name}")
+    try:
+        w, platform, notes = _load(args, cls)
+    except ConfigError as exc:
+        raise ConfigError(f"policy {cls.name!r}: {exc}") from None
+    notes += policy.assumptions()
+    bar = ProgressBar(f"{cls.name} on {w.name}")
     sim = Simulation(
         w,
         platform,
@@ -121,13 +235,19 @@ def _run(args: argparse.Namespace) -> int:
     result = sim.run()
     bar.close()
     metrics = summarize(
-        result.jobs, capacity=platform.capacity, capacity_procs=platform.procs, tau=args.tau
+        result.jobs,
+        capacity=platform.capacity,
+        capacity_procs=platform.procs,
+        tau=args.tau,
+        classes=classes,
     )
-    print(_table(w, platform, result.policy, result.params, metrics))
+    print(_table(w, platform, result.policy, result.params, metrics, notes))
+    if args.by_class:
+        print("\n" + _class_table(metrics, classes))
     if args.jobs_out:
         outcomes(result.jobs, tau=args.tau).to_csv(args.jobs_out, index=False)
     if args.summary_out:
-        record = _summary_record(args, w, platform, result.policy, result.params, metrics)
+        record = _summary_record(args, w, platform, result, metrics, notes)
         args.summary_out.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     return 0
 
@@ -142,30 +262,41 @@ def _summary_record(
     args: argparse.Namespace,
     w: Workload,
     platform: Platform,
-    policy: str,
-    params: dict[str, Any],
+    result: SimulationResult,
     metrics: dict[str, float],
+    notes: list[str],
 ) -> dict[str, Any]:
     return {
         "workload": w.name,
         "source": args.workload,
-        "policy": policy,
-        "params": {k: _clean(v) for k, v in params.items()},
+        "policy": result.policy,
+        "params": {k: _clean(v) for k, v in result.params.items()},
         "platform": {
             "nodes": platform.nodes,
             "cores": platform.cores,
             "allocation": platform.allocation.value,
+            "mpl": platform.mpl,
+            "max_jobs_per_node": platform.max_jobs_per_node,
         },
         "estimates": args.estimates,
         "tau": args.tau,
+        "seed": args.seed,
         "metrics": {k: _clean(v) for k, v in metrics.items()},
+        "diagnostics": {k: _clean(v) for k, v in result.diagnostics.items()},
         "notes": list(w.notes),
+        "assumptions": notes,
         "acknowledge": w.header.get("Acknowledge"),
+        "cosched_version": __version__,
     }
 
 
 def _table(
-    w: Workload, platform: Platform, policy: str, params: dict[str, Any], m: dict[str, float]
+    w: Workload,
+    platform: Platform,
+    policy: str,
+    params: Mapping[str, Any],
+    m: dict[str, float],
+    assumed: list[str],
 ) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in params.items())
     lines = [
@@ -174,6 +305,7 @@ def _table(
         f"policy    {policy}({shown})",
     ]
     lines += [f"note      {n}" for n in w.notes]
+    lines += [f"assumed   {n}" for n in assumed]
     if w.header.get("Acknowledge"):
         lines.append(f"trace by  {w.header['Acknowledge']} (Parallel Workloads Archive)")
     lines.append("")
@@ -184,15 +316,81 @@ def _table(
     return "\n".join(lines)
 
 
-def _policies(args: argparse.Namespace) -> int:
-    import cosched.policies  # noqa: F401  (registers the built-ins)
+def _class_table(m: dict[str, float], classes: JobClasses) -> str:
+    head = f"  {'class':<14} {'jobs':>7} {'mean wait (s)':>14} {'mean turnaround (s)':>20}"
+    lines = [
+        f"per class (short <= {classes.short:g} s < medium <= {classes.medium:g} s < long; "
+        f"wide > {classes.wide_fraction:g} of the processors)",
+        head + f" {'mean bsld':>10}",
+    ]
+    for d in classes.duration_names():
+        for wd in ("narrow", "wide"):
+            k = f"{d}_{wd}"
+            lines.append(
+                f"  {d + ' ' + wd:<14} {m[k + '_jobs']:>7.0f} {m[k + '_mean_wait']:>14.1f} "
+                f"{m[k + '_mean_turnaround']:>20.1f} {m[k + '_mean_bounded_slowdown']:>10.3f}"
+            )
+    return "\n".join(lines)
 
-    for name in sorted(REGISTRY):
-        cls = REGISTRY[name]
-        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-        print(f"{name}: {doc}")
+
+def describe_policy(cls: type[Policy]) -> dict[str, Any]:
+    """A policy's name, family, summary, parameters and requirements, as plain data."""
+    req = cls.requires
+    return {
+        "name": cls.name,
+        "family": cls.family,
+        "class": f"{cls.__module__}:{cls.__qualname__}",
+        "summary": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "",
+        "parameters": [
+            {
+                "name": p.name,
+                "type": p.type,
+                "default": _clean(p.default),
+                "choices": list(p.choices),
+            }
+            for p in describe_parameters(cls)
+        ],
+        "requires": {
+            "allocation": req.allocation.value if req.allocation else None,
+            "cores_per_node": req.cores_per_node,
+            "default_cores": req.default_cores,
+            "mpl": req.mpl,
+            "max_jobs_per_node": req.max_jobs_per_node,
+            "per_processor_nodes": req.per_processor_nodes,
+            "profile_columns": list(req.profile_columns),
+            "annotator": req.annotator,
+        },
+    }
+
+
+def _policies(args: argparse.Namespace) -> int:
+    found = all_policies()
+    if args.json:
+        print(json.dumps([describe_policy(c) for c in found.values()], indent=2))
+        return 0
+    for name, cls in found.items():
+        info = describe_policy(cls)
+        print(f"{name}: [{cls.family}] {info['summary']}")
+        req = cls.requires
+        if req.shared or req.profile_columns:
+            print(f"    needs: {_needs(req)}")
         for p in describe_parameters(cls):
             kind = f"one of {', '.join(p.choices)}" if p.choices else p.type
             print(f"    {p.name} ({kind}) = {p.default!r}")
     sys.stdout.flush()
     return 0
+
+
+def _needs(req: Requirements) -> str:
+    parts = []
+    if req.allocation is not None:
+        parts.append(f"{req.allocation.value} allocation")
+    if req.cores_per_node is not None:
+        parts.append(f"{req.cores_per_node}-core nodes")
+    if req.mpl > 1:
+        parts.append(f"mpl {req.mpl}")
+    if req.max_jobs_per_node is not None:
+        parts.append(f"up to {req.max_jobs_per_node} jobs a node")
+    if req.profile_columns:
+        parts.append(f"profiles from the {req.annotator!r} annotator")
+    return ", ".join(parts)

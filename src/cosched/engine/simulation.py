@@ -60,6 +60,9 @@ class SimulationResult:
         params: the policy's parameters.
         workload: the workload's name.
         stats: engine counters (passes, events, decisions).
+        placements: where each placed job ran, ``{job index: ((node, slots), ...)}``
+            (empty when the engine kept no node ledger).
+        diagnostics: the policy's own counters (:meth:`Policy.diagnostics`).
     """
 
     jobs: pd.DataFrame
@@ -68,6 +71,8 @@ class SimulationResult:
     params: Mapping[str, Any]
     workload: str
     stats: Mapping[str, int] = field(default_factory=dict)
+    placements: Mapping[int, Placement] = field(default_factory=dict)
+    diagnostics: Mapping[str, float] = field(default_factory=dict)
 
 
 class Simulation:
@@ -133,6 +138,7 @@ class Simulation:
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
         self._holding: dict[int, float] = {}  # job index -> hold start time
         self._slots = [0] * n  # slots a placed job holds (ledger only)
+        self._placed: dict[int, Placement] = {}  # where each placed job ran (ledger only)
         self._held_time = [0.0] * n
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
@@ -337,6 +343,7 @@ class Simulation:
             if problem is not None:
                 self._refuse(job, f"cannot place: {problem}")
         ledger.place(idx, placement)
+        self._placed[idx] = placement
         self._slots[idx] = sum(slots for _, slots in placement)
         self._free = ledger.free_units
 
@@ -504,33 +511,31 @@ class Simulation:
             params=self.policy.params(),
             workload=self.workload.name,
             stats=dict(self._stats),
+            placements=self._placed,
+            diagnostics=dict(self.policy.diagnostics()),
         )
 
 
 def _overrides(policy: Policy, hook: str) -> bool:
-    from cosched.policies.base import Policy
-
-    return getattr(type(policy), hook) is not getattr(Policy, hook)
+    """Whether the policy overrides an optional hook (the base's carries a marker)."""
+    return not getattr(getattr(type(policy), hook, None), "__cosched_default_hook__", False)
 
 
 def simulate(
     workload: Workload,
     platform: Platform,
-    policy: Policy | str,
+    policy: Policy,
     *,
     estimates: Estimates = "requested",
     rate_model: RateModel | None = None,
     rng: np.random.Generator | None = None,
     check: bool = False,
-    **params: Any,
 ) -> SimulationResult:
-    """Run one policy (an instance, or a registered name with its parameters)."""
-    from cosched.policies import make_policy
-
+    """Run one policy instance (``cosched.simulate`` also takes a registered name)."""
     if isinstance(policy, str):
-        policy = make_policy(policy, **params)
-    elif params:
-        raise ConfigError("pass parameters either in the policy instance or as keywords")
+        raise ConfigError(
+            "cosched.engine.simulate takes a Policy instance; use cosched.simulate for a name"
+        )
     sim = Simulation(
         workload, platform, policy, estimates=estimates, rate_model=rate_model, rng=rng, check=check
     )

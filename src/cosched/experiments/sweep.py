@@ -47,7 +47,8 @@ from cosched.engine.simulation import Estimates, simulate
 from cosched.errors import ConfigError, CoschedError
 from cosched.metrics.summary import summarize
 from cosched.platform.machine import Platform
-from cosched.policies.base import make_policy, policy_class
+from cosched.policies.base import make_policy, policy_class, policy_ref
+from cosched.policies.requirements import MachineFlags, build_platform, fit_workload
 from cosched.workload.job import Workload
 
 __all__ = [
@@ -70,12 +71,12 @@ Scalar = str | int | float | bool | None
 Progress = Callable[[int, int], None]
 
 _TOP_KEYS = ("name", "workloads", "platform", "policies", "seeds", "estimates", "tau")
-_PLATFORM_KEYS = ("nodes", "cores", "allocation")
+_PLATFORM_KEYS = ("procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node")
 _RULE_KEYS = ("procs_field", "overrun", "nonpositive_run", "too_wide")
 # Keys of each workload kind, with the check of their values (see _KINDS).
 _WORKLOAD_KEYS: dict[str, dict[str, str]] = {
     "swf": {"path": "text", **dict.fromkeys(_RULE_KEYS, "text"), "limit": "count",
-            "load": "number"},
+            "load": "number", "profiles": "text"},
     "lublin": {"jobs": "size", "nodes": "size", "typeless": "flag", "alpha": "number",
                "load": "number"},
 }  # fmt: skip
@@ -83,7 +84,7 @@ _POLICY_KEYS = ("name", "params")
 _NONE_WORDS = ("none", "null")
 # Loaded workloads kept per process; a real trace is ~200k jobs, so keep only a few.
 _CACHE_SIZE = 4
-_CACHE: OrderedDict[str, tuple[Workload, Platform]] = OrderedDict()
+_CACHE: OrderedDict[str, Workload] = OrderedDict()
 
 
 # -- the spec -------------------------------------------------------------------------
@@ -103,6 +104,8 @@ class WorkloadSpec:
         jobs, nodes, typeless, alpha: (lublin) :func:`generate_lublin` arguments.
         load: target offered load (swf: arrivals scaled with ``scale_to_load``; lublin:
             passed to the generator).
+        profiles: (swf) a Parquet sidecar of per-job profile columns (default: the
+            trace's own sidecar if any, else the policy family's annotator).
         root: folder that relative paths are resolved against (not part of the identity).
     """
 
@@ -119,6 +122,7 @@ class WorkloadSpec:
     typeless: bool | None = None
     alpha: float | None = None
     load: float | None = None
+    profiles: str | None = None
     root: Path | None = field(default=None, compare=False, repr=False)
 
     def identity(self) -> dict[str, Any]:
@@ -132,10 +136,15 @@ class WorkloadSpec:
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A policy and its parameter grid: each parameter maps to the values to try."""
+    """A policy and its parameter grid: each parameter maps to the values to try.
+
+    ``name`` is as written (a registered name, ``file.py:Class`` or ``module:Class``);
+    ``ref`` is how a worker process finds the class again (not part of the identity).
+    """
 
     name: str
     params: tuple[tuple[str, tuple[Scalar, ...]], ...] = ()
+    ref: str = field(default="", compare=False)
 
     def grid(self) -> list[tuple[tuple[str, Scalar], ...]]:
         """Every combination of the parameter values (keys sorted, values in given order)."""
@@ -151,7 +160,9 @@ class SweepSpec:
     Attributes:
         name: label of the sweep.
         workloads: the workloads.
-        platform: the machine, or None to use each trace's MaxProcs (Lublin: ``nodes``).
+        platform: what the spec says of the machine (None: nothing; each policy's
+            family builds its machine from the trace header, see
+            :func:`~cosched.policies.requirements.build_platform`).
         policies: the policies with their parameter grids.
         seeds: the seeds; each cell derives its own random streams from its identity.
         estimates: ``requested`` or ``exact`` run-time estimates.
@@ -161,7 +172,7 @@ class SweepSpec:
 
     name: str
     workloads: tuple[WorkloadSpec, ...]
-    platform: Platform | None
+    platform: MachineFlags | None
     policies: tuple[PolicySpec, ...]
     seeds: tuple[int, ...] = (0,)
     estimates: Estimates = "requested"
@@ -180,12 +191,13 @@ class Cell:
 
     index: int
     workload: WorkloadSpec
-    platform: Platform | None
+    platform: MachineFlags | None
     policy: str
     params: tuple[tuple[str, Scalar], ...]
     seed: int
     estimates: Estimates
     tau: float
+    policy_ref: str = field(default="", compare=False)
 
     def identity(self) -> dict[str, Any]:
         """The canonical description of the cell, which the key hashes."""
@@ -352,21 +364,25 @@ def _parse_seeds(ctx: _Ctx, value: Any) -> tuple[int, ...]:
     return out
 
 
-def _parse_platform(ctx: _Ctx, raw: Any) -> Platform | None:
+def _parse_platform(ctx: _Ctx, raw: Any) -> MachineFlags | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
         ctx.fail(f"'platform' must be a table, got {raw!r}")
     ctx.keys(raw, _PLATFORM_KEYS, "[platform]")
-    if "nodes" not in raw:
-        ctx.fail("[platform] needs 'nodes' (or leave out [platform] to use the trace's MaxProcs)")
-    try:
-        return Platform(**raw)
-    except ConfigError as exc:
-        ctx.fail(f"[platform]: {exc}")
+    for key, value in raw.items():
+        if key == "allocation":
+            if value not in ("cores", "nodes"):
+                ctx.fail(f"[platform].allocation must be 'cores' or 'nodes', got {value!r}")
+        else:
+            _want(ctx, value, f"[platform].{key}", "size")
+    flags = MachineFlags(**raw)
+    if flags.procs is not None and flags.nodes is not None:
+        ctx.fail("[platform]: give either 'procs' or 'nodes', not both")
+    return flags
 
 
-def _parse_workload(ctx: _Ctx, i: int, raw: Any, platform: Platform | None) -> WorkloadSpec:
+def _parse_workload(ctx: _Ctx, i: int, raw: Any, platform: MachineFlags | None) -> WorkloadSpec:
     where = f"workloads[{i}]"
     if not isinstance(raw, Mapping):
         ctx.fail(f"{where} must be a table, got {raw!r}")
@@ -391,6 +407,8 @@ def _check_swf(ctx: _Ctx, where: str, values: dict[str, Any]) -> str:
     if "path" not in values:
         ctx.fail(f"{where} needs a 'path' (a trace file, or bundled:example)")
     _trace_file(ctx, values["path"])  # fail now on a missing trace
+    if "profiles" in values and not (ctx.root / values["profiles"]).is_file():
+        ctx.fail(f"{where}.profiles: {values['profiles']!r} not found (looked in {ctx.root})")
     try:
         LoadRules(**{k: values[k] for k in _RULE_KEYS if k in values})
     except ConfigError as exc:
@@ -399,14 +417,21 @@ def _check_swf(ctx: _Ctx, where: str, values: dict[str, Any]) -> str:
     return name.removesuffix(".gz").removesuffix(".swf")
 
 
-def _check_lublin(ctx: _Ctx, where: str, values: dict[str, Any], platform: Platform | None) -> str:
+def _check_lublin(
+    ctx: _Ctx, where: str, values: dict[str, Any], platform: MachineFlags | None
+) -> str:
     """Check a Lublin workload (filling ``nodes`` from the platform); return its name."""
     if "jobs" not in values:
         ctx.fail(f"{where} needs 'jobs'")
     if "nodes" not in values:
-        if platform is None:
+        procs = None
+        if platform is not None:
+            procs = platform.procs or (
+                platform.nodes * (platform.cores or 1) if platform.nodes else None
+            )
+        if procs is None:
             ctx.fail(f"{where} needs 'nodes' (or a [platform] to take it from)")
-        values["nodes"] = platform.procs
+        values["nodes"] = procs
     if "alpha" in values and "load" in values:
         ctx.fail(f"{where}: give at most one of 'alpha' and 'load'")
     return f"lublin-{values['jobs']}"
@@ -430,7 +455,7 @@ def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
         (key, _param_values(ctx, f"{where}.params.{key}", value, hints.get(key)))
         for key, value in raw_params.items()
     )
-    spec = PolicySpec(name, params)
+    spec = PolicySpec(name, params, _worker_ref(ctx, name, cls))
     for combo in spec.grid():
         try:
             make_policy(name, **dict(combo))
@@ -479,12 +504,19 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def _platform_dict(p: Platform | None) -> dict[str, Any] | None:
-    return (
-        None
-        if p is None
-        else {"nodes": p.nodes, "cores": p.cores, "allocation": p.allocation.value}
-    )
+def _platform_dict(p: MachineFlags | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {k: v for k, v in vars(p).items() if v is not None}
+
+
+def _worker_ref(ctx: _Ctx, name: str, cls: type) -> str:
+    """How a worker process loads the policy: a file path made absolute, else its ref."""
+    where, sep, attr = name.rpartition(":")
+    if sep and (where.endswith(".py") or "/" in where):
+        path = Path(where)
+        return f"{path if path.is_absolute() else (ctx.root / path).resolve()}:{attr}"
+    return policy_ref(cls)  # type: ignore[arg-type]
 
 
 def _derive_seed(identity: Mapping[str, Any]) -> int:
@@ -501,11 +533,14 @@ def cells(spec: SweepSpec) -> list[Cell]:
     """
     out: list[Cell] = []
     seen: set[str] = set()
+    refs = {p.name: p.ref or p.name for p in spec.policies}
     grid = itertools.product(
         spec.workloads, [(p.name, c) for p in spec.policies for c in p.grid()], spec.seeds
     )
     for w, (policy, params), seed in grid:
-        cell = Cell(len(out), w, spec.platform, policy, params, seed, spec.estimates, spec.tau)
+        cell = Cell(
+            len(out), w, spec.platform, policy, params, seed, spec.estimates, spec.tau, refs[policy]
+        )
         if cell.key in seen:
             raise ConfigError(f"{spec.source}: the grid has {cell.label} twice")
         seen.add(cell.key)
@@ -523,34 +558,31 @@ class _Outcome:
     error: str | None = None
 
 
-def _make_workload(cell: Cell) -> tuple[Workload, Platform]:
-    w, platform = cell.workload, cell.platform
+def _make_workload(cell: Cell) -> Workload:
+    w = cell.workload
     if w.kind == "lublin":
         from cosched.workload.models.lublin import generate_lublin
 
         assert w.jobs is not None and w.nodes is not None
         rng = np.random.default_rng(cell.workload_seed)
-        wl = generate_lublin(
+        return generate_lublin(
             w.jobs, nodes=w.nodes, rng=rng, typeless=bool(w.typeless), alpha=w.alpha, load=w.load
         )
-        return wl, platform or Platform.of_procs(w.nodes)
-    from cosched.workload.loader import LoadRules, load_workload
-    from cosched.workload.transforms import scale_to_load
+    from cosched.policies.requirements import Requirements
+    from cosched.workload.loader import LoadRules
+    from cosched.workload.sources import open_workload
 
     assert w.path is not None
     rules = LoadRules(**{k: getattr(w, k) for k in _RULE_KEYS if getattr(w, k) is not None})
     path = _trace_file(_Ctx(w.name, w.root or Path.cwd()), w.path)
-    wl = load_workload(path, rules=rules, platform=platform, limit=w.limit)
-    if platform is None:
-        if wl.max_procs is None:
-            raise ConfigError(f"trace {w.path!r} has no MaxProcs header; give a [platform]")
-        platform = Platform.of_procs(wl.max_procs)
-    if w.load is not None:
-        wl = scale_to_load(wl, w.load, platform.procs)
-    return wl, platform
+    flags = cell.platform or MachineFlags()
+    given = None
+    if flags.procs is not None or flags.nodes is not None:
+        given, _ = build_platform(Requirements(), flags, None)
+    return open_workload(str(path), rules=rules, platform=given, limit=w.limit)
 
 
-def _cached_workload(cell: Cell) -> tuple[Workload, Platform]:
+def _cached_workload(cell: Cell) -> Workload:
     stochastic = cell.workload.kind == "lublin"
     key = _canonical(
         {
@@ -570,12 +602,31 @@ def _cached_workload(cell: Cell) -> tuple[Workload, Platform]:
     return made
 
 
+def _prepare(cell: Cell) -> tuple[Workload, Platform, Any]:
+    """The cell's workload fitted to its policy's needs, the machine, and the policy."""
+    from cosched.workload.transforms import scale_to_load
+
+    cls = policy_class(cell.policy_ref or cell.policy)
+    w = cell.workload
+    profiles = None if w.profiles is None else (w.root or Path.cwd()) / w.profiles
+    workload, platform, _ = fit_workload(
+        cls.requires,
+        _cached_workload(cell),
+        cell.platform or MachineFlags(),
+        profiles=profiles,
+        seed=cell.workload_seed % 2**32,
+    )
+    if w.kind == "swf" and w.load is not None:
+        workload = scale_to_load(workload, w.load, platform.procs)
+    policy = make_policy(cell.policy_ref or cell.policy, **dict(cell.params))
+    return workload, platform, policy
+
+
 def _execute(cell: Cell) -> _Outcome:
     """Run one cell; any exception becomes a failed outcome (exceptions may not pickle)."""
     began = time.perf_counter()
     try:
-        workload, platform = _cached_workload(cell)
-        policy = make_policy(cell.policy, **dict(cell.params))
+        workload, platform, policy = _prepare(cell)
         rng = np.random.default_rng(cell.cell_seed)
         result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
         metrics = summarize(
@@ -590,6 +641,7 @@ def _execute(cell: Cell) -> _Outcome:
         "workload_jobs": len(workload),
         "metrics": metrics,
         "stats": dict(result.stats),
+        "diagnostics": dict(result.diagnostics),
         "elapsed_seconds": time.perf_counter() - began,
     }
     return _Outcome(jobs=result.jobs, record=record)
@@ -653,7 +705,7 @@ def _row(cell: Cell, store: Path, param_names: list[str]) -> dict[str, Any]:
         )
     failed = store / "failed" / f"{cell.key}.json"
     error = json.loads(failed.read_text(encoding="utf-8"))["error"] if failed.is_file() else ""
-    platform = cell.platform.describe() if cell.platform else ""
+    platform = _canonical(_platform_dict(cell.platform)) if cell.platform else ""
     return row | {"platform": platform, "status": "failed" if error else "missing", "error": error}
 
 

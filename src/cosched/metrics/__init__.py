@@ -2,9 +2,11 @@
 
 from cosched.metrics.summary import (
     DURATION_CLASSES,
+    JobClasses,
     by_class,
+    class_metrics,
     outcomes,
     summarize,
 )
 
-__all__ = ["DURATION_CLASSES", "by_class", "outcomes", "summarize"]
+__all__ = ["DURATION_CLASSES", "JobClasses", "by_class", "class_metrics", "outcomes", "summarize"]

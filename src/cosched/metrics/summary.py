@@ -11,19 +11,23 @@ they apply equally to any result loaded back from disk.
   last end - first submit; on a shared platform a job's units are its ``occupancy``
   (the slots it really holds, in units), not its nominal size;
 * throughput = jobs finished per hour of makespan;
-* offered load = sum(run_time x procs) / (capacity procs x (last submit - first submit)).
+* offered load = sum(run_time x procs) / (capacity procs x (last submit - first submit));
+* per class (short / medium / long by run time x narrow / wide by processors, thresholds
+  in :class:`JobClasses`): jobs, mean wait, mean turnaround, mean bounded slowdown, as
+  ``<duration>_<width>_<metric>`` (e.g. ``short_narrow_mean_wait``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from cosched.errors import ConfigError
 
-__all__ = ["DURATION_CLASSES", "by_class", "outcomes", "summarize"]
+__all__ = ["DURATION_CLASSES", "JobClasses", "by_class", "class_metrics", "outcomes", "summarize"]
 
 #: Run-time classes (upper bounds in seconds), as in lomarc-hyperthreaded-coscheduling.txt.
 DURATION_CLASSES: tuple[tuple[str, float], ...] = (
@@ -33,6 +37,50 @@ DURATION_CLASSES: tuple[tuple[str, float], ...] = (
 )
 
 DEFAULT_PERCENTILES: tuple[int, ...] = (90, 95, 99)
+
+
+@dataclass(frozen=True)
+class JobClasses:
+    """Thresholds of the per-class breakdown.
+
+    Attributes:
+        short: run times up to this (s) are short (60 s: lomarc-hyperthreaded-
+            coscheduling.txt, section 6.2).
+        medium: run times up to this (s) are medium, longer ones long (1 h, same source).
+        wide_fraction: a job is wide when it takes more than this share of the machine's
+            processors.
+    """
+
+    short: float = 60.0
+    medium: float = 3600.0
+    wide_fraction: float = 0.1
+
+    def __post_init__(self) -> None:
+        if not 0 < self.short < self.medium:
+            raise ConfigError(
+                f"class thresholds need 0 < short < medium, got {self.short}, {self.medium}"
+            )
+        if not 0 < self.wide_fraction < 1:
+            raise ConfigError(f"wide_fraction must be in (0, 1), got {self.wide_fraction}")
+
+    def duration_names(self) -> list[str]:
+        """The run-time class names, shortest first."""
+        return [c for c, _ in DURATION_CLASSES]
+
+    def label(self, procs: np.ndarray, run_time: np.ndarray, capacity_procs: int) -> pd.DataFrame:
+        """``duration_class`` and ``width_class`` of each job, as categoricals."""
+        idx = np.searchsorted([self.short, self.medium, np.inf], run_time, side="left")
+        wide = procs > self.wide_fraction * capacity_procs
+        return pd.DataFrame(
+            {
+                "duration_class": pd.Categorical.from_codes(idx, categories=self.duration_names()),
+                "width_class": pd.Categorical(np.where(wide, "wide", "narrow"), ["narrow", "wide"]),
+            }
+        )
+
+
+DEFAULT_CLASSES = JobClasses()
+_CLASS_METRICS = ("wait_time", "turnaround", "bounded_slowdown")
 
 
 def outcomes(jobs: pd.DataFrame, *, tau: float = 10.0) -> pd.DataFrame:
@@ -55,8 +103,9 @@ def summarize(
     capacity_procs: int | None = None,
     tau: float = 10.0,
     percentiles: Sequence[int] = DEFAULT_PERCENTILES,
+    classes: JobClasses | None = DEFAULT_CLASSES,
 ) -> dict[str, float]:
-    """The summary metrics of a schedule.
+    """The summary metrics of a schedule, the per-class breakdown included.
 
     Args:
         jobs: the outcome table.
@@ -66,6 +115,7 @@ def summarize(
         tau: bound of the bounded slowdown, in seconds.
         percentiles: which percentiles of wait, turnaround and bounded slowdown to add
             (as ``p90_wait`` etc.).
+        classes: thresholds of the per-class breakdown (None leaves it out).
     """
     if capacity < 1:
         raise ConfigError(f"capacity must be >= 1, got {capacity!r}")
@@ -98,26 +148,50 @@ def summarize(
         for col, name in (("wait_time", "wait"), ("turnaround", "turnaround")):
             out[f"p{p}_{name}"] = float(np.percentile(o[col].to_numpy(), p))
         out[f"p{p}_bounded_slowdown"] = float(np.percentile(o["bounded_slowdown"].to_numpy(), p))
+    if classes is not None:
+        out.update(class_metrics(jobs, capacity_procs=cap_procs, tau=tau, classes=classes))
     return out
 
 
 def by_class(
-    jobs: pd.DataFrame, *, capacity_procs: int, tau: float = 10.0, wide_fraction: float = 0.1
+    jobs: pd.DataFrame,
+    *,
+    capacity_procs: int,
+    tau: float = 10.0,
+    wide_fraction: float | None = None,
+    classes: JobClasses = DEFAULT_CLASSES,
 ) -> pd.DataFrame:
     """Mean wait, turnaround and bounded slowdown per run-time class and width class.
 
-    Jobs are short / medium / long by run time (``DURATION_CLASSES``) and narrow / wide
-    by whether they take more than ``wide_fraction`` of the machine's processors.
+    Jobs are short / medium / long by run time and narrow / wide by whether they take
+    more than ``classes.wide_fraction`` of the machine's processors (``wide_fraction``
+    overrides it). Every class appears, with 0 jobs and NaN means when empty.
     """
+    if wide_fraction is not None:
+        classes = JobClasses(classes.short, classes.medium, wide_fraction)
     o = outcomes(jobs, tau=tau)
-    bounds = [b for _, b in DURATION_CLASSES]
-    names = [c for c, _ in DURATION_CLASSES]
-    idx = np.searchsorted(bounds, o["run_time"].to_numpy(), side="left")
-    o["duration_class"] = pd.Categorical.from_codes(idx, categories=names)
-    wide = o["procs"].to_numpy() > wide_fraction * capacity_procs
-    o["width_class"] = pd.Categorical(np.where(wide, "wide", "narrow"), ["narrow", "wide"])
-    cols = ["wait_time", "turnaround", "bounded_slowdown"]
-    g = o.groupby(["duration_class", "width_class"], observed=False)[cols]
+    labels = classes.label(o["procs"].to_numpy(), o["run_time"].to_numpy(), capacity_procs)
+    o = pd.concat([o.reset_index(drop=True), labels], axis=1)
+    g = o.groupby(["duration_class", "width_class"], observed=False)[list(_CLASS_METRICS)]
     table = g.mean().add_prefix("mean_")
     table.insert(0, "jobs", g.size())
     return table.reset_index()
+
+
+def class_metrics(
+    jobs: pd.DataFrame,
+    *,
+    capacity_procs: int,
+    tau: float = 10.0,
+    classes: JobClasses = DEFAULT_CLASSES,
+) -> dict[str, float]:
+    """:func:`by_class` flattened: ``<duration>_<width>_jobs`` and ``..._mean_<metric>``."""
+    out: dict[str, float] = {}
+    table = by_class(jobs, capacity_procs=capacity_procs, tau=tau, classes=classes)
+    for row in table.itertuples(index=False):
+        prefix = f"{row.duration_class}_{row.width_class}"
+        out[f"{prefix}_jobs"] = float(row.jobs)
+        for m in _CLASS_METRICS:
+            short = "wait" if m == "wait_time" else m  # as in mean_wait
+            out[f"{prefix}_mean_{short}"] = float(getattr(row, f"mean_{m}"))
+    return out

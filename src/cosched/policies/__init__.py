@@ -1,22 +1,26 @@
-"""Scheduling policies, one file each, registered by name.
+"""Scheduling policies, one file each, found by name.
 
 Adding a policy: write one module with a ``@dataclass(kw_only=True)`` subclass of
-:class:`Policy` that sets ``name`` and implements ``schedule``; import it here (or in
-your own code) and it is selectable by name everywhere.
+:class:`Policy` that sets ``name`` and implements ``schedule``. Run it with
+``--policy path/to/file.py:ClassName``, or declare it in the ``cosched.policies``
+entry-point group of your package's ``pyproject.toml`` to select it by name everywhere
+(see docs/writing-a-policy.md). This package imports no coscheduling family: the
+families are found through their entry points when a name is asked for.
 """
 
-from cosched.policies.base import REGISTRY, Policy, make_policy, parse_params, policy_class
+from cosched.policies.base import (
+    REGISTRY,
+    Policy,
+    all_policies,
+    make_policy,
+    parse_params,
+    policy_class,
+)
 from cosched.policies.conservative import ConservativeBackfilling
 from cosched.policies.easy import EasyBackfilling
 from cosched.policies.fcfs import Fcfs
 from cosched.policies.orders import ORDERS
-
-# isort: split
-# The coscheduling families register their policies when imported (after the
-# built-ins, which they import from cosched.policies.base / .easy / ...).
-import cosched.coupled
-import cosched.lomarc
-import cosched.nodeshare  # noqa: F401
+from cosched.policies.requirements import Requirements
 
 __all__ = [
     "ORDERS",
@@ -25,6 +29,8 @@ __all__ = [
     "EasyBackfilling",
     "Fcfs",
     "Policy",
+    "Requirements",
+    "all_policies",
     "make_policy",
     "parse_params",
     "policy_class",

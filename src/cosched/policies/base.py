@@ -3,31 +3,60 @@
 A policy is one dataclass with keyword-only parameters (checked in
 ``__post_init__``, errors naming the parameter) and one required method,
 :meth:`Policy.schedule`, which looks at a read-only :class:`SystemView` and returns
-decisions. Subclassing with a ``name`` registers the policy, so adding a file under
-``cosched/policies`` (or importing your own module) is enough to make it selectable.
+decisions. Subclassing with a ``name`` registers the policy. Policies are found by
+name through the ``cosched.policies`` entry-point group (the built-in families declare
+theirs in cosched's own ``pyproject.toml``, a third-party package in its own), loaded
+only when a name is asked for; ``path/to/file.py:ClassName`` and
+``package.module:ClassName`` name a policy that is not registered at all.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cosched.engine.decisions import Decision
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, UnknownPolicyError
 from cosched.platform import Platform
+from cosched.policies.requirements import Requirements
 from cosched.workload.job import Job
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import RateModel
 
-__all__ = ["REGISTRY", "Parameter", "Policy", "make_policy", "parse_params", "policy_class"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "REGISTRY",
+    "Parameter",
+    "Policy",
+    "all_policies",
+    "make_policy",
+    "parse_params",
+    "policy_class",
+    "policy_ref",
+]
 
+#: The entry-point group in which packages declare policies (``name = "module:Class"``).
+ENTRY_POINT_GROUP = "cosched.policies"
+
+#: Policies registered so far, by name (subclassing with a ``name`` adds one).
 REGISTRY: dict[str, type[Policy]] = {}
+
+
+def default_hook(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a base-class hook, so the engine can skip hooks a policy does not override."""
+    fn.__cosched_default_hook__ = True  # type: ignore[attr-defined]
+    return fn
 
 
 class Policy(abc.ABC):
@@ -40,6 +69,12 @@ class Policy(abc.ABC):
     """
 
     name: ClassVar[str] = ""
+    #: What the policy needs of the machine and the workload (see
+    #: :class:`~cosched.policies.requirements.Requirements`); the default is any
+    #: machine and no profile columns.
+    requires: ClassVar[Requirements] = Requirements()
+    #: The family shown by ``cosched policies`` (e.g. ``batch``, ``lomarc``).
+    family: ClassVar[str] = "batch"
     #: Whether ``schedule`` must also run at instants when the queue is empty. A policy
     #: that only ever starts, holds or releases queued jobs can say False and save the
     #: engine those passes (the baselines do); one that samples statistics or asks for
@@ -57,18 +92,37 @@ class Policy(abc.ABC):
     def schedule(self, view: SystemView) -> Sequence[Decision]:
         """Decide what starts now; called once per instant at which anything happened."""
 
-    def on_submit(self, job: Job, view: SystemView) -> None:  # noqa: B027 (optional hook)
+    @default_hook  # noqa: B027 (an optional hook, empty on purpose)
+    def on_submit(self, job: Job, view: SystemView) -> None:
         """Called for each job as it arrives, before the scheduling pass."""
 
-    def on_finish(self, job: Job, view: SystemView) -> None:  # noqa: B027 (optional hook)
+    @default_hook  # noqa: B027 (an optional hook, empty on purpose)
+    def on_finish(self, job: Job, view: SystemView) -> None:
         """Called for each job as it ends, before the scheduling pass."""
 
     def rate_model(self) -> RateModel | None:
         """The co-location model this policy's family runs with (None: rates stay 1)."""
         return None
 
-    def check_platform(self, platform: Platform) -> None:  # noqa: B027 (optional hook)
-        """Raise ConfigError if the policy cannot run on ``platform``."""
+    def check_platform(self, platform: Platform) -> None:
+        """Raise ConfigError if the policy cannot run on ``platform``.
+
+        The default checks :attr:`requires`; a family with further constraints
+        overrides it (and calls ``super().check_platform``).
+        """
+        missing = self.requires.problems(platform)
+        if missing:
+            raise ConfigError(
+                f"policy {self.name!r} needs {', '.join(missing)}; got {platform.describe()}"
+            )
+
+    def diagnostics(self) -> Mapping[str, float]:
+        """Counters of the finished run the family reports (merged into the result)."""
+        return {}
+
+    def assumptions(self) -> list[str]:
+        """Modelling assumptions in force with these parameters, as notes for the user."""
+        return []
 
     def params(self) -> dict[str, Any]:
         """The policy's parameters as a plain dict."""
@@ -87,17 +141,100 @@ class Parameter:
     choices: tuple[str, ...] = ()
 
 
-def _ensure_loaded() -> None:
-    import cosched.policies  # noqa: F401  (registers the built-in policies)
+_LOADED_ALL = False
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    return sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
+
+
+def _load_entry_point(ep: importlib.metadata.EntryPoint) -> None:
+    try:
+        cls = ep.load()
+    except Exception as exc:  # a broken plugin is named, never a traceback
+        raise ConfigError(
+            f"policy entry point {ep.name!r} ({ep.value}) failed to load: {exc}"
+        ) from exc
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise ConfigError(f"policy entry point {ep.name!r} ({ep.value}) is not a Policy class")
+    if cls.name != ep.name:
+        raise ConfigError(
+            f"policy entry point {ep.name!r} ({ep.value}) names a class registered as {cls.name!r}"
+        )
+
+
+def all_policies() -> dict[str, type[Policy]]:
+    """Every policy: those declared as entry points and those registered in-process."""
+    global _LOADED_ALL
+    if not _LOADED_ALL:
+        for ep in _entry_points():
+            if ep.name not in REGISTRY:
+                _load_entry_point(ep)
+        _LOADED_ALL = True
+    return dict(sorted(REGISTRY.items()))
+
+
+def _load_ref(ref: str) -> type[Policy]:
+    """The class named by ``path/to/file.py:Class`` or ``package.module:Class``."""
+    where, _, attr = ref.rpartition(":")
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        path = Path(where)
+        if not path.is_file():
+            raise ConfigError(f"policy file {where!r} does not exist")
+        mod_name = "cosched_user_" + "".join(c if c.isalnum() else "_" for c in str(path.resolve()))
+        module = sys.modules.get(mod_name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            if spec is None or spec.loader is None:
+                raise ConfigError(f"policy file {where!r} cannot be imported")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module  # pickling finds classes through sys.modules
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                del sys.modules[mod_name]
+                raise ConfigError(f"policy file {where!r} failed to import: {exc}") from exc
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise ConfigError(f"policy module {where!r} cannot be imported: {exc}") from None
+    cls = getattr(module, attr, None)
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise ConfigError(f"{ref!r}: {attr!r} is not a Policy class in {where!r}")
+    if not cls.name:
+        raise ConfigError(f"{ref!r}: the policy class has no name")
+    return cls
 
 
 def policy_class(name: str) -> type[Policy]:
-    """The registered policy class called ``name``."""
-    _ensure_loaded()
-    try:
+    """The policy class called ``name``, or named by ``file.py:Class`` / ``module:Class``.
+
+    Raises:
+        UnknownPolicyError: no such policy (the message lists close names).
+        ConfigError: a file or module reference that cannot be loaded.
+    """
+    if ":" in name:
+        return _load_ref(name)
+    if name in REGISTRY:
         return REGISTRY[name]
-    except KeyError:
-        raise UnknownPolicyError(name, REGISTRY) from None
+    for ep in _entry_points():
+        if ep.name == name:
+            _load_entry_point(ep)
+            return REGISTRY[name]
+    raise UnknownPolicyError(name, all_policies())
+
+
+def policy_ref(cls: type[Policy]) -> str:
+    """How a worker process finds ``cls`` again: its name if an entry point declares it,
+    else ``module:Class`` (``file.py:Class`` for a class loaded from a file)."""
+    if any(ep.name == cls.name for ep in _entry_points()):
+        return cls.name
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    if cls.__module__.startswith("cosched_user_") and file:
+        return f"{file}:{cls.__qualname__}"
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _fields(cls: type[Policy]) -> list[dataclasses.Field[Any]]:

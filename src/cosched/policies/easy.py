@@ -20,6 +20,7 @@ from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import ORDERS, ordered
+from cosched.policies.reservation import reservation
 from cosched.workload.job import Job
 
 __all__ = ["EasyBackfilling", "shadow_time"]
@@ -36,20 +37,8 @@ def shadow_time(
         free: units free now (after this pass's starts).
         started: ``(estimated_end, index, size)`` of jobs started in this pass, sorted.
     """
-    now = view.now
-    avail = free
-    shadow: float | None = None
-    for end, _, size in heapq.merge(view.releases(), started):
-        end = max(end, now)
-        if shadow is not None and end > shadow:
-            break  # every job ending at the shadow time has been counted
-        avail += size
-        if shadow is None and avail >= need:
-            shadow = end
-    if shadow is None:
-        # Unreachable for a job that fits the machine: all units free when all jobs end.
-        raise AssertionError("head job larger than the machine")
-    return shadow, avail - need
+    ends = ((end, size) for end, _, size in heapq.merge(view.releases(), started))
+    return reservation(ends, free=free, need=need, now=view.now)
 
 
 @dataclass(kw_only=True)

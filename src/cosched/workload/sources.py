@@ -1,6 +1,7 @@
 """Naming a workload in one string, for the command line and sweep files.
 
-* a path to an SWF trace (plain or ``.gz``);
+* a path to an SWF trace (plain or ``.gz``); its profile sidecar
+  (``FILE.profile.parquet``, written by ``cosched annotate``) is joined when present;
 * ``bundled:example``: the small example trace shipped with cosched (64 processors);
 * ``lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]``: a generated Lublin–Feitelson
   workload, seeded by the caller.
@@ -77,4 +78,17 @@ def open_workload(
     if sep and kind == "lublin":
         w = _lublin(rest, seed)
         return w if limit is None else w.replace_table(w.table.iloc[:limit])
-    return load_workload(text, rules=rules, platform=platform, limit=limit)
+    w = load_workload(text, rules=rules, platform=platform, limit=limit)
+    return _with_sidecar(w, text)
+
+
+def _with_sidecar(w: Workload, path: str) -> Workload:
+    """``w`` with the profile columns of the sidecar beside ``path``, if there is one."""
+    from cosched.workload.sidecar import attach_profiles, read_sidecar, sidecar_path
+
+    side = sidecar_path(path)
+    if not side.is_file():
+        return w
+    joined = attach_profiles(w, read_sidecar(side))
+    cols = ", ".join(joined.profile_columns)
+    return joined.replace_table(joined.table, f"profile columns {cols} from {side.name}")

@@ -1,0 +1,75 @@
+"""EASY's reservation rule, written once for every family that backfills.
+
+The head of the queue gets a reservation at its *shadow time*: walking the running jobs
+by estimated end, the first end at which enough units are free for it. The *extra*
+units are those free at the shadow time beyond what the head needs. Families differ only
+in what a release frees (a job's units, or the nodes that become empty when the last of
+their jobs ends), so they feed :class:`ShadowWalk` with ``(end, units freed)`` pairs in
+end order and share the rule itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["ShadowWalk", "reservation"]
+
+
+class ShadowWalk:
+    """Accumulates releases in end order until the head's reservation is known.
+
+    Args:
+        free: units free now (after this pass's starts).
+        need: units the head needs.
+        now: the current time; ends in the past (overrunning jobs) count as ``now``.
+
+    A walk is *done* once it has seen a release later than the shadow time: every
+    release ending at the shadow time has then been counted.
+    """
+
+    __slots__ = ("avail", "need", "now", "shadow")
+
+    def __init__(self, free: int, need: int, now: float) -> None:
+        self.avail = free
+        self.need = need
+        self.now = now
+        self.shadow: float | None = now if free >= need else None
+
+    def add(self, end: float, units: int) -> bool:
+        """Count ``units`` freed at ``end``; False (nothing counted) once past the shadow."""
+        end = max(end, self.now)
+        if self.shadow is not None and end > self.shadow:
+            return False
+        self.avail += units
+        if self.shadow is None and self.avail >= self.need:
+            self.shadow = end
+        return True
+
+    def result(self) -> tuple[float, int]:
+        """``(shadow time, extra units)``.
+
+        Raises:
+            ValueError: the releases never free enough units (the head is larger than
+                the machine; the engine rejects such jobs before any pass).
+        """
+        if self.shadow is None:
+            raise ValueError(f"the releases never free {self.need} units (head too large)")
+        return self.shadow, self.avail - self.need
+
+
+def reservation(
+    releases: Iterable[tuple[float, int]], *, free: int, need: int, now: float
+) -> tuple[float, int]:
+    """The head's shadow time and extra units.
+
+    Args:
+        releases: ``(estimated end, units freed)`` in nondecreasing end order.
+        free: units free now.
+        need: units the head needs.
+        now: the current time.
+    """
+    walk = ShadowWalk(free, need, now)
+    for end, units in releases:
+        if not walk.add(end, units):
+            break
+    return walk.result()

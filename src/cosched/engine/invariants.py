@@ -7,12 +7,16 @@ job and the time. Tests run it on every policy over random workloads.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
+from cosched.engine.ledger import Placement
 from cosched.errors import InvariantError
+from cosched.platform import Platform
 
-__all__ = ["peak_usage", "verify_schedule"]
+__all__ = ["peak_usage", "verify_placements", "verify_schedule"]
 
 
 def peak_usage(jobs: pd.DataFrame) -> tuple[int, float]:
@@ -61,6 +65,40 @@ def verify_schedule(
     peak, when = peak_usage(jobs)
     if peak > capacity:
         raise InvariantError(f"t={when:g}: {peak} units in use, capacity {capacity}")
+
+
+def verify_placements(
+    jobs: pd.DataFrame, placements: Mapping[int, Placement], platform: Platform
+) -> None:
+    """Raise InvariantError if a node ever holds more slots or jobs than it has.
+
+    Rebuilds each node's use over time from the outcome table (row ``i`` is the job of
+    index ``i``) and the recorded placements alone: a job holds its slots over
+    ``[start, end)``; a node has ``cores x mpl`` slots and takes at most
+    ``max_jobs_per_node`` jobs (every slot a job, when there is no cap).
+    """
+    slots_per_node = platform.cores * platform.mpl
+    cap = platform.max_jobs_per_node or slots_per_node
+    start = jobs["start_time"].to_numpy()
+    end = jobs["end_time"].to_numpy()
+    events: dict[int, list[tuple[float, int, int, int]]] = {}
+    for idx, placement in placements.items():
+        for node, slots in placement:
+            if not 0 <= node < platform.nodes:
+                raise InvariantError(f"job index {idx} placed on node {node}, which does not exist")
+            node_events = events.setdefault(node, [])
+            node_events.append((float(end[idx]), 0, -slots, -1))
+            node_events.append((float(start[idx]), 1, slots, 1))
+    for node, node_events in events.items():
+        used = held = 0
+        for t, _, slots, jobs_delta in sorted(node_events):
+            used += slots
+            held += jobs_delta
+            if used > slots_per_node or held > cap:
+                raise InvariantError(
+                    f"t={t:g}: node {node} holds {used} slots of {slots_per_node} and "
+                    f"{held} jobs (cap {cap})"
+                )
 
 
 def _first_bad(mask: np.ndarray, ids: np.ndarray, what: str) -> None:

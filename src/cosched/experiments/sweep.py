@@ -444,7 +444,7 @@ def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
     ctx.keys(raw, _POLICY_KEYS, where)
     name = _want(ctx, raw.get("name"), f"{where}.name", "text")
     try:
-        cls = policy_class(name)
+        cls = policy_class(_resolve_file_ref(ctx, name))
     except CoschedError as exc:
         ctx.fail(f"{where}: {exc}")
     raw_params = raw.get("params", {})
@@ -458,7 +458,7 @@ def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
     spec = PolicySpec(name, params, _worker_ref(ctx, name, cls))
     for combo in spec.grid():
         try:
-            make_policy(name, **dict(combo))
+            make_policy(spec.ref, **dict(combo))
         except CoschedError as exc:
             ctx.fail(f"{where}: {exc}")
     return spec
@@ -510,13 +510,19 @@ def _platform_dict(p: MachineFlags | None) -> dict[str, Any] | None:
     return {k: v for k, v in vars(p).items() if v is not None}
 
 
-def _worker_ref(ctx: _Ctx, name: str, cls: type) -> str:
-    """How a worker process loads the policy: a file path made absolute, else its ref."""
+def _resolve_file_ref(ctx: _Ctx, name: str) -> str:
+    """``file.py:Class`` with the file made absolute (relative to the spec's folder)."""
     where, sep, attr = name.rpartition(":")
     if sep and (where.endswith(".py") or "/" in where):
         path = Path(where)
         return f"{path if path.is_absolute() else (ctx.root / path).resolve()}:{attr}"
-    return policy_ref(cls)  # type: ignore[arg-type]
+    return name
+
+
+def _worker_ref(ctx: _Ctx, name: str, cls: type) -> str:
+    """How a worker process loads the policy: a file path made absolute, else its ref."""
+    resolved = _resolve_file_ref(ctx, name)
+    return resolved if resolved != name or ":" in name else policy_ref(cls)  # type: ignore[arg-type]
 
 
 def _derive_seed(identity: Mapping[str, Any]) -> int:

@@ -3,10 +3,11 @@
 * response = end - submit, wait = start - submit (time in the arrival queue),
   execution = end - start (the core definitions of :mod:`cosched.metrics.summary`);
 * throughput = jobs finished per hour of makespan;
-* utilization = useful work share: CPU seconds spent computing (not spinning, idle or
+* compute_share = useful work share: CPU seconds spent computing (not spinning, idle or
   in overheads) between the first and the last submission, over ``nodes`` times that
   span (the steady-state window: the drain after the last arrival is left out, and a
-  saturated scheme shows its ceiling); ``work_utilization`` is the dedicated work of
+  saturated scheme shows its ceiling; the paper's "utilization", named apart so that
+  ``utilization`` keeps its one meaning of docs/metrics.md); ``work_utilization`` is the dedicated work of
   the finished jobs (``run_time * procs``) over ``nodes * makespan``;
 * breakdown: the share of all CPU seconds spent computing, spinning, context
   switching, in interrupts, in queue moves, in PB's endpoint checks, and idle; plus
@@ -99,7 +100,7 @@ def ts_summary(result: TSResult, *, nodes: int) -> dict[str, float]:
 
     Returns:
         A flat dict of floats (``mean_response``, ``mean_wait``, ``mean_execution``,
-        ``throughput``, ``utilization``, ``frac_<category>``, ``frac_idle``,
+        ``throughput``, ``compute_share``, ``frac_<category>``, ``frac_idle``,
         ``io_per_cpu``, plus the core ``summarize`` metrics).
     """
     jobs = result.jobs
@@ -117,7 +118,7 @@ def ts_summary(result: TSResult, *, nodes: int) -> dict[str, float]:
         out["work_utilization"] = work / (nodes * makespan) if makespan > 0 else float("nan")
     w0, w1 = result.window
     span = w1 - w0
-    out["utilization"] = result.window_compute / (nodes * span) if span > 0 else float("nan")
+    out["compute_share"] = result.window_compute / (nodes * span) if span > 0 else float("nan")
     cpu = float(nodes) * result.end_time
     used = 0.0
     for c in BREAKDOWN:

@@ -90,7 +90,7 @@ def _fig3(out: Path, idx: dict, grid: Grid) -> list[str]:
     ]
     for s in SCHEMES:
         rs = [idx.get(("WL7", x, 0.2, 5, s, "")) for x in grid.loads]
-        util = [r["utilization"] if r else None for r in rs]
+        util = [r["compute_share"] if r else None for r in rs]
         resp = [_resp(r) for r in rs]
         pts = [(u, q) for u, q in zip(util, resp, strict=True) if u is not None and q is not None]
         ax.plot([u for u, _ in pts], [q for _, q in pts], marker="o", label=s)

@@ -91,12 +91,14 @@ def build_result(sim: TimeSharingSim, end: float) -> TSResult:
     )
 
 
-def ts_summary(result: TSResult, *, nodes: int) -> dict[str, float]:
+def ts_summary(result: TSResult, *, nodes: int, mpl: int = 1) -> dict[str, float]:
     """Response, wait, execution, throughput, utilization and the CPU breakdown.
 
     Args:
         result: a run's result.
         nodes: the machine's node count.
+        mpl: the multiprogramming level: ``utilization`` is then the share of the
+            ``nodes x mpl`` time-sharing slots held by jobs (docs/metrics.md).
 
     Returns:
         A flat dict of floats (``mean_response``, ``mean_wait``, ``mean_execution``,
@@ -108,7 +110,7 @@ def ts_summary(result: TSResult, *, nodes: int) -> dict[str, float]:
     if len(jobs):
         core = summarize(
             jobs[["job_id", "submit_time", "start_time", "end_time", "procs", "size", "run_time"]],
-            capacity=nodes,
+            capacity=nodes * mpl,
         )
         out.update(core)
         makespan = core["makespan"]

@@ -156,7 +156,7 @@ def run_cell(cell: Cell, n_jobs: int, msg_factor: int = MSG_FACTOR) -> dict[str,
         params=params,
         horizon=horizon,
     )
-    m = ts_summary(r, nodes=NODES)
+    m = ts_summary(r, nodes=NODES, mpl=cell.mpl)
     m["offered_load"] = cell.load
     rec: dict[str, Any] = {
         "key": cell.key,

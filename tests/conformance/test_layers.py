@@ -1,0 +1,30 @@
+"""The package layers: lower floors never import upper ones (no cycles between packages)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+FAMILIES = ("cosched.lomarc", "cosched.nodeshare", "cosched.coupled", "cosched.timesharing")
+
+
+def _loaded_after(module: str) -> set[str]:
+    code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return {m for m in out.stdout.split() if m.startswith("cosched")}
+
+
+@pytest.mark.parametrize(
+    ("module", "forbidden"),
+    [
+        ("cosched.engine", ("cosched.policies", "cosched.experiments", *FAMILIES)),
+        ("cosched.policies", ("cosched.experiments", "cosched.cli", *FAMILIES)),
+        ("cosched.metrics", ("cosched.engine", "cosched.policies", *FAMILIES)),
+    ],
+)
+def test_a_layer_does_not_import_the_ones_above(module: str, forbidden: tuple[str, ...]) -> None:
+    loaded = _loaded_after(module)
+    bad = sorted(m for m in loaded if any(m == f or m.startswith(f + ".") for f in forbidden))
+    assert not bad, f"importing {module} loads {bad}"

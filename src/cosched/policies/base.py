@@ -81,9 +81,11 @@ class Policy(abc.ABC):
     #: wake-ups on every pass keeps True.
     idle_passes: ClassVar[bool] = True
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, register: bool = True, **kwargs: Any) -> None:
+        # ``class Mine(Policy, register=False)`` keeps a named class out of the registry
+        # (a test double, or a base meant only for subclassing).
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):
+        if register and cls.__dict__.get("name"):
             if cls.name in REGISTRY and REGISTRY[cls.name].__qualname__ != cls.__qualname__:
                 raise ConfigError(f"two policies are named {cls.name!r}")
             REGISTRY[cls.name] = cls

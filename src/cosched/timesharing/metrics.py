@@ -7,8 +7,9 @@
   in overheads) between the first and the last submission, over ``nodes`` times that
   span (the steady-state window: the drain after the last arrival is left out, and a
   saturated scheme shows its ceiling; the paper's "utilization", named apart so that
-  ``utilization`` keeps its one meaning of docs/metrics.md); ``work_utilization`` is the dedicated work of
-  the finished jobs (``run_time * procs``) over ``nodes * makespan``;
+  ``utilization`` keeps its one meaning of docs/metrics.md); ``work_utilization`` is
+  the dedicated work of the finished jobs (``run_time * procs``) over
+  ``nodes * makespan``;
 * breakdown: the share of all CPU seconds spent computing, spinning, context
   switching, in interrupts, in queue moves, in PB's endpoint checks, and idle; plus
   the I/O seconds of the processes relative to CPU seconds (I/O does not use the CPU).

@@ -141,7 +141,7 @@ def test_always_coschedule_pairs_anything() -> None:
 
 def test_platform_and_parameters_are_checked() -> None:
     w = workload([(0, 1, 100, DISK, 0.3)])
-    with pytest.raises(ConfigError, match="single-CPU"):
+    with pytest.raises(ConfigError, match="nodes allocation, mpl >= 2"):
         Simulation(w, Platform(nodes=4), make_policy("lomarc-u1"))
     with pytest.raises(ConfigError, match="heuristic"):
         make_policy("lomarc", heuristic="best")

@@ -100,7 +100,7 @@ def test_needs_profiles_and_a_shared_platform():
     shared = Platform(nodes=2, cores=CORES, allocation="nodes", max_jobs_per_node=3)
     with pytest.raises(ConfigError, match="ns_mem_sensitivity"):
         Simulation(w, shared, make_policy("nodeshare")).run()
-    with pytest.raises(ConfigError, match="shared platform"):
+    with pytest.raises(ConfigError, match="nodes allocation, a job cap per node"):
         Simulation(w, Platform(nodes=2, cores=CORES), make_policy("nodeshare"))
     with pytest.raises(ConfigError, match="restriction"):
         make_policy("nodeshare", restriction="none")

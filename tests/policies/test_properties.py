@@ -67,7 +67,7 @@ class RecordingEasy(EasyBackfilling):
     def schedule(self, view: Any) -> list[Any]:
         out = super().schedule(view)
         if self._head >= 0:
-            self.promised.setdefault(self._head, self._shadow)
+            self.promised.setdefault(self._head, self._res.shadow)
         return out
 
 

@@ -63,6 +63,10 @@ class NodeLedger:
         """Indices of the jobs placed on ``node``, in placement order."""
         return tuple(self._by_node[node])
 
+    def empty_nodes(self) -> list[int]:
+        """The nodes that hold no job, lowest-numbered first."""
+        return [node for node, jobs in enumerate(self._by_node) if not jobs]
+
     def placement(self, idx: int) -> Placement:
         """Where job ``idx`` is placed (empty if it is not)."""
         return self._placed.get(idx, ())

@@ -153,6 +153,10 @@ class SystemView:
         """Indices of the jobs (running or holding) on ``node``."""
         return self._ledger().jobs_on(node)
 
+    def empty_nodes(self) -> list[int]:
+        """The nodes that hold no job (running or holding), lowest-numbered first."""
+        return self._ledger().empty_nodes()
+
     def placement(self, job: Job) -> Placement:
         """``((node, slots), ...)`` of a running or holding job."""
         return self._ledger().placement(job.index)

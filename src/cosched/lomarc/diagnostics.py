@@ -6,14 +6,16 @@ and t_i a job's size and run time at full speed:
 * response time: end - submit (``mean_turnaround``);
 * relative bounded response time: ``max(1, response / max(t_i, 60 s))``
   (``mean_bounded_slowdown`` with tau = 60);
-* utilization: node-seconds during which a node ran at least one job, over P x T (a
-  node running two jobs counts once, so it never exceeds 1);
+* the paper's "utilization": node-seconds during which a node ran at least one job,
+  over P x T (a node running two jobs counts once, so it never exceeds 1), named
+  ``node_busy_utilization`` so that ``utilization`` keeps its one meaning
+  (docs/metrics.md);
 * utilization efficiency E = sum_i p_i t_i / (P T): the work done at full-speed
   rates, so coscheduling that shortens the makespan raises it;
 * makespan.
 
-The cosched core's ``utilization`` (allocated unit-seconds over capacity x makespan)
-counts a node shared by two jobs twice; it is kept as ``job_area_utilization``.
+The core ``utilization`` on LOMARC's machine is the share of the two hardware-thread
+slots per node in use.
 Table 5 diagnostics come from the policy's :class:`~cosched.lomarc.matching.Funnel`.
 """
 
@@ -21,8 +23,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from cosched.lomarc.policies import Lomarc
-from cosched.metrics.summary import summarize
+from cosched.engine.simulation import SimulationResult
+from cosched.metrics.summary import node_busy_seconds, summarize
 
 __all__ = ["TAU", "run_metrics", "utilization_efficiency"]
 
@@ -37,21 +39,20 @@ def utilization_efficiency(jobs: pd.DataFrame, nodes: int) -> float:
     return work / (nodes * makespan) if makespan > 0 else float("nan")
 
 
-def run_metrics(jobs: pd.DataFrame, policy: Lomarc, nodes: int) -> dict[str, float]:
+def run_metrics(result: SimulationResult, nodes: int) -> dict[str, float]:
     """The core summary (tau 60 s) with the paper's utilization, E and diagnostics.
 
     Args:
-        jobs: the outcome table of a finished run.
-        policy: the policy instance that ran (its funnel and counters are read).
+        result: a finished LOMARC run (its jobs, placements and the policy's counters).
         nodes: the machine's node count.
     """
+    jobs = result.jobs
     out = summarize(jobs, capacity=nodes, tau=TAU)
-    out["job_area_utilization"] = out["utilization"]
     makespan = out["makespan"]
-    busy = policy.counts["busy_node_seconds"]
-    out["utilization"] = busy / (nodes * makespan) if makespan > 0 else float("nan")
+    busy = node_busy_seconds(jobs, result.placements)
+    out["node_busy_utilization"] = busy / (nodes * makespan) if makespan > 0 else float("nan")
     out["utilization_efficiency"] = utilization_efficiency(jobs, nodes)
     execution = jobs["end_time"] - jobs["start_time"]
     out["mean_execution_stretch"] = float((execution / jobs["run_time"]).mean())
-    out.update(policy.diagnostics())
+    out.update(result.diagnostics)
     return out

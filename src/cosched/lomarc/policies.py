@@ -17,9 +17,12 @@ long classes with aging by the mean wait, section 6.2):
 
 Every job is placed with one slot per node, so a node holds at most two jobs (the
 platform has two slots per node and a cap of two jobs); the engine's ``free`` count is
-the number of empty nodes, which is what the weakly-loaded rule and EASY use. Shadow
-times are computed per node (a node is empty when the last of its jobs ends by the
-estimates, adjusted for the slowdowns this pass introduces).
+the number of empty nodes, which is what the weakly-loaded rule and EASY use. Which job
+is on which node is read from the engine's node ledger (``view.jobs_on``,
+``view.placement``); the pass adds its own starts on top. Shadow times are EASY's
+shared rule (:func:`cosched.policies.reservation.reservation`) over nodes (a node is
+empty when the last of its jobs ends by the estimates, adjusted for the slowdowns this
+pass introduces).
 
 Registered names (parameters in :class:`Lomarc`):
 
@@ -39,22 +42,24 @@ Registered names (parameters in :class:`Lomarc`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from cosched.engine.decisions import Decision, Start, on_nodes
+from cosched.engine.decisions import Decision
 from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.lomarc.matching import HEURISTICS, ArrivalStats, Funnel, MatchRules
+from cosched.lomarc.matching import HEURISTICS, ArrivalStats, Funnel, Heuristic, MatchRules
 from cosched.lomarc.rates import PairRates, Profiles
 from cosched.lomarc.search import PassState, queue_match, running_match
 from cosched.lomarc.slowdown import SlowdownModel
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import ordered
+from cosched.policies.requirements import Requirements
 from cosched.workload.job import Job
 
 __all__ = [
+    "LOMARC_COLUMNS",
     "VARIANTS",
     "Lomarc",
     "LomarcAC",
@@ -67,6 +72,25 @@ __all__ = [
     "LomarcU2",
     "lomarc_platform",
 ]
+
+#: The per-job profile columns LOMARC reads (written by the ``lomarc`` annotator).
+LOMARC_COLUMNS = ("lomarc_class", "lomarc_cpu", "lomarc_net", "lomarc_disk", "lomarc_mem")
+
+Cpu = Literal["hyperthreaded", "standard"]
+Search = Literal["queue", "adjacent", "none"]
+
+#: What every LOMARC variant needs: the paper's machine (single-CPU nodes with two
+#: hardware-thread slots, at most two jobs a node; each processor of a trace is a
+#: node) and the five profile columns of the ``lomarc`` annotator.
+LOMARC_REQUIRES = Requirements(
+    allocation=Allocation.NODES,
+    cores_per_node=1,
+    mpl=2,
+    max_jobs_per_node=2,
+    profile_columns=LOMARC_COLUMNS,
+    annotator="lomarc",
+    per_processor_nodes=True,
+)
 
 
 def lomarc_platform(nodes: int = 128) -> Platform:
@@ -97,9 +121,11 @@ class Lomarc(Policy):
     """
 
     name = "lomarc"
-    cpu: Literal["hyperthreaded", "standard"] = "hyperthreaded"
-    heuristic: Literal["u1", "u2", "response", "first"] = "u1"
-    search: Literal["queue", "adjacent", "none"] = "queue"
+    family = "lomarc"
+    requires = LOMARC_REQUIRES
+    cpu: Cpu = "hyperthreaded"
+    heuristic: Heuristic = "u1"
+    search: Search = "queue"
     running: bool = True
     weak_spare: float | None = 0.2
     check_match: bool = True
@@ -113,9 +139,6 @@ class Lomarc(Policy):
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
     _arrivals: ArrivalStats = field(default_factory=ArrivalStats, init=False, repr=False)
-    _occ: list[list[int]] = field(default_factory=list, init=False, repr=False)
-    _where: dict[int, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
-    _busy_since: list[float] = field(default_factory=list, init=False, repr=False)
     _screens: dict[tuple[int, int], float | None] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -147,7 +170,7 @@ class Lomarc(Policy):
             check_match=self.check_match,
             medium_long_only=self.medium_long_only,
         )
-        self.counts = {"queue_pairs": 0, "running_pairs": 0, "busy_node_seconds": 0.0}
+        self.counts = {"queue_pairs": 0, "running_pairs": 0}
 
     # -- engine hooks -------------------------------------------------------------------
 
@@ -161,35 +184,20 @@ class Lomarc(Policy):
         return PairRates(self._profiles) if self.pairing else None
 
     def check_platform(self, platform: Platform) -> None:
-        """Single-CPU nodes in node allocation with room for two jobs per node."""
-        if platform.allocation is not Allocation.NODES or platform.cores != 1:
+        """The requirements, and room for two jobs on every node (pairs)."""
+        super().check_platform(platform)
+        if (platform.max_jobs_per_node or 2) < 2:
             raise ConfigError(
-                f"policy {self.name!r} needs single-CPU nodes in node allocation "
-                f"(use lomarc_platform), got {platform.describe()}"
+                f"policy {self.name!r} needs two jobs a node (max_jobs_per_node=2), "
+                f"got {platform.describe()}"
             )
-        if platform.mpl < 2 or (platform.max_jobs_per_node or 2) < 2:
-            raise ConfigError(
-                f"policy {self.name!r} needs two slots per node (mpl=2, "
-                f"max_jobs_per_node=2), got {platform.describe()}"
-            )
-        self._occ = [[] for _ in range(platform.nodes)]
-        self._busy_since = [0.0] * platform.nodes
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         """Learn the arrival rate and average work for the one-level prediction."""
         self._arrivals.add(job.submit_time, view.estimate(job), view.size(job))
 
-    def on_finish(self, job: Job, view: SystemView) -> None:
-        """Free the job's nodes in the policy's mirror of the node ledger."""
-        now = view.now
-        for node in self._where.pop(job.index):
-            occ = self._occ[node]
-            occ.remove(job.index)
-            if not occ:
-                self.counts["busy_node_seconds"] += now - self._busy_since[node]
-
     def diagnostics(self) -> dict[str, float]:
-        """Table 5 averages plus pair counts and busy node-seconds of this run."""
+        """Table 5 averages plus the pair counts of this run."""
         return {**self.funnel.averages(), **self.counts}
 
     # -- the pass -----------------------------------------------------------------------
@@ -208,10 +216,10 @@ class Lomarc(Policy):
                 k += 1
                 continue
             if ps.size(cur) <= len(ps.free):
-                self._start_with_partner(ps, k, None)
+                self._start_with_partner(ps, k, backfill=False)
                 k += 1
                 continue
-            if self._ride(ps, k, None):
+            if self._ride(ps, k, backfill=False):
                 k += 1
                 continue
             head = k
@@ -228,17 +236,17 @@ class Lomarc(Policy):
             return True
         return ps.queued_units > (1.0 - self.weak_spare) * len(ps.free)
 
-    def _start_with_partner(self, ps: PassState, k: int, shadow: tuple[float, int] | None) -> bool:
+    def _start_with_partner(self, ps: PassState, k: int, *, backfill: bool) -> bool:
         """Start ``queue[k]`` on empty nodes, with a partner from the queue if any.
 
-        With ``shadow`` (backfilling), the job or pair must end by the shadow time or
+        With ``backfill``, the job or pair must end by the shadow time or
         fit in the extra nodes; returns whether the job started.
         """
         cur = ps.queue[k]
         est = ps.view.estimate(cur)
         # A pair never ends before the job alone: if the job alone cannot backfill,
         # no pair can, so the search is skipped.
-        if shadow is not None and not ps.backfill_ok(ps.view.now + est, ps.size(cur)):
+        if backfill and not ps.backfill_ok(ps.view.now + est, ps.size(cur)):
             return False
         partner = None
         sl = 1.0
@@ -246,7 +254,7 @@ class Lomarc(Policy):
             found = queue_match(self, ps, k)
             if found is not None:
                 partner, sl = found
-        if shadow is not None:
+        if backfill:
             now = ps.view.now
             end = now + est if partner is None else ps.pair_end(est, partner, sl)
             if not ps.backfill_ok(end, ps.size(cur)) and partner is not None:
@@ -262,12 +270,12 @@ class Lomarc(Policy):
             self.counts["queue_pairs"] += 1
         return True
 
-    def _ride(self, ps: PassState, k: int, shadow: tuple[float, int] | None) -> bool:
+    def _ride(self, ps: PassState, k: int, *, backfill: bool) -> bool:
         """Start ``queue[k]`` on a running job's unpartnered nodes, if a match exists."""
         cur = ps.queue[k]
         if not self.running or not self._may_pair(ps, cur):
             return False
-        found = running_match(self, ps, k, backfill=shadow is not None)
+        found = running_match(self, ps, k, backfill=backfill)
         if found is None:
             return False
         host, nodes, sl = found
@@ -283,68 +291,81 @@ class Lomarc(Policy):
             if job.index in ps.taken:
                 continue
             if ps.size(job) <= len(ps.free):
-                self._start_with_partner(ps, k, (ps.shadow, ps.extra))
+                self._start_with_partner(ps, k, backfill=True)
             else:
-                self._ride(ps, k, (ps.shadow, ps.extra))
-
-    # -- mirror of the node ledger (used by PassState) ----------------------------------
-
-    def _place(self, job: Job, nodes: tuple[int, ...], now: float) -> Decision:
-        for node in nodes:
-            occ = self._occ[node]
-            if not occ:
-                self._busy_since[node] = now
-            occ.append(job.index)
-        self._where[job.index] = nodes
-        return Start(job, on_nodes(nodes, 1))
+                self._ride(ps, k, backfill=True)
 
 
-def _variant(name: str, doc: str, **defaults: Any) -> type[Lomarc]:
-    """A registered subclass of :class:`Lomarc` with other defaults."""
-    ns: dict[str, Any] = {
-        "name": name,
-        "__doc__": doc,
-        "__module__": __name__,
-        "__annotations__": {},
-    }
-    for key, value in defaults.items():
-        ns["__annotations__"][key] = Lomarc.__annotations__[key]
-        ns[key] = value
-    cls = type(f"Lomarc_{name}", (Lomarc,), ns)
-    return dataclass(kw_only=True)(cls)
+@dataclass(kw_only=True)
+class LomarcPSS(Lomarc):
+    """PSS: space sharing with priorities and EASY (no pairing)."""
+
+    name = "lomarc-pss"
+    search: Search = "none"
+    running: bool = False
 
 
-LomarcPSS = _variant(
-    "lomarc-pss",
-    "PSS: space sharing with priorities and EASY (no pairing).",
-    search="none",
-    running=False,
-)
-LomarcAC = _variant(
-    "lomarc-ac",
-    "AC: always pair with the next fitting job, no rules (hyperthreaded).",
-    heuristic="first",
-    check_match=False,
-    medium_long_only=False,
-    weak_spare=None,
-    max_slowdown=None,
-)
-LomarcAM = _variant(
-    "lomarc-am",
-    "AM: pair only adjacent queued jobs that match (hyperthreaded).",
-    heuristic="first",
-    search="adjacent",
-    running=False,
-)
-LomarcN = _variant("lomarc-n", "L-N: LOMARC on standard CPUs with U_gain,1.", cpu="standard")
-LomarcU1 = _variant("lomarc-u1", "L-U1: LOMARC, hyperthreaded CPUs, U_gain,1.", heuristic="u1")
-LomarcU2 = _variant("lomarc-u2", "L-U2: LOMARC, hyperthreaded CPUs, U_gain,2.", heuristic="u2")
-LomarcR = _variant(
-    "lomarc-r", "L-R: LOMARC, hyperthreaded CPUs, response-time impact.", heuristic="response"
-)
-LomarcFM = _variant(
-    "lomarc-fm", "L-FM: LOMARC, hyperthreaded CPUs, first match.", heuristic="first"
-)
+@dataclass(kw_only=True)
+class LomarcAC(Lomarc):
+    """AC: always pair with the next fitting job, no rules (hyperthreaded)."""
+
+    name = "lomarc-ac"
+    heuristic: Heuristic = "first"
+    check_match: bool = False
+    medium_long_only: bool = False
+    weak_spare: float | None = None
+    max_slowdown: float | None = None
+
+
+@dataclass(kw_only=True)
+class LomarcAM(Lomarc):
+    """AM: pair only adjacent queued jobs that match (hyperthreaded)."""
+
+    name = "lomarc-am"
+    heuristic: Heuristic = "first"
+    search: Search = "adjacent"
+    running: bool = False
+
+
+@dataclass(kw_only=True)
+class LomarcN(Lomarc):
+    """L-N: LOMARC on standard CPUs with U_gain,1."""
+
+    name = "lomarc-n"
+    cpu: Cpu = "standard"
+
+
+@dataclass(kw_only=True)
+class LomarcU1(Lomarc):
+    """L-U1: LOMARC, hyperthreaded CPUs, U_gain,1."""
+
+    name = "lomarc-u1"
+    heuristic: Heuristic = "u1"
+
+
+@dataclass(kw_only=True)
+class LomarcU2(Lomarc):
+    """L-U2: LOMARC, hyperthreaded CPUs, U_gain,2."""
+
+    name = "lomarc-u2"
+    heuristic: Heuristic = "u2"
+
+
+@dataclass(kw_only=True)
+class LomarcR(Lomarc):
+    """L-R: LOMARC, hyperthreaded CPUs, response-time impact."""
+
+    name = "lomarc-r"
+    heuristic: Heuristic = "response"
+
+
+@dataclass(kw_only=True)
+class LomarcFM(Lomarc):
+    """L-FM: LOMARC, hyperthreaded CPUs, first match."""
+
+    name = "lomarc-fm"
+    heuristic: Heuristic = "first"
+
 
 #: The paper's variant names -> registered policy names.
 VARIANTS: dict[str, str] = {

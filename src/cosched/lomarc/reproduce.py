@@ -62,7 +62,7 @@ FULL_SEEDS, QUICK_SEEDS = (0, 1, 2, 3, 4), (0,)
 Progress = Callable[[str], None]
 
 #: Stored cells of another version are stale and rerun (bump when results change).
-RESULTS_VERSION = 3
+RESULTS_VERSION = 4
 
 #: What each grid variant runs: the paper's eight, plus one ablation of ours:
 #: ``L-R-np`` is L-R without the one-level prediction of arrivals (``predict=False``),
@@ -132,7 +132,7 @@ def run_cell(cell: Cell) -> dict[str, Any]:
     policy = make_policy(name, **params)
     assert isinstance(policy, Lomarc)
     result = Simulation(w, lomarc_platform(NODES), policy).run()
-    metrics = run_metrics(result.jobs, policy, NODES)
+    metrics = run_metrics(result, NODES)
     record: dict[str, Any] = {**asdict(cell), "policy": policy.name, "version": RESULTS_VERSION}
     record.update({k: _clean(v) for k, v in metrics.items()})
     return record

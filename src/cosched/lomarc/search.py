@@ -1,7 +1,8 @@
 """One scheduling pass's state and the two partner searches (queue and running jobs).
 
 :class:`PassState` holds what one pass of :class:`~cosched.lomarc.policies.Lomarc`
-changes: the empty nodes left, the jobs started, their estimated ends (adjusted for the
+changes: the empty nodes left, the jobs started (on top of the engine's node ledger,
+which the pass reads through the view), their estimated ends (adjusted for the
 slowdowns of the pairs formed in this pass) and the EASY reservation. The searches
 apply the rules and heuristics of :mod:`cosched.lomarc.matching`.
 """
@@ -12,9 +13,10 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cosched.engine.decisions import Decision
+from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.lomarc.matching import prefix_inverse, response_impact, u_gain
+from cosched.policies.reservation import Reservation, reservation
 from cosched.workload.job import Job
 
 if TYPE_CHECKING:
@@ -47,16 +49,23 @@ class PassState:
         self.queue = queue
         self.now = view.now
         self.sizes = view.sizes
-        self.free = [n for n, occ in enumerate(policy._occ) if not occ]
+        self.nodes = view.platform.nodes
+        self.free = view.empty_nodes()
+        self.added: dict[int, list[int]] = {}  # node -> jobs started on it in this pass
         self.taken: set[int] = set()
         self.decisions: list[Decision] = []
         self.queued_units = sum(self.sizes[j.index] for j in queue)
         self.end: dict[int, float] = {}
-        self.shadow = math.inf
-        self.extra = 0
+        self.reservation = Reservation(math.inf, 0)
         self._hosts: list[tuple[Job, list[int]]] | None = None
         self._max_solo = -1
         self._rts: tuple[list[float], list[float]] | None = None
+
+    def jobs_on(self, node: int) -> tuple[int, ...]:
+        """The jobs on ``node``: the engine's ledger plus this pass's starts."""
+        added = self.added.get(node)
+        on = self.view.jobs_on(node)
+        return on + tuple(added) if added else on
 
     def size(self, job: Job) -> int:
         """Nodes ``job`` takes."""
@@ -70,7 +79,9 @@ class PassState:
     # -- starting jobs ------------------------------------------------------------------
 
     def _place(self, job: Job, nodes: Sequence[int]) -> None:
-        self.decisions.append(self.policy._place(job, tuple(nodes), self.now))
+        for node in nodes:
+            self.added.setdefault(node, []).append(job.index)
+        self.decisions.append(Start(job, on_nodes(nodes, 1)))
         self.taken.add(job.index)
         self.queued_units -= self.size(job)
 
@@ -117,13 +128,13 @@ class PassState:
     def hosts(self) -> list[tuple[Job, list[int]]]:
         """Eligible running jobs with their nodes that hold no partner (once per pass)."""
         if self._hosts is None:
-            occ, where = self.policy._occ, self.policy._where
             eligible, est = self.policy._rules.eligible, self.view.estimates
+            view, jobs_on = self.view, self.jobs_on
             self._hosts = []
-            for job in self.view.running:
+            for job in view.running:
                 if not eligible(est[job.index]):
                     continue
-                solo = [n for n in where[job.index] if len(occ[n]) == 1]
+                solo = [n for n, _ in view.placement(job) if len(jobs_on(n)) == 1]
                 if solo:
                     self._hosts.append((job, solo))
             self._max_solo = max((len(solo) for _, solo in self._hosts), default=0)
@@ -142,7 +153,7 @@ class PassState:
         the jobs started during the pass stay counted, a small overestimate.
         """
         if self._rts is None:
-            n_nodes = len(self.policy._occ)
+            n_nodes = self.nodes
             est, sizes = self.view.estimates, self.sizes
             rts: list[float] = []
             acc = 0.0
@@ -164,37 +175,29 @@ class PassState:
         ends = {idx: end for end, idx, _ in self.view.releases()}
         ends.update(self.end)
         groups: dict[tuple[float, int], int] = {}
-        for jobs in self.policy._occ:
+        for node in range(self.nodes):
+            jobs = self.jobs_on(node)
             if not jobs:
                 continue
-            if len(jobs) == 1:
-                key = (ends[jobs[0]], jobs[0])
-            else:
-                a, b = jobs
-                key = max((ends[a], a), (ends[b], b))
+            key = max((ends[j], j) for j in jobs)
             groups[key] = groups.get(key, 0) + 1
-        need = self.size(head)
-        avail = len(self.free)
-        shadow: float | None = None
-        for (end, _), count in sorted(groups.items()):
-            end = max(end, self.now)
-            if shadow is not None and end > shadow:
-                break  # every node empty by the shadow time has been counted
-            avail += count
-            if shadow is None and avail >= need:
-                shadow = end
-        if shadow is None:
-            raise AssertionError("head job larger than the machine")
-        self.shadow, self.extra = shadow, avail - need
+        releases = ((end, count) for (end, _), count in sorted(groups.items()))
+        self.reservation = Reservation(
+            *reservation(releases, free=len(self.free), need=self.size(head), now=self.now)
+        )
+
+    @property
+    def shadow(self) -> float:
+        """The head's shadow time (infinite before :meth:`compute_shadow`)."""
+        return self.reservation.shadow
 
     def backfill_ok(self, end: float, size: int) -> bool:
         """EASY's test: ends by the shadow time or uses only extra nodes."""
-        return end <= self.shadow or size <= self.extra
+        return self.reservation.fits(end, size)
 
     def use_backfill(self, end: float, size: int) -> None:
         """Consume extra nodes for a backfilled job that ends after the shadow time."""
-        if end > self.shadow:
-            self.extra -= size
+        self.reservation.take(end, size)
 
 
 def _candidates(ps: PassState, k: int) -> list[tuple[int, Job]]:
@@ -277,7 +280,7 @@ def _best_response(
     for m, (p, b, sl) in enumerate(survivors):
         profit = response_impact(
             ti=ti, si=si, tj=view.estimate(b), sj=ps.size(b), sl=sl,
-            n_nodes=len(policy._occ), rt_i=max(rts[k], bound), rt_j=rts[p],
+            n_nodes=ps.nodes, rt_i=max(rts[k], bound), rt_j=rts[p],
             push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
             pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
             future=future, bound=bound,
@@ -331,7 +334,7 @@ def running_match(
                 pull = _pull_up(policy, ps, k)
             rt_c, n_pull, future, pull_inv = pull
             profit = response_impact(
-                ti=th, si=sh, tj=tc, sj=sc, sl=sl, n_nodes=len(policy._occ),
+                ti=th, si=sh, tj=tc, sj=sc, sl=sl, n_nodes=ps.nodes,
                 rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
                 pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
             )  # fmt: skip

@@ -5,8 +5,17 @@ from cosched.metrics.summary import (
     JobClasses,
     by_class,
     class_metrics,
+    node_busy_seconds,
     outcomes,
     summarize,
 )
 
-__all__ = ["DURATION_CLASSES", "JobClasses", "by_class", "class_metrics", "outcomes", "summarize"]
+__all__ = [
+    "DURATION_CLASSES",
+    "JobClasses",
+    "by_class",
+    "class_metrics",
+    "node_busy_seconds",
+    "outcomes",
+    "summarize",
+]

@@ -19,7 +19,7 @@ they apply equally to any result loaded back from disk.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +27,15 @@ import pandas as pd
 
 from cosched.errors import ConfigError
 
-__all__ = ["DURATION_CLASSES", "JobClasses", "by_class", "class_metrics", "outcomes", "summarize"]
+__all__ = [
+    "DURATION_CLASSES",
+    "JobClasses",
+    "by_class",
+    "class_metrics",
+    "node_busy_seconds",
+    "outcomes",
+    "summarize",
+]
 
 #: Run-time classes (upper bounds in seconds), as in lomarc-hyperthreaded-coscheduling.txt.
 DURATION_CLASSES: tuple[tuple[str, float], ...] = (
@@ -195,3 +203,37 @@ def class_metrics(
             short = "wait" if m == "wait_time" else m  # as in mean_wait
             out[f"{prefix}_mean_{short}"] = float(getattr(row, f"mean_{m}"))
     return out
+
+
+def node_busy_seconds(
+    jobs: pd.DataFrame, placements: Mapping[int, Sequence[tuple[int, int]]]
+) -> float:
+    """Node-seconds during which a node held at least one job.
+
+    A node shared by several jobs at once counts once (the union of their intervals),
+    so ``node_busy_seconds / (nodes x makespan)`` never exceeds 1: the
+    ``node_busy_utilization`` of docs/metrics.md.
+
+    Args:
+        jobs: the outcome table (row ``i`` is job index ``i``: ``start_time``,
+            ``end_time``).
+        placements: ``{job index: ((node, slots), ...)}`` of a placement-aware run.
+    """
+    start = jobs["start_time"].to_numpy()
+    end = jobs["end_time"].to_numpy()
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for idx, placement in placements.items():
+        for node, _ in placement:
+            spans.setdefault(node, []).append((float(start[idx]), float(end[idx])))
+    total = 0.0
+    for intervals in spans.values():
+        intervals.sort()
+        lo, hi = intervals[0]
+        for a, b in intervals[1:]:
+            if a > hi:
+                total += hi - lo
+                lo, hi = a, b
+            elif b > hi:
+                hi = b
+        total += hi - lo
+    return total

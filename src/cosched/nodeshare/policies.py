@@ -36,12 +36,26 @@ from cosched.nodeshare.interference import InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
+from cosched.policies.requirements import Requirements
+from cosched.policies.reservation import ShadowWalk
 from cosched.workload.job import Job
 
-__all__ = ["PROFILE_COLUMNS", "Coscheduling", "CoschedulingBackfill"]
+__all__ = ["NODESHARE_REQUIRES", "PROFILE_COLUMNS", "Coscheduling", "CoschedulingBackfill"]
 
 #: The per-job columns the policies read from ``job.extra``.
 PROFILE_COLUMNS = ("ns_mem_sensitivity", "ns_comm_fraction", "ns_comm_penalty", "ns_degradation")
+
+#: What the family needs: whole nodes shared by at most three jobs (section 4: "we set a
+#: maximum number of coscheduled jobs per node of three"), nodes of the trace header's
+#: MaxProcs / MaxNodes cores, else Cab's 16 (section 4), and the ``nodeshare`` profiles.
+NODESHARE_REQUIRES = Requirements(
+    allocation=Allocation.NODES,
+    max_jobs_per_node=3,
+    default_cores=16,
+    default_cores_source="Cab's 16 cores per node, the paper's section 4",
+    profile_columns=PROFILE_COLUMNS,
+    annotator="nodeshare",
+)
 
 
 @dataclass(slots=True)
@@ -115,8 +129,17 @@ class _Rates:
 
 @dataclass(kw_only=True)
 class _NodeShareBase(Policy):
-    """Shared parameters and state of the two coscheduling policies (not registered)."""
+    """Shared parameters and state of the two coscheduling policies (not registered).
 
+    A variant (another queue order, another backfilling rule) places jobs through three
+    public methods: :meth:`book_for` (the placement index of the nodes, built once per
+    run and kept in step with the engine's ledger by the start and finish hooks),
+    :meth:`plan` (Algorithm 1's best placement for a job now, or None) and
+    :meth:`commit` (take a plan: the :class:`Start` decision to return).
+    """
+
+    family = "nodeshare"
+    requires = NODESHARE_REQUIRES
     restriction: Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"] = "No_Restrict"
     degraded: bool = True
     rates: Literal["dynamic", "at-start"] = "dynamic"
@@ -165,11 +188,8 @@ class _NodeShareBase(Policy):
     # -- engine hooks ---------------------------------------------------------------------
 
     def check_platform(self, platform: Platform) -> None:
-        if platform.allocation is not Allocation.NODES or platform.max_jobs_per_node is None:
-            raise ConfigError(
-                f"policy {self.name!r} needs a shared platform in node allocation "
-                "(allocation='nodes', max_jobs_per_node set), got " + platform.describe()
-            )
+        """The requirements (node allocation, a job cap), and one slot per core."""
+        super().check_platform(platform)
         if platform.mpl != 1:
             raise ConfigError(f"policy {self.name!r} needs mpl=1, got {platform.mpl}")
 
@@ -187,7 +207,9 @@ class _NodeShareBase(Policy):
 
     # -- placement ------------------------------------------------------------------------
 
-    def _setup(self, view: SystemView) -> _MemoBook:
+    def book_for(self, view: SystemView) -> _MemoBook:
+        """The run's placement index of the nodes (nodes bucketed by state, for
+        Algorithm 1), built on the first call."""
         if self._book is None:
             p = view.platform
             cap = p.max_jobs_per_node or p.cores
@@ -230,7 +252,9 @@ class _NodeShareBase(Policy):
             info = self._info[job.index] = (s, configs, coeffs, (size, s))
         return info
 
-    def _plan(self, job: Job, view: SystemView, book: NodeBook) -> Plan | None:
+    def plan(self, job: Job, view: SystemView, book: NodeBook) -> Plan | None:
+        """Algorithm 1's best placement of ``job`` now (configuration, nodes, run-time
+        factor), or None if no configuration fits; records why a job is blocked."""
         t0 = time.perf_counter_ns()
         s, configs, coeffs, _ = self._job_info(job, view, book)
         plan = book.best(s, configs, coeffs) if configs else None
@@ -242,7 +266,8 @@ class _NodeShareBase(Policy):
         self.place_calls += 1
         return plan
 
-    def _commit(self, job: Job, plan: Plan, book: NodeBook) -> Start:
+    def commit(self, job: Job, plan: Plan, book: NodeBook) -> Start:
+        """Take ``plan`` for ``job``: the decision to return from ``schedule``."""
         s = int(job.extra["ns_mem_sensitivity"])
         self._info.pop(job.index, None)  # a started job is never placed again
         cfg = plan.config
@@ -303,7 +328,7 @@ class Coscheduling(_NodeShareBase):
     _head: int = field(default=-1, init=False, repr=False)
 
     def schedule(self, view: SystemView) -> list[Decision]:
-        book = self._setup(view)
+        book = self.book_for(view)
         first = next(iter(view.queue), None)
         if not self._dirty and first is not None and first.index == self._head:
             return []
@@ -311,11 +336,11 @@ class Coscheduling(_NodeShareBase):
         out: list[Decision] = []
         self._head = -1
         for job in view.queue:
-            plan = self._plan(job, view, book)
+            plan = self.plan(job, view, book)
             if plan is None:
                 self._head = job.index
                 break
-            out.append(self._commit(job, plan, book))
+            out.append(self.commit(job, plan, book))
         return out
 
 
@@ -345,7 +370,7 @@ class CoschedulingBackfill(_NodeShareBase):
         self._fresh.append(job)
 
     def schedule(self, view: SystemView) -> list[Decision]:
-        book = self._setup(view)
+        book = self.book_for(view)
         fresh, self._fresh = self._fresh, []
         queue = view.queue
         first = next(iter(queue), None)
@@ -363,11 +388,11 @@ class CoschedulingBackfill(_NodeShareBase):
         it = iter(queue)
         head = None
         for job in it:
-            plan = self._plan(job, view, book)
+            plan = self.plan(job, view, book)
             if plan is None:
                 head = job
                 break
-            out.append(self._commit(job, plan, book))
+            out.append(self.commit(job, plan, book))
             started.append((view.now + view.estimate(job) * plan.factor, plan.nodes))
         self._head = -1 if head is None else head.index
         if head is None:
@@ -382,30 +407,29 @@ class CoschedulingBackfill(_NodeShareBase):
     ) -> None:
         """Shadow time: when ``need`` nodes are expected empty; extra: beyond ``need``.
 
-        Walks the running jobs by estimated end, counting down the jobs left on each of
-        their nodes; a node whose count reaches 0 is empty from then on. The walk stops
-        after the last job ending at the shadow time, so it touches only what it must.
+        EASY's rule (:class:`~cosched.policies.reservation.ShadowWalk`) over nodes:
+        walking the running jobs by estimated end, counting down the jobs left on each
+        of their nodes, a release frees the nodes whose count reaches 0. The nodes the
+        head counts on (empty now or by the shadow time) are kept for the backfill test.
         """
-        book = self._setup(view)
+        book = self.book_for(view)
         relevant = set(book.empty_nodes())
         left = book.count.copy()  # jobs left on each node
-        run, now = self._run, view.now
-        shadow = now
+        run = self._run
+        walk = ShadowWalk(len(relevant), need, view.now)
         ends: Iterable[tuple[float, tuple[int, ...]]]
         ends = ((end, run[idx].nodes) for end, idx, _ in view.releases())
         if started:
             ends = heapq.merge(ends, sorted(started))
         for end, nodes in ends:
-            if len(relevant) >= need and end > shadow:
+            emptied = [node for node in nodes if left[node] == 1]
+            if not walk.add(end, len(emptied)):
                 break
-            shadow = end if end > now else now
             for node in nodes:
-                k = left[node]
-                left[node] = k - 1
-                if k == 1:
-                    relevant.add(node)
-        self._relevant, self._shadow = relevant, shadow
-        self._extra = len(relevant) - need
+                left[node] -= 1
+            relevant.update(emptied)
+        self._shadow, self._extra = walk.result()
+        self._relevant = relevant
 
     def _backfill(
         self, view: SystemView, book: NodeBook, cand: list[Job], out: list[Decision]
@@ -420,7 +444,7 @@ class CoschedulingBackfill(_NodeShareBase):
             info = infos.get(job.index) or self._job_info(job, view, book)
             if info[3] in failed:
                 continue
-            plan = self._plan(job, view, book)
+            plan = self.plan(job, view, book)
             if plan is None:
                 failed.add(info[3])
                 continue
@@ -433,6 +457,6 @@ class CoschedulingBackfill(_NodeShareBase):
                     continue
                 self._extra -= len(taken)
                 relevant.difference_update(taken)
-            new.append(self._commit(job, plan, book))
+            new.append(self.commit(job, plan, book))
         self._backfilled = bool(new)
         return new

@@ -20,7 +20,7 @@ from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import ORDERS, ordered
-from cosched.policies.reservation import reservation
+from cosched.policies.reservation import Reservation, reservation
 from cosched.workload.job import Job
 
 __all__ = ["EasyBackfilling", "shadow_time"]
@@ -61,8 +61,7 @@ class EasyBackfilling(Policy):
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
-    _shadow: float = field(default=0.0, init=False, repr=False)
-    _extra: int = field(default=0, init=False, repr=False)
+    _res: Reservation = field(default_factory=lambda: Reservation(0.0, 0), init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_choice(self.name, "order", self.order, tuple(ORDERS))
@@ -111,32 +110,23 @@ class EasyBackfilling(Policy):
         started.sort()
         shadow, extra = shadow_time(view, sizes[head.index], free, started)
         candidates = it if self.window is None else itertools.islice(it, self.window)
-        self._head, self._shadow = head.index, shadow
-        self._extra = self._backfill(view, candidates, free, extra, out)
+        self._head, self._res = head.index, Reservation(shadow, extra)
+        self._backfill(view, candidates, free, out)
         return out
 
     def _backfill_fresh(self, view: SystemView, fresh: list[Job]) -> list[Decision]:
         """Only new arrivals can start: the head, free units and shadow are unchanged."""
         out: list[Decision] = []
-        self._extra = self._backfill(view, fresh, view.free, self._extra, out)
+        self._backfill(view, fresh, view.free, out)
         return out
 
     def _backfill(
-        self, view: SystemView, jobs: Iterable[Job], free: int, extra: int, out: list[Decision]
-    ) -> int:
-        """Start, in order, the jobs that end by the shadow time or fit the extra units.
-
-        Appends the starts to ``out`` and returns the extra units left.
-        """
-        sizes, est, now, shadow = view.sizes, view.estimates, view.now, self._shadow
+        self, view: SystemView, jobs: Iterable[Job], free: int, out: list[Decision]
+    ) -> None:
+        """Start, in order, the jobs the reservation admits (appended to ``out``)."""
+        sizes, est, now, admit = view.sizes, view.estimates, view.now, self._res.admit
         for job in jobs:
             size = sizes[job.index]
-            if size > free:
-                continue
-            ends_in_time = now + est[job.index] <= shadow
-            if ends_in_time or size <= extra:
+            if size <= free and admit(now + est[job.index], size):
                 free -= size
-                if not ends_in_time:
-                    extra -= size
                 out.append(Start(job))
-        return extra

@@ -12,7 +12,42 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["ShadowWalk", "reservation"]
+__all__ = ["Reservation", "ShadowWalk", "reservation"]
+
+
+class Reservation:
+    """The head's reservation and EASY's backfill rule against it.
+
+    A job may start behind the head if it ends (by its estimate) by the shadow time,
+    or if the units it holds past the shadow time fit in the extra units, which it then
+    consumes. Families count units their own way (allocation units, nodes the head
+    counts on) and share the rule.
+    """
+
+    __slots__ = ("extra", "shadow")
+
+    def __init__(self, shadow: float, extra: int) -> None:
+        self.shadow = shadow
+        self.extra = extra
+
+    def fits(self, end: float, units: int) -> bool:
+        """Whether a job ending at ``end`` and holding ``units`` past the shadow time
+        may start now."""
+        return end <= self.shadow or units <= self.extra
+
+    def take(self, end: float, units: int) -> None:
+        """Record a backfilled job: past the shadow time, it uses extra units."""
+        if end > self.shadow:
+            self.extra -= units
+
+    def admit(self, end: float, units: int) -> bool:
+        """:meth:`fits`, and :meth:`take` if it does."""
+        if end <= self.shadow:
+            return True
+        if units <= self.extra:
+            self.extra -= units
+            return True
+        return False
 
 
 class ShadowWalk:

@@ -29,3 +29,24 @@ def test_every_policy_runs_on_kth_sp2(name: str, tmp_path: Path) -> None:
     kept = load_workload(TRACE, limit=3000).table["job_id"]  # the loader's rules drop some
     assert list(jobs["job_id"]) == list(kept)
     assert jobs["start_time"].notna().all() and (jobs["start_time"] >= jobs["submit_time"]).all()
+
+
+def test_every_policy_runs_on_kth_sp2_in_a_two_worker_sweep(tmp_path: Path) -> None:
+    names = sorted(all_policies())
+    spec = tmp_path / "kth.toml"
+    lines = [
+        'name = "kth-every-policy"',
+        "[[workloads]]",
+        'kind = "swf"',
+        f'path = "{TRACE}"',
+        "limit = 3000",
+    ]
+    lines += [f'[[policies]]\nname = "{n}"' for n in names]
+    spec.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "store"
+    assert main(["sweep", str(spec), "--out", str(out), "--workers", "2"]) == 0
+    table = pd.read_csv(out / "results.csv")
+    kept = len(load_workload(TRACE, limit=3000))
+    assert sorted(table["policy"]) == names
+    assert list(table["status"]) == ["ok"] * len(names)
+    assert (table["jobs"] == kept).all()

@@ -37,7 +37,8 @@ from tests.strategies import workloads
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_REF = f"{ROOT / 'examples' / 'largest_first.py'}:LargestFirst"
-NAMES = [*all_policies(), EXAMPLE_REF]
+VARIANT_REF = f"{ROOT / 'examples' / 'nodeshare_sjf.py'}:NodeshareSjf"
+NAMES = [*all_policies(), EXAMPLE_REF, VARIANT_REF]
 
 
 def _cls(name: str) -> type[Policy]:

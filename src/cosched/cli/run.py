@@ -48,6 +48,7 @@ SHOWN = [
     ("mean_turnaround", "mean turnaround (s)", "{:.1f}"),
     ("mean_bounded_slowdown", "mean bounded slowdown", "{:.3f}"),
     ("utilization", "utilization", "{:.4f}"),
+    ("node_busy_utilization", "node-busy utilization", "{:.4f}"),
     ("offered_load", "offered load", "{:.4f}"),
     ("makespan", "makespan (s)", "{:.0f}"),
     ("throughput", "throughput (jobs/h)", "{:.2f}"),
@@ -240,6 +241,8 @@ def _run(args: argparse.Namespace) -> int:
         capacity_procs=platform.procs,
         tau=args.tau,
         classes=classes,
+        placements=result.placements,
+        nodes=platform.nodes,
     )
     print(_table(w, platform, result.policy, result.params, metrics, notes))
     if args.by_class:

@@ -636,7 +636,12 @@ def _execute(cell: Cell) -> _Outcome:
         rng = np.random.default_rng(cell.cell_seed)
         result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
         metrics = summarize(
-            result.jobs, capacity=platform.capacity, capacity_procs=platform.procs, tau=cell.tau
+            result.jobs,
+            capacity=platform.capacity,
+            capacity_procs=platform.procs,
+            tau=cell.tau,
+            placements=result.placements,
+            nodes=platform.nodes,
         )
     except Exception as exc:
         return _Outcome(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import pandas as pd
 
 from cosched.engine.simulation import SimulationResult
-from cosched.metrics.summary import node_busy_seconds, summarize
+from cosched.metrics.summary import summarize
 
 __all__ = ["TAU", "run_metrics", "utilization_efficiency"]
 
@@ -47,10 +47,7 @@ def run_metrics(result: SimulationResult, nodes: int) -> dict[str, float]:
         nodes: the machine's node count.
     """
     jobs = result.jobs
-    out = summarize(jobs, capacity=nodes, tau=TAU)
-    makespan = out["makespan"]
-    busy = node_busy_seconds(jobs, result.placements)
-    out["node_busy_utilization"] = busy / (nodes * makespan) if makespan > 0 else float("nan")
+    out = summarize(jobs, capacity=nodes, tau=TAU, placements=result.placements, nodes=nodes)
     out["utilization_efficiency"] = utilization_efficiency(jobs, nodes)
     execution = jobs["end_time"] - jobs["start_time"]
     out["mean_execution_stretch"] = float((execution / jobs["run_time"]).mean())

@@ -48,9 +48,9 @@ from cosched.engine.decisions import Decision
 from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.lomarc.matching import HEURISTICS, ArrivalStats, Funnel, Heuristic, MatchRules
+from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules
 from cosched.lomarc.rates import PairRates, Profiles
-from cosched.lomarc.search import PassState, queue_match, running_match
+from cosched.lomarc.search import PARTNER_HEURISTICS, PassState, queue_match, running_match
 from cosched.lomarc.slowdown import SlowdownModel
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
@@ -145,7 +145,7 @@ class Lomarc(Policy):
 
     def __post_init__(self) -> None:
         check_choice(self.name, "cpu", self.cpu, ("hyperthreaded", "standard"))
-        check_choice(self.name, "heuristic", self.heuristic, HEURISTICS)
+        check_choice(self.name, "heuristic", self.heuristic, tuple(PARTNER_HEURISTICS))
         check_choice(self.name, "search", self.search, ("queue", "adjacent", "none"))
         if self.weak_spare is not None:
             check_range(self.name, "weak_spare", self.weak_spare, low=0)
@@ -182,6 +182,16 @@ class Lomarc(Policy):
     def rate_model(self) -> RateModel | None:
         """Pair slowdowns as progress rates (None for PSS: rates stay 1)."""
         return PairRates(self._profiles) if self.pairing else None
+
+    def assumptions(self) -> list[str]:
+        """The slowdown model in force (section 6.1 of the paper)."""
+        notes = [
+            f"pair slowdowns: the paper's {self.cpu} CPU model (section 6.1); a pair that "
+            f"does not fit in memory runs at 1/{self.mem_slowdown:g}"
+        ]
+        if self.pairing and self.max_slowdown is not None:
+            notes.append(f"no pair predicted slower than MAX_SLOWDOWN {self.max_slowdown:g}")
+        return notes
 
     def check_platform(self, platform: Platform) -> None:
         """The requirements, and room for two jobs on every node (pairs)."""

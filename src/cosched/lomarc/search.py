@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
@@ -22,7 +22,14 @@ from cosched.workload.job import Job
 if TYPE_CHECKING:
     from cosched.lomarc.policies import Lomarc
 
-__all__ = ["PassState", "pair_ends", "queue_match", "running_match"]
+__all__ = [
+    "PARTNER_HEURISTICS",
+    "PartnerHeuristic",
+    "PassState",
+    "pair_ends",
+    "queue_match",
+    "running_match",
+]
 
 _NO_FUTURE = (0.0, 0.0, 0.0, 0.0)
 _UNSEEN: Any = object()
@@ -60,6 +67,8 @@ class PassState:
         self._hosts: list[tuple[Job, list[int]]] | None = None
         self._max_solo = -1
         self._rts: tuple[list[float], list[float]] | None = None
+        #: per queue position: the pull-up terms of the response heuristic (riding).
+        self.pull_cache: dict[int, tuple[float, int, tuple[float, float, float, float], float]] = {}
 
     def jobs_on(self, node: int) -> tuple[int, ...]:
         """The jobs on ``node``: the engine's ledger plus this pass's starts."""
@@ -220,8 +229,9 @@ def queue_match(policy: Lomarc, ps: PassState, k: int) -> tuple[Job, float] | No
     funnel.searches += 1
     funnel.queue += len(ps.queue) - len(ps.taken)
     a = profiles.of(cur)
-    sa, ta = ps.size(cur), view.estimate(cur)
-    first = policy.heuristic == "first"
+    sa = ps.size(cur)
+    heuristic = PARTNER_HEURISTICS[policy.heuristic]
+    first = heuristic.first_match
     survivors: list[tuple[int, Job, float]] = []
     for pos, b in cands:
         if not rules.eligible(view.estimate(b)):
@@ -238,17 +248,7 @@ def queue_match(policy: Lomarc, ps: PassState, k: int) -> tuple[Job, float] | No
             break
     if not survivors:
         return None
-    if first:
-        choice = 0
-    elif policy.heuristic == "response":
-        choice = _best_response(policy, ps, k, survivors)
-    else:
-        timed = policy.heuristic == "u1"
-        choice, best = -1, 0.0
-        for n, (_, b, sl) in enumerate(survivors):
-            profit = u_gain(sa, ta, ps.size(b), view.estimate(b), sl, timed=timed)
-            if profit > best:
-                choice, best = n, profit
+    choice = heuristic.choose(policy, ps, k, survivors)
     if choice < 0:
         return None
     funnel.selected += 1
@@ -261,33 +261,121 @@ def _future(policy: Lomarc, horizon: float) -> tuple[float, float, float, float]
     return policy._arrivals.expected(horizon) if policy.predict else _NO_FUTURE
 
 
-def _best_response(
-    policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
-) -> int:
-    """Index in ``survivors`` of the largest positive response-time impact, or -1.
+class PartnerHeuristic(Protocol):
+    """How a partner is chosen among the candidates that pass the rules (section 5.2).
 
-    ``k`` and the survivors' positions index the queue as it stood at the pass start
-    (see :meth:`PassState.response_times`).
+    Registered in :data:`PARTNER_HEURISTICS` under the name the ``heuristic``
+    parameter of :class:`~cosched.lomarc.policies.Lomarc` takes; a new heuristic is one
+    class with these three members, added to that dict.
     """
-    bound = policy.bound
-    rts, inv = ps.response_times()
-    last = len(rts) - 1
-    future = _future(policy, rts[last])
-    view = ps.view
-    cur = ps.queue[k]
-    ti, si = view.estimate(cur), ps.size(cur)
-    choice, best = -1, 0.0
-    for m, (p, b, sl) in enumerate(survivors):
-        profit = response_impact(
-            ti=ti, si=si, tj=view.estimate(b), sj=ps.size(b), sl=sl,
-            n_nodes=ps.nodes, rt_i=max(rts[k], bound), rt_j=rts[p],
-            push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
-            pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
-            future=future, bound=bound,
+
+    #: Take the first survivor (queue order / running-job order) without scoring.
+    first_match: bool
+
+    def choose(
+        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
+    ) -> int:
+        """Index in ``survivors`` (queue position, job, pair slowdown) of the partner of
+        ``ps.queue[k]``, or -1 for none."""
+        ...
+
+    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
+        """Profit of starting ``ps.queue[k]`` on the running ``host`` at slowdown ``sl``
+        (only a positive profit is taken; the largest wins)."""
+        ...
+
+
+class UGain:
+    """U_gain,1 (``timed``: weighted by min(T)/max(T)) or U_gain,2 (section 5.2)."""
+
+    first_match = False
+
+    def __init__(self, *, timed: bool) -> None:
+        self.timed = timed
+
+    def choose(
+        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
+    ) -> int:
+        view, cur = ps.view, ps.queue[k]
+        sa, ta = ps.size(cur), view.estimate(cur)
+        choice, best = -1, 0.0
+        for n, (_, b, sl) in enumerate(survivors):
+            profit = u_gain(sa, ta, ps.size(b), view.estimate(b), sl, timed=self.timed)
+            if profit > best:
+                choice, best = n, profit
+        return choice
+
+    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
+        cur = ps.queue[k]
+        th, sh = ps.remaining(host), ps.size(host)
+        return u_gain(sh, th, ps.size(cur), ps.view.estimate(cur), sl, timed=self.timed)
+
+
+class FirstMatch:
+    """The first candidate that passes the rules (L-FM, AC, AM)."""
+
+    first_match = True
+
+    def choose(
+        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
+    ) -> int:
+        return 0
+
+    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
+        return 1.0
+
+
+class ResponseImpact:
+    """The response-time impact of Figure 5 (L-R; :func:`response_impact`)."""
+
+    first_match = False
+
+    def choose(
+        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
+    ) -> int:
+        """``k`` and the survivors' positions index the queue as it stood at the pass
+        start (see :meth:`PassState.response_times`)."""
+        bound = policy.bound
+        rts, inv = ps.response_times()
+        last = len(rts) - 1
+        future = _future(policy, rts[last])
+        view = ps.view
+        cur = ps.queue[k]
+        ti, si = view.estimate(cur), ps.size(cur)
+        choice, best = -1, 0.0
+        for m, (p, b, sl) in enumerate(survivors):
+            profit = response_impact(
+                ti=ti, si=si, tj=view.estimate(b), sj=ps.size(b), sl=sl,
+                n_nodes=ps.nodes, rt_i=max(rts[k], bound), rt_j=rts[p],
+                push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
+                pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
+                future=future, bound=bound,
+            )  # fmt: skip
+            if profit > best:
+                choice, best = m, profit
+        return choice
+
+    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
+        pull = ps.pull_cache.get(k)
+        if pull is None:
+            pull = ps.pull_cache[k] = _pull_up(policy, ps, k)
+        rt_c, n_pull, future, pull_inv = pull
+        cur = ps.queue[k]
+        th, sh = ps.remaining(host), ps.size(host)
+        return response_impact(
+            ti=th, si=sh, tj=ps.view.estimate(cur), sj=ps.size(cur), sl=sl, n_nodes=ps.nodes,
+            rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
+            pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
         )  # fmt: skip
-        if profit > best:
-            choice, best = m, profit
-    return choice
+
+
+#: The partner heuristics by the name the ``heuristic`` parameter takes.
+PARTNER_HEURISTICS: dict[str, PartnerHeuristic] = {
+    "u1": UGain(timed=True),
+    "u2": UGain(timed=False),
+    "response": ResponseImpact(),
+    "first": FirstMatch(),
+}
 
 
 def running_match(
@@ -300,13 +388,12 @@ def running_match(
     shadow time) end later than it.
     """
     cur = ps.queue[k]
-    view, rules, profiles = ps.view, policy._rules, policy._profiles
-    sc, tc = ps.size(cur), view.estimate(cur)
+    rules, profiles = policy._rules, policy._profiles
+    sc = ps.size(cur)
     a = profiles.of(cur)
-    heuristic = policy.heuristic
+    heuristic = PARTNER_HEURISTICS[policy.heuristic]
     best: tuple[Job, tuple[int, ...], float] | None = None
     best_profit = 0.0
-    pull: tuple[float, int, tuple[float, float, float, float], float] | None = None
     if sc > ps.max_solo():
         return None
     # Screens are pure functions of the two profiles; a queued job meets the same
@@ -326,20 +413,9 @@ def running_match(
         if backfill and ps.end_of(host.index) <= ps.shadow < max(ps.ride_ends(host, cur, sl)):
             continue
         nodes = tuple(solo[:sc])
-        if heuristic == "first":
+        if heuristic.first_match:
             return host, nodes, sl
-        th, sh = ps.remaining(host), ps.size(host)
-        if heuristic == "response":
-            if pull is None:
-                pull = _pull_up(policy, ps, k)
-            rt_c, n_pull, future, pull_inv = pull
-            profit = response_impact(
-                ti=th, si=sh, tj=tc, sj=sc, sl=sl, n_nodes=ps.nodes,
-                rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
-                pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
-            )  # fmt: skip
-        else:
-            profit = u_gain(sh, th, sc, tc, sl, timed=heuristic == "u1")
+        profit = heuristic.ride_profit(policy, ps, k, host, sl)
         if profit > best_profit:
             best, best_profit = (host, nodes, sl), profit
     return best

@@ -112,6 +112,8 @@ def summarize(
     tau: float = 10.0,
     percentiles: Sequence[int] = DEFAULT_PERCENTILES,
     classes: JobClasses | None = DEFAULT_CLASSES,
+    placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    nodes: int | None = None,
 ) -> dict[str, float]:
     """The summary metrics of a schedule, the per-class breakdown included.
 
@@ -124,6 +126,9 @@ def summarize(
         percentiles: which percentiles of wait, turnaround and bounded slowdown to add
             (as ``p90_wait`` etc.).
         classes: thresholds of the per-class breakdown (None leaves it out).
+        placements: where each job ran, for placement-aware runs; with ``nodes``, adds
+            ``node_busy_utilization`` (nodes holding at least one job, docs/metrics.md).
+        nodes: the machine's node count.
     """
     if capacity < 1:
         raise ConfigError(f"capacity must be >= 1, got {capacity!r}")
@@ -152,6 +157,8 @@ def summarize(
         throughput=n / makespan * 3600.0 if makespan > 0 else float("nan"),
         offered_load=work / (cap_procs * span) if span > 0 else float("nan"),
     )
+    if placements and nodes and makespan > 0:
+        out["node_busy_utilization"] = node_busy_seconds(jobs, placements) / (nodes * makespan)
     for p in percentiles:
         for col, name in (("wait_time", "wait"), ("turnaround", "turnaround")):
             out[f"p{p}_{name}"] = float(np.percentile(o[col].to_numpy(), p))

@@ -161,10 +161,11 @@ class NodeBook:
         if self.jobs_of[old[0]] < self.cap:
             self.usable_free -= old[1]
         new = (code, free)
-        bucket = self._buckets.get(new)
-        if bucket is None:
-            self._buckets[new] = bucket = {}
+        got = self._buckets.get(new)
+        if got is None:
+            self._buckets[new] = got = {}
             bisect.insort(self._order, (self.pressure_of[code], free, code))
+        bucket = got
         bucket[node] = None
         if self.jobs_of[code] < self.cap:
             self.usable_free += free
@@ -206,7 +207,8 @@ class NodeBook:
         return None
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
-        ok, buckets, out = self.ok[sensitivity], self._buckets, []
+        ok, buckets = self.ok[sensitivity], self._buckets
+        out: list[int] = []
         for _, free, code in self._order:
             if free >= cores and ok[code]:
                 out.extend(islice(buckets[(code, free)], need - len(out)))

@@ -187,6 +187,33 @@ class _NodeShareBase(Policy):
 
     # -- engine hooks ---------------------------------------------------------------------
 
+    def assumptions(self) -> list[str]:
+        """The interference values in force (the paper does not tabulate them)."""
+        fig3 = (self.speedup_half, self.speedup_quarter) == (1.075, 1.10) and (
+            self.victim_low,
+            self.victim_moderate,
+            self.victim_high,
+        ) == (0.005, 0.015, 0.03)
+        prior = (self.speedup_half, self.speedup_quarter) == (1.10, 1.15) and (
+            self.victim_low,
+            self.victim_moderate,
+            self.victim_high,
+        ) == (0.05, 0.15, 0.30)
+        preset = (
+            "the preset fitted to the paper's Figure 3"
+            if fig3
+            else "cosched's prior guesses (docs/nodeshare.md)"
+            if prior
+            else "values given as parameters"
+        )
+        return [
+            f"interference: {preset}: memory speedup {self.speedup_half:g} at half and "
+            f"{self.speedup_quarter:g} at a quarter of a node's cores, victim weights "
+            f"{self.victim_low:g}/{self.victim_moderate:g}/{self.victim_high:g}, pressure "
+            f"{self.pressure_low:g}/{self.pressure_moderate:g}/{self.pressure_high:g} "
+            f"(low/moderate/high), rates {self.rates}"
+        ]
+
     def check_platform(self, platform: Platform) -> None:
         """The requirements (node allocation, a job cap), and one slot per core."""
         super().check_platform(platform)
@@ -252,9 +279,11 @@ class _NodeShareBase(Policy):
             info = self._info[job.index] = (s, configs, coeffs, (size, s))
         return info
 
-    def plan(self, job: Job, view: SystemView, book: NodeBook) -> Plan | None:
+    def plan(self, job: Job, view: SystemView, book: NodeBook | None = None) -> Plan | None:
         """Algorithm 1's best placement of ``job`` now (configuration, nodes, run-time
         factor), or None if no configuration fits; records why a job is blocked."""
+        if book is None:
+            book = self.book_for(view)
         t0 = time.perf_counter_ns()
         s, configs, coeffs, _ = self._job_info(job, view, book)
         plan = book.best(s, configs, coeffs) if configs else None
@@ -266,8 +295,12 @@ class _NodeShareBase(Policy):
         self.place_calls += 1
         return plan
 
-    def commit(self, job: Job, plan: Plan, book: NodeBook) -> Start:
+    def commit(self, job: Job, plan: Plan, book: NodeBook | None = None) -> Start:
         """Take ``plan`` for ``job``: the decision to return from ``schedule``."""
+        if book is None:
+            if self._book is None:
+                raise ConfigError(f"policy {self.name!r}: commit() before any plan()")
+            book = self._book
         s = int(job.extra["ns_mem_sensitivity"])
         self._info.pop(job.index, None)  # a started job is never placed again
         cfg = plan.config

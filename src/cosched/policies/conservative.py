@@ -16,6 +16,7 @@ later, again and again, and reservations that depended on them move later (count
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -114,8 +115,8 @@ class ConservativeBackfilling(Policy):
             out.append(WakeUp(following))
         return out
 
-    def _in_order(self, view: SystemView, jobs: list[Job] | object) -> list[Job]:
-        jobs = list(jobs)  # type: ignore[call-overload]
+    def _in_order(self, view: SystemView, jobs: Iterable[Job]) -> list[Job]:
+        jobs = list(jobs)
         if self.order == "sjf":
             est = view.estimates
             jobs.sort(key=lambda j: (est[j.index], j.index))

@@ -166,7 +166,9 @@ def build_platform(
                 notes.append(f"{nodes} nodes = MaxProcs {procs} / {cores} cores, rounded up")
         if req.per_processor_nodes:
             notes.append(f"each of the trace's {procs} processors is a single-CPU node")
-    allocation = flags.allocation or (req.allocation.value if req.allocation else "cores")
+    allocation = (
+        Allocation(flags.allocation) if flags.allocation else req.allocation or Allocation.CORES
+    )
     mpl = flags.mpl if flags.mpl is not None else req.mpl
     cap = flags.max_jobs_per_node if flags.max_jobs_per_node is not None else req.max_jobs_per_node
     platform = Platform(nodes, cores, allocation, mpl=mpl, max_jobs_per_node=cap)

@@ -19,6 +19,7 @@ import io
 import math
 import os
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -41,6 +42,9 @@ FRACTIONAL_FIELDS: frozenset[str] = frozenset({"avg_cpu_time", "used_memory", "r
 _SIGNED_FIELDS: frozenset[str] = frozenset({"status", "think_time"})
 
 _INT_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in FRACTIONAL_FIELDS]
+#: Every value passes through float64, which holds integers exactly only up to 2^53; a
+#: larger one (a 20-digit job id) would silently change, so it is an error.
+MAX_EXACT_INT = 2**53
 _NONNEG_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in _SIGNED_FIELDS]
 
 # A header fact is "; Key: value" with a CamelCase key; requiring an upper-case first
@@ -199,7 +203,7 @@ def _read_bytes(path: str) -> bytes:
     if data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
     data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is not data
     if b"\r" in data:  # one line-end convention for both parsers and the line count
@@ -237,6 +241,8 @@ def _value_problem(j: int, v: float) -> str | None:
         return "non-numeric value"
     if name not in FRACTIONAL_FIELDS and v != math.floor(v):
         return "non-integer value in an integer field"
+    if name not in FRACTIONAL_FIELDS and abs(v) > MAX_EXACT_INT:
+        return f"integer too large to be held exactly (more than 2^53 = {MAX_EXACT_INT})"
     if name == "job_id" and v <= 0:
         return "job id must be a positive integer"
     if name not in _SIGNED_FIELDS and v < 0 and v != -1:
@@ -249,7 +255,7 @@ def _bad_rows(a: np.ndarray) -> bool:
     if not np.isfinite(a).all():
         return True
     ints = a[:, _INT_COLS]
-    if (ints != np.floor(ints)).any():
+    if (ints != np.floor(ints)).any() or (np.abs(ints) > MAX_EXACT_INT).any():
         return True
     nonneg = a[:, _NONNEG_COLS]
     return bool(((nonneg < 0) & (nonneg != -1)).any() or (a[:, 0] <= 0).any())
@@ -301,11 +307,12 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
 def _fast_parse(body: bytes) -> np.ndarray | None:
     """All job lines through pandas' C parser, or None when the parser refuses them."""
     try:
+        # No ``names``: with names, pandas takes a file whose every line has one extra
+        # field as having an index column and shifts every field by one.
         df = pd.read_csv(
             io.BytesIO(body),
             sep=r"\s+",
             header=None,
-            names=list(SWF_FIELDS),
             comment=";",
             dtype=np.float64,
             na_filter=False,  # so "", "NA" or a short line fail instead of becoming NaN
@@ -314,6 +321,8 @@ def _fast_parse(body: bytes) -> np.ndarray | None:
         )
     except (ValueError, pd.errors.ParserError):
         return None
+    if df.shape[1] != _N:
+        return None  # the line-by-line pass names the first line with another count
     return df.to_numpy(dtype=np.float64)
 
 
@@ -362,7 +371,42 @@ def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
         a, numbers = _slow_parse(body, spath, first_line)
     else:
         numbers = _line_numbers(body, len(a), first_line)
-    return SwfTrace(table=_to_table(a), header=header, path=spath, line_numbers=numbers)
+    _check_header(header, header_lines, spath)
+    table = _to_table(a)
+    _check_unique_ids(table, numbers, spath)
+    return SwfTrace(table=table, header=header, path=spath, line_numbers=numbers)
+
+
+def _check_header(header: SwfHeader, lines: list[str], path: str) -> None:
+    """A header count too large to use (``MaxProcs: 10000000000000000000``) is an error."""
+    for attr, key in _INT_FACTS.items():
+        v = getattr(header, attr)
+        if v is not None and abs(v) > MAX_EXACT_INT:
+            line = next((k + 1 for k, text in enumerate(lines) if key in text), None)
+            raise WorkloadFormatError(
+                f"header value too large (more than 2^53 = {MAX_EXACT_INT})",
+                path=path,
+                line=line,
+                field=key,
+                value=str(v),
+            )
+
+
+def _check_unique_ids(table: pd.DataFrame, numbers: np.ndarray, path: str) -> None:
+    """Two jobs with one id are an error naming both lines (no archive trace has any)."""
+    dup = table["job_id"].duplicated()
+    if not dup.any():
+        return
+    k = int(np.argmax(dup.to_numpy()))
+    job_id = int(table["job_id"].iloc[k])
+    first = int(numbers[int(np.argmax(table["job_id"].to_numpy() == job_id))])
+    raise WorkloadFormatError(
+        f"job id {job_id} appears again (first on line {first})",
+        path=path,
+        line=int(numbers[k]),
+        field="job_id",
+        value=str(job_id),
+    )
 
 
 # --------------------------------------------------------------------------- writing

@@ -1,0 +1,136 @@
+"""The reader against the damage that fuzzing archive traces found, and a fuzz test.
+
+Every malformed input must give a :class:`~cosched.errors.CoschedError` naming the
+file (and, where there is one, the line and field), never another exception and never
+a silently different table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosched.errors import CoschedError, WorkloadFormatError
+from cosched.workload.job import SWF_FIELDS
+from cosched.workload.loader import load_workload
+from cosched.workload.swf import MAX_EXACT_INT, read_swf
+from tests.workload.test_swf import EXAMPLE, HEADER, TRACES, job_line, write_text
+
+
+def test_a_corrupt_gzip_member_names_the_file(tmp_path: Path) -> None:
+    good = gzip.compress((HEADER + job_line(1) + "\n" + job_line(2) + "\n").encode() * 50)
+    # Keep the gzip header, break the deflate stream in the middle.
+    bad = good[:20] + bytes(b ^ 0xFF for b in good[20:40]) + good[40:]
+    path = tmp_path / "t.swf.gz"
+    path.write_bytes(bad)
+    with pytest.raises(zlib.error):
+        gzip.decompress(bad)  # what the reader used to let through
+    with pytest.raises(WorkloadFormatError, match="corrupt gzip data") as err:
+        read_swf(path)
+    assert err.value.path == str(path)
+
+
+def test_a_twenty_digit_header_count_is_an_error_naming_the_key(tmp_path: Path) -> None:
+    text = "; Version: 2.2\n; MaxProcs: 10000000000000000000\n" + job_line(1) + "\n"
+    with pytest.raises(WorkloadFormatError, match="header value too large") as err:
+        read_swf(write_text(tmp_path, text))
+    assert (err.value.line, err.value.field) == (2, "MaxProcs")
+
+
+def test_a_twenty_digit_job_id_is_an_error_not_a_wrapped_number(tmp_path: Path) -> None:
+    text = HEADER + job_line(1) + "\n" + job_line(2).replace("2 ", "12345678901234567890 ", 1)
+    with pytest.raises(WorkloadFormatError, match="too large") as err:
+        read_swf(write_text(tmp_path, text + "\n"))
+    assert (err.value.line, err.value.field) == (5, "job_id")
+
+
+def test_the_largest_exact_integer_is_read_exactly(tmp_path: Path) -> None:
+    text = HEADER + job_line(1).replace("1 ", f"{MAX_EXACT_INT} ", 1) + "\n"
+    assert int(read_swf(write_text(tmp_path, text)).table["job_id"][0]) == MAX_EXACT_INT
+
+
+def test_duplicate_job_ids_name_both_lines(tmp_path: Path) -> None:
+    text = HEADER + "\n".join([job_line(1), job_line(2), job_line(1).replace("10", "30", 1)])
+    with pytest.raises(
+        WorkloadFormatError, match=r"job id 1 appears again \(first on line 4\)"
+    ) as e:
+        read_swf(write_text(tmp_path, text + "\n"))
+    assert (e.value.line, e.value.field) == (6, "job_id")
+
+
+def test_one_extra_field_on_every_line_is_refused_not_shifted(tmp_path: Path) -> None:
+    # pandas used to read the first column as an index and shift every field by one.
+    text = HEADER + "\n".join(job_line(k) + " 7" for k in (1, 2, 3)) + "\n"
+    with pytest.raises(WorkloadFormatError, match="expected 18 fields, found 19") as err:
+        read_swf(write_text(tmp_path, text))
+    assert err.value.line == 4
+
+
+# -- fuzzing --------------------------------------------------------------------------
+
+
+def _real_lines() -> list[str]:
+    """The first 300 lines of KTH-SP2 when the shared traces are there, else the bundled
+    example (a real-format file of the same shape)."""
+    kth = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+    text = gzip.decompress(kth.read_bytes()).decode() if kth.exists() else EXAMPLE.read_text()
+    return text.splitlines()[:300]
+
+
+LINES = _real_lines()
+FIRST_JOB = next(k for k, line in enumerate(LINES) if not line.startswith(";"))
+TOKENS = st.sampled_from(
+    ["", "-1", "0", "-2", "1.5", "nan", "inf", "1e400", "x", "12345678901234567890", ";", "\t"]
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    lines = list(LINES)
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(0, len(lines) - 1))
+        tokens = lines[k].split()
+        kind = draw(st.sampled_from(["replace", "drop", "add", "duplicate", "bytes", "header"]))
+        if kind == "replace" and tokens:
+            tokens[draw(st.integers(0, len(tokens) - 1))] = draw(TOKENS)
+            lines[k] = " ".join(tokens)
+        elif kind == "drop" and tokens:
+            del tokens[draw(st.integers(0, len(tokens) - 1))]
+            lines[k] = " ".join(tokens)
+        elif kind == "add":
+            lines[k] = lines[k] + " " + draw(TOKENS)
+        elif kind == "duplicate":
+            lines.insert(k, lines[max(k, FIRST_JOB)])
+        elif kind == "bytes":
+            lines[k] = draw(st.text(max_size=30))
+        else:
+            key = draw(st.sampled_from(["MaxProcs", "MaxNodes", "MaxJobs", "UnixStartTime"]))
+            lines.insert(0, f"; {key}: {draw(TOKENS)}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mutated(), compress=st.booleans())
+def test_mutated_real_lines_give_a_named_error_or_a_sound_table(
+    tmp_path_factory: pytest.TempPathFactory, text: str, compress: bool
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / ("t.swf.gz" if compress else "t.swf")
+    data = text.encode("utf-8", "surrogatepass")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    try:
+        trace = read_swf(path)
+    except WorkloadFormatError as exc:
+        assert exc.path == str(path)
+        return
+    table = trace.table
+    assert list(table.columns) == list(SWF_FIELDS)
+    assert table["job_id"].is_unique and (table["job_id"] > 0).all()
+    # The loader may refuse too (a job wider than the machine), but only by name.
+    with contextlib.suppress(CoschedError):
+        load_workload(path)

@@ -17,7 +17,7 @@ from cosched import __version__
 from cosched.cli.progress import ProgressBar
 from cosched.engine import Simulation, SimulationResult
 from cosched.errors import ConfigError
-from cosched.metrics import JobClasses, outcomes, summarize
+from cosched.metrics import JobClasses, summarize
 from cosched.platform import Platform
 from cosched.policies.base import (
     Policy,
@@ -144,7 +144,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=0.1,
         help="wide jobs take more than this share of the processors",
     )
-    p.add_argument("--jobs-out", type=Path, help="write the per-job table (CSV)")
+    p.add_argument(
+        "--jobs-out",
+        type=Path,
+        help="write the per-job table (format from --jobs-format or the extension: "
+        ".csv, .parquet, .swf[.gz])",
+    )
+    p.add_argument(
+        "--jobs-format",
+        choices=["csv", "parquet", "batsim", "swf"],
+        help="csv (cosched's columns), parquet, batsim (Batsim's jobs.csv layout with "
+        "allocated_resources, for evalys) or swf (the simulated schedule)",
+    )
     p.add_argument("--summary-out", type=Path, help="write the summary (JSON)")
     p.set_defaults(func=_run)
     q = sub.add_parser(
@@ -248,7 +259,17 @@ def _run(args: argparse.Namespace) -> int:
     if args.by_class:
         print("\n" + _class_table(metrics, classes))
     if args.jobs_out:
-        outcomes(result.jobs, tau=args.tau).to_csv(args.jobs_out, index=False)
+        from cosched.outputs import write_jobs
+
+        write_jobs(
+            result.jobs,
+            args.jobs_out,
+            fmt=args.jobs_format,
+            platform=platform,
+            placements=result.placements,
+            workload=w,
+            tau=args.tau,
+        )
     if args.summary_out:
         record = _summary_record(args, w, platform, result, metrics, notes)
         args.summary_out.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

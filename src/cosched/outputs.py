@@ -1,0 +1,234 @@
+"""Per-job results written for the tools researchers already use.
+
+Formats (:data:`JOB_FORMATS`), chosen by ``--jobs-format`` or the file's extension:
+
+* ``csv``: cosched's outcome table (:func:`cosched.metrics.outcomes`), written by
+  pyarrow's columnar CSV writer; a column whose values are all whole numbers is written
+  as integers, the others in the shortest form that reads back to the same double;
+* ``parquet``: the same table as Parquet;
+* ``batsim``: Batsim's ``jobs.csv`` layout (``job_id``, ``submission_time``,
+  ``starting_time``, ``finish_time``, ``requested_number_of_resources``,
+  ``allocated_resources`` as an interval set such as ``0-3 8``, ...), which evalys
+  loads and draws;
+* ``swf``: the simulated schedule as Standard Workload Format: the input's fields kept,
+  the wait (field 3) and run time (field 4) filled from the simulation. SWF holds whole
+  seconds: start and end are rounded to the nearest second (wait = round(start) -
+  submit, run = round(end) - round(start)), so a schedule with fractional times (jobs
+  slowed by co-location) reads back within half a second.
+
+Resources in ``allocated_resources``: a placement-aware run (jobs on named nodes) gives
+each job slots on its nodes; slot ``s`` of node ``n`` is resource ``n x slots per node +
+s`` (a core, or a hardware thread with ``mpl`` > 1). A count-based run (a pool of
+processors) records no identities, so they are assigned after the fact: each job takes
+the lowest-numbered resources free at its start (ends before starts at one instant),
+which always succeeds because the engine never over-commits.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import ConfigError
+from cosched.platform import Allocation, Platform
+
+__all__ = ["JOB_FORMATS", "JobFormat", "assign_resources", "interval_set", "write_jobs"]
+
+JobFormat = Literal["csv", "parquet", "batsim", "swf"]
+JOB_FORMATS: tuple[str, ...] = ("csv", "parquet", "batsim", "swf")
+
+
+def job_format(path: Path, given: str | None) -> str:
+    """The format for ``path``: ``given``, else from the extension (default csv)."""
+    if given is not None:
+        if given not in JOB_FORMATS:
+            raise ConfigError(f"--jobs-format must be one of {', '.join(JOB_FORMATS)}")
+        return given
+    name = path.name.lower()
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith((".swf", ".swf.gz")):
+        return "swf"
+    return "csv"
+
+
+def interval_set(ids: Sequence[int]) -> str:
+    """``[0, 1, 2, 3, 8]`` -> ``"0-3 8"`` (Batsim's and procset's notation)."""
+    out: list[str] = []
+    ordered = sorted(ids)
+    k = 0
+    while k < len(ordered):
+        lo = hi = ordered[k]
+        while k + 1 < len(ordered) and ordered[k + 1] == hi + 1:
+            k += 1
+            hi = ordered[k]
+        out.append(str(lo) if lo == hi else f"{lo}-{hi}")
+        k += 1
+    return " ".join(out)
+
+
+def _events(
+    start: np.ndarray, end: np.ndarray, jobs: Sequence[int]
+) -> list[tuple[float, int, int]]:
+    """(time, 0 for an end / 1 for a start, job) in time order, ends first."""
+    ev = [(float(end[j]), 0, j) for j in jobs] + [(float(start[j]), 1, j) for j in jobs]
+    ev.sort()
+    return ev
+
+
+def _take(pool: list[int], n: int, what: str) -> list[int]:
+    if n > len(pool):
+        raise ConfigError(f"cannot assign resources: {what} needs {n}, {len(pool)} free")
+    return [heapq.heappop(pool) for _ in range(n)]
+
+
+def assign_resources(
+    jobs: pd.DataFrame,
+    platform: Platform,
+    placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+) -> list[list[int]]:
+    """The resource ids each job held (see the module docstring), by row."""
+    start = jobs["start_time"].to_numpy(dtype=float)
+    end = jobs["end_time"].to_numpy(dtype=float)
+    held: list[list[int]] = [[] for _ in range(len(jobs))]
+    if placements:
+        per_node = platform.cores * platform.mpl
+        pools: dict[int, list[int]] = {}
+        for t, kind, j in _events(start, end, list(placements)):
+            for node, slots in placements[j]:
+                pool = pools.setdefault(node, list(range(per_node)))
+                if kind == 0:
+                    for r in held[j]:
+                        if r // per_node == node:
+                            heapq.heappush(pool, r % per_node)
+                else:
+                    got = _take(pool, slots, f"job {int(jobs['job_id'].iloc[j])} at {t:g}")
+                    held[j].extend(node * per_node + s for s in got)
+        return held
+    size = jobs["size"].to_numpy()
+    if platform.allocation is Allocation.NODES:  # a unit is a whole node
+        units = platform.nodes
+    else:
+        units = platform.nodes * platform.cores
+    pool = list(range(units))
+    for t, kind, j in _events(start, end, range(len(jobs))):
+        if kind == 0:
+            for r in held[j]:
+                heapq.heappush(pool, r)
+        else:
+            held[j] = _take(pool, int(size[j]), f"job {int(jobs['job_id'].iloc[j])} at {t:g}")
+    return held
+
+
+def _integral(table: pd.DataFrame) -> pd.DataFrame:
+    """Whole-number float columns as int64 (times of a schedule without rates are)."""
+    out = table.copy()
+    for col in out.columns:
+        values = out[col]
+        if values.dtype.kind == "f":
+            arr = values.to_numpy()
+            whole = np.isfinite(arr).all() and (arr == np.floor(arr)).all()
+            if whole and np.abs(arr).max(initial=0) < 2**53:
+                out[col] = arr.astype(np.int64)
+    return out
+
+
+def _write_csv(table: pd.DataFrame, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(
+        pa.Table.from_pandas(table, preserve_index=False),
+        str(path),
+        write_options=pacsv.WriteOptions(quoting_style="needed"),
+    )
+
+
+def batsim_table(
+    jobs: pd.DataFrame,
+    platform: Platform,
+    placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+) -> pd.DataFrame:
+    """The schedule in Batsim's ``jobs.csv`` layout (one row per job)."""
+    held = assign_resources(jobs, platform, placements)
+    start = jobs["start_time"].to_numpy(dtype=float)
+    end = jobs["end_time"].to_numpy(dtype=float)
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    run = jobs["run_time"].to_numpy(dtype=float)
+    execution = end - start
+    turnaround = end - submit
+    return pd.DataFrame(
+        {
+            "job_id": jobs["job_id"].to_numpy(),
+            "workload_name": "w0",
+            "profile": "delay",
+            "submission_time": submit,
+            "requested_number_of_resources": [len(h) for h in held],
+            "requested_time": jobs["requested_time"].to_numpy(dtype=float),
+            "success": 1,
+            "final_state": "COMPLETED_SUCCESSFULLY",
+            "starting_time": start,
+            "execution_time": execution,
+            "finish_time": end,
+            "waiting_time": start - submit,
+            "turnaround_time": turnaround,
+            "stretch": turnaround / np.maximum(run, 1e-9),
+            "allocated_resources": [interval_set(h) for h in held],
+            "consumed_energy": -1,
+            "metadata": "",
+        }
+    )
+
+
+def write_jobs(
+    jobs: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    fmt: str | None = None,
+    platform: Platform,
+    placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    workload: object = None,
+    tau: float = 10.0,
+) -> str:
+    """Write a run's per-job table; returns the format used.
+
+    Args:
+        jobs: the engine's job table (``SimulationResult.jobs``).
+        path: where to write.
+        fmt: one of :data:`JOB_FORMATS` (None: from the extension).
+        platform: the machine (for resource ids).
+        placements: the run's placements, if placement-aware.
+        workload: the :class:`~cosched.workload.job.Workload` that ran (for ``swf``).
+        tau: bound of the bounded slowdown (csv, parquet).
+    """
+    from cosched.metrics import outcomes
+
+    target = Path(path)
+    kind = job_format(target, fmt)
+    if kind == "batsim":
+        _write_csv(_integral(batsim_table(jobs, platform, placements)), target)
+    elif kind == "swf":
+        from cosched.workload.job import Workload
+        from cosched.workload.swf import write_swf
+
+        if not isinstance(workload, Workload):
+            raise ConfigError("writing a schedule as SWF needs the workload that ran")
+        t = workload.table.copy()
+        start = np.rint(jobs["start_time"].to_numpy(dtype=float))
+        end = np.rint(jobs["end_time"].to_numpy(dtype=float))
+        t["wait_time"] = start - np.rint(t["submit_time"].to_numpy(dtype=float))
+        t["run_time"] = end - start
+        write_swf(workload.replace_table(t), target)
+    else:
+        table = outcomes(jobs, tau=tau)
+        if kind == "parquet":
+            table.to_parquet(target, index=False)
+        else:
+            _write_csv(_integral(table), target)
+    return kind

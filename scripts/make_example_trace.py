@@ -29,6 +29,8 @@ from cosched.workload.swf import write_swf
 SEED = 20240601
 N_JOBS = 300
 MACHINE_PROCS = 64
+#: Nodes of the example machine: 4-core nodes, so node-sharing policies can co-locate jobs.
+MACHINE_NODES = 16
 TARGET_LOAD = 0.7
 UNIX_START = 1704067200  # 2024-01-01 00:00:00 UTC
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / "src" / "cosched" / "data" / "example.swf"
@@ -87,7 +89,8 @@ def make_header(table: pd.DataFrame) -> dict[str, str]:
     end = UNIX_START + int(table["submit_time"].max())
     return {
         "Version": "2.2",
-        "Computer": "synthetic 64-processor machine",
+        "Computer": f"synthetic machine of {MACHINE_NODES} nodes x "
+        f"{MACHINE_PROCS // MACHINE_NODES} cores ({MACHINE_PROCS} processors)",
         "Installation": "cosched example workload",
         "Note": (
             "synthetic trace written for cosched by scripts/make_example_trace.py "
@@ -101,7 +104,7 @@ def make_header(table: pd.DataFrame) -> dict[str, str]:
         "TimeZoneString": "UTC",
         "StartTime": pd.Timestamp(UNIX_START, unit="s").strftime("%a %b %d %H:%M:%S UTC %Y"),
         "EndTime": pd.Timestamp(end, unit="s").strftime("%a %b %d %H:%M:%S UTC %Y"),
-        "MaxNodes": str(MACHINE_PROCS),
+        "MaxNodes": str(MACHINE_NODES),
         "MaxProcs": str(MACHINE_PROCS),
         "MaxRuntime": str(int(table["run_time"].max())),
         "MaxQueues": "1",

@@ -1,0 +1,184 @@
+"""``cosched compare`` (the operator's answer on a trace) and ``cosched report DIR``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    """Add ``compare`` and ``report`` to the command line."""
+    p = sub.add_parser(
+        "compare",
+        help="should jobs share nodes on this machine? baselines vs coscheduling, with a report",
+        description="Run the space-sharing baselines and every coscheduling family that "
+        "applies to the machine on one trace (the randomised ones over several seeds), "
+        "through the resumable experiment store in DIR/store, then write DIR/report.md and "
+        "DIR/report.html: summary with 95%% confidence intervals, distributions, per-class "
+        "breakdown, who wins and who loses, utilization and queue over time, a Gantt chart "
+        "of the busiest day, the interference robustness sweep and a verdict.",
+        epilog="examples:\n"
+        "  cosched compare --out answer\n"
+        "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "trace",
+        nargs="?",
+        default="bundled:example",
+        help="SWF trace (plain or .gz), bundled:example (default), or "
+        "lublin:jobs=K,nodes=N for a generated workload",
+    )
+    p.add_argument("--out", type=Path, required=True, help="folder for the store and the report")
+    p.add_argument(
+        "--policies",
+        help="comma-separated policies, each NAME or NAME(key=value,...) "
+        "(default: fcfs, easy, conservative, nodeshare, nodeshare-easy, lomarc, those "
+        "whose machine fits the trace)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        help="runs of each randomised policy (profiles drawn by its annotator; default 3)",
+    )
+    p.add_argument(
+        "--machine",
+        help="the machine when the trace header does not say: nodes=N,cores=C "
+        "(also procs=P, max_jobs_per_node=K)",
+    )
+    p.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
+    p.set_defaults(func=_compare)
+    r = sub.add_parser(
+        "report",
+        help="rebuild a comparison's report from its store",
+        description="Rebuild DIR/report.md and DIR/report.html from DIR/store alone.",
+        epilog="examples:\n  cosched report answer\n  cosched report kth",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("dir", type=Path, help="the folder a `cosched compare` wrote")
+    r.set_defaults(func=_report)
+
+
+def _flags(text: str | None) -> Any:
+    from cosched.errors import ConfigError
+    from cosched.policies.requirements import MachineFlags
+
+    if not text:
+        return None
+    allowed = {"nodes", "cores", "procs", "max_jobs_per_node"}
+    values: dict[str, int] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in allowed:
+            raise ConfigError(
+                f"--machine {text!r}: expected name=value pairs among {', '.join(sorted(allowed))}"
+            )
+        try:
+            values[key] = int(value)
+        except ValueError:
+            raise ConfigError(f"--machine {key} must be an integer, got {value!r}") from None
+        if values[key] < 1:
+            raise ConfigError(f"--machine {key} must be >= 1, got {value}")
+    return MachineFlags(
+        procs=values.get("procs"),
+        nodes=values.get("nodes"),
+        cores=values.get("cores"),
+        max_jobs_per_node=values.get("max_jobs_per_node"),
+    )
+
+
+def _workload(trace: str, limit: int | None) -> dict[str, Any]:
+    from cosched.errors import ConfigError
+
+    if trace.startswith("lublin:"):
+        entry: dict[str, Any] = {"kind": "lublin", "name": "lublin"}
+        for part in trace.removeprefix("lublin:").split(","):
+            key, sep, value = part.partition("=")
+            if key == "typeless" and not sep:
+                entry["typeless"] = True
+            elif key in ("jobs", "nodes"):
+                entry[key] = int(value)
+            elif key in ("alpha", "load"):
+                entry[key] = float(value)
+            else:
+                raise ConfigError(f"{trace!r}: unknown lublin option {key!r}")
+        return entry
+    if not trace.startswith("bundled:"):
+        path = Path(trace)
+        if not path.is_file():
+            raise ConfigError(f"trace {trace!r} does not exist")
+        trace = str(path.resolve())
+    entry = {"kind": "swf", "path": trace, "name": Path(trace.removeprefix("bundled:")).stem}
+    if limit is not None:
+        entry["limit"] = limit
+    return entry
+
+
+def _split(text: str) -> list[str]:
+    """Policies separated by ``;`` or by commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch in ";," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*out, cur]
+
+
+def _writable_dir(out: Path) -> None:
+    from cosched.errors import ConfigError
+
+    target = out if out.exists() else out.parent if str(out.parent) else Path(".")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} exists and is not a folder")
+    if not target.is_dir():
+        raise ConfigError(f"--out {out}: folder {target} does not exist")
+    if not os.access(target, os.W_OK):
+        raise ConfigError(f"--out {out} cannot be written (permission denied)")
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from cosched.cli.progress import ProgressBar
+    from cosched.compare.study import build_report, plan, run
+    from cosched.workload.sources import open_workload
+
+    _writable_dir(args.out)
+    flags = _flags(args.machine)
+    workload = _workload(args.trace, args.limit)
+    probe = None
+    if workload["kind"] == "swf":
+        probe = open_workload(workload["path"], limit=args.limit)
+    policies = None
+    if args.policies:
+        policies = [p.strip() for p in _split(args.policies) if p.strip()]
+    comparison = plan(workload, policies=policies, seeds=args.seeds, flags=flags, probe=probe)
+    for note in comparison.notes:
+        print(f"note      {note}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    bar = ProgressBar("compare", unit="runs")
+    run(comparison, args.out, workers=args.workers, progress=bar.update)
+    bar.close()
+    path = build_report(args.out)
+    print(f"cosched compare: report in {path} and {path.with_suffix('.html')}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from cosched.compare.study import build_report
+    from cosched.errors import ConfigError
+
+    if not (args.dir / "plan.json").is_file():
+        raise ConfigError(f"{args.dir} holds no comparison (no plan.json)")
+    path = build_report(args.dir)
+    print(f"cosched report: {path} and {path.with_suffix('.html')}")
+    return 0

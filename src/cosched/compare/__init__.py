@@ -1,0 +1,1 @@
+"""The operator's question on one trace: baselines against coscheduling, with a report."""

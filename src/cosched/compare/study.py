@@ -1,0 +1,278 @@
+"""``cosched compare``: the baselines and the coscheduling families on one trace.
+
+An *arm* is one policy with fixed parameters under a label (``easy``,
+``nodeshare-easy(window=50)``, ``nodeshare-easy@2`` in the robustness sweep).
+:func:`plan` turns the user's trace, machine and policy list into arms; :func:`run`
+executes them through the experiment framework (a resumable store under ``DIR/store``;
+the deterministic arms once, the randomised ones over several seeds); and
+:func:`build_report` rebuilds every number, figure and the verdict from ``DIR/plan.json``
+and that store alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cosched.errors import ConfigError
+from cosched.metrics.summary import JobClasses
+from cosched.policies.base import parse_params, policy_class
+from cosched.policies.requirements import MachineFlags, build_platform
+
+__all__ = [
+    "BASELINES",
+    "DEFAULT_POLICIES",
+    "STRENGTHS",
+    "Arm",
+    "Comparison",
+    "build_report",
+    "load_store",
+    "parse_arm",
+    "plan",
+    "run",
+]
+
+#: The space-sharing baselines (deterministic: one run each).
+BASELINES = ("fcfs", "easy", "conservative")
+#: What ``compare`` runs by default: the baselines and every coscheduling family with a
+#: job-level model (node sharing alone and with EASY, LOMARC pairing with L-U1).
+DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc")
+#: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
+#: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
+STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
+VICTIMS = ("victim_low", "victim_moderate", "victim_high")
+_ARM = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One policy with fixed parameters, under a label.
+
+    Attributes:
+        label: how the report names it.
+        policy: the policy name (or ``file.py:Class`` reference).
+        params: its parameters.
+        random: whether it draws profiles at random (run over several seeds).
+        role: ``main`` (compared) or ``robustness`` (the interference sweep).
+        strength: the interference strength of a robustness arm.
+    """
+
+    label: str
+    policy: str
+    params: dict[str, Any] = field(default_factory=dict)
+    random: bool = False
+    role: str = "main"
+    strength: float | None = None
+
+
+def parse_arm(text: str) -> Arm:
+    """``name`` or ``name(key=value, ...)`` (values converted and checked as ``-P``)."""
+    m = _ARM.match(text)
+    if m is None:
+        raise ConfigError(f"policy {text!r}: expected NAME or NAME(key=value,...)")
+    name, inner = m.group(1), m.group(2)
+    pairs = [p.strip() for p in (inner or "").split(",") if p.strip()]
+    params = parse_params(name, pairs)
+    cls = policy_class(name)
+    label = name if not params else f"{name}({','.join(f'{k}={v}' for k, v in params.items())})"
+    return Arm(label, name, params, random=bool(cls.requires.profile_columns))
+
+
+@dataclass
+class Comparison:
+    """What ``compare`` runs (see :func:`plan`)."""
+
+    workload: dict[str, Any]
+    arms: list[Arm]
+    seeds: int
+    flags: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def main(self) -> list[Arm]:
+        return [a for a in self.arms if a.role == "main"]
+
+    @property
+    def robustness(self) -> list[Arm]:
+        return [a for a in self.arms if a.role == "robustness"]
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The sweep specs: deterministic arms once, randomised ones over the seeds."""
+        base: dict[str, Any] = {"name": "compare", "workloads": [self.workload]}
+        if self.flags:
+            base["platform"] = dict(self.flags)
+        out = []
+        for random in (False, True):
+            arms = [a for a in self.arms if a.random is random]
+            if not arms:
+                continue
+            spec = {**base, "policies": [_entry(a) for a in _unique(arms)]}
+            if random:
+                spec["seeds"] = list(range(self.seeds))
+            out.append(spec)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "arms": [asdict(a) for a in self.arms],
+            "seeds": self.seeds,
+            "flags": self.flags,
+            "notes": self.notes,
+            "specs": self.specs(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Comparison:
+        return cls(
+            workload=data["workload"],
+            arms=[Arm(**a) for a in data["arms"]],
+            seeds=int(data["seeds"]),
+            flags=dict(data["flags"]),
+            notes=list(data["notes"]),
+        )
+
+
+def _entry(arm: Arm) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": arm.policy}
+    if arm.params:
+        entry["params"] = dict(arm.params)
+    return entry
+
+
+def _unique(arms: Sequence[Arm]) -> list[Arm]:
+    seen, out = set(), []
+    for a in arms:
+        key = (a.policy, json.dumps(a.params, sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
+    return out
+
+
+def plan(
+    workload: dict[str, Any],
+    *,
+    policies: Sequence[str] | None,
+    seeds: int,
+    flags: MachineFlags | None,
+    probe: Any = None,
+) -> Comparison:
+    """What to run on ``workload``.
+
+    Args:
+        workload: a sweep workload entry (``{"kind": "swf", "path": ...}``).
+        policies: ``NAME`` or ``NAME(key=value,...)`` to compare (None:
+            :data:`DEFAULT_POLICIES`, keeping those whose machine can be built).
+        seeds: runs of each randomised arm (profiles drawn by an annotator).
+        flags: what the user said about the machine.
+        probe: the loaded workload, to check each policy's machine before any run.
+
+    Raises:
+        ConfigError: an unknown policy or parameter, a named policy whose machine cannot
+            be built, no baseline, or ``seeds`` < 1: all before any simulation.
+    """
+    if seeds < 1:
+        raise ConfigError(f"--seeds must be >= 1, got {seeds}")
+    chosen = list(policies) if policies is not None else list(DEFAULT_POLICIES)
+    notes: list[str] = []
+    arms = []
+    for text in chosen:
+        arm = parse_arm(text)
+        try:
+            build_platform(policy_class(arm.policy).requires, flags or MachineFlags(), probe)
+        except ConfigError as exc:
+            if policies is not None:
+                raise ConfigError(f"policy {arm.policy!r}: {exc}") from None
+            notes.append(f"left out {arm.policy}: {exc}")
+            continue
+        arms.append(arm)
+    if not any(a.policy in BASELINES for a in arms):
+        raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
+    swept = [a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p]
+    sweep = swept[0] if swept else None
+    if sweep is not None:
+        preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
+        for s in STRENGTHS:
+            params = {**sweep.params, **{k: v * s for k, v in preset.items()}}
+            if s == 1.0:
+                params = dict(sweep.params)
+            arms.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
+    given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
+    return Comparison(workload, arms, seeds, given, notes)
+
+
+def run(
+    comparison: Comparison,
+    out: Path,
+    *,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Run every cell not yet in ``out/store``; writes ``out/plan.json`` first."""
+    from cosched.experiments.sweep import cells, run_sweep, spec_from_dict
+
+    (out / "plan.json").write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
+    specs = [spec_from_dict(s, source="compare") for s in comparison.specs()]
+    total = sum(len(cells(s)) for s in specs)
+    offset = 0
+    for spec in specs:
+
+        def step(finished: int, n: int, before: int = offset) -> None:
+            if progress is not None:
+                progress(before + finished, total)
+
+        run_sweep(spec, out / "store", workers=workers, progress=step)
+        offset += len(cells(spec))
+
+
+# -- from the store to the numbers --------------------------------------------------------
+
+
+def _key(policy: str, params: dict[str, Any]) -> tuple[str, str]:
+    return policy, json.dumps(params, sort_keys=True)
+
+
+def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.DataFrame]]]:
+    """The plan; one results row per finished run (``arm`` column: every arm with those
+    parameters gets the row); the per-job tables by arm label, in seed order."""
+    from cosched.experiments.sweep import cells, spec_from_dict
+
+    path = out / "plan.json"
+    if not path.is_file():
+        raise ConfigError(f"{out} holds no comparison (no plan.json)")
+    comparison = Comparison.from_json(json.loads(path.read_text()))
+    labels: dict[tuple[str, str], list[str]] = {}
+    for a in comparison.arms:
+        labels.setdefault(_key(a.policy, a.params), []).append(a.label)
+    rows = []
+    jobs: dict[str, list[pd.DataFrame]] = {}
+    for s in comparison.specs():
+        for c in cells(spec_from_dict(s, source="compare")):
+            done = out / "store" / "cells" / f"{c.key}.json"
+            if not done.is_file():
+                continue
+            stored = json.loads(done.read_text())
+            table = pd.read_parquet(out / "store" / "jobs" / f"{c.key}.parquet")
+            for label in labels.get(_key(c.policy, dict(c.params)), []):
+                rows.append(
+                    {"arm": label, "policy": c.policy, "seed": c.seed}
+                    | stored["metrics"]
+                    | {"platform": stored["platform"]}
+                )
+                jobs.setdefault(label, []).append(table)
+    return comparison, pd.DataFrame(rows), jobs
+
+
+def build_report(out: Path, *, classes: JobClasses | None = None) -> Path:
+    """Rebuild ``out/report.md`` and ``out/report.html`` from the store alone."""
+    from cosched.compare.render import write_report
+
+    comparison, table, jobs = load_store(out)
+    return write_report(out, comparison, table, jobs, classes=classes or JobClasses())

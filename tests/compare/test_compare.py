@@ -1,0 +1,215 @@
+"""``cosched compare``: the numbers, the verdict and the report.
+
+The two end-to-end verdict cases are worked out by hand on tiny traces whose node-sharing
+profiles are fixed by a sidecar (no communication, low memory sensitivity), so nothing
+in them is random.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cosched.cli.main import main
+from cosched.compare.analysis import (
+    break_even,
+    busiest_day,
+    ci95,
+    over_time,
+    summary_table,
+    winners_losers,
+)
+from cosched.compare.render import verdict
+from cosched.compare.study import load_store
+from cosched.errors import ConfigError
+
+HEADER = "; Version: 2.2\n; MaxNodes: 4\n; MaxProcs: 16\n"
+
+
+def _job(i: int, submit: int, run: int, procs: int) -> str:
+    return f"{i} {submit} -1 {run} {procs} -1 -1 {procs} {run} -1 1 1 1 -1 1 1 -1 -1"
+
+
+def _trace(tmp_path: Path, jobs: list[tuple[int, int, int]]) -> Path:
+    path = tmp_path / "t.swf"
+    lines = [_job(i + 1, *j) for i, j in enumerate(jobs)]
+    path.write_text(HEADER + "\n".join(lines) + "\n")
+    pd.DataFrame(
+        {
+            "job_id": np.arange(1, len(jobs) + 1),
+            "ns_mem_sensitivity": 0,  # low
+            "ns_comm_fraction": 0.0,  # no communication: spreading costs nothing
+            "ns_comm_penalty": 0.0,
+            "ns_degradation": 2.0,
+        }
+    ).to_parquet(tmp_path / "t.profile.parquet", index=False)
+    return path
+
+
+# -- the numbers --------------------------------------------------------------------------
+
+
+def test_ci95_by_hand() -> None:
+    # mean 2, sample sd 1, t(0.975, 2) = 4.302653: half-width 4.302653 / sqrt(3).
+    mean, half, n = ci95([1.0, 2.0, 3.0])
+    assert (mean, n) == (2.0, 3)
+    assert half == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    assert ci95([5.0]) == (5.0, 0.0, 1)
+
+
+def test_over_time_by_hand() -> None:
+    # 4 units: a job of 2 units runs 0-10, one of 4 units 10-20; the second waits 0-10.
+    jobs = pd.DataFrame(
+        {
+            "submit_time": [0.0, 0.0],
+            "start_time": [0.0, 10.0],
+            "end_time": [10.0, 20.0],
+            "size": [2, 4],
+        }
+    )
+    t, util, queued = over_time(jobs, 4.0, points=2)
+    assert list(t) == [5.0, 15.0]
+    assert list(util) == [0.5, 1.0]
+    assert list(queued) == [1.0, 0.0]
+
+
+def test_break_even_by_hand() -> None:
+    assert break_even([0, 1, 2], [1.0, 2.0, 4.0], 3.0) == 1.5
+    assert break_even([0, 1], [1.0, 2.0], 5.0) is None
+
+
+def test_busiest_day_finds_the_heavy_window() -> None:
+    day = 86400.0
+    jobs = pd.DataFrame(
+        {
+            "start_time": [0.0, 3 * day, 3 * day],
+            "end_time": [100.0, 4 * day, 4 * day],
+            "size": [1, 8, 8],
+        }
+    )
+    assert busiest_day(jobs) == (3 * day, 4 * day)
+
+
+def test_winners_and_losers_by_hand() -> None:
+    ratios = pd.DataFrame(
+        {
+            "ratio": [0.5, 0.9, 1.0, 2.0],
+            "duration_class": pd.Categorical(["short"] * 4, ["short", "medium", "long"]),
+            "width_class": pd.Categorical(["narrow"] * 4, ["narrow", "wide"]),
+        }
+    )
+    row = winners_losers(ratios).iloc[0]
+    assert (row["jobs"], row["faster"], row["slower"], row["median_ratio"]) == (4, 0.5, 0.25, 0.95)
+
+
+# -- the verdict follows the numbers ------------------------------------------------------
+
+
+def _summary(base: float, other: float, ci: float) -> pd.DataFrame:
+    results = pd.DataFrame(
+        {
+            "arm": ["easy", "nodeshare", "nodeshare"],
+            "mean_turnaround": [base, other - ci, other + ci],
+            "mean_bounded_slowdown": [10.0, 5.0, 5.0],
+        }
+    )
+    return summary_table(results, ["easy", "nodeshare"])
+
+
+def test_the_verdict_changes_with_the_numbers() -> None:
+    assert verdict(_summary(7200, 3600, 1), ["easy"], None, None).startswith(
+        "**Share: nodeshare.**"
+    )
+    assert verdict(_summary(3600, 7200, 1), ["easy"], None, None).startswith(
+        "**Do not share: keep easy.**"
+    )
+    # 10% lower, but the two runs are 2000 s apart: within the interval.
+    assert verdict(_summary(7200, 6480, 1000), ["easy"], None, None).startswith(
+        "**No clear answer.**"
+    )
+    flip = verdict(_summary(7200, 3600, 1), ["easy"], None, ("nodeshare", 2.5, (0, 8)))
+    assert "flips at 2.50 times" in flip
+
+
+def test_easy_must_win_where_node_sharing_cannot_backfill(tmp_path: Path) -> None:
+    # A (8 procs = 2 nodes, 1000 s) runs from 0; B (16 procs, all 4 nodes) must wait;
+    # C (4 procs, 100 s) fits beside A. EASY backfills C: turnarounds 1000, 1999, 100.
+    # Node sharing without backfilling: A spreads to 4 nodes x 2 cores (909 s at the
+    # 1.10 memory speedup), B waits for whole nodes (909-1909), C waits behind B.
+    trace = _trace(tmp_path, [(0, 1000, 8), (1, 1000, 16), (2, 100, 4)])
+    out = tmp_path / "out"
+    policies = "easy,nodeshare(degraded=false)"
+    assert main(["compare", str(trace), "--out", str(out), "--policies", policies]) == 0
+    text = (out / "report.md").read_text()
+    assert "**Do not share: keep easy.**" in text
+    _, table, _ = load_store(out)
+    easy = table[table["arm"] == "easy"]["mean_turnaround"].iloc[0]
+    assert easy == pytest.approx((1000 + 1999 + 100) / 3)
+
+
+def test_node_sharing_must_win_without_interference(tmp_path: Path) -> None:
+    # One 4-proc job at a time on an empty 4 x 4 machine: EASY runs it in 1150 s; node
+    # sharing spreads it to 4 nodes x 1 core, 1150 / 1.15 (memory speedup at a quarter
+    # of the cores) = 1000 s, as no communication is lost and nothing shares its nodes.
+    trace = _trace(tmp_path, [(0, 1150, 4), (10_000, 1150, 4), (20_000, 1150, 4)])
+    out = tmp_path / "out"
+    none = "victim_low=0,victim_moderate=0,victim_high=0"
+    policies = f"easy,nodeshare-easy({none})"
+    assert main(["compare", str(trace), "--out", str(out), "--policies", policies]) == 0
+    text = (out / "report.md").read_text()
+    assert "**Share: nodeshare-easy(" in text
+    _, table, _ = load_store(out)
+    shared = table[table["arm"].str.startswith("nodeshare-easy(")]["mean_turnaround"]
+    assert shared.to_numpy() == pytest.approx(1000.0)
+
+
+# -- the report is the store's numbers ----------------------------------------------------
+
+
+def test_the_report_is_rebuilt_from_the_store(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["compare", "--out", str(out), "--limit", "80", "--seeds", "2"]
+    assert main([*args, "--policies", "easy,nodeshare-easy"]) == 0
+    report = (out / "report.md").read_text()
+    # The summary row of each arm: recomputed from the stored cells, by hand.
+    plan = json.loads((out / "plan.json").read_text())
+    labels = [a["label"] for a in plan["arms"] if a["role"] == "main"]
+    for label in labels:
+        values = []
+        for cell in (out / "store" / "cells").glob("*.json"):
+            stored = json.loads(cell.read_text())
+            if stored["cell"]["policy"] == label and not stored["cell"]["params"]:
+                values.append(stored["metrics"]["mean_turnaround"])
+        mean = sum(values) / len(values)
+        row = next(line for line in report.splitlines() if line.startswith(f"| {label} |"))
+        assert row.split(" | ")[4].split(" ")[0] == f"{mean / 3600:,.2f}"
+    html = (out / "report.html").read_text()
+    assert html.count("<svg") >= 5 and "src=" not in html  # figures inline, self-contained
+    before = report
+    assert main(["report", str(out)]) == 0
+    assert (out / "report.md").read_text() == before
+
+
+def test_errors_before_any_work(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError, match="not a folder"):
+        main_raise(["compare", "--out", str(blocker)])
+    with pytest.raises(ConfigError, match="no parameter"):
+        main_raise(["compare", "--out", str(tmp_path / "o"), "--policies", "easy(bogus=1)"])
+    with pytest.raises(ConfigError, match="at least one baseline"):
+        main_raise(["compare", "--out", str(tmp_path / "o"), "--policies", "nodeshare"])
+    assert not (tmp_path / "o" / "store").exists()
+
+
+def main_raise(argv: list[str]) -> None:
+    """Run a command, raising its error instead of printing it."""
+    from cosched.cli.main import build_parser
+
+    args = build_parser().parse_args(argv)
+    args.func(args)

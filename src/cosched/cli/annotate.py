@@ -33,6 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "annotate",
         help="add a per-job resource profile (SWF + sidecar)",
         description=f"Annotate a workload with a profile: {', '.join(sorted(PROFILES))}.",
+        epilog="examples:\n"
+        "  cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf\n"
+        "  cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("profile", metavar="PROFILE", help="profile name")
     p.add_argument("input", metavar="IN.swf", help="workload to annotate")

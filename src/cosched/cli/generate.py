@@ -15,18 +15,33 @@ from cosched.workload.transforms import offered_load
 __all__ = ["register"]
 
 
+_EXAMPLES = (
+    "examples:\n"
+    "  cosched generate lublin --nodes 128 --jobs 10000 --seed 1 -o lublin.swf\n"
+    "  cosched generate lublin --nodes 256 --jobs 5000 --seed 2 --typeless -o typeless.swf.gz"
+)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``generate lublin`` to the CLI's subcommands.
 
     Args:
         subparsers: the top-level parser's subparsers.
     """
-    parser = subparsers.add_parser("generate", help="generate a synthetic workload (SWF)")
+    parser = subparsers.add_parser(
+        "generate",
+        help="generate a synthetic workload (SWF)",
+        description="Generate a synthetic workload from a model and write it as SWF.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
     lub = models.add_parser(
         "lublin",
         help="Lublin-Feitelson 2003 model",
         description="Generate a Lublin-Feitelson 2003 workload (class-separated by default).",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lub.add_argument("--nodes", type=int, required=True, help="machine size in nodes")
     lub.add_argument("--jobs", type=int, required=True, help="number of jobs")

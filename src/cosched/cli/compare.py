@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         "(also procs=P, max_jobs_per_node=K)",
     )
     p.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    p.add_argument(
+        "--gantt-window",
+        metavar="START:END",
+        help="the Gantt chart's window in seconds of the trace's clock (default: the "
+        "busiest day of the best coscheduling policy)",
+    )
     p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
     p.set_defaults(func=_compare)
     r = sub.add_parser(
@@ -121,6 +127,21 @@ def _workload(trace: str, limit: int | None) -> dict[str, Any]:
     return entry
 
 
+def _window(text: str | None) -> tuple[float, float] | None:
+    from cosched.errors import ConfigError
+
+    if text is None:
+        return None
+    start, sep, end = text.partition(":")
+    try:
+        lo, hi = float(start), float(end)
+    except ValueError:
+        lo = hi = -1.0
+    if not sep or not 0 <= lo < hi:
+        raise ConfigError(f"--gantt-window {text!r}: expected START:END seconds, START < END")
+    return lo, hi
+
+
 def _split(text: str) -> list[str]:
     """Policies separated by ``;`` or by commas outside parentheses."""
     out, depth, cur = [], 0, ""
@@ -162,6 +183,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.policies:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
     comparison = plan(workload, policies=policies, seeds=args.seeds, flags=flags, probe=probe)
+    comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
         print(f"note      {note}")
     args.out.mkdir(parents=True, exist_ok=True)

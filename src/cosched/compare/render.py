@@ -317,10 +317,11 @@ def write_report(
     shown_policy = best_co or base
     if shown_policy is not None:
         g = first[shown_policy]
-        window = busiest_day(g)
+        window = comparison.gantt_window or busiest_day(g)
         res = _gantt_resources(g, platform[shown_policy])
         days = f"{window[0] / 86400:.1f} to {window[1] / 86400:.1f} days"
-        doc.add("## Gantt chart of the busiest day", "")
+        what = "the chosen window" if comparison.gantt_window else "the busiest day"
+        doc.add(f"## Gantt chart of {what}", "")
         doc.figure("gantt", figures.gantt_figure(g, res, window, f"{shown_policy}, {days}"))
     if curve and base is not None:
         level = float(by_policy.loc[base, "mean_turnaround"])

@@ -93,6 +93,8 @@ class Comparison:
     seeds: int
     flags: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: ``(start, end)`` in seconds of the Gantt chart (None: the busiest day).
+    gantt_window: tuple[float, float] | None = None
 
     @property
     def main(self) -> list[Arm]:
@@ -125,6 +127,7 @@ class Comparison:
             "seeds": self.seeds,
             "flags": self.flags,
             "notes": self.notes,
+            "gantt_window": list(self.gantt_window) if self.gantt_window else None,
             "specs": self.specs(),
         }
 
@@ -136,6 +139,7 @@ class Comparison:
             seeds=int(data["seeds"]),
             flags=dict(data["flags"]),
             notes=list(data["notes"]),
+            gantt_window=tuple(data["gantt_window"]) if data.get("gantt_window") else None,
         )
 
 

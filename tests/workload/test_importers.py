@@ -106,7 +106,28 @@ def test_epoch_seconds_need_no_time_zone(tmp_path: Path) -> None:
     for tz in ("UTC", "Asia/Tokyo"):
         got = _lines(import_slurm([dump], ImportOptions(tz=tz)), tmp_path)
         # Timelimit "10" is 10 minutes.
-        assert got == ["7 0 60 60 3 -1 -1 3 600 -1 1 -1 -1 -1 -1 -1 -1 -1".split()]
+        assert got == [
+            [
+                "7",
+                "0",
+                "60",
+                "60",
+                "3",
+                "-1",
+                "-1",
+                "3",
+                "600",
+                "-1",
+                "1",
+                "-1",
+                "-1",
+                "-1",
+                "-1",
+                "-1",
+                "-1",
+                "-1",
+            ]
+        ]
 
 
 def test_several_dumps_keep_each_job_once_with_its_final_record(tmp_path: Path) -> None:
@@ -279,9 +300,9 @@ def test_a_malformed_pbs_value_names_file_line_and_field(tmp_path: Path) -> None
 
 
 def test_the_other_format_is_recognised_and_named(tmp_path: Path) -> None:
-    with pytest.raises(WorkloadFormatError, match="PBS accounting file.*import pbs"):
+    with pytest.raises(WorkloadFormatError, match=r"PBS accounting file.*import pbs"):
         import_slurm([PBS / "20240301"])
-    with pytest.raises(WorkloadFormatError, match="sacct --parsable2 dump.*import slurm"):
+    with pytest.raises(WorkloadFormatError, match=r"sacct --parsable2 dump.*import slurm"):
         import_pbs([SACCT])
     swf = tmp_path / "t.swf"
     shutil.copy(FIX.parents[2] / "src" / "cosched" / "data" / "example.swf", swf)

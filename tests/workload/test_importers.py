@@ -330,3 +330,31 @@ def test_trace_import_reports_bad_input_in_one_line(
     err = capsys.readouterr().err
     assert "use `cosched trace import pbs`" in err and "Traceback" not in err
     assert not out.exists()
+
+
+# -- direct use -----------------------------------------------------------------------------
+
+
+def test_open_workload_reads_logs_recognised_or_named() -> None:
+    from cosched.workload.sources import open_workload
+
+    for text in (str(SACCT), f"slurm:{SACCT}"):
+        w = open_workload(text)
+        # 9 jobs converted; the loader then drops 1040 (still running, no run time).
+        assert w.table["job_id"].tolist() == [1001, 1010, 1002, 1020, 1050, 1051, 1052, 1053]
+        assert w.notes[0] == "slurm log: kept 9 jobs of 13 slurm records"
+        assert "dropped 1 jobs with run time <= 0 or missing" in " ".join(w.notes)
+    assert len(open_workload(str(PBS))) == 6
+
+
+def test_cosched_run_takes_a_log_and_prints_the_conversion_notes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", str(PBS), "--policy", "fcfs", "--unstarted", "keep"]) == 0
+    out = capsys.readouterr().out
+    assert "note      pbs log: kept 8 jobs of 8 pbs records" in out
+    assert "kept them with wait and run -1 (--unstarted keep)" in out
+    # The two jobs that never ran have no processors (nor run time): the loader's first
+    # rule drops them, and says so.
+    assert "dropped 2 jobs with no processor count" in out
+    assert "workload  pbs_cases (6 jobs)" in out

@@ -71,7 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "workload",
         nargs="?",
         default="bundled:example",
-        help="SWF trace (plain or .gz; its .profile.parquet sidecar is joined), "
+        help="SWF trace (plain or .gz; its .profile.parquet sidecar is joined), a Slurm sacct "
+        "dump or PBS accounting file or folder (converted on the fly), "
         "bundled:example (default), or lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]",
     )
     p.add_argument(
@@ -114,6 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="jobs larger than the machine: error, drop or clip",
     )
     lo.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    workload_format_flags(p)
     lo.add_argument("--load", type=float, help="scale arrivals to this offered load")
     p.add_argument(
         "--profiles",
@@ -154,6 +156,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     q.add_argument("--json", action="store_true", help="machine-readable, for scripts")
     q.set_defaults(func=_policies)
+
+
+def workload_format_flags(p: argparse.ArgumentParser) -> None:
+    """``--format`` and the accounting-log flags (time zone, unstarted jobs, ...)."""
+    from cosched.cli.traceinfo import import_options
+
+    p.add_argument(
+        "--format",
+        choices=["swf", "slurm", "pbs"],
+        help="what the workload file is (default: recognised from its content); slurm: "
+        "sacct --parsable2 output, pbs: PBS accounting files (see `cosched trace import`)",
+    )
+    import_options(p)
+
+
+def log_options(args: argparse.Namespace) -> Any:
+    """The accounting-log options of a parsed command line."""
+    from cosched.cli.traceinfo import import_opts
+
+    return import_opts(args, None, None)
 
 
 def _machine_flags(p: argparse.ArgumentParser) -> None:
@@ -204,7 +226,15 @@ def _load(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platfo
     given = None
     if flags.procs is not None or flags.nodes is not None:
         given, _ = build_platform(cls.requires, flags, None)
-    w = open_workload(args.workload, rules=rules, platform=given, limit=args.limit, seed=args.seed)
+    w = open_workload(
+        args.workload,
+        rules=rules,
+        platform=given,
+        limit=args.limit,
+        seed=args.seed,
+        fmt=args.format,
+        log_options=log_options(args),
+    )
     w, platform, notes = fit_workload(
         cls.requires, w, flags, profiles=args.profiles, seed=args.seed
     )

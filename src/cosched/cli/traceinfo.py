@@ -31,8 +31,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("trace", help="inspect SWF traces")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
-    info = tsub.add_parser("info", help="header facts, job count and offered load")
-    info.add_argument("file")
+    info = tsub.add_parser(
+        "info",
+        help="header facts, job count and offered load",
+        description="Header facts, job count and offered load of an SWF trace, or of a "
+        "Slurm / PBS accounting log (converted on the fly, with its conversion notes).",
+        epilog="examples:\n"
+        "  cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz\n"
+        "  cosched trace info sacct-2024-03.txt --tz Europe/Berlin",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    info.add_argument("file", help="an SWF trace, a sacct dump or a PBS accounting file/folder")
+    import_options(info)
     info.set_defaults(func=_info)
     _register_import(tsub)
 
@@ -126,7 +136,17 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    trace = read_swf(args.file)
+    from cosched.workload.importers import import_log
+    from cosched.workload.sources import log_format
+
+    fmt = log_format(args.file)
+    if fmt is None:
+        trace = read_swf(args.file)
+    else:
+        result = import_log(fmt, [args.file], import_opts(args, None, None))
+        trace = result.trace
+        for note in result.notes:
+            print(f"{fmt} log: {note}")
     print(f"file            {trace.path}")
     for fact in FACTS:
         value = getattr(trace.header, fact)

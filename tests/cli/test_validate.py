@@ -70,6 +70,6 @@ def test_validate_on_a_sacct_dump_prints_the_check_and_draws_the_figure(
     # recorded waits are at most 1800 s and EASY never waits longer than the log did
     # here, so every simulated start is within an hour of the recorded one.
     assert "8 jobs with a recorded start" in out
-    assert "replay    0 jobs started after their recorded start" in out
+    assert "cannot hold 0 jobs at their logged start" in out
     assert "started within 3600 s of the recorded start  1.0000" in out
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -23,7 +23,12 @@ from cosched.cli.progress import ProgressBar
 from cosched.cli.run import check_writable, loader_flags, log_options, machine_flags
 from cosched.engine import Simulation, SimulationResult
 from cosched.metrics import JobClasses
-from cosched.metrics.validate import ScheduleComparison, compare_schedules, over_time
+from cosched.metrics.validate import (
+    ScheduleComparison,
+    compare_schedules,
+    over_time,
+    peak_level,
+)
 from cosched.platform import Platform
 from cosched.policies.base import make_policy, parse_params, policy_class
 from cosched.policies.recorded import Recorded
@@ -123,7 +128,11 @@ def _validate(args: argparse.Namespace) -> int:
         classes=classes,
         within=args.within,
     )
-    print(_report(w_rec, p_sim, cls.name, cmp, rec, [*notes, *more, *policy.assumptions()]))
+    peak = peak_level(
+        logged["start_time"].to_numpy(), logged["end_time"].to_numpy(), logged["procs"].to_numpy()
+    )
+    notes = [*notes, *more, *policy.assumptions()]
+    print(_report(w_rec, p_sim, cls.name, cmp, rec, notes, peak))
     if args.figure:
         _figure(logged, sim.jobs, p_sim.procs, args.bin, args.figure, w_rec.name, cls.name)
         print(f"\nfigure    {args.figure}")
@@ -139,6 +148,7 @@ def _report(
     cmp: ScheduleComparison,
     rec: SimulationResult,
     notes: list[str],
+    peak: float,
 ) -> str:
     lines = [
         "does the simulated baseline look like your machine?",
@@ -149,6 +159,10 @@ def _report(
     # The annotator's generic note does not apply: the recorded starts are read, not drawn.
     lines += [f"assumed   {n}" for n in notes if "'recorded' annotator" not in n]
     d = rec.diagnostics
+    lines.append(
+        f"log       at most {peak:.0f} processors busy at once in the logged schedule "
+        f"(the simulated machine has {platform.procs})"
+    )
     lines.append(
         f"replay    the simulated machine cannot hold {d['recorded_delayed_jobs']:.0f} jobs at "
         f"their logged start (the log's machine held more); `--policy recorded` delays them "

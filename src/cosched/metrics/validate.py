@@ -17,7 +17,7 @@ from scipy import stats
 from cosched.errors import ConfigError
 from cosched.metrics.summary import JobClasses, summarize
 
-__all__ = ["ScheduleComparison", "binned_level", "compare_schedules", "over_time"]
+__all__ = ["ScheduleComparison", "binned_level", "compare_schedules", "over_time", "peak_level"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,17 @@ def binned_level(
     kk = np.clip(k, 0, None)
     at_edges = np.where(inside, area[kk] + level[kk] * (edges - times[kk]), 0.0)
     return np.diff(at_edges) / np.diff(edges)
+
+
+def peak_level(begin: np.ndarray, end: np.ndarray, weight: np.ndarray) -> float:
+    """Largest sum of ``weight`` over intervals [begin, end) open at once (an interval
+    ending at t does not overlap one starting at t)."""
+    if len(begin) == 0:
+        return 0.0
+    times = np.concatenate([begin, end]).astype(np.float64)
+    deltas = np.concatenate([weight, -np.asarray(weight)]).astype(np.float64)
+    order = np.lexsort((deltas, times))  # at a tie, ends (negative) first
+    return float(np.cumsum(deltas[order]).max())
 
 
 def over_time(jobs: pd.DataFrame, capacity_procs: int, edges: np.ndarray) -> pd.DataFrame:

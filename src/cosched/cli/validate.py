@@ -73,6 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     loader_flags(p)
     p.add_argument("--seed", type=int, default=0, help="seed of annotators and policies")
     p.add_argument(
+        "--estimates",
+        choices=["requested", "exact"],
+        default="requested",
+        help="run-time estimates the simulated policy sees (default: the users' requests)",
+    )
+    p.add_argument(
         "--within",
         type=float,
         default=3600.0,
@@ -87,10 +93,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _simulate(
-    w: Workload, platform: Platform, policy: Any, seed: int, label: str
+    w: Workload, platform: Platform, policy: Any, seed: int, label: str, estimates: str
 ) -> SimulationResult:
     bar = ProgressBar(f"{label} on {w.name}")
-    sim = Simulation(w, platform, policy, rng=np.random.default_rng(seed), progress=bar.update)
+    sim = Simulation(
+        w,
+        platform,
+        policy,
+        estimates=estimates,  # type: ignore[arg-type]
+        rng=np.random.default_rng(seed),
+        progress=bar.update,
+    )
     result = sim.run()
     bar.close()
     return result
@@ -116,8 +129,8 @@ def _validate(args: argparse.Namespace) -> int:
     )
     w_rec, p_rec, notes = fit_workload(Recorded.requires, w, flags, seed=args.seed)
     w_sim, p_sim, more = fit_workload(cls.requires, w_rec, flags, seed=args.seed)
-    rec = _simulate(w_rec, p_rec, Recorded(), args.seed, "recorded")
-    sim = _simulate(w_sim, p_sim, policy, args.seed, cls.name)
+    rec = _simulate(w_rec, p_rec, Recorded(), args.seed, "recorded", "requested")
+    sim = _simulate(w_sim, p_sim, policy, args.seed, cls.name, args.estimates)
     logged = logged_schedule(rec.jobs, w_rec)
     classes = JobClasses()
     cmp = compare_schedules(

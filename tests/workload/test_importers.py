@@ -358,3 +358,19 @@ def test_cosched_run_takes_a_log_and_prints_the_conversion_notes(
     # rule drops them, and says so.
     assert "dropped 2 jobs with no processor count" in out
     assert "workload  pbs_cases (6 jobs)" in out
+
+
+def test_a_sweep_takes_a_log_by_its_path(tmp_path: Path) -> None:
+    from cosched.experiments.sweep import run_sweep, spec_from_dict
+
+    spec = spec_from_dict(
+        {
+            "name": "log",
+            "workloads": [{"kind": "swf", "path": str(SACCT)}],
+            "policies": [{"name": "easy"}],
+        },
+        root=tmp_path,
+    )
+    table = run_sweep(spec, tmp_path / "store", workers=1)
+    assert list(table["status"]) == ["ok"]
+    assert list(table["jobs"]) == [8]

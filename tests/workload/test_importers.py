@@ -144,6 +144,22 @@ def test_several_dumps_keep_each_job_once_with_its_final_record(tmp_path: Path) 
         assert result.counts["duplicates"] == 1
 
 
+def test_jobs_whose_times_are_out_of_order_are_dropped_and_counted(tmp_path: Path) -> None:
+    dump = tmp_path / "d.txt"
+    dump.write_text(
+        "JobIDRaw|JobID|Submit|Eligible|Start|End|State|NCPUS|Timelimit\n"
+        "1|1|100|100|90|200|COMPLETED|1|10\n"  # starts before its submission
+        "2|2|100|100|150|140|COMPLETED|1|10\n"  # ends before it starts
+        "3|3|100|170|160|200|COMPLETED|1|10\n"  # eligible after its start: ignored
+    )
+    result = import_slurm([dump])
+    assert [" ".join(f) for f in _lines(result, tmp_path)] == [
+        "3 0 60 40 1 -1 -1 1 600 -1 1 -1 -1 -1 -1 -1 -1 -1"
+    ]
+    c = result.counts
+    assert (c["start_before_submit"], c["end_before_start"], c["eligible_after_start"]) == (1, 1, 1)
+
+
 def test_partition_filter_and_operator_machine_size() -> None:
     result = import_slurm([SACCT], ImportOptions(partition="debug", nodes=4, cores=16))
     assert result.trace.table["job_id"].tolist() == [1002]
@@ -207,9 +223,10 @@ def test_every_pbs_case_gives_the_line_worked_out_by_hand(tmp_path: Path) -> Non
 def test_pbs_jobs_that_never_ran_come_from_their_q_record(tmp_path: Path) -> None:
     result = import_pbs([PBS], ImportOptions(unstarted="keep"))
     lines = [" ".join(f) for f in _lines(result, tmp_path)]
-    # 300 (Q 11:00, D 11:10) and 302 (Q 11:20, A 11:40) never ran.
-    assert lines[4] == "5 3600 -1 -1 -1 -1 -1 -1 -1 -1 5 -1 -1 -1 -1 -1 -1 -1"
-    assert lines[6] == "7 4800 -1 -1 -1 -1 -1 -1 -1 -1 5 -1 -1 -1 -1 -1 -1 -1"
+    # 300 (Q 11:00, D 11:10) and 302 (Q 11:20, A 11:40) never ran; their Q records
+    # name queue workq (2).
+    assert lines[4] == "5 3600 -1 -1 -1 -1 -1 -1 -1 -1 5 -1 -1 -1 2 -1 -1 -1"
+    assert lines[6] == "7 4800 -1 -1 -1 -1 -1 -1 -1 -1 5 -1 -1 -1 2 -1 -1 -1"
     assert len(lines) == 8
 
 

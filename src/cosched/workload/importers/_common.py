@@ -294,6 +294,23 @@ def fmt_utc(epoch: int, tz: str) -> str:
     return datetime.fromtimestamp(epoch, zone(tz)).strftime("%a %b %d %H:%M:%S %Z %Y")
 
 
+def in_order(rec: Record, tally: Tally) -> bool:
+    """Whether a job's times are in order (submit <= start <= end); if not, counted."""
+    if rec.start is not None and rec.submit is not None and rec.start < rec.submit:
+        tally.add("start_before_submit", "dropped {n} jobs that start before their submission")
+        return False
+    if rec.start is not None and rec.end is not None and rec.end < rec.start:
+        tally.add("end_before_start", "dropped {n} jobs that end before they start")
+        return False
+    if rec.start is not None and rec.eligible is not None and rec.eligible > rec.start:
+        tally.add(
+            "eligible_after_start",
+            "ignored the eligible time of {n} jobs that started before it",
+        )
+        rec.eligible = None
+    return True
+
+
 # --------------------------------------------------------------------------- names
 
 

@@ -24,6 +24,7 @@ from cosched.workload.importers._common import (
     Tally,
     build_trace,
     expand_paths,
+    in_order,
     order_stamps,
     parse_stamp,
     read_text,
@@ -58,6 +59,7 @@ class _Job:
     line: int = 0
     attrs: dict[str, str] = field(default_factory=dict)
     queued: tuple[str, int, str] | None = None  # path, line, local stamp of the Q record
+    queue: str = ""  # from the Q record, for jobs that never ran
     deleted: bool = False
     ended: bool = False
 
@@ -99,6 +101,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
         if rtype == "Q":
             if job.queued is None:
                 job.queued = (path, k, f"{year}-{mon}-{day}T{clock}")
+                job.queue = _attrs(message).get("queue", "")
         elif rtype in ("D", "A"):
             job.deleted = True
             if not job.ended:
@@ -290,7 +293,7 @@ def _never_ran(job: _Job, opts: ImportOptions, tally: Tally) -> Record | None:
         req_time=None,
         req_mem_kb=None,
         status=5,
-        names={},
+        names={"queue": job.queue},
     )
 
 
@@ -321,7 +324,7 @@ def import_pbs(
     kept: list[Record] = []
     nodes_used: list[int] = []
     for job in jobs.values():
-        if opts.partition is not None and job.attrs.get("queue") != opts.partition:
+        if opts.partition is not None and job.attrs.get("queue", job.queue) != opts.partition:
             tally.add("other_queue", f"dropped {{n}} jobs not in queue {opts.partition}")
             continue
         if "[" in job.key:
@@ -337,7 +340,7 @@ def import_pbs(
                 "no_end", "dropped {n} jobs with no E, D or A record (queued or running at the end)"
             )
             continue
-        if rec is None:
+        if rec is None or not in_order(rec, tally):
             continue
         if rec.start is None:
             tally.add("never_started", "{n} jobs never started (deleted or aborted while queued)")

@@ -20,6 +20,7 @@ from cosched.workload.importers._common import (
     Tally,
     build_trace,
     expand_paths,
+    in_order,
     order_stamps,
     parse_stamp,
     read_text,
@@ -255,7 +256,7 @@ def _req_mem(row: _Row, cpus: int | None, nodes: int | None) -> float | None:
     return kb * (nodes or 1) / cpus  # per node (suffix n, or none: --mem's meaning)
 
 
-def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record | None:
+def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
     raw = row.get("JobIDRaw")
     if not raw.isdigit() or int(raw) < 1:
         raise row.bad("JobIDRaw", "not a positive job number")
@@ -367,7 +368,6 @@ def import_slurm(
     records: list[tuple[Record, int]] = []
     for row in rows:
         rec = _record(row, opts, tally)
-        assert rec is not None
         nodes = row.count("NNodes") or 0
         jid = row.get("JobID")
         if "+" in jid:
@@ -403,8 +403,7 @@ def _finish(
                 "still_running",
                 "kept {n} jobs still running at the dump with run time -1 (the loader drops them)",
             )
-        elif rec.start < (rec.submit or 0):
-            tally.add("start_before_submit", "dropped {n} jobs that start before their submission")
+        if not in_order(rec, tally):
             continue
         kept.append(rec)
         nodes_used.append(nodes)

@@ -69,10 +69,10 @@ def test_every_sacct_case_gives_the_line_worked_out_by_hand(tmp_path: Path) -> N
     assert (c["steps"], c["pending_arrays"], c["never_started"], c["het_components"]) == (
         1,
         1,
-        1,
+        2,
         2,
     )
-    assert c["dropped_never_started"] == 1 and c["still_running"] == 1
+    assert c["dropped_never_started"] == 2 and c["still_running"] == 1
 
 
 def test_a_job_cancelled_while_pending_is_kept_without_a_run_on_request(tmp_path: Path) -> None:
@@ -80,7 +80,10 @@ def test_a_job_cancelled_while_pending_is_kept_without_a_run_on_request(tmp_path
     got = {f[0]: " ".join(f) for f in _lines(result, tmp_path)}
     # 1030: submitted 12:00 = 7200 s, Start None; 2 CPUs requested, 01:00:00, 1000Mc.
     assert got["1030"] == "1030 7200 -1 -1 -1 -1 -1 2 3600 1024000 5 2 1 2 1 2 -1 -1"
-    assert result.counts["kept_never_started"] == 1
+    # 1060: PENDING at the dump (Start Unknown), submitted 13:50 = 13800 s; 8 CPUs,
+    # 00:30:00, 1000Mc; status -1 (not over).
+    assert got["1060"] == "1060 13800 -1 -1 -1 -1 -1 8 1800 1024000 -1 3 1 2 2 1 -1 -1"
+    assert result.counts["kept_never_started"] == 2
 
 
 def test_daylight_saving_changes_give_no_negative_or_shifted_wait(tmp_path: Path) -> None:
@@ -163,9 +166,9 @@ def test_jobs_whose_times_are_out_of_order_are_dropped_and_counted(tmp_path: Pat
 def test_partition_filter_and_operator_machine_size() -> None:
     result = import_slurm([SACCT], ImportOptions(partition="debug", nodes=4, cores=16))
     assert result.trace.table["job_id"].tolist() == [1002]
-    # 11 allocation records besides the step and the pending range; 1002 and 1030 are
+    # 12 allocation records besides the step and the pending range; 1002 and 1030 are
     # in debug (1030 never started and is dropped).
-    assert result.counts["other_partition"] == 9
+    assert result.counts["other_partition"] == 10
     h = result.trace.header
     assert (h.max_nodes, h.max_procs) == (4, 64)
     assert "given by the operator" in h.raw["Note"]
@@ -256,6 +259,40 @@ def test_pbs_walltimes(text: str, seconds: int | None) -> None:
     assert parse_walltime(text) == seconds
 
 
+def test_reqmem_units_and_suffixes(tmp_path: Path) -> None:
+    # SWF field 10 is KB per processor. 512000Kc: 512000 KB per CPU. 1Tn on 2 nodes, 4
+    # CPUs: 1024^3 KB x 2 / 4. 3000 (M by default, per node) on 1 node, 2 CPUs: 1536000.
+    # 0.5Gc: 524288 KB per CPU.
+    dump = tmp_path / "mem.txt"
+    rows = ["1|512000Kc|1|1", "2|1Tn|2|4", "3|3000|1|2", "4|0.5Gc|1|1"]
+    dump.write_text(
+        "JobIDRaw|ReqMem|NNodes|NCPUS|JobID|Submit|Start|End|State|Timelimit\n"
+        + "".join(f"{r}|{r[0]}|0|1|2|COMPLETED|1\n" for r in rows)
+    )
+    t = import_slurm([dump]).trace.table.set_index("job_id")
+    assert t["requested_memory"].to_dict() == {
+        1: 512000.0,
+        2: 1024.0**3 * 2 / 4,
+        3: 1536000.0,
+        4: 524288.0,
+    }
+
+
+def test_pbs_nodect_alone_gives_the_processor_count(tmp_path: Path) -> None:
+    log = tmp_path / "20240301"
+    log.write_text(
+        "03/01/2024 10:00:00;E;7.s;user=u queue=q qtime=100 etime=100 start=160 end=220 "
+        "Resource_List.nodect=3 Resource_List.walltime=5:00 Exit_status=0\n"
+    )
+    result = import_pbs([log])
+    # No exec_host, ncpus, select or nodes: 3 nodes taken as 3 processors; walltime
+    # 5:00 is MM:SS = 300 s.
+    assert [" ".join(f) for f in _lines(result, tmp_path)] == [
+        "1 0 60 60 3 -1 -1 3 300 -1 1 1 -1 -1 1 -1 -1 -1"
+    ]
+    assert result.counts["procs_from_nodect"] == 1
+
+
 # -- bad input ----------------------------------------------------------------------------
 
 
@@ -333,7 +370,7 @@ def test_trace_import_writes_the_swf_and_prints_the_notes(
     out = tmp_path / "site.swf.gz"
     assert main(["trace", "import", "pbs", str(PBS), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "kept 6 jobs of 8 pbs records" in printed
+    assert "kept 6 jobs of 8 jobs named in the PBS records" in printed
     assert "2 jobs never started" in printed
     trace = read_swf(out)
     assert len(trace) == 6 and trace.header.raw["Conversion"].startswith("cosched")
@@ -359,7 +396,7 @@ def test_open_workload_reads_logs_recognised_or_named() -> None:
         w = open_workload(text)
         # 9 jobs converted; the loader then drops 1040 (still running, no run time).
         assert w.table["job_id"].tolist() == [1001, 1010, 1002, 1020, 1050, 1051, 1052, 1053]
-        assert w.notes[0] == "slurm log: kept 9 jobs of 13 slurm records"
+        assert w.notes[0] == "slurm log: kept 9 jobs of 14 sacct records"
         assert "dropped 1 jobs with run time <= 0 or missing" in " ".join(w.notes)
     assert len(open_workload(str(PBS))) == 6
 
@@ -369,7 +406,7 @@ def test_cosched_run_takes_a_log_and_prints_the_conversion_notes(
 ) -> None:
     assert main(["run", str(PBS), "--policy", "fcfs", "--unstarted", "keep"]) == 0
     out = capsys.readouterr().out
-    assert "note      pbs log: kept 8 jobs of 8 pbs records" in out
+    assert "note      pbs log: kept 8 jobs of 8 jobs named in the PBS records" in out
     assert "kept them with wait and run -1 (--unstarted keep)" in out
     # The two jobs that never ran have no processors (nor run time): the loader's first
     # rule drops them, and says so.

@@ -448,7 +448,8 @@ def build_trace(
     trace = SwfTrace(
         table=table, header=SwfHeader.from_mapping(header), path=path, line_numbers=lines
     )
-    notes = [f"kept {n} jobs of {tally.counts['records']} {fmt} records", *tally.notes()]
+    seen = "sacct records" if fmt == "slurm" else "jobs named in the PBS records"
+    notes = [f"kept {n} jobs of {tally.counts['records']} {seen}", *tally.notes()]
     return ImportResult(trace, dict(tally.counts), tuple(notes), fmt)
 
 

@@ -428,3 +428,10 @@ def test_a_sweep_takes_a_log_by_its_path(tmp_path: Path) -> None:
     table = run_sweep(spec, tmp_path / "store", workers=1)
     assert list(table["status"]) == ["ok"]
     assert list(table["jobs"]) == [8]
+
+
+def test_the_same_log_gives_the_same_bytes(tmp_path: Path) -> None:
+    outs = [tmp_path / "a.swf.gz", tmp_path / "b.swf.gz"]
+    for out in outs:
+        assert main(["trace", "import", "slurm", str(SACCT), "-o", str(out)]) == 0
+    assert outs[0].read_bytes() == outs[1].read_bytes()

@@ -139,7 +139,9 @@ def test_several_dumps_keep_each_job_once_with_its_final_record(tmp_path: Path) 
     head = "JobIDRaw|JobID|Submit|Start|End|State|NCPUS|Timelimit\n"
     early.write_text(head + "5|5|100|200|Unknown|RUNNING|2|01:00:00\n")
     late.write_text(head + "5|5|100|200|900|COMPLETED|2|01:00:00\n")
-    for files in ([early, late], [late, early]):
+    joined = tmp_path / "both.txt"  # `cat feb.txt mar.txt`: the header twice
+    joined.write_text(early.read_text() + late.read_text())
+    for files in ([early, late], [late, early], [joined]):
         result = import_slurm(files)
         assert [" ".join(f) for f in _lines(result, tmp_path)] == [
             "5 0 100 700 2 -1 -1 2 3600 -1 1 -1 -1 -1 -1 -1 -1 -1"

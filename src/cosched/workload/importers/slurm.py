@@ -201,8 +201,12 @@ def _rows(path: str, tally: Tally) -> list[_Row]:
     cols = _check_header(path, lines[0].strip())
     width = len(cols)
     out = []
+    header = lines[0].strip()
     for k, text in enumerate(lines[1:], start=2):
         if not text.strip():
+            continue
+        if text.strip() == header:  # dumps joined with `cat` repeat the header
+            tally.add("repeated_header", "skipped {n} repeated header lines")
             continue
         values = text.split("|")
         if len(values) == width + 1 and values[-1] == "":

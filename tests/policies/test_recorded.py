@@ -44,6 +44,7 @@ def test_a_recorded_start_the_machine_cannot_hold_waits_and_is_counted() -> None
         "recorded_delayed_jobs": 1.0,
         "recorded_delay_mean": 50.0,
         "recorded_delay_max": 50.0,
+        "recorded_before_submit": 0.0,
     }
 
 
@@ -69,3 +70,12 @@ def test_a_workload_recording_no_start_replays_arrivals() -> None:
     assert starts == [0.0, 10.0]
     assert diag["recorded_delayed_jobs"] == 1
     assert any("records no start times" in n for n in w.notes)
+
+
+def test_recorded_starts_before_moved_arrivals_are_counted() -> None:
+    w, _ = supply_profiles(Recorded.requires, _workload([(0, 10, 5, 1), (100, 0, 5, 1)]))
+    t = w.table.copy()
+    t["submit_time"] = [20.0, 100.0]  # job 1's arrival moved after its recorded start 10
+    result = simulate(w.replace_table(t), Platform(2, 1), Recorded())
+    assert result.jobs["start_time"].tolist() == [20.0, 100.0]
+    assert result.diagnostics["recorded_before_submit"] == 1.0

@@ -10,7 +10,9 @@ fit at its recorded start starts at the first later instant when it fits; jobs t
 due are taken in the order of their recorded starts, first fit (a narrow job recorded
 later may pass a delayed wide one). Every such delay is counted in the diagnostics
 (``recorded_delayed_jobs``, ``recorded_delay_mean``, ``recorded_delay_max``), so the
-replay says how faithful it was.
+replay says how faithful it was. ``recorded_before_submit`` counts jobs whose recorded
+start precedes their (moved) submission, e.g. after ``--load`` scaled the arrivals: the
+replay is then no longer the log's schedule.
 """
 
 from __future__ import annotations
@@ -41,9 +43,13 @@ class Recorded(Policy):
     _delayed: int = field(default=0, init=False, repr=False)
     _delay_sum: float = field(default=0.0, init=False, repr=False)
     _delay_max: float = field(default=0.0, init=False, repr=False)
+    _early: int = field(default=0, init=False, repr=False)
 
     def on_submit(self, job: Job, view: SystemView) -> None:
-        heapq.heappush(self._future, (float(job.extra["recorded_start"]), job.index))
+        recorded = float(job.extra["recorded_start"])
+        if recorded < job.submit_time:  # the arrivals were moved (e.g. --load scaling)
+            self._early += 1
+        heapq.heappush(self._future, (recorded, job.index))
 
     def schedule(self, view: SystemView) -> list[Decision]:
         now = view.now
@@ -77,6 +83,7 @@ class Recorded(Policy):
             "recorded_delayed_jobs": float(self._delayed),
             "recorded_delay_mean": mean,
             "recorded_delay_max": self._delay_max,
+            "recorded_before_submit": float(self._early),
         }
 
     def assumptions(self) -> list[str]:

@@ -38,7 +38,13 @@ NAME_FIELDS: dict[str, str] = {
     "queue": "queue",
     "partition": "partition",
 }
-_NAME_FIELD_NUMBERS = {"user": 12, "group": 13, "account": 14, "queue": 15, "partition": 16}
+_NAME_FIELD_NUMBERS = {
+    "user": 12,
+    "group": 13,
+    "account": 14,
+    "queue (Slurm QOS, PBS queue)": 15,
+    "partition": 16,
+}
 
 
 @dataclass(frozen=True)
@@ -442,7 +448,8 @@ def build_trace(
     table = pd.DataFrame({f: cols.get(f, np.full(n, np.nan)) for f in SWF_FIELDS})
     table["job_id"] = table["job_id"].astype(np.int64)
     tally.counts["kept"] = n
-    header = _header(fmt, paths, opts, rules, machine_note, max_nodes, max_procs, t0, records, n)
+    header = _header(fmt, paths, opts, rules, machine_note, max_nodes, max_procs, t0, records)
+    header["MaxRecords"] = str(tally.counts["records"])
     lines = np.array([r.line for r in records], dtype=np.int64)
     path = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
     trace = SwfTrace(
@@ -463,7 +470,6 @@ def _header(
     max_procs: int | None,
     t0: int,
     records: list[Record],
-    n: int,
 ) -> dict[str, str]:
     from cosched import __version__
 
@@ -473,8 +479,8 @@ def _header(
         "Version": "2.2",
         "Conversion": f"cosched {__version__} `cosched trace import {fmt}` from {source}",
         "Information": "files: " + ", ".join(Path(p).name for p in paths),
-        "MaxJobs": str(n),
-        "MaxRecords": str(n),
+        "MaxJobs": str(len(records)),
+        "MaxRecords": "",
         "UnixStartTime": str(t0),
         "TimeZoneString": opts.tz,
         "StartTime": fmt_utc(t0, opts.tz),

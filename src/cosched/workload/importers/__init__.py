@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers._common import ImportOptions, ImportResult, read_ids
-from cosched.workload.importers.detect import detect_file, sniff_text, wrong_format
+from cosched.workload.importers.detect import detect_file, sniff_text
 from cosched.workload.importers.pbs import import_pbs
 from cosched.workload.importers.slurm import SACCT_COMMAND, STATE_STATUS, import_slurm
 
@@ -62,4 +62,3 @@ def import_log(
     raise WorkloadFormatError(f"unknown log format {fmt!r} (known: slurm, pbs)", path=files[0])
 
 
-del wrong_format  # re-exported through detect only

@@ -60,5 +60,3 @@ def import_log(
     if fmt == "pbs":
         return import_pbs(files, opts)
     raise WorkloadFormatError(f"unknown log format {fmt!r} (known: slurm, pbs)", path=files[0])
-
-

@@ -53,7 +53,7 @@ def test_defaults() -> None:
 
 def test_example_loads_with_everything_kept() -> None:
     w, report = load_workload_with_report(EXAMPLE)
-    assert (w.name, w.max_procs, w.max_nodes, len(w)) == ("example", 64, 64, 300)
+    assert (w.name, w.max_procs, w.max_nodes, len(w)) == ("example", 64, 16, 300)
     assert report["lines"] == 300 and report["jobs"] == 300
     assert set(SWF_FIELDS) <= set(w.table.columns) and w.profile_columns == ()
     assert w.header["MaxProcs"] == "64"

@@ -276,7 +276,8 @@ def _params(name: str, other: Workload) -> dict:
     return {"other": other, "proportion": 0.2} if name == "coupled" else {}
 
 
-@pytest.mark.parametrize("name", sorted(PROFILES))
+# "recorded" reads the trace's recorded starts and draws nothing: same output for any seed.
+@pytest.mark.parametrize("name", sorted(set(PROFILES) - {"recorded"}))
 def test_determinism(small: Workload, name: str) -> None:
     other = generate_lublin(2000, nodes=64, rng=_rng(5))
     runs = [annotate(name, small, rng=_rng(s), **_params(name, other)) for s in (11, 11, 12)]
@@ -290,7 +291,13 @@ def test_input_unchanged_and_columns_prefixed(small: Workload, name: str) -> Non
     other = generate_lublin(2000, nodes=64, rng=_rng(5))
     out = annotate(name, small, rng=_rng(), **_params(name, other))
     pd.testing.assert_frame_equal(small.table, before)
-    prefix = {"lomarc": "lomarc_", "nodeshare": "ns_", "dyncosched": "dcs_", "coupled": "coupled_"}
+    prefix = {
+        "lomarc": "lomarc_",
+        "nodeshare": "ns_",
+        "dyncosched": "dcs_",
+        "coupled": "coupled_",
+        "recorded": "recorded_",
+    }
     assert out.profile_columns and all(c.startswith(prefix[name]) for c in out.profile_columns)
     assert len(out.notes) == len(small.notes) + 1
 

@@ -197,7 +197,7 @@ def test_header_parsing(tmp_path: Path) -> None:
 
 def test_round_trip_example(tmp_path: Path) -> None:
     trace = read_swf(EXAMPLE)
-    assert len(trace) == 300 and trace.header.max_procs == 64 and trace.header.max_nodes == 64
+    assert len(trace) == 300 and trace.header.max_procs == 64 and trace.header.max_nodes == 16
     assert "synthetic" in (trace.header.note or "")
     out = tmp_path / "out.swf"
     write_swf(trace, out)

@@ -72,7 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "workload",
         nargs="?",
         default="bundled:example",
-        help="SWF trace (plain or .gz; its .profile.parquet sidecar is joined), "
+        help="SWF trace (plain or .gz; its .profile.parquet sidecar is joined), a Slurm sacct "
+        "dump or PBS accounting file or folder (converted on the fly), "
         "bundled:example (default), or lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]",
     )
     p.add_argument(
@@ -89,32 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="policy parameter, repeatable (e.g. -P window=150)",
     )
     _machine_flags(p)
-    lo = p.add_argument_group("loader rules")
-    lo.add_argument(
-        "--procs-field",
-        choices=[e.value for e in ProcsField],
-        default="allocated",
-        help="which SWF field is the job's size (default allocated: field 5, else 8)",
-    )
-    lo.add_argument(
-        "--overrun",
-        choices=[e.value for e in Overrun],
-        default="extend",
-        help="a run time above the request: raise the request (extend), keep, or kill",
-    )
-    lo.add_argument(
-        "--nonpositive-run",
-        choices=[e.value for e in NonpositiveRun],
-        default="drop",
-        help="jobs with a run time <= 0: drop them or give them 1 s",
-    )
-    lo.add_argument(
-        "--too-wide",
-        choices=[e.value for e in TooWide],
-        default="error",
-        help="jobs larger than the machine: error, drop or clip",
-    )
-    lo.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    lo = loader_flags(p)
     lo.add_argument("--load", type=float, help="scale arrivals to this offered load")
     p.add_argument(
         "--profiles",
@@ -168,6 +144,58 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q.set_defaults(func=_policies)
 
 
+def loader_flags(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The loader-rule flags, ``--limit`` and the workload-format flags."""
+    lo = p.add_argument_group("loader rules")
+    lo.add_argument(
+        "--procs-field",
+        choices=[e.value for e in ProcsField],
+        default="allocated",
+        help="which SWF field is the job's size (default allocated: field 5, else 8)",
+    )
+    lo.add_argument(
+        "--overrun",
+        choices=[e.value for e in Overrun],
+        default="extend",
+        help="a run time above the request: raise the request (extend), keep, or kill",
+    )
+    lo.add_argument(
+        "--nonpositive-run",
+        choices=[e.value for e in NonpositiveRun],
+        default="drop",
+        help="jobs with a run time <= 0: drop them or give them 1 s",
+    )
+    lo.add_argument(
+        "--too-wide",
+        choices=[e.value for e in TooWide],
+        default="error",
+        help="jobs larger than the machine: error, drop or clip",
+    )
+    lo.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    workload_format_flags(p)
+    return lo
+
+
+def workload_format_flags(p: argparse.ArgumentParser) -> None:
+    """``--format`` and the accounting-log flags (time zone, unstarted jobs, ...)."""
+    from cosched.cli.traceinfo import import_options
+
+    p.add_argument(
+        "--format",
+        choices=["swf", "slurm", "pbs"],
+        help="what the workload file is (default: recognised from its content); slurm: "
+        "sacct --parsable2 output, pbs: PBS accounting files (see `cosched trace import`)",
+    )
+    import_options(p)
+
+
+def log_options(args: argparse.Namespace) -> Any:
+    """The accounting-log options of a parsed command line."""
+    from cosched.cli.traceinfo import import_opts
+
+    return import_opts(args, None, None)
+
+
 def _machine_flags(p: argparse.ArgumentParser) -> None:
     m = p.add_argument_group(
         "machine (default: from the trace header and what the policy's family needs)"
@@ -210,13 +238,21 @@ def check_writable(*paths: Path | None) -> None:
             raise ConfigError(f"output {path} cannot be written (permission denied)")
 
 
-def _load(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
+def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
     rules = LoadRules(args.procs_field, args.overrun, args.nonpositive_run, args.too_wide)
     flags = machine_flags(args)
     given = None
     if flags.procs is not None or flags.nodes is not None:
         given, _ = build_platform(cls.requires, flags, None)
-    w = open_workload(args.workload, rules=rules, platform=given, limit=args.limit, seed=args.seed)
+    w = open_workload(
+        args.workload,
+        rules=rules,
+        platform=given,
+        limit=args.limit,
+        seed=args.seed,
+        fmt=args.format,
+        log_options=log_options(args),
+    )
     w, platform, notes = fit_workload(
         cls.requires, w, flags, profiles=args.profiles, seed=args.seed
     )
@@ -231,7 +267,7 @@ def _run(args: argparse.Namespace) -> int:
     cls = policy_class(args.policy)
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
     try:
-        w, platform, notes = _load(args, cls)
+        w, platform, notes = load_for(args, cls)
     except ConfigError as exc:
         raise ConfigError(f"policy {cls.name!r}: {exc}") from None
     notes += policy.assumptions()

@@ -1,4 +1,5 @@
-"""``cosched trace info FILE``: header facts, job count and offered load of a trace."""
+"""``cosched trace info FILE`` (header facts, job count and offered load of a trace) and
+``cosched trace import slurm|pbs FILE... -o OUT.swf`` (an accounting log as SWF)."""
 
 from __future__ import annotations
 
@@ -30,13 +31,122 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("trace", help="inspect SWF traces")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
-    info = tsub.add_parser("info", help="header facts, job count and offered load")
-    info.add_argument("file")
+    info = tsub.add_parser(
+        "info",
+        help="header facts, job count and offered load",
+        description="Header facts, job count and offered load of an SWF trace, or of a "
+        "Slurm / PBS accounting log (converted on the fly, with its conversion notes).",
+        epilog="examples:\n"
+        "  cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz\n"
+        "  cosched trace info sacct-2024-03.txt --tz Europe/Berlin",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    info.add_argument("file", help="an SWF trace, a sacct dump or a PBS accounting file/folder")
+    import_options(info)
     info.set_defaults(func=_info)
+    _register_import(tsub)
+
+
+def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from cosched.workload.importers import SACCT_COMMAND
+
+    imp = tsub.add_parser(
+        "import",
+        help="convert Slurm sacct dumps or PBS accounting files to SWF",
+        description="Convert an operator's accounting log to SWF and print what was kept, "
+        "dropped or changed, by reason. Slurm: the output of\n  "
+        + SACCT_COMMAND
+        + "\nPBS Pro / OpenPBS / Torque: files of server_priv/accounting (or that folder).",
+        epilog="examples:\n"
+        "  cosched trace import slurm jan.txt feb.txt --tz Europe/Berlin -o cab.swf.gz\n"
+        "  cosched trace import pbs /var/spool/pbs/server_priv/accounting -o site.swf",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    imp.add_argument("format", choices=["slurm", "pbs"], help="the log's format")
+    imp.add_argument("files", nargs="+", help="log files (PBS: files or folders of them)")
+    imp.add_argument(
+        "-o", "--output", required=True, help="the SWF file to write (.gz: compressed)"
+    )
+    imp.add_argument("--nodes", type=int, help="the machine's nodes (default: inferred)")
+    imp.add_argument("--cores", type=int, help="cores per node (with --nodes)")
+    import_options(imp)
+    imp.set_defaults(func=_import)
+
+
+def import_options(p: argparse.ArgumentParser) -> None:
+    """The flags that say how a log becomes SWF (shared with commands reading logs)."""
+    g = p.add_argument_group("accounting logs (Slurm sacct, PBS)")
+    g.add_argument(
+        "--tz",
+        default="UTC",
+        help="IANA time zone of local time stamps (default UTC; epoch seconds need none)",
+    )
+    g.add_argument(
+        "--unstarted",
+        choices=["drop", "keep"],
+        default="drop",
+        help="jobs that never started: drop (default) or keep with wait and run -1",
+    )
+    g.add_argument("--partition", help="keep only this Slurm partition (PBS: queue)")
+    g.add_argument(
+        "--arrival",
+        choices=["eligible", "submit"],
+        default="eligible",
+        help="a job arrives when eligible (default, if later than submitted) or submitted",
+    )
+    g.add_argument(
+        "--ids",
+        help='JSON mapping names to numbers, e.g. {"user": {"alice": 7}} (kinds: user, '
+        "group, account, queue, partition)",
+    )
+
+
+def import_opts(args: argparse.Namespace, nodes: int | None, cores: int | None):  # type: ignore[no-untyped-def]
+    """The :class:`ImportOptions` of a parsed command line."""
+    from cosched.workload.importers import ImportOptions, read_ids
+
+    return ImportOptions(
+        tz=args.tz,
+        unstarted=args.unstarted,
+        partition=args.partition,
+        nodes=nodes,
+        cores=cores,
+        ids=read_ids(args.ids) if args.ids else {},
+        arrival=args.arrival,
+    )
+
+
+def _import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cosched.cli.run import check_writable
+    from cosched.workload.importers import import_log
+    from cosched.workload.swf import write_swf
+
+    check_writable(Path(args.output))
+    opts = import_opts(args, args.nodes, args.cores)
+    result = import_log(args.format, args.files, opts)
+    write_swf(result.trace, args.output)
+    for note in result.notes:
+        print(f"note      {note}")
+    h = result.trace.header
+    print(f"machine   MaxNodes {h.max_nodes} MaxProcs {h.max_procs}")
+    print(f"wrote     {args.output} ({len(result.trace)} jobs)")
+    return 0
 
 
 def _info(args: argparse.Namespace) -> int:
-    trace = read_swf(args.file)
+    from cosched.workload.importers import import_log
+    from cosched.workload.sources import log_format
+
+    fmt = log_format(args.file)
+    if fmt is None:
+        trace = read_swf(args.file)
+    else:
+        result = import_log(fmt, [args.file], import_opts(args, None, None))
+        trace = result.trace
+        for note in result.notes:
+            print(f"{fmt} log: {note}")
     print(f"file            {trace.path}")
     for fact in FACTS:
         value = getattr(trace.header, fact)

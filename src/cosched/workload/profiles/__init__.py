@@ -20,6 +20,7 @@ from cosched.workload.profiles.coupled import annotate_coupled, pair_workloads
 from cosched.workload.profiles.dyncosched import annotate_dyncosched
 from cosched.workload.profiles.lomarc import annotate_lomarc
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
+from cosched.workload.profiles.recorded import annotate_recorded
 
 __all__ = [
     "PROFILES",
@@ -28,6 +29,7 @@ __all__ = [
     "annotate_dyncosched",
     "annotate_lomarc",
     "annotate_nodeshare",
+    "annotate_recorded",
     "pair_workloads",
 ]
 
@@ -37,6 +39,7 @@ PROFILES: dict[str, Callable[..., Workload]] = {
     "nodeshare": annotate_nodeshare,
     "dyncosched": annotate_dyncosched,
     "coupled": annotate_coupled,
+    "recorded": annotate_recorded,
 }
 
 

@@ -1,0 +1,503 @@
+"""What the Slurm and PBS importers share: times, durations, names as numbers, the table.
+
+Each importer turns its records into :class:`Record` objects (epoch seconds, counts and
+names, with the source file and line), and :func:`build_trace` turns those into an
+:class:`~cosched.workload.swf.SwfTrace` with a header saying how, plus the conversion
+notes (jobs kept, dropped or changed, by reason).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import ConfigError, WorkloadFormatError
+from cosched.workload.job import SWF_FIELDS
+from cosched.workload.swf import SwfHeader, SwfTrace
+
+__all__ = ["ImportOptions", "ImportResult", "Record", "build_trace"]
+
+#: The name kinds written as integers, with their SWF field.
+NAME_FIELDS: dict[str, str] = {
+    "user": "user_id",
+    "group": "group_id",
+    "account": "executable",
+    "queue": "queue",
+    "partition": "partition",
+}
+_NAME_FIELD_NUMBERS = {
+    "user": 12,
+    "group": 13,
+    "account": 14,
+    "queue (Slurm QOS, PBS queue)": 15,
+    "partition": 16,
+}
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How an accounting log becomes SWF.
+
+    Attributes:
+        tz: the IANA time zone of local time stamps (``Europe/Berlin``); epoch
+            seconds need none. Default UTC.
+        unstarted: jobs that never started (cancelled while pending, still pending):
+            ``drop`` (default) or ``keep`` (written with wait and run time -1).
+            Counted either way.
+        partition: keep only jobs of this partition (Slurm) or queue (PBS).
+        nodes: the machine's node count, when known (else inferred from the log).
+        cores: cores per node (with ``nodes``, MaxProcs = nodes x cores).
+        ids: operator's mapping ``{"user": {"alice": 7}, ...}``; names not in it get
+            the next free numbers.
+        arrival: ``eligible`` (default): a job arrives when it became eligible to run
+            (after a ``--begin`` time or a dependency), when that is later than its
+            submission; ``submit``: always the submission time.
+    """
+
+    tz: str = "UTC"
+    unstarted: Literal["drop", "keep"] = "drop"
+    partition: str | None = None
+    nodes: int | None = None
+    cores: int | None = None
+    ids: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    arrival: Literal["eligible", "submit"] = "eligible"
+
+    def __post_init__(self) -> None:
+        zone(self.tz)
+        if self.unstarted not in ("drop", "keep"):
+            raise ConfigError(f"unstarted must be drop or keep, got {self.unstarted!r}")
+        if self.arrival not in ("eligible", "submit"):
+            raise ConfigError(f"arrival must be eligible or submit, got {self.arrival!r}")
+        for name in ("nodes", "cores"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or value < 1):
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if self.cores is not None and self.nodes is None:
+            raise ConfigError("cores per node needs the node count too (--nodes)")
+        unknown = sorted(set(self.ids) - set(NAME_FIELDS))
+        if unknown:
+            raise ConfigError(f"id mapping: unknown kind(s) {unknown} (known: {list(NAME_FIELDS)})")
+
+
+@dataclass
+class Record:
+    """One job as read from a log, before it becomes an SWF line.
+
+    Times are epoch seconds (None: not recorded); counts None when not recorded.
+    """
+
+    path: str
+    line: int
+    key: str
+    submit: int | None
+    eligible: int | None
+    start: int | None
+    end: int | None
+    alloc_procs: int | None
+    req_procs: int | None
+    req_time: int | None
+    req_mem_kb: float | None
+    status: int
+    names: dict[str, str]
+    job_number: int | None = None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """An imported log: the SWF trace and what the conversion did.
+
+    Attributes:
+        trace: the trace (header facts, the 18 fields of each kept job).
+        counts: jobs by reason (``records``, ``kept``, ``dropped_*``, ``changed_*``...).
+        notes: one sentence per reason with its count, for the user.
+        fmt: ``slurm`` or ``pbs``.
+    """
+
+    trace: SwfTrace
+    counts: Mapping[str, int]
+    notes: tuple[str, ...]
+    fmt: str
+
+
+class Tally:
+    """Counts by reason, each with its sentence."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.sentences: dict[str, str] = {}
+
+    def add(self, key: str, sentence: str, n: int = 1) -> None:
+        self.counts[key] += n
+        self.sentences.setdefault(key, sentence)
+
+    def notes(self) -> list[str]:
+        return [
+            self.sentences[k].format(n=self.counts[k])
+            for k in self.sentences
+            if self.counts[k] and self.sentences[k]
+        ]
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_text(path: str) -> str:
+    """The text of a log file (plain or gzip), with a clear error when unreadable."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise WorkloadFormatError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise WorkloadFormatError("is a directory, not a log file", path=path) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Files as given; a folder stands for its files, sorted by name (PBS: one per day)."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files = sorted(str(f) for f in path.iterdir() if f.is_file())
+            if not files:
+                raise WorkloadFormatError("folder holds no files", path=str(path))
+            out += files
+        else:
+            out.append(os.fspath(p))
+    if not out:
+        raise ConfigError("no log file given")
+    return out
+
+
+def read_ids(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """An operator's id mapping: JSON ``{"user": {"alice": 7}, "partition": {...}}``."""
+    spath = os.fspath(path)
+    try:
+        raw = json.loads(Path(spath).read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"id mapping {spath}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"id mapping {spath}: not JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"id mapping {spath}: expected an object of kinds")
+    out: dict[str, dict[str, int]] = {}
+    for kind, names in raw.items():
+        if kind not in NAME_FIELDS or not isinstance(names, dict):
+            raise ConfigError(
+                f"id mapping {spath}: {kind!r} is not one of {', '.join(NAME_FIELDS)} "
+                "mapping names to numbers"
+            )
+        for name, number in names.items():
+            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+                raise ConfigError(
+                    f"id mapping {spath}: {kind} {name!r} must map to an integer >= 1"
+                )
+        out[kind] = dict(names)
+    return out
+
+
+# --------------------------------------------------------------------------- times
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name``, or a ConfigError naming it."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"unknown time zone {name!r} (an IANA name such as Europe/Berlin)"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A parsed time stamp: epoch seconds, and the later reading if it was ambiguous."""
+
+    epoch: int
+    later: int | None = None  # the second occurrence, for a time in the repeated hour
+
+
+_EPOCH = re.compile(r"^\d{1,12}$")
+
+
+@lru_cache(maxsize=65536)
+def _local(text: str, tz: str) -> Stamp | str:
+    """Epoch seconds of local ``text`` in ``tz``, or the reason it cannot be read."""
+    try:
+        naive = datetime.fromisoformat(text)
+    except ValueError:
+        return "not a time stamp (ISO YYYY-MM-DDTHH:MM:SS or epoch seconds)"
+    if naive.tzinfo is not None:
+        return Stamp(int(naive.timestamp()))
+    z = zone(tz)
+    first = naive.replace(tzinfo=z, fold=0)
+    second = naive.replace(tzinfo=z, fold=1)
+    e0, e1 = int(first.timestamp()), int(second.timestamp())
+    back = datetime.fromtimestamp(e0, z).replace(tzinfo=None)
+    if back != naive:
+        return f"does not exist in {tz} (skipped by the spring daylight-saving change)"
+    return Stamp(e0, e1 if e1 != e0 else None)
+
+
+def parse_stamp(text: str, tz: str) -> Stamp | str:
+    """A time stamp as epoch digits or ISO local time in ``tz``; a str is the problem."""
+    if _EPOCH.match(text):
+        return Stamp(int(text))
+    return _local(text, tz)
+
+
+def order_stamps(stamps: list[Stamp | None], tally: Tally) -> list[int | None]:
+    """Epoch seconds of a job's times (submit, eligible, start, end, in that order).
+
+    A time in the repeated autumn hour is read as its first occurrence, unless that
+    would put it before the job's previous time, then as its second.
+    """
+    out: list[int | None] = []
+    last: int | None = None
+    for s in stamps:
+        if s is None:
+            out.append(None)
+            continue
+        value = s.epoch
+        if s.later is not None:
+            tally.add("ambiguous_times", "read {n} times in the repeated autumn hour")
+            if last is not None and value < last:
+                value = s.later
+                tally.add(
+                    "ambiguous_second",
+                    "read {n} of them as the second occurrence, to keep submit <= start <= end",
+                )
+        out.append(value)
+        last = value
+    return out
+
+
+def fmt_utc(epoch: int, tz: str) -> str:
+    """``epoch`` as local time in ``tz``, for the header."""
+    return datetime.fromtimestamp(epoch, zone(tz)).strftime("%a %b %d %H:%M:%S %Z %Y")
+
+
+def in_order(rec: Record, tally: Tally) -> bool:
+    """Whether a job's times are in order (submit <= start <= end); if not, counted."""
+    if rec.start is not None and rec.submit is not None and rec.start < rec.submit:
+        tally.add("start_before_submit", "dropped {n} jobs that start before their submission")
+        return False
+    if rec.start is not None and rec.end is not None and rec.end < rec.start:
+        tally.add("end_before_start", "dropped {n} jobs that end before they start")
+        return False
+    if rec.start is not None and rec.eligible is not None and rec.eligible > rec.start:
+        tally.add(
+            "eligible_after_start",
+            "ignored the eligible time of {n} jobs that started before it",
+        )
+        rec.eligible = None
+    return True
+
+
+# --------------------------------------------------------------------------- names
+
+
+def number_names(records: list[Record], ids: Mapping[str, Mapping[str, int]], tally: Tally) -> None:
+    """Replace names by integers: the operator's mapping first, then sorted order."""
+    for kind in NAME_FIELDS:
+        given = dict(ids.get(kind, {}))
+        seen = sorted({r.names[kind] for r in records if r.names.get(kind)})
+        nxt = max(given.values(), default=0) + 1
+        new = [n for n in seen if n not in given]
+        for name in new:
+            given[name] = nxt
+            nxt += 1
+        if new and ids.get(kind):
+            tally.add(
+                f"new_{kind}",
+                f"numbered {{n}} {kind} names absent from the id mapping after its largest",
+                len(new),
+            )
+        for r in records:
+            name = r.names.get(kind) or ""
+            r.names[kind] = str(given[name]) if name else ""
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _peak(records: list[Record], size: list[int]) -> int:
+    """Largest sum of ``size`` over jobs running at once (ends before starts at a tie)."""
+    events: list[tuple[int, int]] = []
+    for r, s in zip(records, size, strict=True):
+        if r.start is not None and r.end is not None and r.end > r.start:
+            events += [(r.start, s), (r.end, -s)]
+    events.sort(key=lambda e: (e[0], e[1]))
+    peak = now = 0
+    for _, d in events:
+        now += d
+        peak = max(peak, now)
+    return peak
+
+
+def machine_facts(
+    records: list[Record], nodes_used: list[int], opts: ImportOptions
+) -> tuple[int | None, int | None, str]:
+    """MaxNodes, MaxProcs and where they came from."""
+    if opts.nodes is not None:
+        procs = opts.nodes * opts.cores if opts.cores else None
+        said = f"--nodes {opts.nodes}" + (f" --cores {opts.cores}" if opts.cores else "")
+        return opts.nodes, procs, f"MaxNodes/MaxProcs given by the operator ({said})"
+    cpus = [r.alloc_procs or 0 for r in records]
+    peak_procs = _peak(records, cpus) or None
+    peak_nodes = _peak(records, nodes_used) or None
+    return (
+        peak_nodes,
+        peak_procs,
+        "MaxNodes/MaxProcs inferred from the log: the most nodes and CPUs allocated at once "
+        "(a lower bound of the machine; pass --nodes/--cores to give the real size)",
+    )
+
+
+def _col(values: Sequence[float | None]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def build_trace(
+    records: list[Record],
+    *,
+    fmt: str,
+    paths: list[str],
+    opts: ImportOptions,
+    tally: Tally,
+    rules: list[str],
+    nodes_used: list[int],
+    number_by_order: bool,
+) -> ImportResult:
+    """The SWF trace of ``records`` (already filtered), with header and notes.
+
+    Args:
+        records: the jobs to write.
+        fmt: ``slurm`` or ``pbs``.
+        paths: the files read.
+        opts: the import options.
+        tally: counts so far (records read, dropped...).
+        rules: sentences naming the rules applied, for the header.
+        nodes_used: nodes of each record, for the inferred MaxNodes.
+        number_by_order: job numbers 1..N in submit order instead of ``job_number``.
+    """
+    number_names(records, opts.ids, tally)
+    arrival = []
+    for r in records:
+        a = r.submit
+        if opts.arrival == "eligible" and r.eligible is not None and a is not None:
+            if r.eligible > a:
+                tally.add(
+                    "eligible_later",
+                    "took the eligible time as the arrival of {n} jobs eligible after their "
+                    "submission (a begin time or a dependency; --arrival submit to keep submit)",
+                )
+            a = max(a, r.eligible)
+        arrival.append(a)
+    order = sorted(range(len(records)), key=lambda i: (arrival[i] or 0, records[i].key))
+    records = [records[i] for i in order]
+    arrival = [arrival[i] for i in order]
+    nodes_used = [nodes_used[i] for i in order]
+    t0 = min((a for a in arrival if a is not None), default=0)
+    max_nodes, max_procs, machine_note = machine_facts(records, nodes_used, opts)
+    n = len(records)
+    wait = [
+        r.start - a if r.start is not None and a is not None else None
+        for r, a in zip(records, arrival, strict=True)
+    ]
+    run = [r.end - r.start if r.start is not None and r.end is not None else None for r in records]
+    cols: dict[str, np.ndarray] = {
+        "job_id": np.array(
+            [i + 1 if number_by_order else r.job_number for i, r in enumerate(records)],
+            dtype=np.int64,
+        ),
+        "submit_time": _col([a - t0 if a is not None else None for a in arrival]),
+        "wait_time": _col(wait),
+        "run_time": _col(run),
+        "allocated_procs": _col([r.alloc_procs for r in records]),
+        "requested_procs": _col([r.req_procs for r in records]),
+        "requested_time": _col([r.req_time for r in records]),
+        "requested_memory": _col([r.req_mem_kb for r in records]),
+        "status": _col([r.status for r in records]),
+    }
+    for kind, name in NAME_FIELDS.items():
+        cols[name] = _col([int(r.names[kind]) if r.names.get(kind) else None for r in records])
+    table = pd.DataFrame({f: cols.get(f, np.full(n, np.nan)) for f in SWF_FIELDS})
+    table["job_id"] = table["job_id"].astype(np.int64)
+    tally.counts["kept"] = n
+    header = _header(fmt, paths, opts, rules, machine_note, max_nodes, max_procs, t0, records)
+    header["MaxRecords"] = str(tally.counts["records"])
+    lines = np.array([r.line for r in records], dtype=np.int64)
+    path = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
+    trace = SwfTrace(
+        table=table, header=SwfHeader.from_mapping(header), path=path, line_numbers=lines
+    )
+    seen = "sacct records" if fmt == "slurm" else "jobs named in the PBS records"
+    notes = [f"kept {n} jobs of {tally.counts['records']} {seen}", *tally.notes()]
+    return ImportResult(trace, dict(tally.counts), tuple(notes), fmt)
+
+
+def _header(
+    fmt: str,
+    paths: list[str],
+    opts: ImportOptions,
+    rules: list[str],
+    machine_note: str,
+    max_nodes: int | None,
+    max_procs: int | None,
+    t0: int,
+    records: list[Record],
+) -> dict[str, str]:
+    from cosched import __version__
+
+    source = "Slurm sacct --parsable2" if fmt == "slurm" else "PBS accounting records"
+    ends = [r.end for r in records if r.end is not None]
+    head = {
+        "Version": "2.2",
+        "Conversion": f"cosched {__version__} `cosched trace import {fmt}` from {source}",
+        "Information": "files: " + ", ".join(Path(p).name for p in paths),
+        "MaxJobs": str(len(records)),
+        "MaxRecords": "",
+        "UnixStartTime": str(t0),
+        "TimeZoneString": opts.tz,
+        "StartTime": fmt_utc(t0, opts.tz),
+    }
+    if ends:
+        head["EndTime"] = fmt_utc(max(ends), opts.tz)
+    if max_nodes is not None:
+        head["MaxNodes"] = str(max_nodes)
+    if max_procs is not None:
+        head["MaxProcs"] = str(max_procs)
+    numbered = ", ".join(f"{k} -> field {v}" for k, v in _NAME_FIELD_NUMBERS.items())
+    notes = [
+        f"source format: {fmt}",
+        f"time zone of local time stamps: {opts.tz}",
+        machine_note,
+        f"names written as integers ({numbered})",
+        *rules,
+    ]
+    head["Note"] = "\n".join(notes)
+    return head

@@ -1,0 +1,371 @@
+"""PBS Pro / OpenPBS / Torque accounting records (``server_priv/accounting/YYYYMMDD``).
+
+A record is ``MM/DD/YYYY HH:MM:SS;T;JOBID;key=value key=value ...``. ``E`` (job ended)
+records give each job that ran; ``D`` (deleted) and ``A`` (aborted) records without an
+``E`` give jobs that never ran, their submission from the ``Q`` record; ``D`` before
+an ``E`` marks a job cancelled while running. Array subjobs ``123[4].server`` are jobs
+of their own; the array's own records (``123[].server``) and every other record type are
+skipped and counted. Jobs are numbered 1..N in arrival order (PBS ids are not integers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from cosched.errors import WorkloadFormatError
+from cosched.workload.importers._common import (
+    ImportOptions,
+    ImportResult,
+    Record,
+    Stamp,
+    Tally,
+    build_trace,
+    expand_paths,
+    in_order,
+    order_stamps,
+    parse_stamp,
+    read_text,
+)
+from cosched.workload.importers.detect import sniff_text, wrong_format
+
+__all__ = ["import_pbs", "parse_walltime"]
+
+_LINE = re.compile(r"^(\d{2})/(\d{2})/(\d{4}) (\d{2}:\d{2}:\d{2});([A-Za-z]);([^;]*);(.*)$")
+_WALL = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+)$")
+_SIZE = re.compile(r"^(\d+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?$", re.IGNORECASE)
+_SIZE_KB = {"b": 1 / 1024, "kb": 1, "mb": 1024, "gb": 1024**2, "tb": 1024**3, "pb": 1024**4}
+_NAMES = {"user": "user", "group": "group", "account": "account", "queue": "queue"}
+_USED = frozenset({"E", "D", "A", "Q"})
+
+
+def parse_walltime(text: str) -> int | None:
+    """Seconds of ``[[HH:]MM:]SS`` (or plain seconds), None when malformed."""
+    m = _WALL.match(text)
+    if not m:
+        return None
+    h, mi, s = (int(x) if x else 0 for x in m.groups())
+    return h * 3600 + mi * 60 + s
+
+
+@dataclass
+class _Job:
+    """What the records of one PBS job say."""
+
+    key: str
+    path: str = ""
+    line: int = 0
+    attrs: dict[str, str] = field(default_factory=dict)
+    queued: tuple[str, int, str] | None = None  # path, line, local stamp of the Q record
+    queue: str = ""  # from the Q record, for jobs that never ran
+    deleted: bool = False
+    ended: bool = False
+
+
+def _attrs(message: str) -> dict[str, str]:
+    out = {}
+    for part in message.split():
+        key, sep, value = part.partition("=")
+        if sep:
+            out[key] = value
+    return out
+
+
+def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
+    text = read_text(path)
+    for k, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        m = _LINE.match(line)
+        if not m:
+            kind = sniff_text(line)
+            if kind not in (None, "pbs"):
+                raise WorkloadFormatError(wrong_format(kind, "pbs"), path=path, line=k)
+            raise WorkloadFormatError(
+                "not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;JOBID;key=value ...)",
+                path=path,
+                line=k,
+                value=line[:80],
+            )
+        mon, day, year, clock, rtype, jid, message = m.groups()
+        tally.add("lines", "", 1)
+        if rtype not in _USED:
+            tally.add(f"skip_{rtype}", f"skipped {{n}} {rtype} records", 1)
+            continue
+        if "[]" in jid:
+            tally.add("array_parent", "skipped {n} records of job arrays as a whole (123[])")
+            continue
+        job = jobs.setdefault(jid, _Job(jid))
+        if rtype == "Q":
+            if job.queued is None:
+                job.queued = (path, k, f"{year}-{mon}-{day}T{clock}")
+                job.queue = _attrs(message).get("queue", "")
+        elif rtype in ("D", "A"):
+            job.deleted = True
+            if not job.ended:
+                job.path, job.line = path, k
+        else:
+            if job.ended:
+                tally.add("duplicates", "dropped {n} duplicate E records (same job twice)")
+            job.ended = True
+            job.path, job.line, job.attrs = path, k, _attrs(message)
+
+
+class _Fields:
+    """Access to an E record's attributes with errors naming file, line and field."""
+
+    def __init__(self, job: _Job) -> None:
+        self.job = job
+
+    def bad(self, name: str, problem: str) -> WorkloadFormatError:
+        return WorkloadFormatError(
+            problem,
+            path=self.job.path,
+            line=self.job.line,
+            field=name,
+            value=self.job.attrs.get(name),
+        )
+
+    def time(self, name: str) -> Stamp | None:
+        text = self.job.attrs.get(name)
+        if text is None or text in ("0", ""):
+            return None
+        if not text.isdigit():
+            raise self.bad(name, "not a time (epoch seconds)")
+        return Stamp(int(text))
+
+    def count(self, name: str) -> int | None:
+        text = self.job.attrs.get(name)
+        if text is None:
+            return None
+        if not text.isdigit():
+            raise self.bad(name, "not a count (a whole number >= 0)")
+        return int(text) or None
+
+    def walltime(self, name: str) -> int | None:
+        text = self.job.attrs.get(name)
+        if text is None:
+            return None
+        seconds = parse_walltime(text)
+        if seconds is None:
+            raise self.bad(name, "not a wall time ([[HH:]MM:]SS)")
+        return seconds
+
+
+def _chunks(spec: str, fields: _Fields, name: str, per: str) -> int:
+    """Processors of a ``select`` (``2:ncpus=8+1:ncpus=4``) or ``nodes`` (``2:ppn=8``)."""
+    total = 0
+    for chunk in spec.split("+"):
+        parts = chunk.split(":")
+        count = int(parts[0]) if parts[0].isdigit() else 1  # a host name counts as 1
+        each = 1
+        for p in parts[1:]:
+            key, _, value = p.partition("=")
+            if key == per:
+                if not value.isdigit():
+                    raise fields.bad(name, f"{per} is not a count")
+                each = int(value)
+        total += count * each
+    return total
+
+
+def _exec_host(text: str, fields: _Fields) -> tuple[int, int]:
+    """CPUs and distinct hosts of ``exec_host`` (``n1/0*4+n2/0*4``, ``n1/0+n1/1``,
+    ``n1/0-3,5``)."""
+    cpus = 0
+    hosts = set()
+    for part in text.split("+"):
+        host, sep, slots = part.partition("/")
+        hosts.add(host)
+        if not sep:
+            cpus += 1
+            continue
+        slots, _, mult = slots.partition("*")
+        n = 0
+        for piece in slots.split(","):
+            lo, dash, hi = piece.partition("-")
+            if not lo.isdigit() or (dash and not hi.isdigit()):
+                raise fields.bad("exec_host", "not a host/cpu list")
+            n += int(hi) - int(lo) + 1 if dash else 1
+        if mult:
+            if not mult.isdigit():
+                raise fields.bad("exec_host", "not a host/cpu list")
+            n = int(mult) * (n if n > 1 else 1)
+        cpus += n
+    return cpus, len(hosts)
+
+
+def _requested_procs(fields: _Fields, tally: Tally) -> int | None:
+    a = fields.job.attrs
+    if "Resource_List.ncpus" in a:
+        return fields.count("Resource_List.ncpus")
+    if "Resource_List.select" in a:
+        return _chunks(a["Resource_List.select"], fields, "Resource_List.select", "ncpus")
+    if "Resource_List.nodes" in a:
+        return _chunks(a["Resource_List.nodes"], fields, "Resource_List.nodes", "ppn")
+    if "Resource_List.nodect" in a:
+        tally.add("procs_from_nodect", "took nodect as the processor count of {n} jobs")
+        return fields.count("Resource_List.nodect")
+    return None
+
+
+def _memory_kb(fields: _Fields, procs: int | None) -> float | None:
+    text = fields.job.attrs.get("Resource_List.mem")
+    if text is None or not procs:
+        return None
+    m = _SIZE.match(text)
+    if not m:
+        raise fields.bad("Resource_List.mem", "not a size (a number with b, kb, mb, gb, tb)")
+    unit = (m.group(2) or "b").lower()
+    if unit.endswith("w"):  # words of 8 bytes
+        unit, factor = (unit[:-1] + "b") if unit != "w" else "b", 8.0
+    else:
+        factor = 1.0
+    return int(m.group(1)) * factor * _SIZE_KB[unit] / procs
+
+
+def _status(job: _Job, fields: _Fields, tally: Tally) -> int:
+    if job.deleted:
+        return 5
+    code = job.attrs.get("Exit_status")
+    if code is None:
+        tally.add("no_exit_status", "wrote status -1 for {n} E records without Exit_status")
+        return -1
+    try:
+        return 1 if int(code) == 0 else 0
+    except ValueError:
+        raise fields.bad("Exit_status", "not an integer") from None
+
+
+def _ended(job: _Job, opts: ImportOptions, tally: Tally) -> tuple[Record, int]:
+    f = _Fields(job)
+    a = job.attrs
+    stamps = [f.time("qtime") or f.time("ctime"), f.time("etime"), f.time("start"), f.time("end")]
+    submit, eligible, start, end = order_stamps(stamps, tally)
+    if submit is None:
+        raise f.bad("qtime", "an E record without qtime or ctime")
+    req = _requested_procs(f, tally)
+    if "exec_host" in a:
+        alloc, hosts = _exec_host(a["exec_host"], f)
+    else:
+        alloc, hosts = req or 0, f.count("Resource_List.nodect") or 0
+    names = {k: a.get(v, "") for k, v in _NAMES.items()}
+    names["account"] = a.get("account", a.get("project", ""))
+    names["partition"] = a.get("partition", "")
+    rec = Record(
+        path=job.path,
+        line=job.line,
+        key=job.key,
+        submit=submit,
+        eligible=eligible,
+        start=start,
+        end=end if start is not None else None,
+        alloc_procs=(alloc or None) if start is not None else None,
+        req_procs=req,
+        req_time=f.walltime("Resource_List.walltime"),
+        req_mem_kb=_memory_kb(f, req),
+        status=_status(job, f, tally),
+        names=names,
+    )
+    return rec, hosts
+
+
+def _never_ran(job: _Job, opts: ImportOptions, tally: Tally) -> Record | None:
+    if job.queued is None:
+        tally.add("no_queue_record", "dropped {n} deleted jobs whose Q record is not in the files")
+        return None
+    path, line, text = job.queued
+    s = parse_stamp(text, opts.tz)
+    if isinstance(s, str):
+        raise WorkloadFormatError(s, path=path, line=line, field="record time", value=text)
+    return Record(
+        path=job.path,
+        line=job.line,
+        key=job.key,
+        submit=s.epoch,
+        eligible=None,
+        start=None,
+        end=None,
+        alloc_procs=None,
+        req_procs=None,
+        req_time=None,
+        req_mem_kb=None,
+        status=5,
+        names={"queue": job.queue},
+    )
+
+
+def import_pbs(
+    paths: Iterable[str | os.PathLike[str]], opts: ImportOptions | None = None
+) -> ImportResult:
+    """Read PBS accounting files (or folders of them) as one SWF trace.
+
+    Args:
+        paths: files or folders (a folder stands for its files, sorted by name).
+        opts: time zone of the record stamps, what to do with jobs that never ran,
+            queue to keep (``partition``), machine size, id mapping.
+
+    Returns:
+        The trace and the conversion notes.
+
+    Raises:
+        WorkloadFormatError: a line that is not a record, or a value that cannot be
+            read (naming file, line and field), or a file of another format (named).
+    """
+    opts = opts or ImportOptions()
+    files = expand_paths(paths)
+    tally = Tally()
+    jobs: dict[str, _Job] = {}
+    for path in files:
+        _read(path, jobs, tally)
+    tally.counts["records"] = len(jobs)
+    kept: list[Record] = []
+    nodes_used: list[int] = []
+    for job in jobs.values():
+        if opts.partition is not None and job.attrs.get("queue", job.queue) != opts.partition:
+            tally.add("other_queue", f"dropped {{n}} jobs not in queue {opts.partition}")
+            continue
+        if "[" in job.key:
+            tally.add("array_tasks", "kept {n} array subjobs as jobs of their own (123[4])")
+        rec: Record | None
+        hosts = 0
+        if job.ended:
+            rec, hosts = _ended(job, opts, tally)
+        elif job.deleted:
+            rec = _never_ran(job, opts, tally)
+        else:
+            tally.add(
+                "no_end", "dropped {n} jobs with no E, D or A record (queued or running at the end)"
+            )
+            continue
+        if rec is None or not in_order(rec, tally):
+            continue
+        if rec.start is None:
+            tally.add("never_started", "{n} jobs never started (deleted or aborted while queued)")
+            if opts.unstarted == "drop":
+                tally.add("dropped_never_started", "dropped them (--unstarted drop)")
+                continue
+            tally.add("kept_never_started", "kept them with wait and run -1 (--unstarted keep)")
+        elif job.deleted:
+            tally.add("cancelled_running", "marked {n} jobs deleted while running as cancelled (5)")
+        kept.append(rec)
+        nodes_used.append(hosts)
+    rules = [
+        f"jobs that never ran: {opts.unstarted} (--unstarted)",
+        f"arrival: {opts.arrival} time (--arrival; qtime or etime)",
+        "status: Exit_status 0 -> 1, other -> 0, a D record -> 5",
+        "procs: exec_host (allocated), Resource_List ncpus/select/nodes (requested)",
+        "record types other than E, D, A, Q skipped; array subjobs are jobs",
+    ]
+    return build_trace(
+        kept,
+        fmt="pbs",
+        paths=files,
+        opts=opts,
+        tally=tally,
+        rules=rules,
+        nodes_used=nodes_used,
+        number_by_order=True,
+    )

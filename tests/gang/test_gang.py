@@ -7,6 +7,7 @@ s / R * quantum / (quantum + switch_cost), and at 1 when it runs in every slot.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -216,7 +217,7 @@ def _replayed_work(jobs: pd.DataFrame, policy: Gang, placements: dict, quantum: 
     times = sorted(set(start.tolist()) | set(end.tolist()))
     work = np.zeros(len(jobs))
     eff = quantum / (quantum + cost)
-    for a, b in zip(times, times[1:], strict=False):
+    for a, b in itertools.pairwise(times):
         live = [i for i in range(len(jobs)) if start[i] <= a and end[i] >= b]
         rows = {policy.row_of[i] for i in live}
         for i in live:
@@ -256,6 +257,13 @@ def test_invariants(
         quantum=quantum,
         switch_cost=cost,
     )
+    new_rates = policy._new_rates
+
+    def checked(now: float, started: object) -> dict[int, float]:
+        assert policy._m is not None and policy._m.verify() is None
+        return new_rates(now, started)  # type: ignore[arg-type]
+
+    policy._new_rates = checked  # type: ignore[method-assign]
     sim = Simulation(w, Platform(procs, 1, mpl=mpl), policy, check=True, placement=True)
     result = sim.run()
     jobs = gang_columns(result, policy)
@@ -282,3 +290,5 @@ def test_invariants(
     assert (jobs["suspended_fraction"] <= 1 + 1e-9).all()
     assert (jobs["switches"] >= 0).all()
     assert not any(math.isnan(x) for x in jobs["suspended_time"])
+    # The matrix is empty at the end, and was consistent at every rate update.
+    assert policy._m is not None and policy._m.verify() is None and policy._m.used == 0

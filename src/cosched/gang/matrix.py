@@ -14,6 +14,7 @@ with ``C``, so updates touch those jobs alone.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import numpy as np
@@ -26,6 +27,7 @@ Packing = Literal["first-fit", "buddy"]
 IntArray = npt.NDArray[np.int64]
 
 
+@functools.cache
 def cyclic_runs(mask: int, used: int) -> int:
     """Maximal runs of consecutive set bits of ``mask`` among the rows of ``used``,
     taken cyclically (row order is the slot order of one round)."""
@@ -48,7 +50,18 @@ class Matrix:
         memory_limit: memory per column (None: unlimited).
     """
 
-    __slots__ = ("cols", "free", "mask", "mem", "mem_used", "memory_limit", "occ", "packing", "row")
+    __slots__ = (
+        "cols",
+        "free",
+        "mask",
+        "mem",
+        "mem_used",
+        "memory_limit",
+        "occ",
+        "packing",
+        "row",
+        "used",
+    )
 
     def __init__(
         self, rows: int, columns: int, packing: Packing, memory_limit: float | None
@@ -62,6 +75,8 @@ class Matrix:
         self.cols: dict[int, IntArray] = {}
         self.mem: dict[int, float] = {}
         self.mask: dict[int, int] = {}
+        #: bit mask of the rows holding at least one job.
+        self.used = 0
 
     @property
     def rows(self) -> int:
@@ -72,12 +87,6 @@ class Matrix:
     def columns(self) -> int:
         """Number of columns."""
         return int(self.occ.shape[1])
-
-    @property
-    def used(self) -> int:
-        """Bit mask of the rows holding at least one job."""
-        width = self.columns
-        return sum(1 << r for r, f in enumerate(self.free) if f < width)
 
     # -- placement ----------------------------------------------------------------------
 
@@ -122,15 +131,20 @@ class Matrix:
         returns the other jobs whose mask changed."""
         occ = self.occ
         others = occ[:, cols]
-        touched = np.unique(others[others >= 0]).tolist()
+        touched = sorted(set(others[others >= 0].tolist()))
         occ[row, cols] = idx
         self.free[row] -= len(cols)
+        self.used |= 1 << row
         self.mem_used[cols[:run]] += mem
         self.row[idx] = row
         self.cols[idx] = cols
         self.mem[idx] = mem
-        free_rows = (others < 0).all(axis=1)
-        self.mask[idx] = sum(1 << r for r in np.flatnonzero(free_rows).tolist()) | (1 << row)
+        free_rows: list[bool] = np.all(others < 0, axis=1).tolist()
+        bits = 1 << row
+        for r, ok in enumerate(free_rows):
+            if ok:
+                bits |= 1 << r
+        self.mask[idx] = bits
         clear = ~(1 << row)
         mask = self.mask
         for j in touched:
@@ -146,9 +160,11 @@ class Matrix:
         del self.mask[idx]
         occ[row, cols] = -1
         self.free[row] += len(cols)
+        if self.free[row] == occ.shape[1]:
+            self.used &= ~(1 << row)
         self.mem_used[cols[:run]] -= mem
         others = occ[:, cols]
-        touched = np.unique(others[others >= 0]).tolist()
+        touched = sorted(set(others[others >= 0].tolist()))
         bit = 1 << row
         mask, jcols = self.mask, self.cols
         for j in touched:
@@ -169,4 +185,6 @@ class Matrix:
         for r, f in enumerate(self.free):
             if f != int((self.occ[r] < 0).sum()):
                 return f"row {r}: free count {f} wrong"
+            if bool(self.used >> r & 1) != (f < self.columns):
+                return f"row {r}: in-use bit wrong"
         return None

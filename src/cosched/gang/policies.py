@@ -34,7 +34,7 @@ from cosched.engine.decisions import Decision, Start
 from cosched.engine.ledger import Placement
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.gang.matrix import IntArray, Matrix, Packing, cyclic_runs
+from cosched.gang.matrix import IntArray, Matrix, cyclic_runs
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
@@ -167,8 +167,7 @@ class Gang(Policy):
             )
         if platform.max_jobs_per_node is not None:
             raise ConfigError(
-                f"policy {self.name!r} caps jobs per processor by its rows; "
-                "drop max_jobs_per_node"
+                f"policy {self.name!r} caps jobs per processor by its rows; drop max_jobs_per_node"
             )
 
     def rate_model(self) -> _Rates:
@@ -306,7 +305,11 @@ class Gang(Policy):
         if head is None or not self.backfill:
             return out
         self._reserve(view, m, view.size(head), ends)
-        cand = list(it) if self.window is None else [j for _, j in zip(range(self.window), it)]
+        cand = (
+            list(it)
+            if self.window is None
+            else [j for _, j in zip(range(self.window), it, strict=False)]
+        )
         return out + self._backfill(view, m, cand)
 
     def _reserve(
@@ -376,7 +379,8 @@ class Gang(Policy):
         s = bin(self._m.mask[idx] & used).count("1") if self.alternate else 1
         if rows <= 1 or s >= rows:
             return 1.0, 0.0, 0.0
-        runs = cyclic_runs(self._m.mask[idx] if self.alternate else 1 << self._m.row[idx], used)
+        mine = self._m.mask[idx] if self.alternate else 1 << self._m.row[idx]
+        runs = cyclic_runs(mine & used, used)
         cycle = rows * (self.quantum + self.switch_cost)
         return s / rows * self.efficiency, (rows - s) / rows, runs / cycle
 
@@ -393,7 +397,7 @@ class Gang(Policy):
         acc = self._acc
         for idx in todo:
             rate, frac, sw = self.share(idx)
-            since, old_frac, old_sw = acc[idx]
+            _, old_frac, old_sw = acc[idx]
             if (frac, sw) != (old_frac, old_sw):
                 self._settle(idx, now)
                 acc[idx] = (now, frac, sw)

@@ -9,7 +9,7 @@ the project's ``JobClasses``), then the literature's expected directions checked
 short jobs gain (lower mean slowdown than EASY), long jobs lose (higher mean
 response), overall mean slowdown falls. Usage::
 
-    python scripts/gang_study.py                       # SDSC-SP2 and HPC2N, 20,000 jobs
+    python scripts/gang_study.py                       # SDSC-SP2 and LANL-CM5, 20,000 jobs
     python scripts/gang_study.py --limit 0             # whole traces (slow)
     python scripts/gang_study.py --traces KTH-SP2-1996-2.1-cln --limit 5000
 """
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces"
-DEFAULT = ["SDSC-SP2-1998-4.2-cln", "HPC2N-2002-2.2-cln"]
+DEFAULT = ["SDSC-SP2-1998-4.2-cln", "LANL-CM5-1994-4.1-cln"]
 CLASSES = (("short", 0.0, 60.0), ("medium", 60.0, 3600.0), ("long", 3600.0, math.inf))
 
 
@@ -80,6 +80,17 @@ def main() -> None:
             raise SystemExit(f"trace {path} not found")
         w = open_workload(str(path), limit=args.limit or None)
         procs = int(w.max_procs or w.table["procs"].max())
+        t = w.table
+        run, area = t["run_time"].to_numpy(), (t["run_time"] * t["procs"]).to_numpy()
+        span = float(t["submit_time"].max() - t["submit_time"].min())
+        print(
+            f"# {name}: {len(w)} jobs; short {np.mean(run <= 60):.2f}, long "
+            f"{np.mean(run > 3600):.2f} of jobs; long jobs "
+            f"{area[run > 3600].sum() / area.sum():.2f} of the work; median run time "
+            f"{np.median(run):.0f} s; offered load "
+            f"{area.sum() / (procs * span):.2f}",
+            flush=True,
+        )
         runs = [("easy", EasyBackfilling(), Platform(procs, 1))]
         runs += [
             (

@@ -292,3 +292,42 @@ def test_invariants(
     assert not any(math.isnan(x) for x in jobs["suspended_time"])
     # The matrix is empty at the end, and was consistent at every rate update.
     assert policy._m is not None and policy._m.verify() is None and policy._m.used == 0
+
+
+# -- per-job efficiency and the calibration against the process level -------------------
+
+
+def test_efficiency_column_scales_the_rate() -> None:
+    # A 100 s job at efficiency 0.5 alone takes 200 s; two such jobs in two rows with
+    # quantum 10 and switch cost 1 take 2 * 200 * 11 / 10 = 440 s.
+    t = Workload.from_jobs([(0, 4, 100)]).table.assign(gang_efficiency=[0.5])
+    jobs = simulate(Workload.from_table(t), Platform(4, 1, mpl=2), Gang(mpl=2)).jobs
+    assert jobs["end_time"][0] == pytest.approx(200.0)
+    t = Workload.from_jobs([(0, 4, 100), (0, 4, 100)]).table.assign(gang_efficiency=[0.5, 0.5])
+    policy = Gang(mpl=2, quantum=10.0, switch_cost=1.0)
+    jobs = simulate(Workload.from_table(t), Platform(4, 1, mpl=2), policy).jobs
+    assert jobs["end_time"].tolist() == pytest.approx([440.0, 440.0])
+    t = t.assign(gang_efficiency=[0.0, 0.5])
+    with pytest.raises(ConfigError, match="gang_efficiency"):
+        simulate(Workload.from_table(t), Platform(4, 1, mpl=2), Gang(mpl=2))
+
+
+def test_calibration_at_mpl_1_reproduces_the_process_level_per_type() -> None:
+    from cosched.gang.calibrate import _by_type, _job_level, efficiencies, with_efficiency
+    from cosched.timesharing import TSParams, jobs_table
+    from cosched.timesharing.engine import simulate as ts_simulate
+
+    # Jobs far apart (each alone on the machine): at MPL 1 the efficiency of a type is
+    # sum(run) / sum(end - start) at the process level, and the job level run with it
+    # has the same total execution time per type.
+    w = jobs_table([(0.0, 0.2, 4, 4), (5.0, 0.3, 2, 2), (10.0, 0.1, 4, 4)], skew=0.1)
+    params = TSParams(msg_size=16 * 4096)
+    eta = efficiencies(w, nodes=4, mpl=1, seed=0, params=params, rounds=1)
+    pl = ts_simulate(w, scheme="GS", nodes=4, mpl=1, rng=np.random.default_rng(0), params=params)
+    execution = pl.jobs["end_time"] - pl.jobs["start_time"]
+    assert eta[4] == pytest.approx((0.2 + 0.1) / (execution[0] + execution[2]))
+    assert eta[2] == pytest.approx(0.3 / execution[1])
+    assert all(v > 0 for v in eta.values())
+    got = _by_type(w, _job_level(with_efficiency(w, eta), nodes=4, mpl=1, params=params))
+    assert got[4] == pytest.approx(execution[0] + execution[2])
+    assert got[2] == pytest.approx(execution[1])

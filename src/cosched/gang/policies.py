@@ -24,6 +24,7 @@ has time shares.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
@@ -41,10 +42,23 @@ from cosched.policies.requirements import Requirements
 from cosched.policies.reservation import Reservation, ShadowWalk
 from cosched.workload.job import Job, Workload
 
-__all__ = ["GANG_REQUIRES", "MEMORY_COLUMN", "Gang", "GangSlurm", "with_trace_memory"]
+__all__ = [
+    "EFFICIENCY_COLUMN",
+    "GANG_REQUIRES",
+    "MEMORY_COLUMN",
+    "Gang",
+    "GangSlurm",
+    "with_trace_memory",
+]
 
 #: The per-job column (memory per allocation unit, in the trace's KB) read when present.
 MEMORY_COLUMN = "gang_memory"
+
+#: The per-job column (work done per second of slot, relative to the nominal run time;
+#: positive) read when present: a job's rate is multiplied by it (the calibration
+#: against the process level sets it, :mod:`cosched.gang.calibrate`; it exceeds 1 when
+#: the process level runs a type faster than its nominal run time).
+EFFICIENCY_COLUMN = "gang_efficiency"
 
 #: Time shares per core the family's machine has by default: 4, Slurm's default for
 #: ``OverSubscribe=FORCE`` (slurm.conf), and the largest MPL of the studies.
@@ -118,6 +132,7 @@ class Gang(Policy):
     row_of: dict[int, int] = field(default_factory=dict, init=False)
     _m: Matrix | None = field(default=None, init=False, repr=False)
     _run: dict[int, int] = field(default_factory=dict, init=False, repr=False)
+    _eta: dict[int, float] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
     _used: int = field(default=0, init=False, repr=False)
     _all: bool = field(default=False, init=False, repr=False)
@@ -207,6 +222,16 @@ class Gang(Policy):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self.memory(job)  # a job that could never fit is refused as it arrives
+        eta = job.extra.get(EFFICIENCY_COLUMN)
+        if eta is not None:
+            eta = float(eta)
+            if not (math.isfinite(eta) and eta > 0):
+                raise ConfigError(
+                    f"policy {self.name!r}: job {job.job_id} has {EFFICIENCY_COLUMN} "
+                    f"{eta!r}; it must be a positive number"
+                )
+            if eta != 1:
+                self._eta[job.index] = eta
         self._fresh.append(job)
 
     def on_finish(self, job: Job, view: SystemView) -> None:
@@ -215,6 +240,7 @@ class Gang(Policy):
         del self._acc[idx]
         m = self._matrix(view)
         run = self._run.pop(idx)
+        self._eta.pop(idx, None)
         self._touched.update(m.remove(idx, run))
         used = m.used
         if used != self._used:
@@ -377,12 +403,13 @@ class Gang(Policy):
         used = self._used
         rows = bin(used).count("1")
         s = bin(self._m.mask[idx] & used).count("1") if self.alternate else 1
+        eta = self._eta.get(idx, 1.0)
         if rows <= 1 or s >= rows:
-            return 1.0, 0.0, 0.0
+            return eta, 0.0, 0.0
         mine = self._m.mask[idx] if self.alternate else 1 << self._m.row[idx]
         runs = cyclic_runs(mine & used, used)
         cycle = rows * (self.quantum + self.switch_cost)
-        return s / rows * self.efficiency, (rows - s) / rows, runs / cycle
+        return s / rows * self.efficiency * eta, (rows - s) / rows, runs / cycle
 
     def _new_rates(self, now: float, started: Sequence[Job]) -> dict[int, float]:
         rows = bin(self._used).count("1")

@@ -50,14 +50,26 @@ def main() -> None:
         for mpl in args.mpl:
             t0 = time.process_time()
             eta = efficiencies(fit, mpl=mpl, seed=1, params=params)
-            table = errors(
-                compare(test, mpl=mpl, seed=2, params=params, eta=eta, threshold=args.threshold)
-            )
+            again = efficiencies(test, mpl=mpl, seed=2, params=params)
+            jobs = compare(test, mpl=mpl, seed=2, params=params, eta=eta, threshold=args.threshold)
+            table = errors(jobs)
             cpu = time.process_time() - t0
             print(
                 f"\n## {wl}, MPL {mpl}, load {args.load:g}, {args.jobs} jobs "
                 f"({cpu:.1f} CPU s); efficiencies fitted on seed 1: "
                 + ", ".join(f"J{k} {v:.3f}" for k, v in sorted(eta.items()))
+            )
+            print(
+                "efficiencies fitted on seed 2 (stability): "
+                + ", ".join(f"J{k} {v:.3f}" for k, v in sorted(again.items()))
+            )
+            short = jobs["run_time"] < params.gs_quantum
+            print(
+                f"mean execution (end - start), uncalibrated: jobs shorter than a quantum "
+                f"({int(short.sum())}): process {jobs['execution_process'][short].mean():.3f} s, "
+                f"job level {jobs['execution_job'][short].mean():.3f} s; the others: process "
+                f"{jobs['execution_process'][~short].mean():.3f} s, job level "
+                f"{jobs['execution_job'][~short].mean():.3f} s"
             )
             print(
                 "| type | jobs | mean response, process level | job level | error | "

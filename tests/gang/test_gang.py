@@ -331,3 +331,17 @@ def test_calibration_at_mpl_1_reproduces_the_process_level_per_type() -> None:
     got = _by_type(w, _job_level(with_efficiency(w, eta), nodes=4, mpl=1, params=params))
     assert got[4] == pytest.approx(execution[0] + execution[2])
     assert got[2] == pytest.approx(execution[1])
+
+
+def test_multi_core_nodes_and_node_allocation() -> None:
+    # 2 nodes x 2 cores, 2 rows: two 3-core jobs each take cores 0-1 of node 0 and core
+    # 0 of node 1 in their row (placement ((0, 2), (1, 1))) and alternate: end at 200.
+    w = Workload.from_jobs([(0, 3, 100), (0, 3, 100)])
+    r = simulate(w, Platform(2, 2, mpl=2), Gang(mpl=2), check=True)
+    assert dict(r.placements) == {0: ((0, 2), (1, 1)), 1: ((0, 2), (1, 1))}
+    assert r.jobs["end_time"].tolist() == pytest.approx([200.0, 200.0])
+    # Node allocation, 2 nodes x 4 cores: a 5-processor job takes both nodes whole.
+    w = Workload.from_jobs([(0, 5, 100), (0, 5, 100), (0, 1, 10)])
+    r = simulate(w, Platform(2, 4, "nodes", mpl=2), Gang(mpl=2), check=True)
+    assert dict(r.placements)[0] == ((0, 4), (1, 4))
+    assert r.jobs["start_time"].tolist() == [0.0, 0.0, 200.0]

@@ -180,7 +180,8 @@ def compare(
 
     Returns:
         One row per job: ``job_id, job_type, run_time, procs, response_process,
-        response_job`` and, with ``eta``, ``response_calibrated``.
+        response_job, execution_process, execution_job`` and, with ``eta``,
+        ``response_calibrated``.
     """
     p = _params(params)
     pl = _process_level(workload, nodes=nodes, mpl=mpl, seed=seed, params=p)
@@ -197,6 +198,8 @@ def compare(
             "procs": t["procs"],
             "response_process": pl["end_time"] - pl["submit_time"],
             "response_job": jl["end_time"] - jl["submit_time"],
+            "execution_process": pl["end_time"] - pl["start_time"],
+            "execution_job": jl["end_time"] - jl["start_time"],
         }
     )
     if eta is not None:

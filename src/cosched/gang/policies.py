@@ -24,6 +24,7 @@ has time shares.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -147,6 +148,7 @@ class Gang(Policy):
     _res_row: int = field(default=-1, init=False, repr=False)
     _node_of: IntArray | None = field(default=None, init=False, repr=False)
     _per_col: int = field(default=1, init=False, repr=False)
+    _one_per_node: bool = field(default=False, init=False, repr=False)
     _rows_seen: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -259,6 +261,7 @@ class Gang(Policy):
                 self._node_of, self._per_col = cols // p.cores, 1
             else:
                 self._node_of, self._per_col = cols, p.cores
+            self._one_per_node = p.allocation is Allocation.NODES or p.cores == 1
         return self._m
 
     def memory(self, job: Job) -> float:
@@ -274,8 +277,10 @@ class Gang(Policy):
 
     def _placement(self, cols: IntArray) -> Placement:
         assert self._node_of is not None
-        nodes, counts = np.unique(self._node_of[cols], return_counts=True)
         per = self._per_col
+        if self._one_per_node:  # a column is a node: one entry per column
+            return tuple(zip(cols.tolist(), itertools.repeat(per)))
+        nodes, counts = np.unique(self._node_of[cols], return_counts=True)
         return tuple((int(n), int(c) * per) for n, c in zip(nodes, counts, strict=True))
 
     def _start(self, job: Job, view: SystemView, row: int, cols: IntArray, mem: float) -> Start:

@@ -61,9 +61,14 @@ MEMORY_COLUMN = "gang_memory"
 #: the process level runs a type faster than its nominal run time).
 EFFICIENCY_COLUMN = "gang_efficiency"
 
-#: Time shares per core the family's machine has by default: 4, Slurm's default for
-#: ``OverSubscribe=FORCE`` (slurm.conf), and the largest MPL of the studies.
-GANG_REQUIRES = Requirements(mpl=4)
+#: Time shares per core the family's machine has at least (and by default): 2, the
+#: least that time slicing needs; ``gang`` has 2 rows by default, and a machine with
+#: more shares (``--mpl N``) runs more rows.
+GANG_REQUIRES = Requirements(mpl=2)
+
+#: Slurm's preset runs ``OverSubscribe=FORCE:4`` by default (``FORCE`` alone means 4
+#: in slurm.conf), so its machine has 4 shares per core by default.
+SLURM_REQUIRES = Requirements(mpl=4)
 
 
 def with_trace_memory(workload: Workload, *, field_name: str = "requested_memory") -> Workload:
@@ -117,7 +122,7 @@ class Gang(Policy):
     family = "gang"
     requires = GANG_REQUIRES
     idle_passes: ClassVar[bool] = False
-    mpl: int = 4
+    mpl: int = 2
     packing: Literal["first-fit", "buddy"] = "first-fit"
     alternate: bool = True
     backfill: bool = True
@@ -452,6 +457,7 @@ class GangSlurm(Gang):
     """
 
     name = "gang-slurm"
+    requires = SLURM_REQUIRES
     SchedulerTimeSlice: float = 30.0
     oversubscribe: int = 4
     suspend_resume_cost: float = 0.0

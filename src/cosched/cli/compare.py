@@ -37,8 +37,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--policies",
         help="comma-separated policies, each NAME or NAME(key=value,...) "
-        "(default: fcfs, easy, conservative, nodeshare, nodeshare-easy, lomarc, those "
-        "whose machine fits the trace)",
+        "(default: fcfs, easy, conservative, nodeshare, nodeshare-easy, lomarc, gang, "
+        "those whose machine fits the trace)",
     )
     p.add_argument(
         "--seeds",

@@ -266,7 +266,7 @@ def write_report(
 
     doc = _Doc(out)
     where = comparison.workload.get("path") or comparison.workload.get("kind")
-    doc.add(f"# Should jobs share nodes on this machine? ({where})", "")
+    doc.add(f"# Should jobs share nodes or time slices on this machine? ({where})", "")
     doc.add("## Verdict", "", verdict(summary, baselines, wl, robustness), "")
     doc.add("## How it was run", "")
     for p in main:

@@ -41,8 +41,9 @@ __all__ = [
 #: The space-sharing baselines (deterministic: one run each).
 BASELINES = ("fcfs", "easy", "conservative")
 #: What ``compare`` runs by default: the baselines and every coscheduling family with a
-#: job-level model (node sharing alone and with EASY, LOMARC pairing with L-U1).
-DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc")
+#: job-level model (node sharing alone and with EASY, LOMARC pairing with L-U1, gang
+#: time slicing with two rows).
+DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc", "gang")
 #: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
 #: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
 STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)

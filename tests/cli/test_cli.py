@@ -122,3 +122,10 @@ def test_trace_info_on_bundled_example(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["trace", "info", str(bundled_path())]) == 0
     out = capsys.readouterr().out
     assert "max_procs       64" in out and "offered load" in out
+
+
+def test_annotate_lists_every_profile_without_loading_them() -> None:
+    from cosched.cli.annotate import PROFILE_NAMES
+    from cosched.workload.profiles import PROFILES
+
+    assert tuple(sorted(PROFILES)) == PROFILE_NAMES

@@ -13,14 +13,14 @@ import ast
 import sys
 from typing import Any
 
-import numpy as np
-
 from cosched.errors import ConfigError, CoschedError
-from cosched.workload.profiles import PROFILES, annotate, pair_workloads
-from cosched.workload.sidecar import write_annotated
-from cosched.workload.sources import open_workload
 
 __all__ = ["parse_params", "register"]
+
+
+#: The annotators' names, for ``--help`` without loading them (a test keeps it equal to
+#: :data:`cosched.workload.profiles.PROFILES`).
+PROFILE_NAMES = ("coupled", "dyncosched", "lomarc", "nodeshare", "recorded")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "annotate",
         help="add a per-job resource profile (SWF + sidecar)",
-        description=f"Annotate a workload with a profile: {', '.join(sorted(PROFILES))}.",
+        description=f"Annotate a workload with a profile: {', '.join(PROFILE_NAMES)}.",
         epilog="examples:\n"
         "  cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf\n"
         "  cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
@@ -73,6 +73,12 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> str:
+    import numpy as np
+
+    from cosched.workload.profiles import annotate, pair_workloads
+    from cosched.workload.sidecar import write_annotated
+    from cosched.workload.sources import open_workload
+
     params = parse_params(args.param)
     rng = np.random.default_rng(args.seed)
     w = open_workload(args.input, seed=args.seed)

@@ -5,12 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from cosched.errors import CoschedError
-from cosched.workload.models import generate_lublin
-from cosched.workload.swf import write_swf
-from cosched.workload.transforms import offered_load
 
 __all__ = ["register"]
 
@@ -56,6 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_lublin(args: argparse.Namespace) -> int:
     """Handle ``generate lublin``: generate, write, print a one-line summary."""
+    import numpy as np
+
+    from cosched.workload.models import generate_lublin
+    from cosched.workload.swf import write_swf
+    from cosched.workload.transforms import offered_load
+
     try:
         w = generate_lublin(
             args.jobs,

@@ -16,15 +16,23 @@ from cosched.errors import CoschedError
 __all__ = ["build_parser", "main"]
 
 
+class _Version(argparse.Action):
+    """``--version``, reading the installed version only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from cosched import __version__
+
+        print(f"cosched {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
         prog="cosched",
         description="Simulate parallel-job scheduling and coscheduling on HPC clusters.",
     )
-    from cosched import __version__
-
-    parser.add_argument("--version", action="version", version=f"cosched {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in (run, compare, validate, traceinfo, generate, annotate, sweep, reproduce):

@@ -9,34 +9,18 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from cosched import __version__
-from cosched.cli.progress import ProgressBar
-from cosched.engine import Simulation, SimulationResult
 from cosched.errors import ConfigError
-from cosched.metrics import JobClasses, summarize
-from cosched.platform import Platform
-from cosched.policies.base import (
-    Policy,
-    all_policies,
-    describe_parameters,
-    make_policy,
-    parse_params,
-    policy_class,
-)
-from cosched.policies.requirements import (
-    MachineFlags,
-    Requirements,
-    build_platform,
-    fit_workload,
-)
-from cosched.workload.job import Workload
-from cosched.workload.loader import LoadRules, NonpositiveRun, Overrun, ProcsField, TooWide
-from cosched.workload.sources import open_workload
-from cosched.workload.transforms import scale_to_load
+from cosched.workload.rules import NonpositiveRun, Overrun, ProcsField, TooWide
+
+if TYPE_CHECKING:  # the heavy modules load when a command runs, not for --help
+    from cosched.engine import SimulationResult
+    from cosched.metrics import JobClasses
+    from cosched.platform import Platform
+    from cosched.policies.base import Policy
+    from cosched.policies.requirements import MachineFlags, Requirements
+    from cosched.workload.job import Workload
 
 __all__ = ["check_writable", "describe_policy", "machine_flags", "register"]
 
@@ -214,6 +198,8 @@ def _machine_flags(p: argparse.ArgumentParser) -> None:
 
 def machine_flags(args: argparse.Namespace) -> MachineFlags:
     """The machine flags of a parsed command line."""
+    from cosched.policies.requirements import MachineFlags
+
     return MachineFlags(
         procs=args.procs,
         nodes=args.nodes,
@@ -239,6 +225,11 @@ def check_writable(*paths: Path | None) -> None:
 
 
 def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
+    from cosched.policies.requirements import build_platform, fit_workload
+    from cosched.workload.loader import LoadRules
+    from cosched.workload.sources import open_workload
+    from cosched.workload.transforms import scale_to_load
+
     rules = LoadRules(args.procs_field, args.overrun, args.nonpositive_run, args.too_wide)
     flags = machine_flags(args)
     given = None
@@ -262,6 +253,13 @@ def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Pla
 
 
 def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from cosched.cli.progress import ProgressBar
+    from cosched.engine import Simulation
+    from cosched.metrics import JobClasses, summarize
+    from cosched.policies.base import make_policy, parse_params, policy_class
+
     check_writable(args.jobs_out, args.summary_out)
     classes = JobClasses(args.short, args.medium, args.wide_fraction)
     cls = policy_class(args.policy)
@@ -326,6 +324,8 @@ def _summary_record(
     metrics: dict[str, float],
     notes: list[str],
 ) -> dict[str, Any]:
+    from cosched import __version__
+
     return {
         "workload": w.name,
         "source": args.workload,
@@ -395,6 +395,8 @@ def _class_table(m: dict[str, float], classes: JobClasses) -> str:
 
 def describe_policy(cls: type[Policy]) -> dict[str, Any]:
     """A policy's name, family, summary, parameters and requirements, as plain data."""
+    from cosched.policies.base import describe_parameters
+
     req = cls.requires
     return {
         "name": cls.name,
@@ -424,6 +426,8 @@ def describe_policy(cls: type[Policy]) -> dict[str, Any]:
 
 
 def _policies(args: argparse.Namespace) -> int:
+    from cosched.policies.base import all_policies, describe_parameters
+
     found = all_policies()
     if args.json:
         print(json.dumps([describe_policy(c) for c in found.values()], indent=2))

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from cosched.workload.loader import load_workload_with_report
-from cosched.workload.swf import read_swf
-from cosched.workload.transforms import offered_load
-
 __all__ = ["register"]
 
 FACTS = (
@@ -137,7 +133,10 @@ def _import(args: argparse.Namespace) -> int:
 
 def _info(args: argparse.Namespace) -> int:
     from cosched.workload.importers import import_log
+    from cosched.workload.loader import load_workload_with_report
     from cosched.workload.sources import log_format
+    from cosched.workload.swf import read_swf
+    from cosched.workload.transforms import offered_load
 
     fmt = log_format(args.file)
     if fmt is None:

@@ -13,7 +13,6 @@ time dropped, ``procs_field``, ``nonpositive_run``, missing requested times fill
 
 from __future__ import annotations
 
-import enum
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ import pandas as pd
 from cosched.errors import ConfigError, WorkloadError
 from cosched.platform.machine import Platform
 from cosched.workload.job import SWF_FIELDS, Workload
+from cosched.workload.rules import NonpositiveRun, Overrun, ProcsField, TooWide
 from cosched.workload.swf import SwfTrace, read_swf
 
 __all__ = [
@@ -36,37 +36,6 @@ __all__ = [
     "load_workload",
     "load_workload_with_report",
 ]
-
-
-class ProcsField(enum.StrEnum):
-    """Which SWF field gives a job's processor count."""
-
-    ALLOCATED = "allocated"
-    REQUESTED = "requested"
-    MAX = "max"
-
-
-class Overrun(enum.StrEnum):
-    """What to do with a job whose run time exceeds its requested time."""
-
-    EXTEND = "extend"
-    KEEP = "keep"
-    KILL = "kill"
-
-
-class NonpositiveRun(enum.StrEnum):
-    """What to do with a job whose run time is missing or <= 0."""
-
-    DROP = "drop"
-    ONE = "one"
-
-
-class TooWide(enum.StrEnum):
-    """What to do with a job wider than the machine."""
-
-    ERROR = "error"
-    DROP = "drop"
-    CLIP = "clip"
 
 
 @dataclass(frozen=True)

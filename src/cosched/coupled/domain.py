@@ -269,10 +269,20 @@ class Domain:
         self.counters["try_start"] += 1
         self._try_target = job_id
         try:
-            self.sim.extra_pass()
+            self.extra_pass()
         finally:
             self._try_target = -1
         return self.status(job_id) is MateStatus.RUNNING
+
+    def extra_pass(self) -> None:
+        """One coscheduling pass now (ungated while it runs; the engine's own passes at
+        event times stay gated)."""
+        gated = self.gated
+        self.gated = False
+        try:
+            self.sim.extra_pass()
+        finally:
+            self.gated = gated
 
     def start_holding(self, job_id: int) -> None:
         """Start a holding job now (its mate is starting)."""

@@ -358,14 +358,15 @@ class Coordinator:
         for m in self._live():
             self._call(m, "refresh")
         while True:
+            states = self._states()
             live = self._live()
-            due = [m.state().next_time for m in live]
+            due = [states[m.name].next_time for m in live]
             t = min(due, default=math.inf)
             change = self._changes[0][0] if self._changes else math.inf
             if change < t:
                 t = change
             if t == math.inf:
-                if not any(m.state().queued for m in live):
+                if not any(states[m.name].queued for m in live):
                     break
                 if self._retry():
                     continue
@@ -417,9 +418,9 @@ class Coordinator:
     def _retry(self) -> bool:
         """One more pass everywhere; True if it started anything."""
         self._stats["retries"] += 1
-        before = sum(m.state().started for m in self._live())
+        before = sum(s.started for s in self._states().values())
         self._passes(self._live())
-        return sum(m.state().started for m in self._live()) > before
+        return sum(s.started for s in self._states().values()) > before
 
     def _apply_changes(self, t: float) -> None:
         while self._changes and self._changes[0][0] <= t:
@@ -430,23 +431,29 @@ class Coordinator:
     def _progress(self) -> tuple[int, ...]:
         """Changes only when a job arrives, starts or ends somewhere."""
         return tuple(
-            x
-            for m in self._live()
-            for s in (m.state(),)
-            for x in (s.submitted, s.started, s.running)
+            x for s in self._states().values() for x in (s.submitted, s.started, s.running)
         )
 
     def _frozen(self) -> bool:
         """Jobs wait, nothing runs, nothing is left to arrive: only releases can change things."""
-        states = [m.state() for m in self._live()]
+        states = list(self._states().values())
         return (
             any(s.queued for s in states)
             and all(s.running == 0 and s.submitted == s.total for s in states)
             and not self._changes
         )
 
+    def _states(self) -> dict[str, MemberState]:
+        """Every live domain's state (reading a remote one's pending answer)."""
+        out = {}
+        for m in self._live():
+            ok, st = self._call(m, "state")
+            if ok:
+                out[m.name] = st
+        return {n: st for n, st in out.items() if n not in self.lost}
+
     def _holders(self) -> int:
-        return sum(m.state().holding for m in self._live())
+        return sum(s.holding for s in self._states().values())
 
     def _stuck(self, t: float) -> CoupledError:
         waits: list[str] = []
@@ -466,7 +473,7 @@ class Coordinator:
                 else "periodic releases did not break it"
             )
             return CoupledDeadlockError(t, waits, hint)
-        queued = ", ".join(f"{m.name}: {m.state().queued}" for m in self._live())
+        queued = ", ".join(f"{n}: {s.queued}" for n, s in self._states().items())
         return CoupledError(f"coupled run stalled at t={t:g} with jobs queued ({queued})")
 
 

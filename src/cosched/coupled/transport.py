@@ -75,6 +75,7 @@ class RemoteMember:
         self.timeout = timeout
         self.pass_timeout = pass_timeout
         self._state = MemberState(math.inf, 0, 0, 0, 0, 0, len(spec.workload))
+        self._pending: tuple[int, str, float] | None = None
         self.meta: dict[str, Any] = {}
 
     def call(
@@ -86,11 +87,29 @@ class RemoteMember:
             MemberDownError: no answer in time.
             CoupledError: the domain answered with an error.
         """
+        self._drain()
+        return self._guard(lambda: self.channel.call(op, args, blob, **kw))
+
+    def _post(self, op: str, args: dict[str, Any] | None = None) -> None:
+        """Send a request whose reply is read before the next one (pipelining: the
+        coordinator sends ``advance`` and ``state`` to every domain, then reads)."""
+        self._drain()
+        self._pending = self._guard(lambda: self.channel.send(op, args))
+
+    def _drain(self) -> Any:
+        ticket, self._pending = self._pending, None
+        if ticket is None:
+            return None
+        return self._guard(lambda: self.channel.wait(ticket))
+
+    def _guard(self, fn: Callable[[], Any]) -> Any:
         try:
-            return self.channel.call(op, args, blob, **kw)
+            return fn()
         except Unreachable as exc:
+            self._pending = None
             raise MemberDownError(self.name, str(exc)) from None
         except RemoteError as exc:
+            self._pending = None
             raise CoupledError(f"domain {self.name!r}: {exc}") from None
 
     def setup(self, peers: Mapping[str, str]) -> None:
@@ -102,17 +121,19 @@ class RemoteMember:
         )
 
     def state(self) -> MemberState:
-        """The state at the last :meth:`refresh`."""
+        """The state at the last :meth:`refresh` (waits for its answer)."""
+        if self._pending is not None and self._pending[1] == "state":
+            result, _ = self._drain()
+            self._state = MemberState(float(result[0]), *(int(x) for x in result[1:]))
         return self._state
 
     def refresh(self) -> None:
-        """Ask the domain for its state."""
-        result, _ = self.call("state")
-        self._state = MemberState(float(result[0]), *(int(x) for x in result[1:]))
+        """Ask the domain for its state (the answer is read by :meth:`state`)."""
+        self._post("state")
 
     def advance(self, t: float) -> None:
-        """See :meth:`Member.advance`."""
-        self.call("advance", {"t": t})
+        """See :meth:`Member.advance` (the answer is read before the next request)."""
+        self._post("advance", {"t": t})
 
     def run_pass(self) -> None:
         """See :meth:`Member.run_pass` (may wait for peers: a longer timeout)."""
@@ -221,7 +242,9 @@ class Cluster:
     def __enter__(self) -> Cluster:
         try:
             for name in self.specs:
-                self._spawn(name, 0)
+                self._launch(name, 0)
+            for name in self.specs:
+                self._ready(name)
             for name in self.specs:
                 self.members[name] = self._member(name)
             for name in self.specs:
@@ -245,6 +268,10 @@ class Cluster:
         return out
 
     def _spawn(self, name: str, port: int) -> None:
+        self._launch(name, port)
+        self._ready(name)
+
+    def _launch(self, name: str, port: int) -> None:
         cmd = [
             sys.executable,
             "-m",
@@ -271,6 +298,9 @@ class Cluster:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(self.secret.hex().encode() + b"\n")
         proc.stdin.close()
+
+    def _ready(self, name: str) -> None:
+        proc = self.procs[name]
         line = _read_line(proc, START_TIMEOUT)
         if not line.startswith(READY) or " listening on " not in line:
             proc.kill()

@@ -25,10 +25,12 @@ import hmac
 import io
 import json
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import zmq
 
 from cosched.coupled.errors import CoupledError
 
@@ -198,12 +200,14 @@ class Channel:
         self._sock = self._open()
 
     def _open(self) -> Any:
-        import zmq
-
         s = self.ctx.socket(zmq.DEALER)
         s.linger = 0
         s.immediate = 1  # never queue a request for a peer that is not connected
         s.connect(self.address)
+        self._poller = zmq.Poller()
+        self._poller.register(s, zmq.POLLIN)
+        if self.inbox is not None:
+            self._poller.register(self.inbox, zmq.POLLIN)
         return s
 
     def reset(self) -> None:
@@ -230,12 +234,22 @@ class Channel:
             WireError: the reply is not authentic.
             RemoteError: the other end answered with an error.
         """
-        import time
+        return self.wait(self.send(op, args, blob, timeout=timeout))
 
-        import zmq
+    def send(
+        self,
+        op: str,
+        args: dict[str, Any] | None = None,
+        blob: bytes = b"",
+        *,
+        timeout: float = 0.0,
+    ) -> tuple[int, str, float]:
+        """Send one request without waiting; the ticket :meth:`wait` takes.
 
+        Raises:
+            Unreachable: not connected within the timeout.
+        """
         limit = timeout or self.timeout
-        deadline = time.monotonic() + limit
         self._next_id += 1
         rid = self._next_id
         body = {"id": rid, "op": op, "args": args or {}}
@@ -244,16 +258,17 @@ class Channel:
             raise Unreachable(f"{self.address} is not connected ({op}, waited {limit:g} s)")
         self._sock.send_multipart(encode(self.secret, self.sender, body, blob))
         self.sent += 1
-        poller = zmq.Poller()
-        poller.register(self._sock, zmq.POLLIN)
-        if self.inbox is not None:
-            poller.register(self.inbox, zmq.POLLIN)
+        return rid, op, time.monotonic() + limit
+
+    def wait(self, ticket: tuple[int, str, float]) -> tuple[Any, bytes]:
+        """The reply to the request of ``ticket`` (see :meth:`call`)."""
+        rid, op, deadline = ticket
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.reset()
-                raise Unreachable(f"{self.address} did not answer {op} within {limit:g} s")
-            ready = dict(poller.poll(max(1, int(left * 1000))))
+                raise Unreachable(f"{self.address} did not answer {op} in time")
+            ready = dict(self._poller.poll(max(1, int(left * 1000))))
             if self.inbox is not None and self.inbox in ready:
                 self.serve()
             if self._sock in ready:

@@ -238,7 +238,7 @@ class DomainServer:
         args = msg.body.get("args")
         if handler is None or not isinstance(args, dict):
             self.refused += 1
-            log.warning("%s: unexpected message from %s: %r", self.name, msg.sender, msg.body)
+            log.warning("%s: unknown operation from %s: %r", self.name, msg.sender, msg.body)
             self._reply(routing, {"id": rid, "ok": False, "error": f"unknown operation {op!r}"})
             return
         if op in PEER_OPS and msg.sender not in self.links:

@@ -257,6 +257,15 @@ class Cluster:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def load(self, specs: Sequence[DomainSpec]) -> None:
+        """Give the running processes new domains (same names): reuse between runs."""
+        if sorted(s.name for s in specs) != sorted(self.specs):
+            raise ConfigError(f"the cluster serves {sorted(self.specs)}, not these domains")
+        self.specs = {s.name: s for s in specs}
+        for name in self.specs:
+            self.members[name].spec = self.specs[name]
+            self.members[name].setup(self.peers(name))
+
     def peers(self, name: str) -> dict[str, str]:
         """The addresses of ``name``'s linked domains."""
         out = {}
@@ -425,6 +434,7 @@ def run_tcp(
     timeout: float = DEFAULT_TIMEOUT,
     on_instant: Callable[[Cluster, Coordinator, float], None] | None = None,
     log_dir: Path | None = None,
+    cluster: Cluster | None = None,
 ) -> CoupledResult:
     """Run the domains as serve processes on the loopback address.
 
@@ -436,24 +446,43 @@ def run_tcp(
         on_instant: called after each instant with the cluster, the coordinator and the
             time (fault tests kill and restart domains from here).
         log_dir: where the processes' logs go (default: a temporary folder).
+        cluster: running processes to reuse (their links and timeout stay); default:
+            start new ones and stop them at the end.
     """
-    with Cluster(specs, links=links, timeout=timeout, log_dir=log_dir) as cluster:
+    if cluster is not None:
+        cluster.load(specs)
+        return _drive(cluster, specs, outages, on_instant)
+    with Cluster(specs, links=links, timeout=timeout, log_dir=log_dir) as own:
+        return _drive(own, specs, outages, on_instant)
 
-        def hook(coord: Coordinator, t: float) -> None:
-            if on_instant is not None:
-                on_instant(cluster, coord, t)
-            cluster.rejoin(coord, t)
 
-        members = [cluster.members[s.name] for s in specs]
-        coord = Coordinator(members, outages=outages, on_instant=hook)
-        for a, b in cluster.links:
-            coord.linked(a, b)
-        res = coord.run()
-        faults = list(res.faults)
-        peer_calls = 0
-        for m in cluster.members.values():
-            for line in m.meta.get("faults", []):
-                faults.append({"event": "timeout", "domain": m.name, "why": line})
-            peer_calls += int(m.meta.get("peer_calls", 0))
-        stats = {**res.stats, "driver_messages": cluster.messages(), "peer_messages": peer_calls}
-        return CoupledResult(res.results, res.capacities, res.links, stats, tuple(faults))
+def _drive(
+    cluster: Cluster,
+    specs: Sequence[DomainSpec],
+    outages: Sequence[Outage],
+    on_instant: Callable[[Cluster, Coordinator, float], None] | None,
+) -> CoupledResult:
+    def hook(coord: Coordinator, t: float) -> None:
+        if on_instant is not None:
+            on_instant(cluster, coord, t)
+        cluster.rejoin(coord, t)
+
+    sent = cluster.messages()
+    members = [cluster.members[s.name] for s in specs]
+    coord = Coordinator(members, outages=outages, on_instant=hook)
+    for a, b in cluster.links:
+        coord.linked(a, b)
+    res = coord.run()
+    faults = list(res.faults)
+    peer_calls = 0
+    for m in cluster.members.values():
+        for line in m.meta.get("faults", []):
+            faults.append({"event": "timeout", "domain": m.name, "why": line})
+        peer_calls += int(m.meta.get("peer_calls", 0))
+        m.meta = {}
+    stats = {
+        **res.stats,
+        "driver_messages": cluster.messages() - sent,
+        "peer_messages": peer_calls,
+    }
+    return CoupledResult(res.results, res.capacities, res.links, stats, tuple(faults))

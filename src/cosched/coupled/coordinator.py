@@ -209,10 +209,15 @@ def domain_state(d: Domain) -> MemberState:
 
 def domain_waits(d: Domain) -> list[tuple[str, str | None, int | None]]:
     """See :meth:`Member.waits`."""
-    return [
-        (line, d.peer_name, d.mate_of(d.view.job(idx)))
-        for line, idx in zip(d.waits(), sorted(d.view.holding), strict=True)
-    ]
+    out: list[tuple[str, str | None, int | None]] = []
+    for line, idx in zip(d.waits(), sorted(d.view.holding), strict=True):
+        mates = d.mates(idx)
+        if len(mates) == 1:
+            ((name, mate),) = mates.items()
+            out.append((line, name, mate))
+        else:
+            out.append((line, None, None))
+    return out
 
 
 @dataclass(frozen=True)
@@ -295,8 +300,6 @@ class Coordinator:
     def pair(self, a: str, b: str) -> None:
         """Link domains ``a`` and ``b``: each sends the calls about its mates to the other."""
         da, db = self._domain(a), self._domain(b)
-        if da.peer is not None or db.peer is not None:
-            raise ConfigError(f"a domain pairs with one other domain ({a!r}, {b!r})")
         da.connect(b, LocalLink(db, da))
         db.connect(a, LocalLink(da, db))
         self._links.append((a, b))

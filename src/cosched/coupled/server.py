@@ -54,7 +54,7 @@ log = logging.getLogger("cosched.coupled.serve")
 
 #: The sender name of the coordinating process.
 DRIVER = "driver"
-PEER_OPS = {"mate_id", "mate_status", "try_start", "start_mate"}
+PEER_OPS = {"mate_id", "mate_status", "try_start", "start_mate", "try_hold"}
 
 
 class RemoteLink:
@@ -123,6 +123,15 @@ class RemoteLink:
         except Unreachable:
             return
 
+    def try_hold_mate(self, mate_id: int) -> bool:
+        """See :meth:`Peer.try_hold_mate`."""
+        if self.cut:
+            return False
+        try:
+            return bool(self._call("try_hold", mate_id=mate_id))
+        except Unreachable:
+            return False
+
 
 class DomainServer:
     """Serves one domain on a loopback port.
@@ -184,6 +193,7 @@ class DomainServer:
             "mate_status": self._mate_status,
             "try_start": self._try_start,
             "start_mate": self._start_mate,
+            "try_hold": self._try_hold,
         }
 
     @property
@@ -388,6 +398,9 @@ class DomainServer:
 
     def _try_start(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         return self._need().try_start(integer(args["mate_id"], "mate_id")), b""
+
+    def _try_hold(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        return self._need().try_hold(integer(args["mate_id"], "mate_id")), b""
 
     def _start_mate(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         self._need().start_holding(integer(args["mate_id"], "mate_id"))

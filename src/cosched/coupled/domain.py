@@ -536,20 +536,24 @@ class Domain:
             self.run_job(job)
 
     def _start_orphans(self) -> None:
-        """Holding jobs with a mate that can no longer come (remote down, mate gone)
-        start (alone)."""
+        """Holding jobs whose mates can no longer come (remote down, mate gone) start
+        alone. A job with mates on several machines keeps holding while one of them can
+        still come (the group starts without the others, see :meth:`_run_group`)."""
         for idx in sorted(self._hold_since):
             job = self._jobs[idx]
-            for name, mate in self.mates(idx).items():
+            gone = 0
+            mates = self.mates(idx)
+            for name, mate in mates.items():
                 peer = self.peers.get(name)
                 k = None if peer is None else peer.mate_id(job.job_id, mate)
                 if peer is None or k is None:
-                    self._start(job, alone=True)
-                    break
+                    gone += 1
+                    continue
                 status = peer.mate_status(k)
                 if status is MateStatus.UNKNOWN or status is MateStatus.RUNNING:
-                    self._start(job, alone=True)
-                    break
+                    gone += 1
+            if gone == len(mates):
+                self._start(job, alone=True)
 
     # -- results --------------------------------------------------------------------------
 

@@ -57,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--timeout", type=float, default=10.0, help="tcp: seconds per request (default 10)"
     )
     r.add_argument("--logs", type=Path, help="tcp: folder for each serve process's log")
+    r.add_argument(
+        "--restarts",
+        type=int,
+        default=0,
+        help="tcp: start a domain process that died again, at most this many times (default 0)",
+    )
     r.add_argument("--json", type=Path, help="also write the metrics and faults to this file")
     r.set_defaults(func=_run)
 
@@ -142,6 +148,8 @@ def _run(args: argparse.Namespace) -> int:
     from cosched.coupled.spec import default_links, load_spec
     from cosched.coupled.transport import run_tcp
 
+    if not (args.timeout > 0):
+        raise ConfigError(f"--timeout must be > 0 seconds, got {args.timeout}")
     spec = load_spec(args.spec)
     names = [d.name for d in spec.domains]
     links = spec.links if spec.links is not None else default_links(names)
@@ -152,6 +160,7 @@ def _run(args: argparse.Namespace) -> int:
             outages=spec.outages,
             timeout=args.timeout,
             log_dir=args.logs,
+            restarts=args.restarts,
         )
     else:
         res = run_coupled([d.build() for d in spec.domains], pairs=links, outages=spec.outages)

@@ -21,6 +21,15 @@ transports build the very same domain. :func:`load_spec` reads a run from a TOML
 
     links = [["compute", "analysis"]]   # top level, before the tables; default: the
                                         # first domain with each of the others
+
+    [pair]                        # optional: pair the first two domains' jobs
+    window = 120                  # submitted within 120 s of each other (the paper's rule)
+    proportion = 0.3              # or: this share of jobs paired at random
+    seed = 1
+
+Without ``[pair]`` the mates come from the workloads' ``coupled_mate`` column (or
+``coupled_mate@NAME`` columns for mates on several machines), e.g. an SWF trace with
+the sidecar ``cosched annotate coupled`` writes.
 """
 
 from __future__ import annotations
@@ -206,7 +215,7 @@ def load_spec(path: str | Path) -> RunSpec:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"coupled spec {path}: {exc}") from None
-    unknown = sorted(set(data) - {"domain", "links", "outage"})
+    unknown = sorted(set(data) - {"domain", "links", "outage", "pair"})
     if unknown:
         raise ConfigError(f"coupled spec {path}: unknown keys {unknown}")
     raw = data.get("domain")
@@ -244,6 +253,8 @@ def load_spec(path: str | Path) -> RunSpec:
         )
         spec.build()  # every setting checked before any process starts
         domains.append(spec)
+    if "pair" in data:
+        domains[:2] = _paired(domains[0], domains[1], data["pair"], f"coupled spec {path}")
     links = data.get("links")
     if links is not None:
         if not all(isinstance(x, list) and len(x) == 2 for x in links):
@@ -254,6 +265,26 @@ def load_spec(path: str | Path) -> RunSpec:
         end = o.get("end", math.inf)
         outages.append(Outage(str(o["domain"]), float(o["start"]), float(end)))
     return RunSpec(tuple(domains), links, tuple(outages))
+
+
+def _paired(a: DomainSpec, b: DomainSpec, opts: Any, where: str) -> list[DomainSpec]:
+    """``a`` and ``b`` with their jobs paired by :func:`pair_workloads`."""
+    import dataclasses
+
+    import numpy as np
+
+    from cosched.workload.profiles.coupled import pair_workloads
+
+    if not isinstance(opts, dict) or set(opts) - {"window", "proportion", "seed"}:
+        raise ConfigError(f"{where}: [pair] takes window, proportion and seed")
+    kw: dict[str, Any] = {}
+    if "window" in opts:
+        kw["window"] = float(opts["window"])
+    if "proportion" in opts:
+        kw["proportion"] = float(opts["proportion"])
+    rng = np.random.default_rng(int(opts.get("seed", 0)))
+    wa, wb = pair_workloads(a.workload, b.workload, rng=rng, **kw)
+    return [dataclasses.replace(a, workload=wa), dataclasses.replace(b, workload=wb)]
 
 
 def default_links(names: Sequence[str]) -> tuple[tuple[str, str], ...]:

@@ -198,6 +198,8 @@ class Cluster:
         timeout: seconds per request (driver to domain, and domain to domain).
         log_dir: where each process writes ``NAME.log`` (default: a temporary folder).
         allow: the addresses the processes accept messages from.
+        restarts: how many times in all a domain process that died is started again
+            (it rejoins at the next instant); 0: a dead domain stays down.
     """
 
     def __init__(
@@ -208,6 +210,7 @@ class Cluster:
         timeout: float = DEFAULT_TIMEOUT,
         log_dir: Path | None = None,
         allow: Sequence[str] = ("127.0.0.1",),
+        restarts: int = 0,
     ) -> None:
         names = [s.name for s in specs]
         if len(set(names)) != len(names) or len(names) < 2:
@@ -236,6 +239,9 @@ class Cluster:
         self.addresses: dict[str, str] = {}
         self.members: dict[str, RemoteMember] = {}
         self.restarted: set[str] = set()
+        if restarts < 0:
+            raise ConfigError(f"restarts must be >= 0, got {restarts}")
+        self.restarts = restarts
 
     # -- processes ------------------------------------------------------------------------
 
@@ -350,7 +356,17 @@ class Cluster:
         self.restarted.add(name)
 
     def rejoin(self, coord: Coordinator, t: float) -> None:
-        """Bring the restarted domains back into the run (a coordinator's hook)."""
+        """Bring the restarted domains back into the run (a coordinator's hook); with
+        ``restarts`` left, first start again the lost domains whose process died."""
+        for name in sorted(coord.lost):
+            if (
+                self.restarts > 0
+                and name not in self.restarted
+                and self.procs[name].poll() is not None
+            ):
+                self.restarts -= 1
+                log.warning("domain %s died; starting it again", name)
+                self.restart(name)
         for name in sorted(self.restarted & set(coord.lost)):
             self.restarted.discard(name)
             old = self.members[name]
@@ -435,6 +451,7 @@ def run_tcp(
     on_instant: Callable[[Cluster, Coordinator, float], None] | None = None,
     log_dir: Path | None = None,
     cluster: Cluster | None = None,
+    restarts: int = 0,
 ) -> CoupledResult:
     """Run the domains as serve processes on the loopback address.
 
@@ -448,11 +465,12 @@ def run_tcp(
         log_dir: where the processes' logs go (default: a temporary folder).
         cluster: running processes to reuse (their links and timeout stay); default:
             start new ones and stop them at the end.
+        restarts: how many times a domain process that died is started again.
     """
     if cluster is not None:
         cluster.load(specs)
         return _drive(cluster, specs, outages, on_instant)
-    with Cluster(specs, links=links, timeout=timeout, log_dir=log_dir) as own:
+    with Cluster(specs, links=links, timeout=timeout, log_dir=log_dir, restarts=restarts) as own:
         return _drive(own, specs, outages, on_instant)
 
 

@@ -280,6 +280,10 @@ def test_garbage_and_forged_messages_are_refused_logged_and_survived(
         "operation": encode(secret, "driver", {"id": 2, "op": "format-disk", "args": {}}),
         "peer": encode(secret, "Z", {"id": 3, "op": "try_start", "args": {"mate_id": 1}}),
         "setup-first": encode(secret, "driver", {"id": 4, "op": "state", "args": {}}),
+        "bad-args": encode(secret, "driver", {"id": 5, "op": "setup", "args": {"settings": 7}}),
+        "bad-table": encode(
+            secret, "driver", {"id": 6, "op": "setup", "args": {"settings": {"name": "A"}}}, b"x"
+        ),
     }
     for why, frames in cases.items():
         body = _ask(address, frames)

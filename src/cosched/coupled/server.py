@@ -263,9 +263,13 @@ class DomainServer:
             return
         try:
             result, blob = handler(msg.sender, args, msg.blob)
-        except (CoschedError, KeyError, TypeError, ValueError) as exc:
+        except (CoschedError, KeyError, TypeError, ValueError, AttributeError) as exc:
             log.warning("%s: %s failed: %s", self.name, op, exc)
             self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: {exc}"})
+            return
+        except Exception as exc:  # the message boundary: answer, log, keep serving
+            log.exception("%s: %s failed unexpectedly", self.name, op)
+            self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: internal error {exc!r}"})
             return
         self._reply(routing, {"id": rid, "ok": True, "result": result}, blob)
 

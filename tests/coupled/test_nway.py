@@ -97,7 +97,7 @@ def check_groups(case: dict, res: CoupledResult) -> None:
         assert len(starts) == 1, (g, starts)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(three_way_case())
 def test_three_way_mates_start_together_in_process(case: dict) -> None:
     try:

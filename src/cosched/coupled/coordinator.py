@@ -25,7 +25,7 @@ import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledDeadlockError, CoupledError
@@ -36,6 +36,7 @@ from cosched.errors import ConfigError
 __all__ = [
     "Coordinator",
     "CoupledResult",
+    "Fault",
     "LocalMember",
     "Member",
     "MemberDownError",
@@ -220,6 +221,20 @@ def domain_waits(d: Domain) -> list[tuple[str, str | None, int | None]]:
     return out
 
 
+class Fault(TypedDict):
+    """One event of a run with domains in other processes."""
+
+    #: ``down`` (stopped answering the driver), ``rejoin`` (back after a restart),
+    #: ``lost`` (down at the end), ``timeout`` (a domain's call to a peer timed out).
+    event: str
+    #: the domain it happened to (for ``timeout``: the domain that made the call).
+    domain: str
+    #: the simulated instant.
+    time: float
+    #: what was seen (the timeout, the error, how long it was down).
+    why: str
+
+
 @dataclass(frozen=True)
 class CoupledResult:
     """The outcome of a coupled run.
@@ -231,16 +246,15 @@ class CoupledResult:
         capacities: allocation units of each domain's machine.
         links: the linked domain pairs.
         stats: coordinator counters (instants, retries).
-        faults: what happened to the domains served by other processes, in order: one
-            record per event (``{"event": "down"|"rejoin"|"lost", "domain", "time",
-            "why"}``); empty for an in-process run.
+        faults: what happened to the domains served by other processes, in order (see
+            :class:`Fault`); empty for an in-process run.
     """
 
     results: Mapping[str, SimulationResult]
     capacities: Mapping[str, int]
     links: tuple[tuple[str, str], ...] = ()
     stats: Mapping[str, int] = field(default_factory=dict)
-    faults: tuple[Mapping[str, object], ...] = ()
+    faults: tuple[Fault, ...] = ()
 
 
 class Coordinator:
@@ -287,7 +301,7 @@ class Coordinator:
         self._on_instant = on_instant
         #: members unreachable since a call to them failed (name -> time).
         self.lost: dict[str, float] = {}
-        self.faults: list[dict[str, object]] = []
+        self.faults: list[Fault] = []
         self.now = 0.0
         #: members that came back since the last instant (all of them pass next).
         self._rejoined = False

@@ -82,7 +82,8 @@ class RemoteLink:
         except Unreachable as exc:
             log.warning("peer %s unreachable: %s", self.name, exc)
             self.suspect = True
-            self.server.faults.append(f"{op} to {self.name}: {exc}")
+            now = self.server.domain.view.now if self.server.domain is not None else math.nan
+            self.server.faults.append({"time": now, "why": f"{op} to {self.name}: {exc}"})
             raise
         return result
 
@@ -174,7 +175,7 @@ class DomainServer:
         self.domain: Domain | None = None
         self.links: dict[str, RemoteLink] = {}
         self.down: set[str] = set()
-        self.faults: list[str] = []
+        self.faults: list[dict[str, Any]] = []
         self.refused = 0
         self.running = True
         self._ops: dict[str, Callable[[str, dict[str, Any], bytes], tuple[Any, bytes]]] = {

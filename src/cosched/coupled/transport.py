@@ -42,6 +42,7 @@ import zmq
 from cosched.coupled.coordinator import (
     Coordinator,
     CoupledResult,
+    Fault,
     MemberDownError,
     MemberState,
     Outage,
@@ -494,8 +495,10 @@ def _drive(
     faults = list(res.faults)
     peer_calls = 0
     for m in cluster.members.values():
-        for line in m.meta.get("faults", []):
-            faults.append({"event": "timeout", "domain": m.name, "why": line})
+        for f in m.meta.get("faults", []):
+            faults.append(
+                Fault(event="timeout", domain=m.name, time=float(f["time"]), why=str(f["why"]))
+            )
         peer_calls += int(m.meta.get("peer_calls", 0))
         m.meta = {}
     stats = {

@@ -104,7 +104,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _read_secret(where: str) -> bytes:
-    text = sys.stdin.readline() if where == "-" else Path(where).read_text()
+    try:
+        text = sys.stdin.readline() if where == "-" else Path(where).read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the shared secret: {exc}") from None
     try:
         secret = bytes.fromhex(text.strip())
     except ValueError:

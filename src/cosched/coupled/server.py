@@ -45,7 +45,7 @@ from cosched.coupled.wire import (
     number,
     read_table,
 )
-from cosched.errors import CoschedError
+from cosched.errors import ConfigError, CoschedError
 from cosched.workload.job import Workload
 
 __all__ = ["DRIVER", "DomainServer", "RemoteLink"]
@@ -167,10 +167,15 @@ class DomainServer:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.linger = 0
-        if port:
-            self.sock.bind(f"tcp://{host}:{port}")
-        else:
-            port = self.sock.bind_to_random_port(f"tcp://{host}")
+        try:
+            if port:
+                self.sock.bind(f"tcp://{host}:{port}")
+            else:
+                port = self.sock.bind_to_random_port(f"tcp://{host}")
+        except zmq.ZMQError as exc:
+            self.sock.close(0)
+            self.ctx.term()
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc}") from None
         self.address = f"tcp://{host}:{port}"
         self.domain: Domain | None = None
         self.links: dict[str, RemoteLink] = {}

@@ -236,21 +236,26 @@ def load_spec(path: str | Path) -> RunSpec:
             platform = _platform(d, where)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
-        workload = open_workload(str(wpath), seed=int(d.get("seed", 0)))
-        rp = d.get("release_period", DEFAULT_RELEASE_PERIOD)
-        spec = DomainSpec(
-            name=str(d["name"]),
-            workload=workload,
-            platform=platform,
-            scheme=d.get("scheme", "hold"),
-            policy=str(d.get("policy", "easy")),
-            params=dict(d.get("params", {"order": "wfp"})),
-            enabled=bool(d.get("enabled", True)),
-            release_period=None if rp == "none" else float(rp),
-            max_hold_share=float(d.get("max_hold_share", 1.0)),
-            max_yields=d.get("max_yields"),
-            estimates=str(d.get("estimates", "requested")),
-        )
+        try:
+            workload = open_workload(str(wpath), seed=int(d.get("seed", 0)))
+            rp = d.get("release_period", DEFAULT_RELEASE_PERIOD)
+            spec = DomainSpec(
+                name=str(d["name"]),
+                workload=workload,
+                platform=platform,
+                scheme=d.get("scheme", "hold"),
+                policy=str(d.get("policy", "easy")),
+                params=dict(d.get("params", {"order": "wfp"})),
+                enabled=bool(d.get("enabled", True)),
+                release_period=None if rp == "none" else float(rp),
+                max_hold_share=float(d.get("max_hold_share", 1.0)),
+                max_yields=d.get("max_yields"),
+                estimates=str(d.get("estimates", "requested")),
+            )
+        except (TypeError, ValueError, OSError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"{where}: {exc}") from None
         spec.build()  # every setting checked before any process starts
         domains.append(spec)
     if "pair" in data:
@@ -262,8 +267,13 @@ def load_spec(path: str | Path) -> RunSpec:
         links = tuple((str(a), str(b)) for a, b in links)
     outages = []
     for o in data.get("outage", []):
-        end = o.get("end", math.inf)
-        outages.append(Outage(str(o["domain"]), float(o["start"]), float(end)))
+        try:
+            end = o.get("end", math.inf)
+            outages.append(Outage(str(o["domain"]), float(o["start"]), float(end)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ConfigError(
+                f"coupled spec {path}: [[outage]] needs domain, start: {exc}"
+            ) from None
     return RunSpec(tuple(domains), links, tuple(outages))
 
 

@@ -129,6 +129,13 @@ def run_cell(
     except CoupledDeadlockError as exc:
         record.update(status="deadlock", error=str(exc))
         return record
+    if res.faults:
+        # Only over TCP: a domain process died or hung. The record names what happened;
+        # a cell that lost a machine for good has no metrics to compare.
+        record["faults"] = [dict(f) for f in res.faults]
+        if any(f["event"] == "lost" for f in res.faults):
+            record.update(status="lost", error="a machine's process was lost, see faults")
+            return record
     if enabled:
         verify_sync(res)
     record.update(status="ok", sync_verified=enabled, machines=coupled_metrics(res))

@@ -324,7 +324,10 @@ def test_reproduce_quick_subset_tcp_equals_local(
 
     if not ((TRACES / COMPUTE_TRACE).exists() and (TRACES / ANALYSIS_TRACE).exists()):
         pytest.skip(f"shared traces {COMPUTE_TRACE} and {ANALYSIS_TRACE} not found under {TRACES}")
-    keys = {"load-0.5-HH-s0", "proportion-0.33-YH-s1"}
+    # One cell of the quick grid, half a day: 251 holds on compute, 58 yields and 6
+    # try-starts on analysis (its record's stats). The whole quick grid is compared in
+    # docs/coupled-network.md (a 20-minute run, too slow for a test).
+    keys = {"proportion-0.33-HY-s1"}
     full = reproduce.cells
 
     def subset(quick: bool) -> list[dict]:

@@ -10,7 +10,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosched.cli import annotate, compare, generate, reproduce, run, sweep, traceinfo, validate
+from cosched.cli import (
+    annotate,
+    compare,
+    coupled,
+    generate,
+    reproduce,
+    run,
+    sweep,
+    traceinfo,
+    validate,
+)
 from cosched.errors import CoschedError
 
 __all__ = ["build_parser", "main"]
@@ -35,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (run, compare, validate, traceinfo, generate, annotate, sweep, reproduce):
+    modules = (run, compare, validate, traceinfo, generate, annotate, sweep, reproduce, coupled)
+    for module in modules:
         module.register(sub)
 
     return parser

@@ -16,7 +16,13 @@ from cosched.coupled.domain import (
     Scheme,
 )
 from cosched.coupled.errors import CoupledDeadlockError, CoupledError
-from cosched.coupled.metrics import CORE_METRICS, coupled_metrics, machine_metrics, verify_sync
+from cosched.coupled.metrics import (
+    CORE_METRICS,
+    coupled_metrics,
+    machine_metrics,
+    verify_group_sync,
+    verify_sync,
+)
 from cosched.coupled.protocol import LocalLink, MateStatus, Peer
 
 __all__ = [
@@ -37,5 +43,6 @@ __all__ = [
     "coupled_metrics",
     "machine_metrics",
     "run_coupled",
+    "verify_group_sync",
     "verify_sync",
 ]

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledDeadlockError, CoupledError
@@ -32,7 +33,17 @@ from cosched.coupled.protocol import LocalLink
 from cosched.engine.simulation import SimulationResult
 from cosched.errors import ConfigError
 
-__all__ = ["Coordinator", "CoupledResult", "Outage", "run_coupled"]
+__all__ = [
+    "Coordinator",
+    "CoupledResult",
+    "Fault",
+    "LocalMember",
+    "Member",
+    "MemberDownError",
+    "MemberState",
+    "Outage",
+    "run_coupled",
+]
 
 
 @dataclass(frozen=True)
@@ -50,38 +61,229 @@ class Outage:
     end: float = math.inf
 
 
+class MemberState(NamedTuple):
+    """What the clock needs to know about one domain between instants."""
+
+    #: when the domain's next event is due (inf: none).
+    next_time: float
+    #: jobs submitted so far.
+    submitted: int
+    #: jobs started so far.
+    started: int
+    #: jobs running now.
+    running: int
+    #: jobs waiting in the queue (holders included).
+    queued: int
+    #: jobs holding units.
+    holding: int
+    #: jobs in the domain's workload.
+    total: int
+
+
+class MemberDownError(CoupledError):
+    """A domain served by another process did not answer (dead, hung or cut off)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name = name
+        self.why = why
+        super().__init__(f"domain {name!r} is unreachable: {why}")
+
+
+class Member(Protocol):
+    """A domain as the clock drives it: in this process (:class:`LocalMember`) or in
+    another one (:class:`cosched.coupled.transport.RemoteMember`).
+
+    Every call but :meth:`state` may raise :class:`MemberDownError`; the coordinator then
+    treats the domain as down from that instant on.
+    """
+
+    name: str
+
+    def state(self) -> MemberState:
+        """The domain's counters and next event time (cached by remote members)."""
+        ...
+
+    def refresh(self) -> None:
+        """Bring :meth:`state` up to date (a round trip for a remote member)."""
+        ...
+
+    def advance(self, t: float) -> None:
+        """Handle the events due at ``t`` with coscheduling gated."""
+        ...
+
+    def run_pass(self) -> None:
+        """One coscheduling pass now."""
+        ...
+
+    def notify(self, name: str, down: bool) -> None:
+        """Domain ``name`` went down or came back: holders are re-checked next pass."""
+        ...
+
+    def finish(self) -> SimulationResult:
+        """The domain's result (see :meth:`Domain.finish`)."""
+        ...
+
+    def waits(self) -> list[tuple[str, str | None, int | None]]:
+        """Per holding job: the line of :meth:`Domain.waits`, the peer and the mate id."""
+        ...
+
+    def blocked(self, job_id: int) -> str:
+        """See :meth:`Domain.blocked`."""
+        ...
+
+    @property
+    def capacity(self) -> int:
+        """Allocation units of the machine."""
+        ...
+
+    @property
+    def release_period(self) -> float | None:
+        """The domain's release period (for the deadlock hint)."""
+        ...
+
+
+class LocalMember:
+    """A :class:`Domain` in this process, driven by direct calls."""
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.name = domain.name
+
+    def state(self) -> MemberState:
+        """See :meth:`Member.state`."""
+        return domain_state(self.domain)
+
+    def refresh(self) -> None:
+        """Nothing to do: :meth:`state` reads the domain."""
+
+    def advance(self, t: float) -> None:
+        """See :meth:`Member.advance`."""
+        self.domain.gated = True
+        self.domain.sim.advance(t)
+
+    def run_pass(self) -> None:
+        """See :meth:`Member.run_pass`."""
+        self.domain.extra_pass()
+
+    def notify(self, name: str, down: bool) -> None:
+        """See :meth:`Member.notify`."""
+        if name == self.name:
+            self.domain.down = down
+        self.domain.recheck = True
+
+    def finish(self) -> SimulationResult:
+        """See :meth:`Member.finish`."""
+        return self.domain.finish()
+
+    def waits(self) -> list[tuple[str, str | None, int | None]]:
+        """See :meth:`Member.waits`."""
+        return domain_waits(self.domain)
+
+    def blocked(self, job_id: int) -> str:
+        """See :meth:`Member.blocked`."""
+        return self.domain.blocked(job_id)
+
+    @property
+    def capacity(self) -> int:
+        """See :meth:`Member.capacity`."""
+        return self.domain.view.capacity
+
+    @property
+    def release_period(self) -> float | None:
+        """See :meth:`Member.release_period`."""
+        return self.domain.release_period
+
+
+def domain_state(d: Domain) -> MemberState:
+    """The :class:`MemberState` of a domain in this process."""
+    v = d.view
+    return MemberState(
+        d.sim.next_time(),
+        len(d.submitted),
+        v.started_count,
+        v.n_running,
+        len(v.queue),
+        len(v.holding),
+        len(d.workload),
+    )
+
+
+def domain_waits(d: Domain) -> list[tuple[str, str | None, int | None]]:
+    """See :meth:`Member.waits`."""
+    out: list[tuple[str, str | None, int | None]] = []
+    for line, idx in zip(d.waits(), sorted(d.view.holding), strict=True):
+        mates = d.mates(idx)
+        if len(mates) == 1:
+            ((name, mate),) = mates.items()
+            out.append((line, name, mate))
+        else:
+            out.append((line, None, None))
+    return out
+
+
+class Fault(TypedDict):
+    """One event of a run with domains in other processes."""
+
+    #: ``down`` (stopped answering the driver), ``rejoin`` (back after a restart),
+    #: ``lost`` (down at the end), ``timeout`` (a domain's call to a peer timed out).
+    event: str
+    #: the domain it happened to (for ``timeout``: the domain that made the call).
+    domain: str
+    #: the simulated instant.
+    time: float
+    #: what was seen (the timeout, the error, how long it was down).
+    why: str
+
+
 @dataclass(frozen=True)
 class CoupledResult:
     """The outcome of a coupled run.
 
     Attributes:
         results: each domain's result (job table with the coscheduling columns, see
-            :meth:`Domain.finish`), by domain name, in the given order.
+            :meth:`Domain.finish`), by domain name, in the given order; a domain lost
+            for good (its process died and never came back) has none.
         capacities: allocation units of each domain's machine.
         links: the linked domain pairs.
         stats: coordinator counters (instants, retries).
+        faults: what happened to the domains served by other processes, in order (see
+            :class:`Fault`); empty for an in-process run.
     """
 
     results: Mapping[str, SimulationResult]
     capacities: Mapping[str, int]
     links: tuple[tuple[str, str], ...] = ()
     stats: Mapping[str, int] = field(default_factory=dict)
+    faults: tuple[Fault, ...] = ()
 
 
 class Coordinator:
     """Runs coupled domains on one clock.
 
     Args:
-        domains: the machines, in the order their passes run at an instant.
+        domains: the machines, in the order their passes run at an instant: domains of
+            this process, or :class:`Member` s (domains in other processes).
         outages: periods during which a domain is unreachable.
+        on_instant: called with the instant's time after each instant (tests and
+            progress reports); a remote transport also uses it to let a restarted
+            domain rejoin.
     """
 
-    def __init__(self, domains: Sequence[Domain], *, outages: Sequence[Outage] = ()) -> None:
+    def __init__(
+        self,
+        domains: Sequence[Domain | Member],
+        *,
+        outages: Sequence[Outage] = (),
+        on_instant: Callable[[Coordinator, float], None] | None = None,
+    ) -> None:
         names = [d.name for d in domains]
         if len(set(names)) != len(names) or not names:
             raise ConfigError(f"domain names must be unique and non-empty, got {names}")
-        self.domains = list(domains)
-        self._by_name = {d.name: d for d in domains}
+        self.members: list[Member] = [
+            LocalMember(d) if isinstance(d, Domain) else d for d in domains
+        ]
+        self._local = {d.name: d for d in domains if isinstance(d, Domain)}
+        self._by_name = {m.name: m for m in self.members}
         for o in outages:
             if o.domain not in self._by_name:
                 raise ConfigError(f"outage of unknown domain {o.domain!r} (domains: {names})")
@@ -96,45 +298,103 @@ class Coordinator:
         heapq.heapify(self._changes)
         self._stats = {"instants": 0, "retries": 0}
         self._links: list[tuple[str, str]] = []
+        self._on_instant = on_instant
+        #: members unreachable since a call to them failed (name -> time).
+        self.lost: dict[str, float] = {}
+        self.faults: list[Fault] = []
+        self.now = 0.0
+        #: members that came back since the last instant (all of them pass next).
+        self._rejoined = False
+
+    @property
+    def domains(self) -> list[Domain]:
+        """The domains of this process (all of them for an in-process run)."""
+        return list(self._local.values())
 
     def pair(self, a: str, b: str) -> None:
         """Link domains ``a`` and ``b``: each sends the calls about its mates to the other."""
         da, db = self._domain(a), self._domain(b)
-        if da.peer is not None or db.peer is not None:
-            raise ConfigError(f"a domain pairs with one other domain ({a!r}, {b!r})")
         da.connect(b, LocalLink(db, da))
         db.connect(a, LocalLink(da, db))
         self._links.append((a, b))
 
+    def linked(self, a: str, b: str) -> None:
+        """Record that ``a`` and ``b`` are linked by a transport (for the result)."""
+        self._links.append((a, b))
+
     def _domain(self, name: str) -> Domain:
         try:
-            return self._by_name[name]
+            return self._local[name]
         except KeyError:
-            raise ConfigError(f"no domain {name!r} (domains: {list(self._by_name)})") from None
+            known = list(self._by_name)
+            raise ConfigError(f"no domain {name!r} in this process (domains: {known})") from None
+
+    # -- members that fail ----------------------------------------------------------------
+
+    def _live(self) -> list[Member]:
+        return [m for m in self.members if m.name not in self.lost]
+
+    def _call(self, member: Member, method: str, *args: Any) -> tuple[bool, Any]:
+        """``member.method(*args)``; ``(False, None)`` (the member is down) if it failed."""
+        if member.name in self.lost:
+            return False, None
+        try:
+            return True, getattr(member, method)(*args)
+        except MemberDownError as exc:
+            self.mark_down(member.name, exc.why)
+            return False, None
+
+    def mark_down(self, name: str, why: str) -> None:
+        """Domain ``name`` stopped answering: the others treat it as down from now on."""
+        if name in self.lost:
+            return
+        self.lost[name] = self.now
+        self.faults.append({"event": "down", "domain": name, "time": self.now, "why": why})
+        for m in self._live():
+            self._call(m, "notify", name, True)
+        self._rejoined = True
+
+    def rejoin(self, name: str, member: Member) -> None:
+        """A restarted domain is back (already caught up to :attr:`now`)."""
+        since = self.lost.pop(name)
+        self.members = [member if m.name == name else m for m in self.members]
+        self._by_name[name] = member
+        self.faults.append(
+            {"event": "rejoin", "domain": name, "time": self.now, "why": f"down since {since:g}"}
+        )
+        for m in self._live():
+            self._call(m, "notify", name, False)
+        self._rejoined = True
 
     # -- the clock ------------------------------------------------------------------------
 
     def run(self) -> CoupledResult:
         """Simulate until every job of every domain has finished."""
-        doms = self.domains
         idle = 0
         last = -math.inf
+        for m in self._live():
+            self._call(m, "refresh")
         while True:
-            due = [d.sim.next_time() for d in doms]
-            t = min(due)
+            states = self._states()
+            live = self._live()
+            due = [states[m.name].next_time for m in live]
+            t = min(due, default=math.inf)
             change = self._changes[0][0] if self._changes else math.inf
             if change < t:
                 t = change
             if t == math.inf:
-                if not any(len(d.view.queue) for d in doms):
+                if not any(states[m.name].queued for m in live):
                     break
                 if self._retry():
                     continue
                 raise self._stuck(last)
-            active = [d for d, when in zip(doms, due, strict=True) if when == t]
+            active = [m for m, when in zip(live, due, strict=True) if when == t]
             if change == t:
                 self._apply_changes(t)
-                active = doms
+                active = live
+            if self._rejoined:
+                self._rejoined = False
+                active = live
             mark = self._progress()
             self._instant(t, active)
             stuck = self._progress() == mark and self._frozen()
@@ -142,71 +402,87 @@ class Coordinator:
             if idle > 2 * self._holders() + 4:
                 raise self._stuck(t)
             last = t
-        results = {d.name: d.finish() for d in doms}
-        caps = {d.name: d.view.capacity for d in doms}
-        return CoupledResult(results, caps, tuple(self._links), dict(self._stats))
+            if self._on_instant is not None:
+                self._on_instant(self, t)
+        results = {}
+        caps = {}
+        for m in self._live():
+            ok, res = self._call(m, "finish")
+            if ok:
+                results[m.name] = res
+                caps[m.name] = m.capacity
+        for name, since in self.lost.items():
+            self.faults.append(
+                {"event": "lost", "domain": name, "time": since, "why": "never came back"}
+            )
+        return CoupledResult(
+            results, caps, tuple(self._links), dict(self._stats), tuple(self.faults)
+        )
 
-    def _instant(self, t: float, active: Sequence[Domain]) -> None:
+    def _instant(self, t: float, active: Sequence[Member]) -> None:
         self._stats["instants"] += 1
-        for d in self.domains:
-            d.gated = True
-            d.sim.advance(t)
+        self.now = t
+        for m in self._live():
+            self._call(m, "advance", t)
         self._passes(active)
 
-    def _passes(self, active: Sequence[Domain]) -> None:
-        for d in self.domains:
-            d.gated = False
-        try:
-            for d in active:
-                d.sim.extra_pass()
-        finally:
-            for d in self.domains:
-                d.gated = True
+    def _passes(self, active: Sequence[Member]) -> None:
+        for m in active:
+            self._call(m, "run_pass")
+        for m in self._live():
+            self._call(m, "refresh")
 
     def _retry(self) -> bool:
         """One more pass everywhere; True if it started anything."""
         self._stats["retries"] += 1
-        before = sum(d.view.started_count for d in self.domains)
-        self._passes(self.domains)
-        return sum(d.view.started_count for d in self.domains) > before
+        before = sum(s.started for s in self._states().values())
+        self._passes(self._live())
+        return sum(s.started for s in self._states().values()) > before
 
     def _apply_changes(self, t: float) -> None:
         while self._changes and self._changes[0][0] <= t:
             _, _, name, down = heapq.heappop(self._changes)
-            self._by_name[name].down = down
-            for d in self.domains:
-                d.recheck = True
+            for m in self._live():
+                self._call(m, "notify", name, down)
 
     def _progress(self) -> tuple[int, ...]:
         """Changes only when a job arrives, starts or ends somewhere."""
         return tuple(
-            x
-            for d in self.domains
-            for x in (len(d.submitted), d.view.started_count, d.view.n_running)
+            x for s in self._states().values() for x in (s.submitted, s.started, s.running)
         )
 
     def _frozen(self) -> bool:
         """Jobs wait, nothing runs, nothing is left to arrive: only releases can change things."""
-        doms = self.domains
+        states = list(self._states().values())
         return (
-            any(len(d.view.queue) for d in doms)
-            and all(d.view.n_running == 0 and len(d.submitted) == len(d.workload) for d in doms)
+            any(s.queued for s in states)
+            and all(s.running == 0 and s.submitted == s.total for s in states)
             and not self._changes
         )
 
+    def _states(self) -> dict[str, MemberState]:
+        """Every live domain's state (reading a remote one's pending answer)."""
+        out = {}
+        for m in self._live():
+            ok, st = self._call(m, "state")
+            if ok:
+                out[m.name] = st
+        return {n: st for n, st in out.items() if n not in self.lost}
+
     def _holders(self) -> int:
-        return sum(len(d.view.holding) for d in self.domains)
+        return sum(s.holding for s in self._states().values())
 
     def _stuck(self, t: float) -> CoupledError:
         waits: list[str] = []
-        for d in self.domains:
-            for line, idx in zip(d.waits(), sorted(d.view.holding), strict=True):
-                mate = d.mate_of(d.view.job(idx))
-                peer = self._by_name.get(d.peer_name or "")
-                why = "" if peer is None or mate is None else f" ({peer.blocked(mate)})"
+        for m in self._live():
+            for line, peer_name, mate in m.waits():
+                peer = self._by_name.get(peer_name or "")
+                why = ""
+                if peer is not None and mate is not None and peer.name not in self.lost:
+                    why = f" ({peer.blocked(mate)})"
                 waits.append(line + why)
         if waits:
-            no_release = [d.name for d in self.domains if d.release_period is None]
+            no_release = [m.name for m in self._live() if m.release_period is None]
             hint = (
                 f"periodic release is disabled on {', '.join(no_release)}; set "
                 "release_period to break hold-hold deadlocks"
@@ -214,7 +490,7 @@ class Coordinator:
                 else "periodic releases did not break it"
             )
             return CoupledDeadlockError(t, waits, hint)
-        queued = ", ".join(f"{d.name}: {len(d.view.queue)}" for d in self.domains)
+        queued = ", ".join(f"{n}: {s.queued}" for n, s in self._states().items())
         return CoupledError(f"coupled run stalled at t={t:g} with jobs queued ({queued})")
 
 

@@ -47,6 +47,9 @@ Scheme = Literal["hold", "yield"]
 DEFAULT_RELEASE_PERIOD = 1200.0
 #: The workload column naming each job's mate on the peer machine.
 MATE_COLUMN = "coupled_mate"
+#: Columns ``coupled_mate@NAME`` name each job's mate on the machine NAME (-1: none):
+#: a job may have mates on several machines, which all start together.
+GROUP_PREFIX = "coupled_mate@"
 
 
 class Outcome(enum.Enum):
@@ -183,9 +186,13 @@ class Domain:
             raise ConfigError(f"domain {name!r}: job ids must be unique to name mates")
         self._by_id: dict[int, Job] = {j.job_id: j for j in self._jobs}
         self._mate: dict[int, int] = _mates(workload)
+        self._group: dict[int, dict[str, int]] = _group_mates(workload)
         n = len(self._jobs)
         self.peer: Peer | None = None
         self.peer_name: str | None = None
+        #: every linked domain, by name (``peer`` is the first: the two-machine case).
+        self.peers: dict[str, Peer] = {}
+        self._try_hold = False
         self.down = False
         self.gated = True
         #: whether the next pass checks the holders' mates (set at outage changes).
@@ -205,9 +212,24 @@ class Domain:
     # -- set-up -------------------------------------------------------------------------
 
     def connect(self, peer_name: str, peer: Peer) -> None:
-        """Send the calls about this domain's mates to ``peer``."""
-        self.peer_name = peer_name
-        self.peer = peer
+        """Send the calls about this domain's mates on ``peer_name`` to ``peer``.
+
+        Raises:
+            ConfigError: ``peer_name`` is linked already, or a second peer for a workload
+                whose ``coupled_mate`` column does not say on which peer a mate is (use
+                ``coupled_mate@NAME`` columns for several peers).
+        """
+        if peer_name in self.peers or peer_name == self.name:
+            raise ConfigError(f"domain {self.name!r} is already linked with {peer_name!r}")
+        if self.peers and self._mate:
+            raise ConfigError(
+                f"domain {self.name!r}: its coupled_mate column names mates on one peer; "
+                f"to link it with {peer_name!r} too, name mates in coupled_mate@NAME columns"
+            )
+        self.peers[peer_name] = peer
+        if self.peer is None:
+            self.peer_name = peer_name
+            self.peer = peer
 
     def settings(self) -> dict[str, Any]:
         """The coscheduling parameters, as plain values."""
@@ -222,18 +244,31 @@ class Domain:
     @property
     def paired(self) -> int:
         """How many of this domain's jobs have a mate."""
-        return len(self._mate)
+        return len(self._mate) + len(self._group)
 
     def mate_of(self, job: Job) -> int | None:
-        """The mate's job id on the peer, or None."""
+        """The mate's job id on the peer, or None (None too for a job with several mates)."""
+        group = self._group.get(job.index)
+        if group is not None:
+            return next(iter(group.values())) if len(group) == 1 else None
         return self._mate.get(job.index)
+
+    def mates(self, idx: int) -> dict[str, int]:
+        """Job ``idx``'s mates: peer name -> mate id (empty: none)."""
+        group = self._group.get(idx)
+        if group is not None:
+            return group
+        mate = self._mate.get(idx)
+        if mate is None or self.peer_name is None:
+            return {}
+        return {self.peer_name: mate}
 
     # -- the peer side of the protocol (called through a link) ---------------------------
 
     def confirm_mate(self, job_id: int, peer: str, peer_job: int) -> int | None:
         """``job_id`` if it is here and paired with ``peer_job`` on ``peer``, else None."""
         job = self._by_id.get(job_id)
-        if job is None or peer != self.peer_name or self._mate.get(job.index) != peer_job:
+        if job is None or self.mates(job.index).get(peer) != peer_job:
             return None
         return job_id
 
@@ -269,10 +304,45 @@ class Domain:
         self.counters["try_start"] += 1
         self._try_target = job_id
         try:
-            self.sim.extra_pass()
+            self.extra_pass()
         finally:
             self._try_target = -1
         return self.status(job_id) is MateStatus.RUNNING
+
+    def try_hold(self, job_id: int) -> bool:
+        """Like :meth:`try_start`, but ``job_id``, if made ready, holds its units instead
+        of starting (a job with mates on several machines starts only when all hold).
+
+        The held job keeps its units until the whole group starts, or its release period
+        ends; it holds whatever this domain's scheme, since starting it alone would break
+        its group. True only if it holds now.
+        """
+        job = self._by_id.get(job_id)
+        if job is None or self._busy or job.index not in self.submitted:
+            return False
+        if self.view.is_holding(job):
+            return True
+        if self.view.size(job) > self.view.free:
+            return False
+        self.counters["try_start"] += 1
+        self._try_target = job_id
+        self._try_hold = True
+        try:
+            self.extra_pass()
+        finally:
+            self._try_target = -1
+            self._try_hold = False
+        return self.status(job_id) is MateStatus.HOLDING
+
+    def extra_pass(self) -> None:
+        """One coscheduling pass now (ungated while it runs; the engine's own passes at
+        event times stay gated)."""
+        gated = self.gated
+        self.gated = False
+        try:
+            self.sim.extra_pass()
+        finally:
+            self.gated = gated
 
     def start_holding(self, job_id: int) -> None:
         """Start a holding job now (its mate is starting)."""
@@ -335,11 +405,19 @@ class Domain:
         if math.isnan(self._ready[idx]):
             self._ready[idx] = self.view.now
         mate = self._mate.get(idx)
-        if not self.enabled or mate is None or job.job_id == self._try_target:
+        group = self._group.get(idx)
+        if job.job_id == self._try_target and self._try_hold:
+            return self._hold(job)  # a mate of a group asked: hold until all are ready
+        if not self.enabled or (mate is None and group is None) or job.job_id == self._try_target:
             # No coscheduling, no mate, or the mate asked for this job and is ready.
             return self._start(job)
         peer = self.peer
-        k = None if peer is None else peer.mate_id(job.job_id, mate)
+        if group is not None:
+            if len(group) > 1:
+                return self._run_group(job, group)
+            ((name, mate),) = group.items()
+            peer = self.peers.get(name)
+        k = None if peer is None else peer.mate_id(job.job_id, mate)  # type: ignore[arg-type]
         if peer is None or k is None:
             return self._start(job, alone=True)  # remote down: never wait (line 2)
         status = peer.mate_status(k)
@@ -367,6 +445,52 @@ class Domain:
             self._yields[idx] += 1
             self.counters["yields"] += 1
             return Outcome.YIELDED
+        return self._hold(job)
+
+    def _run_group(self, job: Job, group: dict[str, int]) -> Outcome:
+        """Algorithm 1 for a job with mates on several machines: all start together.
+
+        Mates whose machine is down, or that are unknown there or already running, are
+        dropped from the group (the job is then marked ``started_alone``: it did not
+        start with all its mates); with none left the job starts alone. If every
+        remaining mate holds, all start now. Otherwise each waiting mate is asked to
+        hold (:meth:`try_hold`); if they all hold, all start; else this job holds or
+        yields by its scheme, and the mates that hold keep holding for it.
+        """
+        live: dict[str, tuple[Peer, int]] = {}
+        dropped = False
+        for name, mate in group.items():
+            peer = self.peers.get(name)
+            k = None if peer is None else peer.mate_id(job.job_id, mate)
+            if peer is None or k is None:
+                dropped = True  # that machine is down: never wait for it (line 2)
+                continue
+            live[name] = (peer, k)
+        waiting = []
+        for name, (peer, k) in list(live.items()):
+            status = peer.mate_status(k)
+            if status is MateStatus.RUNNING or status is MateStatus.UNKNOWN:
+                dropped = True
+                del live[name]
+            elif status is not MateStatus.HOLDING:
+                waiting.append(name)
+        if not live:
+            return self._start(job, alone=True)
+        for name in waiting:
+            peer, k = live[name]
+            if not peer.try_hold_mate(k):
+                return self._wait(job)
+        if waiting and any(p.mate_status(k) is not MateStatus.HOLDING for p, k in live.values()):
+            return self._wait(job)  # a try-hold pass released an earlier holder
+        self._start(job, alone=dropped)
+        for peer, k in live.values():
+            peer.start_mate(k)
+        return Outcome.STARTED
+
+    def _hold(self, job: Job) -> Outcome:
+        """Take the job's units and keep them until its mates are ready."""
+        idx = job.index
+        size = self.view.size(job)
         now = self.view.now
         self.sim.apply([Hold(job)])
         self._held_units += size
@@ -412,17 +536,23 @@ class Domain:
             self.run_job(job)
 
     def _start_orphans(self) -> None:
-        """Holding jobs whose mate can no longer come (remote down, mate gone) start."""
-        peer = self.peer
+        """Holding jobs whose mates can no longer come (remote down, mate gone) start
+        alone. A job with mates on several machines keeps holding while one of them can
+        still come (the group starts without the others, see :meth:`_run_group`)."""
         for idx in sorted(self._hold_since):
             job = self._jobs[idx]
-            mate = self._mate[idx]
-            k = None if peer is None else peer.mate_id(job.job_id, mate)
-            if k is None:
-                self._start(job, alone=True)
-                continue
-            status = peer.mate_status(k)  # type: ignore[union-attr]
-            if status is MateStatus.UNKNOWN or status is MateStatus.RUNNING:
+            gone = 0
+            mates = self.mates(idx)
+            for name, mate in mates.items():
+                peer = self.peers.get(name)
+                k = None if peer is None else peer.mate_id(job.job_id, mate)
+                if peer is None or k is None:
+                    gone += 1
+                    continue
+                status = peer.mate_status(k)
+                if status is MateStatus.UNKNOWN or status is MateStatus.RUNNING:
+                    gone += 1
+            if gone == len(mates):
                 self._start(job, alone=True)
 
     # -- results --------------------------------------------------------------------------
@@ -442,6 +572,8 @@ class Domain:
         for idx, m in self._mate.items():
             mate[idx] = m
         jobs["coupled_mate"] = mate
+        for col in _group_columns(self.workload):
+            jobs[col] = self.workload.table[col].to_numpy(dtype=np.int64)
         jobs["ready_time"] = np.array(self._ready, dtype=float)
         jobs["sync_time"] = jobs["start_time"] - jobs["ready_time"]
         jobs["yields"] = np.array(self._yields, dtype=np.int64)
@@ -465,10 +597,15 @@ class Domain:
         out = []
         for idx in sorted(self._hold_since):
             job = self._jobs[idx]
+            mates = self.mates(idx)
+            if len(mates) == 1:
+                ((name, mate),) = mates.items()
+                what = f"mate {mate} on {name}"
+            else:
+                what = "mates " + ", ".join(f"{m} on {n}" for n, m in mates.items())
             out.append(
                 f"{self.name} job {job.job_id} holds {view.size(job)} units since "
-                f"t={self._hold_since[idx]:g}, waiting for mate {self._mate[idx]} on "
-                f"{self.peer_name}"
+                f"t={self._hold_since[idx]:g}, waiting for {what}"
             )
         return out
 
@@ -490,6 +627,24 @@ def _mates(workload: Workload) -> dict[int, int]:
     col = t[MATE_COLUMN].to_numpy()
     rows = np.flatnonzero(col >= 0)
     return dict(zip(rows.tolist(), col[rows].astype(np.int64).tolist(), strict=True))
+
+
+def _group_columns(workload: Workload) -> list[str]:
+    """The ``coupled_mate@NAME`` columns, sorted by name."""
+    return sorted(c for c in workload.table.columns if str(c).startswith(GROUP_PREFIX))
+
+
+def _group_mates(workload: Workload) -> dict[int, dict[str, int]]:
+    """Job index -> {peer name: mate id} from the ``coupled_mate@NAME`` columns."""
+    out: dict[int, dict[str, int]] = {}
+    for col in _group_columns(workload):
+        name = str(col)[len(GROUP_PREFIX) :]
+        if not name:
+            raise ConfigError(f"workload {workload.name!r}: mate column {col!r} names no peer")
+        vals = workload.table[col].to_numpy()
+        for idx in np.flatnonzero(vals >= 0).tolist():
+            out.setdefault(idx, {})[name] = int(vals[idx])
+    return out
 
 
 def _check_settings(

@@ -28,7 +28,13 @@ from cosched.coupled.coordinator import CoupledResult
 from cosched.coupled.errors import CoupledError
 from cosched.metrics.summary import summarize
 
-__all__ = ["CORE_METRICS", "coupled_metrics", "machine_metrics", "verify_sync"]
+__all__ = [
+    "CORE_METRICS",
+    "coupled_metrics",
+    "machine_metrics",
+    "verify_group_sync",
+    "verify_sync",
+]
 
 #: The metric names reported per machine (summary.json keys).
 CORE_METRICS: tuple[str, ...] = (
@@ -97,7 +103,11 @@ def verify_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
     other mates must name each other.
     """
     for a, b in result.links:
+        if a not in result.results or b not in result.results:
+            continue  # a domain lost for good (named in result.faults): nothing to compare
         ja, jb = result.results[a].jobs, result.results[b].jobs
+        if "coupled_mate" not in ja:
+            continue
         pa = ja[ja["coupled_mate"] >= 0]
         pb = jb.set_index("job_id")
         for jid, mate, start, alone in zip(
@@ -119,3 +129,38 @@ def verify_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
                     f"{a} job {jid} started at t={start:g} but its mate {b} job {mate} "
                     f"at t={other:g}"
                 )
+
+
+def verify_group_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
+    """Raise CoupledError unless every job with mates on several machines (the
+    ``coupled_mate@NAME`` columns) started at the same instant as each of its mates.
+
+    A job that started alone (a mate's machine down, a mate gone) is exempt, and so is
+    a mate that started alone; the other mates must name each other back.
+    """
+    prefix = "coupled_mate@"
+    tables = {name: r.jobs.set_index("job_id") for name, r in result.results.items()}
+    for name, jobs in tables.items():
+        cols = [c for c in jobs.columns if str(c).startswith(prefix)]
+        for col in cols:
+            other = str(col)[len(prefix) :]
+            if other not in tables:
+                continue  # lost for good, named in result.faults
+            back = f"{prefix}{name}"
+            ot = tables[other]
+            rows = jobs[(jobs[col] >= 0) & ~jobs["started_alone"]]
+            for jid, mate, start in zip(
+                rows.index.tolist(), rows[col].tolist(), rows["start_time"].tolist(), strict=True
+            ):
+                if mate not in ot.index or back not in ot or int(ot.at[mate, back]) != jid:
+                    raise CoupledError(
+                        f"{name} job {jid}: mate {mate} on {other} does not name it back"
+                    )
+                if bool(ot.at[mate, "started_alone"]):
+                    continue
+                t = float(ot.at[mate, "start_time"])
+                if not abs(start - t) <= tol:
+                    raise CoupledError(
+                        f"{name} job {jid} started at t={start:g} but its mate {other} job "
+                        f"{mate} at t={t:g}"
+                    )

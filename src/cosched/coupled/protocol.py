@@ -61,6 +61,11 @@ class Peer(Protocol):
         """Start the remote mate now (it holds its nodes)."""
         ...
 
+    def try_hold_mate(self, mate_id: int) -> bool:
+        """Run one extra pass remotely in which the mate, if ready, holds its units; True
+        only if it holds now (for jobs with mates on several machines)."""
+        ...
+
 
 class LocalLink:
     """An in-process :class:`Peer`: direct calls into another :class:`Domain`.
@@ -104,3 +109,9 @@ class LocalLink:
         """See :meth:`Peer.start_mate`."""
         if not self.cut:
             self.remote.start_holding(mate_id)
+
+    def try_hold_mate(self, mate_id: int) -> bool:
+        """See :meth:`Peer.try_hold_mate`."""
+        if self.cut:
+            return False
+        return self.remote.try_hold(mate_id)

@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from cosched.coupled.coordinator import run_coupled
-from cosched.coupled.domain import DEFAULT_RELEASE_PERIOD, Domain
+from cosched.coupled.coordinator import CoupledResult, run_coupled
+from cosched.coupled.domain import DEFAULT_RELEASE_PERIOD
 from cosched.coupled.errors import CoupledDeadlockError
 from cosched.coupled.metrics import coupled_metrics, verify_sync
+from cosched.coupled.spec import DomainSpec
 from cosched.coupled.workloads import (
     ANALYSIS_PLATFORM,
     ANALYSIS_TRACE,
@@ -99,8 +100,14 @@ def cells(*, quick: bool) -> list[dict[str, Any]]:
     return out
 
 
-def run_cell(cell: dict[str, Any], traces: Path = TRACES) -> dict[str, Any]:
-    """Simulate one cell; the record written to ``cells/<key>.json``."""
+def run_cell(
+    cell: dict[str, Any], traces: Path = TRACES, transport: str = "local"
+) -> dict[str, Any]:
+    """Simulate one cell; the record written to ``cells/<key>.json``.
+
+    ``transport``: ``local`` (one process) or ``tcp`` (each machine its own serve
+    process, see :mod:`cosched.coupled.transport`); the record is the same.
+    """
     span = float(cell["span"])
     wc = compute_workload(traces, span=span)
     wa = analysis_workload(traces, load=float(cell["load"]), span=span)
@@ -112,21 +119,38 @@ def run_cell(cell: dict[str, Any], traces: Path = TRACES) -> dict[str, Any]:
     scheme = cell["scheme"]
     enabled = scheme != "base"
     sc, sa = SCHEMES.get(scheme, ("hold", "hold"))
-    doms = [
-        Domain("compute", wc, COMPUTE_PLATFORM, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
-        Domain("analysis", wa, ANALYSIS_PLATFORM, scheme=sa, enabled=enabled),  # type: ignore[arg-type]
+    specs = [
+        DomainSpec("compute", wc, COMPUTE_PLATFORM, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
+        DomainSpec("analysis", wa, ANALYSIS_PLATFORM, scheme=sa, enabled=enabled),  # type: ignore[arg-type]
     ]
     record: dict[str, Any] = {k: cell[k] for k in sorted(cell)}
     try:
-        res = run_coupled(doms)
+        res = _simulate(specs, transport)
     except CoupledDeadlockError as exc:
         record.update(status="deadlock", error=str(exc))
         return record
+    if res.faults:
+        # Only over TCP: a domain process died or hung. The record names what happened;
+        # a cell that lost a machine for good has no metrics to compare.
+        record["faults"] = [dict(f) for f in res.faults]
+        if any(f["event"] == "lost" for f in res.faults):
+            record.update(status="lost", error="a machine's process was lost, see faults")
+            return record
     if enabled:
         verify_sync(res)
     record.update(status="ok", sync_verified=enabled, machines=coupled_metrics(res))
     record["stats"] = {n: dict(r.stats) for n, r in res.results.items()}
     return record
+
+
+def _simulate(specs: list[DomainSpec], transport: str) -> CoupledResult:
+    if transport == "local":
+        return run_coupled([s.build() for s in specs])
+    if transport == "tcp":
+        from cosched.coupled.transport import run_tcp
+
+        return run_tcp(specs)
+    raise ConfigError(f"transport must be 'local' or 'tcp', got {transport!r}")
 
 
 def _write_json(path: Path, obj: Any) -> None:
@@ -150,17 +174,22 @@ def _pending(grid: list[dict[str, Any]], store: Path) -> Iterator[dict[str, Any]
 
 
 def _run_all(
-    grid: list[dict[str, Any]], store: Path, traces: Path, workers: int, say: Callable[[str], None]
+    grid: list[dict[str, Any]],
+    store: Path,
+    traces: Path,
+    workers: int,
+    say: Callable[[str], None],
+    transport: str = "local",
 ) -> None:
     todo = list(_pending(grid, store))
     say(f"coupled: {len(grid) - len(todo)} of {len(grid)} cells already done")
     if workers <= 1:
         for k, c in enumerate(todo, 1):
-            _write_json(store / f"{c['key']}.json", run_cell(c, traces))
+            _write_json(store / f"{c['key']}.json", run_cell(c, traces, transport))
             say(f"coupled: {k}/{len(todo)} {c['key']}")
         return
     with cf.ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(run_cell, c, traces): c for c in todo}
+        futures = {pool.submit(run_cell, c, traces, transport): c for c in todo}
         for k, fut in enumerate(cf.as_completed(futures), 1):
             c = futures[fut]
             _write_json(store / f"{c['key']}.json", fut.result())
@@ -174,8 +203,12 @@ def run(
     workers: int,
     progress: Callable[[str], None] | None,
     traces: Path | None = None,
+    transport: str = "local",
 ) -> Path:
-    """Run the reproduction into ``out``; returns the path of ``report.md``."""
+    """Run the reproduction into ``out``; returns the path of ``report.md``.
+
+    ``transport``: ``local`` or ``tcp`` (each machine its own process); same results.
+    """
     from cosched.coupled.report import write_report
 
     if traces is None:
@@ -187,7 +220,9 @@ def run(
     out = Path(out)
     grid = cells(quick=quick)
     store = out / "cells"
-    _run_all(grid, store, traces, max(1, workers), say)
+    if transport not in ("local", "tcp"):
+        raise ConfigError(f"transport must be 'local' or 'tcp', got {transport!r}")
+    _run_all(grid, store, traces, max(1, workers), say, transport)
     records = [json.loads((store / f"{c['key']}.json").read_text()) for c in grid]
     _write_json(out / "summary.json", records)
     report = write_report(out, records, quick=quick, settings=_settings(quick))

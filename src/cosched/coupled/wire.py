@@ -1,0 +1,282 @@
+"""The coupled protocol's messages on the wire (ZeroMQ multipart, signed, versioned).
+
+A message is five ZeroMQ frames (after the ROUTER's routing id on the serving side)::
+
+    [VERSION, sender, body, blob, mac]
+
+* ``VERSION``: the protocol version, ``b"cosched-coupled/1"``; any other is refused;
+* ``sender``: the sending domain's name (``driver`` for the coordinator), UTF-8;
+* ``body``: JSON, a request ``{"id": n, "op": name, "args": {...}}`` or a reply
+  ``{"id": n, "ok": true, "result": ...}`` / ``{"id": n, "ok": false, "error": text}``;
+  floats travel as Python's ``repr`` (exact), ``Infinity`` and ``NaN`` included;
+* ``blob``: bytes that do not fit JSON (a workload or result table as Parquet), often
+  empty;
+* ``mac``: HMAC-SHA256 over the other four frames (each prefixed by its length) with
+  the run's shared secret.
+
+Framing, delivery and reconnection are ZeroMQ's; this module only builds and checks
+the frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import json
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import zmq
+
+from cosched.coupled.errors import CoupledError
+
+__all__ = [
+    "VERSION",
+    "Channel",
+    "Message",
+    "RemoteError",
+    "Unreachable",
+    "WireError",
+    "decode",
+    "encode",
+    "frame_table",
+    "read_table",
+]
+
+#: The protocol version every frame set starts with.
+VERSION = b"cosched-coupled/1"
+#: Longest body accepted (bytes): a protocol message is a few hundred bytes; a larger
+#: one is malformed.
+MAX_BODY = 1 << 16
+
+
+class WireError(CoupledError):
+    """A frame set that is not a valid, authentic message of this protocol version."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A decoded, authenticated message."""
+
+    sender: str
+    body: dict[str, Any]
+    blob: bytes = b""
+
+
+def _mac(secret: bytes, frames: list[bytes]) -> bytes:
+    h = hmac.new(secret, digestmod=hashlib.sha256)
+    for f in frames:
+        h.update(len(f).to_bytes(8, "big"))
+        h.update(f)
+    return h.digest()
+
+
+def encode(secret: bytes, sender: str, body: dict[str, Any], blob: bytes = b"") -> list[bytes]:
+    """The signed frames of one message."""
+    frames = [VERSION, sender.encode(), json.dumps(body, allow_nan=True).encode(), blob]
+    return [*frames, _mac(secret, frames)]
+
+
+def decode(secret: bytes, frames: list[bytes]) -> Message:
+    """Check and decode a frame set.
+
+    Raises:
+        WireError: wrong frame count or version, bad signature, or a body that is not
+            a JSON object with an integer ``id``.
+    """
+    if len(frames) != 5:
+        raise WireError(f"malformed message: {len(frames)} frames, expected 5")
+    version, sender, body, blob, mac = frames
+    if version != VERSION:
+        shown = version[:40].decode("utf-8", "replace")
+        raise WireError(f"unsupported protocol version {shown!r} (this is {VERSION.decode()})")
+    if not hmac.compare_digest(mac, _mac(secret, frames[:4])):
+        raise WireError("authentication failed (bad signature: wrong shared secret?)")
+    if len(body) > MAX_BODY:
+        raise WireError(f"malformed message: body of {len(body)} bytes")
+    try:
+        name = sender.decode()
+        obj = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WireError(f"malformed message body: {exc}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("id"), int):
+        raise WireError("malformed message: the body must be an object with an integer id")
+    return Message(name, obj, blob)
+
+
+def frame_table(df: pd.DataFrame) -> bytes:
+    """A table as Parquet bytes (dtypes and index kept, floats bit for bit)."""
+    buf = io.BytesIO()
+    df.to_parquet(buf, engine="pyarrow")
+    return buf.getvalue()
+
+
+def read_table(blob: bytes) -> pd.DataFrame:
+    """The table of :func:`frame_table`.
+
+    Raises:
+        WireError: the bytes are not a Parquet table.
+    """
+    try:
+        return pd.read_parquet(io.BytesIO(blob), engine="pyarrow")
+    except Exception as exc:  # pyarrow raises several types for bad bytes
+        raise WireError(f"malformed table: {exc}") from None
+
+
+def number(x: Any, what: str) -> float:
+    """A JSON number argument as a float.
+
+    Raises:
+        WireError: not a number (booleans excluded) or NaN.
+    """
+    if isinstance(x, bool) or not isinstance(x, int | float) or math.isnan(x):
+        raise WireError(f"{what} must be a number, got {x!r}")
+    return float(x)
+
+
+def integer(x: Any, what: str) -> int:
+    """A JSON integer argument.
+
+    Raises:
+        WireError: not an integer (booleans excluded).
+    """
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise WireError(f"{what} must be an integer, got {x!r}")
+    return x
+
+
+class RemoteError(CoupledError):
+    """The other end answered a request with an error (its text)."""
+
+
+class Unreachable(CoupledError):
+    """The other end did not take or answer a request within the timeout."""
+
+
+class Channel:
+    """Requests to one address over a ZeroMQ DEALER socket, each with a timeout.
+
+    While a request waits for its reply, ``serve`` (if given) is called with the
+    remaining wait whenever the serving socket ``inbox`` has a message, so a domain
+    keeps answering the calls its peers make in the meantime (a try-start asks back
+    about the asking domain's jobs). Replies to earlier requests that timed out are
+    dropped by id. After a timeout the socket is replaced, so that a request queued for
+    a dead peer is never delivered to its restarted successor.
+
+    Args:
+        ctx: the ZeroMQ context.
+        address: ``tcp://host:port`` of the other end.
+        secret: the shared secret.
+        sender: this end's name, sent with every message.
+        timeout: seconds to wait for a reply (and for the connection to take it).
+        inbox: the socket this process serves on, if any.
+        serve: called with ``inbox``'s next message while waiting.
+    """
+
+    def __init__(
+        self,
+        ctx: Any,
+        address: str,
+        secret: bytes,
+        sender: str,
+        timeout: float,
+        *,
+        inbox: Any = None,
+        serve: Any = None,
+    ) -> None:
+        self.ctx = ctx
+        self.address = address
+        self.secret = secret
+        self.sender = sender
+        self.timeout = timeout
+        self.inbox = inbox
+        self.serve = serve
+        self.sent = 0
+        self._next_id = 0
+        self._sock = self._open()
+
+    def _open(self) -> Any:
+        s = self.ctx.socket(zmq.DEALER)
+        s.linger = 0
+        s.immediate = 1  # never queue a request for a peer that is not connected
+        s.connect(self.address)
+        self._poller = zmq.Poller()
+        self._poller.register(s, zmq.POLLIN)
+        if self.inbox is not None:
+            self._poller.register(self.inbox, zmq.POLLIN)
+        return s
+
+    def reset(self) -> None:
+        """Drop the connection and whatever is queued on it; reconnect."""
+        self._sock.close(linger=0)
+        self._sock = self._open()
+
+    def close(self) -> None:
+        """Close the socket."""
+        self._sock.close(linger=0)
+
+    def call(
+        self,
+        op: str,
+        args: dict[str, Any] | None = None,
+        blob: bytes = b"",
+        *,
+        timeout: float = 0.0,
+    ) -> tuple[Any, bytes]:
+        """Send one request and wait for its reply; ``(result, blob)``.
+
+        Raises:
+            Unreachable: not connected, or no reply within the timeout.
+            WireError: the reply is not authentic.
+            RemoteError: the other end answered with an error.
+        """
+        return self.wait(self.send(op, args, blob, timeout=timeout))
+
+    def send(
+        self,
+        op: str,
+        args: dict[str, Any] | None = None,
+        blob: bytes = b"",
+        *,
+        timeout: float = 0.0,
+    ) -> tuple[int, str, float]:
+        """Send one request without waiting; the ticket :meth:`wait` takes.
+
+        Raises:
+            Unreachable: not connected within the timeout.
+        """
+        limit = timeout or self.timeout
+        self._next_id += 1
+        rid = self._next_id
+        body = {"id": rid, "op": op, "args": args or {}}
+        if not self._sock.poll(int(limit * 1000), zmq.POLLOUT):
+            self.reset()
+            raise Unreachable(f"{self.address} is not connected ({op}, waited {limit:g} s)")
+        self._sock.send_multipart(encode(self.secret, self.sender, body, blob))
+        self.sent += 1
+        return rid, op, time.monotonic() + limit
+
+    def wait(self, ticket: tuple[int, str, float]) -> tuple[Any, bytes]:
+        """The reply to the request of ``ticket`` (see :meth:`call`)."""
+        rid, op, deadline = ticket
+        while True:
+            left = deadline - time.monotonic()
+            # A reply already here counts even if the deadline passed meanwhile (the
+            # caller may have been busy with other domains since it sent the request).
+            ready = dict(self._poller.poll(max(0, int(left * 1000))))
+            if left <= 0 and self._sock not in ready:
+                self.reset()
+                raise Unreachable(f"{self.address} did not answer {op} in time")
+            if self.inbox is not None and self.inbox in ready:
+                self.serve()
+            if self._sock in ready:
+                msg = decode(self.secret, self._sock.recv_multipart())
+                if msg.body.get("id") != rid:
+                    continue  # the late reply of a request that timed out
+                if not msg.body.get("ok"):
+                    raise RemoteError(f"{self.address}: {msg.body.get('error')}")
+                return msg.body.get("result"), msg.blob

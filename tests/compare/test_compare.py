@@ -213,3 +213,24 @@ def main_raise(argv: list[str]) -> None:
 
     args = build_parser().parse_args(argv)
     args.func(args)
+
+
+def test_a_log_with_recorded_starts_gets_a_reference_row(tmp_path: Path) -> None:
+    # The three jobs of the EASY case, with their logged waits 0, 999 and 0 (SWF field 3):
+    # the recorded schedule is EASY's own, so the check must find them identical.
+    trace = _trace(tmp_path, [(0, 1000, 8), (1, 1000, 16), (2, 100, 4)])
+    lines = trace.read_text().splitlines()
+    waits = {"1": "0", "2": "999", "3": "0"}
+    fixed = [
+        " ".join([t[0], t[1], waits[t[0]], *t[3:]]) if not line.startswith(";") else line
+        for line in lines
+        for t in [line.split()]
+    ]
+    trace.write_text("\n".join(fixed) + "\n")
+    out = tmp_path / "out"
+    assert main(["compare", str(trace), "--out", str(out), "--policies", "easy"]) == 0
+    text = (out / "report.md").read_text()
+    assert "| recorded |" in text
+    assert "## Does the simulated baseline look like your machine?" in text
+    assert "statistic of the two wait distributions is 0.000" in text
+    assert "100.0% of the jobs start within 1 h" in text

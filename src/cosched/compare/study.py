@@ -60,7 +60,8 @@ class Arm:
         policy: the policy name (or ``file.py:Class`` reference).
         params: its parameters.
         random: whether it draws profiles at random (run over several seeds).
-        role: ``main`` (compared) or ``robustness`` (the interference sweep).
+        role: ``main`` (compared), ``robustness`` (the interference sweep) or
+            ``reference`` (the log's recorded schedule, shown but never a candidate).
         strength: the interference strength of a robustness arm.
     """
 
@@ -80,9 +81,9 @@ def parse_arm(text: str) -> Arm:
     name, inner = m.group(1), m.group(2)
     pairs = [p.strip() for p in (inner or "").split(",") if p.strip()]
     params = parse_params(name, pairs)
-    cls = policy_class(name)
+    req = policy_class(name).requires
     label = name if not params else f"{name}({','.join(f'{k}={v}' for k, v in params.items())})"
-    return Arm(label, name, params, random=bool(cls.requires.profile_columns))
+    return Arm(label, name, params, random=bool(req.profile_columns) and req.random_profiles)
 
 
 @dataclass
@@ -200,6 +201,10 @@ def plan(
         arms.append(arm)
     if not any(a.policy in BASELINES for a in arms):
         raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
+    if _has_recorded_starts(probe):
+        # The log's own schedule as a reference row: does the simulated baseline look
+        # like the machine (docs/operator-logs.md)?
+        arms.append(Arm("recorded", "recorded", role="reference"))
     swept = [a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p]
     sweep = swept[0] if swept else None
     if sweep is not None:
@@ -211,6 +216,14 @@ def plan(
             arms.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
     return Comparison(workload, arms, seeds, given, notes)
+
+
+def _has_recorded_starts(probe: Any) -> bool:
+    """Whether most jobs of a loaded trace carry their logged wait (SWF field 3)."""
+    table = getattr(probe, "table", None)
+    if table is None or "wait_time" not in table:
+        return False
+    return bool(table["wait_time"].notna().mean() >= 0.5)
 
 
 def run(

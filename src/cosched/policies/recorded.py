@@ -36,7 +36,9 @@ class Recorded(Policy):
     name = "recorded"
     family = "reference"
     idle_passes = False
-    requires = Requirements(profile_columns=("recorded_start",), annotator="recorded")
+    requires = Requirements(
+        profile_columns=("recorded_start",), annotator="recorded", random_profiles=False
+    )
 
     _future: list[tuple[float, int]] = field(default_factory=list, init=False, repr=False)
     _due: list[tuple[float, int]] = field(default_factory=list, init=False, repr=False)

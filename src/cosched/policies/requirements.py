@@ -40,6 +40,9 @@ class Requirements:
             that supplies ``profile_columns`` by default.
         per_processor_nodes: each processor of the trace becomes a node (the trace's
             processor count is the node count; LOMARC's machine).
+        random_profiles: whether the annotator draws the profiles at random (then a
+            comparison runs the policy over several seeds); False for one that reads
+            them from the trace itself (``recorded``).
     """
 
     allocation: Allocation | None = None
@@ -51,6 +54,7 @@ class Requirements:
     profile_columns: tuple[str, ...] = ()
     annotator: str | None = None
     per_processor_nodes: bool = False
+    random_profiles: bool = True
 
     @property
     def shared(self) -> bool:
@@ -211,6 +215,11 @@ def supply_profiles(
     from cosched.workload.profiles import annotate
 
     w = annotate(req.annotator, workload, rng=np.random.default_rng(seed))
+    if not req.random_profiles:
+        return w, [
+            f"column(s) {', '.join(need)} taken from the trace by the {req.annotator!r} "
+            "annotator (nothing drawn at random)"
+        ]
     return w, [
         f"profiles drawn by the {req.annotator!r} annotator with its default parameters, "
         f"seed {seed} (pass --profiles FILE, or run `cosched annotate`, to choose)"

@@ -8,6 +8,11 @@ entry-point group of your package's ``pyproject.toml`` to select it by name ever
 families are found through their entry points when a name is asked for.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cosched.policies.base import (
     REGISTRY,
     Policy,
@@ -16,11 +21,22 @@ from cosched.policies.base import (
     parse_params,
     policy_class,
 )
-from cosched.policies.conservative import ConservativeBackfilling
-from cosched.policies.easy import EasyBackfilling
-from cosched.policies.fcfs import Fcfs
-from cosched.policies.orders import ORDERS
 from cosched.policies.requirements import Requirements
+
+if TYPE_CHECKING:
+    from cosched.policies.conservative import ConservativeBackfilling
+    from cosched.policies.easy import EasyBackfilling
+    from cosched.policies.fcfs import Fcfs
+    from cosched.policies.orders import ORDERS
+
+# Loaded on first use: conservative's compiled kernels load numba, which FCFS and EASY
+# do not need.
+_LAZY = {
+    "ConservativeBackfilling": "cosched.policies.conservative",
+    "EasyBackfilling": "cosched.policies.easy",
+    "Fcfs": "cosched.policies.fcfs",
+    "ORDERS": "cosched.policies.orders",
+}
 
 __all__ = [
     "ORDERS",
@@ -35,3 +51,10 @@ __all__ = [
     "parse_params",
     "policy_class",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cosched.policies' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

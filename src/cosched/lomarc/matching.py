@@ -122,6 +122,7 @@ def response_impact(
     n_pull: int,
     future: tuple[float, float, float, float],
     bound: float,
+    queue_ahead: float = 0.0,
 ) -> float:
     """The response-time impact of pairing job i with job j (Figure 5), our reading.
 
@@ -149,6 +150,10 @@ def response_impact(
         n_pull: number of pull-up jobs.
         future: :meth:`ArrivalStats.expected` over the queue's horizon.
         bound: lower bound of response times, seconds.
+        queue_ahead: work of the queue ahead of a predicted arrival, per node: 0 when an
+            arrival's response time is its own work alone (Figure 5's literal
+            ``response_time = jobn.runtime * jobn.size / n_nodes``), the whole queue's
+            when it queues behind every waiting job (the ``+=`` of the loops above it).
     """
     pair_time = min(ti, tj) * (sl - 1.0) + max(ti, tj)
     delay = (pair_time * max(si, sj) - ti * si) / n_nodes
@@ -158,9 +163,9 @@ def response_impact(
     decrease = moved + improvement * pull_inv
     n_short, w_short, n_long, w_long = future
     if n_short > 0:
-        increase += n_short * delay / max(w_short / n_nodes, bound)
+        increase += n_short * delay / max(queue_ahead + w_short / n_nodes, bound)
     if n_long > 0:
-        decrease += n_long * improvement / max(w_long / n_nodes, bound)
+        decrease += n_long * improvement / max(queue_ahead + w_long / n_nodes, bound)
     count = 2 + n_push + n_pull + n_short + n_long
     return (decrease - increase) / count
 

@@ -118,6 +118,11 @@ class Lomarc(Policy):
         aging_time: aging period of the priority order (None: the mean wait).
         bound: bound (s) of the response times in the ``response`` heuristic (60).
         predict: include the one-level prediction of arrivals in ``response``.
+        arrivals: a predicted arrival's response time in ``response``: ``queue`` (the
+            whole queue's work ahead of it plus its own, as the loops above it
+            accumulate; the default, the reading the paper's Figure 6 supports:
+            ``scripts/lomarc_arrivals_reading.py``) or ``own`` (its own work alone,
+            Figure 5's literal ``=``).
     """
 
     name = "lomarc"
@@ -135,6 +140,7 @@ class Lomarc(Policy):
     aging_time: float | None = None
     bound: float = 60.0
     predict: bool = True
+    arrivals: Literal["own", "queue"] = "queue"
     # Per-run state.
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
@@ -147,6 +153,7 @@ class Lomarc(Policy):
         check_choice(self.name, "cpu", self.cpu, ("hyperthreaded", "standard"))
         check_choice(self.name, "heuristic", self.heuristic, tuple(PARTNER_HEURISTICS))
         check_choice(self.name, "search", self.search, ("queue", "adjacent", "none"))
+        check_choice(self.name, "arrivals", self.arrivals, ("own", "queue"))
         if self.weak_spare is not None:
             check_range(self.name, "weak_spare", self.weak_spare, low=0)
             if self.weak_spare >= 1:

@@ -349,7 +349,7 @@ class ResponseImpact:
                 n_nodes=ps.nodes, rt_i=max(rts[k], bound), rt_j=rts[p],
                 push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
                 pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
-                future=future, bound=bound,
+                future=future, bound=bound, queue_ahead=_ahead(policy, rts),
             )  # fmt: skip
             if profit > best:
                 choice, best = m, profit
@@ -366,7 +366,13 @@ class ResponseImpact:
             ti=th, si=sh, tj=ps.view.estimate(cur), sj=ps.size(cur), sl=sl, n_nodes=ps.nodes,
             rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
             pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
+            queue_ahead=_ahead(policy, ps.response_times()[0]),
         )  # fmt: skip
+
+
+def _ahead(policy: Lomarc, rts: Sequence[float]) -> float:
+    """Per-node work queued ahead of a predicted arrival, by the ``arrivals`` reading."""
+    return rts[-1] if policy.arrivals == "queue" and rts else 0.0
 
 
 #: The partner heuristics by the name the ``heuristic`` parameter takes.

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosched.cli import annotate, generate, reproduce, run, sweep, traceinfo
+from cosched.cli import annotate, generate, report, reproduce, run, sweep, traceinfo
 from cosched.errors import CoschedError
 
 __all__ = ["build_parser", "main"]
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cosched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (run, traceinfo, generate, annotate, sweep, reproduce):
+    for module in (run, traceinfo, generate, annotate, sweep, reproduce, report):
         module.register(sub)
 
     return parser

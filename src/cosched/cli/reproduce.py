@@ -4,31 +4,64 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from cosched.experiments.reproductions import REPRODUCTIONS, reproduction
+from cosched.cli.sweep import _progress, add_run_options, run_and_report
+from cosched.experiments.reproductions import names
 
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``reproduce`` to the command line."""
-    p = sub.add_parser("reproduce", help="rerun a paper's experiments and write a report")
-    p.add_argument("name", help=f"one of: {', '.join(sorted(REPRODUCTIONS)) or '(none yet)'}")
-    p.add_argument("--quick", action="store_true", help="a reduced grid that runs in minutes")
-    p.add_argument("--out", type=Path, required=True, help="folder for report.md etc.")
-    p.add_argument("--workers", type=int, default=1, help="parallel processes")
+    p = sub.add_parser(
+        "reproduce",
+        help="rerun a paper's experiments and write a report",
+        description="Run a reproduction (an experiment spec shipped with cosched) into "
+        "--out: results.parquet, report.md and report.html with the paper's numbers beside "
+        "cosched's. Resumable: a rerun skips finished cells.",
+        epilog="examples:\n"
+        "  cosched reproduce coupled --quick --out coupled-quick --workers 2\n"
+        "  cosched reproduce lomarc --print-spec > mine.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", help=f"one of: {', '.join(names())}")
+    p.add_argument("--quick", action="store_true", help="the spec's reduced [quick] grid")
+    p.add_argument(
+        "--print-spec",
+        action="store_true",
+        help="print the reproduction's spec (TOML) and exit; edit a copy, run it with "
+        "cosched sweep",
+    )
+    add_run_options(p)
+    # --out is only needed to run; --print-spec does not.
+    for action in p._actions:
+        if action.dest == "out":
+            action.required = False
     p.set_defaults(func=_reproduce)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    fn = reproduction(args.name)
-    tty = sys.stderr.isatty()
+    from cosched.errors import ConfigError
+    from cosched.experiments.executors import make_executor
+    from cosched.experiments.reproductions import spec, spec_text
+    from cosched.experiments.runner import run_experiment
 
-    def progress(message: str) -> None:
-        if tty:
-            print(message, file=sys.stderr, flush=True)
-
-    report = fn(args.out, quick=args.quick, workers=args.workers, progress=progress)
-    print(f"cosched reproduce {args.name}: report in {report}")
-    return 0
+    if args.print_spec:
+        sys.stdout.write(spec_text(args.name))
+        return 0
+    if args.out is None:
+        raise ConfigError("reproduce needs --out DIR (or --print-spec)")
+    exp = spec(args.name, quick=args.quick)
+    executor = make_executor(args.workers, args.dask)
+    command = f"cosched reproduce {args.name}" + (" --quick" if args.quick else "")
+    return run_and_report(
+        lambda: run_experiment(
+            exp,
+            args.out,
+            executor=executor,
+            progress=_progress if sys.stderr.isatty() else None,
+            command=command,
+            trace_dirs=args.traces,
+        ),
+        args.out,
+    )

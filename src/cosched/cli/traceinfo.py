@@ -26,13 +26,16 @@ FACTS = (
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``trace info`` to the command line."""
+    """Add ``trace info``, ``trace fetch`` and ``trace list`` to the command line."""
     p = sub.add_parser("trace", help="inspect SWF traces")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
     info = tsub.add_parser("info", help="header facts, job count and offered load")
     info.add_argument("file")
     info.set_defaults(func=_info)
+    from cosched.cli.trace import add_verbs
+
+    add_verbs(tsub)
 
 
 def _info(args: argparse.Namespace) -> int:

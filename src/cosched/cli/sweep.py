@@ -156,8 +156,6 @@ def handler(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     return run_and_report(
-        lambda: run_sweep(
-            spec, args.out, workers=args.workers, dask=args.dask, progress=progress
-        ),
+        lambda: run_sweep(spec, args.out, workers=args.workers, dask=args.dask, progress=progress),
         args.out,
     )

@@ -12,8 +12,7 @@ def add_verbs(verbs: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     """Add ``fetch`` and ``list`` under ``cosched trace``."""
     f = verbs.add_parser(
         "fetch",
-        help="download an archive log into the cache and verify its SHA-256 "
-        "(refused on mismatch)",
+        help="download an archive log into the cache and verify its SHA-256 (refused on mismatch)",
         description="Download a Parallel Workloads Archive log into $COSCHED_DATA (else the "
         "user cache folder) and verify it against the checksum table shipped with cosched.",
         epilog="examples:\n"

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import os
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -75,9 +77,19 @@ class Serial:
             done(task, execute(task, env))
 
 
-def _quiet_worker() -> None:
+def _quiet_worker(parent: int) -> None:
     # The parent handles Ctrl-C (and stops the workers); workers should not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    # A parent killed outright (SIGKILL, out of memory) cannot stop its workers: each
+    # watches its parent (``parent``, the pid of the process that made the pool) and
+    # exits when it is gone, rather than run on as an orphan.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="cosched-parent-watch").start()
 
 
 class ProcessPool:
@@ -94,7 +106,9 @@ class ProcessPool:
             return
         ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(tasks))
-        pool = cf.ProcessPoolExecutor(n, mp_context=ctx, initializer=_quiet_worker)
+        pool = cf.ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_quiet_worker, initargs=(os.getpid(),)
+        )
         try:
             futures = {pool.submit(execute, t, env): t for t in tasks}
             for fut in cf.as_completed(futures):

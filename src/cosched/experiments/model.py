@@ -249,8 +249,8 @@ def experiment_from_dict(
 
     Raises:
         ConfigError: unknown key or bad value, naming it and ``source``; a cell or
-            report function that cannot be imported; a configuration the cell
-            function's ``check`` refuses.
+            report function that cannot be imported; a configuration that the
+            ``check(params)`` function of the cell function's module refuses.
     """
     ctx = _Ctx(source)
     ctx.keys(data, _TOP, "the top level")
@@ -298,7 +298,9 @@ def experiment_from_dict(
         data=applied,
         source=source,
     )
-    check = getattr(resolve(cell), "check", None)
+    # The cell function's module may define check(params), run on every configuration.
+    module = importlib.import_module(cell.partition(":")[0])
+    check = getattr(module, "check", None)
     for config, _ in exp.configurations():
         if callable(check):
             try:

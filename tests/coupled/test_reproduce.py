@@ -120,6 +120,6 @@ def test_missing_traces_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("COSCHED_DATA", str(tmp_path))
     monkeypatch.delenv("COSCHED_TRACES", raising=False)
     exp = experiment_from_dict(tiny_spec(), source="tiny")
-    with pytest.raises(ConfigError, match="trace 'LLNL-Atlas-2006-2.1-cln.swf.gz' not found"):
+    with pytest.raises(ConfigError, match=r"trace 'LLNL-Atlas-2006-2\.1-cln\.swf\.gz' not found"):
         run_experiment(exp, tmp_path / "out", trace_dirs=[tmp_path])
     assert not (tmp_path / "out").exists()  # nothing ran

@@ -199,7 +199,7 @@ def test_results_carry_provenance_and_the_report_is_rebuilt_from_them(tmp_path: 
 
 
 def test_report_of_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="results.parquet not found"):
+    with pytest.raises(ConfigError, match=r"results\.parquet not found"):
         build_report(tmp_path)
 
 
@@ -249,7 +249,7 @@ def test_a_killed_dask_worker_loses_nothing(tmp_path: Path) -> None:
         def run() -> None:
             try:
                 run_sweep(spec, tmp_path / "dask", dask=cluster.scheduler_address, progress=note)
-            except BaseException as exc:  # noqa: BLE001 - reported below
+            except BaseException as exc:
                 errors.append(exc)
 
         worker = threading.Thread(target=run)

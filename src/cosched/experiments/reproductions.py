@@ -5,6 +5,9 @@ the one runner (:func:`cosched.experiments.runner.run_experiment`): its family g
 cell function and a report section, the spec gives the grid and the seeds. A user copies
 one with ``cosched reproduce NAME --print-spec > mine.toml`` and runs the copy with
 ``cosched sweep mine.toml``.
+
+Reproductions not yet moved onto the runner keep their own harness, a function
+``run(out, *, quick, workers, progress) -> Path`` named in :data:`LEGACY`.
 """
 
 from __future__ import annotations
@@ -14,11 +17,16 @@ from importlib import resources
 from cosched.errors import UnknownNameError
 from cosched.experiments.model import Experiment, experiment_from_dict
 
-__all__ = ["names", "spec", "spec_text"]
+__all__ = ["LEGACY", "names", "spec", "spec_text"]
+
+#: Reproductions still run by their family's own harness: name -> "module:function".
+LEGACY: dict[str, str] = {
+    "nodeshare": "cosched.nodeshare.reproduce:run",
+}
 
 
 def names() -> list[str]:
-    """The reproductions shipped, sorted."""
+    """The reproductions shipped as specs, sorted."""
     folder = resources.files("cosched.experiments") / "specs"
     return sorted(
         p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
@@ -32,7 +40,9 @@ def spec_text(name: str) -> str:
         UnknownNameError: no such reproduction.
     """
     if name not in names():
-        raise UnknownNameError("reproduction", name, names())
+        if name in LEGACY:
+            raise UnknownNameError("reproduction spec", name, names())
+        raise UnknownNameError("reproduction", name, [*names(), *LEGACY])
     res = resources.files("cosched.experiments") / "specs" / f"{name}.toml"
     return res.read_text(encoding="utf-8")
 

@@ -109,9 +109,10 @@ def file_sha256(path: Path) -> str:
 
 
 def content_sha256(path: Path) -> str:
-    """SHA-256 of the decompressed text of a ``.gz`` file (of the bytes otherwise)."""
-    if path.suffix != ".gz":
-        return file_sha256(path)
+    """SHA-256 of the decompressed text of a gzip file (of the bytes otherwise)."""
+    with path.open("rb") as fh:
+        if fh.read(2) != b"\x1f\x8b":  # the gzip magic number (RFC 1952)
+            return file_sha256(path)
     h = hashlib.sha256()
     try:
         with gzip.open(path, "rb") as fh:

@@ -40,8 +40,9 @@ def execute(task: CellTask, env: CellEnv) -> CellOutcome:
     try:
         fn = resolve(task.target)
         result = fn(task.payload, env)
+        info: dict[str, Any] = {}
         if isinstance(result, CellResult):
-            metrics, tables = dict(result.metrics), dict(result.tables)
+            metrics, tables, info = dict(result.metrics), dict(result.tables), dict(result.info)
         elif isinstance(result, Mapping):
             metrics, tables = dict(result), {}
         else:
@@ -50,9 +51,8 @@ def execute(task: CellTask, env: CellEnv) -> CellOutcome:
         return CellOutcome(
             error=f"{type(exc).__name__}: {exc}", info={"traceback": traceback.format_exc()}
         )
-    return CellOutcome(
-        metrics=metrics, tables=tables, info={"elapsed_seconds": time.perf_counter() - began}
-    )
+    info["elapsed_seconds"] = time.perf_counter() - began
+    return CellOutcome(metrics=metrics, tables=tables, info=info)
 
 
 class Executor(Protocol):

@@ -20,9 +20,7 @@ from cosched.experiments.model import Experiment, experiment_from_dict
 __all__ = ["LEGACY", "names", "spec", "spec_text"]
 
 #: Reproductions still run by their family's own harness: name -> "module:function".
-LEGACY: dict[str, str] = {
-    "nodeshare": "cosched.nodeshare.reproduce:run",
-}
+LEGACY: dict[str, str] = {}
 
 
 def names() -> list[str]:

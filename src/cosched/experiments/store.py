@@ -54,10 +54,13 @@ class CellResult:
     Attributes:
         metrics: metric name -> number, string, bool, None or a list of numbers.
         tables: extra per-cell tables, stored as ``DIR/<name>/<key>.parquet``.
+        info: kept in the cell file's metadata only, never in the results (e.g.
+            wall-clock diagnostics, which differ from run to run).
     """
 
     metrics: Mapping[str, Any]
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    info: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass

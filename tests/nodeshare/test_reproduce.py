@@ -100,3 +100,37 @@ def test_cell_summary_loads_in_cores_and_uses_occupancy():
     s = cell_summary(jobs, 1)
     assert s["offered_load"] == pytest.approx(2.0)
     assert s["utilization"] == pytest.approx(0.75)
+
+
+@needs_trace
+def test_tiny_reproduction_report_and_resume(tmp_path: Path) -> None:
+    import tomllib
+
+    from cosched.experiments.model import experiment_from_dict
+    from cosched.experiments.reproductions import spec_text
+    from cosched.experiments.runner import run_experiment
+
+    data = tomllib.loads(spec_text("nodeshare"))
+    data.pop("quick")
+    data["params"] = {"window_jobs": 1_500, "nodes": 1158}
+    data["grid"] = [
+        {"trace": 1, "variant": ["fcfs", "easy"], "seeds": [0]},
+        {"trace": 1, "variant": "cosched", "seeds": [1, 2]},
+    ]
+    exp = experiment_from_dict(data, source="tiny")
+    table = run_experiment(exp, tmp_path / "a", trace_dirs=[SHARED])
+    assert (table["status"] == "ok").all() and len(table) == 4
+    assert (table["jobs"] == 1_500).all()
+    assert len(list((tmp_path / "a" / "turnaround").glob("*.parquet"))) == 4
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert "| easy vs cosched | cosched |" in report  # Table 1 from the turnaround tables
+    assert "| Trace1 | cosched |" in report
+    # A second folder with one stored cell (its file and its table) runs the rest and
+    # ends with the same bytes.
+    kept = next((tmp_path / "a" / "cells").glob("*.parquet")).name
+    for sub in ("cells", "turnaround"):
+        (tmp_path / "b" / sub).mkdir(parents=True)
+        (tmp_path / "b" / sub / kept).write_bytes((tmp_path / "a" / sub / kept).read_bytes())
+    run_experiment(exp, tmp_path / "b", trace_dirs=[SHARED])
+    for name in ("results.parquet", "report.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from cosched.cli.sweep import _progress, add_run_options, run_and_report
-from cosched.experiments.reproductions import LEGACY, names
+from cosched.experiments.reproductions import names
 
 __all__ = ["register"]
 
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "  cosched reproduce lomarc --print-spec > mine.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("name", help=f"one of: {', '.join(sorted([*names(), *LEGACY]))}")
+    p.add_argument("name", help=f"one of: {', '.join(names())}")
     p.add_argument("--quick", action="store_true", help="the spec's reduced [quick] grid")
     p.add_argument(
         "--print-spec",
@@ -51,8 +51,6 @@ def _reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.out is None:
         raise ConfigError("reproduce needs --out DIR (or --print-spec)")
-    if args.name in LEGACY and args.name not in names():
-        return _legacy(args)
     exp = spec(args.name, quick=args.quick)
     executor = make_executor(args.workers, args.dask)
     command = f"cosched reproduce {args.name}" + (" --quick" if args.quick else "")
@@ -67,24 +65,3 @@ def _reproduce(args: argparse.Namespace) -> int:
         ),
         args.out,
     )
-
-
-def _legacy(args: argparse.Namespace) -> int:
-    """A reproduction still on its family's own harness (see ``LEGACY``)."""
-    from cosched.errors import ConfigError
-    from cosched.experiments.model import resolve
-
-    if args.dask is not None or args.print_spec:
-        raise ConfigError(
-            f"reproduction {args.name!r} is not a spec yet: no --dask, no --print-spec"
-        )
-    fn = resolve(LEGACY[args.name])
-    tty = sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if tty:
-            print(message, file=sys.stderr, flush=True)
-
-    report = fn(args.out, quick=args.quick, workers=args.workers, progress=progress)
-    print(f"cosched reproduce {args.name}: report in {report}")
-    return 0

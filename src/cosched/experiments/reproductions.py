@@ -5,9 +5,6 @@ the one runner (:func:`cosched.experiments.runner.run_experiment`): its family g
 cell function and a report section, the spec gives the grid and the seeds. A user copies
 one with ``cosched reproduce NAME --print-spec > mine.toml`` and runs the copy with
 ``cosched sweep mine.toml``.
-
-Reproductions not yet moved onto the runner keep their own harness, a function
-``run(out, *, quick, workers, progress) -> Path`` named in :data:`LEGACY`.
 """
 
 from __future__ import annotations
@@ -17,10 +14,7 @@ from importlib import resources
 from cosched.errors import UnknownNameError
 from cosched.experiments.model import Experiment, experiment_from_dict
 
-__all__ = ["LEGACY", "names", "spec", "spec_text"]
-
-#: Reproductions still run by their family's own harness: name -> "module:function".
-LEGACY: dict[str, str] = {}
+__all__ = ["names", "spec", "spec_text"]
 
 
 def names() -> list[str]:
@@ -38,9 +32,7 @@ def spec_text(name: str) -> str:
         UnknownNameError: no such reproduction.
     """
     if name not in names():
-        if name in LEGACY:
-            raise UnknownNameError("reproduction spec", name, names())
-        raise UnknownNameError("reproduction", name, [*names(), *LEGACY])
+        raise UnknownNameError("reproduction", name, names())
     res = resources.files("cosched.experiments") / "specs" / f"{name}.toml"
     return res.read_text(encoding="utf-8")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cosched.cli.sweep import _progress, add_run_options, run_and_report
+from cosched.cli.sweep import add_run_options, progress_line, run_and_report
 from cosched.experiments.reproductions import names
 
 __all__ = ["register"]
@@ -32,11 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="print the reproduction's spec (TOML) and exit; edit a copy, run it with "
         "cosched sweep",
     )
-    add_run_options(p)
-    # --out is only needed to run; --print-spec does not.
-    for action in p._actions:
-        if action.dest == "out":
-            action.required = False
+    add_run_options(p, out_required=False)  # --print-spec needs no --out
     p.set_defaults(func=_reproduce)
 
 
@@ -59,7 +55,7 @@ def _reproduce(args: argparse.Namespace) -> int:
             exp,
             args.out,
             executor=executor,
-            progress=_progress if sys.stderr.isatty() else None,
+            progress=progress_line if sys.stderr.isatty() else None,
             command=command,
             trace_dirs=args.traces,
         ),

@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_run_options", "register", "run_and_report"]
+__all__ = ["add_run_options", "progress_line", "register", "run_and_report"]
 
 # Columns printed to stdout; results.parquet in the store has every metric.
 _SHOWN = (
@@ -29,9 +29,9 @@ _SHOWN = (
 )
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
+def add_run_options(p: argparse.ArgumentParser, *, out_required: bool = True) -> None:
     """The options every experiment command shares: store, executor, traces."""
-    p.add_argument("--out", type=Path, required=True, help="the store folder (created)")
+    p.add_argument("--out", type=Path, required=out_required, help="the store folder (created)")
     p.add_argument(
         "--workers", type=int, default=1, help="local processes to run cells in (default 1)"
     )
@@ -79,7 +79,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handler)
 
 
-def _progress(done: int, total: int) -> None:
+def progress_line(done: int, total: int) -> None:
+    """Show ``cells: done/total`` in place on stderr."""
     end = "\n" if done == total else ""
     print(f"\rcells: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
@@ -133,7 +134,7 @@ def handler(args: argparse.Namespace) -> int:
     """
     from cosched.experiments.executors import make_executor
 
-    progress = _progress if sys.stderr.isatty() else None
+    progress = progress_line if sys.stderr.isatty() else None
     executor = make_executor(args.workers, args.dask)
     if _is_experiment(args.spec):
         from cosched.experiments.model import load_experiment

@@ -35,9 +35,11 @@ from cosched.experiments.traces import find_trace
 from cosched.metrics import summarize
 from cosched.nodeshare import outputs
 from cosched.platform import Platform
+from cosched.platform.machine import Allocation
 from cosched.policies.base import make_policy
 from cosched.workload import LoadRules, load_workload
 from cosched.workload.job import Workload
+from cosched.workload.loader import TooWide
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
@@ -137,7 +139,7 @@ class Cell:
 
 @functools.lru_cache(maxsize=4)
 def _window(trace: int, jobs: int, path: Path) -> Workload:
-    w = load_workload(path, rules=LoadRules(too_wide="drop"))
+    w = load_workload(path, rules=LoadRules(too_wide=TooWide.DROP))
     w = window(w, WINDOW_STARTS[trace], jobs)
     t = w.table.copy()
     # Keep RICC's node count n as the base configuration (n x 16) of the 16-core machine.
@@ -177,7 +179,9 @@ def simulate_cell(cell: Cell, path: Path | None = None) -> dict[str, Any]:
         w = filter_jobs(w, fits)
     name, params = VARIANTS[cell.variant]
     policy = make_policy(name, **params)
-    platform = Platform(nodes=cell.nodes, cores=CORES, allocation="nodes", max_jobs_per_node=CAP)
+    platform = Platform(
+        nodes=cell.nodes, cores=CORES, allocation=Allocation.NODES, max_jobs_per_node=CAP
+    )
     t0 = time.perf_counter()
     jobs = Simulation(w, platform, policy).run().jobs
     wall = time.perf_counter() - t0

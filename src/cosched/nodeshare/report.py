@@ -284,8 +284,8 @@ def _lines(
         paper = PAPER["table2"][label]
         cols = []
         for _name, suffix in ARMS:
-            r = chosen.get((1, arm(variant, suffix), 1158))
-            b = r["blocked"] if r else None
+            found = chosen.get((1, arm(variant, suffix), 1158))
+            b = found["blocked"] if found else None
             cols.append(f"{b['fragmentation']:,} / {b['capacity']:,}" if b else "not run")
         lines.append(f"| {label} | {paper[0]:,} / {paper[1]:,} | " + " | ".join(cols) + " |")
     for title, suffix in ARMS:

@@ -169,6 +169,25 @@ def _findings(
     return out
 
 
+def _separation(load: dict[Any, Any], prop: dict[Any, Any]) -> list[str]:
+    """Whether the seeds resolve the paper's hold-vs-yield comparisons (HH against YY)."""
+    out = []
+    for name, tab, xs in (("load", load, (0.75,)), ("paired", prop, (0.2, 0.33))):
+        for x in xs:
+            if (x, "HH") not in tab or (x, "YY") not in tab:
+                continue
+            parts = []
+            for m in MACHINES:
+                a, b = tab[(x, "HH")][m]["mean_wait"], tab[(x, "YY")][m]["mean_wait"]
+                if min(a.n, b.n) < 2:
+                    verdict = "one seed, no interval"
+                else:
+                    verdict = "separated" if a.separated_from(b) else "not separated"
+                parts.append(f"{m} {verdict}")
+            out.append(f"- {name} {x:g}, mean wait HH vs YY (95% intervals): " + "; ".join(parts))
+    return [*out, ""] if out else []
+
+
 def _vs(label: str, hh: Any, yy: Any) -> str:
     parts = [
         f"{m} HH {hh[m]['mean_wait'] / 60:.1f} vs YY {yy[m]['mean_wait'] / 60:.1f} min"
@@ -248,6 +267,7 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         *_findings(load, prop, base, loads),
         "",
     ]
+    lines += _separation(load_only_ci, prop_ci)
     if len(deadlocked):
         lines += ["Cells that ended in a deadlock: " + ", ".join(deadlocked["key"]), ""]
     lines += [

@@ -346,3 +346,22 @@ def test_ctrl_c_exits_cleanly_keeping_finished_cells(tmp_path: Path) -> None:
     assert runs[-1]["outcome"] == "interrupted"
     assert _cosched("sweep", str(spec_file), "--out", str(out)).wait(300) == 0
     assert len(pd.read_parquet(out / "results.parquet")) == 12
+
+
+def mixed_cell(payload: Any, env: Any) -> dict[str, Any]:
+    """A cell function whose metric Parquet cannot hold (a list of a number and a string)."""
+    return {"mixed": [1, "a"]} if payload == "bad" else {"mixed": [1.0, 2.0]}
+
+
+def test_a_metric_the_store_cannot_hold_fails_only_its_cell(tmp_path: Path) -> None:
+    from cosched.experiments.model import CellTask
+    from cosched.experiments.runner import ExperimentError, run_tasks
+
+    target = f"{__name__}:mixed_cell"
+    tasks = [CellTask(k, {"p": k, "seed": 0}, target, k, k) for k in ("bad", "good")]
+    with pytest.raises(ExperimentError, match="1 of 2 cells failed") as info:
+        run_tasks(tasks, tmp_path, meta={})
+    ((key, _, error),) = info.value.failed
+    assert key == "bad" and "column 'mixed' mixes types" in error and "'a'" in error
+    assert (tmp_path / "cells" / "good.parquet").is_file()
+    assert (tmp_path / "failed" / "bad.parquet").is_file()

@@ -94,7 +94,10 @@ def run_tasks(
 
     def done(task: CellTask, outcome: CellOutcome) -> None:
         nonlocal finished
-        store.write(task, outcome)
+        try:
+            store.write(task, outcome)
+        except (ConfigError, ValueError, TypeError) as exc:  # metrics Parquet cannot hold
+            store.write(task, CellOutcome(error=f"{type(exc).__name__}: {exc}"))
         finished += 1
         if progress is not None:
             progress(finished, len(tasks))

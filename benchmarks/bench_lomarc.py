@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from cosched.experiments.model import CellEnv
+from cosched.lomarc.experiment import SETS, cell_workload, run_cell
 from cosched.lomarc.policies import VARIANTS
-from cosched.lomarc.reproduce import SETS, Cell, cell_workload, run_cell
 
 
 def main() -> None:
@@ -27,7 +28,9 @@ def main() -> None:
         cell_workload(set_name, "W3", "M1", 0, args.jobs)  # build once, outside the timing
         for variant in args.variants:
             t0 = time.perf_counter()
-            record = run_cell(Cell(set_name, "W3", "M1", variant, 0, args.jobs))
+            params = {"set": set_name, "workload": "W3", "mixture": "M1", "variant": variant,
+                      "n_jobs": args.jobs}  # fmt: skip
+            record = run_cell(params, 0, CellEnv())
             dt = time.perf_counter() - t0
             print(
                 f"{set_name:12s} {variant:5s} {dt:6.2f} s  "

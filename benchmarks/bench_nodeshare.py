@@ -27,8 +27,8 @@ POLICIES = {
 def main() -> None:
     """Run the benchmark and print one line per policy."""
     from cosched.engine.simulation import Simulation
+    from cosched.nodeshare.experiment import prepare
     from cosched.nodeshare.outputs import placement_time
-    from cosched.nodeshare.reproduce import prepare
     from cosched.platform import Platform
     from cosched.policies.base import make_policy
 

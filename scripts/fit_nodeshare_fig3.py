@@ -15,8 +15,8 @@ computed from each job's ``(end - start) / run_time``; it never reads turnaround
 or any comparison with another policy, and the script prints none of them, so the
 calibration cannot be steered toward the paper's headline result.
 
-Setup. Trace1 = ``reproduce.prepare(0, 100_000, seed)`` (RICC-2010-2 window, node count
-kept; needs ``../shared/traces`` or ``$COSCHED_TRACES``), the paper's machine
+Setup. Trace1 = ``cosched.nodeshare.experiment.prepare(0, 100_000, seed)`` (RICC-2010-2
+window, node count kept; needs ``../shared/traces`` or ``$COSCHED_TRACES``), the paper's machine
 ``Platform(nodes=1158, cores=16, allocation="nodes", max_jobs_per_node=3)``, policy
 ``nodeshare`` (No_Restrict, degraded configurations, ``dynamic`` rates) with the
 candidate parameters; seed 1 (the profile draw) for the fit, seeds 2 and 3 to validate
@@ -73,7 +73,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosched.engine.simulation import Simulation
-from cosched.nodeshare import outputs, reproduce
+from cosched.nodeshare import experiment as reproduce
+from cosched.nodeshare import outputs
 from cosched.nodeshare.interference import DEFAULT_VICTIM
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import make_policy
@@ -263,12 +264,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-refine", action="store_true", help="coarse grid only")
     ap.add_argument("--max-minutes", type=float, default=25.0, help="start no candidate after this")
     args = ap.parse_args(argv)
-    if not reproduce.TRACE.exists():
-        print(
-            f"error: the RICC trace is needed at {reproduce.TRACE} "
-            "(set COSCHED_TRACES to the directory holding RICC-2010-2.swf.gz)",
-            file=sys.stderr,
-        )
+    from cosched.errors import ConfigError
+    from cosched.experiments.traces import find_trace
+
+    try:
+        find_trace(reproduce.TRACE)
+    except ConfigError as exc:
+        print(f"error: {exc} (or set COSCHED_TRACES to its folder)", file=sys.stderr)
         return 2
 
     t_start = time.perf_counter()

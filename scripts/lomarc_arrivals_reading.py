@@ -25,8 +25,8 @@ PAPER = {"W1": 48.0, "W3": 56.0}
 
 def one(args: tuple[str, int, int, str, str]) -> tuple[str, int, str, float]:
     from cosched.engine import Simulation
+    from cosched.lomarc.experiment import NODES, cell_workload
     from cosched.lomarc.policies import lomarc_platform
-    from cosched.lomarc.reproduce import NODES, cell_workload
     from cosched.policies import make_policy
 
     workload, seed, jobs, name, arrivals = args

@@ -45,7 +45,7 @@ def test_every_policy_runs_on_kth_sp2_in_a_two_worker_sweep(tmp_path: Path) -> N
     spec.write_text("\n".join(lines) + "\n")
     out = tmp_path / "store"
     assert main(["sweep", str(spec), "--out", str(out), "--workers", "2"]) == 0
-    table = pd.read_csv(out / "results.csv")
+    table = pd.read_parquet(out / "results.parquet")
     kept = len(load_workload(TRACE, limit=3000))
     assert sorted(table["policy"]) == names
     assert list(table["status"]) == ["ok"] * len(names)

@@ -56,7 +56,7 @@ def test_a_policy_in_a_user_file_runs_in_a_two_worker_sweep(tmp_path: Path) -> N
         '[[policies]]\nname = "mine.py:NarrowFirst"\nparams = { limit = [1, 3] }\n'
     )
     assert main(["sweep", str(spec), "--out", str(tmp_path / "out"), "--workers", "2"]) == 0
-    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert list(table["status"]) == ["ok", "ok"] and (table["jobs"] == 50).all()
 
 

@@ -1,23 +1,27 @@
-"""The coupled reproduction's workloads, cells, resumability and determinism."""
+"""The coupled reproduction's workloads, spec, resumability and determinism."""
 
 from __future__ import annotations
 
-import json
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from cosched.coupled import reproduce
 from cosched.coupled.workloads import (
     ANALYSIS_TRACE,
     COMPUTE_TRACE,
+    MONTH,
     analysis_workload,
     compute_workload,
     pack,
     pair_nearest,
 )
 from cosched.errors import ConfigError
+from cosched.experiments.executors import ProcessPool
+from cosched.experiments.model import experiment_from_dict
+from cosched.experiments.reproductions import spec, spec_text
+from cosched.experiments.runner import run_experiment
 from cosched.workload.job import Workload
 from cosched.workload.transforms import offered_load
 
@@ -69,43 +73,53 @@ def test_machines_built_from_the_traces() -> None:
     assert offered_load(wa, 100) == pytest.approx(0.5, rel=0.05)
 
 
-ALL_CELLS = reproduce.cells
+def tiny_spec(traces: Path = TRACES) -> dict:
+    """Four cells of the coupled spec, one day each."""
+    data = tomllib.loads(spec_text("coupled"))
+    data.pop("quick")
+    data["params"] = {"span": DAY}
+    data["grid"] = [
+        {"study": "load", "load": 0.5, "scheme": ["base", "HH"], "seeds": [0]},
+        {"study": "proportion", "load": 0.5, "proportion": 0.33, "scheme": ["YY", "HY"]},
+    ]
+    data["seeds"] = [1]
+    return data
 
 
-def small_grid(quick: bool) -> list[dict]:
-    grid = [c for c in ALL_CELLS(quick=True) if c["key"] in KEYS]
-    for c in grid:
-        c["span"] = DAY
-    return grid
-
-
-KEYS = {"load-0.5-base-s0", "load-0.5-HH-s0", "proportion-0.33-YY-s1", "proportion-0.33-HY-s1"}
+def test_the_quick_spec_is_the_papers_grid() -> None:
+    """Load study: 3 loads x (base + 4 schemes); proportion study: 5 shares x 4 schemes."""
+    quick = [t.columns for t in spec("coupled", quick=True).tasks()]
+    assert len(quick) == 3 * 5 + 5 * 4
+    assert {c["span"] for c in quick} == {10 * DAY}
+    full = spec("coupled").tasks()
+    assert len(full) == (3 * 5 + 5 * 4) * 3 and {t.columns["span"] for t in full} == {MONTH}
 
 
 @needs_traces
-def test_reproduction_is_resumable_and_byte_identical(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(reproduce, "cells", small_grid)
+def test_reproduction_is_resumable_and_byte_identical(tmp_path: Path) -> None:
+    exp = experiment_from_dict(tiny_spec(), source="tiny")
     out1, out2 = tmp_path / "a", tmp_path / "b"
-    messages: list[str] = []
-    report = reproduce.run(out1, quick=True, workers=1, progress=messages.append, traces=TRACES)
-    assert report.exists() and (out1 / "fig-load.png").exists()
-    records = json.loads((out1 / "summary.json").read_text())
-    assert {r["key"] for r in records} == KEYS
-    for r in records:
-        assert r["status"] == "ok"
-        assert r["sync_verified"] == (r["scheme"] != "base")
-        assert set(r["machines"]) == {"compute", "analysis"}
-        assert "mean_sync_time" in r["machines"]["analysis"]
-    reproduce.run(out2, quick=True, workers=1, progress=None, traces=TRACES)
-    assert (out1 / "summary.json").read_bytes() == (out2 / "summary.json").read_bytes()
+    table = run_experiment(exp, out1, trace_dirs=[TRACES])
+    assert (out1 / "report.md").exists() and (out1 / "fig-load.png").exists()
+    assert (out1 / "report.html").exists()
+    assert len(table) == 4 and (table["status"] == "ok").all()
+    assert (table["outcome"] == "ok").all()
+    assert list(table["sync_verified"]) == [s != "base" for s in table["scheme"]]
+    assert table["analysis.mean_sync_time"].notna().all()
+    run_experiment(exp, out2, trace_dirs=[TRACES], executor=ProcessPool(2))
+    assert (out1 / "results.parquet").read_bytes() == (out2 / "results.parquet").read_bytes()
+    assert (out1 / "report.md").read_bytes() == (out2 / "report.md").read_bytes()
     # A rerun skips the finished cells.
-    messages.clear()
-    reproduce.run(out1, quick=True, workers=1, progress=messages.append, traces=TRACES)
-    assert any("4 of 4 cells already done" in m for m in messages)
+    seen: list[tuple[int, int]] = []
+    run_experiment(exp, out1, trace_dirs=[TRACES], progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(4, 4)]
 
 
-def test_missing_traces_are_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="needs"):
-        reproduce.run(tmp_path, quick=True, workers=1, progress=None, traces=tmp_path)
+def test_missing_traces_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COSCHED_DATA", str(tmp_path))
+    monkeypatch.delenv("COSCHED_TRACES", raising=False)
+    exp = experiment_from_dict(tiny_spec(), source="tiny")
+    with pytest.raises(ConfigError, match=r"trace 'LLNL-Atlas-2006-2\.1-cln\.swf\.gz' not found"):
+        run_experiment(exp, tmp_path / "out", trace_dirs=[tmp_path])
+    assert not (tmp_path / "out").exists()  # nothing ran

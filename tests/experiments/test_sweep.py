@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from cosched.cli import sweep as cli_sweep
 from cosched.errors import ConfigError
 from cosched.experiments import SweepError, cells, load_spec, run_sweep, spec_from_dict
 from cosched.experiments import sweep as sweep_mod
+from cosched.experiments.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_TOML = REPO / "examples" / "sweep-example.toml"
@@ -40,7 +40,7 @@ def count_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ran: list[str] = []
     real = sweep_mod._execute
 
-    def counting(cell: sweep_mod.Cell) -> sweep_mod._Outcome:
+    def counting(cell: sweep_mod.Cell) -> Any:
         ran.append(cell.key)
         return real(cell)
 
@@ -91,15 +91,20 @@ def test_store_layout_and_results(tmp_path: Path) -> None:
     table = run_sweep(spec, tmp_path, progress=lambda done, total: seen.append((done, total)))
     grid = cells(spec)
     assert seen == [(i, 6) for i in range(7)]
-    assert list(table["key"]) == [c.key for c in grid]
+    assert list(table["key"]) == sorted(c.key for c in grid)
     assert (table["status"] == "ok").all() and (table["jobs"] == 40).all()
-    assert list(table["param_window"]) == [None, None, None, None, 2, 2]
-    record = json.loads((tmp_path / "cells" / f"{grid[0].key}.json").read_text())
-    assert record["cell"]["policy"] == "fcfs" and record["metrics"]["jobs"] == 40
-    assert record["stats"]["passes"] > 0
+    windows = dict(zip(table["key"], table["param_window"], strict=True))
+    for c in grid:
+        want = dict(c.params).get("window")
+        assert pd.isna(windows[c.key]) if want is None else windows[c.key] == want
+    (record,) = pd.read_parquet(tmp_path / "cells" / f"{grid[0].key}.parquet").to_dict("records")
+    assert record["policy"] == "fcfs" and record["jobs"] == 40 and record["seed"] == 1
+    assert record["stats.passes"] > 0
     jobs = pd.read_parquet(tmp_path / "jobs" / f"{grid[0].key}.parquet")
     assert len(jobs) == 40 and "start_time" in jobs
-    assert pd.read_csv(tmp_path / "results.csv")["key"].tolist() == table["key"].tolist()
+    stored = pd.read_parquet(tmp_path / "results.parquet")
+    assert stored["key"].tolist() == table["key"].tolist()
+    assert (tmp_path / "report.md").is_file() and (tmp_path / "report.html").is_file()
     assert not list(tmp_path.rglob("*.tmp"))
 
 
@@ -107,10 +112,10 @@ def test_rerun_skips_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     ran = count_runs(monkeypatch)
     run_sweep(spec_from_dict(small_spec()), tmp_path)
     assert len(ran) == 6
-    first = (tmp_path / "results.csv").read_bytes()
+    first = (tmp_path / "results.parquet").read_bytes()
     run_sweep(spec_from_dict(small_spec()), tmp_path)
     assert len(ran) == 6  # nothing ran again
-    assert (tmp_path / "results.csv").read_bytes() == first
+    assert (tmp_path / "results.parquet").read_bytes() == first
     run_sweep(spec_from_dict(small_spec(seeds=[1, 2, 3])), tmp_path)
     assert len(ran) == 9  # only the new seed's cells
 
@@ -130,13 +135,12 @@ def test_failed_cell_is_recorded_and_retried(
     with pytest.raises(SweepError, match="2 of 6 sweep cells failed") as info:
         run_sweep(spec, tmp_path)
     bad = [c for c in cells(spec) if dict(c.params).get("window") == 2]
-    assert [key for key, _, _ in info.value.failed] == [c.key for c in bad]
+    assert [key for key, _, _ in info.value.failed] == sorted(c.key for c in bad)
     assert "boom in this cell" in info.value.failed[0][2]
-    assert len(list((tmp_path / "cells").glob("*.json"))) == 4  # the others are kept
-    failed = json.loads((tmp_path / "failed" / f"{bad[0].key}.json").read_text())
-    assert (
-        failed["error"] == "RuntimeError: boom in this cell" and "Traceback" in failed["traceback"]
-    )
+    assert len(list((tmp_path / "cells").glob("*.parquet"))) == 4  # the others are kept
+    failed = pd.read_parquet(tmp_path / "failed" / f"{bad[0].key}.parquet").iloc[0]
+    assert failed["error"] == "RuntimeError: boom in this cell" and failed["status"] == "failed"
+    assert "Traceback" in Store(tmp_path).info(bad[0].key)["traceback"]
     table = run_sweep(spec, tmp_path, raise_on_failure=False)
     assert list(table["status"]).count("failed") == 2
     monkeypatch.setattr(sweep_mod, "simulate", real)
@@ -163,7 +167,7 @@ def test_interrupted_sweep_keeps_finished_cells(
     with pytest.raises(KeyboardInterrupt):
         run_sweep(spec, tmp_path)
     grid = cells(spec)
-    assert sorted(p.stem for p in (tmp_path / "cells").glob("*.json")) == sorted(
+    assert sorted(p.stem for p in (tmp_path / "cells").glob("*.parquet")) == sorted(
         c.key for c in grid[:2]
     )
     assert len(list((tmp_path / "jobs").glob("*.parquet"))) == 2
@@ -174,15 +178,15 @@ def test_interrupted_sweep_keeps_finished_cells(
     assert ran == [c.key for c in grid[2:]]
 
 
-def test_results_csv_identical_across_workers_and_runs(tmp_path: Path) -> None:
+def test_results_identical_across_workers_and_runs(tmp_path: Path) -> None:
     spec = spec_from_dict(small_spec())
     run_sweep(spec, tmp_path / "one", workers=1)
     run_sweep(spec, tmp_path / "two", workers=2)
-    one = (tmp_path / "one" / "results.csv").read_bytes()
-    assert (tmp_path / "two" / "results.csv").read_bytes() == one
+    one = (tmp_path / "one" / "results.parquet").read_bytes()
+    assert (tmp_path / "two" / "results.parquet").read_bytes() == one
     shutil.rmtree(tmp_path / "one" / "cells")
     run_sweep(spec, tmp_path / "one", workers=1)  # a fresh run into the same folder
-    assert (tmp_path / "one" / "results.csv").read_bytes() == one
+    assert (tmp_path / "one" / "results.parquet").read_bytes() == one
 
 
 def write_toml(tmp_path: Path, text: str) -> Path:
@@ -256,7 +260,7 @@ def test_example_spec_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "conservative" in out and "mean_wait" in out
-    assert len(pd.read_csv(tmp_path / "results.csv")) == 10
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 10
 
 
 def test_failing_cells_in_workers_are_recorded(tmp_path: Path) -> None:
@@ -268,5 +272,5 @@ def test_failing_cells_in_workers_are_recorded(tmp_path: Path) -> None:
         run_sweep(spec, tmp_path / "out", workers=2)
     assert len(info.value.failed) == 2
     assert all("WorkloadError" in error for _, _, error in info.value.failed)
-    assert len(list((tmp_path / "out" / "failed").glob("*.json"))) == 2
-    assert not list((tmp_path / "out" / "cells").glob("*.json"))
+    assert len(list((tmp_path / "out" / "failed").glob("*.parquet"))) == 2
+    assert not list((tmp_path / "out" / "cells").glob("*.parquet"))

@@ -2,67 +2,70 @@
 
 from __future__ import annotations
 
-import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from cosched.errors import ConfigError
+from cosched.experiments.model import experiment_from_dict
+from cosched.experiments.reproductions import spec, spec_text
+from cosched.experiments.runner import run_experiment
+from cosched.lomarc.experiment import NODES, RUNS, SETS, cell_workload
 from cosched.lomarc.policies import VARIANTS
-from cosched.lomarc.report import write_report
-from cosched.lomarc.reproduce import NODES, RUNS, SETS, Cell, cell_workload, grid, run_grid
 from cosched.workload.transforms import offered_load
 
 CORE = ("mean_wait", "mean_turnaround", "mean_bounded_slowdown", "utilization", "makespan")
 
 
-def tiny() -> list[Cell]:
-    return [
-        Cell("paper-alpha", "W1", "M1", "PSS", 0, 200),
-        Cell("paper-alpha", "W3", "M1", "L-U1", 0, 200),
-        Cell("paper-alpha", "W3", "M1", "AC", 1, 200),
-        Cell("paper-alpha", "W1", "M2", "L-R", 1, 200),
+def tiny_spec() -> dict:
+    """Four cells of the lomarc spec, 200 jobs each."""
+    data = tomllib.loads(spec_text("lomarc"))
+    data.pop("quick")
+    data["params"] = {"set": "paper-alpha", "n_jobs": 200}
+    data["grid"] = [
+        {"workload": "W1", "mixture": "M1", "variant": "PSS", "seeds": [0]},
+        {"workload": "W3", "mixture": "M1", "variant": "L-U1", "seeds": [0]},
+        {"workload": "W3", "mixture": "M1", "variant": "AC", "seeds": [1]},
+        {"workload": "W1", "mixture": "M2", "variant": "L-R", "seeds": [1]},
     ]
+    return data
 
 
-def test_grid_covers_every_configuration_once() -> None:
-    cells = grid(quick=True)
-    assert len({c.key for c in cells}) == len(cells) == len(SETS) * 5 * len(RUNS)
-    assert {c.variant for c in cells} == set(RUNS) >= set(VARIANTS)
+def test_the_spec_covers_every_configuration_once() -> None:
+    """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every variant x the seeds."""
+    quick = spec("lomarc", quick=True).tasks()
+    assert len({t.key for t in quick}) == len(quick) == len(SETS) * 5 * len(RUNS)
+    assert {t.columns["variant"] for t in quick} == set(RUNS) >= set(VARIANTS)
+    assert {t.columns["n_jobs"] for t in quick} == {1500}
+    assert len(spec("lomarc").tasks()) == 5 * len(RUNS) * 5
 
 
 def test_cells_resume_and_outputs_are_byte_identical(tmp_path: Path) -> None:
-    cells = tiny()
-    first = run_grid(tmp_path / "a", cells)
-    assert [r["variant"] for r in first] == [c.variant for c in cells]
-    for record in first:
-        assert all(isinstance(record[m], float) for m in CORE)
-        assert record["n_jobs"] == 200 and record["jobs"] == 200
+    exp = experiment_from_dict(tiny_spec(), source="tiny")
+    first = run_experiment(exp, tmp_path / "a")
+    assert (first["status"] == "ok").all() and len(first) == 4
+    for m in CORE:
+        assert first[m].notna().all()
+    assert (first["jobs"] == 200).all()
     # A second folder holding only some finished cells runs the rest and ends equal.
     b = tmp_path / "b" / "cells"
     b.mkdir(parents=True)
-    kept = tmp_path / "a" / "cells" / f"{cells[1].key}.json"
+    kept = next((tmp_path / "a" / "cells").glob("*.parquet"))
     (b / kept.name).write_bytes(kept.read_bytes())
-    messages: list[str] = []
-    second = run_grid(tmp_path / "b", cells, progress=messages.append)
-    assert "1 cells done, 3 to run" in messages[0]
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
-    for name in ("a", "b"):
-        write_report(tmp_path / name, first if name == "a" else second, quick=True)
-    for f in ("report.md", "fig6_response.png", "fig9_mixtures.png"):
+    seen: list[tuple[int, int]] = []
+    run_experiment(exp, tmp_path / "b", progress=lambda d, t: seen.append((d, t)))
+    assert seen[0] == (1, 4)
+    for f in ("results.parquet", "report.md", "fig6_response.png", "fig9_mixtures.png"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
     assert "| L-R | response time | M1 | W1 | +48% |" in (tmp_path / "a" / "report.md").read_text()
 
 
-def test_cells_of_another_version_are_rerun(tmp_path: Path) -> None:
-    cells = [Cell("paper-alpha", "W2", "M3", "L-FM", 2, 100)]
-    (record,) = run_grid(tmp_path, cells)
-    path = tmp_path / "cells" / f"{cells[0].key}.json"
-    path.write_text(json.dumps({**record, "version": -1}))
-    messages: list[str] = []
-    (again,) = run_grid(tmp_path, cells, progress=messages.append)
-    assert "0 cells done, 1 to run" in messages[0]
-    assert again == record
+def test_bad_configurations_are_refused_before_running() -> None:
+    data = tiny_spec()
+    data["grid"] = [{"workload": "W4", "mixture": "M1", "variant": "PSS"}]
+    with pytest.raises(ConfigError, match="'workload' must be one of W1, W2, W3, got 'W4'"):
+        experiment_from_dict(data, source="tiny")
 
 
 def test_workloads_are_the_typeless_model_and_increasingly_heavy() -> None:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from cosched.errors import ConfigError
+from cosched.experiments.reproductions import spec
 from cosched.nodeshare import outputs
-from cosched.nodeshare.reproduce import TRACE, Cell, cell_summary, grid, prepare, run_cell
+from cosched.nodeshare.experiment import TRACE, Cell, cell_summary, prepare, simulate_cell
 
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "traces"
 needs_trace = pytest.mark.skipif(
-    not TRACE.exists(), reason=f"RICC trace not found at {TRACE} (../shared/traces absent)"
+    not (SHARED / TRACE).exists(), reason=f"{TRACE} not found in {SHARED} (../shared absent)"
 )
 
 
@@ -45,32 +49,34 @@ def test_execution_changes_and_counts():
     }
 
 
-def test_grid_has_the_paper_experiments():
-    full = grid(quick=False)
-    assert {c.trace for c in full} == {0, 1, 2, 3}
-    assert {c.nodes for c in full} >= {500, 1158, 2000}
-    cos = [c for c in full if c.variant == "cosched" and c.trace == 0 and c.nodes == 1158]
+def test_spec_has_the_paper_experiments():
+    full = [t.columns for t in spec("nodeshare").tasks()]
+    assert {c["trace"] for c in full} == {1, 2, 3, 4}
+    assert {c["nodes"] for c in full} >= {500, 1158, 2000}
+    cos = [c for c in full if c["variant"] == "cosched" and c["trace"] == 1 and c["nodes"] == 1158]
     assert len(cos) == 5
-    assert len({c.id for c in full}) == len(full)
+    assert len(full) == 227 and len(spec("nodeshare", quick=True).tasks()) == 63
 
 
 @needs_trace
 def test_windows_do_not_overlap_and_keep_node_counts():
-    ids = [set(prepare(t, 2_000, 1).table["job_id"]) for t in range(2)]
+    ids = [set(prepare(t, 2_000, 1, SHARED / TRACE).table["job_id"]) for t in range(2)]
     assert not ids[0] & ids[1]
-    w = prepare(0, 2_000, 1)
+    w = prepare(0, 2_000, 1, SHARED / TRACE)
     assert (w.table["procs"] % 16 == 0).all()
     assert w.table["ns_mem_sensitivity"].isin([0, 1, 2]).all()
 
 
 @needs_trace
 def test_jobs_wider_than_a_swept_machine_are_dropped_and_counted():
-    w = prepare(0, 2_000, 1)
+    w = prepare(0, 2_000, 1, SHARED / TRACE)
     widest = int(w.table["procs"].max()) // 16
     nodes = max(widest // 2, 1)
     want = int((w.table["procs"] > nodes * 16).sum())
     assert want > 0
-    rec = run_cell(Cell(trace=0, variant="fcfs", seed=0, nodes=nodes, jobs=2_000))
+    rec = simulate_cell(
+        Cell(trace=0, variant="fcfs", seed=0, nodes=nodes, jobs=2_000), SHARED / TRACE
+    )
     assert rec["dropped_too_wide"] == want
     assert rec["jobs"] == 2_000 - want  # the summary counts the jobs that ran
 
@@ -94,3 +100,37 @@ def test_cell_summary_loads_in_cores_and_uses_occupancy():
     s = cell_summary(jobs, 1)
     assert s["offered_load"] == pytest.approx(2.0)
     assert s["utilization"] == pytest.approx(0.75)
+
+
+@needs_trace
+def test_tiny_reproduction_report_and_resume(tmp_path: Path) -> None:
+    import tomllib
+
+    from cosched.experiments.model import experiment_from_dict
+    from cosched.experiments.reproductions import spec_text
+    from cosched.experiments.runner import run_experiment
+
+    data = tomllib.loads(spec_text("nodeshare"))
+    data.pop("quick")
+    data["params"] = {"window_jobs": 1_500, "nodes": 1158}
+    data["grid"] = [
+        {"trace": 1, "variant": ["fcfs", "easy"], "seeds": [0]},
+        {"trace": 1, "variant": "cosched", "seeds": [1, 2]},
+    ]
+    exp = experiment_from_dict(data, source="tiny")
+    table = run_experiment(exp, tmp_path / "a", trace_dirs=[SHARED])
+    assert (table["status"] == "ok").all() and len(table) == 4
+    assert (table["jobs"] == 1_500).all()
+    assert len(list((tmp_path / "a" / "turnaround").glob("*.parquet"))) == 4
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert "| easy vs cosched | cosched |" in report  # Table 1 from the turnaround tables
+    assert "| Trace1 | cosched |" in report
+    # A second folder with one stored cell (its file and its table) runs the rest and
+    # ends with the same bytes.
+    kept = next((tmp_path / "a" / "cells").glob("*.parquet")).name
+    for sub in ("cells", "turnaround"):
+        (tmp_path / "b" / sub).mkdir(parents=True)
+        (tmp_path / "b" / sub / kept).write_bytes((tmp_path / "a" / sub / kept).read_bytes())
+    run_experiment(exp, tmp_path / "b", trace_dirs=[SHARED])
+    for name in ("results.parquet", "report.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

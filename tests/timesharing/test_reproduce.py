@@ -1,43 +1,60 @@
-"""The dyncosched reproduction on a tiny grid: files written, deterministic output."""
+"""The dyncosched reproduction on a tiny grid: the spec, files written, deterministic output."""
 
 from __future__ import annotations
 
+import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from cosched.experiments.reproductions import reproduction
-from cosched.timesharing import reproduce
-from cosched.timesharing.reproduce import Cell, Grid, cells, run_cell
-
-TINY = Grid(jobs=12, loads=(0.8,), base_load=0.8, mpls=(2, 5))
-
-
-def test_registered() -> None:
-    assert reproduction("dyncosched") is reproduce.run
+from cosched.experiments.model import CellEnv, experiment_from_dict
+from cosched.experiments.reproductions import spec, spec_text
+from cosched.experiments.runner import run_experiment
+from cosched.timesharing.experiment import run_cell
+from cosched.timesharing.params import SCHEMES
 
 
-def test_grid_covers_every_scheme_once() -> None:
-    keys = [c.key for c in cells(TINY)]
-    assert len(keys) == len(set(keys))
-    assert sum(1 for c in cells(TINY) if c.workload == "WL7") == 10
+def tiny_spec() -> dict:
+    """The quick grid's shape with 12 jobs and load 0.8 (as the old harness's TINY)."""
+    data = tomllib.loads(spec_text("dyncosched"))
+    data["params"]["n_jobs"] = 12
+    data.pop("quick")
+    data["grid"] = [
+        {"workload": "WL7", "load": 0.8, "scheme": list(SCHEMES)},
+        {"workload": "WL4", "load": 0.8, "mpl": [2, 5], "scheme": ["GS", "PB"]},
+        {"workload": "WL4", "load": 0.8, "skew": 1.5, "scheme": ["GS", "PB"]},
+        {"workload": "WL5", "load": 0.8, "scheme": "GS", "variant": "Q=100ms, CS=1ms"},
+        {"workload": "WL5", "load": 0.8, "scheme": "GS"},
+    ]
+    return data
+
+
+def test_the_spec_covers_every_scheme_once() -> None:
+    quick = spec("dyncosched", quick=True).tasks()
+    assert len({t.key for t in quick}) == len(quick) == 122
+    wl7 = [t for t in quick if t.columns["workload"] == "WL7"]
+    assert len(wl7) == 3 * len(SCHEMES)  # Figure 3: three loads x every scheme
+    assert len(spec("dyncosched").tasks()) == 202
 
 
 def test_cell_is_deterministic() -> None:
-    c = Cell("WL5", 0.8, 0.2, 2, "PB")
-    assert run_cell(c, 8) == run_cell(c, 8)
+    params = {"workload": "WL5", "load": 0.8, "skew": 0.2, "mpl": 2, "scheme": "PB",
+              "variant": "", "n_jobs": 8, "msg_factor": 16}  # fmt: skip
+    a, b = run_cell(params, 1, CellEnv()), run_cell(params, 1, CellEnv())
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # NaN-aware
 
 
 @pytest.mark.slow
-def test_tiny_reproduction_is_byte_identical(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(reproduce, "QUICK", TINY)
-    lines: list[str] = []
-    a = reproduce.run(tmp_path / "a", quick=True, workers=1, progress=lines.append)
-    reproduce.run(tmp_path / "b", quick=True, workers=2, progress=None)
-    assert a.name == "report.md" and a.exists()
+def test_tiny_reproduction_is_byte_identical(tmp_path: Path) -> None:
+    from cosched.experiments.executors import ProcessPool
+
+    exp = experiment_from_dict(tiny_spec(), source="tiny")
+    run_experiment(exp, tmp_path / "a")
+    run_experiment(exp, tmp_path / "b", executor=ProcessPool(2))
+    report = (tmp_path / "a" / "report.md").read_text()
     for name in ("fig3.png", "fig4.png", "fig5.png"):
         assert (tmp_path / "a" / name).stat().st_size > 0
-    sa = (tmp_path / "a" / "summary.json").read_bytes()
-    assert sa == (tmp_path / "b" / "summary.json").read_bytes()
-    assert len(lines) == len(cells(TINY))
-    assert "Table 5" in a.read_text()
+    a = (tmp_path / "a" / "results.parquet").read_bytes()
+    assert a == (tmp_path / "b" / "results.parquet").read_bytes()
+    assert "Table 5" in report

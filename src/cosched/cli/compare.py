@@ -59,16 +59,13 @@ def register(sub: Any) -> None:
         "busiest day of the best coscheduling policy)",
     )
     p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
-    p.set_defaults(func=_compare)
-    r = sub.add_parser(
-        "report",
-        help="rebuild a comparison's report from its store",
-        description="Rebuild DIR/report.md and DIR/report.html from DIR/store alone.",
-        epilog="examples:\n  cosched report answer\n  cosched report kth",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the simulations on Dask instead: local:N starts a LocalCluster of N "
+        "worker processes, tcp://HOST:PORT uses a running scheduler",
     )
-    r.add_argument("dir", type=Path, help="the folder a `cosched compare` wrote")
-    r.set_defaults(func=_report)
+    p.set_defaults(func=_compare)
 
 
 def _flags(text: str | None) -> Any:
@@ -118,7 +115,11 @@ def _workload(trace: str, limit: int | None) -> dict[str, Any]:
         return entry
     if not trace.startswith("bundled:"):
         path = Path(trace)
-        if not path.is_file():
+        if not path.exists() and "/" not in trace:
+            from cosched.experiments.traces import find_trace
+
+            path = find_trace(trace)  # an archive log by name; names where it looked
+        if not path.exists():
             raise ConfigError(f"trace {trace!r} does not exist")
         trace = str(path.resolve())
     entry = {"kind": "swf", "path": trace, "name": Path(trace.removeprefix("bundled:")).stem}
@@ -188,19 +189,8 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"note      {note}")
     args.out.mkdir(parents=True, exist_ok=True)
     bar = ProgressBar("compare", unit="runs")
-    run(comparison, args.out, workers=args.workers, progress=bar.update)
+    run(comparison, args.out, workers=args.workers, dask=args.dask, progress=bar.update)
     bar.close()
     path = build_report(args.out)
     print(f"cosched compare: report in {path} and {path.with_suffix('.html')}")
-    return 0
-
-
-def _report(args: argparse.Namespace) -> int:
-    from cosched.compare.study import build_report
-    from cosched.errors import ConfigError
-
-    if not (args.dir / "plan.json").is_file():
-        raise ConfigError(f"{args.dir} holds no comparison (no plan.json)")
-    path = build_report(args.dir)
-    print(f"cosched report: {path} and {path.with_suffix('.html')}")
     return 0

@@ -15,6 +15,7 @@ from cosched.cli import (
     compare,
     coupled,
     generate,
+    report,
     reproduce,
     run,
     sweep,
@@ -45,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    modules = (run, compare, validate, traceinfo, generate, annotate, sweep, reproduce, coupled)
+    modules = (
+        run, compare, validate, traceinfo, generate, annotate, sweep, reproduce, report, coupled
+    )  # fmt: skip
     for module in modules:
         module.register(sub)
 

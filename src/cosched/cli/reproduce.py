@@ -4,44 +4,70 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
 
-from cosched.errors import ConfigError
-from cosched.experiments.reproductions import REPRODUCTIONS, reproduction
+from cosched.cli.sweep import add_run_options, progress_line, run_and_report
+from cosched.experiments.reproductions import names
 
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``reproduce`` to the command line."""
-    p = sub.add_parser("reproduce", help="rerun a paper's experiments and write a report")
-    p.add_argument("name", help=f"one of: {', '.join(sorted(REPRODUCTIONS)) or '(none yet)'}")
-    p.add_argument("--quick", action="store_true", help="a reduced grid that runs in minutes")
-    p.add_argument("--out", type=Path, required=True, help="folder for report.md etc.")
-    p.add_argument("--workers", type=int, default=1, help="parallel processes")
+    p = sub.add_parser(
+        "reproduce",
+        help="rerun a paper's experiments and write a report",
+        description="Run a reproduction (an experiment spec shipped with cosched) into "
+        "--out: results.parquet, report.md and report.html with the paper's numbers beside "
+        "cosched's. Resumable: a rerun skips finished cells.",
+        epilog="examples:\n"
+        "  cosched reproduce coupled --quick --out coupled-quick --workers 2\n"
+        "  cosched reproduce lomarc --print-spec > mine.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", help=f"one of: {', '.join(names())}")
+    p.add_argument("--quick", action="store_true", help="the spec's reduced [quick] grid")
+    p.add_argument(
+        "--print-spec",
+        action="store_true",
+        help="print the reproduction's spec (TOML) and exit; edit a copy, run it with "
+        "cosched sweep",
+    )
+    add_run_options(p, out_required=False)  # --print-spec needs no --out
     p.add_argument(
         "--transport",
         choices=("local", "tcp"),
         default="local",
-        help="coupled only: tcp runs each machine as its own process on 127.0.0.1",
+        help="coupled only: tcp runs each machine as its own process on 127.0.0.1, "
+        "speaking the coordination protocol over TCP (same results)",
     )
     p.set_defaults(func=_reproduce)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    fn = reproduction(args.name)
-    tty = sys.stderr.isatty()
+    from cosched.errors import ConfigError
+    from cosched.experiments.executors import make_executor
+    from cosched.experiments.reproductions import spec, spec_text
+    from cosched.experiments.runner import run_experiment
 
-    def progress(message: str) -> None:
-        if tty:
-            print(message, file=sys.stderr, flush=True)
-
-    extra: dict[str, Any] = {}
-    if args.transport != "local":
-        if args.name != "coupled":
-            raise ConfigError(f"--transport {args.transport} applies to coupled only")
-        extra["transport"] = args.transport
-    report = fn(args.out, quick=args.quick, workers=args.workers, progress=progress, **extra)
-    print(f"cosched reproduce {args.name}: report in {report}")
-    return 0
+    if args.print_spec:
+        sys.stdout.write(spec_text(args.name))
+        return 0
+    if args.out is None:
+        raise ConfigError("reproduce needs --out DIR (or --print-spec)")
+    if args.transport != "local" and args.name != "coupled":
+        raise ConfigError(f"--transport {args.transport} applies to coupled only")
+    exp = spec(args.name, quick=args.quick)
+    executor = make_executor(args.workers, args.dask)
+    command = f"cosched reproduce {args.name}" + (" --quick" if args.quick else "")
+    return run_and_report(
+        lambda: run_experiment(
+            exp,
+            args.out,
+            executor=executor,
+            progress=progress_line if sys.stderr.isatty() else None,
+            command=command,
+            trace_dirs=args.traces,
+            transport=args.transport,
+        ),
+        args.out,
+    )

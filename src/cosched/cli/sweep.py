@@ -1,17 +1,22 @@
-"""The ``cosched sweep`` command: run a declarative sweep into a resumable store."""
+"""``cosched sweep SPEC.toml --out DIR``: run an experiment or a sweep into a resumable store.
+
+The spec is either an experiment (it names a ``cell`` function, as the reproductions'
+specs do: ``cosched reproduce NAME --print-spec > mine.toml``) or a sweep of workloads x
+policies x seeds. Both run through the one runner, on a local pool or on Dask.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["add_run_options", "progress_line", "register", "run_and_report"]
 
-# Columns printed to stdout; results.csv in the store has every metric.
+# Columns printed to stdout; results.parquet in the store has every metric.
 _SHOWN = (
-    "cell",
     "workload",
     "policy",
     "params",
@@ -24,58 +29,134 @@ _SHOWN = (
 )
 
 
+def add_run_options(p: argparse.ArgumentParser, *, out_required: bool = True) -> None:
+    """The options every experiment command shares: store, executor, traces."""
+    p.add_argument("--out", type=Path, required=out_required, help="the store folder (created)")
+    p.add_argument(
+        "--workers", type=int, default=1, help="local processes to run cells in (default 1)"
+    )
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on Dask instead: local:N starts a LocalCluster of N worker processes, "
+        "tcp://HOST:PORT uses a running scheduler",
+    )
+    p.add_argument(
+        "--traces",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder to look for the spec's traces in first (repeatable; then "
+        "$COSCHED_TRACES, ../shared/traces, the cache)",
+    )
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``sweep SPEC.toml --out DIR [--workers N]`` command.
+    """Add the ``sweep SPEC.toml --out DIR`` command.
 
     Args:
         subparsers: the object returned by ``ArgumentParser.add_subparsers()``.
     """
     p = subparsers.add_parser(
         "sweep",
-        help="run a grid of workloads x policies x seeds (resumable)",
+        help="run an experiment or sweep spec (TOML) into a resumable store",
         description=(
-            "Run every cell of a TOML sweep spec that is not yet in --out. Finished cells "
-            "are stored at once, so an interrupted sweep resumes where it stopped."
+            "Run every cell of a TOML spec that is not yet in --out. Finished cells are "
+            "stored at once, so an interrupted run resumes where it stopped; the store gets "
+            "results.parquet, report.md and report.html."
         ),
+        epilog="examples:\n"
+        "  cosched sweep examples/sweep-example.toml --out sweep-out --workers 2\n"
+        "  cosched reproduce coupled --print-spec > mine.toml; "
+        "cosched sweep mine.toml --quick --out mine --dask local:2",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", type=Path, help="the sweep spec (TOML)")
-    p.add_argument("--out", type=Path, required=True, help="the store folder")
-    p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
+    p.add_argument("spec", type=Path, help="the spec (TOML)")
+    add_run_options(p)
+    p.add_argument(
+        "--quick", action="store_true", help="apply the spec's [quick] table (experiments only)"
+    )
     p.set_defaults(func=handler)
 
 
-def _progress(done: int, total: int) -> None:
+def progress_line(done: int, total: int) -> None:
+    """Show ``cells: done/total`` in place on stderr."""
     end = "\n" if done == total else ""
-    print(f"\rsweep: {done}/{total} cells", end=end, file=sys.stderr, flush=True)
+    print(f"\rcells: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
 
 def _show(table: Any) -> None:
     cols = [c for c in _SHOWN if c in table.columns]
-    print(table[cols].to_string(index=False))
+    if cols:
+        print(table[cols].to_string(index=False))
+
+
+def run_and_report(run: Any, out: Path) -> int:
+    """Call ``run()``; map failures and Ctrl-C to exit codes with a message.
+
+    Returns:
+        0 when every cell is done, 1 when some failed, 130 on Ctrl-C.
+    """
+    from cosched.experiments.runner import ExperimentError
+
+    try:
+        table = run()
+    except ExperimentError as exc:
+        _show(exc.results)
+        print(f"cosched: {exc}", file=sys.stderr)
+        print(f"rerun to retry them; details in {out / 'failed'}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(
+            f"\ncosched: interrupted; finished cells are kept in {out}, rerun to resume",
+            file=sys.stderr,
+        )
+        return 130
+    _show(table)
+    print(f"cosched: results in {out / 'results.parquet'}, report in {out / 'report.md'}",
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _is_experiment(path: Path) -> bool:
+    try:
+        return "cell" in tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False  # the sweep loader reports the error with the file's name
 
 
 def handler(args: argparse.Namespace) -> int:
-    """Run the sweep; print the results table to stdout.
+    """Run the spec; print the results table to stdout.
 
     Returns:
         0 when every cell is done, 1 when some failed, 130 on Ctrl-C. A bad spec raises
         :class:`~cosched.errors.ConfigError`, which ``cosched.cli.main`` maps to 2.
     """
-    from cosched.experiments.sweep import SweepError, load_spec, run_sweep
+    from cosched.experiments.executors import make_executor
 
-    progress = _progress if sys.stderr.isatty() else None
+    progress = progress_line if sys.stderr.isatty() else None
+    executor = make_executor(args.workers, args.dask)
+    if _is_experiment(args.spec):
+        from cosched.experiments.model import load_experiment
+        from cosched.experiments.runner import run_experiment
+
+        exp = load_experiment(args.spec, quick=args.quick)
+        command = f"cosched sweep {args.spec.name}" + (" --quick" if args.quick else "")
+        return run_and_report(
+            lambda: run_experiment(
+                exp,
+                args.out,
+                executor=executor,
+                progress=progress,
+                command=command,
+                trace_dirs=args.traces,
+            ),
+            args.out,
+        )
+    from cosched.experiments.sweep import load_spec, run_sweep
+
     spec = load_spec(args.spec)
-    try:
-        table = run_sweep(spec, args.out, workers=args.workers, progress=progress)
-    except SweepError as exc:
-        _show(exc.results)
-        print(f"cosched sweep: {exc}", file=sys.stderr)
-        print(f"rerun to retry them; details in {args.out / 'failed'}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\ncosched sweep: interrupted; finished cells are kept in {args.out}, "
-              "rerun to resume", file=sys.stderr)  # fmt: skip
-        return 130
-    _show(table)
-    print(f"cosched sweep: results in {args.out / 'results.csv'}", file=sys.stderr)
-    return 0
+    return run_and_report(
+        lambda: run_sweep(spec, args.out, workers=args.workers, dask=args.dask, progress=progress),
+        args.out,
+    )

@@ -23,7 +23,7 @@ FACTS = (
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``trace info`` to the command line."""
+    """Add ``trace info``, ``trace fetch`` and ``trace list`` to the command line."""
     p = sub.add_parser("trace", help="inspect SWF traces")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     import_options(info)
     info.set_defaults(func=_info)
     _register_import(tsub)
+    from cosched.cli.trace import add_verbs
+
+    add_verbs(tsub)
 
 
 def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -231,9 +231,12 @@ def run(
     out: Path,
     *,
     workers: int = 1,
+    dask: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
-    """Run every cell not yet in ``out/store``; writes ``out/plan.json`` first."""
+    """Run every cell not yet in ``out/store`` (locally or on Dask), then write
+    ``out/results.parquet``: one row per arm and seed. ``out/plan.json`` is written
+    first, so an interrupted comparison resumes from it."""
     from cosched.experiments.sweep import cells, run_sweep, spec_from_dict
 
     (out / "plan.json").write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
@@ -246,8 +249,18 @@ def run(
             if progress is not None:
                 progress(before + finished, total)
 
-        run_sweep(spec, out / "store", workers=workers, progress=step)
+        run_sweep(
+            spec,
+            out / "store",
+            workers=workers,
+            dask=dask,
+            progress=step,
+            command="cosched compare",
+            report=False,
+        )
         offset += len(cells(spec))
+    _, table, _ = load_store(out)
+    table.to_parquet(out / "results.parquet", index=False)
 
 
 # -- from the store to the numbers --------------------------------------------------------
@@ -257,9 +270,20 @@ def _key(policy: str, params: dict[str, Any]) -> tuple[str, str]:
     return policy, json.dumps(params, sort_keys=True)
 
 
+def _stored(out: Path, key: str) -> dict[str, Any] | None:
+    """The stored row of a finished cell (None if it has not finished)."""
+    import pyarrow.parquet as pq
+
+    path = out / "store" / "cells" / f"{key}.parquet"
+    if not path.is_file():
+        return None
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows[0]
+
+
 def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.DataFrame]]]:
-    """The plan; one results row per finished run (``arm`` column: every arm with those
-    parameters gets the row); the per-job tables by arm label, in seed order."""
+    """The plan; one results row per arm and finished run (an arm's label, policy,
+    seed, platform and metrics); the per-job tables by arm label, in seed order."""
     from cosched.experiments.sweep import cells, spec_from_dict
 
     path = out / "plan.json"
@@ -269,23 +293,28 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
     labels: dict[tuple[str, str], list[str]] = {}
     for a in comparison.arms:
         labels.setdefault(_key(a.policy, a.params), []).append(a.label)
+    skip = {"key", "workload", "policy", "params", "estimates", "tau", "seed", "status", "error"}
     rows = []
     jobs: dict[str, list[pd.DataFrame]] = {}
     for s in comparison.specs():
-        for c in cells(spec_from_dict(s, source="compare")):
-            done = out / "store" / "cells" / f"{c.key}.json"
-            if not done.is_file():
+        for c in sorted(cells(spec_from_dict(s, source="compare")), key=lambda c: c.seed):
+            stored = _stored(out, c.key)
+            if stored is None:
                 continue
-            stored = json.loads(done.read_text())
+            metrics = {k: v for k, v in stored.items() if k not in skip and k[:6] != "param_"}
             table = pd.read_parquet(out / "store" / "jobs" / f"{c.key}.parquet")
             for label in labels.get(_key(c.policy, dict(c.params)), []):
-                rows.append(
-                    {"arm": label, "policy": c.policy, "seed": c.seed}
-                    | stored["metrics"]
-                    | {"platform": stored["platform"]}
-                )
+                rows.append({"arm": label, "policy": c.policy, "seed": c.seed} | metrics)
                 jobs.setdefault(label, []).append(table)
-    return comparison, pd.DataFrame(rows), jobs
+    order = {a.label: k for k, a in enumerate(comparison.arms)}
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        frame = frame.sort_values(
+            ["arm", "seed"],
+            key=lambda col: col.map(order) if col.name == "arm" else col,
+            kind="stable",
+        ).reset_index(drop=True)
+    return comparison, frame, jobs
 
 
 def build_report(out: Path, *, classes: JobClasses | None = None) -> Path:

@@ -1,15 +1,29 @@
-"""The report of ``cosched reproduce coupled``: figures, tables, the paper beside cosched."""
+"""The coupled report section: figures, tables, the paper beside cosched.
+
+:func:`report_section` reads the results table of the coupled spec (the store alone)
+and is called by the one report builder (:mod:`cosched.experiments.report`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from cosched.coupled.reproduce import LOADS, MACHINES, PROPORTIONS, SCHEMES, mean_over_seeds
+from cosched.coupled.domain import DEFAULT_RELEASE_PERIOD
+from cosched.coupled.experiment import MACHINES, SCHEMES
+from cosched.coupled.workloads import (
+    ANALYSIS_PLATFORM,
+    ANALYSIS_TRACE,
+    COMPUTE_PLATFORM,
+    COMPUTE_TRACE,
+)
+from cosched.experiments.stats import Interval, mean_ci
 
-__all__ = ["PAPER", "write_report"]
+__all__ = ["PAPER", "mean_over_seeds", "report_section"]
 
 #: The paper's findings (section V-D/E), as stated there.
 PAPER = {
@@ -34,6 +48,11 @@ _METRICS = (
 )
 
 
+def _ci(cis: Any, machine: str, metric: str) -> Interval:
+    nan = Interval(float("nan"), float("nan"), 0)
+    return cis.get(machine, {}).get(metric, nan) if cis else nan
+
+
 def _figure(
     path: Path,
     table: dict[tuple[float, str], Any],
@@ -41,27 +60,24 @@ def _figure(
     xlabel: str,
     base: dict[float, Any],
 ) -> None:
-    import matplotlib
+    """Bars of the four schemes per x, 95% intervals as error bars, the base as a mark."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, 4, figsize=(16, 7))
+    fig = Figure(figsize=(16, 7))
+    axes = fig.subplots(2, 4)
     width = 0.2
     for row, machine in enumerate(MACHINES):
         for col, (metric, label, scale) in enumerate(_METRICS):
             ax = axes[row][col]
             for k, scheme in enumerate(SCHEMES):
-                ys = [
-                    table.get((x, scheme), {}).get(machine, {}).get(metric, float("nan"))
-                    for x in xs
-                ]
+                cis = [_ci(table.get((x, scheme)), machine, metric) for x in xs]
                 pos = [i + (k - 1.5) * width for i in range(len(xs))]
-                ax.bar(pos, [y * scale for y in ys], width, label=scheme)
+                err = [0.0 if np.isnan(c.half) else c.half * scale for c in cis]
+                ax.bar(pos, [c.mean * scale for c in cis], width, yerr=err, capsize=2, label=scheme)
             if col < 2 and base:
                 ax.scatter(
                     range(len(xs)),
-                    [base[x][machine][metric] * scale if x in base else np.nan for x in xs],
+                    [_ci(base.get(x), machine, metric).mean * scale for x in xs],
                     marker="_",
                     s=600,
                     color="black",
@@ -73,18 +89,23 @@ def _figure(
             ax.set_title(f"{machine}: {label}", fontsize=9)
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    # Fixed metadata: the same results give the same bytes.
+    fig.savefig(path, dpi=80, metadata={"Software": None})
 
 
 def _table(
     table: dict[tuple[float, str], Any], xs: tuple[float, ...], xname: str, base: dict[float, Any]
 ) -> list[str]:
     lines = [
-        f"| {xname} | scheme | machine | mean wait (min) | mean slowdown | bounded slowdown "
-        "| sync (min) | SU lost (node-h) | SU lost (%) | paired |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"| {xname} | scheme | machine | seeds | mean wait (min) | mean slowdown "
+        "| bounded slowdown | sync (min) | SU lost (node-h) | SU lost (%) | paired |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def ci(v: Any, metric: str, scale: float) -> str:
+        c = v[metric]
+        return Interval(c.mean * scale, c.half * scale, c.n).text()
+
     for x in xs:
         rows = [("base", base.get(x))] + [(s, table.get((x, s))) for s in SCHEMES]
         for scheme, ms in rows:
@@ -93,23 +114,27 @@ def _table(
             for m in MACHINES:
                 v = ms[m]
                 lines.append(
-                    f"| {x:g} | {scheme} | {m} | {v['mean_wait'] / 60:.1f} | "
-                    f"{v['mean_slowdown']:.2f} | {v['mean_bounded_slowdown']:.2f} | "
-                    f"{v['mean_sync_time'] / 60:.1f} | {v['lost_node_hours']:.0f} | "
-                    f"{100 * v['lost_share']:.2f} | {v['paired_jobs']:.0f} |"
+                    f"| {x:g} | {scheme} | {m} | {v['mean_wait'].n} | "
+                    f"{ci(v, 'mean_wait', 1 / 60)} | {ci(v, 'mean_slowdown', 1)} | "
+                    f"{ci(v, 'mean_bounded_slowdown', 1)} | {ci(v, 'mean_sync_time', 1 / 60)} | "
+                    f"{ci(v, 'lost_node_hours', 1)} | {ci(v, 'lost_share', 100)} | "
+                    f"{ci(v, 'paired_jobs', 1)} |"
                 )
     return lines
 
 
 def _findings(
-    load: dict[tuple[float, str], Any], prop: dict[tuple[float, str], Any], base: dict[float, Any]
+    load: dict[tuple[float, str], Any],
+    prop: dict[tuple[float, str], Any],
+    base: dict[float, Any],
+    loads: tuple[float, ...],
 ) -> list[str]:
     out = []
 
     def extra(x: float, s: str, m: str) -> float:
         return (load[(x, s)][m]["mean_wait"] - base[x][m]["mean_wait"]) / 60
 
-    for x in LOADS:
+    for x in loads:
         if x not in base or any((x, s) not in load for s in SCHEMES):
             continue
         for m in MACHINES:
@@ -144,6 +169,25 @@ def _findings(
     return out
 
 
+def _separation(load: dict[Any, Any], prop: dict[Any, Any]) -> list[str]:
+    """Whether the seeds resolve the paper's hold-vs-yield comparisons (HH against YY)."""
+    out = []
+    for name, tab, xs in (("load", load, (0.75,)), ("paired", prop, (0.2, 0.33))):
+        for x in xs:
+            if (x, "HH") not in tab or (x, "YY") not in tab:
+                continue
+            parts = []
+            for m in MACHINES:
+                a, b = tab[(x, "HH")][m]["mean_wait"], tab[(x, "YY")][m]["mean_wait"]
+                if min(a.n, b.n) < 2:
+                    verdict = "one seed, no interval"
+                else:
+                    verdict = "separated" if a.separated_from(b) else "not separated"
+                parts.append(f"{m} {verdict}")
+            out.append(f"- {name} {x:g}, mean wait HH vs YY (95% intervals): " + "; ".join(parts))
+    return [*out, ""] if out else []
+
+
 def _vs(label: str, hh: Any, yy: Any) -> str:
     parts = [
         f"{m} HH {hh[m]['mean_wait'] / 60:.1f} vs YY {yy[m]['mean_wait'] / 60:.1f} min"
@@ -152,62 +196,95 @@ def _vs(label: str, hh: Any, yy: Any) -> str:
     return f"- {label}: mean wait " + "; ".join(parts)
 
 
-def write_report(
-    out: Path, records: list[dict[str, Any]], *, quick: bool, settings: dict[str, Any]
-) -> Path:
-    """Write ``out/report.md`` and its figures; returns the report's path."""
-    load = mean_over_seeds(records, "load")
-    prop = mean_over_seeds(records, "proportion")
-    base = {x: load[(x, "base")] for x in LOADS if (x, "base") in load}
-    prop_base = {x: base[0.5] for x in PROPORTIONS} if 0.5 in base else {}
-    load_only = {k: v for k, v in load.items() if k[1] != "base"}
-    _figure(out / "fig-load.png", load_only, LOADS, "analysis machine load", base)
-    _figure(out / "fig-proportion.png", prop, PROPORTIONS, "paired proportion", prop_base)
-    bad = [r["key"] for r in records if r.get("status") != "ok"]
+def mean_over_seeds(
+    results: pd.DataFrame, study: str
+) -> dict[tuple[float, str], dict[str, dict[str, Interval]]]:
+    """``(x, scheme) -> {machine: {metric: Interval over seeds}}`` for the finished cells."""
+    ok = results[(results["status"] == "ok") & (results["outcome"] == "ok")]
+    ok = ok[ok["study"] == study]
+    xcol = "load" if study == "load" else "proportion"
+    out: dict[tuple[float, str], dict[str, dict[str, Interval]]] = {}
+    for (x, scheme), rows in ok.groupby([xcol, "scheme"], sort=True):
+        out[(float(x), str(scheme))] = {
+            m: {
+                c.removeprefix(f"{m}."): mean_ci(rows[c].to_numpy(dtype=np.float64))
+                for c in rows.columns
+                if c.startswith(f"{m}.") and ".stats." not in c
+            }
+            for m in MACHINES
+        }
+    return out
+
+
+def _means(table: Mapping[Any, Any]) -> dict[Any, Any]:
+    return {k: {m: {n: ci.mean for n, ci in v[m].items()} for m in v} for k, v in table.items()}
+
+
+def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) -> list[str]:
+    """The coupled section of the report (writes ``fig-load.png`` and ``fig-proportion.png``)."""
+    params = meta.get("spec", {}).get("params", {})
+    load_ci = mean_over_seeds(results, "load")
+    prop_ci = mean_over_seeds(results, "proportion")
+    loads = tuple(sorted({x for x, _ in load_ci}))
+    props = tuple(sorted({x for x, _ in prop_ci}))
+    base_ci = {x: load_ci[(x, "base")] for x in loads if (x, "base") in load_ci}
+    prop_base_ci = {x: base_ci[0.5] for x in props} if 0.5 in base_ci else {}
+    load_only_ci = {k: v for k, v in load_ci.items() if k[1] != "base"}
+    load, prop, base = _means(load_only_ci), _means(prop_ci), _means(base_ci)
+    _figure(out / "fig-load.png", load_only_ci, loads, "analysis machine load", base_ci)
+    _figure(out / "fig-proportion.png", prop_ci, props, "paired proportion", prop_base_ci)
+    deadlocked = results[(results["status"] == "ok") & (results["outcome"] != "ok")]
+    span = float(params.get("span", 0.0))
+    settings = {
+        "compute": f"{COMPUTE_TRACE}, {COMPUTE_PLATFORM.nodes} nodes allocated whole",
+        "analysis": f"{ANALYSIS_TRACE}, {ANALYSIS_PLATFORM.nodes} nodes",
+        "span_days": f"{span / 86400:g}",
+        "release_period_s": DEFAULT_RELEASE_PERIOD,
+        "policy": "EASY backfilling with Cobalt's WFP order on both machines",
+    }
     lines = [
-        "# Coupled machines: reproduction of the coupled-systems coscheduling paper",
+        "## Coupled machines: reproduction of the coupled-systems coscheduling paper",
         "",
-        "Command: `cosched reproduce coupled" + (" --quick" if quick else "") + " --out DIR`.",
-        "",
-        "## Set-up",
+        "### Set-up",
         "",
         *[f"- {k}: {v}" for k, v in settings.items()],
         "- load study: mates by submission within 2 minutes; proportion study: analysis "
-        "load 0.5, the given share of the analysis jobs paired with the nearest compute job "
-        "(mean over seeds).",
+        "load 0.5, the given share of the analysis jobs paired with the nearest compute job.",
+        "- every number is the mean over the seeds of the configuration; ± is the half-width "
+        "of the 95% Student-t interval (none with one seed); error bars in the figures are "
+        "the same intervals.",
         "- scheme names: compute machine first (HY = hold on compute, yield on analysis).",
         "- sync time = start minus the time the scheduler first made the job ready; every "
         "coscheduled cell was checked: each paired job started at the same instant as its "
         "mate.",
         "",
-        "## Findings: the paper beside cosched",
+        "### Findings: the paper beside cosched",
         "",
         *[f"- paper ({k}): {v}" for k, v in PAPER.items()],
         "",
         "cosched:",
         "",
-        *_findings(load_only, prop, base),
+        *_findings(load, prop, base, loads),
         "",
     ]
-    if bad:
-        lines += ["Cells that did not finish normally: " + ", ".join(bad), ""]
+    lines += _separation(load_only_ci, prop_ci)
+    if len(deadlocked):
+        lines += ["Cells that ended in a deadlock: " + ", ".join(deadlocked["key"]), ""]
     lines += [
-        "## Load study (Figures 3-6)",
+        "### Load study (Figures 3-6)",
         "",
         "![load](fig-load.png)",
         "",
-        *_table(load_only, LOADS, "load", base),
+        *_table(load_only_ci, loads, "load", base_ci),
         "",
-        "## Proportion study (Figures 7-10)",
+        "### Proportion study (Figures 7-10)",
         "",
         "![proportion](fig-proportion.png)",
         "",
         "Base rows: coscheduling off on the load-0.5 workloads (pairing does not matter "
         "then); the last column counts the pairs of the load study's proximity rule there.",
         "",
-        *_table(prop, PROPORTIONS, "paired", prop_base),
+        *_table(prop_ci, props, "paired", prop_base_ci),
         "",
     ]
-    path = out / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return lines

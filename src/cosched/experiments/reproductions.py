@@ -1,52 +1,45 @@
-"""The registry of paper reproductions run by ``cosched reproduce NAME``.
+"""The paper reproductions run by ``cosched reproduce NAME``: specs shipped with the package.
 
-Each reproduction is a function ``run(out, *, quick, workers, progress) -> Path`` that
-writes ``out/report.md`` (figures and the paper's numbers beside cosched's) and
-``out/summary.json`` (one record per configuration, with the core metric names), and
-returns the report's path. Entries name the function by ``module:function`` so that
-importing the registry imports no family.
+Each reproduction is an experiment spec, ``cosched/experiments/specs/NAME.toml``, run by
+the one runner (:func:`cosched.experiments.runner.run_experiment`): its family gives a
+cell function and a report section, the spec gives the grid and the seeds. A user copies
+one with ``cosched reproduce NAME --print-spec > mine.toml`` and runs the copy with
+``cosched sweep mine.toml``.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from pathlib import Path
-from typing import Protocol
+from importlib import resources
 
 from cosched.errors import UnknownNameError
+from cosched.experiments.model import Experiment, experiment_from_dict
 
-__all__ = ["REPRODUCTIONS", "Reproduction", "reproduction"]
-
-
-class Reproduction(Protocol):
-    """The signature every reproduction function has."""
-
-    def __call__(
-        self,
-        out: Path,
-        *,
-        quick: bool,
-        workers: int,
-        progress: Callable[[str], None] | None,
-    ) -> Path: ...
+__all__ = ["names", "spec", "spec_text"]
 
 
-#: name -> "module:function"
-REPRODUCTIONS: dict[str, str] = {
-    "coupled": "cosched.coupled.reproduce:run",
-    "dyncosched": "cosched.timesharing.reproduce:run",
-    "lomarc": "cosched.lomarc.reproduce:run",
-    "nodeshare": "cosched.nodeshare.reproduce:run",
-}
+def names() -> list[str]:
+    """The reproductions shipped as specs, sorted."""
+    folder = resources.files("cosched.experiments") / "specs"
+    return sorted(
+        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+    )
 
 
-def reproduction(name: str) -> Reproduction:
-    """The reproduction function registered as ``name``."""
-    try:
-        target = REPRODUCTIONS[name]
-    except KeyError:
-        raise UnknownNameError("reproduction", name, REPRODUCTIONS) from None
-    module, _, func = target.partition(":")
-    fn: Reproduction = getattr(importlib.import_module(module), func)
-    return fn
+def spec_text(name: str) -> str:
+    """The TOML text of reproduction ``name``.
+
+    Raises:
+        UnknownNameError: no such reproduction.
+    """
+    if name not in names():
+        raise UnknownNameError("reproduction", name, names())
+    res = resources.files("cosched.experiments") / "specs" / f"{name}.toml"
+    return res.read_text(encoding="utf-8")
+
+
+def spec(name: str, *, quick: bool = False) -> Experiment:
+    """Reproduction ``name`` as an :class:`Experiment` (``quick``: its ``[quick]`` grid)."""
+    import tomllib
+
+    data = tomllib.loads(spec_text(name))
+    return experiment_from_dict(data, source=f"cosched/experiments/specs/{name}.toml", quick=quick)

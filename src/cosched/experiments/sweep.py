@@ -4,36 +4,30 @@ A :class:`SweepSpec` (parsed from TOML by :func:`load_spec` or from a dict by
 :func:`spec_from_dict`) expands with :func:`cells` into :class:`Cell` s. Each cell has a
 ``key``: a short hash of its canonical JSON, so it does not depend on where the cell
 sits in the grid, and adding cells leaves the other keys alone. :func:`run_sweep` runs
-the cells missing from a store directory and, as each one finishes, writes it there
-atomically from the parent process::
+them through the one runner (:mod:`cosched.experiments.runner`), whose store keeps each
+finished cell as it ends::
 
-    store/cells/<key>.json      cell spec, summary metrics, engine stats
+    store/cells/<key>.parquet   the cell's parameters, summary metrics, engine stats
     store/jobs/<key>.parquet    the per-job outcome table
-    store/failed/<key>.json     error of a failed cell (retried on the next run)
-    store/results.csv           one row per cell of the spec, in cell order
+    store/failed/<key>.parquet  error of a failed cell (retried on the next run)
+    store/results.parquet       one row per cell of the spec, sorted by key
+    store/report.md, .html      summary with confidence intervals, provenance
 
-The CSV is built from the stored JSON only, so it is byte-identical whether the cells
-ran now or earlier, in one process or many.
+``results.parquet`` is built from the stored cells only, so it is byte-identical whether
+the cells ran now or earlier, in one process, many, or on Dask.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
-import signal
-import tempfile
-import time
 import tomllib
-import traceback
 import typing
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from importlib import resources
@@ -45,6 +39,10 @@ import pandas as pd
 
 from cosched.engine.simulation import Estimates, simulate
 from cosched.errors import ConfigError, CoschedError
+from cosched.experiments.model import CellEnv, CellTask
+from cosched.experiments.runner import ExperimentError
+from cosched.experiments.store import CellResult
+from cosched.experiments.traces import file_sha256
 from cosched.metrics.summary import summarize
 from cosched.platform.machine import Platform
 from cosched.policies.base import make_policy, policy_class, policy_ref
@@ -82,6 +80,8 @@ _WORKLOAD_KEYS: dict[str, dict[str, str]] = {
 }  # fmt: skip
 _POLICY_KEYS = ("name", "params")
 _NONE_WORDS = ("none", "null")
+# Metrics in the report's summary table (results.parquet has them all).
+_SHOWN = ("mean_wait", "mean_bounded_slowdown", "utilization", "makespan")
 # Loaded workloads kept per process; a real trace is ~200k jobs, so keep only a few.
 _CACHE_SIZE = 4
 _CACHE: OrderedDict[str, Workload] = OrderedDict()
@@ -234,19 +234,18 @@ class Cell:
         return f"{self.workload.name}/{self.policy}({params})/seed={self.seed}"
 
 
-class SweepError(CoschedError, RuntimeError):
+class SweepError(ExperimentError):
     """Some cells of a sweep failed; the others are stored.
 
     Attributes:
         results: the results table (failed cells have ``status == "failed"``).
-        failed: ``(key, label, error)`` of each failed cell, in cell order.
+        failed: ``(key, label, error)`` of each failed cell, in key order.
     """
 
     def __init__(self, results: pd.DataFrame, failed: list[tuple[str, str, str]]) -> None:
-        self.results = results
-        self.failed = failed
+        super().__init__(results, failed)
         lines = "\n".join(f"  {key} {label}: {error}" for key, label, error in failed)
-        super().__init__(f"{len(failed)} of {len(results)} sweep cells failed:\n{lines}")
+        self.args = (f"{len(failed)} of {len(results)} sweep cells failed:\n{lines}",)
 
 
 # -- parsing --------------------------------------------------------------------------
@@ -557,13 +556,6 @@ def cells(spec: SweepSpec) -> list[Cell]:
 # -- running one cell (in a worker or in-process) -------------------------------------
 
 
-@dataclass
-class _Outcome:
-    jobs: pd.DataFrame | None = None
-    record: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-
-
 def _make_workload(cell: Cell) -> Workload:
     w = cell.workload
     if w.kind == "lublin":
@@ -628,137 +620,49 @@ def _prepare(cell: Cell) -> tuple[Workload, Platform, Any]:
     return workload, platform, policy
 
 
-def _execute(cell: Cell) -> _Outcome:
-    """Run one cell; any exception becomes a failed outcome (exceptions may not pickle)."""
-    began = time.perf_counter()
-    try:
-        workload, platform, policy = _prepare(cell)
-        rng = np.random.default_rng(cell.cell_seed)
-        result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
-        metrics = summarize(
-            result.jobs,
-            capacity=platform.capacity,
-            capacity_procs=platform.procs,
-            tau=cell.tau,
-            placements=result.placements,
-            nodes=platform.nodes,
-        )
-    except Exception as exc:
-        return _Outcome(
-            error=f"{type(exc).__name__}: {exc}", record={"traceback": traceback.format_exc()}
-        )
-    record = {
-        "platform": platform.describe(),
-        "workload_jobs": len(workload),
-        "metrics": metrics,
-        "stats": dict(result.stats),
-        "diagnostics": dict(result.diagnostics),
-        "elapsed_seconds": time.perf_counter() - began,
-    }
-    return _Outcome(jobs=result.jobs, record=record)
+def _execute(cell: Cell) -> CellResult:
+    """Run one cell: its summary metrics and its per-job outcome table."""
+    workload, platform, policy = _prepare(cell)
+    rng = np.random.default_rng(cell.cell_seed)
+    result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
+    metrics = summarize(
+        result.jobs,
+        capacity=platform.capacity,
+        capacity_procs=platform.procs,
+        tau=cell.tau,
+        placements=result.placements,
+        nodes=platform.nodes,
+    )
+    stats = {f"stats.{k}": v for k, v in sorted(result.stats.items())}
+    diag = {f"diagnostics.{k}": v for k, v in sorted(result.diagnostics.items())}
+    record = {"platform": platform.describe(), "workload_jobs": len(workload), **metrics}
+    return CellResult({**record, **stats, **diag}, {"jobs": result.jobs})
 
 
-# -- the store ------------------------------------------------------------------------
+def sweep_cell(cell: Cell, env: CellEnv) -> CellResult:
+    """The cell function of sweeps (``env`` is unused: a sweep names its trace files)."""
+    return _execute(cell)
 
 
-@contextmanager
-def _atomic(path: Path) -> Iterator[Path]:
-    """Yield a temp path in ``path``'s folder; on success move it onto ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_json(path: Path, obj: Any) -> None:
-    with _atomic(path) as tmp:
-        # Not sort_keys: the metrics keep summarize()'s order, which the CSV columns follow.
-        tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
-
-
-def _record(store: Path, cell: Cell, outcome: _Outcome) -> None:
-    base: dict[str, Any] = {"key": cell.key, "label": cell.label, "cell": cell.identity()}
-    base |= {"cell_seed": cell.cell_seed, "workload_seed": cell.workload_seed}
-    if outcome.error is not None:
-        _write_json(
-            store / "failed" / f"{cell.key}.json", base | outcome.record | {"error": outcome.error}
-        )
-        return
-    assert outcome.jobs is not None
-    with _atomic(store / "jobs" / f"{cell.key}.parquet") as tmp:
-        outcome.jobs.to_parquet(tmp, index=False)
-    # The JSON is written last: its presence is what marks the cell finished.
-    _write_json(store / "cells" / f"{cell.key}.json", base | outcome.record)
-    (store / "failed" / f"{cell.key}.json").unlink(missing_ok=True)
-
-
-def _row(cell: Cell, store: Path, param_names: list[str]) -> dict[str, Any]:
+def _task(cell: Cell, param_names: list[str]) -> CellTask:
     params = dict(cell.params)
-    row: dict[str, Any] = {
-        "cell": cell.index,
-        "key": cell.key,
+    columns: dict[str, Scalar] = {
         "workload": cell.workload.name,
         "policy": cell.policy,
         "params": _canonical(params),
         **{f"param_{k}": params.get(k) for k in param_names},
-        "seed": cell.seed,
         "estimates": cell.estimates,
+        "tau": cell.tau,
+        "seed": cell.seed,
     }
-    done = store / "cells" / f"{cell.key}.json"
-    if done.is_file():
-        stored = json.loads(done.read_text(encoding="utf-8"))
-        return (
-            row | {"platform": stored["platform"], "status": "ok", "error": ""} | stored["metrics"]
-        )
-    failed = store / "failed" / f"{cell.key}.json"
-    error = json.loads(failed.read_text(encoding="utf-8"))["error"] if failed.is_file() else ""
-    platform = _canonical(_platform_dict(cell.platform)) if cell.platform else ""
-    return row | {"platform": platform, "status": "failed" if error else "missing", "error": error}
+    return CellTask(cell.key, columns, "cosched.experiments.sweep:sweep_cell", cell, cell.label)
 
 
-def _results(grid: list[Cell], store: Path) -> pd.DataFrame:
+def tasks(spec: SweepSpec) -> list[CellTask]:
+    """The sweep's cells as the runner's tasks (their keys are :attr:`Cell.key`)."""
+    grid = cells(spec)
     param_names = sorted({k for c in grid for k, _ in c.params})
-    table = pd.DataFrame([_row(c, store, param_names) for c in grid])
-    for k in param_names:  # object dtype: an int stays an int next to a None
-        table[f"param_{k}"] = pd.Series([dict(c.params).get(k) for c in grid], dtype=object)
-    with _atomic(store / "results.csv") as tmp:
-        table.to_csv(tmp, index=False, lineterminator="\n")
-    return table
-
-
-# -- running the sweep ----------------------------------------------------------------
-
-
-def _quiet_worker() -> None:
-    # The parent handles Ctrl-C (and stops the workers); workers should not print tracebacks.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run_parallel(todo: list[Cell], workers: int, done: Callable[[Cell, _Outcome], None]) -> None:
-    # spawn: safe with the threads pyarrow starts in the parent, and the same on every OS.
-    ctx = multiprocessing.get_context("spawn")
-    pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_quiet_worker)
-    try:
-        futures = {pool.submit(_execute, c): c for c in todo}
-        for fut in cf.as_completed(futures):
-            cell = futures[fut]
-            try:
-                outcome = fut.result()
-            except Exception as exc:  # the worker died (e.g. out of memory)
-                outcome = _Outcome(error=f"{type(exc).__name__}: {exc}")
-            done(cell, outcome)
-    except BaseException:
-        # Workers ignore SIGINT, so stop the cells still running (shutdown forgets them).
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            proc.terminate()
-        raise
-    pool.shutdown()
+    return [_task(c, param_names) for c in grid]
 
 
 def run_sweep(
@@ -766,58 +670,78 @@ def run_sweep(
     store: str | os.PathLike[str],
     *,
     workers: int = 1,
+    dask: str | None = None,
     progress: Progress | None = None,
     raise_on_failure: bool = True,
+    command: str | None = None,
+    report: bool = True,
 ) -> pd.DataFrame:
     """Run the cells of ``spec`` not yet in ``store``; return the results table.
 
-    Each finished cell is written to the store at once and atomically, so an interrupted
-    sweep keeps every finished cell and a rerun runs only the rest (and the failed ones).
+    Runs through the one runner (:func:`cosched.experiments.runner.run_tasks`): each
+    finished cell is stored at once and atomically (``store/cells/<key>.parquet``, the
+    per-job table in ``store/jobs/<key>.parquet``), so an interrupted sweep keeps every
+    finished cell and a rerun runs only the rest (and the failed ones).
 
     Args:
         spec: the sweep.
         store: the output folder (created if needed).
-        workers: processes to run cells in; 1 runs them in this process.
+        workers: local processes to run cells in; 1 runs them in this process.
+        dask: run on Dask instead: ``local:N`` or a scheduler address.
         progress: called with ``(finished, total)`` cells after each cell and at start.
         raise_on_failure: raise :class:`SweepError` at the end if any cell failed
             (otherwise just return the table, where those cells have ``status == "failed"``).
+        command: the command recorded in the results' provenance.
+        report: write ``report.md`` and ``report.html``.
 
     Returns:
-        One row per cell in cell order: ``cell, key, workload, policy, params``, one
-        ``param_<name>`` column per swept parameter, ``seed, estimates, platform, status,
-        error`` and the summary metrics. Also written to ``store/results.csv``.
+        One row per cell, sorted by key: ``key, workload, policy, params``, one
+        ``param_<name>`` column per swept parameter, ``estimates, tau, seed, status,
+        error``, then ``platform``, ``workload_jobs``, the summary metrics and the
+        engine's ``stats.*``. Also written to ``store/results.parquet``.
 
     Raises:
-        ConfigError: ``workers`` is not an integer >= 1.
+        ConfigError: ``workers`` is not an integer >= 1, or a bad Dask address.
         SweepError: some cells failed (after all the others ran and were stored).
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be an integer >= 1, got {workers!r}")
-    root = Path(store)
-    for sub in ("cells", "jobs", "failed"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    grid = cells(spec)
-    todo = [c for c in grid if not (root / "cells" / f"{c.key}.json").is_file()]
-    finished = len(grid) - len(todo)
-    if progress is not None:
-        progress(finished, len(grid))
+    from cosched.experiments.executors import make_executor
+    from cosched.experiments.runner import provenance, run_tasks
 
-    def done(cell: Cell, outcome: _Outcome) -> None:
-        nonlocal finished
-        _record(root, cell, outcome)
-        finished += 1
-        if progress is not None:
-            progress(finished, len(grid))
+    executor = make_executor(workers, dask)
+    todo = tasks(spec)
+    traces: dict[str, str] = {}
+    for w in spec.workloads:
+        if w.kind == "swf" and w.path is not None:
+            path = _trace_file(_Ctx(spec.source, w.root or Path.cwd()), w.path)
+            traces[w.path] = file_sha256(path)
+    meta = provenance(
+        spec.name,
+        {
+            "name": spec.name,
+            "kind": "sweep",
+            "metrics": list(_SHOWN),
+            "cells": [c.identity() for c in cells(spec)],
+        },
+        spec.seeds,
+        traces,
+        command or f"cosched sweep {Path(spec.source).name}",
+    )
+    table = run_tasks(
+        todo,
+        store,
+        meta=meta,
+        executor=executor,
+        progress=progress,
+        error_type=SweepError,
+        raise_on_failure=False,
+    )
+    if report:
+        from cosched.experiments.report import build_report
 
-    if workers == 1 or len(todo) <= 1:
-        for cell in todo:
-            done(cell, _execute(cell))
-    else:
-        _run_parallel(todo, min(workers, len(todo)), done)
-    table = _results(grid, root)
+        build_report(store)
     failed = table[table["status"] != "ok"]
     if raise_on_failure and len(failed):
-        rows = zip(failed["key"], failed["cell"], failed["error"], strict=True)
-        info = [(key, grid[int(i)].label, err) for key, i, err in rows]
+        labels = {t.key: t.label for t in todo}
+        info = [(k, labels[k], e) for k, e in zip(failed["key"], failed["error"], strict=True)]
         raise SweepError(table, info)
     return table

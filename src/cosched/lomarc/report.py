@@ -1,4 +1,7 @@
-"""The reproduction's report: the paper's numbers beside cosched's, and figures.
+"""The LOMARC report section: the paper's numbers beside cosched's, and figures.
+
+:func:`report_section` reads the results table of the lomarc spec (the store alone) and
+is called by the one report builder (:mod:`cosched.experiments.report`).
 
 The paper's numbers are the ones its text states (section 6.2 and Table 5); its
 figures carry no printed values, so Figures 6-9 are compared through the relative
@@ -8,18 +11,22 @@ and makespan, (variant - PSS) / PSS for the utilization efficiency E.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from cosched.experiments.stats import mean_ci
+from cosched.lomarc.experiment import SETS
 from cosched.lomarc.policies import VARIANTS
-from cosched.lomarc.reproduce import SETS
 
-__all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "write_report"]
+__all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "report_section"]
 
 Key = tuple[str, str, str, str]  # set, workload, mixture, variant
 
@@ -83,17 +90,29 @@ _MEANS = (
 )
 
 
-def aggregate(records: Sequence[dict[str, Any]]) -> dict[Key, dict[str, float]]:
-    """Means over seeds per (set, workload, mixture, variant); None values skipped."""
+def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[Key, dict[str, float]]:
+    """Means over seeds per (set, workload, mixture, variant); None and NaN skipped.
+
+    Also ``<metric>_ci``: the half-width of the 95% Student-t interval of the mean
+    (NaN with one seed).
+    """
     acc: dict[Key, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
         key = (r["set"], r["workload"], r["mixture"], r["variant"])
         for m in _MEANS:
-            if r.get(m) is not None:
-                acc[key][m].append(float(r[m]))
+            v = r.get(m)
+            if v is not None and not (isinstance(v, float) and math.isnan(v)):
+                acc[key][m].append(float(v))
         acc[key]["seeds"].append(1.0)
-    return {k: {m: sum(v) / len(v) for m, v in d.items()} | {"seeds": len(d["seeds"])}
-            for k, d in acc.items()}  # fmt: skip
+    out: dict[Key, dict[str, float]] = {}
+    for k, d in acc.items():
+        row: dict[str, float] = {"seeds": len(d["seeds"])}
+        for m, v in d.items():
+            if m != "seeds":
+                ci = mean_ci(np.asarray(v))
+                row[m], row[f"{m}_ci"] = ci.mean, ci.half
+        out[k] = row
+    return out
 
 
 def _variant_rank(v: str) -> tuple[int, str]:
@@ -115,14 +134,29 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{v:+.1f}%"
 
 
+def _separated(agg: dict[Key, dict[str, float]], key: Key, metric: str) -> str:
+    """Whether the 95% intervals of the variant and of PSS do not overlap."""
+    a, b = agg.get(key, {}), agg.get((*key[:3], "PSS"), {})
+    if metric not in a or metric not in b:
+        return "n/a"
+    ha, hb = a.get(f"{metric}_ci", math.nan), b.get(f"{metric}_ci", math.nan)
+    if math.isnan(ha) or math.isnan(hb):
+        return "one seed"
+    return "yes" if abs(a[metric] - b[metric]) > ha + hb else "no"
+
+
 def _claims_table(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list[str]:
     head = "| variant | metric | mixture | workload | paper | " + " | ".join(
-        f"cosched {s}" for s in sets
+        f"cosched {s} | separated from PSS (95%)" for s in sets
     )
-    lines = [head + " |", "|" + "---|" * (5 + len(sets))]
+    lines = [head + " |", "|" + "---|" * (5 + 2 * len(sets))]
     for what, variant, metric, mixture, paper in PAPER_CLAIMS:
         for workload, value in paper.items():
-            ours = [_pct(_improvement(agg, (s, workload, mixture, variant), metric)) for s in sets]
+            ours = [
+                f"{_pct(_improvement(agg, (s, workload, mixture, variant), metric))} | "
+                f"{_separated(agg, (s, workload, mixture, variant), metric)}"
+                for s in sets
+            ]
             lines.append(
                 f"| {variant} | {what} | {mixture} | {workload} | {value:+g}% | "
                 + " | ".join(ours)
@@ -140,17 +174,24 @@ def _claims_table(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list
 
 def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str]:
     lines = [
-        "| workload | mixture | variant | mean response (h) | rel. bounded response | "
+        "| workload | mixture | variant | seeds | mean response (h) | rel. bounded response | "
         "utilization | E | makespan (days) | offered load | pairs (queue / running) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def pm(d: dict[str, float], m: str, scale: float, fmt: str) -> str:
+        half = d.get(f"{m}_ci", math.nan)
+        text = f"{d[m] / scale:{fmt}}"
+        return text if math.isnan(half) else f"{text} ± {half / scale:{fmt}}"
+
     for (s, w, m, v), d in agg.items():
         if s != set_name:
             continue
         lines.append(
-            f"| {w} | {m} | {v} | {d['mean_turnaround'] / 3600:.2f} | "
-            f"{d['mean_bounded_slowdown']:.2f} | {d['node_busy_utilization']:.3f} | "
-            f"{d['utilization_efficiency']:.3f} | {d['makespan'] / 86400:.1f} | "
+            f"| {w} | {m} | {v} | {d['seeds']:.0f} | {pm(d, 'mean_turnaround', 3600, '.2f')} | "
+            f"{pm(d, 'mean_bounded_slowdown', 1, '.2f')} | "
+            f"{pm(d, 'node_busy_utilization', 1, '.3f')} | "
+            f"{pm(d, 'utilization_efficiency', 1, '.3f')} | {pm(d, 'makespan', 86400, '.1f')} | "
             f"{d['offered_load']:.3f} | {d.get('queue_pairs', 0):.0f} / "
             f"{d.get('running_pairs', 0):.0f} |"
         )
@@ -191,9 +232,12 @@ def _bar_figure(
             workloads = sorted({w for (ss, w, m, _) in agg if ss == s and m == mixture})
             width = 0.8 / len(variants)
             for k, v in enumerate(variants):
-                ys = [agg.get((s, w, mixture, v), {}).get(metric, 0.0) for w in workloads]
+                ds = [agg.get((s, w, mixture, v), {}) for w in workloads]
+                ys = [d.get(metric, 0.0) for d in ds]
+                err = [d.get(f"{metric}_ci", math.nan) for d in ds]
+                err = [0.0 if math.isnan(e) else e for e in err]
                 xs = [i + k * width for i in range(len(workloads))]
-                ax.bar(xs, ys, width=width, label=v)
+                ax.bar(xs, ys, width=width, yerr=err, capsize=1.5, label=v)
             ax.set_xticks([i + 0.4 - width / 2 for i in range(len(workloads))], workloads)
             ax.set_title(f"{label} ({mixture}, {s})", fontsize=9)
             if r == 0 and c == 0:
@@ -222,32 +266,37 @@ def _figures(out: Path, agg: dict[Key, dict[str, float]], sets: Sequence[str]) -
     return names
 
 
-def write_report(out: Path, records: Sequence[dict[str, Any]], *, quick: bool) -> Path:
-    """Write ``report.md`` and the figures from the records; returns the report path."""
+def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) -> list[str]:
+    """The LOMARC section of the report (writes ``fig6``-``fig9`` PNGs into ``out``)."""
+    ok = results[results["status"] == "ok"]
+    records = ok.to_dict("records")
     agg = aggregate(records)
     rank = {name: i for i, name in enumerate(SETS)}
     sets = sorted({r["set"] for r in records}, key=lambda s: (rank.get(s, len(rank)), s))
-    seeds = sorted({r["seed"] for r in records})
-    jobs = sorted({r["n_jobs"] for r in records})
-    cmd = "cosched reproduce lomarc" + (" --quick" if quick else "")
+    seeds = sorted({int(r["seed"]) for r in records})
+    jobs = sorted({int(r["n_jobs"]) for r in records})
     lines = [
-        "# LOMARC reproduction",
+        "## LOMARC reproduction",
         "",
-        f"Produced by `{cmd}`: 128 single-CPU nodes, {', '.join(map(str, jobs))} Lublin "
+        f"128 single-CPU nodes, {', '.join(map(str, jobs))} Lublin "
         f"jobs per run, seeds {', '.join(map(str, seeds))}, variants "
         f"{', '.join(VARIANTS)} (and L-R-np: L-R without the prediction of arrivals); "
-        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds. Workloads: the "
+        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds (± the half-width of "
+        "the 95% Student-t interval where there are several seeds; error bars in the "
+        "figures likewise). Workloads: the "
         "typeless (single-class) Lublin model with the paper's inter-arrival shapes "
         "(`paper-alpha`: 10.23 / 9.83 / 8.83 for W1-W3, Table 4; 10.23 is the typeless "
         "model's default). Readings and differences: docs/lomarc.md.",
         "",
-        "## The paper's stated improvements over PSS beside cosched's (Figures 6-9)",
+        "### The paper's stated improvements over PSS beside cosched's (Figures 6-9)",
         "",
-        "Positive = better than PSS (shorter times, higher E).",
+        "Positive = better than PSS (shorter times, higher E); from the means over seeds. "
+        "'separated': the variant's and PSS's 95% intervals do not overlap, so these seeds "
+        "resolve the difference; 'no': they do not; 'one seed': no interval (--quick).",
         "",
         *_claims_table(agg, sets),
         "",
-        "## Table 5: candidates left after each constraint (searches in the queue)",
+        "### Table 5: candidates left after each constraint (searches in the queue)",
         "",
         "cosched counts per search in the waiting queue; `selected` is the mean 1-based "
         "position of the chosen partner among the candidates left.",
@@ -256,8 +305,6 @@ def write_report(out: Path, records: Sequence[dict[str, Any]], *, quick: bool) -
         "",
     ]
     for s in sets:
-        lines += [f"## Absolute values: {s}", "", *_absolute_table(agg, s), ""]
-    lines += ["## Figures", "", *_figures(out, agg, sets), ""]
-    path = out / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+        lines += [f"### Absolute values: {s}", "", *_absolute_table(agg, s), ""]
+    lines += ["### Figures", "", *_figures(out, agg, sets), ""]
+    return lines

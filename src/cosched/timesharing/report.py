@@ -1,22 +1,41 @@
-"""The report of the dyncosched reproduction: figures (PNG) and markdown tables with the
-paper's numbers beside cosched's."""
+"""The dyncosched report section: figures (PNG) and markdown tables with the paper's
+numbers beside cosched's, read from the results table of the dyncosched spec."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
+from cosched.timesharing.experiment import MAX_RUN, NODES, TIME_SCALE
 from cosched.timesharing.params import SCHEMES
 
-if TYPE_CHECKING:
-    from cosched.timesharing.reproduce import Grid
+__all__ = ["PAPER_SATURATION", "PAPER_TABLE4", "PAPER_TABLE5", "report_section"]
 
-__all__ = ["PAPER_SATURATION", "PAPER_TABLE4", "PAPER_TABLE5", "write_report"]
+_KEY = ("workload", "load", "skew", "mpl", "scheme", "variant")
+#: Table 5: the schemes and their cost variants, the paper's default costs first.
+TABLE5_SCHEMES = ("GS", "SB", "DCS", "DCS-SB", "PB-SB", "PB")
+OVERHEADS_GS = (("Q=200ms, CS=2ms", ""), ("Q=100ms, CS=1ms", ""), ("Q=100ms, CS=2ms", ""))
+OVERHEADS_DCS = (("CS=200us, I=50us", ""), ("CS=100us, I=25us", ""), ("CS=100us, I=50us", ""))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The shape of the grid the results cover (read off the results)."""
+
+    loads: tuple[float, ...]
+    base_load: float
+    mpls: tuple[int, ...]
+
 
 #: Figure 3 / section 4.1: utilization at which each scheme saturates (WL7).
 PAPER_SATURATION: dict[str, str] = {
@@ -197,8 +216,6 @@ def _fig5(out: Path, idx: dict, grid: Grid) -> list[str]:
 
 
 def _table5(idx: dict, grid: Grid) -> list[str]:
-    from cosched.timesharing.reproduce import OVERHEADS_DCS, OVERHEADS_GS, TABLE5_SCHEMES
-
     b = grid.base_load
     lines = [
         "## Table 5: response time under other overheads, normalized (WL5, MPL=5, s=20%)",
@@ -238,19 +255,45 @@ def _breakdown(idx: dict, grid: Grid) -> list[str]:
     return [*lines, ""]
 
 
-def write_report(out: Path, summary: dict[str, Any], grid: Grid) -> Path:
-    """Write ``out/report.md`` and its figures from the summary; return its path."""
-    idx = _index(summary["records"])
+def _records(results: pd.DataFrame) -> list[dict[str, Any]]:
+    """One record per configuration: numeric metrics averaged over the seeds."""
+    ok = results[results["status"] == "ok"]
+    out = []
+    for key, rows in ok.groupby(list(_KEY), sort=True):
+        rec: dict[str, Any] = dict(zip(_KEY, key, strict=True))
+        for col in rows.columns:
+            if col in _KEY or col in ("key", "seed", "status", "error"):
+                continue
+            if pd.api.types.is_numeric_dtype(rows[col]):
+                x = rows[col].to_numpy(dtype=np.float64)
+                v = float(np.mean(x[~np.isnan(x)])) if (~np.isnan(x)).any() else math.nan
+                rec[col] = None if math.isnan(v) else v
+        rec["mpl"] = int(rec["mpl"])
+        out.append(rec)
+    return out
+
+
+def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) -> list[str]:
+    """The dyncosched section of the report (writes ``fig3``-``fig5`` PNGs into ``out``)."""
+    records = _records(results)
+    wl7 = sorted({r["load"] for r in records if r["workload"] == "WL7"})
+    others = sorted({r["load"] for r in records if r["workload"] != "WL7"})
+    grid = Grid(
+        tuple(wl7), others[0] if others else 1.0, tuple(sorted({r["mpl"] for r in records}))
+    )
+    idx = _index(records)
+    params = meta.get("spec", {}).get("params", {})
+    seeds = meta.get("seeds", [])
     head = [
-        "# Reproduction: dynamic coscheduling on a simulated cluster",
+        "## Reproduction: dynamic coscheduling on a simulated cluster",
         "",
-        f"{'Quick' if summary['quick'] else 'Full'} grid: {summary['nodes']} nodes, "
-        f"{summary['jobs_per_run']} Lublin jobs per run (run times clipped at "
-        f"{summary['max_run']:g} s, times divided by {summary['time_scale']:g}), "
-        f"messages of {summary['msg_size']} bytes. Times are in scaled seconds (multiply "
-        f"by {summary['time_scale']:g} for the workload's own scale). A scheme with "
-        "unfinished jobs at the run's horizon is saturated; its response is then a lower "
-        "bound. See docs/timesharing.md for the model and the scale's effects.",
+        f"{NODES} nodes, {params.get('n_jobs')} Lublin jobs per run (run times clipped at "
+        f"{MAX_RUN:g} s, times divided by {TIME_SCALE:g}), messages of "
+        f"{4096 * int(params.get('msg_factor', 1))} bytes; {len(seeds)} seed(s), values are "
+        "means over the seeds (the summary table below gives their 95% intervals). Times "
+        f"are in scaled seconds (multiply by {TIME_SCALE:g} for the workload's own scale). "
+        "A scheme with unfinished jobs at the run's horizon is saturated; its response is "
+        "then a lower bound. See docs/timesharing.md for the model and the scale's effects.",
         "",
     ]
     body = (
@@ -261,6 +304,4 @@ def write_report(out: Path, summary: dict[str, Any], grid: Grid) -> Path:
         + _fig5(out, idx, grid)
         + _table5(idx, grid)
     )
-    path = out / "report.md"
-    path.write_text("\n".join(head + body) + "\n")
-    return path
+    return head + [("#" + line) if line.startswith("## ") else line for line in body]

@@ -1,4 +1,5 @@
-"""``cosched reproduce nodeshare``: the evaluation of the malleable-coscheduling paper.
+"""The node-sharing family in the experiment framework: the evaluation of the
+malleable-coscheduling paper (the grid: ``cosched/experiments/specs/nodeshare.toml``).
 
 Traces: the paper's Cab trace (1,158 x 16, ~700,000 jobs) is not available. We use
 RICC-2010-2 (1,024 nodes x 8 cores, 447,794 jobs, the only large multi-node trace here
@@ -8,46 +9,53 @@ skipped 50,000 jobs; 40,000 is the most that leaves room for four windows). A jo
 configuration keeps its RICC node count, ``n = ceil(procs / 8)``, as ``(n x 16)`` on the
 paper's 1,158 x 16 machine (its work in node-seconds, hence the load, is kept).
 
-Every cell (trace, policy variant, seed, nodes) is written to ``out/cells/ID.json``
-atomically when it ends; a rerun skips finished cells. Coscheduling runs use five seeds
-(the seed draws the job profiles) and report the median by mean turnaround, as the
-paper does; FCFS and EASY do not depend on the profile and run once.
+A cell is (trace window, policy variant, nodes, window size) and a seed. Coscheduling
+runs use five seeds (the seed draws the job profiles); the report shows the median seed
+by mean turnaround, as the paper does, and the intervals over seeds; FCFS and EASY do
+not depend on the profile and run once (seed 0, whose profiles are drawn with seed 1).
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import os
-import statistics
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from cosched.engine.simulation import Simulation
 from cosched.errors import ConfigError
+from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.store import CellResult
+from cosched.experiments.traces import find_trace
 from cosched.metrics import summarize
 from cosched.nodeshare import outputs
 from cosched.platform import Platform
+from cosched.platform.machine import Allocation
 from cosched.policies.base import make_policy
 from cosched.workload import LoadRules, load_workload
 from cosched.workload.job import Workload
+from cosched.workload.loader import TooWide
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
-__all__ = ["PAPER", "TRACE", "Cell", "cell_summary", "grid", "prepare", "run", "run_cell"]
+__all__ = [
+    "PAPER",
+    "TRACE",
+    "Cell",
+    "cell_summary",
+    "check",
+    "prepare",
+    "run_cell",
+    "simulate_cell",
+]
 
-TRACES = Path(
-    os.environ.get(
-        "COSCHED_TRACES", Path(__file__).resolve().parents[3] / ".." / "shared" / "traces"
-    )
-)
-TRACE = TRACES / "RICC-2010-2.swf.gz"
+#: The trace, by archive name (found by :func:`cosched.experiments.traces.find_trace`).
+TRACE = "RICC-2010-2.swf.gz"
 TRACE_CORES = 8  # RICC cores per node (header MaxProcs 8192 / MaxNodes 1024)
 NODES, CORES, CAP = 1158, 16, 3
 WINDOW_STARTS = (40_000, 140_000, 240_000, 340_000)
@@ -129,47 +137,9 @@ class Cell:
         return f"t{self.trace + 1}-{self.variant}-s{self.seed}-n{self.nodes}-j{self.jobs}"
 
 
-def grid(quick: bool) -> list[Cell]:
-    """Every cell of the reproduction (quick: Trace1's first 10,000 jobs, 3 seeds)."""
-    jobs = 10_000 if quick else 100_000
-    seeds = SEEDS[:3] if quick else SEEDS
-    traces = (0,) if quick else range(len(WINDOW_STARTS))
-    sweep = (700, 1158, 2000) if quick else NODE_SWEEP
-    out: list[Cell] = []
-
-    def add(trace: int, variant: str, nodes: int, many: tuple[int, ...]) -> None:
-        is_baseline = VARIANTS[variant][0] in ("fcfs", "easy")
-        for seed in (0,) if is_baseline else many:
-            out.append(Cell(trace, variant, seed, nodes, jobs))
-
-    for t in traces:
-        for v in ("fcfs", "easy", "cosched", "combined"):
-            add(t, v, NODES, seeds)
-    for v in ("Max_One_High", "High_Rq_Low", "Max_One_HM", "no_degraded", "at_start"):
-        add(0, v, NODES, seeds)
-    for v in ("no_speedup",):
-        add(0, v, NODES, seeds)
-    for t in traces:  # the Figure-3-calibrated interference, every window
-        add(t, "fig3", NODES, seeds)
-    for n in sweep:
-        if n != NODES:
-            for v in ("fcfs", "easy", "cosched"):
-                add(0, v, n, seeds)
-    for t in traces:
-        add(t, "combined_fig3", NODES, seeds)
-    for v in ("Max_One_High", "High_Rq_Low", "Max_One_HM", "no_degraded", "at_start"):
-        add(0, f"{v}_fig3", NODES, seeds)
-    for n in sweep:
-        if n != NODES:
-            add(0, "fig3", n, seeds)
-    return out
-
-
 @functools.lru_cache(maxsize=4)
-def _window(trace: int, jobs: int) -> Workload:
-    if not TRACE.exists():
-        raise ConfigError(f"the RICC trace is needed at {TRACE}")
-    w = load_workload(TRACE, rules=LoadRules(too_wide="drop"))
+def _window(trace: int, jobs: int, path: Path) -> Workload:
+    w = load_workload(path, rules=LoadRules(too_wide=TooWide.DROP))
     w = window(w, WINDOW_STARTS[trace], jobs)
     t = w.table.copy()
     # Keep RICC's node count n as the base configuration (n x 16) of the 16-core machine.
@@ -177,9 +147,14 @@ def _window(trace: int, jobs: int) -> Workload:
     return w.replace_table(t, f"procs = ceil(procs / {TRACE_CORES}) x {CORES} (node count kept)")
 
 
-def prepare(trace: int, jobs: int, seed: int) -> Workload:
-    """Trace window ``trace`` (0-based) with the node-sharing profile drawn from ``seed``."""
-    return annotate_nodeshare(_window(trace, jobs), rng=np.random.default_rng(seed))
+def prepare(trace: int, jobs: int, seed: int, path: Path | None = None) -> Workload:
+    """Trace window ``trace`` (0-based) with the node-sharing profile drawn from ``seed``.
+
+    ``path`` is the RICC trace (default: found by name, see
+    :func:`~cosched.experiments.traces.find_trace`).
+    """
+    where = find_trace(TRACE) if path is None else Path(path)
+    return annotate_nodeshare(_window(trace, jobs, where), rng=np.random.default_rng(seed))
 
 
 def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
@@ -192,9 +167,9 @@ def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
     return summarize(jobs, capacity=nodes, capacity_procs=nodes * CORES)
 
 
-def run_cell(cell: Cell) -> dict[str, Any]:
+def simulate_cell(cell: Cell, path: Path | None = None) -> dict[str, Any]:
     """Simulate one cell; the record (``diagnostic`` holds the wall-clock numbers)."""
-    w = prepare(cell.trace, cell.jobs, max(cell.seed, 1))
+    w = prepare(cell.trace, cell.jobs, max(cell.seed, 1), path)
     # The node sweep goes below the widest job (Trace1 has jobs of up to 1,024 nodes):
     # jobs wider than the machine are dropped (after the profiles were drawn, so the
     # other jobs keep theirs) and counted in the record.
@@ -204,7 +179,9 @@ def run_cell(cell: Cell) -> dict[str, Any]:
         w = filter_jobs(w, fits)
     name, params = VARIANTS[cell.variant]
     policy = make_policy(name, **params)
-    platform = Platform(nodes=cell.nodes, cores=CORES, allocation="nodes", max_jobs_per_node=CAP)
+    platform = Platform(
+        nodes=cell.nodes, cores=CORES, allocation=Allocation.NODES, max_jobs_per_node=CAP
+    )
     t0 = time.perf_counter()
     jobs = Simulation(w, platform, policy).run().jobs
     wall = time.perf_counter() - t0
@@ -231,59 +208,48 @@ def run_cell(cell: Cell) -> dict[str, Any]:
     return rec
 
 
-def _store(path: Path, rec: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rec, sort_keys=True))
-    os.replace(tmp, path)
+def check(params: Mapping[str, Scalar]) -> None:
+    """Refuse a configuration the cell function cannot run (before anything runs).
 
-
-def _run_grid(out: Path, cells: list[Cell], workers: int, say: Callable[[str], None]) -> None:
-    store = out / "cells"
-    store.mkdir(parents=True, exist_ok=True)
-    todo = [c for c in cells if not (store / f"{c.id}.json").exists()]
-    say(f"nodeshare: {len(cells) - len(todo)} of {len(cells)} cells already done")
-    if workers <= 1:
-        for k, c in enumerate(todo, 1):
-            _store(store / f"{c.id}.json", run_cell(c))
-            say(f"  [{k}/{len(todo)}] {c.id}")
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(run_cell, c): c for c in todo}
-        for k, fut in enumerate(as_completed(futures), 1):
-            c = futures[fut]
-            _store(store / f"{c.id}.json", fut.result())
-            say(f"  [{k}/{len(todo)}] {c.id}")
-
-
-def _median(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The seed with the median mean turnaround (the paper's choice)."""
-    ordered = sorted(recs, key=lambda r: (r["mean_turnaround"], r["seed"]))
-    return ordered[(len(ordered) - 1) // 2]
-
-
-def run(
-    out: Path, *, quick: bool, workers: int, progress: Callable[[str], None] | None = None
-) -> Path:
-    """Run (or resume) the grid and write ``out/report.md`` and ``out/summary.json``."""
-    from cosched.nodeshare.report import write_report
-
-    say = progress or (lambda _m: None)
-    out = Path(out)
-    cells = grid(quick)
-    _run_grid(out, cells, max(int(workers), 1), say)
-    recs = [json.loads((out / "cells" / f"{c.id}.json").read_text()) for c in cells]
-    groups: dict[tuple[int, str, int], list[dict[str, Any]]] = {}
-    for r in recs:
-        groups.setdefault((r["trace"], r["variant"], r["nodes"]), []).append(r)
-    chosen = {k: _median(v) for k, v in sorted(groups.items())}
-    summary = []
-    for (trace, variant, nodes), r in chosen.items():
-        row = {k: v for k, v in r.items() if k not in ("turnaround", "diagnostic", "cell")}
-        seeds = [g["mean_turnaround"] for g in groups[(trace, variant, nodes)]]
-        row["seeds"] = len(seeds)
-        row["cv_mean_turnaround"] = (
-            statistics.pstdev(seeds) / statistics.mean(seeds) if len(seeds) > 1 else 0.0
+    Raises:
+        ConfigError: naming the parameter.
+    """
+    for key in ("trace", "variant", "nodes", "window_jobs"):
+        if key not in params:
+            raise ConfigError(f"the nodeshare cell needs the parameter {key!r}")
+    if params["variant"] not in VARIANTS:
+        raise ConfigError(
+            f"'variant' must be one of {', '.join(VARIANTS)}, got {params['variant']!r}"
         )
-        summary.append(row)
-    (out / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=1) + "\n")
-    return write_report(out, chosen, groups, quick=quick)
+    if params["trace"] not in range(1, len(WINDOW_STARTS) + 1):
+        raise ConfigError(f"'trace' must be 1 to {len(WINDOW_STARTS)}, got {params['trace']!r}")
+    for key in ("nodes", "window_jobs"):
+        v = params[key]
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ConfigError(f"{key!r} must be an integer >= 1, got {v!r}")
+
+
+_NOT_METRICS = ("cell", "trace", "variant", "params", "seed", "nodes", "execution",
+                "diagnostic", "blocked", "configurations", "turnaround")  # fmt: skip
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> CellResult:
+    """The spec's cell function.
+
+    Metrics are flat (``execution.*``, ``blocked.*``, ``configurations.*``); the per-job
+    turnaround is the per-cell table ``turnaround``; the wall-clock diagnostics stay
+    beside the cell file (``Store.info``), never in the results.
+    """
+    cell = Cell(
+        int(params["trace"]) - 1,  # type: ignore[arg-type]
+        str(params["variant"]),
+        seed,
+        int(params["nodes"]),  # type: ignore[arg-type]
+        int(params["window_jobs"]),  # type: ignore[arg-type]
+    )
+    rec = simulate_cell(cell, env.trace(TRACE))
+    metrics: dict[str, Any] = {k: v for k, v in rec.items() if k not in _NOT_METRICS}
+    for group in ("execution", "blocked", "configurations"):
+        metrics |= {f"{group}.{k}": v for k, v in rec.get(group, {}).items()}
+    table = pd.DataFrame({"turnaround": np.asarray(rec["turnaround"], dtype=np.float64)})
+    return CellResult(metrics, {"turnaround": table}, info={"diagnostic": rec["diagnostic"]})

@@ -1,0 +1,129 @@
+"""The coupled family in the experiment framework: its cell function.
+
+The grid lives in the spec ``cosched/experiments/specs/coupled.toml``: two studies on a
+compute machine (LLNL Atlas) coupled with an analysis machine (KTH SP2), both scheduled
+by WFP with EASY backfilling, releasing held nodes every 20 minutes (see
+:mod:`cosched.coupled.workloads` for the traces and why):
+
+* load (Figures 3-6): the analysis machine at offered load 0.25, 0.5 and 0.75; mates
+  by submission within 2 minutes (the paper's rule);
+* proportion (Figures 7-10): load 0.5; 2.5, 5, 10, 20 and 33% of the analysis jobs
+  paired with the nearest compute job in submit time, one random draw per seed.
+
+Each configuration runs HH, HY, YH, YY (compute scheme first) and a baseline without
+coscheduling (``scheme = "base"``). The report section is in
+:mod:`cosched.coupled.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cosched.coupled.coordinator import CoupledResult, run_coupled
+from cosched.coupled.errors import CoupledDeadlockError
+from cosched.coupled.metrics import coupled_metrics, verify_sync
+from cosched.coupled.spec import DomainSpec
+from cosched.coupled.workloads import (
+    ANALYSIS_PLATFORM,
+    ANALYSIS_TRACE,
+    COMPUTE_PLATFORM,
+    COMPUTE_TRACE,
+    analysis_workload,
+    compute_workload,
+    pair_nearest,
+)
+from cosched.errors import ConfigError
+from cosched.experiments.model import CellEnv, Scalar
+from cosched.workload.profiles.coupled import pair_workloads
+
+__all__ = ["MACHINES", "SCHEMES", "STUDIES", "check", "run_cell"]
+
+#: Scheme combinations, compute machine first; "base" is coscheduling off.
+SCHEMES: dict[str, tuple[str, str]] = {
+    "HH": ("hold", "hold"),
+    "HY": ("hold", "yield"),
+    "YH": ("yield", "hold"),
+    "YY": ("yield", "yield"),
+}
+MACHINES = ("compute", "analysis")
+STUDIES = ("load", "proportion")
+
+
+def check(params: Mapping[str, Scalar]) -> None:
+    """Refuse a configuration the cell function cannot run (before anything runs).
+
+    Raises:
+        ConfigError: naming the parameter.
+    """
+    for key in ("study", "load", "scheme", "span"):
+        if key not in params:
+            raise ConfigError(f"the coupled cell needs the parameter {key!r}")
+    if params["study"] not in STUDIES:
+        raise ConfigError(f"'study' must be one of {', '.join(STUDIES)}, got {params['study']!r}")
+    if params["scheme"] != "base" and params["scheme"] not in SCHEMES:
+        raise ConfigError(f"'scheme' must be base or one of {', '.join(SCHEMES)}")
+    if params["study"] == "proportion" and "proportion" not in params:
+        raise ConfigError("the proportion study needs 'proportion'")
+    for key in ("load", "span", "proportion"):
+        v = params.get(key)
+        if key in params and not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
+            raise ConfigError(f"{key!r} must be a number > 0, got {v!r}")
+
+
+def _simulate(specs: list[DomainSpec], transport: str) -> CoupledResult:
+    """Run the domains in this process (``local``) or one process each (``tcp``)."""
+    if transport == "local":
+        return run_coupled([s.build() for s in specs])
+    if transport == "tcp":
+        from cosched.coupled.transport import run_tcp
+
+        return run_tcp(specs)
+    raise ConfigError(f"transport must be 'local' or 'tcp', got {transport!r}")
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """Simulate one configuration and seed; flat metrics ``<machine>.<metric>``.
+
+    ``outcome`` is ``ok`` or ``deadlock`` (a hold-hold deadlock is a result, not a
+    failure); ``sync_verified`` says every paired job started with its mate.
+    """
+    span = float(params["span"])  # type: ignore[arg-type]
+    compute = env.trace(COMPUTE_TRACE).parent
+    analysis = env.trace(ANALYSIS_TRACE).parent
+    wc = compute_workload(compute, span=span)
+    wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 6]))
+    if params["study"] == "load":
+        wc, wa = pair_workloads(wc, wa, rng=rng)
+    else:
+        prop = float(params["proportion"])  # type: ignore[arg-type]
+        wc, wa = pair_nearest(wc, wa, proportion=prop, rng=rng)
+    scheme = str(params["scheme"])
+    enabled = scheme != "base"
+    sc, sa = SCHEMES.get(scheme, ("hold", "hold"))
+    specs = [
+        DomainSpec("compute", wc, COMPUTE_PLATFORM, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
+        DomainSpec("analysis", wa, ANALYSIS_PLATFORM, scheme=sa, enabled=enabled),  # type: ignore[arg-type]
+    ]
+    try:
+        res = _simulate(specs, env.transport)
+    except CoupledDeadlockError as exc:
+        return {"outcome": "deadlock", "deadlock": str(exc)}
+    if res.faults:
+        # Only over TCP: a domain process died or hung; a cell that lost a machine for
+        # good has no metrics to compare, and says what happened.
+        lost = any(f["event"] == "lost" for f in res.faults)
+        faults = "; ".join(f"{f['event']} {f.get('domain', '')}".strip() for f in res.faults)
+        if lost:
+            return {"outcome": "lost", "deadlock": "", "faults": faults}
+    if enabled:
+        verify_sync(res)
+    out: dict[str, Any] = {"outcome": "ok", "deadlock": "", "sync_verified": enabled}
+    for machine, metrics in coupled_metrics(res).items():
+        out.update({f"{machine}.{k}": v for k, v in metrics.items()})
+    for machine, r in res.results.items():
+        out.update({f"{machine}.stats.{k}": v for k, v in sorted(r.stats.items())})
+    return out

@@ -1,0 +1,102 @@
+"""The time-sharing family in the experiment framework: the dyncosched cell function.
+
+Reproduction of dynamic-coscheduling-cluster-simulation.txt (Figures 3-5, Tables 4-5);
+the grid lives in the spec ``cosched/experiments/specs/dyncosched.toml``. Every scheme of
+one workload sees the same workload and the same skew draws (common random numbers):
+the seed of a cell's draws comes from the experiment seed and the workload name only.
+
+Time scale (see docs/timesharing.md): Lublin jobs of at most 32 tasks, run times
+clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
+``TIME_SCALE``; messages are ``msg_factor`` x 4,096 bytes so iterations are
+``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
+compute / I/O / communication shares are unchanged). All OS costs keep the paper's
+values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cosched.errors import ConfigError
+from cosched.experiments.model import CellEnv, Scalar
+from cosched.timesharing.engine import simulate
+from cosched.timesharing.metrics import ts_summary
+from cosched.timesharing.params import SCHEMES, TSParams
+from cosched.timesharing.workloads import make_workload
+
+__all__ = ["MAX_RUN", "NODES", "OVERHEADS", "TIME_SCALE", "check", "draw_seed", "run_cell"]
+
+NODES = 32
+TIME_SCALE = 400.0
+MAX_RUN = 1000.0
+#: Horizon of a run, in multiples of (submit span + longest job): beyond it the
+#: scheme is saturated and the unfinished jobs are reported.
+HORIZON_FACTOR = 4.0
+#: Table 5 cost variants: label -> changes to TSParams ("" = the default costs).
+OVERHEADS: dict[str, dict[str, float]] = {
+    "": {},
+    "Q=100ms, CS=1ms": {"gs_quantum": 0.1, "gs_context_switch": 1e-3},
+    "Q=100ms, CS=2ms": {"gs_quantum": 0.1},
+    "CS=100us, I=25us": {"context_switch": 100e-6, "interrupt": 25e-6},
+    "CS=100us, I=50us": {"context_switch": 100e-6},
+}
+_KEYS = ("workload", "load", "skew", "mpl", "scheme", "n_jobs", "msg_factor")
+
+
+def check(params: Mapping[str, Scalar]) -> None:
+    """Refuse a configuration the cell function cannot run (before anything runs).
+
+    Raises:
+        ConfigError: naming the parameter.
+    """
+    for key in _KEYS:
+        if key not in params:
+            raise ConfigError(f"the dyncosched cell needs the parameter {key!r}")
+    if params["scheme"] not in SCHEMES:
+        raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}, got {params['scheme']!r}")
+    if str(params.get("variant", "")) not in OVERHEADS:
+        raise ConfigError(f"'variant' must be one of {', '.join(map(repr, OVERHEADS))}")
+    wl = str(params["workload"])
+    if not (wl.startswith("WL") and wl[2:].isdigit()):
+        raise ConfigError(f"'workload' must be WL1..WL7, got {wl!r}")
+
+
+def draw_seed(seed: int, workload: str) -> int:
+    """Seed of a cell's workload and skew draws: the experiment seed and workload only."""
+    return int(np.random.SeedSequence([seed, int(workload[2:])]).generate_state(1)[0])
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
+    s = draw_seed(seed, str(params["workload"]))
+    mpl = int(params["mpl"])  # type: ignore[arg-type]
+    w = make_workload(
+        int(params["n_jobs"]),  # type: ignore[arg-type]
+        rng=np.random.default_rng(s),
+        nodes=NODES,
+        workload=str(params["workload"]),
+        skew=float(params["skew"]),  # type: ignore[arg-type]
+        load=float(params["load"]),  # type: ignore[arg-type]
+        time_scale=TIME_SCALE,
+        max_run=MAX_RUN,
+    )
+    msg = 4096.0 * int(params["msg_factor"])  # type: ignore[arg-type]
+    ts = TSParams(msg_size=msg).with_(**OVERHEADS[str(params.get("variant", ""))])
+    t = w.table
+    horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
+    r = simulate(
+        w,
+        scheme=str(params["scheme"]),
+        nodes=NODES,
+        mpl=mpl,
+        rng=np.random.default_rng(s + 1),
+        params=ts,
+        horizon=horizon,
+    )
+    m = ts_summary(r, nodes=NODES, mpl=mpl)
+    out = {k: (math.nan if v is None else v) for k, v in m.items() if k not in params}
+    return {**out, "offered_load": float(params["load"]), "horizon": horizon}  # type: ignore[arg-type]

@@ -28,3 +28,19 @@ def test_a_layer_does_not_import_the_ones_above(module: str, forbidden: tuple[st
     loaded = _loaded_after(module)
     bad = sorted(m for m in loaded if any(m == f or m.startswith(f + ".") for f in forbidden))
     assert not bad, f"importing {module} loads {bad}"
+
+
+def test_the_command_line_help_loads_no_heavy_library() -> None:
+    # `cosched --help` must stay instant: numpy, pandas, numba, matplotlib, scipy, pyarrow
+    # and the engine load only when a command runs.
+    code = (
+        "import sys\n"
+        "from cosched.cli.main import build_parser\n"
+        "build_parser()\n"
+        "heavy = ('numpy', 'pandas', 'numba', 'matplotlib', 'scipy', 'pyarrow', "
+        "'cosched.engine')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or "
+        "m.startswith('cosched.engine')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"

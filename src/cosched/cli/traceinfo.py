@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from cosched.workload.importers import SACCT_COMMAND
+    from cosched.workload.sacct import SACCT_COMMAND
 
     imp = tsub.add_parser(
         "import",

@@ -9,20 +9,46 @@
 * :mod:`~cosched.experiments.traces`: traces by archive name, fetched and verified.
 """
 
-from cosched.experiments.model import Experiment, experiment_from_dict, load_experiment
-from cosched.experiments.runner import ExperimentError, run_experiment
-from cosched.experiments.sweep import (
-    BUNDLED_PREFIX,
-    Cell,
-    PolicySpec,
-    SweepError,
-    SweepSpec,
-    WorkloadSpec,
-    cells,
-    load_spec,
-    run_sweep,
-    spec_from_dict,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cosched.experiments.model import Experiment, experiment_from_dict, load_experiment
+    from cosched.experiments.runner import ExperimentError, run_experiment
+    from cosched.experiments.sweep import (
+        BUNDLED_PREFIX,
+        Cell,
+        PolicySpec,
+        SweepError,
+        SweepSpec,
+        WorkloadSpec,
+        cells,
+        load_spec,
+        run_sweep,
+        spec_from_dict,
+    )
+
+# Loaded on first use, so that the command line's --help and the light modules of this
+# package (``reproductions``: the spec names) do not load pandas and the engine.
+_EXPORTS = {
+    "Experiment": "cosched.experiments.model",
+    "experiment_from_dict": "cosched.experiments.model",
+    "load_experiment": "cosched.experiments.model",
+    "ExperimentError": "cosched.experiments.runner",
+    "run_experiment": "cosched.experiments.runner",
+    "BUNDLED_PREFIX": "cosched.experiments.sweep",
+    "Cell": "cosched.experiments.sweep",
+    "PolicySpec": "cosched.experiments.sweep",
+    "SweepError": "cosched.experiments.sweep",
+    "SweepSpec": "cosched.experiments.sweep",
+    "WorkloadSpec": "cosched.experiments.sweep",
+    "cells": "cosched.experiments.sweep",
+    "load_spec": "cosched.experiments.sweep",
+    "run_sweep": "cosched.experiments.sweep",
+    "spec_from_dict": "cosched.experiments.sweep",
+}
 
 __all__ = [
     "BUNDLED_PREFIX",
@@ -41,3 +67,10 @@ __all__ = [
     "run_sweep",
     "spec_from_dict",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cosched.experiments' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -10,9 +10,12 @@ one with ``cosched reproduce NAME --print-spec > mine.toml`` and runs the copy w
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from cosched.errors import UnknownNameError
-from cosched.experiments.model import Experiment, experiment_from_dict
+
+if TYPE_CHECKING:
+    from cosched.experiments.model import Experiment
 
 __all__ = ["names", "spec", "spec_text"]
 
@@ -40,6 +43,8 @@ def spec_text(name: str) -> str:
 def spec(name: str, *, quick: bool = False) -> Experiment:
     """Reproduction ``name`` as an :class:`Experiment` (``quick``: its ``[quick]`` grid)."""
     import tomllib
+
+    from cosched.experiments.model import experiment_from_dict
 
     data = tomllib.loads(spec_text(name))
     return experiment_from_dict(data, source=f"cosched/experiments/specs/{name}.toml", quick=quick)

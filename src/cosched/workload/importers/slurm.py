@@ -25,37 +25,10 @@ from cosched.workload.importers._common import (
     parse_stamp,
     read_text,
 )
+from cosched.workload.sacct import SACCT_COLUMNS, SACCT_COMMAND
 
 __all__ = ["SACCT_COLUMNS", "SACCT_COMMAND", "STATE_STATUS", "import_slurm"]
 
-#: The columns cosched reads, in the order of the recommended command.
-SACCT_COLUMNS: tuple[str, ...] = (
-    "JobIDRaw",
-    "JobID",
-    "User",
-    "Group",
-    "Account",
-    "Partition",
-    "QOS",
-    "Submit",
-    "Eligible",
-    "Start",
-    "End",
-    "Elapsed",
-    "Timelimit",
-    "State",
-    "NNodes",
-    "NCPUS",
-    "ReqCPUS",
-    "ReqMem",
-    "AllocTRES",
-)
-
-#: The command whose output :func:`import_slurm` reads (epoch times recommended).
-SACCT_COMMAND = (
-    "SLURM_TIME_FORMAT=%s sacct --allusers --allocations --parsable2 "
-    "--starttime 2024-01-01 --endtime 2024-02-01 --format=" + ",".join(SACCT_COLUMNS)
-)
 
 #: Columns without which no job can be converted.
 REQUIRED: tuple[str, ...] = (

@@ -129,3 +129,23 @@ def test_annotate_lists_every_profile_without_loading_them() -> None:
     from cosched.workload.profiles import PROFILES
 
     assert tuple(sorted(PROFILES)) == PROFILE_NAMES
+
+
+def test_every_flag_has_help_and_every_command_ends_with_two_examples() -> None:
+    import argparse
+
+    from cosched.cli.main import build_parser
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    walk(child, f"{name} {sub}")
+            elif action.dest != "help":
+                assert action.help, f"{name}: {action.dest} has no help text"
+        if name != "cosched":
+            lines = (parser.epilog or "").splitlines()
+            assert lines and lines[0] == "examples:", f"{name}: no examples"
+            assert len([x for x in lines[1:] if x.strip()]) >= 2, f"{name}: fewer than two"
+
+    walk(build_parser(), "cosched")

@@ -24,7 +24,16 @@ FACTS = (
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``trace info``, ``trace fetch`` and ``trace list`` to the command line."""
-    p = sub.add_parser("trace", help="inspect SWF traces")
+    p = sub.add_parser(
+        "trace",
+        help="inspect, import and fetch traces",
+        description="Inspect a trace (info), convert an accounting log to SWF (import), "
+        "or get an archive log by name (fetch, list).",
+        epilog="examples:\n"
+        "  cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz\n"
+        "  cosched trace import slurm sacct-2024-01.txt -o site.swf.gz",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
     info = tsub.add_parser(

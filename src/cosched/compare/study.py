@@ -60,9 +60,11 @@ class Arm:
         policy: the policy name (or ``file.py:Class`` reference).
         params: its parameters.
         random: whether it draws profiles at random (run over several seeds).
-        role: ``main`` (compared), ``robustness`` (the interference sweep) or
-            ``reference`` (the log's recorded schedule, shown but never a candidate).
+        role: ``main`` (compared), ``robustness`` (the interference sweep), ``mix``
+            (LOMARC under another job-type mix) or ``reference`` (the log's recorded
+            schedule, shown but never a candidate).
         strength: the interference strength of a robustness arm.
+        profile_params: parameters of the family's annotator (LOMARC's ``mixture``).
     """
 
     label: str
@@ -71,6 +73,7 @@ class Arm:
     random: bool = False
     role: str = "main"
     strength: float | None = None
+    profile_params: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_arm(text: str) -> Arm:
@@ -107,16 +110,21 @@ class Comparison:
         return [a for a in self.arms if a.role == "robustness"]
 
     def specs(self) -> list[dict[str, Any]]:
-        """The sweep specs: deterministic arms once, randomised ones over the seeds."""
-        base: dict[str, Any] = {"name": "compare", "workloads": [self.workload]}
-        if self.flags:
-            base["platform"] = dict(self.flags)
+        """The sweep specs: deterministic arms once, randomised ones over the seeds, one
+        spec per set of annotator parameters."""
         out = []
-        for random in (False, True):
-            arms = [a for a in self.arms if a.random is random]
-            if not arms:
-                continue
-            spec = {**base, "policies": [_entry(a) for a in _unique(arms)]}
+        groups: dict[tuple[bool, str], list[Arm]] = {}
+        for a in self.arms:
+            groups.setdefault((a.random, json.dumps(a.profile_params, sort_keys=True)), [])
+            groups[(a.random, json.dumps(a.profile_params, sort_keys=True))].append(a)
+        for (random, params), arms in sorted(groups.items()):
+            workload = dict(self.workload)
+            if json.loads(params):
+                workload["profile_params"] = json.loads(params)
+            spec: dict[str, Any] = {"name": "compare", "workloads": [workload]}
+            if self.flags:
+                spec["platform"] = dict(self.flags)
+            spec["policies"] = [_entry(a) for a in _unique(arms)]
             if random:
                 spec["seeds"] = list(range(self.seeds))
             out.append(spec)
@@ -214,6 +222,19 @@ def plan(
             if s == 1.0:
                 params = dict(sweep.params)
             arms.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
+    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
+    if mixed is not None:
+        # LOMARC's answer depends on the job-type mix no log records: the paper's three.
+        import inspect
+
+        from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
+
+        default = inspect.signature(annotate_lomarc).parameters["mixture"].default
+        for mix in (m for m in MIXTURES if m != default):  # the main arm runs the default
+            arms.append(
+                Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix",
+                    None, {"mixture": mix})
+            )  # fmt: skip
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
     return Comparison(workload, arms, seeds, given, notes)
 
@@ -266,8 +287,10 @@ def run(
 # -- from the store to the numbers --------------------------------------------------------
 
 
-def _key(policy: str, params: dict[str, Any]) -> tuple[str, str]:
-    return policy, json.dumps(params, sort_keys=True)
+def _key(
+    policy: str, params: dict[str, Any], profile: dict[str, Any] | None = None
+) -> tuple[str, str, str]:
+    return policy, json.dumps(params, sort_keys=True), json.dumps(profile or {}, sort_keys=True)
 
 
 def _stored(out: Path, key: str) -> dict[str, Any] | None:
@@ -290,9 +313,9 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
     if not path.is_file():
         raise ConfigError(f"{out} holds no comparison (no plan.json)")
     comparison = Comparison.from_json(json.loads(path.read_text()))
-    labels: dict[tuple[str, str], list[str]] = {}
+    labels: dict[tuple[str, str, str], list[str]] = {}
     for a in comparison.arms:
-        labels.setdefault(_key(a.policy, a.params), []).append(a.label)
+        labels.setdefault(_key(a.policy, a.params, a.profile_params), []).append(a.label)
     skip = {"key", "workload", "policy", "params", "estimates", "tau", "seed", "status", "error"}
     rows = []
     jobs: dict[str, list[pd.DataFrame]] = {}
@@ -303,7 +326,8 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
                 continue
             metrics = {k: v for k, v in stored.items() if k not in skip and k[:6] != "param_"}
             table = pd.read_parquet(out / "store" / "jobs" / f"{c.key}.parquet")
-            for label in labels.get(_key(c.policy, dict(c.params)), []):
+            profile = dict(c.workload.profile_params or ())
+            for label in labels.get(_key(c.policy, dict(c.params), profile), []):
                 rows.append({"arm": label, "policy": c.policy, "seed": c.seed} | metrics)
                 jobs.setdefault(label, []).append(table)
     order = {a.label: k for k, a in enumerate(comparison.arms)}

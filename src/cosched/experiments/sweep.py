@@ -123,15 +123,19 @@ class WorkloadSpec:
     alpha: float | None = None
     load: float | None = None
     profiles: str | None = None
+    profile_params: tuple[tuple[str, Scalar], ...] | None = None
     root: Path | None = field(default=None, compare=False, repr=False)
 
     def identity(self) -> dict[str, Any]:
         """The fields that define the workload, unset ones left out (keeps keys stable)."""
-        return {
+        out = {
             f.name: getattr(self, f.name)
             for f in fields(self)
             if f.name != "root" and getattr(self, f.name) is not None
         }
+        if self.profile_params is not None:
+            out["profile_params"] = dict(self.profile_params)
+        return out
 
 
 @dataclass(frozen=True)
@@ -389,14 +393,23 @@ def _parse_workload(ctx: _Ctx, i: int, raw: Any, platform: MachineFlags | None) 
     if kind not in _WORKLOAD_KEYS:
         ctx.fail(f"{where}.kind must be 'swf' or 'lublin', got {kind!r}")
     kinds = _WORKLOAD_KEYS[kind]
-    ctx.keys(raw, ("kind", "name", *kinds), where)
+    ctx.keys(raw, ("kind", "name", "profile_params", *kinds), where)
+    extra = raw.get("profile_params")
+    if extra is not None and not (
+        isinstance(extra, Mapping)
+        and all(
+            isinstance(k, str) and isinstance(v, str | int | float | bool) for k, v in extra.items()
+        )
+    ):
+        ctx.fail(f"{where}.profile_params must be a table of name = value, got {extra!r}")
     values = {k: _want(ctx, raw[k], f"{where}.{k}", t) for k, t in kinds.items() if k in raw}
     if kind == "swf":
         default = _check_swf(ctx, where, values)
     else:
         default = _check_lublin(ctx, where, values, platform)
     name = _want(ctx, raw.get("name", default), f"{where}.name", "text")
-    return WorkloadSpec(kind, name, root=ctx.root, **values)
+    params = tuple(sorted(extra.items())) if extra else None
+    return WorkloadSpec(kind, name, root=ctx.root, profile_params=params, **values)
 
 
 def _check_swf(ctx: _Ctx, where: str, values: dict[str, Any]) -> str:
@@ -613,6 +626,7 @@ def _prepare(cell: Cell) -> tuple[Workload, Platform, Any]:
         cell.platform or MachineFlags(),
         profiles=profiles,
         seed=cell.workload_seed % 2**32,
+        annotator_params=dict(w.profile_params or ()),
     )
     if w.kind == "swf" and w.load is not None:
         workload = scale_to_load(workload, w.load, platform.procs)

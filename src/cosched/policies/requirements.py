@@ -11,8 +11,10 @@ the user's behalf comes back as a note, so it can be printed.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -188,8 +190,11 @@ def supply_profiles(
     *,
     profiles: str | os.PathLike[str] | None = None,
     seed: int = 0,
+    annotator_params: Mapping[str, Any] | None = None,
 ) -> tuple[Workload, list[str]]:
     """``workload`` with the profile columns ``req`` asks for, and notes on their source.
+
+    ``annotator_params`` go to the family's annotator (e.g. LOMARC's ``mixture``).
 
     Order: columns the workload already has (e.g. from the sidecar that
     :func:`~cosched.workload.sources.open_workload` joins), then ``profiles`` (a sidecar
@@ -214,7 +219,14 @@ def supply_profiles(
         raise ConfigError(f"the workload lacks the column(s) {', '.join(need)}")
     from cosched.workload.profiles import annotate
 
-    w = annotate(req.annotator, workload, rng=np.random.default_rng(seed))
+    params = dict(annotator_params or {})
+    try:
+        w = annotate(req.annotator, workload, rng=np.random.default_rng(seed), **params)
+    except TypeError as exc:
+        raise ConfigError(f"annotator {req.annotator!r}: {exc}") from None
+    if params:
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+        return w, [f"profiles drawn by the {req.annotator!r} annotator with {shown}, seed {seed}"]
     if not req.random_profiles:
         return w, [
             f"column(s) {', '.join(need)} taken from the trace by the {req.annotator!r} "
@@ -233,6 +245,7 @@ def fit_workload(
     *,
     profiles: str | os.PathLike[str] | None = None,
     seed: int = 0,
+    annotator_params: Mapping[str, Any] | None = None,
 ) -> tuple[Workload, Platform, list[str]]:
     """The machine and the profile columns a policy with ``req`` needs, for ``workload``.
 
@@ -244,5 +257,7 @@ def fit_workload(
         ConfigError: a requirement that cannot be met, naming what is missing.
     """
     platform, notes = build_platform(req, flags, workload)
-    workload, more = supply_profiles(req, workload, profiles=profiles, seed=seed)
+    workload, more = supply_profiles(
+        req, workload, profiles=profiles, seed=seed, annotator_params=annotator_params
+    )
     return workload, platform, notes + more

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.cli.progress import ProgressBar
-from cosched.cli.run import check_writable, log_options, machine_flags
+from cosched.cli.run import check_writable, machine_flags, open_for
 from cosched.engine import Simulation, SimulationResult
 from cosched.metrics import JobClasses
 from cosched.metrics.validate import (
@@ -23,10 +23,8 @@ from cosched.metrics.validate import (
 from cosched.platform import Platform
 from cosched.policies.base import make_policy, parse_params, policy_class
 from cosched.policies.recorded import Recorded
-from cosched.policies.requirements import build_platform, fit_workload
+from cosched.policies.requirements import fit_workload
 from cosched.workload.job import Workload
-from cosched.workload.loader import LoadRules
-from cosched.workload.sources import open_workload
 
 __all__ = ["logged_schedule"]
 
@@ -53,19 +51,7 @@ def _validate(args: argparse.Namespace) -> int:
     cls = policy_class(args.policy)
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
     flags = machine_flags(args)
-    rules = LoadRules(args.procs_field, args.overrun, args.nonpositive_run, args.too_wide)
-    given = None
-    if flags.procs is not None or flags.nodes is not None:
-        given, _ = build_platform(cls.requires, flags, None)
-    w = open_workload(
-        args.workload,
-        rules=rules,
-        platform=given,
-        limit=args.limit,
-        seed=args.seed,
-        fmt=args.format,
-        log_options=log_options(args),
-    )
+    w = open_for(args, cls)
     w_rec, p_rec, notes = fit_workload(Recorded.requires, w, flags, seed=args.seed)
     w_sim, p_sim, more = fit_workload(cls.requires, w_rec, flags, seed=args.seed)
     rec = _simulate(w_rec, p_rec, Recorded(), args.seed, "recorded", "requested")

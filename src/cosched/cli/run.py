@@ -224,18 +224,19 @@ def check_writable(*paths: Path | None) -> None:
             raise ConfigError(f"output {path} cannot be written (permission denied)")
 
 
-def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
-    from cosched.policies.requirements import build_platform, fit_workload
+def open_for(args: argparse.Namespace, cls: type[Policy]) -> Workload:
+    """The workload of a parsed command line (trace or log, loader rules, --limit), the
+    too-wide check against the machine the flags give, if they give one."""
+    from cosched.policies.requirements import build_platform
     from cosched.workload.loader import LoadRules
     from cosched.workload.sources import open_workload
-    from cosched.workload.transforms import scale_to_load
 
     rules = LoadRules(args.procs_field, args.overrun, args.nonpositive_run, args.too_wide)
     flags = machine_flags(args)
     given = None
     if flags.procs is not None or flags.nodes is not None:
         given, _ = build_platform(cls.requires, flags, None)
-    w = open_workload(
+    return open_workload(
         args.workload,
         rules=rules,
         platform=given,
@@ -244,6 +245,14 @@ def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Pla
         fmt=args.format,
         log_options=log_options(args),
     )
+
+
+def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
+    from cosched.policies.requirements import fit_workload
+    from cosched.workload.transforms import scale_to_load
+
+    flags = machine_flags(args)
+    w = open_for(args, cls)
     w, platform, notes = fit_workload(
         cls.requires, w, flags, profiles=args.profiles, seed=args.seed
     )

@@ -211,7 +211,9 @@ def spawn_seeds(root: int, count: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class _Ctx:
+class SpecContext:
+    """Where a spec came from: its errors name it (shared by every spec parser)."""
+
     source: str
 
     def fail(self, message: str) -> typing.NoReturn:
@@ -256,7 +258,7 @@ def experiment_from_dict(
             report function that cannot be imported; a configuration that the
             ``check(params)`` function of the cell function's module refuses.
     """
-    ctx = _Ctx(source)
+    ctx = SpecContext(source)
     ctx.keys(data, _TOP, "the top level")
     applied = dict(data)
     applied.pop("quick", None)
@@ -314,42 +316,42 @@ def experiment_from_dict(
     return exp
 
 
-def _text(ctx: _Ctx, value: Any, key: str) -> str:
+def _text(ctx: SpecContext, value: Any, key: str) -> str:
     if not isinstance(value, str) or not value:
         ctx.fail(f"{key!r} must be a non-empty string, got {value!r}")
     return value
 
 
-def _list(ctx: _Ctx, value: Any, key: str) -> list[Any]:
+def _list(ctx: SpecContext, value: Any, key: str) -> list[Any]:
     if not isinstance(value, list):
         ctx.fail(f"{key!r} must be a list, got {value!r}")
     return value
 
 
-def _table(ctx: _Ctx, value: Any, key: str) -> dict[str, Any]:
+def _table(ctx: SpecContext, value: Any, key: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         ctx.fail(f"{key!r} must be a table, got {value!r}")
     return dict(value)
 
 
-def _scalar(ctx: _Ctx, value: Any, where: str) -> Scalar:
+def _scalar(ctx: SpecContext, value: Any, where: str) -> Scalar:
     ok = isinstance(value, str | int | bool) or (isinstance(value, float) and math.isfinite(value))
     if not ok:
         ctx.fail(f"{where} must be a string, a finite number or a boolean, got {value!r}")
     return typing.cast(Scalar, value)
 
 
-def _name(ctx: _Ctx, name: str, where: str) -> str:
+def _name(ctx: SpecContext, name: str, where: str) -> str:
     if name in RESERVED:
         ctx.fail(f"{where}: {name!r} is reserved ({', '.join(RESERVED)}); rename the parameter")
     return name
 
 
-def _params(ctx: _Ctx, raw: Mapping[str, Any], where: str) -> dict[str, Scalar]:
+def _params(ctx: SpecContext, raw: Mapping[str, Any], where: str) -> dict[str, Scalar]:
     return {_name(ctx, k, f"{where}.{k}"): _scalar(ctx, v, f"{where}.{k}") for k, v in raw.items()}
 
 
-def _seeds(ctx: _Ctx, value: Any, where: str) -> tuple[int, ...]:
+def _seeds(ctx: SpecContext, value: Any, where: str) -> tuple[int, ...]:
     if isinstance(value, Mapping):
         ctx.keys(value, ("root", "count"), where)
         root, count = value.get("root"), value.get("count")
@@ -370,7 +372,7 @@ def _seeds(ctx: _Ctx, value: Any, where: str) -> tuple[int, ...]:
 
 
 def _grid(
-    ctx: _Ctx, i: int, raw: Any
+    ctx: SpecContext, i: int, raw: Any
 ) -> tuple[tuple[tuple[str, tuple[Scalar, ...]], ...], tuple[int, ...] | None]:
     where = f"grid[{i}]"
     if not isinstance(raw, Mapping):

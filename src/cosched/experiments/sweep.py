@@ -27,7 +27,7 @@ import os
 import tomllib
 import typing
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from importlib import resources
@@ -39,7 +39,7 @@ import pandas as pd
 
 from cosched.engine.simulation import Estimates, simulate
 from cosched.errors import ConfigError, CoschedError
-from cosched.experiments.model import CellEnv, CellTask
+from cosched.experiments.model import CellEnv, CellTask, SpecContext
 from cosched.experiments.runner import ExperimentError
 from cosched.experiments.store import CellResult
 from cosched.experiments.traces import file_sha256
@@ -312,17 +312,10 @@ def spec_from_dict(
 
 
 @dataclass(frozen=True)
-class _Ctx:
-    source: str
+class _Ctx(SpecContext):
+    """The spec parser's context (errors name the source) and the folder for paths."""
+
     root: Path
-
-    def fail(self, message: str) -> typing.NoReturn:
-        raise ConfigError(f"{self.source}: {message}")
-
-    def keys(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
-        for key in table:
-            if key not in allowed:
-                self.fail(f"unknown key {key!r} in {where} (allowed: {', '.join(allowed)})")
 
 
 def _as_list(ctx: _Ctx, value: Any, key: str) -> list[Any]:

@@ -67,7 +67,7 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(f"'scheme' must be base or one of {', '.join(SCHEMES)}")
     if params["study"] == "proportion" and "proportion" not in params:
         raise ConfigError("the proportion study needs 'proportion'")
-    for key in ("load", "span", "proportion"):
+    for key in ("load", "span", "proportion", "compute_load"):
         v = params.get(key)
         if key in params and not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
             raise ConfigError(f"{key!r} must be a number > 0, got {v!r}")
@@ -93,7 +93,10 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     span = float(params["span"])  # type: ignore[arg-type]
     compute = env.trace(COMPUTE_TRACE).parent
     analysis = env.trace(ANALYSIS_TRACE).parent
-    wc = compute_workload(compute, span=span)
+    compute_load = params.get("compute_load")
+    wc = compute_workload(
+        compute, span=span, load=None if compute_load is None else float(compute_load)
+    )
     wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 6]))
     if params["study"] == "load":

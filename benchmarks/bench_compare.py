@@ -38,7 +38,7 @@ def main() -> int:
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        runs = len(list((out / "store" / "cells").glob("*.json")))
+        runs = len(list((out / "store" / "cells").glob("*.parquet")))
         plan = json.loads((out / "plan.json").read_text())
         html = (out / "report.html").stat().st_size
     print(f"trace            {args.trace}")

@@ -29,8 +29,8 @@ PALETTE = (
     "#D55E00",
     "#CC79A7",
     "#56B4E9",
-    "#F0E442",
     "#000000",
+    "#F0E442",  # yellow last: the faintest on white
 )
 _LINES = ("-", "--", "-.", ":")
 WIDTH, HEIGHT = 6.5, 3.2

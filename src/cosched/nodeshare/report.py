@@ -42,11 +42,37 @@ def _plt() -> Any:
     return plt
 
 
+def _over(
+    groups: dict[Key, list[dict[str, Any]]] | None,
+    key: Key,
+    value: Any,
+    scale: float = 3600.0,
+) -> str:
+    """``mean ± half`` over the seeds of ``key`` of ``value(record) / scale`` (the
+    95% Student-t interval; just the value with one seed)."""
+    if groups is None or key not in groups:
+        return "n/a"
+    return mean_ci(np.asarray([value(r) for r in groups[key]], dtype=float) / scale).text(4)
+
+
+def _err(groups: dict[Key, list[dict[str, Any]]] | None, key: Key, value: Any) -> float:
+    """Half-width of the 95% interval over the seeds of ``key`` (0 with one seed)."""
+    if groups is None or key not in groups:
+        return 0.0
+    half = mean_ci(np.asarray([value(r) for r in groups[key]], dtype=float)).half
+    return 0.0 if np.isnan(half) else float(half)
+
+
 def _pct(new: float, old: float) -> str:
     return f"{100 * (old - new) / old:+.1f}%"
 
 
-def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int]) -> str:
+def _fig_policies(
+    out: Path,
+    chosen: dict[Key, dict[str, Any]],
+    traces: list[int],
+    groups: dict[Key, list[dict[str, Any]]] | None = None,
+) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     pols = [p for p in POLICIES if all((t, p, 1158) in chosen for t in traces)]
@@ -55,8 +81,11 @@ def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int
         xs = np.arange(len(traces)) + (k - (len(pols) - 1) / 2) * width
         ta = [chosen[(t, pol, 1158)]["mean_turnaround"] / 3600 for t in traces]
         wt = [chosen[(t, pol, 1158)]["mean_wait"] / 3600 for t in traces]
-        axes[0].bar(xs, ta, width, label=pol)
-        axes[1].bar(xs, wt, width, label=pol)
+        # Error bars: the 95% interval of the mean over the seeds, around the median seed.
+        ea = [_err(groups, (t, pol, 1158), lambda g: g["mean_turnaround"] / 3600) for t in traces]
+        ew = [_err(groups, (t, pol, 1158), lambda g: g["mean_wait"] / 3600) for t in traces]
+        axes[0].bar(xs, ta, width, yerr=ea, capsize=2, label=pol)
+        axes[1].bar(xs, wt, width, yerr=ew, capsize=2, label=pol)
     for ax, title in zip(axes, ("mean turnaround (h)", "mean wait (h)"), strict=True):
         ax.set_xticks(range(len(traces)), [f"Trace{t}" for t in traces])
         ax.set_title(title)
@@ -67,7 +96,11 @@ def _fig_policies(out: Path, chosen: dict[Key, dict[str, Any]], traces: list[int
     return "fig1_policies.png"
 
 
-def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
+def _fig_nodes(
+    out: Path,
+    chosen: dict[Key, dict[str, Any]],
+    groups: dict[Key, list[dict[str, Any]]] | None = None,
+) -> str:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 3.8))
     for pol in ("fcfs", "easy", "cosched", "fig3"):
@@ -76,7 +109,10 @@ def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
             for (t, p, n), r in chosen.items()
             if t == 1 and p == pol
         )
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=pol)
+        errs = [_err(groups, (1, pol, n), lambda g: g["mean_turnaround"] / 3600) for n, _ in pts]
+        ax.errorbar(
+            [p[0] for p in pts], [p[1] for p in pts], yerr=errs, marker="o", capsize=2, label=pol
+        )
     ax.set_yscale("log")
     ax.set_xlabel("nodes")
     ax.set_ylabel("mean turnaround (h)")
@@ -87,15 +123,23 @@ def _fig_nodes(out: Path, chosen: dict[Key, dict[str, Any]]) -> str:
     return "fig4_nodes.png"
 
 
-def _fig_restrict(out: Path, chosen: dict[Key, dict[str, Any]], suffix: str = "") -> str:
+def _fig_restrict(
+    out: Path,
+    chosen: dict[Key, dict[str, Any]],
+    suffix: str = "",
+    groups: dict[Key, list[dict[str, Any]]] | None = None,
+) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     rs = [chosen[(1, arm(v, suffix), 1158)] for v in RESTRICT]
     wait = [r["mean_wait"] / 3600 for r in rs]
     exe = [(r["mean_turnaround"] - r["mean_wait"]) / 3600 for r in rs]
     names = ["No_Restrict", *RESTRICT[1:]]
-    axes[0].bar(names, wait, label="wait")
-    axes[0].bar(names, exe, bottom=wait, label="execution")
+    keys = [(1, arm(v, suffix), 1158) for v in RESTRICT]
+    ew = [_err(groups, k, lambda g: g["mean_wait"] / 3600) for k in keys]
+    ee = [_err(groups, k, lambda g: (g["mean_turnaround"] - g["mean_wait"]) / 3600) for k in keys]
+    axes[0].bar(names, wait, yerr=ew, capsize=2, label="wait")
+    axes[0].bar(names, exe, bottom=wait, yerr=ee, capsize=2, label="execution")
     axes[0].set_ylabel("hours")
     axes[0].legend()
     axes[1].bar(names, [r["configurations"]["degraded"] for r in rs])
@@ -135,7 +179,11 @@ def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[st
     return lines
 
 
-def _sensitivity(chosen: dict[Key, dict[str, Any]], traces: list[int]) -> list[str]:
+def _sensitivity(
+    chosen: dict[Key, dict[str, Any]],
+    traces: list[int],
+    groups: dict[Key, list[dict[str, Any]]] | None = None,
+) -> list[str]:
     """Coscheduling under the untabulated-parameter alternatives, beside the baselines."""
     lines = [
         "## Interference sensitivity (1,158 nodes)",
@@ -144,8 +192,9 @@ def _sensitivity(chosen: dict[Key, dict[str, Any]], traces: list[int]) -> list[s
         "(execution-time changes only) by `scripts/fit_nodeshare_fig3.py`; `no_speedup`: "
         "no memory speedup from spreading (Trace1 only). Mean turnaround in hours.",
         "",
-        "| trace | variant | mean wait | mean turnaround | vs EASY | vs FCFS |",
-        "|---|---|---|---|---|---|",
+        "| trace | variant | mean wait | mean turnaround | vs EASY | vs FCFS "
+        "| mean turnaround over seeds (h) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for t in traces:
         easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
@@ -157,7 +206,8 @@ def _sensitivity(chosen: dict[Key, dict[str, Any]], traces: list[int]) -> list[s
                 f"| Trace{t} | {v} | {r['mean_wait'] / 3600:.2f} | "
                 f"{r['mean_turnaround'] / 3600:.2f} | "
                 f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
-                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} |"
+                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | "
+                f"{_over(groups, (t, v, 1158), lambda g: g['mean_turnaround'])} |"
             )
     return [*lines, ""]
 
@@ -215,8 +265,9 @@ def _lines(
         f"{int(jobs):,} jobs a trace window (RICC-2010-2, "
         "node count kept, on 1,158 x 16, at most 3 jobs a node). Coscheduling cells: the "
         "seed with the median mean turnaround; the mean turnaround over the seeds with the "
-        "half-width of its 95% Student-t interval is in the last column. Paper: Cab trace "
-        "(not available).",
+        "half-width of its 95% Student-t interval is in the last column (and in every table "
+        "below; figures draw the median seed with that interval as error bars). Paper: Cab "
+        "trace (not available).",
         "",
         "### Mean turnaround and wait (hours), 1,158 nodes",
         "",
@@ -250,7 +301,7 @@ def _lines(
         "cores it holds (the engine's `occupancy`), a node-exclusive job its whole nodes; "
         "offered load: core-seconds of the base configurations / (cores x submit span).",
         "",
-        f"![policies]({_fig_policies(out, chosen, traces)})",
+        f"![policies]({_fig_policies(out, chosen, traces, groups)})",
         "",
         "## Table 1: per-job turnaround ratios (Trace1)",
         "",
@@ -295,34 +346,44 @@ def _lines(
             "",
             f"## Restrictions (Trace1, {title})",
             "",
-            "| variant | mean wait (h) | mean execution (h) | degraded (paper) | degraded |",
-            "|---|---|---|---|---|",
+            "| variant | mean wait (h) | mean execution (h) | degraded (paper) | degraded "
+            "| mean wait over seeds (h) | mean execution over seeds (h) |",
+            "|---|---|---|---|---|---|---|",
         ]
         for v in RESTRICT:
             r = chosen[(1, arm(v, suffix), 1158)]
             name = "No_Restrict" if v == "cosched" else v
             exe = (r["mean_turnaround"] - r["mean_wait"]) / 3600
+            k = (1, arm(v, suffix), 1158)
             lines.append(
                 f"| {name} | {r['mean_wait'] / 3600:.2f} | {exe:.2f} | "
-                f"{PAPER['degraded_used'][name]:,} | {r['configurations']['degraded']:,} |"
+                f"{PAPER['degraded_used'][name]:,} | {r['configurations']['degraded']:,} | "
+                f"{_over(groups, k, lambda g: g['mean_wait'])} | "
+                f"{_over(groups, k, lambda g: g['mean_turnaround'] - g['mean_wait'])} |"
             )
-        lines += ["", f"![restrictions]({_fig_restrict(out, chosen, suffix)})"]
+        lines += ["", f"![restrictions]({_fig_restrict(out, chosen, suffix, groups)})"]
     lines += ["", "## Rate reading (Trace1)", ""]
     for title, suffix in ARMS:
         dyn = chosen.get((1, arm("cosched", suffix), 1158))
         at = chosen.get((1, arm("at_start", suffix), 1158))
         if dyn and at:
+            kd = (1, arm("cosched", suffix), 1158)
+            ka = (1, arm("at_start", suffix), 1158)
             lines.append(
                 f"- {title}: dynamic (default) mean turnaround "
-                f"{dyn['mean_turnaround'] / 3600:.2f} h; at-start (newcomer only): "
-                f"{at['mean_turnaround'] / 3600:.2f} h."
+                f"{dyn['mean_turnaround'] / 3600:.2f} h "
+                f"({_over(groups, kd, lambda g: g['mean_turnaround'])} over seeds); at-start "
+                f"(newcomer only): {at['mean_turnaround'] / 3600:.2f} h "
+                f"({_over(groups, ka, lambda g: g['mean_turnaround'])})."
             )
     lines += [
         "",
-        *_sensitivity(chosen, traces),
+        *_sensitivity(chosen, traces, groups),
         "## Node count (Trace1)",
         "",
-        f"![nodes]({_fig_nodes(out, chosen)})",
+        f"![nodes]({_fig_nodes(out, chosen, groups)})",
+        "",
+        "Mean turnaround (h) over the seeds, ± the 95% interval.",
         "",
         "| nodes | fcfs | easy | cosched | cosched (Figure-3 calibration) "
         "| jobs dropped (wider than the machine) |",
@@ -331,7 +392,10 @@ def _lines(
     for n in sorted({n for t, _, n in chosen if t == 1}):
         row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched", "fig3")]
         if row[0] and row[1] and row[2]:
-            cells = [f"{r['mean_turnaround'] / 3600:.2f}" if r else "not run" for r in row]
+            cells = [
+                _over(groups, (1, p, n), lambda g: g["mean_turnaround"]) if r else "not run"
+                for p, r in zip(("fcfs", "easy", "cosched", "fig3"), row, strict=True)
+            ]
             dropped = row[0].get("dropped_too_wide", 0)
             lines.append(f"| {n} | " + " | ".join(cells) + f" | {dropped:,} |")
     lines += [

@@ -149,3 +149,25 @@ def test_every_flag_has_help_and_every_command_ends_with_two_examples() -> None:
             assert len([x for x in lines[1:] if x.strip()]) >= 2, f"{name}: fewer than two"
 
     walk(build_parser(), "cosched")
+
+
+def test_a_closed_output_pipe_ends_quietly() -> None:
+    # `cosched policies | head -1` where head has already left: every write fails.
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cosched", "policies"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert b"Traceback" not in done.stderr

@@ -1,12 +1,13 @@
 """The ``cosched`` command: parses, calls the library, maps errors to exit codes.
 
 Exit codes: 0 success, 2 bad input or configuration (a :class:`CoschedError`, printed
-as one line on stderr), 130 interrupted.
+as one line on stderr), 130 interrupted, 141 output pipe closed (``| head``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -67,6 +68,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cosched: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``cosched policies | head``): stop quietly, as Unix tools
+        # do, and keep Python from complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

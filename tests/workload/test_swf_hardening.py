@@ -134,3 +134,26 @@ def test_mutated_real_lines_give_a_named_error_or_a_sound_table(
     # The loader may refuse too (a job wider than the machine), but only by name.
     with contextlib.suppress(CoschedError):
         load_workload(path)
+
+
+def test_a_limit_reads_only_the_head_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cosched.workload import swf
+    from cosched.workload.loader import load_workload_with_report
+
+    lines = [job_line(k) for k in range(1, 6)] + ["this line is never parsed"]
+    path = write_text(tmp_path, HEADER + "\n".join(lines) + "\n")
+    with pytest.raises(WorkloadFormatError):
+        read_swf(path)  # the whole file: the bad line is an error
+    w, counts = load_workload_with_report(path, limit=2)
+    assert list(w.table["job_id"]) == [1, 2] and w.max_procs == 64
+    assert counts["limit"] == 4  # lines 3-5 and the unparsed one, counted
+    assert "(4 jobs left out, limit)" in w.notes[0]
+    # Past the counting budget the reader stops: the count is a lower bound, and said so.
+    monkeypatch.setattr(swf, "COUNT_BUDGET", 10)
+    w, counts = load_workload_with_report(path, limit=2)
+    assert counts["limit"] == 1 and "at least 1 jobs left out" in w.notes[0]
+    assert "not read" in w.notes[0]
+    w, counts = load_workload_with_report(path, limit=0)
+    assert len(w) == 0 and w.max_procs == 64  # the header is read all the same

@@ -229,17 +229,30 @@ def _resolve_too_wide(s: _State, rule: TooWide, trace: SwfTrace, platform: Platf
         s.table["procs"] = np.where(wide, size, procs)
 
 
-def _apply_limit(s: _State, limit: int | None) -> None:
+def _check_limit(limit: int | None) -> None:
     if limit is None:
         return
     if isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 0:
         raise ConfigError(f"limit must be an integer >= 0 or None, got {limit!r}")
-    n = max(len(s.table) - int(limit), 0)
-    s.record(
-        "limit",
-        n,
-        f"kept the first {int(limit)} data lines of the trace ({{n}} jobs left out, limit)",
-    )
+
+
+def _apply_limit(s: _State, limit: int | None, trace: SwfTrace) -> None:
+    if limit is None:
+        return
+    n = max(len(s.table) - int(limit), 0) + trace.skipped
+    if not trace.complete:
+        s.record(
+            "limit",
+            n,
+            f"kept the first {int(limit)} data lines of the trace (at least {{n}} jobs left "
+            "out, limit; the rest of the file was not read)",
+        )
+    else:
+        s.record(
+            "limit",
+            n,
+            f"kept the first {int(limit)} data lines of the trace ({{n}} jobs left out, limit)",
+        )
     s.keep(np.arange(len(s.table)) < limit)
 
 
@@ -253,13 +266,19 @@ def load_workload_with_report(
     """Like :func:`load_workload`, also returning how many jobs each rule touched.
 
     Returns:
-        The workload and counts: ``lines`` (data lines read), ``limit`` (left out by
-        ``limit``), ``missing_submit``, ``no_procs``, ``nonpositive_run``,
-        ``requested_time_filled``, ``overrun``, ``too_wide`` and ``jobs`` (loaded).
+        The workload and counts: ``lines`` (data lines parsed), ``limit`` (left out by
+        ``limit``: a lower bound when the file was too long to count them all, see
+        :func:`~cosched.workload.swf.read_swf`), ``missing_submit``, ``no_procs``,
+        ``nonpositive_run``, ``requested_time_filled``, ``overrun``, ``too_wide`` and
+        ``jobs`` (loaded).
     """
-    trace = source if isinstance(source, SwfTrace) else read_swf(source)
+    _check_limit(limit)
+    if isinstance(source, SwfTrace):
+        trace = source
+    else:
+        trace = read_swf(source, limit=None if limit is None else int(limit))
     s = _State(trace.table.copy(), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
-    _apply_limit(s, limit)
+    _apply_limit(s, limit, trace)
     has_submit = s.table["submit_time"].notna().to_numpy()
     s.record("missing_submit", int((~has_submit).sum()), "dropped {n} jobs with no submit time")
     s.keep(has_submit)

@@ -178,12 +178,18 @@ class SwfTrace:
         header: the parsed header.
         path: the file that was read.
         line_numbers: the 1-based file line of each row.
+        skipped, complete: see :func:`read_swf`'s ``limit``.
     """
 
     table: pd.DataFrame
     header: SwfHeader
     path: str
     line_numbers: np.ndarray
+    #: With ``read_swf(limit=...)``: data lines after the limit that were counted (all
+    #: of them when ``complete``; a lower bound otherwise).
+    skipped: int = 0
+    #: Whether the whole file was read (False: reading stopped after the limit).
+    complete: bool = True
 
     def __len__(self) -> int:
         return len(self.table)
@@ -209,6 +215,54 @@ def _read_bytes(path: str) -> bytes:
     if b"\r" in data:  # one line-end convention for both parsers and the line count
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+#: After the ``limit`` data lines, this many more bytes of text are scanned to count
+#: the data lines left out; beyond it reading stops (the count is then a lower bound).
+COUNT_BUDGET = 8 * 2**20
+
+
+def _read_head(path: str, limit: int) -> tuple[bytes, int, bool]:
+    """The header and the first ``limit`` data lines of ``path`` (plain or gzip), read
+    as a stream; then the data lines after them counted within :data:`COUNT_BUDGET`.
+
+    Returns:
+        ``(text, skipped, complete)``: the text to parse, the data lines counted after
+        the limit, and whether the file was read to its end.
+    """
+    try:
+        with open(path, "rb") as probe:
+            magic = probe.read(2)
+    except FileNotFoundError:
+        raise WorkloadFormatError("no such trace file", path=path) from None
+    except IsADirectoryError:
+        raise WorkloadFormatError("is a directory, not a trace file", path=path) from None
+    opener = gzip.open if magic == _GZIP_MAGIC else open
+    lines: list[bytes] = []
+    taken = skipped = scanned = 0
+    complete = True
+    try:
+        with opener(path, "rb") as fh:
+            for line in fh:
+                if not line.split(b";", 1)[0].strip():  # header, comment or blank line
+                    if taken < limit or not taken:
+                        lines.append(line)
+                    continue
+                if taken < limit:
+                    lines.append(line)
+                    taken += 1
+                    continue
+                skipped += 1
+                scanned += len(line)
+                if scanned > COUNT_BUDGET:
+                    complete = False
+                    break
+    except (OSError, EOFError, zlib.error) as exc:
+        raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
+    text = b"".join(lines).removeprefix(b"\xef\xbb\xbf")
+    if b"\r" in text:
+        text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return text, skipped, complete
 
 
 def _decode(line: bytes) -> str:
@@ -344,11 +398,15 @@ def _to_table(a: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
+def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTrace:
     """Read an SWF file, plain or gzip-compressed (detected by its magic bytes).
 
     Args:
         path: the file to read.
+        limit: read only the header and the first ``limit`` data lines, as a stream
+            (a ten-million-line trace is not read to take its first thousand jobs); the
+            data lines after them are counted in ``skipped`` as far as
+            :data:`COUNT_BUDGET` bytes go (``complete`` says whether that was all).
 
     Returns:
         The raw trace; an empty file or one with only a header has 0 rows.
@@ -361,7 +419,11 @@ def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
             line, the field and the bad text of the first such line.
     """
     spath = os.fspath(path)
-    data = _read_bytes(spath)
+    skipped, complete = 0, True
+    if limit is None:
+        data = _read_bytes(spath)
+    else:
+        data, skipped, complete = _read_head(spath, limit)
     header_lines, start = _split_header(data)
     header = SwfHeader.parse(header_lines)
     body = data[start:]
@@ -374,7 +436,14 @@ def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
     _check_header(header, header_lines, spath)
     table = _to_table(a)
     _check_unique_ids(table, numbers, spath)
-    return SwfTrace(table=table, header=header, path=spath, line_numbers=numbers)
+    return SwfTrace(
+        table=table,
+        header=header,
+        path=spath,
+        line_numbers=numbers,
+        skipped=skipped,
+        complete=complete,
+    )
 
 
 def _check_header(header: SwfHeader, lines: list[str], path: str) -> None:

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import math
 import sys
-
-import numpy as np
 
 PAPER = {"W1": 48.0, "W3": 56.0}
 
@@ -45,7 +42,7 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2000)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args()
-    from scipy.special import stdtrit
+    from cosched.experiments.stats import mean_ci
 
     tasks = [
         (w, s, args.jobs, name, arr)
@@ -65,15 +62,9 @@ def main() -> int:
                 100 * (by[(w, s, "PSS")] - by[(w, s, f"L-R/{reading}")]) / by[(w, s, "PSS")]
                 for s in range(args.seeds)
             ]
-            mean = float(np.mean(gains))
-            half = (
-                float(
-                    stdtrit(len(gains) - 1, 0.975) * np.std(gains, ddof=1) / math.sqrt(len(gains))
-                )
-                if len(gains) > 1
-                else 0.0
-            )
-            cells.append(f"{mean:+.1f}% ± {half:.1f}")
+            ci = mean_ci(gains)
+            half = 0.0 if ci.n == 1 else ci.half
+            cells.append(f"{ci.mean:+.1f}% ± {half:.1f}")
         paper = f"+{PAPER[w]:.0f}%" if w in PAPER else "-"
         print(f"{w:<10}{cells[0]:>22}{cells[1]:>22}{paper:>8}")
     return 0

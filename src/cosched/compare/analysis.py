@@ -50,18 +50,12 @@ SUMMARY_METRICS: tuple[tuple[str, str, str], ...] = (
 
 
 def ci95(values: Sequence[float]) -> tuple[float, float, int]:
-    """``(mean, half-width of the 95% CI, n)`` over seeds (half-width 0 when n == 1)."""
-    from scipy.special import stdtrit  # Student's t quantile (scipy.stats: 4x the import)
+    """``(mean, half-width of the 95% CI, n)`` over seeds (half-width 0 when n == 1):
+    :func:`cosched.experiments.stats.mean_ci` with a zero interval for one run."""
+    from cosched.experiments.stats import mean_ci
 
-    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    n = len(arr)
-    if n == 0:
-        return math.nan, math.nan, 0
-    mean = float(arr.mean())
-    if n == 1:
-        return mean, 0.0, 1
-    half = float(stdtrit(n - 1, 0.975) * arr.std(ddof=1) / math.sqrt(n))
-    return mean, half, n
+    ci = mean_ci([v for v in values if v is not None])
+    return ci.mean, (0.0 if ci.n == 1 else ci.half), ci.n
 
 
 def summary_table(results: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:

@@ -60,6 +60,7 @@ def run_tasks(
     progress: Progress | None = None,
     argv: Sequence[str] | None = None,
     error_type: type[ExperimentError] = ExperimentError,
+    report: bool = False,
     raise_on_failure: bool = True,
 ) -> pd.DataFrame:
     """Run the tasks not yet finished in store ``out``; write ``results.parquet``.
@@ -74,7 +75,9 @@ def run_tasks(
         progress: called with ``(finished, total)`` at the start and after each cell.
         argv: the command line, logged to ``runs.jsonl``.
         error_type: the exception raised when cells failed.
-        raise_on_failure: raise ``error_type`` at the end if any cell failed.
+        raise_on_failure: raise ``error_type`` at the end if any cell failed (after the
+            report, if any, was written).
+        report: build ``report.md`` / ``report.html`` from the store at the end.
 
     Returns:
         The results table (sorted by key).
@@ -116,6 +119,10 @@ def run_tasks(
         raise
     table = store.assemble(tasks, meta)
     store.log_run(record | {"ended": time.time(), "outcome": "complete"})
+    if report:
+        from cosched.experiments.report import build_report
+
+        build_report(out)
     bad = table[table["status"] != "ok"]
     if raise_on_failure and len(bad):
         labels = {t.key: t.label for t in tasks}
@@ -190,7 +197,7 @@ def run_experiment(
         sums,
         command or f"cosched sweep {exp.name}",
     )
-    table = run_tasks(
+    return run_tasks(
         tasks,
         out,
         meta=meta,
@@ -198,15 +205,6 @@ def run_experiment(
         executor=executor,
         progress=progress,
         argv=argv,
-        raise_on_failure=False,
+        report=report,
+        raise_on_failure=raise_on_failure,
     )
-    if report:
-        from cosched.experiments.report import build_report
-
-        build_report(out)
-    bad = table[table["status"] != "ok"]
-    if raise_on_failure and len(bad):
-        labels = {t.key: t.label for t in tasks}
-        info = [(k, labels[k], e) for k, e in zip(bad["key"], bad["error"], strict=True)]
-        raise ExperimentError(table, info)
-    return table

@@ -733,22 +733,13 @@ def run_sweep(
         traces,
         command or f"cosched sweep {Path(spec.source).name}",
     )
-    table = run_tasks(
+    return run_tasks(
         todo,
         store,
         meta=meta,
         executor=executor,
         progress=progress,
         error_type=SweepError,
-        raise_on_failure=False,
+        report=report,
+        raise_on_failure=raise_on_failure,
     )
-    if report:
-        from cosched.experiments.report import build_report
-
-        build_report(store)
-    failed = table[table["status"] != "ok"]
-    if raise_on_failure and len(failed):
-        labels = {t.key: t.label for t in todo}
-        info = [(k, labels[k], e) for k, e in zip(failed["key"], failed["error"], strict=True)]
-        raise SweepError(table, info)
-    return table

@@ -11,6 +11,7 @@ The TOML format (see docs/experiments.md)::
     name = "coupled"
     cell = "cosched.coupled.experiment:run_cell"
     report = "cosched.coupled.experiment:report_section"
+    claims = "cosched.coupled.claims:claims"  # optional: the paper's claims (claims.py)
     traces = ["KTH-SP2-1996-2.1-cln.swf.gz"]
     metrics = ["analysis.mean_wait"]        # columns of the summary table
     seeds = { root = 7, count = 5 }         # or seeds = [0, 1, 2]
@@ -57,7 +58,7 @@ __all__ = [
 
 Scalar = str | int | float | bool | None
 
-_TOP = ("name", "cell", "report", "traces", "metrics", "seeds", "params", "grid", "quick")
+_TOP = ("name", "cell", "report", "claims", "traces", "metrics", "seeds", "params", "grid", "quick")
 _QUICK = ("params", "seeds", "grid")
 # Column names the store itself writes; a parameter or metric may not take them.
 RESERVED = ("key", "seed", "status", "error")
@@ -275,7 +276,10 @@ def experiment_from_dict(
     report = applied.get("report")
     if report is not None:
         report = _text(ctx, report, "report")
-    for key, target in (("cell", cell), ("report", report)):
+    claims = applied.get("claims")
+    if claims is not None:
+        claims = _text(ctx, claims, "claims")
+    for key, target in (("cell", cell), ("report", report), ("claims", claims)):
         if target is not None:
             try:
                 fn = resolve(target)

@@ -5,7 +5,9 @@ checksums, the spec), a summary table with the mean and the 95% Student-t confid
 interval of each metric over the seeds of every configuration, the failed cells, and
 the experiment's own *report section*: a function named by the spec's ``report`` key,
 called as ``section(results, out, meta) -> list of Markdown lines`` (it may write
-figures into ``out``). ``cosched report DIR`` rebuilds both files.
+figures into ``out``). A spec's ``claims`` key names the function that declares its
+paper's claims (:mod:`cosched.experiments.claims`): they are judged on the results,
+written to ``DIR/claims.parquet`` and shown first. ``cosched report DIR`` rebuilds all.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import pandas as pd
 
 from cosched.experiments.model import resolve
 from cosched.experiments.stats import Interval, mean_ci
-from cosched.experiments.store import atomic, read_results
+from cosched.experiments.store import META_KEY, atomic, read_results
 
-__all__ = ["ReportSection", "build_report", "ci_table", "group_intervals"]
+__all__ = ["ReportSection", "build_report", "ci_table", "group_intervals", "write_claims"]
 
 ReportSection = Callable[[pd.DataFrame, Path, Mapping[str, Any]], list[str]]
 
@@ -130,6 +132,32 @@ def _failed(table: pd.DataFrame) -> list[str]:
     return [*lines, ""]
 
 
+def write_claims(
+    root: Path, table: pd.DataFrame, meta: Mapping[str, Any], target: str
+) -> list[str]:
+    """Judge the claims declared by ``target`` on ``table``; write ``root/claims.parquet``.
+
+    Returns:
+        The claim table as Markdown lines.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from cosched.experiments.claims import claims_markdown, evaluate
+
+    declared = resolve(target)()
+    claims = evaluate(declared, table, str(meta.get("experiment", root.name)))
+    blob = json.dumps(
+        {"command": meta.get("command"), "claims": target, "seeds": meta.get("seeds", [])},
+        sort_keys=True,
+    ).encode()
+    data = pa.Table.from_pandas(claims, preserve_index=False)
+    data = data.replace_schema_metadata({META_KEY: blob})
+    with atomic(root / "claims.parquet") as tmp:
+        pq.write_table(data, tmp)
+    return claims_markdown(claims)
+
+
 def build_report(out: str | os.PathLike[str]) -> Path:
     """Write ``out/report.md`` and ``out/report.html`` from ``out/results.parquet``.
 
@@ -145,6 +173,9 @@ def build_report(out: str | os.PathLike[str]) -> Path:
     table, meta = read_results(root)
     name = meta.get("experiment", root.name)
     lines = [f"# {name}", ""]
+    claims = meta.get("spec", {}).get("claims")
+    if claims:
+        lines += write_claims(root, table, meta, claims)
     section = meta.get("spec", {}).get("report")
     if section:
         fn: ReportSection = resolve(section)

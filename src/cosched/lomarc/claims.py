@@ -1,0 +1,97 @@
+"""The LOMARC paper's claims (section 6.2), judged by :mod:`cosched.experiments.claims`.
+
+Every claim is an improvement over PSS on the same seeds (common random numbers),
+positive = better: ``(PSS - variant) / PSS`` for times and makespan, ``(variant - PSS) /
+PSS`` for the utilization efficiency E. The paper's numbers are the ones its text states
+(:data:`cosched.lomarc.report.PAPER_CLAIMS`); "AC significantly worse than PSS" is a
+one-sided claim (below 0). Tolerance: 2 points or a quarter of the paper's value,
+whichever is larger; *partly* when the sign agrees. The reasons name the modelling
+choice that docs/lomarc.md found behind each disagreement.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cosched.experiments.claims import Claim, Improvement
+from cosched.lomarc.report import PAPER_CLAIMS
+
+__all__ = ["REASONS", "claims"]
+
+_SHORT = {
+    "mean_turnaround": "response",
+    "mean_bounded_slowdown": "bounded",
+    "makespan": "makespan",
+    "utilization_efficiency": "E",
+}
+_FIG = {
+    "mean_turnaround": "fig6",
+    "mean_bounded_slowdown": "fig7",
+    "utilization_efficiency": "fig8",
+    "makespan": "text",
+}
+#: The modelling choice behind a disagreement, per metric (docs/lomarc.md, "Where
+#: cosched differs").
+REASONS = {
+    "mean_turnaround": "typeless Lublin workloads offer 0.73 / 0.99 / 1.71 (W1-W3): "
+    "below saturation pairing has little queue to cut; gains grow with load as in the paper",
+    "mean_bounded_slowdown": "only medium and long jobs pair (paper's rule) while 43% of "
+    "the typeless Lublin jobs run <= 60 s and dominate the 60 s-bounded mean; paired runs "
+    "pay their slowdown (up to 1.6)",
+    "makespan": "W1 and W2 are not saturated for the whole run, so the makespan is set by "
+    "the last arrivals",
+    "utilization_efficiency": "3-5x fewer candidates survive the filters than Table 5 "
+    "(short-job share of the typeless Lublin model), so fewer pairs form",
+}
+_AC = (
+    "rate model: a memory-fitting pair has a slowdown <= 2, so pairing never loses "
+    "throughput and AC gains; the paper's AC may pair short jobs or charge conflicts "
+    "differently (unresolved)"
+)
+
+
+def _where(workload: str, mixture: str, variant: str) -> dict[str, str]:
+    return {"set": "paper-alpha", "workload": workload, "mixture": mixture, "variant": variant}
+
+
+def claims() -> list[Claim]:
+    """The claims of section 6.2 (Figures 6-9 and the makespan text)."""
+    out = []
+    for what, variant, metric, mixture, paper in PAPER_CLAIMS:
+        fig = "fig9" if mixture != "M1" else _FIG[metric]
+        for workload, value in paper.items():
+            out.append(
+                Claim(
+                    id=f"{fig}-{variant}-{_SHORT[metric]}-{mixture}-{workload}",
+                    description=f"{variant} {what} over PSS, {mixture} {workload}",
+                    paper=f"{value:+g}%",
+                    low=value,
+                    high=value,
+                    measure=Improvement(
+                        _where(workload, mixture, variant),
+                        _where(workload, mixture, "PSS"),
+                        metric,
+                        higher_is_better=metric == "utilization_efficiency",
+                    ),
+                    reason=REASONS[metric],
+                    unit="%",
+                    tol_abs=2.0,
+                    tol_rel=0.25,
+                )
+            )
+    for workload in ("W1", "W2", "W3"):
+        out.append(
+            Claim(
+                id=f"fig6-AC-response-M1-{workload}",
+                description=f"AC response time over PSS, M1 {workload}",
+                paper="worse than PSS (< 0)",
+                low=-math.inf,
+                high=0.0,
+                measure=Improvement(
+                    _where(workload, "M1", "AC"), _where(workload, "M1", "PSS"), "mean_turnaround"
+                ),
+                reason=_AC,
+                unit="%",
+            )
+        )
+    return out

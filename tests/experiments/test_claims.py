@@ -1,0 +1,153 @@
+"""Claims as data: the verdict rule against hand calculations, and the stored table."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from cosched.errors import ConfigError
+from cosched.experiments.claims import Claim, Improvement, Value, evaluate, verdict
+from cosched.experiments.model import CellEnv, experiment_from_dict
+from cosched.experiments.runner import run_experiment
+from cosched.experiments.stats import Interval
+from cosched.experiments.store import META_KEY
+
+# t quantile 0.975 with 2 degrees of freedom (tables: 4.303); [1, 2, 3] has s = 1, so
+# the half-width is 4.302653 / sqrt(3) = 2.484138 and the interval [-0.4841, 4.4841].
+T2 = 4.302652729911275
+HALF_123 = T2 / math.sqrt(3)
+
+
+def claim(low: float, high: float, **kw: Any) -> Claim:
+    return Claim(
+        id="c",
+        description="d",
+        paper="p",
+        low=low,
+        high=high,
+        measure=lambda r: np.empty(0),
+        reason="the modelling choice",
+        **kw,
+    )
+
+
+def test_mean_inside_the_widened_range_agrees() -> None:
+    ci = Interval(2.0, HALF_123, 3)
+    assert verdict(claim(2.5, 2.5, tol_abs=0.5), ci) == ("agrees", "")
+    # tolerance: max(abs 1, rel 0.1 x 18 = 1.8) -> target [-0.8, 19.8]
+    assert claim(1, 18, tol_abs=1, tol_rel=0.1).target() == pytest.approx((-0.8, 19.8))
+
+
+def test_interval_reaching_the_target_is_partly() -> None:
+    ci = Interval(2.0, HALF_123, 3)
+    # target [4.48, 5.52]; interval high 4.4841 reaches it
+    v, why = verdict(claim(5, 5, tol_abs=0.52), ci)
+    assert v == "partly" and "interval reaches" in why
+    # target [4.5, 5.5]; 4.4841 < 4.5: not reached, but the sign agrees
+    v, why = verdict(claim(5, 5, tol_abs=0.5), ci)
+    assert v == "partly" and "same sign" in why
+
+
+def test_opposite_sign_disagrees_and_one_seed_has_no_interval() -> None:
+    v, why = verdict(claim(5, 5, tol_abs=0.5), Interval(-2.0, HALF_123, 3))
+    assert v == "disagrees" and "opposite sign" in why
+    # one-sided "worse than PSS" (< 0): +6.41 on one seed disagrees, -6.3 agrees
+    assert verdict(claim(-math.inf, 0.0), Interval(6.41, math.nan, 1))[0] == "disagrees"
+    assert verdict(claim(-math.inf, 0.0), Interval(-6.3, math.nan, 1))[0] == "agrees"
+    assert verdict(claim(0, 1), Interval(math.nan, math.nan, 0))[0] == "not run"
+
+
+def test_factor_rule() -> None:
+    # paper 61 min, tolerance 15%: target [51.85, 70.15]; 32 is 51.85 / 32 = 1.62x off
+    c = claim(61, 61, tol_rel=0.15, partly="factor", factor=2.0)
+    assert c.target() == pytest.approx((51.85, 70.15))
+    v, why = verdict(c, Interval(32.0, math.nan, 1))
+    assert v == "partly" and "x1.62" in why
+    assert verdict(c, Interval(20.0, math.nan, 1))[0] == "disagrees"  # 2.59x
+    # above: 140 / 70.15 = 1.996x (partly), 141 / 70.15 = 2.010x (disagrees)
+    v, why = verdict(c, Interval(140.0, math.nan, 1))
+    assert v == "partly" and why.startswith("within a factor 2 (above")
+    assert verdict(c, Interval(141.0, math.nan, 1))[0] == "disagrees"
+
+
+def table(rows: list[tuple[str, int, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"variant": v, "seed": s, "x": x, "status": "ok"} for v, s, x in rows])
+
+
+def test_improvement_is_paired_by_seed_or_against_a_single_baseline() -> None:
+    t = table([("base", 0, 100.0), ("base", 1, 200.0), ("new", 0, 80.0), ("new", 1, 150.0)])
+    got = Improvement({"variant": "new"}, {"variant": "base"}, "x")(t)
+    assert got.tolist() == pytest.approx([20.0, 25.0])
+    up = Improvement({"variant": "new"}, {"variant": "base"}, "x", higher_is_better=True)(t)
+    assert up.tolist() == pytest.approx([-20.0, -25.0])
+    t = table([("base", 0, 100.0), ("new", 1, 90.0), ("new", 2, 110.0)])
+    assert Improvement({"variant": "new"}, {"variant": "base"}, "x")(t).tolist() == [10.0, -10.0]
+    t = table([("base", 0, 1.0), ("base", 1, 2.0), ("new", 2, 3.0)])
+    with pytest.raises(ConfigError, match="no run for seeds"):
+        Improvement({"variant": "new"}, {"variant": "base"}, "x")(t)
+    assert Value({"variant": "gone"}, "x")(t).size == 0
+
+
+def test_evaluate_reports_reason_only_when_not_agreeing() -> None:
+    t = table([("a", 1, 1.0), ("a", 2, 2.0), ("a", 3, 3.0)])
+    c1 = Claim("ok", "d", "2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=0.1)
+    c2 = Claim("off", "d", "5", 5, 5, Value({"variant": "a"}, "x"), "why", tol_abs=0.5)
+    out = evaluate([c1, c2], t, "toy")
+    assert out["verdict"].tolist() == ["agrees", "partly"]
+    assert out["reason"].tolist()[0] == ""
+    assert out["reason"].tolist()[1].endswith(": why")
+    row = out.iloc[1]
+    assert row["cosched"] == pytest.approx(2.0) and row["seeds"] == 3
+    assert row["cosched_high"] == pytest.approx(2.0 + HALF_123)
+    with pytest.raises(ConfigError, match="two claims have the id"):
+        evaluate([c1, c1], t)
+
+
+# -- through the runner and the report ------------------------------------------------
+
+
+def toy_cell(params: Mapping[str, Any], seed: int, env: CellEnv) -> dict[str, float]:
+    return {"x": float(params["a"]) * seed}
+
+
+def toy_claims() -> list[Claim]:
+    return [Claim("x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model", tol_abs=0.5)]
+
+
+def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
+    exp = experiment_from_dict(
+        {
+            "name": "toy",
+            "cell": "tests.experiments.test_claims:toy_cell",
+            "claims": "tests.experiments.test_claims:toy_claims",
+            "seeds": [1, 2, 3],
+            "grid": [{"a": [1, 2]}],
+        }
+    )
+    run_experiment(exp, tmp_path)
+    stored = pq.read_table(tmp_path / "claims.parquet")
+    meta = json.loads(stored.schema.metadata[META_KEY])
+    assert meta["claims"] == "tests.experiments.test_claims:toy_claims"
+    rows = stored.to_pylist()
+    assert [(r["claim"], r["verdict"], r["seeds"]) for r in rows] == [("x-a1", "partly", 3)]
+    assert rows[0]["cosched"] == pytest.approx(2.0)
+    results = json.loads(pq.read_schema(tmp_path / "results.parquet").metadata[META_KEY])
+    assert results["spec"]["claims"] == "tests.experiments.test_claims:toy_claims"
+    report = (tmp_path / "report.md").read_text()
+    assert "| x-a1 | x of a=1 | 5 | 2 [-0.484, 4.48] | 3 | partly |" in report
+
+
+def test_a_claims_key_that_cannot_be_imported_is_refused() -> None:
+    with pytest.raises(ConfigError, match="'claims': cannot import"):
+        experiment_from_dict(
+            {"cell": "tests.experiments.test_claims:toy_cell", "claims": "cosched.nope:x"},
+            source="mine.toml",
+        )

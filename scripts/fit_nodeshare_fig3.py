@@ -75,7 +75,7 @@ from pathlib import Path
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import experiment as reproduce
 from cosched.nodeshare import outputs
-from cosched.nodeshare.interference import DEFAULT_VICTIM
+from cosched.nodeshare.interference import PRESETS
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import make_policy
 
@@ -114,7 +114,10 @@ class Candidate:
 
     def params(self) -> dict[str, float]:
         """Keyword arguments of ``make_policy("nodeshare", ...)`` (pressures default)."""
-        lo, mo, hi = (round(self.k * v, 10) for v in DEFAULT_VICTIM)
+        # k scales the prior guesses' victim weights (the fit's starting point).
+        prior = PRESETS["prior"]
+        base = (prior["victim_low"], prior["victim_moderate"], prior["victim_high"])
+        lo, mo, hi = (round(self.k * v, 10) for v in base)
         return {
             "speedup_half": self.speedup_half,
             "speedup_quarter": self.speedup_quarter,

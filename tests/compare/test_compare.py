@@ -140,10 +140,11 @@ def test_easy_must_win_where_node_sharing_cannot_backfill(tmp_path: Path) -> Non
     # A (8 procs = 2 nodes, 1000 s) runs from 0; B (16 procs, all 4 nodes) must wait;
     # C (4 procs, 100 s) fits beside A. EASY backfills C: turnarounds 1000, 1999, 100.
     # Node sharing without backfilling: A spreads to 4 nodes x 2 cores (909 s at the
-    # 1.10 memory speedup), B waits for whole nodes (909-1909), C waits behind B.
+    # 1.10 memory speedup of the prior preset), B waits for whole nodes (909-1909), C
+    # waits behind B.
     trace = _trace(tmp_path, [(0, 1000, 8), (1, 1000, 16), (2, 100, 4)])
     out = tmp_path / "out"
-    policies = "easy,nodeshare(degraded=false)"
+    policies = "easy,nodeshare(degraded=false,interference=prior)"
     assert main(["compare", str(trace), "--out", str(out), "--policies", policies]) == 0
     text = (out / "report.md").read_text()
     assert "**Do not share: keep easy.**" in text
@@ -154,11 +155,11 @@ def test_easy_must_win_where_node_sharing_cannot_backfill(tmp_path: Path) -> Non
 
 def test_node_sharing_must_win_without_interference(tmp_path: Path) -> None:
     # One 4-proc job at a time on an empty 4 x 4 machine: EASY runs it in 1150 s; node
-    # sharing spreads it to 4 nodes x 1 core, 1150 / 1.15 (memory speedup at a quarter
+    # sharing spreads it to 4 nodes x 1 core, 1150 / 1.15 (prior preset's speedup at a quarter
     # of the cores) = 1000 s, as no communication is lost and nothing shares its nodes.
     trace = _trace(tmp_path, [(0, 1150, 4), (10_000, 1150, 4), (20_000, 1150, 4)])
     out = tmp_path / "out"
-    none = "victim_low=0,victim_moderate=0,victim_high=0"
+    none = "interference=prior,victim_low=0,victim_moderate=0,victim_high=0"
     policies = f"easy,nodeshare-easy({none})"
     assert main(["compare", str(trace), "--out", str(out), "--policies", policies]) == 0
     text = (out / "report.md").read_text()

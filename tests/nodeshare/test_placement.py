@@ -8,11 +8,11 @@ import pytest
 
 from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import configurations
-from cosched.nodeshare.interference import InterferenceModel
+from cosched.nodeshare.interference import preset_model
 from cosched.nodeshare.placement import NodeBook, allowed, encode
 
 LOW, MOD, HIGH = 0, 1, 2
-MODEL = InterferenceModel()
+MODEL = preset_model("prior")  # the hand calculations below use its 1.10 / 1.15
 
 
 def coeffs(configs, cf=0.1, cp=0.2, dg=1.5):
@@ -147,3 +147,24 @@ def test_remove_restores_the_book():
     book.remove(7, [0, 2], 4, HIGH)
     assert book.code == [0, 0, 0] and book.free == [16, 16, 16]
     assert book.usable_free == 48 and sorted(book.empty_nodes()) == [0, 1, 2]
+
+
+def test_the_default_preset_is_the_figure3_fit_and_prior_is_named():
+    from cosched.errors import ConfigError
+    from cosched.policies.base import make_policy
+
+    default = make_policy("nodeshare")
+    assert default.params()["interference"] == "fig3"
+    # The values fitted by scripts/fit_nodeshare_fig3.py (docs/nodeshare.md).
+    assert (default.speedup_half, default.speedup_quarter) == (1.075, 1.10)
+    assert (default.victim_low, default.victim_moderate, default.victim_high) == (
+        0.005,
+        0.015,
+        0.03,
+    )
+    prior = make_policy("nodeshare-easy", interference="prior", victim_high=0.5)
+    assert (prior.speedup_half, prior.speedup_quarter) == (1.10, 1.15)
+    assert (prior.victim_low, prior.victim_high) == (0.05, 0.5)  # a given value wins
+    assert "victim_high given" in prior.assumptions()[0]
+    with pytest.raises(ConfigError, match="interference"):
+        make_policy("nodeshare", interference="strong")

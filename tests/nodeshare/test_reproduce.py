@@ -55,7 +55,7 @@ def test_spec_has_the_paper_experiments():
     assert {c["nodes"] for c in full} >= {500, 1158, 2000}
     cos = [c for c in full if c["variant"] == "cosched" and c["trace"] == 1 and c["nodes"] == 1158]
     assert len(cos) == 5
-    assert len(full) == 227 and len(spec("nodeshare", quick=True).tasks()) == 63
+    assert len(full) == 231 and len(spec("nodeshare", quick=True).tasks()) == 64
 
 
 @needs_trace

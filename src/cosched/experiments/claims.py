@@ -41,6 +41,7 @@ __all__ = [
     "COLUMNS",
     "Claim",
     "Improvement",
+    "Measure",
     "Value",
     "claims_markdown",
     "combine",

@@ -64,6 +64,7 @@ NODE_SWEEP = (500, 700, 900, 1100, 1158, 1400, 1700, 2000)
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "fcfs": ("fcfs", {}),
     "easy": ("easy", {"window": 150}),
+    "easy_nowindow": ("easy", {}),
     "cosched": ("nodeshare", {}),
     "combined": ("nodeshare-easy", {}),
     "Max_One_High": ("nodeshare", {"restriction": "Max_One_High"}),
@@ -72,25 +73,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "no_degraded": ("nodeshare", {"degraded": False}),
     "at_start": ("nodeshare", {"rates": "at-start"}),
     "no_speedup": ("nodeshare", {"speedup_half": 1.0, "speedup_quarter": 1.0}),
-    "fig3": ("nodeshare", {}),  # FIG3 parameters, filled in below
 }
-#: Interference parameters calibrated to the paper's Figure 3 (execution-time changes
-#: only; never turnaround) by ``scripts/fit_nodeshare_fig3.py`` on Trace1, seed 1: memory
-#: speedups 1.075 / 1.10 at half / a quarter of the cores, victim weights x 0.1.
-FIG3: dict[str, Any] = {
-    "speedup_half": 1.075,
-    "speedup_quarter": 1.10,
-    "victim_low": 0.005,
-    "victim_moderate": 0.015,
-    "victim_high": 0.03,
-}
-VARIANTS["fig3"] = ("nodeshare", FIG3)
-# The paper's other experiments under the calibrated interference too ("X_fig3").
-VARIANTS["combined_fig3"] = ("nodeshare-easy", FIG3)
-for _r in ("Max_One_High", "High_Rq_Low", "Max_One_HM"):
-    VARIANTS[f"{_r}_fig3"] = ("nodeshare", {**FIG3, "restriction": _r})
-VARIANTS["no_degraded_fig3"] = ("nodeshare", {**FIG3, "degraded": False})
-VARIANTS["at_start_fig3"] = ("nodeshare", {**FIG3, "rates": "at-start"})
+#: The coscheduling variants run under the default interference preset (``fig3``, fitted
+#: to the paper's Figure 3 by ``scripts/fit_nodeshare_fig3.py``) are also run under the
+#: prior guesses as ``X_prior`` (``cosched`` -> ``prior``), the sensitivity arm.
+PRIOR: dict[str, Any] = {"interference": "prior"}
+VARIANTS["prior"] = ("nodeshare", PRIOR)
+for _v in ("combined", "Max_One_High", "High_Rq_Low", "Max_One_HM", "no_degraded", "at_start"):
+    _name, _params = VARIANTS[_v]
+    VARIANTS[f"{_v}_prior"] = (_name, {**_params, **PRIOR})
 #: The paper's published numbers (Cab, Trace1 unless said otherwise).
 PAPER: dict[str, Any] = {
     "cosched_vs_easy_turnaround": "1% to 18% lower (14% or more on four of five traces)",

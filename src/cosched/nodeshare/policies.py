@@ -32,7 +32,7 @@ from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
-from cosched.nodeshare.interference import InterferenceModel
+from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
@@ -143,15 +143,17 @@ class _NodeShareBase(Policy):
     restriction: Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"] = "No_Restrict"
     degraded: bool = True
     rates: Literal["dynamic", "at-start"] = "dynamic"
-    speedup_half: float = 1.10
-    speedup_quarter: float = 1.15
-    victim_low: float = 0.05
-    victim_moderate: float = 0.15
-    victim_high: float = 0.30
+    interference: Literal["fig3", "prior"] = DEFAULT_PRESET  # type: ignore[assignment]
+    speedup_half: float | None = None  # None: the preset's value (as the four below)
+    speedup_quarter: float | None = None
+    victim_low: float | None = None
+    victim_moderate: float | None = None
+    victim_high: float | None = None
     pressure_low: float = 0.5
     pressure_moderate: float = 1.0
     pressure_high: float = 1.5
     _model: InterferenceModel = field(init=False, repr=False)
+    _given: list[str] = field(default_factory=list, init=False, repr=False)
     _book: _MemoBook | None = field(default=None, init=False, repr=False)
     _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
@@ -173,11 +175,19 @@ class _NodeShareBase(Policy):
         check_choice(self.name, "rates", self.rates, ("dynamic", "at-start"))
         if not isinstance(self.degraded, bool):
             raise ConfigError(f"policy {self.name!r} parameter 'degraded' must be a bool")
+        check_choice(self.name, "interference", self.interference, tuple(PRESETS))
+        self._given = sorted(k for k in PRESETS[self.interference] if getattr(self, k) is not None)
+        for key, value in PRESETS[self.interference].items():
+            if getattr(self, key) is None:
+                setattr(self, key, value)
         for key in ("speedup_half", "speedup_quarter"):
             check_range(self.name, key, getattr(self, key), low=1e-9)
         for key in ("victim", "pressure"):
             for cls in ("low", "moderate", "high"):
                 check_range(self.name, f"{key}_{cls}", getattr(self, f"{key}_{cls}"), low=0)
+        assert self.speedup_half is not None and self.speedup_quarter is not None
+        assert self.victim_low is not None and self.victim_moderate is not None
+        assert self.victim_high is not None
         self._model = InterferenceModel(
             speedup={1.0: 1.0, 0.5: self.speedup_half, 0.25: self.speedup_quarter},
             victim=(self.victim_low, self.victim_moderate, self.victim_high),
@@ -189,23 +199,13 @@ class _NodeShareBase(Policy):
 
     def assumptions(self) -> list[str]:
         """The interference values in force (the paper does not tabulate them)."""
-        fig3 = (self.speedup_half, self.speedup_quarter) == (1.075, 1.10) and (
-            self.victim_low,
-            self.victim_moderate,
-            self.victim_high,
-        ) == (0.005, 0.015, 0.03)
-        prior = (self.speedup_half, self.speedup_quarter) == (1.10, 1.15) and (
-            self.victim_low,
-            self.victim_moderate,
-            self.victim_high,
-        ) == (0.05, 0.15, 0.30)
-        preset = (
-            "the preset fitted to the paper's Figure 3"
-            if fig3
-            else "cosched's prior guesses (docs/nodeshare.md)"
-            if prior
-            else "values given as parameters"
-        )
+        names = {
+            "fig3": "the preset fitted to the paper's Figure 3 (fig3)",
+            "prior": "cosched's prior guesses (prior; docs/nodeshare.md)",
+        }
+        preset = names[self.interference]
+        if self._given:
+            preset += f", with {', '.join(self._given)} given"
         return [
             f"interference: {preset}: memory speedup {self.speedup_half:g} at half and "
             f"{self.speedup_quarter:g} at a quarter of a node's cores, victim weights "
@@ -352,8 +352,12 @@ class Coscheduling(_NodeShareBase):
         degraded: allow degraded configurations (fewer cores than the base).
         rates: ``dynamic`` (co-runners' rates follow every change on their nodes) or
             ``at-start`` (a job's rate is fixed when it starts).
-        speedup_half, speedup_quarter: memory speedup at 1/2 and 1/4 of a node's cores.
-        victim_low, victim_moderate, victim_high: sensitivity to co-runner pressure.
+        interference: the preset of the untabulated values below (``fig3``: fitted to
+            the paper's Figure 3, the default; ``prior``: cosched's earlier guesses).
+        speedup_half, speedup_quarter: memory speedup at 1/2 and 1/4 of a node's cores
+            (None: the preset's).
+        victim_low, victim_moderate, victim_high: sensitivity to co-runner pressure
+            (None: the preset's).
         pressure_low, pressure_moderate, pressure_high: pressure a co-runner exerts.
     """
 

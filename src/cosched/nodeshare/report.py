@@ -20,17 +20,18 @@ from cosched.nodeshare import outputs
 __all__ = ["report_section"]
 
 Key = tuple[int, str, int]
-POLICIES = ("fcfs", "easy", "cosched", "combined", "fig3", "combined_fig3")
+POLICIES = ("fcfs", "easy", "easy_nowindow", "cosched", "combined", "prior", "combined_prior")
 RESTRICT = ("cosched", "Max_One_High", "High_Rq_Low", "Max_One_HM")
-#: The two interference arms: the default (prior) parameters and the Figure-3 fit.
-ARMS = (("default interference", ""), ("Figure-3 calibration", "_fig3"))
+#: The two interference arms: the default preset (fitted to the paper's Figure 3) and
+#: cosched's prior guesses.
+ARMS = (("Figure-3 preset, the default", ""), ("prior guesses", "_prior"))
 
 
 def arm(variant: str, suffix: str) -> str:
-    """The variant name of ``variant`` in an interference arm (``cosched`` -> ``fig3``)."""
+    """The variant name of ``variant`` in an interference arm (``cosched`` -> ``prior``)."""
     if not suffix:
         return variant
-    return "fig3" if variant == "cosched" else f"{variant}{suffix}"
+    return "prior" if variant == "cosched" else f"{variant}{suffix}"
 
 
 def _plt() -> Any:
@@ -103,7 +104,7 @@ def _fig_nodes(
 ) -> str:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 3.8))
-    for pol in ("fcfs", "easy", "cosched", "fig3"):
+    for pol in ("fcfs", "easy", "cosched", "prior"):
         pts = sorted(
             (n, r["mean_turnaround"] / 3600)
             for (t, p, n), r in chosen.items()
@@ -169,7 +170,7 @@ def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[st
     ):
         theirs = " | ".join(f"{v:g}" for v in paper["table1"][label])
         lines.append(f"| {label} | paper | {theirs} |")
-        for source, suffix in (("cosched", ""), ("cosched, Figure-3 calibration", "_fig3")):
+        for source, suffix in (("cosched", ""), ("cosched, prior guesses", "_prior")):
             bb = arm(b, suffix)
             if (b == "fcfs" and suffix) or (1, bb, 1158) not in chosen:
                 continue
@@ -188,8 +189,9 @@ def _sensitivity(
     lines = [
         "## Interference sensitivity (1,158 nodes)",
         "",
-        "`fig3`: speedups and victim weights calibrated to the paper's Figure 3 "
-        "(execution-time changes only) by `scripts/fit_nodeshare_fig3.py`; `no_speedup`: "
+        "`cosched`: the default interference preset `fig3` (speedups and victim weights "
+        "fitted to the paper's Figure 3, execution-time changes only, by "
+        "`scripts/fit_nodeshare_fig3.py`); `prior`: cosched's prior guesses; `no_speedup`: "
         "no memory speedup from spreading (Trace1 only). Mean turnaround in hours.",
         "",
         "| trace | variant | mean wait | mean turnaround | vs EASY | vs FCFS "
@@ -198,7 +200,7 @@ def _sensitivity(
     ]
     for t in traces:
         easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
-        for v in ("cosched", "fig3", "no_speedup"):
+        for v in ("cosched", "prior", "no_speedup"):
             r = chosen.get((t, v, 1158))
             if r is None:
                 continue
@@ -319,8 +321,8 @@ def _lines(
             + " | ".join(str(chosen[(1, v, 1158)]["execution"][k]) for k in PAPER["execution"])
             + " |"
             for label, v in (
-                ("cosched (default interference)", "cosched"),
-                ("cosched, Figure-3 calibration", "fig3"),
+                ("cosched (default: Figure-3 preset)", "cosched"),
+                ("cosched, prior guesses", "prior"),
                 ("cosched, no memory speedup", "no_speedup"),
             )
             if (1, v, 1158) in chosen
@@ -328,7 +330,7 @@ def _lines(
         "",
         "## Table 2: jobs blocked (fragmentation, capacity), Trace1",
         "",
-        "| version | paper | cosched (default) | cosched (Figure-3 calibration) |",
+        "| version | paper | cosched (default: Figure-3 preset) | cosched (prior guesses) |",
         "|---|---|---|---|",
     ]
     for label, variant in (("with degraded", "cosched"), ("without degraded", "no_degraded")):
@@ -385,16 +387,16 @@ def _lines(
         "",
         "Mean turnaround (h) over the seeds, ± the 95% interval.",
         "",
-        "| nodes | fcfs | easy | cosched | cosched (Figure-3 calibration) "
+        "| nodes | fcfs | easy | cosched | cosched (prior guesses) "
         "| jobs dropped (wider than the machine) |",
         "|---|---|---|---|---|---|",
     ]
     for n in sorted({n for t, _, n in chosen if t == 1}):
-        row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched", "fig3")]
+        row = [chosen.get((1, p, n)) for p in ("fcfs", "easy", "cosched", "prior")]
         if row[0] and row[1] and row[2]:
             cells = [
                 _over(groups, (1, p, n), lambda g: g["mean_turnaround"]) if r else "not run"
-                for p, r in zip(("fcfs", "easy", "cosched", "fig3"), row, strict=True)
+                for p, r in zip(("fcfs", "easy", "cosched", "prior"), row, strict=True)
             ]
             dropped = row[0].get("dropped_too_wide", 0)
             lines.append(f"| {n} | " + " | ".join(cells) + f" | {dropped:,} |")

@@ -151,3 +151,21 @@ def test_a_claims_key_that_cannot_be_imported_is_refused() -> None:
             {"cell": "tests.experiments.test_claims:toy_cell", "claims": "cosched.nope:x"},
             source="mine.toml",
         )
+
+
+@pytest.mark.parametrize("name", ["lomarc", "nodeshare", "dyncosched", "coupled"])
+def test_every_reproduction_declares_claims_with_unique_ids(name: str) -> None:
+    import tomllib
+
+    from cosched.experiments.model import resolve
+    from cosched.experiments.reproductions import spec_text
+
+    target = tomllib.loads(spec_text(name))["claims"]
+    declared = resolve(target)()
+    assert len(declared) >= 10
+    empty = pd.DataFrame({"key": [], "status": [], "seed": []})
+    out = evaluate(declared, empty, name)
+    assert (out["verdict"] == "not run").all()
+    assert out["claim"].is_unique
+    # Every claim names the modelling choice that a disagreement would be put down to.
+    assert all(len(c.reason) > 20 for c in declared)

@@ -45,7 +45,8 @@ def _share(variant: str, column: str, per: float = 100.0) -> Measure:
 def _lowest_at_every_count(results: pd.DataFrame) -> np.ndarray:
     """Per seed: the smallest margin (%) of coscheduling below the better baseline over
     the node counts run (positive: lowest at every count)."""
-    counts = sorted(set(select(results, {"trace": 1, "variant": "cosched"})["nodes"]))
+    rows = select(results, {"trace": 1, "variant": "cosched"})
+    counts = sorted(set(rows["nodes"])) if "nodes" in rows.columns else []
     parts = []
     for n in counts:
         best = [

@@ -169,3 +169,38 @@ def test_every_reproduction_declares_claims_with_unique_ids(name: str) -> None:
     assert out["claim"].is_unique
     # Every claim names the modelling choice that a disagreement would be put down to.
     assert all(len(c.reason) > 20 for c in declared)
+
+
+def test_node_count_claim_takes_each_seeds_worst_count_by_hand() -> None:
+    from cosched.nodeshare.claims import _lowest_at_every_count
+
+    rows = [
+        # (variant, nodes, seed, mean turnaround)
+        ("fcfs", 500, 0, 100.0), ("easy", 500, 0, 80.0),
+        ("cosched", 500, 1, 60.0), ("cosched", 500, 2, 90.0),
+        ("fcfs", 1000, 0, 50.0), ("easy", 1000, 0, 60.0),
+        ("cosched", 1000, 1, 45.0), ("cosched", 1000, 2, 40.0),
+    ]  # fmt: skip
+    t = pd.DataFrame(
+        [
+            {"trace": 1, "variant": v, "nodes": n, "seed": s, "mean_turnaround": x, "status": "ok"}
+            for v, n, s, x in rows
+        ]
+    )
+    # better baseline 80 at 500 nodes: seed 1 +25%, seed 2 -12.5%; 50 at 1000: +10%, +20%
+    assert _lowest_at_every_count(t).tolist() == pytest.approx([10.0, -12.5])
+
+
+def test_coupled_extra_wait_is_the_worst_scheme_minus_base_by_hand() -> None:
+    from cosched.coupled.claims import _extra
+
+    waits = {"base": (600.0, 660.0), "HH": (900.0, 720.0), "HY": (1200.0, 690.0)}
+    t = pd.DataFrame(
+        [
+            {"study": "load", "load": 0.5, "scheme": k, "seed": s, "x": v[s], "status": "ok"}
+            for k, v in waits.items()
+            for s in (0, 1)
+        ]
+    )
+    # seed 0: max(900, 1200) - 600 = 600 s = 10 min; seed 1: 720 - 660 = 60 s = 1 min
+    assert _extra(0.5, "x", 1 / 60)(t).tolist() == pytest.approx([10.0, 1.0])

@@ -11,6 +11,7 @@ choice that docs/lomarc.md found behind each disagreement.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from cosched.experiments.claims import Claim, Improvement
@@ -44,10 +45,12 @@ REASONS = {
     "(short-job share of the typeless Lublin model), so fewer pairs form",
 }
 _AC = (
-    "rate model: a memory-fitting pair has a slowdown <= 2, so pairing never loses "
-    "throughput and AC gains; the paper's AC may pair short jobs or charge conflicts "
-    "differently (unresolved)"
+    "memory term read as max(sl, 2.5): a pair has a slowdown <= 2 unless it pages, so AC "
+    "loses throughput only on memory conflicts, and it pairs short jobs the other "
+    "variants never pair; with the paper's formula read as additive (AC-mem4.5) AC "
+    "loses on W1 (scripts/lomarc_fidelity.py)"
 )
+_AC_MEM = "the additive reading is approximated by its largest value, 4.5, for every pair"
 
 
 def _where(workload: str, mixture: str, variant: str) -> dict[str, str]:
@@ -79,18 +82,21 @@ def claims() -> list[Claim]:
                     tol_rel=0.25,
                 )
             )
-    for workload in ("W1", "W2", "W3"):
+    for workload, variant in itertools.product(("W1", "W2", "W3"), ("AC", "AC-mem4.5")):
+        reading = "" if variant == "AC" else " (memory term read as additive: 4.5)"
         out.append(
             Claim(
-                id=f"fig6-AC-response-M1-{workload}",
-                description=f"AC response time over PSS, M1 {workload}",
+                id=f"fig6-{variant}-response-M1-{workload}",
+                description=f"AC response time over PSS, M1 {workload}{reading}",
                 paper="worse than PSS (< 0)",
                 low=-math.inf,
                 high=0.0,
                 measure=Improvement(
-                    _where(workload, "M1", "AC"), _where(workload, "M1", "PSS"), "mean_turnaround"
+                    _where(workload, "M1", variant),
+                    _where(workload, "M1", "PSS"),
+                    "mean_turnaround",
                 ),
-                reason=_AC,
+                reason=_AC if variant == "AC" else _AC_MEM,
                 unit="%",
             )
         )

@@ -44,11 +44,15 @@ SETS: tuple[str, ...] = ("paper-alpha",)
 #: What each variant runs: the paper's eight, plus two of ours: ``L-R-np`` is L-R without
 #: the one-level prediction of arrivals (``predict=False``) and ``L-R-own`` L-R under the
 #: other reading of that prediction (``arrivals="own"``: an arrival's response time is
-#: its own work alone), run because the reading decides how often L-R pairs at all.
+#: its own work alone), run because the reading decides how often L-R pairs at all;
+#: ``AC-mem4.5`` is AC with a pair that does not fit in memory slowed 4.5x, the largest
+#: value of the paper's printed formula read as additive (``sl = ... + sl_mem``: a CPU
+#: pair's 2 plus 2.5) where cosched takes ``max(sl, 2.5)``; it decides AC's sign.
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     **{name: (policy, {}) for name, policy in VARIANTS.items()},
     "L-R-np": ("lomarc-r", {"predict": False}),
     "L-R-own": ("lomarc-r", {"arrivals": "own"}),
+    "AC-mem4.5": ("lomarc-ac", {"mem_slowdown": 4.5}),
 }
 _KEYS = ("set", "workload", "mixture", "variant", "n_jobs")
 

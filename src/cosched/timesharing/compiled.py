@@ -63,6 +63,7 @@ class CompiledSim:
         tab_f = np.zeros((n_rows, width_f))
         tab_i[:nodes, K.N_CUR] = -1
         tab_i[:nodes, K.N_TARGET] = -1
+        tab_i[:nodes, K.N_LAST] = -1
         tab_i[:nodes, K.N_PL :] = -1  # process lists and gang cells
         tab_f[:nodes, K.N_DUE] = math.inf
         tab_f[:nodes, K.N_PRE] = math.inf

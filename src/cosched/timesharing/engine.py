@@ -391,15 +391,22 @@ class TimeSharingSim(ProcessMixin):
         return best
 
     def switch_to(self, n: Node, p: Proc, t: float) -> None:
-        """Give the CPU to ``p`` (the previous process was already requeued or left)."""
+        """Give the CPU to ``p`` (the previous process was already requeued or left).
+
+        A context switch is charged only when the CPU loads another process's context
+        than the one it ran last: a process resuming on the CPU it left idle (after an
+        I/O, a block) finds its context in place and pays nothing.
+        """
         if n.act < t:
             n.act = t  # the previous process (if any) was folded up to t by the caller
         n.cur = p
         p.state = RUNNING
-        p.switches += 1
         # charge(n, t, context_switch, "cs"), inlined: its fold is a no-op here (the
         # new process's activity starts at or after t).
-        cost = self.cs_cost
+        cost = self.cs_cost if p is not n.last else 0.0
+        if cost > 0:
+            p.switches += 1
+        n.last = p
         ovh = n.ovh
         if cost > 0:
             ovh = (ovh if ovh > t else t) + cost

@@ -80,8 +80,8 @@ EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 # 0..N-1, processes the next P rows (a process's id is its row), jobs the next J rows
 # (job i is row ``G[S_JB] + i``). Columns depend on the kind of row.
 # Node integer columns; the node's process list and its gang cells follow.
-N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS = range(7)
-N_PL = 7  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
+N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS, N_LAST = range(8)
+N_PL = 8  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
 # Node float columns.
 N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
@@ -372,8 +372,10 @@ def switch_to(S: Any, n: int, p: int, t: float) -> None:
         NF[n, N_ACT] = t
     S.I[n, N_CUR] = p
     PI[p, P_STATE] = RUNNING
-    PI[p, P_SWITCHES] += 1
-    cost = S.GF[R_CS]
+    cost = S.GF[R_CS] if p != S.I[n, N_LAST] else 0.0
+    if cost > 0:
+        PI[p, P_SWITCHES] += 1
+    S.I[n, N_LAST] = p
     ovh = NF[n, N_OVH]
     if cost > 0:
         ovh = (ovh if ovh > t else t) + cost
@@ -745,6 +747,7 @@ def io_done(S: Any, p: int, t: float) -> None:
         PI[p, P_STATE] = READY
         if S.I[n, N_CUR] < 0 and S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]] == p:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             PI[p, P_STATE] = RUNNING
             ovh = NF[n, N_OVH]
             NF[n, N_ACT] = ovh if ovh > t else t
@@ -757,11 +760,13 @@ def io_done(S: Any, p: int, t: float) -> None:
     qc = S.G[S_QC] + 2
     S.G[S_QC] = qc
     PI[p, P_QKEY] = -qc
-    charge(S, n, t, S.GF[R_QM], 2)
     cur = S.I[n, N_CUR]
     if cur < 0:
         dispatch(S, n, t)
-    elif top > PI[cur, P_LEVEL]:
+        resched(S, n, t)
+        return
+    charge(S, n, t, S.GF[R_QM], 2)
+    if top > PI[cur, P_LEVEL]:
         nt = next_tick(S, t)
         if nt < NF[n, N_PRE]:
             NF[n, N_PRE] = nt
@@ -974,6 +979,7 @@ def gang_start(S: Any, i: int, t: float) -> None:
         S.I[p, P_STATE] = READY
         if row == S.G[S_GSACTIVE] and S.I[n, N_CUR] < 0:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             S.I[p, P_STATE] = RUNNING
             ovh = S.F[n, N_OVH]
             S.F[n, N_ACT] = ovh if ovh > t else t
@@ -1017,6 +1023,7 @@ def gang_slot(S: Any, t: float) -> None:
         p = S.I[n, S.G[S_GSCOL] + nxt]
         if p >= 0 and PI[p, P_STATE] == READY:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             PI[p, P_STATE] = RUNNING
             PI[p, P_SWITCHES] += 1
             S.F[n, N_ACT] = S.F[n, N_OVH]

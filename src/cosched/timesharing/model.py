@@ -187,6 +187,7 @@ class Node:
         "force",
         "gs_row",
         "idx",
+        "last",
         "ovh",
         "pb_at",
         "pre_at",
@@ -207,6 +208,7 @@ class Node:
         self.idx = idx
         self.procs: list[Proc] = []
         self.cur: Proc | None = None
+        self.last: Proc | None = None  # the process whose context the CPU holds
         self.act = 0.0  # time from which the running process's activity is accounted
         self.ovh = 0.0  # the CPU is busy with overhead until this time
         self.ver = 0

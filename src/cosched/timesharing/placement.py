@@ -57,7 +57,7 @@ def gang_start(sim: TimeSharingSim, job: JobState, t: float) -> None:
         p.qleft = float("inf")
         p.state = READY
         if row == sim.gs_active and n.cur is None:
-            n.cur = p
+            n.cur = n.last = p
             p.state = RUNNING
             n.act = n.ovh if n.ovh > t else t
             sim.resched(n, t)
@@ -87,7 +87,7 @@ def gang_slot(sim: TimeSharingSim, t: float) -> None:
         sim.charge(n, t, cost, "cs")
         p = n.gs_row[nxt]
         if p is not None and p.state == READY:
-            n.cur = p
+            n.cur = n.last = p
             p.state = RUNNING
             p.switches += 1
             n.act = n.ovh

@@ -246,7 +246,7 @@ class ProcessMixin:
         if self.flags.gang:
             p.state = READY
             if n.cur is None and n.gs_row[self.gs_active] is p:
-                n.cur = p
+                n.cur = n.last = p
                 p.state = RUNNING
                 n.act = n.ovh if n.ovh > t else t
                 self.resched(n, t)
@@ -257,11 +257,16 @@ class ProcessMixin:
         p.qleft = self.q_top
         self.qc += 2
         p.qkey = -self.qc
-        self.charge(n, t, self.qm_cost, "queue")
         cur = n.cur
         if cur is None:
+            # An idle CPU has no queue to reorder: the process resumes at once (and
+            # without a context switch if it was the last to run here).
             self.dispatch(n, t)
-        elif top > cur.level:
+            self.resched(n, t)
+            return
+        # Another process holds the CPU: the boost reorders the queues.
+        self.charge(n, t, self.qm_cost, "queue")
+        if top > cur.level:
             nt = self.next_tick(t)
             if nt < n.pre_at:
                 n.pre_at = nt

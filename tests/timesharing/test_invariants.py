@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosched.timesharing import SCHEMES, TSParams, jobs_table, ts_summary
+from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from tests.strategies import TS_NODES, ts_job
 
@@ -29,6 +30,18 @@ def run_checked(jobs, scheme, mpl, skew, grain, seed):
     return sim, sim.run()
 
 
+def job_rows(sim: TimeSharingSim) -> list[int]:
+    """The state rows of the started jobs."""
+    S = sim.state
+    jb = int(S.G[K.S_JB])
+    return [j for j in range(jb, S.I.shape[0]) if S.I[j, K.J_STARTED]]
+
+
+def proc_rows(sim: TimeSharingSim, j: int) -> range:
+    S = sim.state
+    return range(int(S.I[j, K.J_P0]), int(S.I[j, K.J_P0] + S.I[j, K.J_NPROCS]))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jobs=st.lists(job, min_size=1, max_size=5),
@@ -46,12 +59,14 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
     assert r.jobs["job_id"].is_unique
     assert (r.jobs["start_time"] >= r.jobs["submit_time"]).all()
     assert (r.jobs["end_time"] > r.jobs["start_time"]).all()
-    for js in sim.jobs:
-        assert js is not None and js.done_tasks == len(js.procs)
-        for p in js.procs:
+    S = sim.state
+    assert len(job_rows(sim)) == len(jobs)
+    for j in job_rows(sim):
+        assert S.I[j, K.J_DONE] == S.I[j, K.J_NPROCS]
+        for p in proc_rows(sim, j):
             # Every message sent was received once: nothing left in an endpoint.
-            assert p.inbox == [0, 0]
-            assert p.it == js.n_iter
+            assert S.I[p, K.P_INBOX0] == 0 and S.I[p, K.P_INBOX1] == 0
+            assert S.I[p, K.P_IT] == S.I[j, K.J_NITER]
     assert r.messages_sent == r.messages_received
     # CPU busy time never exceeds wall time, and the breakdown adds up.
     for c in ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check"):
@@ -64,7 +79,7 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
     m = ts_summary(r, nodes=NODES)
     assert 0 <= m["frac_idle"] <= 1
     # No node holds more than MPL jobs (checked at the end: all freed).
-    assert all(n.busy == 0 and not n.procs for n in sim.nodes)
+    assert all(S.I[n, K.N_BUSY] == 0 and S.I[n, K.N_NPROCS] == 0 for n in range(NODES))
 
 
 @settings(max_examples=25, deadline=None)
@@ -76,7 +91,8 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
 def test_compute_time_matches_the_program(jobs, mpl, seed) -> None:
     # Without PB's polling tax, CPU compute seconds equal the sum of compute phases.
     sim, r = run_checked(jobs, "SB", mpl, 0.0, 4, seed)
-    want = sum(js.comp * js.n_iter * len(js.procs) for js in sim.jobs if js is not None)
+    S = sim.state
+    want = sum(S.F[j, K.J_COMP] * S.I[j, K.J_NITER] * S.I[j, K.J_NPROCS] for j in job_rows(sim))
     assert float(r.nodes["compute"].sum()) == pytest.approx(want, rel=1e-6)
 
 
@@ -93,4 +109,5 @@ def test_invariants_crowded(jobs, scheme, mpl, seed) -> None:
     sim, r = run_checked(jobs, scheme, mpl, 1.5, 4, seed)
     assert r.unfinished == 0 and len(r.jobs) == len(jobs)
     assert r.messages_sent == r.messages_received
-    assert all(js is not None and js.done_tasks == len(js.procs) for js in sim.jobs)
+    S = sim.state
+    assert all(S.I[j, K.J_DONE] == S.I[j, K.J_NPROCS] for j in job_rows(sim))

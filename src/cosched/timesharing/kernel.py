@@ -1,20 +1,53 @@
-"""The compiled time-sharing simulator: the reference engine's event loop over arrays.
+"""The process-level time-sharing model, written once: plain Python over arrays.
 
-:class:`cosched.timesharing.engine.TimeSharingSim` is the readable reference (one
-object per node, process and job). This module runs the same model with every piece of
-state in numpy arrays and the event loop compiled by numba: the same events in the same
-order with the same floating-point operations, so both engines give bit-identical
-results (``tests/timesharing/test_kernel.py`` checks it on random workloads for every
-scheme). Each function here mirrors the reference method of the same name; change both
-together.
+Every rule of the model lives here and only here: a task's program (compute, I/O, send
+one message to each ring neighbour, receive one from each), the NIC that deposits
+messages into endpoints, each scheme's reaction (spin, block or yield; interrupt,
+periodic boost), the node's multi-level feedback queue and the gang matrix, and what
+each mechanism costs. numba compiles these functions (cached on disk); with
+``NUMBA_DISABLE_JIT=1`` the same source runs as ordinary Python, so it can be stepped
+through in a debugger (``tests/timesharing/test_kernel.py`` checks that both give the
+same bits). :class:`cosched.timesharing.engine.TimeSharingSim` builds the arrays and
+collects the results.
+
+The job model (section 3.2 of dynamic-coscheduling-cluster-simulation.txt): the ideal
+communication time of an iteration is the one-way latency L of a message, so an
+iteration lasts ``L / comm`` and its compute and I/O parts are ``L * comp / comm`` and
+``L * io / comm``; each is multiplied per task and iteration by ``1 + unif(-s/2, s/2)``
+(:func:`skew_unit`). The iteration count is ``round(run_time * comm / L)`` so that a job
+with s = 0 on dedicated nodes runs for its ``run_time``; a one-task job has no
+neighbours, and its compute and I/O shares are rescaled to fill the iteration.
+
+What costs CPU time, and when (Table 3 of the paper for the values):
+
+* a context switch (``context_switch``) when a CPU loads another process's context than
+  the one it ran last (a process resuming on the CPU it left idle pays nothing);
+* a gang switch (``gs_context_switch``) on every node at the end of every gang quantum
+  that changes the active row;
+* a NIC interrupt (``interrupt``) when a message wakes a blocked process (SB family) or
+  reaches a descheduled one (DCS);
+* a queue move (``queue_move``) when a process blocks, is woken by an interrupt, is
+  boosted by PB or by an I/O completion while another process holds the CPU (a wake-up
+  on an idle CPU reorders nothing), and twice per yield (SY), which also checks every
+  endpoint of the node (``endpoint_check`` each);
+* PB's endpoint poll every tick: ``procs * endpoint_check / tick`` of the CPU, charged
+  as a constant slow-down of the running process.
+
+Speed comes from three choices. A node has at most one pending CPU event: the running
+process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
+and the event falls at the earliest of activity end, quantum expiry, a pending
+preemption tick or a pending periodic-boost tick; stale events carry an old version and
+are skipped. The 1 ms scheduler tick is never an event by itself: a tick is only
+scheduled when something at a higher priority (or a boost) is waiting, and a PB tick
+only when the heuristic would boost someone.
 
 State lives in the named tuple :class:`State` (arrays only, so the kernel compiles once
-per machine with ``cache=True``): per node ``NI`` / ``NF`` (integer / float fields),
-``NPL`` (the node's process list, in arrival order) and ``GSROW`` (gang matrix cells);
-per process ``PI`` / ``PF``; per job ``JI`` / ``JF``; the event heap ``HT, HS, HK, HO,
-HV`` (time, sequence number, kind, object, version) ordered by (time, sequence) like the
-reference's ``heapq``; scalars in ``SI`` / ``SF``. The kernel is resumable: it returns
-when it needs a larger heap, and the caller grows the heap and calls it again.
+per machine with ``cache=True``): two tables ``I`` (int64) and ``F`` (float64) whose
+rows are the nodes, then the processes (a process's id is its row), then the jobs;
+globals and parameters ``G`` / ``GF``; the event heap ``HT`` (times) and ``HI``
+(sequence number, kind, object, version), ordered by (time, sequence). The kernel is
+resumable: it returns when it needs a larger heap, and the caller grows the heap and
+calls it again.
 """
 
 from __future__ import annotations
@@ -25,7 +58,7 @@ from typing import Any
 import numpy as np
 
 try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    from numba import carray, types
+    from numba import carray, config, types
     from numba import njit as _njit
     from numba.extending import intrinsic
 
@@ -56,7 +89,7 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     def _vi(a: Any) -> Any:
         return carray(_as_i64_ptr(a.ctypes.data), a.shape)
 
-    _NUMBA = True
+    _NUMBA = not getattr(config, "DISABLE_JIT", False)
 
 except ImportError:  # pragma: no cover
 
@@ -66,12 +99,12 @@ except ImportError:  # pragma: no cover
     _NUMBA = False
 
 
-__all__ = ["State", "run_kernel", "skew_unit_kernel"]
+__all__ = ["State", "run_kernel", "skew_unit"]
 
 INF = np.inf
 EPS = 1e-12
 
-# Process states, phases and event kinds (as in cosched.timesharing.model).
+# Process states, phases of an iteration, and event kinds.
 READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
 P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
 EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
@@ -129,8 +162,14 @@ State = namedtuple("State", ["I", "F", "G", "GF", "HT", "HI"])
 
 # ---------------------------------------------------------------------- random
 @njit
-def skew_unit_kernel(seed: int, rank: int, k: int) -> float:
-    """:func:`cosched.timesharing.model.skew_unit`, compiled (uint64 arithmetic)."""
+def skew_unit(seed: int, rank: int, k: int) -> float:
+    """The ``k``-th uniform [0, 1) draw of task ``rank`` of a job with ``seed``.
+
+    A counter-based generator (SplitMix64's finaliser of ``seed + rank * 2^40 + k``, in
+    wrapping uint64 arithmetic): a draw depends only on the job's seed (taken from the
+    run's generator), the task and the draw's index, never on the order in which events
+    consume draws.
+    """
     z = np.uint64(seed) + (np.uint64(rank) << np.uint64(40)) + np.uint64(k)
     z = z + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -141,10 +180,10 @@ def skew_unit_kernel(seed: int, rank: int, k: int) -> float:
 
 @njit
 def factor(S: Any, p: int) -> float:
-    """The next skew multiplier of process ``p`` (``Proc.factor``)."""
+    """The next skew multiplier ``1 + unif(-s/2, s/2)`` of process ``p``."""
     k = S.I[p, P_DRAW]
     S.I[p, P_DRAW] = k + 1
-    u = skew_unit_kernel(S.I[p, P_SEED], S.I[p, P_RANK], k)
+    u = skew_unit(S.I[p, P_SEED], S.I[p, P_RANK], k)
     return 1.0 + S.F[p, P_SKEW] * (u - 0.5)
 
 
@@ -279,13 +318,17 @@ def next_tick(S: Any, t: float) -> float:
 
 @njit
 def inbox_waiting(S: Any, q: int) -> int:
-    """Messages present on the side ``q`` waits for (side -1 reads side 1, as in Python)."""
+    """Messages present on the side ``q`` waits for (after its receive, side -1: side 1)."""
     return S.I[q, P_INBOX0 + (S.I[q, P_WAITING] & 1)]
 
 
 @njit
 def resched(S: Any, n: int, t: float) -> None:
-    """Replace the node's pending CPU event by the next one that matters."""
+    """Replace the node's pending CPU event by the next one that matters.
+
+    When the next event falls at the time of the pending one, the pending event is
+    kept (the handler reads the node's state, not the event): fewer heap pushes.
+    """
     NI = S.I
     NF = S.F
     PI = S.I
@@ -826,8 +869,13 @@ def pb_tick(S: Any, n: int, t: float) -> None:
 # ------------------------------------------------------------------ job start
 @njit
 def place(S: Any, procs: int) -> int:
-    """Choose cells for a job; the nodes go to ``G[G[S_TMPB]:][:procs]``. Returns the row
-    (-1 for the MLFQ schemes), -2 if the job must wait (``placement.place``)."""
+    """Choose cells for a job of ``procs`` tasks (section 2.3 of the paper).
+
+    Gang scheduling takes free cells of one matrix row (the first row that has enough);
+    the other schemes take the ``procs`` least loaded nodes that run fewer than MPL
+    processes (ties to the lower index). The nodes go to ``G[G[S_TMPB]:][:procs]``.
+    Returns the row (-1 for the MLFQ schemes), or -2 if the job must wait.
+    """
     N = S.G[F_NNODES]
     mpl = S.G[F_MPL]
     out = S.G[S.G[S_TMPB] :]
@@ -1035,7 +1083,8 @@ def gang_slot(S: Any, t: float) -> None:
 # -------------------------------------------------------------- checks, loop
 @njit
 def check_all(S: Any, t: float) -> bool:
-    """The per-node invariants (``TimeSharingSim.check_node``); False if broken."""
+    """The per-node invariants: at most one running process, the node's current one,
+    and CPU busy time within wall time. False (and the node and code in G) if broken."""
     for n in range(S.G[F_NNODES]):
         cur = S.I[n, N_CUR]
         running = 0

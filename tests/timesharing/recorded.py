@@ -5,12 +5,15 @@ run's exact results (every job time, node account and counter, floats written in
 and a few readable numbers. It was recorded at issue 15 from the Python reference
 engine, after the process-model fix of that issue and while the compiled kernel still
 agreed with it bit for bit (the differential test of issue 7); the reference engine was
-then deleted and the kernel became the one source of the model. A test runs every case
+then deleted and the kernel became the one source of the model. The FCS cases were
+added when FCS was written (issue 15), recorded from the kernel after its hand-checked
+scenarios (tests/timesharing/test_fcs.py) passed. A test runs every case
 and compares: any change of the model's results shows as a changed fingerprint.
 
 Re-record only for a deliberate change of the model, stating why in the commit:
 
     python -m tests.timesharing.recorded          # rewrites data/recorded.json
+    python -m tests.timesharing.recorded --new    # records only the cases not there
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from cosched.timesharing import SCHEMES, TSParams, jobs_table, simulate
+from cosched.timesharing.params import OTHER_SCHEMES
 from cosched.timesharing.workloads import make_workload
 
 PATH = Path(__file__).parent / "data" / "recorded.json"
@@ -59,7 +63,7 @@ def cases() -> list[dict[str, Any]]:
     """Every recorded case: small job lists under every setting, and Lublin jobs."""
     out: list[dict[str, Any]] = []
     k = 0
-    for scheme in SCHEMES:
+    for scheme in [*SCHEMES, *OTHER_SCHEMES]:
         for mpl, grain, skew, horizon in SETTINGS:
             out.append(
                 {"name": f"{scheme}/list{k}", "scheme": scheme, "kind": "list", "k": k,
@@ -115,12 +119,13 @@ def run_case(case: dict[str, Any], **extra: Any) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    data = {c["name"]: run_case(c) for c in cases()}
+def main(only_new: bool = False) -> None:
+    old = json.loads(PATH.read_text()) if only_new and PATH.exists() else {}
+    data = {c["name"]: old.get(c["name"]) or run_case(c) for c in cases()}
     PATH.parent.mkdir(exist_ok=True)
     PATH.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"{len(data)} cases written to {PATH}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    main(only_new="--new" in sys.argv)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from cosched.timesharing import SCHEMES, TSParams, jobs_table, ts_summary
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
+from cosched.timesharing.params import OTHER_SCHEMES
 from tests.strategies import TS_NODES, ts_job
 
 NODES = TS_NODES
@@ -45,7 +46,7 @@ def proc_rows(sim: TimeSharingSim, j: int) -> range:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jobs=st.lists(job, min_size=1, max_size=5),
-    scheme=st.sampled_from(sorted(SCHEMES)),
+    scheme=st.sampled_from(sorted({**SCHEMES, **OTHER_SCHEMES})),
     mpl=st.integers(1, 3),
     skew=st.sampled_from([0.0, 0.2, 1.5]),
     grain=st.sampled_from([1, 4, 16]),
@@ -100,7 +101,7 @@ def test_compute_time_matches_the_program(jobs, mpl, seed) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jobs=st.lists(job, min_size=3, max_size=10),
-    scheme=st.sampled_from(sorted(SCHEMES)),
+    scheme=st.sampled_from(sorted({**SCHEMES, **OTHER_SCHEMES})),
     mpl=st.integers(2, 5),
     seed=st.integers(0, 2**16),
 )

@@ -33,7 +33,17 @@ PROC_FLOAT = (
     ("io", K.P_IO_T),
     ("blocked", K.P_BLOCKED_T),
 )
-PROC_INT = (("sent", K.P_SENT), ("received", K.P_RECEIVED), ("switches", K.P_SWITCHES))
+PROC_INT = (
+    ("sent", K.P_SENT),
+    ("received", K.P_RECEIVED),
+    ("switches", K.P_SWITCHES),
+    ("klass", K.P_KLASS),
+    ("cslots", K.P_CSLOTS),
+    ("tslots", K.P_TSLOTS),
+    ("blocking_comms", K.P_CCOMM),
+)
+#: FCS class names by ``klass`` value (``TSResult.procs``; meaningful under FCS only).
+FCS_CLASSES = ("CS", "F", "DC")
 
 
 def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Generator) -> None:
@@ -64,6 +74,15 @@ def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Genera
         )
     if len(t) and (t["dcs_comm"].to_numpy() <= 0).any():
         raise WorkloadError(f"workload {workload.name!r}: dcs_comm must be > 0")
+    if "imbalance" in t.columns:
+        bad = t.index[~(t["imbalance"].to_numpy(dtype=float) > 0)]
+        if len(bad):
+            raise WorkloadError(
+                f"workload {workload.name!r}: imbalance must be > 0 "
+                f"(job {t['job_id'].iloc[bad[0]]!r}: {t['imbalance'].iloc[bad[0]]!r})"
+            )
+    if "imbalance_parity" in t.columns and not t["imbalance_parity"].isin([0, 1]).all():
+        raise WorkloadError(f"workload {workload.name!r}: imbalance_parity must be 0 or 1")
 
 
 def job_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -90,8 +109,10 @@ class TSResult:
         window_compute: CPU seconds spent computing, on all nodes, by the last submit.
         procs: one row per process of every started job (``job_id, rank, node``) with
             its counters: CPU seconds computing and spinning, seconds in I/O and
-            blocked, messages sent and received, context switches into it (the
-            per-process measurements a classifying scheduler such as FCS reads).
+            blocked, messages sent and received, context switches into it; under
+            FCS its class at the end (``klass``: 0 CS, 1 F, 2 DC, see
+            ``FCS_CLASSES``), its slots in that class and in all, and its blocking
+            communications since the last reset.
     """
 
     scheme: str
@@ -165,6 +186,11 @@ class TimeSharingSim:
         tab_f[jobs, K.J_WIO] = t["dcs_io"].to_numpy(dtype=np.float64)
         tab_f[jobs, K.J_WCOMM] = t["dcs_comm"].to_numpy(dtype=np.float64)
         tab_f[jobs, K.J_SKEW] = t["dcs_skew"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_SLOW] = (
+            t["imbalance"].to_numpy(dtype=np.float64) if "imbalance" in t.columns else 1.0
+        )
+        if "imbalance_parity" in t.columns:
+            tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1
         g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)
@@ -180,6 +206,9 @@ class TimeSharingSim:
         g[K.F_MPL] = mpl
         g[K.F_CHECK] = int(bool(check))
         g[K.F_NNODES] = nodes
+        g[K.F_FCS] = int(flags.fcs)
+        g[K.F_CSMIN] = int(p.fcs_cslots_min)
+        g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels)
         gf[K.R_LATENCY] = p.latency
         gf[K.R_CS] = p.context_switch
@@ -188,7 +217,12 @@ class TimeSharingSim:
         gf[K.R_INTR] = p.interrupt
         gf[K.R_QM] = p.queue_move
         gf[K.R_EC] = p.endpoint_check
-        gf[K.R_SPIN] = p.spin_budget(flags.wait)
+        gf[K.R_SPIN] = p.spin_budget(flags.wait, flags.fcs)
+        gf[K.R_CST] = p.fcs_cs_thresh
+        gf[K.R_DCT] = p.fcs_dc_thresh
+        gf[K.R_FT] = p.fcs_f_factor * p.fcs_cs_thresh
+        gf[K.R_CLS] = p.fcs_classify
+        gf[K.R_NM] = p.fcs_nm
         gf[K.R_TICK] = p.tick
         gf[K.R_RAISE] = p.raise_period
         gf[K.R_QTOP] = quanta[levels - 1]

@@ -17,9 +17,10 @@ RNG = np.random.default_rng
 P = TSParams(gs_quantum=0.1, fcs_cslots_min=5)
 GRAIN = 1e-3  # section 3: 1 ms of computation per iteration
 # Footnote 4: the slow ranks compute a bit over twice as much, so that the job alone
-# takes twice the balanced job's time (the communication time is unchanged):
-# slow * grain + L = 2 * (grain + L).
-SLOW = 2 + P.latency / GRAIN
+# takes twice the balanced job's time (the communication time is unchanged). A slow
+# rank finds its neighbours' messages waiting, so its iteration is its computation:
+# slow * grain = 2 * (grain + L).
+SLOW = 2 + 2 * P.latency / GRAIN
 
 
 def classes(r, job_id: int) -> list[str]:
@@ -44,7 +45,7 @@ def test_balanced_fine_grained_jobs_run_as_under_gs() -> None:
 def test_imbalanced_jobs_fast_ranks_are_f_and_the_gaps_are_filled() -> None:
     # Section 3.2: job 1's odd ranks and job 2's even ranks compute SLOW x 1 ms. A fast
     # rank computes 1 ms (below F_thresh = 1.7 ms) and then waits for its slow
-    # neighbours, so its granularity exceeds 2 ms: F. A slow rank computes 2.19 ms per
+    # neighbours, so its granularity exceeds 2 ms: F. A slow rank computes 2.37 ms per
     # communication (above F_thresh) at a granularity above 2 ms: DC.
     w = bsp_jobs([(0.0, 6.0, 4, GRAIN, SLOW, 1), (0.0, 6.0, 4, GRAIN, SLOW, 0)], params=P)
     runs = {s: simulate(w, scheme=s, nodes=4, mpl=2, rng=RNG(0), params=P) for s in ("GS", "FCS")}
@@ -53,9 +54,9 @@ def test_imbalanced_jobs_fast_ranks_are_f_and_the_gaps_are_filled() -> None:
     assert classes(fcs, 2) == ["DC", "F", "DC", "F"]
     # GS leaves a fast rank's CPU idle (spinning) while it waits: each job alone takes
     # 2 x 6 s, and the two alternate: about 24 s. A node's work is one slow and one
-    # fast process: (SLOW + 1) ms per iteration of 1.185 ms ideal, i.e. 6 x 3.185 /
-    # 1.185 = 16.1 s; FCS, filling the fast ranks' waits with the other job's slow
-    # rank, must come close to that and well below GS.
+    # fast process: (SLOW + 1) ms per iteration of 1.185 ms ideal, i.e. 6 x 3.37 /
+    # 1.185 = 17.1 s; FCS, filling the fast ranks' waits with the other job's slow
+    # rank, must stay above that and well below GS.
     gs_end = float(gs.jobs["end_time"].max())
     fcs_end = float(fcs.jobs["end_time"].max())
     work = 6.0 * (SLOW + 1) * GRAIN / (GRAIN + P.latency)
@@ -105,3 +106,20 @@ def test_bad_fcs_inputs_are_named() -> None:
 
     with pytest.raises(WorkloadError, match="imbalance must be > 0"):
         simulate(Workload.from_table(t, name="x"), scheme="FCS", nodes=2, rng=RNG(0))
+
+
+def test_the_fcs_reproduction_spec_and_a_small_cell() -> None:
+    from cosched.experiments.model import CellEnv
+    from cosched.experiments.reproductions import spec
+    from cosched.timesharing.fcs_experiment import run_cell
+
+    tasks = spec("fcs", quick=True).tasks()
+    assert len(tasks) == 3 * 4  # three scenarios x FCFS, GS, SB, FCS
+    base = {"scenario": "imbalanced", "nodes": 2, "job_time": 2.0, "grain": GRAIN,
+            "quantum": 0.1, "cslots_min": 5}  # fmt: skip
+    out = {s: run_cell({**base, "scheme": s}, 1, CellEnv()) for s in ("FCFS", "GS", "FCS")}
+    # FCFS: the imbalanced job alone takes twice the balanced one (2 s): 4 s, then 8 s.
+    assert out["FCFS"]["job1_end"] == pytest.approx(4.0, rel=0.01)
+    assert out["FCFS"]["turnaround"] == pytest.approx(8.0, rel=0.01)
+    assert out["FCS"]["procs_f"] == 2 and out["FCS"]["procs_dc"] == 2
+    assert out["FCS"]["turnaround"] < 0.9 * out["GS"]["turnaround"]

@@ -38,6 +38,20 @@ def test_all_bounded_and_none_bounded() -> None:
     assert (s.bounded_load, s.unbounded_load) == (0.6, 1.2)
 
 
+def test_a_common_reference_catches_a_sweep_saturated_from_the_start() -> None:
+    # Against itself, a policy whose response is already 20 at the lowest load stays
+    # "bounded" (45 < 5 x 20); against a common reference of 2 (another policy's
+    # response at that load), the bound is 10 and it is unbounded from the start.
+    loads, resp = [0.4, 0.6, 0.8], [20.0, 30.0, 45.0]
+    assert saturation_point(loads, resp, [0, 0, 0]).label() == ">= 0.8"
+    s = saturation_point(loads, resp, [0, 0, 0], reference=2.0)
+    assert s.label() == "< 0.4" and s.reference == 2.0
+    s = saturation_point(loads, [2.0, 9.0, 11.0], [0, 0, 0], reference=2.0)
+    assert (s.bounded_load, s.unbounded_load) == (0.6, 0.8)
+    with pytest.raises(ConfigError, match="reference"):
+        saturation_point(loads, resp, [0, 0, 0], reference=0.0)
+
+
 def test_bad_sweeps_are_named() -> None:
     with pytest.raises(ConfigError, match="at least one"):
         saturation_point([], [], [])

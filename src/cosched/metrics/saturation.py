@@ -2,10 +2,12 @@
 stays bounded (definition in docs/metrics.md).
 
 A run at offered load rho is *bounded* when every job finished within the run's horizon
-and its mean response is at most ``factor`` times the mean response of the sweep's
-lowest load. The saturation point is the highest load of the sweep such that the run at
-that load and the runs at every lower load are bounded; the next load of the sweep (the
-first unbounded one) is returned too, so that a coarse sweep says "between 1.2 and 1.8"
+and its mean response is at most ``factor`` times a reference response: the sweep's own
+response at its lowest load, or one given for several sweeps compared together (so that
+a policy already saturated at the lowest load is not judged against itself). The
+saturation point is the highest load of the sweep such that the run at that load and
+the runs at every lower load are bounded; the next load of the sweep (the first
+unbounded one) is returned too, so that a coarse sweep says "between 1.2 and 1.8"
 rather than pretending to a precision it does not have.
 """
 
@@ -36,7 +38,7 @@ class Saturation:
         unbounded_load: the sweep's next load, the first one not bounded (inf: every
             load of the sweep was bounded, the saturation point is at or above
             ``bounded_load``).
-        reference: the mean response at the sweep's lowest load.
+        reference: the reference response (given, or the sweep's at its lowest load).
         factor: the bound used, as a multiple of ``reference``.
     """
 
@@ -60,6 +62,7 @@ def saturation_point(
     unfinished: Sequence[float],
     *,
     factor: float = DEFAULT_FACTOR,
+    reference: float | None = None,
 ) -> Saturation:
     """The saturation point of one sweep (one policy, one workload, several loads).
 
@@ -67,7 +70,10 @@ def saturation_point(
         loads: the offered loads of the runs (distinct, > 0; any order).
         mean_response: each run's mean response (NaN if no job finished).
         unfinished: each run's count of jobs not finished at its horizon.
-        factor: the bound, as a multiple of the lowest load's mean response (> 1).
+        factor: the bound, as a multiple of the reference response (> 1).
+        reference: the reference response (> 0); default: this sweep's mean response
+            at its lowest load. Give one common value (e.g. the best policy's response
+            at the lowest load) to compare several policies' sweeps on one bound.
 
     Returns:
         The :class:`Saturation`.
@@ -91,8 +97,10 @@ def saturation_point(
             raise ConfigError(f"saturation_point: loads must be finite and > 0 (got {x!r})")
     if len(set(loads)) != n:
         raise ConfigError(f"saturation_point: a load appears twice in {list(loads)}")
+    if reference is not None and not (math.isfinite(reference) and reference > 0):
+        raise ConfigError(f"saturation_point: reference must be > 0 (got {reference!r})")
     order = sorted(range(n), key=lambda i: loads[i])
-    ref = float(mean_response[order[0]])
+    ref = float(mean_response[order[0]]) if reference is None else float(reference)
     bound = factor * ref
     bounded = math.nan
     for i in order:

@@ -16,7 +16,8 @@ all submitted at time 0. ``job_time`` is the balanced job's time alone (the pape
 
 FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
 get one matrix row (or one process slot per node) per job. SB spins for the FCS paper's
-120 us before blocking (its section 3; ``spin_factor`` is set to give that spin).
+120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
+(L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1.
 """
 
 from __future__ import annotations

@@ -8,11 +8,13 @@ Usage::
 
     python benchmarks/bench_timesharing.py                       # all schemes, both sizes
     python benchmarks/bench_timesharing.py --schemes PB --horizon 3600 --msg-factor 1
-    python benchmarks/bench_timesharing.py --engine reference    # the Python engine
+    NUMBA_DISABLE_JIT=1 python benchmarks/bench_timesharing.py --schemes PB --horizon 1
+                                  # the same model interpreted (to compare)
 
 Times are CPU seconds of this process (``time.process_time``), so another job on the
 other core does not inflate them; the compiled kernel's one-time compilation (cached
-on disk) is done by a short warm-up run before timing.
+on disk) is done by a short warm-up run before timing. Pin it to one core for figures
+(``taskset -c 0``).
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ def backlog(seed: int = 1) -> Workload:
     return Workload.from_table(t, name="backlog")
 
 
-def measure(scheme: str, msg_factor: int, horizon: float, engine: str) -> dict[str, float]:
+def measure(scheme: str, msg_factor: int, horizon: float) -> dict[str, float]:
     """Simulate ``horizon`` seconds; the speed figures."""
     w = backlog()
     params = TSParams(msg_size=4096.0 * msg_factor)
-    kw = dict(scheme=scheme, nodes=32, mpl=5, params=params, engine=engine)
+    kw = dict(scheme=scheme, nodes=32, mpl=5, params=params)
     simulate(w, rng=np.random.default_rng(2), horizon=0.01, **kw)  # warm-up (compile)
     t0 = time.process_time()
     r = simulate(w, rng=np.random.default_rng(2), horizon=horizon, **kw)
@@ -71,13 +73,12 @@ def main() -> None:
         default=None,
         help="simulated seconds (default 10 for factor 1, 60 otherwise)",
     )
-    ap.add_argument("--engine", default="compiled", choices=["compiled", "reference"])
     args = ap.parse_args()
     print(f"{'scheme':8s} {'msg':>7s} {'sim s/CPU s':>12s} {'events/s':>10s} {'1 h takes':>10s}")
     for f in args.msg_factor:
         horizon = args.horizon or (10.0 if f == 1 else 60.0)
         for s in args.schemes:
-            m = measure(s, f, horizon, args.engine)
+            m = measure(s, f, horizon)
             print(
                 f"{s:8s} {4096 * f:7d} {m['sim_per_wall']:12.2f} {m['events_per_s']:10.0f} "
                 f"{m['hour_s']:9.0f}s",

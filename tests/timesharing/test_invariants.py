@@ -8,7 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosched.timesharing import SCHEMES, TSParams, jobs_table, ts_summary
+from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
+from cosched.timesharing.params import OTHER_SCHEMES
 from tests.strategies import TS_NODES, ts_job
 
 NODES = TS_NODES
@@ -29,10 +31,22 @@ def run_checked(jobs, scheme, mpl, skew, grain, seed):
     return sim, sim.run()
 
 
+def job_rows(sim: TimeSharingSim) -> list[int]:
+    """The state rows of the started jobs."""
+    S = sim.state
+    jb = int(S.G[K.S_JB])
+    return [j for j in range(jb, S.I.shape[0]) if S.I[j, K.J_STARTED]]
+
+
+def proc_rows(sim: TimeSharingSim, j: int) -> range:
+    S = sim.state
+    return range(int(S.I[j, K.J_P0]), int(S.I[j, K.J_P0] + S.I[j, K.J_NPROCS]))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jobs=st.lists(job, min_size=1, max_size=5),
-    scheme=st.sampled_from(sorted(SCHEMES)),
+    scheme=st.sampled_from(sorted({**SCHEMES, **OTHER_SCHEMES})),
     mpl=st.integers(1, 3),
     skew=st.sampled_from([0.0, 0.2, 1.5]),
     grain=st.sampled_from([1, 4, 16]),
@@ -46,12 +60,14 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
     assert r.jobs["job_id"].is_unique
     assert (r.jobs["start_time"] >= r.jobs["submit_time"]).all()
     assert (r.jobs["end_time"] > r.jobs["start_time"]).all()
-    for js in sim.jobs:
-        assert js is not None and js.done_tasks == len(js.procs)
-        for p in js.procs:
+    S = sim.state
+    assert len(job_rows(sim)) == len(jobs)
+    for j in job_rows(sim):
+        assert S.I[j, K.J_DONE] == S.I[j, K.J_NPROCS]
+        for p in proc_rows(sim, j):
             # Every message sent was received once: nothing left in an endpoint.
-            assert p.inbox == [0, 0]
-            assert p.it == js.n_iter
+            assert S.I[p, K.P_INBOX0] == 0 and S.I[p, K.P_INBOX1] == 0
+            assert S.I[p, K.P_IT] == S.I[j, K.J_NITER]
     assert r.messages_sent == r.messages_received
     # CPU busy time never exceeds wall time, and the breakdown adds up.
     for c in ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check"):
@@ -64,7 +80,7 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
     m = ts_summary(r, nodes=NODES)
     assert 0 <= m["frac_idle"] <= 1
     # No node holds more than MPL jobs (checked at the end: all freed).
-    assert all(n.busy == 0 and not n.procs for n in sim.nodes)
+    assert all(S.I[n, K.N_BUSY] == 0 and S.I[n, K.N_NPROCS] == 0 for n in range(NODES))
 
 
 @settings(max_examples=25, deadline=None)
@@ -76,7 +92,8 @@ def test_invariants(jobs, scheme, mpl, skew, grain, seed) -> None:
 def test_compute_time_matches_the_program(jobs, mpl, seed) -> None:
     # Without PB's polling tax, CPU compute seconds equal the sum of compute phases.
     sim, r = run_checked(jobs, "SB", mpl, 0.0, 4, seed)
-    want = sum(js.comp * js.n_iter * len(js.procs) for js in sim.jobs if js is not None)
+    S = sim.state
+    want = sum(S.F[j, K.J_COMP] * S.I[j, K.J_NITER] * S.I[j, K.J_NPROCS] for j in job_rows(sim))
     assert float(r.nodes["compute"].sum()) == pytest.approx(want, rel=1e-6)
 
 
@@ -84,7 +101,7 @@ def test_compute_time_matches_the_program(jobs, mpl, seed) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jobs=st.lists(job, min_size=3, max_size=10),
-    scheme=st.sampled_from(sorted(SCHEMES)),
+    scheme=st.sampled_from(sorted({**SCHEMES, **OTHER_SCHEMES})),
     mpl=st.integers(2, 5),
     seed=st.integers(0, 2**16),
 )
@@ -93,4 +110,5 @@ def test_invariants_crowded(jobs, scheme, mpl, seed) -> None:
     sim, r = run_checked(jobs, scheme, mpl, 1.5, 4, seed)
     assert r.unfinished == 0 and len(r.jobs) == len(jobs)
     assert r.messages_sent == r.messages_received
-    assert all(js is not None and js.done_tasks == len(js.procs) for js in sim.jobs)
+    S = sim.state
+    assert all(S.I[j, K.J_DONE] == S.I[j, K.J_NPROCS] for j in job_rows(sim))

@@ -1,5 +1,6 @@
 """Per-job outcomes and summary metrics, as pure functions of the outcome table."""
 
+from cosched.metrics.saturation import Saturation, saturation_point
 from cosched.metrics.summary import (
     DURATION_CLASSES,
     JobClasses,
@@ -13,9 +14,11 @@ from cosched.metrics.summary import (
 __all__ = [
     "DURATION_CLASSES",
     "JobClasses",
+    "Saturation",
     "by_class",
     "class_metrics",
     "node_busy_seconds",
     "outcomes",
+    "saturation_point",
     "summarize",
 ]

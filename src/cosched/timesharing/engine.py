@@ -1,55 +1,53 @@
-"""The process-level discrete-event simulator (node MLFQ, NIC, schemes, gang matrix).
+"""Driver of the time-sharing model: builds the state arrays, runs the model, collects
+a :class:`TSResult`.
 
-Speed comes from three choices. A node has at most one pending CPU event: the running
-process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
-and the event falls at the earliest of activity end, quantum expiry, a pending
-preemption tick or a pending periodic-boost tick; stale events carry an old version
-and are skipped. The 1 ms scheduler tick is never an event by itself: a tick is only
-scheduled when something at a higher priority (or a boost) is waiting. Periodic boost
-(PB) polls every endpoint every tick; that cost is charged as a constant slow-down of
-the running process (``1 - procs * endpoint_check / tick``) and a tick event is only
-created when the heuristic would boost someone.
+The model itself (node MLFQ, NIC, schemes, gang matrix, the process program) is written
+once, in :mod:`cosched.timesharing.kernel`, as plain Python over arrays; numba compiles
+it, and ``NUMBA_DISABLE_JIT=1`` runs the very same source as Python (slowly) to read it
+in a debugger.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from cosched.errors import ConfigError, InvariantError, UnknownNameError, WorkloadError
-from cosched.timesharing.model import (
-    EPS,
-    EV_ARRIVE,
-    EV_CPU,
-    EV_IODONE,
-    EV_RAISE,
-    EV_SLOT,
-    INF,
-    READY,
-    RUNNING,
-    JobState,
-    Node,
-    Proc,
-)
+from cosched.errors import ConfigError, InvariantError, WorkloadError
+from cosched.timesharing import kernel as K
 from cosched.timesharing.params import TSParams, scheme_flags
-from cosched.timesharing.process import ProcessMixin
 from cosched.workload.job import Workload
 
 __all__ = ["TSResult", "TimeSharingSim", "check_inputs", "job_seeds", "simulate"]
 
-_CPU, _ARRIVE, _IODONE, _RAISE, _SLOT = EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT
-_heappush = heapq.heappush
-_floor = math.floor
+INF = math.inf
 _NEEDED = ("dcs_comp", "dcs_io", "dcs_comm", "dcs_skew")
+_WAIT = {"spin": K.WAIT_SPIN, "block": K.WAIT_BLOCK, "yield": K.WAIT_YIELD}
+_ARRIVAL = {"none": K.ARR_NONE, "interrupt": K.ARR_INTERRUPT, "periodic": K.ARR_PERIODIC}
+#: Per-process counters of ``TSResult.procs`` and their state columns.
+PROC_FLOAT = (
+    ("compute", K.P_COMPUTE_T),
+    ("spin", K.P_SPIN_T),
+    ("io", K.P_IO_T),
+    ("blocked", K.P_BLOCKED_T),
+)
+PROC_INT = (
+    ("sent", K.P_SENT),
+    ("received", K.P_RECEIVED),
+    ("switches", K.P_SWITCHES),
+    ("klass", K.P_KLASS),
+    ("cslots", K.P_CSLOTS),
+    ("tslots", K.P_TSLOTS),
+    ("blocking_comms", K.P_CCOMM),
+)
+#: FCS class names by ``klass`` value (``TSResult.procs``; meaningful under FCS only).
+FCS_CLASSES = ("CS", "F", "DC")
 
 
 def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Generator) -> None:
-    """Reject what neither engine can simulate, with the offending value named.
+    """Reject what the model cannot simulate, with the offending value named.
 
     Raises:
         ConfigError: ``nodes`` or ``mpl`` is not an integer >= 1, or ``rng`` is not a
@@ -76,6 +74,15 @@ def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Genera
         )
     if len(t) and (t["dcs_comm"].to_numpy() <= 0).any():
         raise WorkloadError(f"workload {workload.name!r}: dcs_comm must be > 0")
+    if "imbalance" in t.columns:
+        bad = t.index[~(t["imbalance"].to_numpy(dtype=float) > 0)]
+        if len(bad):
+            raise WorkloadError(
+                f"workload {workload.name!r}: imbalance must be > 0 "
+                f"(job {t['job_id'].iloc[bad[0]]!r}: {t['imbalance'].iloc[bad[0]]!r})"
+            )
+    if "imbalance_parity" in t.columns and not t["imbalance_parity"].isin([0, 1]).all():
+        raise WorkloadError(f"workload {workload.name!r}: imbalance_parity must be 0 or 1")
 
 
 def job_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -100,6 +107,12 @@ class TSResult:
         unfinished: jobs not finished when the run stopped (horizon reached).
         window: first and last submit time.
         window_compute: CPU seconds spent computing, on all nodes, by the last submit.
+        procs: one row per process of every started job (``job_id, rank, node``) with
+            its counters: CPU seconds computing and spinning, seconds in I/O and
+            blocked, messages sent and received, context switches into it; under
+            FCS its class at the end (``klass``: 0 CS, 1 F, 2 DC, see
+            ``FCS_CLASSES``), its slots in that class and in all, and its blocking
+            communications since the last reset.
     """
 
     scheme: str
@@ -112,10 +125,16 @@ class TSResult:
     unfinished: int = 0
     window: tuple[float, float] = (0.0, 0.0)
     window_compute: float = 0.0
+    procs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-class TimeSharingSim(ProcessMixin):
-    """One run of one scheme on one workload (see :func:`simulate`)."""
+class TimeSharingSim:
+    """One run of one scheme on one workload (see :func:`simulate`).
+
+    ``state`` holds every piece of the model's state (:class:`kernel.State`); the
+    kernel's functions can be called on it directly, which is how the scenario tests
+    set up a situation and watch one mechanism react.
+    """
 
     def __init__(
         self,
@@ -128,477 +147,210 @@ class TimeSharingSim(ProcessMixin):
         params: TSParams | None = None,
         check: bool = False,
     ) -> None:
-        self.flags = scheme_flags(scheme)
+        flags = scheme_flags(scheme)
         self.scheme = scheme
         check_inputs(workload, nodes, mpl, rng)
-        self.p = TSParams() if params is None else params
-        self.rng = rng
-        self.check = check
-        self.mpl = int(mpl)
-        self.nodes = [Node(i, self.mpl) for i in range(int(nodes))]
-        self._load(workload)
-        self.top = int(self.p.levels) - 1
-        self.quanta = self.p.quanta()
-        self.q_top = self.quanta[self.top]
-        self.latency = self.p.latency
-        self.cs_cost = self.p.context_switch
-        self.tick = self.p.tick
-        self.qm_cost = self.p.queue_move
-        self.spin_budget = self.p.spin_budget(self.flags.wait)
-        self.periodic = self.flags.arrival == "periodic"
-        self.interrupts = self.flags.arrival == "interrupt"
-        self.heap: list[tuple[float, int, int, object, int]] = []
-        self.seq = 0
-        self.qc = 0
-        self.t = 0.0
-        self.events = 0
-        self.sent = 0
-        self.received = 0
-        self.queue: deque[int] = deque()
-        self.running = 0
-        self.gs_active = 0
-        self.gs_rows = [0] * self.mpl  # jobs per matrix row
-        self.ticking = False
-        self.window = (0.0, 0.0)
-        self.window_compute = 0.0
-
-    # ----------------------------------------------------------------- workload
-    def _load(self, w: Workload) -> None:
-        t = w.table
-        self.w_id = t["job_id"].to_numpy().tolist()
-        self.w_submit = t["submit_time"].to_numpy(dtype=float).tolist()
-        self.w_run = t["run_time"].to_numpy(dtype=float).tolist()
-        self.w_procs = t["procs"].to_numpy().astype(int).tolist()
-        self.w_shares = list(
-            zip(
-                t["dcs_comp"].to_numpy(dtype=float).tolist(),
-                t["dcs_io"].to_numpy(dtype=float).tolist(),
-                t["dcs_comm"].to_numpy(dtype=float).tolist(),
-                strict=True,
-            )
+        p = TSParams() if params is None else params
+        nodes, mpl = int(nodes), int(mpl)
+        t = workload.table
+        n_jobs = len(t)
+        procs = t["procs"].to_numpy().astype(np.int64)
+        n_procs = int(procs.sum())
+        self.nodes = nodes
+        self.w_id = t["job_id"].to_numpy()
+        levels = int(p.levels)
+        quanta = np.array(p.quanta(), dtype=np.float64)
+        n_rows = nodes + max(n_procs, 1) + n_jobs
+        jb = nodes + max(n_procs, 1)  # jobs are the last rows
+        self.jb = jb
+        width_i = max(K.N_PL + 2 * mpl, K.K_PI, K.K_JI)
+        width_f = max(K.K_NF, K.K_PF, K.K_JF)
+        tab_i = np.zeros((n_rows, width_i), dtype=np.int64)
+        tab_f = np.zeros((n_rows, width_f))
+        tab_i[:nodes, K.N_CUR] = -1
+        tab_i[:nodes, K.N_TARGET] = -1
+        tab_i[:nodes, K.N_LAST] = -1
+        tab_i[:nodes, K.N_PL :] = -1  # process lists and gang cells
+        tab_f[:nodes, K.N_DUE] = math.inf
+        tab_f[:nodes, K.N_PRE] = math.inf
+        tab_f[:nodes, K.N_PB] = math.inf
+        tab_f[:nodes, K.N_SPEED] = 1.0
+        jobs = slice(jb, jb + n_jobs)
+        tab_i[jobs, K.J_PROCS] = procs
+        tab_i[jobs, K.J_SEED] = job_seeds(rng, n_jobs)
+        tab_f[jobs, K.J_START] = math.nan
+        tab_f[jobs, K.J_END] = math.nan
+        tab_f[jobs, K.J_SUB] = t["submit_time"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_RUN] = t["run_time"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WCOMP] = t["dcs_comp"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WIO] = t["dcs_io"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_WCOMM] = t["dcs_comm"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_SKEW] = t["dcs_skew"].to_numpy(dtype=np.float64)
+        tab_f[jobs, K.J_SLOW] = (
+            t["imbalance"].to_numpy(dtype=np.float64) if "imbalance" in t.columns else 1.0
         )
-        self.w_skew = t["dcs_skew"].to_numpy(dtype=float).tolist()
-        self.jobs: list[JobState | None] = [None] * len(t)
-        # One seed per job for its skew draws, in job order (jobs start in FCFS order).
-        self.job_seeds = job_seeds(self.rng, len(t)).tolist()
+        if "imbalance_parity" in t.columns:
+            tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
+        tmp_b = K.G_GSR + mpl
+        q_b = tmp_b + max(nodes, mpl) + 1
+        g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)
+        g[K.S_NEXTPROC] = nodes  # process ids are rows, after the nodes
+        g[K.S_JB] = jb
+        g[K.S_GSCOL] = K.N_PL + mpl
+        g[K.S_TMPB] = tmp_b
+        g[K.S_QB] = q_b
+        g[K.F_GANG] = int(flags.gang)
+        g[K.F_WAIT] = _WAIT[flags.wait]
+        g[K.F_ARRIVAL] = _ARRIVAL[flags.arrival]
+        g[K.F_TOP] = levels - 1
+        g[K.F_MPL] = mpl
+        g[K.F_CHECK] = int(bool(check))
+        g[K.F_NNODES] = nodes
+        g[K.F_FCS] = int(flags.fcs)
+        g[K.F_CSMIN] = int(p.fcs_cslots_min)
+        g[K.F_TSMAX] = int(p.fcs_tslots_max)
+        gf = np.zeros(K.G_QU + levels)
+        gf[K.R_LATENCY] = p.latency
+        gf[K.R_CS] = p.context_switch
+        gf[K.R_GSCS] = p.gs_context_switch
+        gf[K.R_GSQ] = p.gs_quantum
+        gf[K.R_INTR] = p.interrupt
+        gf[K.R_QM] = p.queue_move
+        gf[K.R_EC] = p.endpoint_check
+        gf[K.R_SPIN] = p.spin_budget(flags.wait, flags.fcs)
+        gf[K.R_CST] = p.fcs_cs_thresh
+        gf[K.R_DCT] = p.fcs_dc_thresh
+        gf[K.R_FT] = p.fcs_f_factor * p.fcs_cs_thresh
+        gf[K.R_CLS] = p.fcs_classify
+        gf[K.R_NM] = p.fcs_nm
+        gf[K.R_TICK] = p.tick
+        gf[K.R_RAISE] = p.raise_period
+        gf[K.R_QTOP] = quanta[levels - 1]
+        gf[K.G_QU :] = quanta
+        self.margin = 2 * nodes * mpl + 2 * nodes + 16
+        cap = 4 * self.margin + 4 * n_procs + 64
+        self.state = K.State(
+            I=tab_i,
+            F=tab_f,
+            G=g,
+            GF=gf,
+            HT=np.zeros(cap),
+            HI=np.zeros((cap, 4), dtype=np.int64),
+        )
 
-    # ------------------------------------------------------------------- events
-    def push(self, t: float, kind: int, obj: object, ver: int = 0) -> None:
-        """Add an event (ties keep insertion order, so runs are deterministic)."""
-        self.seq += 1
-        heapq.heappush(self.heap, (t, self.seq, kind, obj, ver))
+    def _grow(self) -> None:
+        s = self.state
+        n = s.HT.shape[0]
+        ht = np.zeros(2 * n)
+        ht[:n] = s.HT
+        hi = np.zeros((2 * n, 4), dtype=np.int64)
+        hi[:n] = s.HI
+        self.state = s._replace(HT=ht, HI=hi)
 
-    def run(self, horizon: float = INF) -> TSResult:
+    def run(self, horizon: float = math.inf) -> TSResult:
         """Simulate until every job ended (or ``horizon`` simulated seconds)."""
-        heap = self.heap
-        pop = heapq.heappop
-        submits = self.w_submit
-        nsub = len(submits)
-        i = 0
-        done_all = False
-        check = self.check
-        node_event = self.node_event
-        arrive = self.arrive
-        io_done = self.io_done
-        events = self.events
-        now = self.t
-        try:
-            while True:
-                ts = submits[i] if i < nsub else INF
-                # Heap events strictly before the next submission (a submission at the
-                # time of an event goes first), up to the horizon.
-                stop = ts if ts < horizon else horizon
-                while heap:
-                    ev = heap[0]
-                    t = ev[0]
-                    if t >= ts or t > stop:
-                        break
-                    pop(heap)
-                    kind = ev[2]
-                    obj = ev[3]
-                    if check:
-                        if t < now:
-                            raise InvariantError(f"event at {t} s after time {now} s")
-                        self.t = t
-                        self.check_all()
-                    now = t
-                    events += 1
-                    if kind == _CPU:
-                        if ev[4] == obj.ver:  # type: ignore[attr-defined]
-                            obj.due = INF  # type: ignore[attr-defined]
-                            node_event(obj, t)  # type: ignore[arg-type]
-                    elif kind == _ARRIVE:
-                        arrive(obj, ev[4], t)  # type: ignore[arg-type]
-                    elif kind == _IODONE:
-                        io_done(obj, t)  # type: ignore[arg-type]
-                    elif kind == _RAISE:
-                        self.raise_all(t)
-                    else:
-                        self.gs_slot(t)
-                th = heap[0][0] if heap else INF
-                if ts == INF and th == INF:
-                    done_all = True
-                    break
-                if ts <= th:
-                    if ts > horizon:
-                        break
-                    now = ts
-                    self.t = ts
-                    while i < nsub and submits[i] == ts:
-                        self.queue.append(i)
-                        i += 1
-                    if i == nsub:
-                        self.snapshot(ts)
-                    self.try_start(ts)
-                    continue
-                # th < ts and th > horizon
+        self.state.GF[K.R_HORIZON] = horizon
+        while True:
+            # With NUMBA_DISABLE_JIT=1 the skew generator's uint64 products wrap in
+            # numpy, which warns; compiled, they wrap silently. Same numbers either way.
+            with np.errstate(over="ignore"):
+                ret = K.run_kernel(self.state, self.margin)
+            if ret != K.RET_GROW:
                 break
-        finally:
-            self.events = events
-            self.t = now
-        if done_all:
-            # Periodic events (priority raise, gang slot) may outlive the last job.
-            end = max((j.end for j in self.jobs if j is not None), default=self.t)
+            self._grow()
+        s = self.state
+        now = float(s.GF[K.S_NOW])
+        if ret == K.RET_OVERFLOW:
+            raise InvariantError("event heap overflow: the growth margin is too small")
+        if ret == K.RET_BACKWARDS:
+            raise InvariantError(f"event at {s.GF[K.S_ERRT]} s after time {now} s")
+        if ret == K.RET_INVARIANT:
+            node, code = int(s.G[K.S_ERRNODE]), int(s.G[K.S_ERR])
+            what = {
+                1: "more than one running process",
+                2: "current process is not running",
+                3: f"busy time exceeds wall time {now} s",
+            }[code]
+            raise InvariantError(f"node {node}: {what}")
+        jobs = slice(self.jb, None)
+        started = s.I[jobs, K.J_STARTED] == 1
+        if ret == K.RET_DONE:
+            ends = s.F[jobs][started, K.J_END]
+            end = float(ends.max()) if ends.size else now
         else:
-            end = min(self.t, horizon)
-        return self.result(end)
+            end = min(now, horizon)
+        return self._result(end)
 
-    def snapshot(self, t: float) -> None:
-        """Compute seconds done by the last submission (for the steady-state share)."""
-        for n in self.nodes:
-            self.fold(n, t)
-        self.window_compute = sum(n.t_compute for n in self.nodes)
-        self.window = (self.w_submit[0], t)
-
-    # --------------------------------------------------------- CPU accounting
-    def fold(self, n: Node, t: float) -> None:
-        """Account the running process's activity from ``n.act`` to ``t``."""
-        p = n.cur
-        if p is None:
-            return
-        a = n.act
-        ovh = n.ovh
-        if ovh > a:
-            a = ovh
-        if t > a:
-            dt = t - a
-            if p.spinning:
-                p.spin_time += dt
-                n.t_spin += dt
-                p.rem -= dt
-            else:
-                w = dt * n.speed
-                p.compute_time += w
-                n.t_compute += w
-                n.t_check += dt - w
-                p.rem -= w
-            p.qleft -= dt
-            n.act = t
-
-    def charge(self, n: Node, t: float, cost: float, kind: str) -> None:
-        """Make the CPU busy for ``cost`` seconds of overhead starting at ``t``."""
-        if cost <= 0:
-            return
-        if n.cur is not None:
-            self.fold(n, t)
-        ovh = n.ovh
-        ovh = (ovh if ovh > t else t) + cost
-        n.ovh = ovh
-        n.act = ovh
-        if kind == "cs":
-            n.t_cs += cost
-        elif kind == "intr":
-            n.t_intr += cost
-        else:
-            n.t_queue += cost
-
-    def resched(self, n: Node, t: float) -> None:
-        """Replace the node's pending CPU event by the next one that matters.
-
-        When the next event falls at the time of the pending one, the pending event is
-        kept (the handler reads the node's state, not the event): fewer heap pushes.
-        """
-        p = n.cur
-        if p is None:
-            if n.due != INF:
-                n.ver += 1
-                n.due = INF
-            return
-        spinning = p.spinning
-        if self.periodic and n.pb_at == INF:
-            # Would the PB heuristic boost someone at the next tick? (pb_candidate's test,
-            # inlined because this runs on every event of a PB node.)
-            for q in n.procs:
-                if q.state == READY and q is not p:
-                    if q.in_recv:
-                        if q.inbox[q.waiting] > 0:
-                            n.pb_at = self.next_tick(t)
-                            break
-                    elif spinning:
-                        n.pb_at = self.next_tick(t)
-                        break
-        a = n.act
-        ovh = n.ovh
-        if ovh > a:
-            a = ovh
-        if a < t:
-            a = t
-        te = a + p.rem if spinning else a + p.rem / n.speed
-        tq = a + p.qleft
-        if tq < te:
-            te = tq
-        x = n.pre_at
-        if x < te:
-            te = x
-        x = n.pb_at
-        if x < te:
-            te = x
-        if te < a:
-            # rem or qleft may be slightly negative (an expiry that fell at an activity
-            # end is handled after it); an event never goes back in time.
-            te = a
-        if te == n.due:
-            return
-        v = n.ver + 1
-        n.ver = v
-        n.due = te
-        if te < INF:
-            self.seq += 1
-            _heappush(self.heap, (te, self.seq, _CPU, n, v))
-
-    def next_tick(self, t: float) -> float:
-        """The first scheduler tick strictly after ``t``."""
-        tick = self.tick
-        return (_floor(t / tick + 1e-9) + 1) * tick
-
-    # ------------------------------------------------------------- scheduling
-    def requeue(self, p: Proc, head: bool) -> None:
-        """Make ``p`` ready at the head or tail of its level's queue."""
-        p.state = READY
-        self.qc += 1
-        p.qkey = -self.qc if head else self.qc
-
-    def pick(self, n: Node) -> Proc | None:
-        """The ready process at the head of the highest non-empty level."""
-        best = None
-        bl = -1
-        bk = 0
-        for q in n.procs:
-            if q.state == READY:
-                lv = q.level
-                if lv > bl or (lv == bl and q.qkey < bk):
-                    best, bl, bk = q, lv, q.qkey
-        return best
-
-    def switch_to(self, n: Node, p: Proc, t: float) -> None:
-        """Give the CPU to ``p`` (the previous process was already requeued or left)."""
-        if n.act < t:
-            n.act = t  # the previous process (if any) was folded up to t by the caller
-        n.cur = p
-        p.state = RUNNING
-        p.switches += 1
-        # charge(n, t, context_switch, "cs"), inlined: its fold is a no-op here (the
-        # new process's activity starts at or after t).
-        cost = self.cs_cost
-        ovh = n.ovh
-        if cost > 0:
-            ovh = (ovh if ovh > t else t) + cost
-            n.ovh = ovh
-            n.t_cs += cost
-        n.act = ovh if ovh > t else t
-        if p.in_recv and p.inbox[p.waiting] > 0:
-            p.rem = 0.0  # its message arrived while it was not running
-
-    def dispatch(self, n: Node, t: float) -> None:
-        """The CPU is free: run the best ready process, if any."""
-        n.cur = None
-        if self.flags.gang:
-            return
-        best = self.pick(n)
-        if best is not None:
-            self.switch_to(n, best, t)
-
-    def request_preempt(self, n: Node, t: float, target: Proc | None = None) -> None:
-        """Ask the scheduler to preempt at the next tick (forced if ``target`` is given)."""
-        if n.cur is None:
-            self.dispatch(n, t)
-            return
-        nt = self.next_tick(t)
-        if nt < n.pre_at:
-            n.pre_at = nt
-        if target is not None:
-            n.force = True
-            n.target = target
-
-    def boost(self, n: Node, p: Proc) -> None:
-        """Move ``p`` to the head of the top level (a wake-up or a boost)."""
-        p.level = self.top
-        p.qleft = self.q_top
-        if p.state == READY:
-            self.qc += 1
-            p.qkey = -self.qc
-
-    def preempt(self, n: Node, t: float) -> None:
-        """The pending tick: preempt if forced or a higher-priority process is ready."""
-        cur = n.cur
-        target = n.target if n.force else None
-        n.force = False
-        n.target = None
-        if cur is None:
-            self.dispatch(n, t)
-            return
-        if target is None or target.state != READY:
-            target = self.pick(n)
-            if target is None or target.level <= cur.level:
-                return
-        self.fold(n, t)
-        self.requeue(cur, head=True)
-        self.switch_to(n, target, t)
-
-    def node_event(self, n: Node, t: float) -> None:
-        """The node's CPU event: overhead end, activity end, quantum, tick."""
-        cur = n.cur
-        ovh = n.ovh
-        self.fold(n, t)
-        if t < ovh - EPS:
-            self.resched(n, t)
-            return
-        if cur is None:
-            self.dispatch(n, t)
-        else:
-            te = t + EPS
-            if n.pb_at <= te:
-                n.pb_at = INF
-                self.pb_tick(n, t)
-                if n.pre_at <= te:
-                    n.pre_at = INF
-                    self.preempt(n, t)
-            elif n.pre_at <= te:
-                n.pre_at = INF
-                self.preempt(n, t)
-            elif cur.rem <= EPS:
-                self.activity_done(n, cur, t)
-            elif cur.qleft <= EPS:
-                self.expire(n, cur, t)
-        self.resched(n, t)
-
-    def expire(self, n: Node, p: Proc, t: float) -> None:
-        """Quantum expiry: demote one level, to the tail, and pick again."""
-        if p.level > 0:
-            p.level -= 1
-        p.qleft = self.quanta[p.level]
-        self.requeue(p, head=False)
-        best = self.pick(n)
-        if best is p:
-            p.state = RUNNING
-        else:
-            self.switch_to(n, best, t)  # type: ignore[arg-type]
-
-    def raise_all(self, t: float) -> None:
-        """Every second: all processes back to the top level, keeping their order."""
-        for n in self.nodes:
-            if not n.procs:
-                continue
-            self.fold(n, t)
-            order = sorted(n.procs, key=lambda q: (-q.level, q.qkey))
-            for q in order:
-                q.level = self.top
-                q.qleft = self.q_top
-                self.qc += 1
-                q.qkey = self.qc
-            self.resched(n, t)
-        if self.running:
-            self.push(t + self.p.raise_period, _RAISE, None)
-        else:
-            self.ticking = False
-
-    # ------------------------------------------------------------- job start
-    def try_start(self, t: float) -> None:
-        """Start queued jobs in FCFS order while the head fits."""
-        from cosched.timesharing.placement import place
-
-        while self.queue:
-            i = self.queue[0]
-            cells = place(self, self.w_procs[i])
-            if cells is None:
-                return
-            self.queue.popleft()
-            self.start_job(i, cells, t)
-
-    def start_job(self, i: int, cells: tuple[int, list[int]], t: float) -> None:
-        """Create the job's processes on the chosen nodes (and matrix row)."""
-        row, where = cells
-        job = JobState(
-            i,
-            int(self.w_id[i]),
-            self.w_submit[i],
-            self.w_run[i],
-            len(where),
-            self.w_shares[i],
-            self.w_skew[i],
-            self.latency,
-            self.job_seeds[i],
+    def _result(self, end: float) -> TSResult:
+        s = self.state
+        ji = s.I[self.jb :]
+        jf = s.F[self.jb :]
+        started = np.flatnonzero(ji[:, K.J_STARTED] == 1)
+        finished = started[np.isfinite(jf[started, K.J_END])]
+        k = ji[finished, K.J_NPROCS]
+        jobs = pd.DataFrame(
+            {
+                "job_id": self.w_id[finished],
+                "submit_time": jf[finished, K.J_SUB],
+                "start_time": jf[finished, K.J_START],
+                "end_time": jf[finished, K.J_END],
+                "procs": k,
+                "size": k,
+                "run_time": jf[finished, K.J_RUN],
+                "comp": jf[finished, K.J_WCOMP],
+                "io": jf[finished, K.J_WIO],
+                "comm": jf[finished, K.J_WCOMM],
+            }
         )
-        job.start = t
-        job.row = row
-        self.jobs[i] = job
-        self.running += 1
-        procs = [Proc(job, r, node) for r, node in enumerate(where)]
-        for r, p in enumerate(procs):
-            p.nbr[0] = procs[r - 1] if r > 0 else None
-            p.nbr[1] = procs[r + 1] if r + 1 < len(procs) else None
-            p.rem = job.comp * p.factor()
-        job.procs = procs
-        if self.flags.gang:
-            from cosched.timesharing.placement import gang_start
-
-            gang_start(self, job, t)
-            return
-        if not self.ticking:
-            self.ticking = True
-            period = self.p.raise_period
-            self.push((math.floor(t / period) + 1) * period, _RAISE, None)
-        for p in procs:
-            n = self.nodes[p.node]
-            self.fold(n, t)
-            n.busy += 1
-            n.procs.append(p)
-            self.set_speed(n)
-            p.level = self.top
-            p.qleft = self.q_top
-            self.requeue(p, head=False)
-            if n.cur is None or p.level > n.cur.level:
-                self.request_preempt(n, t)
-            self.resched(n, t)
-
-    def gs_slot(self, t: float) -> None:
-        """Gang scheduling: the global quantum ended; switch every node's row."""
-        from cosched.timesharing.placement import gang_slot
-
-        gang_slot(self, t)
-
-    # ---------------------------------------------------------------- checks
-    def check_all(self) -> None:
-        """Check every node (used with ``check=True``; slow)."""
-        for n in self.nodes:
-            self.check_node(n)
-
-    def check_node(self, n: Node) -> None:
-        """Raise InvariantError if the node runs more than one process."""
-        running = [p for p in n.procs if p.state == RUNNING]
-        if len(running) > 1 or (running and running[0] is not n.cur):
-            raise InvariantError(f"node {n.idx}: {len(running)} running processes")
-        if n.cur is not None and n.cur.state != RUNNING:
-            raise InvariantError(f"node {n.idx}: current process is not running")
-        busy = n.t_compute + n.t_spin + n.t_cs + n.t_intr + n.t_queue + n.t_check
-        if busy > max(self.t, n.ovh) + 1e-9:
-            raise InvariantError(f"node {n.idx}: busy {busy} s exceeds wall time {self.t} s")
-
-    def result(self, end: float) -> TSResult:
-        """Collect the per-job and per-node tables."""
-        from cosched.timesharing.metrics import build_result
-
-        return build_result(self, end)
+        K.fold_all(s, end)
+        io_wait = [0.0] * self.nodes
+        for j in started.tolist():
+            p0 = int(ji[j, K.J_P0])
+            for p in range(p0, p0 + int(ji[j, K.J_NPROCS])):
+                io_wait[int(s.I[p, K.P_NODE])] += float(s.F[p, K.P_IO_T])
+        nf = s.F[: self.nodes]
+        nodes = pd.DataFrame(
+            {
+                "node": np.arange(self.nodes),
+                "compute": nf[:, K.N_COMPUTE].copy(),
+                "spin": nf[:, K.N_SPIN].copy(),
+                "context_switch": nf[:, K.N_CS].copy(),
+                "interrupt": nf[:, K.N_INTR].copy(),
+                "queue": nf[:, K.N_QUEUE].copy(),
+                "endpoint_check": nf[:, K.N_CHECK].copy(),
+                "io_wait": io_wait,
+            }
+        )
+        rows = [
+            p
+            for j in started.tolist()
+            for p in range(int(ji[j, K.J_P0]), int(ji[j, K.J_P0] + ji[j, K.J_NPROCS]))
+        ]
+        pi = s.I[rows]
+        pf = s.F[rows]
+        procs = pd.DataFrame(
+            {
+                "job_id": self.w_id[pi[:, K.P_JOB]] if rows else self.w_id[:0],
+                "rank": pi[:, K.P_RANK],
+                "node": pi[:, K.P_NODE],
+                **{name: pf[:, col] for name, col in PROC_FLOAT},
+                **{name: pi[:, col] for name, col in PROC_INT},
+            }
+        )
+        n_jobs = ji.shape[0]
+        return TSResult(
+            scheme=self.scheme,
+            jobs=jobs,
+            nodes=nodes,
+            end_time=float(end),
+            events=int(s.G[K.S_EVENTS]),
+            messages_sent=int(s.G[K.S_SENT]),
+            messages_received=int(s.G[K.S_RECEIVED]),
+            unfinished=n_jobs - len(finished),
+            window=(float(s.GF[K.S_WIN0]), float(s.GF[K.S_WIN1])),
+            window_compute=float(s.GF[K.S_WINCOMP]),
+            procs=procs,
+        )
 
 
 def simulate(
@@ -611,7 +363,6 @@ def simulate(
     params: TSParams | None = None,
     horizon: float = INF,
     check: bool = False,
-    engine: str = "compiled",
 ) -> TSResult:
     """Simulate ``workload`` under one time-sharing scheme.
 
@@ -624,20 +375,10 @@ def simulate(
         params: costs and constants (the paper's defaults if None).
         horizon: stop after this many simulated seconds.
         check: verify the one-running-process-per-CPU invariant after every event.
-        engine: ``compiled`` (numba kernel, :mod:`cosched.timesharing.kernel`) or
-            ``reference`` (this module's :class:`TimeSharingSim`); bit-identical results.
 
     Returns:
         The run's :class:`TSResult`.
     """
-    if engine == "compiled":
-        from cosched.timesharing.compiled import CompiledSim
-
-        return CompiledSim(
-            workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
-        ).run(horizon)
-    if engine != "reference":
-        raise UnknownNameError("time-sharing engine", str(engine), ("compiled", "reference"))
     return TimeSharingSim(
         workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
     ).run(horizon)

@@ -1,20 +1,53 @@
-"""The compiled time-sharing simulator: the reference engine's event loop over arrays.
+"""The process-level time-sharing model, written once: plain Python over arrays.
 
-:class:`cosched.timesharing.engine.TimeSharingSim` is the readable reference (one
-object per node, process and job). This module runs the same model with every piece of
-state in numpy arrays and the event loop compiled by numba: the same events in the same
-order with the same floating-point operations, so both engines give bit-identical
-results (``tests/timesharing/test_kernel.py`` checks it on random workloads for every
-scheme). Each function here mirrors the reference method of the same name; change both
-together.
+Every rule of the model lives here and only here: a task's program (compute, I/O, send
+one message to each ring neighbour, receive one from each), the NIC that deposits
+messages into endpoints, each scheme's reaction (spin, block or yield; interrupt,
+periodic boost), the node's multi-level feedback queue and the gang matrix, and what
+each mechanism costs. numba compiles these functions (cached on disk); with
+``NUMBA_DISABLE_JIT=1`` the same source runs as ordinary Python, so it can be stepped
+through in a debugger (``tests/timesharing/test_kernel.py`` checks that both give the
+same bits). :class:`cosched.timesharing.engine.TimeSharingSim` builds the arrays and
+collects the results.
+
+The job model (section 3.2 of dynamic-coscheduling-cluster-simulation.txt): the ideal
+communication time of an iteration is the one-way latency L of a message, so an
+iteration lasts ``L / comm`` and its compute and I/O parts are ``L * comp / comm`` and
+``L * io / comm``; each is multiplied per task and iteration by ``1 + unif(-s/2, s/2)``
+(:func:`skew_unit`). The iteration count is ``round(run_time * comm / L)`` so that a job
+with s = 0 on dedicated nodes runs for its ``run_time``; a one-task job has no
+neighbours, and its compute and I/O shares are rescaled to fill the iteration.
+
+What costs CPU time, and when (Table 3 of the paper for the values):
+
+* a context switch (``context_switch``) when a CPU loads another process's context than
+  the one it ran last (a process resuming on the CPU it left idle pays nothing);
+* a gang switch (``gs_context_switch``) on every node at the end of every gang quantum
+  that changes the active row;
+* a NIC interrupt (``interrupt``) when a message wakes a blocked process (SB family) or
+  reaches a descheduled one (DCS);
+* a queue move (``queue_move``) when a process blocks, is woken by an interrupt, is
+  boosted by PB or by an I/O completion while another process holds the CPU (a wake-up
+  on an idle CPU reorders nothing), and twice per yield (SY), which also checks every
+  endpoint of the node (``endpoint_check`` each);
+* PB's endpoint poll every tick: ``procs * endpoint_check / tick`` of the CPU, charged
+  as a constant slow-down of the running process.
+
+Speed comes from three choices. A node has at most one pending CPU event: the running
+process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
+and the event falls at the earliest of activity end, quantum expiry, a pending
+preemption tick or a pending periodic-boost tick; stale events carry an old version and
+are skipped. The 1 ms scheduler tick is never an event by itself: a tick is only
+scheduled when something at a higher priority (or a boost) is waiting, and a PB tick
+only when the heuristic would boost someone.
 
 State lives in the named tuple :class:`State` (arrays only, so the kernel compiles once
-per machine with ``cache=True``): per node ``NI`` / ``NF`` (integer / float fields),
-``NPL`` (the node's process list, in arrival order) and ``GSROW`` (gang matrix cells);
-per process ``PI`` / ``PF``; per job ``JI`` / ``JF``; the event heap ``HT, HS, HK, HO,
-HV`` (time, sequence number, kind, object, version) ordered by (time, sequence) like the
-reference's ``heapq``; scalars in ``SI`` / ``SF``. The kernel is resumable: it returns
-when it needs a larger heap, and the caller grows the heap and calls it again.
+per machine with ``cache=True``): two tables ``I`` (int64) and ``F`` (float64) whose
+rows are the nodes, then the processes (a process's id is its row), then the jobs;
+globals and parameters ``G`` / ``GF``; the event heap ``HT`` (times) and ``HI``
+(sequence number, kind, object, version), ordered by (time, sequence). The kernel is
+resumable: it returns when it needs a larger heap, and the caller grows the heap and
+calls it again.
 """
 
 from __future__ import annotations
@@ -25,7 +58,7 @@ from typing import Any
 import numpy as np
 
 try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    from numba import carray, types
+    from numba import carray, config, types
     from numba import njit as _njit
     from numba.extending import intrinsic
 
@@ -56,7 +89,7 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     def _vi(a: Any) -> Any:
         return carray(_as_i64_ptr(a.ctypes.data), a.shape)
 
-    _NUMBA = True
+    _NUMBA = not getattr(config, "DISABLE_JIT", False)
 
 except ImportError:  # pragma: no cover
 
@@ -66,12 +99,12 @@ except ImportError:  # pragma: no cover
     _NUMBA = False
 
 
-__all__ = ["State", "run_kernel", "skew_unit_kernel"]
+__all__ = ["State", "run_kernel", "skew_unit"]
 
 INF = np.inf
 EPS = 1e-12
 
-# Process states, phases and event kinds (as in cosched.timesharing.model).
+# Process states, phases of an iteration, and event kinds.
 READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
 P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
 EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
@@ -80,8 +113,8 @@ EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 # 0..N-1, processes the next P rows (a process's id is its row), jobs the next J rows
 # (job i is row ``G[S_JB] + i``). Columns depend on the kind of row.
 # Node integer columns; the node's process list and its gang cells follow.
-N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS = range(7)
-N_PL = 7  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
+N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS, N_LAST, N_MODE = range(9)
+N_PL = 9  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
 # Node float columns.
 N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
@@ -90,17 +123,24 @@ K_NF = 12
 P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
 P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
 P_DRAW, P_KLASS, P_SENT, P_RECEIVED, P_SWITCHES, P_SEED, P_NITER = range(16, 23)
-K_PI = 23
+# FCS (section 2 of the FCS paper): slots in the current class, assigned slots since
+# start, blocking communications completed since the last reset.
+P_CSLOTS, P_TSLOTS, P_CCOMM = range(23, 26)
+K_PI = 26
 # Process float columns (P_JCOMP, P_JIO, P_SKEW copy the job's).
 P_REM, P_QLEFT, P_COMPUTE_T, P_SPIN_T, P_IO_T, P_BLOCKED_T, P_TBLOCK = range(7)
 P_JCOMP, P_JIO, P_SKEW = range(7, 10)
-K_PF = 10
+# FCS: time waiting in blocking receives and compute seconds at the last reset; the
+# time the current receive began.
+P_TCOMM, P_TCPU0, P_TRECV = range(10, 13)
+K_PF = 13
 # Job integer columns.
-J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED = range(8)
-K_JI = 8
+J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = range(9)
+K_JI = 9
 # Job float columns.
 J_COMP, J_IO, J_START, J_END, J_SUB, J_RUN, J_WCOMP, J_WIO, J_WCOMM, J_SKEW = range(10)
-K_JF = 10
+J_SLOW = 10  # compute multiplier of the job's ranks of parity J_PARITY (imbalance)
+K_JF = 11
 # Scalar integer state G[...].
 S_SEQ, S_QC, S_EVENTS, S_SENT, S_RECEIVED, S_RUNNING, S_GSACTIVE, S_TICKING = range(8)
 S_HSIZE, S_NEXTPROC, S_QHEAD, S_QTAIL, S_I, S_ERR, S_ERRNODE = range(8, 15)
@@ -108,14 +148,19 @@ S_JB, S_GSCOL, S_TMPB, S_QB = range(15, 19)  # where jobs, gang cells, TMP, Q st
 K_SI = 19
 # Flags, in G after the scalars.
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
-G_GSR = K_SI + 7  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
+G_GSR = K_SI + 10  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT = range(5)
 K_SF = 5
 R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF, K_SF + 9)
 R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
-G_QU = K_SF + 12
+R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs
+G_QU = K_SF + 17
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
+# FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
+CL_CS, CL_F, CL_DC = 0, 1, 2
+MODE_LOCAL, MODE_CS = 0, 1
 ARR_NONE, ARR_INTERRUPT, ARR_PERIODIC = 0, 1, 2
 
 # Kernel return codes.
@@ -129,8 +174,14 @@ State = namedtuple("State", ["I", "F", "G", "GF", "HT", "HI"])
 
 # ---------------------------------------------------------------------- random
 @njit
-def skew_unit_kernel(seed: int, rank: int, k: int) -> float:
-    """:func:`cosched.timesharing.model.skew_unit`, compiled (uint64 arithmetic)."""
+def skew_unit(seed: int, rank: int, k: int) -> float:
+    """The ``k``-th uniform [0, 1) draw of task ``rank`` of a job with ``seed``.
+
+    A counter-based generator (SplitMix64's finaliser of ``seed + rank * 2^40 + k``, in
+    wrapping uint64 arithmetic): a draw depends only on the job's seed (taken from the
+    run's generator), the task and the draw's index, never on the order in which events
+    consume draws.
+    """
     z = np.uint64(seed) + (np.uint64(rank) << np.uint64(40)) + np.uint64(k)
     z = z + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -141,10 +192,10 @@ def skew_unit_kernel(seed: int, rank: int, k: int) -> float:
 
 @njit
 def factor(S: Any, p: int) -> float:
-    """The next skew multiplier of process ``p`` (``Proc.factor``)."""
+    """The next skew multiplier ``1 + unif(-s/2, s/2)`` of process ``p``."""
     k = S.I[p, P_DRAW]
     S.I[p, P_DRAW] = k + 1
-    u = skew_unit_kernel(S.I[p, P_SEED], S.I[p, P_RANK], k)
+    u = skew_unit(S.I[p, P_SEED], S.I[p, P_RANK], k)
     return 1.0 + S.F[p, P_SKEW] * (u - 0.5)
 
 
@@ -279,13 +330,17 @@ def next_tick(S: Any, t: float) -> float:
 
 @njit
 def inbox_waiting(S: Any, q: int) -> int:
-    """Messages present on the side ``q`` waits for (side -1 reads side 1, as in Python)."""
+    """Messages present on the side ``q`` waits for (after its receive, side -1: side 1)."""
     return S.I[q, P_INBOX0 + (S.I[q, P_WAITING] & 1)]
 
 
 @njit
 def resched(S: Any, n: int, t: float) -> None:
-    """Replace the node's pending CPU event by the next one that matters."""
+    """Replace the node's pending CPU event by the next one that matters.
+
+    When the next event falls at the time of the pending one, the pending event is
+    kept (the handler reads the node's state, not the event): fewer heap pushes.
+    """
     NI = S.I
     NF = S.F
     PI = S.I
@@ -348,6 +403,8 @@ def requeue(S: Any, p: int, head: bool) -> None:
 @njit
 def pick(S: Any, n: int) -> int:
     """The ready process at the head of the highest non-empty level (-1: none)."""
+    if S.G[F_FCS]:
+        return pick_fcs(S, n)
     PI = S.I
     best = -1
     bl = -1
@@ -355,6 +412,38 @@ def pick(S: Any, n: int) -> int:
     for k in range(S.I[n, N_NPROCS]):
         q = S.I[n, N_PL + k]
         if PI[q, P_STATE] == READY:
+            lv = PI[q, P_LEVEL]
+            if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
+                best = q
+                bl = lv
+                bk = PI[q, P_QKEY]
+    return best
+
+
+@njit
+def fcs_slot_f(S: Any, n: int) -> int:
+    """FCS: the process of the active slot on node ``n`` if it is F (else -1)."""
+    sp = S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]]
+    if sp >= 0 and S.I[sp, P_KLASS] == CL_F:
+        return sp
+    return -1
+
+
+@njit
+def pick_fcs(S: Any, n: int) -> int:
+    """FCS's local scheduler (Algorithm 1, outside a CS slot): the active slot's F
+    process first if ready, else the MLFQ's choice among the DC and F processes (a CS
+    process runs only in its own slot)."""
+    PI = S.I
+    sp = fcs_slot_f(S, n)
+    if sp >= 0 and PI[sp, P_STATE] == READY:
+        return sp
+    best = -1
+    bl = -1
+    bk = 0
+    for k in range(S.I[n, N_NPROCS]):
+        q = S.I[n, N_PL + k]
+        if PI[q, P_STATE] == READY and PI[q, P_KLASS] != CL_CS:
             lv = PI[q, P_LEVEL]
             if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
                 best = q
@@ -372,8 +461,10 @@ def switch_to(S: Any, n: int, p: int, t: float) -> None:
         NF[n, N_ACT] = t
     S.I[n, N_CUR] = p
     PI[p, P_STATE] = RUNNING
-    PI[p, P_SWITCHES] += 1
-    cost = S.GF[R_CS]
+    cost = S.GF[R_CS] if p != S.I[n, N_LAST] else 0.0
+    if cost > 0:
+        PI[p, P_SWITCHES] += 1
+    S.I[n, N_LAST] = p
     ovh = NF[n, N_OVH]
     if cost > 0:
         ovh = (ovh if ovh > t else t) + cost
@@ -382,14 +473,25 @@ def switch_to(S: Any, n: int, p: int, t: float) -> None:
     NF[n, N_ACT] = ovh if ovh > t else t
     if PI[p, P_INRECV] and inbox_waiting(S, p) > 0:
         S.F[p, P_REM] = 0.0
+    elif S.G[F_FCS] and PI[p, P_SPINNING] and S.F[p, P_REM] == INF:
+        S.F[p, P_REM] = S.GF[R_SPIN]  # it polled in a CS slot; here it spin-blocks
 
 
 @njit
 def dispatch(S: Any, n: int, t: float) -> None:
-    """The CPU is free: run the best ready process, if any."""
+    """The CPU is free: run the best ready process, if any (GS: none until the next
+    slot; FCS in a CS slot: only the slot's process)."""
     S.I[n, N_CUR] = -1
     if S.G[F_GANG]:
-        return
+        if not S.G[F_FCS]:
+            return
+        if S.I[n, N_MODE] == MODE_CS:
+            sp = S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]]
+            if sp >= 0 and S.I[sp, P_STATE] != DONE:
+                if S.I[sp, P_STATE] == READY:
+                    switch_to(S, n, sp, t)
+                return
+            S.I[n, N_MODE] = MODE_LOCAL  # the slot's process ended: the gap is local
     best = pick(S, n)
     if best >= 0:
         switch_to(S, n, best, t)
@@ -432,9 +534,14 @@ def preempt(S: Any, n: int, t: float) -> None:
     if cur < 0:
         dispatch(S, n, t)
         return
+    if S.G[F_FCS] and NI[n, N_MODE] == MODE_CS:
+        return  # a CS process is never preempted in its slot
     if target < 0 or S.I[target, P_STATE] != READY:
         target = pick(S, n)
-        if target < 0 or S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL]:
+        if target < 0 or target == cur:
+            return
+        favoured = S.G[F_FCS] and target == fcs_slot_f(S, n)  # the slot's F process
+        if S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL] and not favoured:
             return
     fold(S, n, t)
     requeue(S, cur, True)
@@ -475,6 +582,9 @@ def node_event(S: Any, n: int, t: float) -> None:
 def expire(S: Any, n: int, p: int, t: float) -> None:
     """Quantum expiry: demote one level, to the tail, and pick again."""
     PI = S.I
+    if S.G[F_FCS] and S.I[n, N_MODE] == MODE_CS:
+        S.F[p, P_QLEFT] = INF  # a CS process keeps its whole slot
+        return
     if PI[p, P_LEVEL] > 0:
         PI[p, P_LEVEL] -= 1
     S.F[p, P_QLEFT] = S.GF[G_QU + PI[p, P_LEVEL]]
@@ -559,6 +669,7 @@ def activity_done(S: Any, n: int, p: int, t: float) -> None:
             S.G[S_SENT] += 1
         PI[p, P_PHASE] = P_RECV
         PI[p, P_INRECV] = 1
+        PF[p, P_TRECV] = t
         PI[p, P_WAITING] = 0 if left >= 0 else 1
         PF[p, P_REM] = S.GF[R_SPIN]
         PI[p, P_YIELDED] = 0
@@ -590,6 +701,11 @@ def receive(S: Any, n: int, p: int, t: float) -> None:
         return
     PI[p, P_SPINNING] = 0
     PI[p, P_INRECV] = 0
+    if S.G[F_FCS] and (PI[p, P_NBR0] >= 0 or PI[p, P_NBR1] >= 0):
+        # One blocking communication (the receives from both sides, back to back; a
+        # task without neighbours makes none).
+        PF[p, P_TCOMM] += t - PF[p, P_TRECV]
+        PI[p, P_CCOMM] += 1
     PI[p, P_IT] += 1
     if PI[p, P_IT] >= PI[p, P_NITER]:
         finish(S, n, p, t)
@@ -600,8 +716,12 @@ def receive(S: Any, n: int, p: int, t: float) -> None:
 
 @njit
 def spin_expired(S: Any, n: int, p: int, t: float) -> None:
-    """The spin budget ran out: block (SB) or yield (SY)."""
+    """The spin budget ran out: block (SB) or yield (SY); FCS polls on in a CS slot."""
     PI = S.I
+    if S.G[F_FCS] and S.I[n, N_MODE] == MODE_CS:
+        PI[p, P_SPINNING] = 1
+        S.F[p, P_REM] = INF
+        return
     if S.G[F_WAIT] == WAIT_BLOCK:
         PI[p, P_SPINNING] = 0
         PI[p, P_STATE] = BLOCKED
@@ -720,7 +840,7 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         cur = S.I[n, N_CUR]
         if arrival == ARR_INTERRUPT:
             request_preempt(S, n, t, q)
-        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL]:
+        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FCS] and q == fcs_slot_f(S, n)):
             request_preempt(S, n, t, -1)
         resched(S, n, t)
         return
@@ -741,10 +861,11 @@ def io_done(S: Any, p: int, t: float) -> None:
     PI = S.I
     NF = S.F
     n = PI[p, P_NODE]
-    if S.G[F_GANG]:
+    if S.G[F_GANG] and (not S.G[F_FCS] or S.I[n, N_MODE] == MODE_CS):
         PI[p, P_STATE] = READY
         if S.I[n, N_CUR] < 0 and S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]] == p:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             PI[p, P_STATE] = RUNNING
             ovh = NF[n, N_OVH]
             NF[n, N_ACT] = ovh if ovh > t else t
@@ -757,11 +878,13 @@ def io_done(S: Any, p: int, t: float) -> None:
     qc = S.G[S_QC] + 2
     S.G[S_QC] = qc
     PI[p, P_QKEY] = -qc
-    charge(S, n, t, S.GF[R_QM], 2)
     cur = S.I[n, N_CUR]
     if cur < 0:
         dispatch(S, n, t)
-    elif top > PI[cur, P_LEVEL]:
+        resched(S, n, t)
+        return
+    charge(S, n, t, S.GF[R_QM], 2)
+    if top > PI[cur, P_LEVEL]:
         nt = next_tick(S, t)
         if nt < NF[n, N_PRE]:
             NF[n, N_PRE] = nt
@@ -821,8 +944,13 @@ def pb_tick(S: Any, n: int, t: float) -> None:
 # ------------------------------------------------------------------ job start
 @njit
 def place(S: Any, procs: int) -> int:
-    """Choose cells for a job; the nodes go to ``G[G[S_TMPB]:][:procs]``. Returns the row
-    (-1 for the MLFQ schemes), -2 if the job must wait (``placement.place``)."""
+    """Choose cells for a job of ``procs`` tasks (section 2.3 of the paper).
+
+    Gang scheduling takes free cells of one matrix row (the first row that has enough);
+    the other schemes take the ``procs`` least loaded nodes that run fewer than MPL
+    processes (ties to the lower index). The nodes go to ``G[G[S_TMPB]:][:procs]``.
+    Returns the row (-1 for the MLFQ schemes), or -2 if the job must wait.
+    """
     N = S.G[F_NNODES]
     mpl = S.G[F_MPL]
     out = S.G[S.G[S_TMPB] :]
@@ -905,13 +1033,15 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
     S.G[S_NEXTPROC] = p0 + k
     PI[jr, J_P0] = p0
     S.G[S_RUNNING] += 1
+    slow = PF[jr, J_SLOW]
+    parity = PI[jr, J_PARITY]
     for r in range(k):
         p = p0 + r
         PI[p, :] = 0
         PF[p, :] = 0.0
         PI[p, P_SEED] = PI[jr, J_SEED]
         PI[p, P_NITER] = nit
-        PF[p, P_JCOMP] = jcomp
+        PF[p, P_JCOMP] = jcomp * slow if r % 2 == parity and slow != 1.0 else jcomp
         PF[p, P_JIO] = jio
         PF[p, P_SKEW] = PF[jr, J_SKEW]
         PI[p, P_JOB] = i
@@ -924,7 +1054,7 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_NBR1] = p + 1 if r + 1 < k else -1
     for r in range(k):
         p = p0 + r
-        PF[p, P_REM] = jcomp * factor(S, p)
+        PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)
     if S.G[F_GANG]:
         gang_start(S, jr, t)
         return
@@ -972,8 +1102,12 @@ def gang_start(S: Any, i: int, t: float) -> None:
         S.I[n, N_BUSY] += 1
         S.F[p, P_QLEFT] = INF
         S.I[p, P_STATE] = READY
+        if S.G[F_FCS]:
+            fcs_start(S, n, p, row, t)
+            continue
         if row == S.G[S_GSACTIVE] and S.I[n, N_CUR] < 0:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             S.I[p, P_STATE] = RUNNING
             ovh = S.F[n, N_OVH]
             S.F[n, N_ACT] = ovh if ovh > t else t
@@ -983,6 +1117,9 @@ def gang_start(S: Any, i: int, t: float) -> None:
 @njit
 def gang_slot(S: Any, t: float) -> None:
     """End of a gang quantum: every node switches to the next non-empty row."""
+    if S.G[F_FCS]:
+        fcs_slot(S, t)
+        return
     mpl = S.G[F_MPL]
     anyrow = False
     for r in range(mpl):
@@ -1017,6 +1154,7 @@ def gang_slot(S: Any, t: float) -> None:
         p = S.I[n, S.G[S_GSCOL] + nxt]
         if p >= 0 and PI[p, P_STATE] == READY:
             S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
             PI[p, P_STATE] = RUNNING
             PI[p, P_SWITCHES] += 1
             S.F[n, N_ACT] = S.F[n, N_OVH]
@@ -1025,10 +1163,178 @@ def gang_slot(S: Any, t: float) -> None:
         resched(S, n, t)
 
 
+# ------------------------------------------------------ flexible coscheduling
+@njit
+def fcs_start(S: Any, n: int, p: int, row: int, t: float) -> None:
+    """FCS: a new process (class CS) joins node ``n``'s cell of ``row``; it runs now if
+    its row is the active one (whatever ran there is suspended)."""
+    PI = S.I
+    PI[p, P_LEVEL] = S.G[F_TOP]
+    S.F[p, P_QLEFT] = S.GF[R_QTOP]
+    PI[p, P_KLASS] = CL_CS
+    qc = S.G[S_QC] + 1
+    S.G[S_QC] = qc
+    PI[p, P_QKEY] = qc
+    if row != S.G[S_GSACTIVE]:
+        return
+    cur = S.I[n, N_CUR]
+    if cur >= 0:
+        requeue(S, cur, True)
+        S.I[n, N_CUR] = -1
+    S.I[n, N_MODE] = MODE_CS
+    S.F[p, P_QLEFT] = INF
+    S.I[n, N_CUR] = p
+    S.I[n, N_LAST] = p
+    PI[p, P_STATE] = RUNNING
+    ovh = S.F[n, N_OVH]
+    S.F[n, N_ACT] = ovh if ovh > t else t
+    resched(S, n, t)
+
+
+@njit
+def fcs_reset(S: Any, p: int) -> None:
+    """FCS: restart a process's measurements (class change or age expiration)."""
+    S.F[p, P_TCPU0] = S.F[p, P_COMPUTE_T]
+    S.F[p, P_TCOMM] = 0.0
+    S.I[p, P_CCOMM] = 0
+
+
+@njit
+def fcs_reclassify(S: Any, n: int, p: int) -> None:
+    """Algorithm 2 of the FCS paper, for a process whose assigned slot just ended.
+
+    Granularity ``g = (T_cpu + T_comm) / C_comm`` and compute per communication
+    ``T_cpu / C_comm`` over the measurements since the last reset (a process that
+    completed no blocking communication has infinite granularity: DC).
+    """
+    PI = S.I
+    cs = PI[p, P_CSLOTS] + 1
+    ts = PI[p, P_TSLOTS] + 1
+    PI[p, P_CSLOTS] = cs
+    PI[p, P_TSLOTS] = ts
+    if cs < S.G[F_CSMIN]:
+        return
+    c = PI[p, P_CCOMM]
+    tcpu = S.F[p, P_COMPUTE_T] - S.F[p, P_TCPU0]
+    g = INF
+    tbar = INF
+    if c > 0:
+        g = (tcpu + S.F[p, P_TCOMM]) / c
+        tbar = tcpu / c
+    old = PI[p, P_KLASS]
+    age = ts % S.G[F_TSMAX] == 0
+    if age or g < S.GF[R_CST]:
+        new = CL_CS
+    elif g < S.GF[R_DCT] and tbar < S.GF[R_FT]:
+        new = CL_F
+    else:
+        new = CL_DC
+    if new != old:
+        PI[p, P_KLASS] = new
+        PI[p, P_CSLOTS] = 0
+        S.F[p, P_QLEFT] = S.GF[G_QU + PI[p, P_LEVEL]]
+    if new != old or age:
+        fcs_reset(S, p)
+
+
+@njit
+def fcs_run(S: Any, n: int, p: int, t: float) -> None:
+    """Put ``p`` on node ``n``'s CPU at a heartbeat (the heartbeat pays the switch)."""
+    S.I[n, N_CUR] = p
+    S.I[n, N_LAST] = p
+    S.I[p, P_STATE] = RUNNING
+    S.I[p, P_SWITCHES] += 1
+    ovh = S.F[n, N_OVH]
+    S.F[n, N_ACT] = ovh if ovh > t else t
+    if S.I[p, P_INRECV] and inbox_waiting(S, p) > 0:
+        S.F[p, P_REM] = 0.0
+    elif S.I[n, N_MODE] == MODE_LOCAL and S.I[p, P_SPINNING] and S.F[p, P_REM] == INF:
+        S.F[p, P_REM] = S.GF[R_SPIN]
+
+
+@njit
+def fcs_enter(S: Any, n: int, t: float) -> None:
+    """Algorithm 1 of the FCS paper on node ``n`` for the new active slot: a CS
+    process runs alone for the whole slot, polling; otherwise the local scheduler runs
+    the DC and F processes with spin-block, the slot's F process first."""
+    PI = S.I
+    sp = S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]]
+    cur = S.I[n, N_CUR]
+    if sp >= 0 and PI[sp, P_KLASS] == CL_CS and PI[sp, P_STATE] != DONE:
+        S.I[n, N_MODE] = MODE_CS
+        S.F[sp, P_QLEFT] = INF
+        if cur == sp:
+            return
+        if cur >= 0:
+            requeue(S, cur, True)
+            S.I[n, N_CUR] = -1
+        if PI[sp, P_STATE] == READY:
+            fcs_run(S, n, sp, t)
+        return
+    S.I[n, N_MODE] = MODE_LOCAL
+    if cur >= 0 and (PI[cur, P_KLASS] == CL_CS or S.F[cur, P_QLEFT] == INF):
+        requeue(S, cur, True)
+        if S.F[cur, P_QLEFT] == INF:
+            S.F[cur, P_QLEFT] = S.GF[G_QU + PI[cur, P_LEVEL]]
+        S.I[n, N_CUR] = -1
+        cur = -1
+    best = pick_fcs(S, n)
+    if best < 0 or best == cur:
+        return
+    if cur >= 0:
+        if best != fcs_slot_f(S, n):
+            return  # the running DC or F process keeps the CPU
+        requeue(S, cur, True)
+    fcs_run(S, n, best, t)
+
+
+@njit
+def fcs_slot(S: Any, t: float) -> None:
+    """FCS heartbeat (the machine manager's multi-context-switch, every quantum): the
+    ending slot's processes are reclassified (Algorithm 2), then every node applies
+    Algorithm 1 to the next non-empty row."""
+    mpl = S.G[F_MPL]
+    anyrow = False
+    for r in range(mpl):
+        if S.G[G_GSR + r] != 0:
+            anyrow = True
+            break
+    if not anyrow:
+        S.G[S_TICKING] = 0
+        return
+    active = S.G[S_GSACTIVE]
+    nxt = active
+    for d in range(1, mpl + 1):
+        r = (active + d) % mpl
+        if S.G[G_GSR + r] > 0:
+            nxt = r
+            break
+    push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
+    col = S.G[S_GSCOL]
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, N_NPROCS] == 0:
+            continue
+        fold(S, n, t)
+        p = S.I[n, col + active]
+        if p >= 0 and S.I[p, P_STATE] != DONE:
+            fcs_reclassify(S, n, p)
+            charge(S, n, t, S.GF[R_CLS], 1)
+    S.G[S_GSACTIVE] = nxt
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, N_NPROCS] == 0:
+            continue
+        fcs_enter(S, n, t)
+        charge(S, n, t, S.GF[R_NM], 1)
+        if nxt != active:
+            charge(S, n, t, S.GF[R_GSCS], 0)
+        resched(S, n, t)
+
+
 # -------------------------------------------------------------- checks, loop
 @njit
 def check_all(S: Any, t: float) -> bool:
-    """The per-node invariants (``TimeSharingSim.check_node``); False if broken."""
+    """The per-node invariants: at most one running process, the node's current one,
+    and CPU busy time within wall time. False (and the node and code in G) if broken."""
     for n in range(S.G[F_NNODES]):
         cur = S.I[n, N_CUR]
         running = 0

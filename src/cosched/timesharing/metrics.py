@@ -19,77 +19,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
 from cosched.metrics.summary import summarize
 
 if TYPE_CHECKING:
-    from cosched.timesharing.engine import TimeSharingSim, TSResult
+    from cosched.timesharing.engine import TSResult
 
-__all__ = ["BREAKDOWN", "build_result", "ts_summary"]
+__all__ = ["BREAKDOWN", "ts_summary"]
 
 #: CPU time categories of the breakdown, in report order.
 BREAKDOWN = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check")
-
-
-def build_result(sim: TimeSharingSim, end: float) -> TSResult:
-    """The :class:`TSResult` of a finished (or stopped) simulation."""
-    from cosched.timesharing.engine import TSResult
-
-    rows = []
-    for job in sim.jobs:
-        if job is None or not np.isfinite(job.end):
-            continue
-        comp, io, comm = sim.w_shares[job.idx]
-        rows.append(
-            (
-                job.job_id,
-                job.submit,
-                job.start,
-                job.end,
-                len(job.procs),
-                len(job.procs),
-                job.run_time,
-                comp,
-                io,
-                comm,
-            )
-        )
-    cols = ["job_id", "submit_time", "start_time", "end_time", "procs", "size", "run_time"]
-    jobs = pd.DataFrame(rows, columns=[*cols, "comp", "io", "comm"])
-    for n in sim.nodes:
-        sim.fold(n, end)
-    io_wait = [0.0] * len(sim.nodes)
-    for job in sim.jobs:
-        if job is not None:
-            for p in job.procs:
-                io_wait[p.node] += p.io_time
-    nodes = pd.DataFrame(
-        {
-            "node": [n.idx for n in sim.nodes],
-            "compute": [n.t_compute for n in sim.nodes],
-            "spin": [n.t_spin for n in sim.nodes],
-            "context_switch": [n.t_cs for n in sim.nodes],
-            "interrupt": [n.t_intr for n in sim.nodes],
-            "queue": [n.t_queue for n in sim.nodes],
-            "endpoint_check": [n.t_check for n in sim.nodes],
-            "io_wait": io_wait,
-        }
-    )
-    unfinished = sum(1 for j in sim.jobs if j is None or not np.isfinite(j.end))
-    return TSResult(
-        scheme=sim.scheme,
-        jobs=jobs,
-        nodes=nodes,
-        end_time=float(end),
-        events=sim.events,
-        messages_sent=sim.sent,
-        messages_received=sim.received,
-        unfinished=unfinished,
-        window=sim.window,
-        window_compute=sim.window_compute,
-    )
 
 
 def ts_summary(result: TSResult, *, nodes: int, mpl: int = 1) -> dict[str, float]:

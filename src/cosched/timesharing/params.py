@@ -12,7 +12,7 @@ from typing import Any
 
 from cosched.errors import ConfigError, UnknownNameError
 
-__all__ = ["SCHEMES", "SchemeFlags", "TSParams", "scheme_flags"]
+__all__ = ["OTHER_SCHEMES", "SCHEMES", "SchemeFlags", "TSParams", "scheme_flags"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +23,15 @@ class SchemeFlags:
         gang: explicit gang scheduling over an Ousterhout matrix (no per-node MLFQ).
         wait: "spin" (busy wait), "block" (spin then block) or "yield" (spin then yield).
         arrival: "none", "interrupt" (DCS) or "periodic" (PB).
+        fcs: Flexible CoScheduling over the gang matrix: processes classified CS, F
+            or DC; a CS process's slot is gang-scheduled, the other slots and the gaps
+            go to the node's local MLFQ (flexible-coscheduling-fcs.txt, section 2).
     """
 
     gang: bool
     wait: str
     arrival: str
+    fcs: bool = False
 
 
 #: The ten schemes of the paper (Table 1 plus GS), in its figure order.
@@ -45,16 +49,26 @@ SCHEMES: dict[str, SchemeFlags] = {
 }
 
 
+#: Schemes beyond the dynamic coscheduling paper's ten: Flexible CoScheduling (the
+#: matrix of GS; spin-block in the local slots, polling in a CS slot).
+OTHER_SCHEMES: dict[str, SchemeFlags] = {
+    "FCS": SchemeFlags(True, "block", "none", fcs=True),
+}
+
+
 def scheme_flags(name: str) -> SchemeFlags:
     """The flags of scheme ``name``.
 
     Raises:
-        UnknownNameError: ``name`` is not one of :data:`SCHEMES` (close names listed).
+        UnknownNameError: ``name`` is not one of :data:`SCHEMES` or
+            :data:`OTHER_SCHEMES` (close names listed).
     """
+    if name in OTHER_SCHEMES:
+        return OTHER_SCHEMES[name]
     try:
         return SCHEMES[name]
     except (KeyError, TypeError):
-        raise UnknownNameError("scheme", str(name), SCHEMES) from None
+        raise UnknownNameError("scheme", str(name), {**SCHEMES, **OTHER_SCHEMES}) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +94,21 @@ class TSParams:
         quantum_bottom: quantum of level 0 (200 ms); levels between are linear.
         tick: scheduler (and PB) period (1 ms).
         raise_period: all processes return to the top level this often (1 s).
+        fcs_spin: FCS's spin time before blocking, outside a CS slot (T_spin, Table 2
+            of the FCS paper: 120 us).
+        fcs_cslots_min: slots in a class before a process is re-evaluated (20).
+        fcs_cs_thresh: granularity below which a process is CS (2 ms).
+        fcs_dc_thresh: granularity above which a process is DC (1 s).
+        fcs_f_factor: F_thresh = fcs_f_factor x fcs_cs_thresh, the compute per
+            communication below which a slow communicator is F (0.85).
+        fcs_tslots_max: assigned slots after which a process is reset to CS (32,768).
+        fcs_classify: CPU cost of classifying one process at the end of its slot (the
+            paper gives none: 0 by default); charged as an interrupt (the node manager).
+        fcs_nm: CPU cost of the node manager's handling of one heartbeat on a node
+            (none given: 0 by default); charged as an interrupt.
+
+    FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
+    ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
     """
 
     context_switch: float = 200e-6
@@ -97,6 +126,14 @@ class TSParams:
     quantum_bottom: float = 0.2
     tick: float = 1e-3
     raise_period: float = 1.0
+    fcs_spin: float = 120e-6
+    fcs_cslots_min: float = 20
+    fcs_cs_thresh: float = 2e-3
+    fcs_dc_thresh: float = 1.0
+    fcs_f_factor: float = 0.85
+    fcs_tslots_max: float = 32768
+    fcs_classify: float = 0.0
+    fcs_nm: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -105,11 +142,16 @@ class TSParams:
                 raise ConfigError(f"{f.name} must be a finite number (got {v!r})")
             positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
+            positive = positive and f.name not in {"fcs_classify", "fcs_nm"}
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
         if self.levels < 2 or int(self.levels) != self.levels:
             raise ConfigError(f"levels must be an integer >= 2 (got {self.levels!r})")
+        for name in ("fcs_cslots_min", "fcs_tslots_max"):
+            v = getattr(self, name)
+            if int(v) != v or (name == "fcs_tslots_max" and v < 1):
+                raise ConfigError(f"{name} must be an integer (>= 1 for tslots) (got {v!r})")
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:
@@ -129,8 +171,11 @@ class TSParams:
         """Time slice of every level, level 0 first (both engines read this list)."""
         return [self.quantum(lv) for lv in range(int(self.levels))]
 
-    def spin_budget(self, wait: str) -> float:
-        """How long a receive spins before it blocks or yields (forever for ``spin``)."""
+    def spin_budget(self, wait: str, fcs: bool = False) -> float:
+        """How long a receive spins before it blocks or yields (forever for ``spin``;
+        ``fcs_spin`` under FCS)."""
+        if fcs:
+            return self.fcs_spin
         return math.inf if wait == "spin" else self.spin_factor * self.latency
 
     def with_(self, **changes: Any) -> TSParams:

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from cosched.metrics.saturation import DEFAULT_FACTOR, saturation_point
 from cosched.timesharing.experiment import MAX_RUN, NODES, TIME_SCALE
 from cosched.timesharing.params import SCHEMES
 
@@ -104,9 +105,13 @@ def _fig3(out: Path, idx: dict, grid: Grid) -> list[str]:
         "",
         "| scheme | "
         + " | ".join(f"load {x:g}: util / resp (s)" for x in grid.loads)
-        + " | max util (cosched) | saturates at (paper) |",
-        "|---" * (len(grid.loads) + 3) + "|",
+        + " | max util (cosched) | saturation load (cosched) | saturates at (paper) |",
+        "|---" * (len(grid.loads) + 4) + "|",
     ]
+    # One bound for every scheme: 5 x the best response at the lowest load.
+    lowest = [idx.get(("WL7", grid.loads[0], 0.2, 5, s, "")) for s in SCHEMES] if grid.loads else []
+    firsts = [r["mean_response"] for r in lowest if r and r.get("mean_response")]
+    common = min(firsts) if firsts else None
     for s in SCHEMES:
         rs = [idx.get(("WL7", x, 0.2, 5, s, "")) for x in grid.loads]
         util = [r["compute_share"] if r else None for r in rs]
@@ -118,7 +123,20 @@ def _fig3(out: Path, idx: dict, grid: Grid) -> list[str]:
             for u, q, r in zip(util, resp, rs, strict=True)
         ]
         best = max((u for u in util if u is not None), default=None)
-        lines.append(f"| {s} | " + " | ".join(cellv) + f" | {_f(best)} | {PAPER_SATURATION[s]} |")
+        done = [(x, r) for x, r in zip(grid.loads, rs, strict=True) if r is not None]
+        sat = (
+            saturation_point(
+                [x for x, _ in done],
+                [r["mean_response"] for _, r in done],
+                [r["unfinished"] for _, r in done],
+                reference=common,
+            ).label()
+            if done
+            else "-"
+        )
+        lines.append(
+            f"| {s} | " + " | ".join(cellv) + f" | {_f(best)} | {sat} | {PAPER_SATURATION[s]} |"
+        )
     ax.set_xlabel("utilization (useful work share)")
     ax.set_ylabel("mean response time (scaled s)")
     ax.set_yscale("log")
@@ -293,7 +311,12 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         "means over the seeds (the summary table below gives their 95% intervals). Times "
         f"are in scaled seconds (multiply by {TIME_SCALE:g} for the workload's own scale). "
         "A scheme with unfinished jobs at the run's horizon is saturated; its response is "
-        "then a lower bound. See docs/timesharing.md for the model and the scale's effects.",
+        "then a lower bound. The saturation load is the highest offered load of the sweep "
+        "whose runs, and those at every lower load, finished every job with a mean "
+        f"response at most {DEFAULT_FACTOR:g} x the best scheme's response at the lowest "
+        "load (one bound for all schemes), and the next load of the sweep (docs/metrics.md, "
+        "`cosched.metrics.saturation_point`). See "
+        "docs/timesharing.md for the model and the scale's effects.",
         "",
     ]
     body = (

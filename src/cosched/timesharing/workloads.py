@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 
 from cosched.errors import ConfigError
+from cosched.timesharing.params import TSParams
 from cosched.workload.job import Workload
 from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.dyncosched import JOB_TYPES, annotate_dyncosched
 from cosched.workload.transforms import scale_to_load
 
-__all__ = ["jobs_table", "make_workload"]
+__all__ = ["bsp_jobs", "jobs_table", "make_workload"]
 
 
 def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0.0) -> Workload:
@@ -52,6 +53,44 @@ def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0
     table = pd.DataFrame(rows, columns=cols)
     table["dcs_skew"] = float(skew)
     return Workload.from_table(table, name="jobs")
+
+
+def bsp_jobs(
+    jobs: Sequence[tuple[float, float, int, float, float, int]],
+    *,
+    params: TSParams | None = None,
+) -> Workload:
+    """BSP jobs on a chain of tasks (the FCS paper's building block, section 3).
+
+    Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity)``: every
+    iteration a task computes ``grain`` seconds (``grain * imbalance`` for the ranks of
+    ``parity``, 0 even or 1 odd: a fixed per-process load imbalance), then exchanges one
+    message with each neighbour (one latency of ``params``). ``run_time`` is the
+    balanced job's time alone, ``n_iter * (grain + L)``. A grain far above the FCS DC
+    threshold (1 s) makes a job that hardly communicates.
+
+    Returns:
+        The workload, with the ``dcs_*`` columns (no I/O) and ``imbalance``,
+        ``imbalance_parity``.
+    """
+    lat = (TSParams() if params is None else params).latency
+    rows = []
+    for k, (submit, run, procs, grain, imb, parity) in enumerate(jobs, start=1):
+        if not grain > 0 or not imb > 0 or parity not in (0, 1):
+            raise ConfigError(
+                f"bsp job {k}: grain and imbalance must be > 0 and parity 0 or 1 "
+                f"(got {grain!r}, {imb!r}, {parity!r})"
+            )
+        t_iter = grain + lat
+        rows.append(
+            (k, float(submit), float(run), int(procs), float(run), 0, grain / t_iter, 0.0,
+             lat / t_iter, float(imb), int(parity))
+        )  # fmt: skip
+    cols = ["job_id", "submit_time", "run_time", "procs", "requested_time", "dcs_job_type",
+            "dcs_comp", "dcs_io", "dcs_comm", "imbalance", "imbalance_parity"]  # fmt: skip
+    table = pd.DataFrame(rows, columns=cols)
+    table["dcs_skew"] = 0.0
+    return Workload.from_table(table, name="bsp")
 
 
 def make_workload(

@@ -1,0 +1,117 @@
+"""The FCS reproduction's cell function: the synthetic scenarios of section 3 of
+flexible-coscheduling-fcs.txt under FCFS, GS, SB and FCS (spec
+``cosched/experiments/specs/fcs.toml``; report in :mod:`cosched.timesharing.fcs_report`).
+
+Every job is a BSP job of the paper's building block (:func:`bsp_jobs`: 1 ms of
+computation per iteration, then one message to each neighbour), as wide as the machine,
+all submitted at time 0. ``job_time`` is the balanced job's time alone (the paper's
+60 s). Scenarios:
+
+* ``balanced`` (3.1): two identical balanced jobs;
+* ``imbalanced`` (3.2): job 1's odd ranks and job 2's even ranks compute
+  ``2 + 2 L / grain`` times as much, so that the job alone takes twice the balanced
+  job's time (footnote 4: "slightly over 2:1", the communication time being unchanged;
+  a slow rank's messages are waiting for it, so its iteration is its computation);
+* ``mixed`` (3.4): those two jobs and a balanced third one.
+
+FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
+get one matrix row (or one process slot per node) per job. SB spins for the FCS paper's
+120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
+(L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cosched.errors import ConfigError
+from cosched.experiments.model import CellEnv, Scalar
+from cosched.timesharing.engine import simulate
+from cosched.timesharing.params import TSParams
+from cosched.timesharing.workloads import bsp_jobs
+
+__all__ = ["SCENARIOS", "SCHEMES", "check", "run_cell", "scenario_jobs"]
+
+SCHEMES = ("FCFS", "GS", "SB", "FCS")
+SCENARIOS = ("balanced", "imbalanced", "mixed")
+_KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
+
+
+def check(params: Mapping[str, Scalar]) -> None:
+    """Refuse a configuration the cell cannot run, naming the parameter.
+
+    Raises:
+        ConfigError: a parameter is missing or out of range.
+    """
+    for key in _KEYS:
+        if key not in params:
+            raise ConfigError(f"the fcs cell needs the parameter {key!r}")
+    if params["scheme"] not in SCHEMES:
+        raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
+    if params["scenario"] not in SCENARIOS:
+        raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)}")
+
+
+def scenario_jobs(
+    scenario: str, nodes: int, job_time: float, grain: float, params: TSParams
+) -> list[tuple[float, float, int, float, float, int]]:
+    """The ``bsp_jobs`` tuples of a scenario."""
+    slow = 2 + 2 * params.latency / grain  # slow * grain = 2 * (grain + L)
+    balanced = (0.0, job_time, nodes, grain, 1.0, 0)
+    imb1 = (0.0, job_time, nodes, grain, slow, 1)
+    imb2 = (0.0, job_time, nodes, grain, slow, 0)
+    if scenario == "balanced":
+        return [balanced, balanced]
+    if scenario == "imbalanced":
+        return [imb1, imb2]
+    return [imb1, imb2, balanced]
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """One scenario under one scheme: each job's end time, turnaround, mean response
+    and (FCS) the final classes of the processes."""
+    check(params)
+    nodes = int(params["nodes"])  # type: ignore[arg-type]
+    grain = float(params["grain"])  # type: ignore[arg-type]
+    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
+    ts = base.with_(
+        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
+        spin_factor=max(1.0, base.fcs_spin / base.latency),
+    )
+    jobs = scenario_jobs(
+        str(params["scenario"]),
+        nodes,
+        float(params["job_time"]),  # type: ignore[arg-type]
+        grain,
+        ts,
+    )
+    w = bsp_jobs(jobs, params=ts)
+    scheme = str(params["scheme"])
+    mpl = 1 if scheme == "FCFS" else len(jobs)
+    r = simulate(
+        w,
+        scheme="GS" if scheme == "FCFS" else scheme,
+        nodes=nodes,
+        mpl=mpl,
+        rng=np.random.default_rng(seed),
+        params=ts,
+    )
+    j = r.jobs.sort_values("job_id")
+    ends = j["end_time"].to_numpy(dtype=float)
+    out: dict[str, Any] = {f"job{k + 1}_end": float(e) for k, e in enumerate(ends)}
+    for k in range(len(ends), 3):
+        out[f"job{k + 1}_end"] = math.nan
+    out["turnaround"] = float(ends.max())
+    out["mean_response"] = float((j["end_time"] - j["submit_time"]).mean())
+    out["unfinished"] = float(r.unfinished)
+    procs = r.procs
+    for k, name in enumerate(("cs", "f", "dc")):
+        out[f"procs_{name}"] = float((procs["klass"] == k).sum()) if scheme == "FCS" else math.nan
+    for c in ("compute", "spin", "context_switch"):
+        out[f"frac_{c}"] = float(r.nodes[c].sum()) / (nodes * r.end_time)
+    out["events"] = float(r.events)
+    return out

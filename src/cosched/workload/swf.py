@@ -20,7 +20,7 @@ import math
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -30,7 +30,7 @@ import pandas as pd
 from cosched.errors import WorkloadFormatError
 from cosched.workload.job import SWF_FIELDS, Workload
 
-__all__ = ["SwfHeader", "SwfTrace", "read_swf", "write_swf"]
+__all__ = ["SwfHeader", "SwfTrace", "read_swf", "swf_table", "write_swf", "write_swf_chunks"]
 
 _N = len(SWF_FIELDS)
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -481,41 +481,65 @@ def _check_unique_ids(table: pd.DataFrame, numbers: np.ndarray, path: str) -> No
 # --------------------------------------------------------------------------- writing
 
 
-def _column(values: np.ndarray, integer: bool) -> tuple[list[int] | list[str], str]:
-    """One column's values and its ``%`` format (right-aligned to the widest value).
+@dataclass
+class _ColumnFormat:
+    """What a whole column needs to be written right-aligned, learnt chunk by chunk.
 
-    Missing values become -1; integer-valued columns stay ints (formatted in one
-    ``%`` per line, far faster than a ``str()`` per value), the others become text with
-    at most 6 decimals and no trailing zeros.
+    A column whose every value is a whole number (after -1 for missing and rounding in
+    integer fields) is written with ``%d``; otherwise every value is text with at most
+    6 decimals and no trailing zeros. Either way the width is the widest value's.
     """
-    n = len(values)
-    filled = np.where(np.isnan(values), -1.0, values)
-    if integer:
-        filled = np.rint(filled)
-    if (filled == np.floor(filled)).all():
-        ints = filled.astype(np.int64)
-        width = max(len(str(int(ints.min()))), len(str(int(ints.max())))) if n else 1
-        return ints.tolist(), f"%{width}d"
+
+    integral: bool = True
+    int_width: int = 1
+    text_width: int = 1
+
+    def learn(self, filled: np.ndarray) -> None:
+        if not filled.size:
+            return
+        whole = bool((filled == np.floor(filled)).all())
+        if whole:
+            ints = filled.astype(np.int64)
+            w = max(len(str(int(ints.min()))), len(str(int(ints.max()))))
+            self.int_width = max(self.int_width, w)
+            self.text_width = max(self.text_width, w)
+        else:
+            self.integral = False
+            self.text_width = max(self.text_width, max(map(len, _texts(filled))))
+
+    @property
+    def spec(self) -> str:
+        return f"%{self.int_width}d" if self.integral else f"%{self.text_width}s"
+
+    def values(self, filled: np.ndarray) -> list[int] | list[str]:
+        return filled.astype(np.int64).tolist() if self.integral else _texts(filled)
+
+
+def _texts(filled: np.ndarray) -> list[str]:
     out = []
     for v in filled.tolist():
         text = f"{v:.6f}".rstrip("0").rstrip(".")
         out.append("0" if text == "-0" else text)
-    return out, f"%{max(map(len, out), default=1)}s"
+    return out
 
 
-def _data_lines(table: pd.DataFrame) -> list[str]:
+def _filled(table: pd.DataFrame) -> list[np.ndarray]:
+    """Each SWF field of ``table`` with -1 for missing, integer fields rounded."""
     n = len(table)
-    columns = []
-    formats = []
+    out = []
     for name in SWF_FIELDS:
         if name in table.columns:
             values = table[name].to_numpy(dtype=np.float64, na_value=np.nan)
         else:
             values = np.full(n, np.nan)
-        col, fmt = _column(values, name not in FRACTIONAL_FIELDS)
-        columns.append(col)
-        formats.append(fmt)
-    line = " ".join(formats)
+        filled = np.where(np.isnan(values), -1.0, values)
+        out.append(filled if name in FRACTIONAL_FIELDS else np.rint(filled))
+    return out
+
+
+def _data_lines(table: pd.DataFrame, formats: list[_ColumnFormat]) -> list[str]:
+    columns = [f.values(col) for f, col in zip(formats, _filled(table), strict=True)]
+    line = " ".join(f.spec for f in formats)
     return [line % row for row in zip(*columns, strict=True)]
 
 
@@ -532,7 +556,12 @@ def _header_lines(header: SwfHeader | Mapping[str, str]) -> list[str]:
 
 
 def _workload_table(w: Workload) -> pd.DataFrame:
-    t = w.table
+    return swf_table(w.table)
+
+
+def swf_table(t: pd.DataFrame) -> pd.DataFrame:
+    """A workload table's columns as SWF fields (``procs`` is field 5, and field 8 too
+    unless the table has ``requested_procs``), for :func:`write_swf_chunks`."""
     out = pd.DataFrame(index=t.index)
     for name in SWF_FIELDS:
         if name == "allocated_procs":
@@ -588,10 +617,41 @@ def write_swf(
     else:
         table = _workload_table(data)
         head = _workload_header(data) if header is None else header
-    lines = _header_lines(head) + _data_lines(table)
-    payload = "".join(f"{line}\n" for line in lines).encode("utf-8")
+    write_swf_chunks(lambda: [table], path, head)
+
+
+def write_swf_chunks(
+    chunks: Callable[[], Iterable[pd.DataFrame]],
+    path: str | os.PathLike[str],
+    header: SwfHeader | Mapping[str, str],
+) -> None:
+    """Write a trace given as tables of consecutive jobs, a chunk at a time.
+
+    The file is byte-identical to :func:`write_swf` of all the chunks as one table, in
+    memory of one chunk: ``chunks()`` is called twice, once to learn each column's
+    format and width, once to write.
+
+    Args:
+        chunks: gives a fresh iterable of tables (columns named by SWF field; a
+            missing column is all -1) every time it is called.
+        path: where to write (gzip-compressed when it ends in .gz).
+        header: the header, as for :func:`write_swf`.
+    """
+    formats = [_ColumnFormat() for _ in SWF_FIELDS]
+    for table in chunks():
+        for f, col in zip(formats, _filled(table), strict=True):
+            f.learn(col)
     spath = os.fspath(path)
-    if spath.endswith(".gz"):
-        payload = gzip.compress(payload, compresslevel=6, mtime=0)
+    # wbits=31: the gzip container with mtime 0, as gzip.compress(..., mtime=0) makes.
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31) if spath.endswith(".gz") else None
     with open(spath, "wb") as fh:
-        fh.write(payload)
+
+        def put(lines: list[str]) -> None:
+            data = "".join(f"{line}\n" for line in lines).encode("utf-8")
+            fh.write(data if packer is None else packer.compress(data))
+
+        put(_header_lines(header))
+        for table in chunks():
+            put(_data_lines(table, formats))
+        if packer is not None:
+            fh.write(packer.flush())

@@ -9,12 +9,13 @@ A streamed run hands out its outcome table in chunks (:mod:`cosched.engine.feed`
   any order, so those means equal the in-memory ones bit for bit; a sum of fractions
   (bounded slowdowns, or times of jobs slowed by co-location) is added in another
   order than in memory and may differ in the last bits (relative 1e-15).
-* quantiles (medians, ``p90_wait``...) are exact as long as the values are whole
-  numbers with at most ``exact_values`` distinct ones (a count per value; wait and
-  turnaround in whole seconds); beyond that, or at the first fraction, the values go
-  into a log-bucketed histogram whose quantiles are within a relative error of
-  ``relative_error`` (1e-4 by default) of the exact ones. Either way the
-  interpolation between order statistics is numpy's ``linear`` method, as in memory.
+* quantiles (medians, ``p90_wait``...): whole values are counted exactly (a count
+  per distinct value, up to ``exact_values`` of them: waits and turnarounds in whole
+  seconds), fractions (bounded slowdowns) go into a log-bucketed histogram; a
+  quantile is exact when every value was counted exactly, and otherwise within a
+  relative error of ``relative_error`` (1e-4 by default, plus rounding). Either way
+  the interpolation between order statistics is numpy's ``linear`` method, as in
+  memory.
 """
 
 from __future__ import annotations
@@ -38,75 +39,73 @@ __all__ = ["QuantileCounter", "RunningSummary"]
 
 
 class QuantileCounter:
-    """Quantiles of a stream of non-negative values: exact counts, then a log histogram.
+    """Quantiles of a stream of values >= 0: whole ones counted exactly, fractions in a
+    log-bucketed histogram.
+
+    Whole values are counted one count per distinct value while there are at most
+    ``exact_values`` of them (then they join the histogram); a value in the histogram
+    stands for the middle of its bucket ``(g**(i-1), g**i]``, ``g = (1 + a) / (1 - a)``,
+    so it is off by a relative ``a`` = ``relative_error`` at most, and so is any order
+    statistic and any interpolation between two of them.
 
     Args:
-        exact_values: distinct whole values counted exactly before switching.
-        relative_error: the histogram's bound on the relative error of a quantile.
+        exact_values: distinct whole values counted exactly.
+        relative_error: the histogram's bound on the relative error.
     """
 
     def __init__(self, exact_values: int = 1 << 20, relative_error: float = 1e-4) -> None:
         if not 0 < relative_error < 1:
             raise ConfigError(f"relative_error must be in (0, 1), got {relative_error!r}")
         self.limit = exact_values
-        self.alpha = relative_error
         self._log_gamma = math.log((1 + relative_error) / (1 - relative_error))
-        self.exact = True
         self.n = 0
-        self._values = np.empty(0)  # exact: sorted distinct values; else bucket keys
-        self._counts = np.empty(0, dtype=np.int64)
-        self._zeros = 0  # values equal to 0 (histogram mode)
+        self._whole: tuple[np.ndarray, np.ndarray] | None = (np.empty(0), _NO_COUNTS)
+        self._buckets: tuple[np.ndarray, np.ndarray] = (np.empty(0), _NO_COUNTS)
+
+    @property
+    def exact(self) -> bool:
+        """Whether every value so far is counted exactly."""
+        return self._whole is not None and not self._buckets[0].size
 
     def add(self, values: np.ndarray) -> None:
-        """Count more values (each >= 0)."""
+        """Count more values (each finite and >= 0)."""
         if not values.size:
             return
-        if (values < 0).any() or not np.isfinite(values).all():
+        if not np.isfinite(values).all() or (values < 0).any():
             raise ConfigError("quantiles are kept for finite values >= 0 only")
         self.n += values.size
-        if self.exact and (values != np.floor(values)).any():
-            self._to_histogram()
-        if self.exact:
-            self._merge(*np.unique(values, return_counts=True))
-            if self._values.size > self.limit:
-                self._to_histogram()
-        else:
-            self._merge(*self._buckets(values))
+        whole = values == np.floor(values)
+        if self._whole is not None:
+            self._whole = _merge(self._whole, np.unique(values[whole], return_counts=True))
+            values = values[~whole]
+            if self._whole[0].size > self.limit:
+                self._buckets = _merge(self._buckets, self._bucketed(*self._whole))
+                self._whole = None
+        if values.size:
+            self._buckets = _merge(self._buckets, self._bucketed(values, None))
 
-    def _buckets(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        zero = values == 0
-        self._zeros += int(zero.sum())
-        keys = np.ceil(np.log(values[~zero]) / self._log_gamma)
-        return np.unique(keys, return_counts=True)
-
-    def _to_histogram(self) -> None:
-        values, counts = self._values, self._counts
-        self.exact = False
-        self._values, self._counts = np.empty(0), np.empty(0, dtype=np.int64)
-        zero = values == 0
-        self._zeros += int(counts[zero].sum())
-        keys = np.ceil(np.log(values[~zero]) / self._log_gamma)
-        self._merge(keys, counts[~zero])
-
-    def _merge(self, keys: np.ndarray, counts: np.ndarray) -> None:
-        allk = np.concatenate((self._values, keys))
-        allc = np.concatenate((self._counts, counts))
-        self._values, inverse = np.unique(allk, return_inverse=True)
-        self._counts = np.bincount(inverse, weights=allc).astype(np.int64)
+    def _bucketed(
+        self, values: np.ndarray, counts: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Bucket keys and counts of ``values`` (each counted once without ``counts``)."""
+        zero = values == 0  # bucket "-inf": 0 is kept as it is
+        keys = np.full(values.size, -np.inf)
+        keys[~zero] = np.ceil(np.log(values[~zero]) / self._log_gamma)
+        ones = np.ones(values.size, dtype=np.int64) if counts is None else counts
+        return _merge((np.empty(0), _NO_COUNTS), (keys, ones))
 
     def _order_stat(self, k: int) -> float:
-        """The ``k``-th smallest value (0-based): exact, or within the relative error."""
-        if not self.exact:
-            if k < self._zeros:
-                return 0.0
-            k -= self._zeros
-        cum = np.cumsum(self._counts)
-        v = float(self._values[int(np.searchsorted(cum, k, side="right"))])
-        if self.exact:
-            return v
-        # The middle of bucket (g^(i-1), g^i], in relative error: 2 g^i / (g + 1).
-        gamma = math.exp(self._log_gamma)
-        return 2.0 * math.exp(v * self._log_gamma) / (gamma + 1.0)
+        """The ``k``-th smallest value (0-based), exact or within the relative error."""
+        keys, counts = self._buckets
+        g = math.exp(self._log_gamma)
+        middle = np.where(np.isinf(keys), 0.0, 2.0 * np.exp(keys * self._log_gamma) / (g + 1))
+        values, counts = (
+            np.concatenate((middle, self._whole[0] if self._whole else [])),
+            (np.concatenate((counts, self._whole[1] if self._whole else _NO_COUNTS))),
+        )
+        order = np.argsort(values, kind="stable")
+        cum = np.cumsum(counts[order])
+        return float(values[order][int(np.searchsorted(cum, k, side="right"))])
 
     def percentile(self, p: float) -> float:
         """The ``p``-th percentile by numpy's default (``linear``) method."""
@@ -119,6 +118,18 @@ class QuantileCounter:
         a, b = self._order_stat(lo), self._order_stat(hi)
         diff = b - a
         return b - diff * (1 - t) if t >= 0.5 else a + diff * t
+
+
+_NO_COUNTS = np.empty(0, dtype=np.int64)
+
+
+def _merge(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two (sorted distinct keys, counts) merged into one."""
+    keys, inverse = np.unique(np.concatenate((a[0], b[0])), return_inverse=True)
+    counts = np.bincount(inverse, weights=np.concatenate((a[1], b[1])), minlength=keys.size)
+    return keys, counts.astype(np.int64)
 
 
 class RunningSummary:

@@ -107,3 +107,54 @@ def test_ids_going_back_below_the_unkept_ones_are_refused_by_name(tmp_path: Path
     assert err.value.field == "job_id"
     # Read whole, the same file is fine.
     assert len(read_swf(path)) == 101
+
+
+def _read(path: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool) -> object:
+    from cosched.workload import swf
+
+    monkeypatch.setattr(swf, "KERNEL_BYTES", 0 if kernel else 1 << 62)
+    try:
+        trace = read_swf(path)
+    except WorkloadFormatError as exc:
+        return (str(exc), exc.line, exc.field)
+    return trace
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    text=mutated(), extra=st.sampled_from(["", "-0", "+5", "007", "1.0", "1e3", "-1", "-7", "0"])
+)
+def test_the_compiled_parser_reads_what_pandas_reads(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, text: str, extra: str
+) -> None:
+    lines = text.splitlines()
+    if extra:  # one more value written another way, in a random field of a job line
+        k = next((i for i, x in enumerate(lines) if x and not x.startswith(";")), None)
+        if k is not None and len(lines[k].split()) == 18:
+            tokens = lines[k].split()
+            tokens[len(extra) % 18] = extra
+            lines[k] = " ".join(tokens)
+    path = tmp_path_factory.mktemp("kernel") / "t.swf"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+    fast, slow = _read(path, monkeypatch, True), _read(path, monkeypatch, False)
+    if isinstance(slow, tuple):
+        assert fast == slow
+        return
+    assert not isinstance(fast, tuple), fast
+    pd.testing.assert_frame_equal(fast.table, slow.table)  # type: ignore[attr-defined]
+    assert np.array_equal(fast.line_numbers, slow.line_numbers)  # type: ignore[attr-defined]
+
+
+def test_the_compiled_parser_takes_an_ordinary_trace() -> None:
+    from cosched.workload.swf import _fast_parse, _kernel_parse, _split_header
+
+    data = EXAMPLE.read_bytes()
+    lines, start = _split_header(data)
+    got = _kernel_parse(data[start:], len(lines) + 1)
+    assert got is not None
+    assert np.array_equal(got[0], _fast_parse(data[start:]))
+    assert got[1][0] == len(lines) + 1

@@ -239,7 +239,7 @@ class Simulation:
     def _run_streamed(self, feed: JobFeed) -> SimulationResult:
         """:meth:`run` with jobs loaded as needed and finished ones handed out."""
         submit, heap, wakes = self._submit, self._heap, self._wakes
-        instant, release = self._instant, feed.release
+        instant, release, ended = self._instant, feed.release, feed.ended_now
         inf = math.inf
         feed.load()
         while True:
@@ -252,7 +252,8 @@ class Simulation:
             if t == inf:
                 break
             instant(t)
-            release()
+            if ended:
+                release()
         result = self.finish()
         feed.flush()
         return result
@@ -485,7 +486,7 @@ class Simulation:
             self._give_back(idx)
         self._end[idx] = now
         if self._feed is not None:
-            self._feed.ended(idx)
+            self._feed.ended_now.append(idx)
         releases = self._releases
         if releases is not None:
             del releases[bisect.bisect_left(releases, (self._est_end[idx], idx, size))]

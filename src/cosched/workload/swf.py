@@ -556,8 +556,31 @@ class _IdCheck:
         )
 
 
+#: Blocks of at least this many bytes go first to the compiled parser (which loads
+#: numba: not worth it for a small file).
+KERNEL_BYTES = 2**20
+
+
+def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled parser's values and lines, or None when it gives up on the block."""
+    try:
+        from cosched.workload._swf_kernel import parse_block
+    except ImportError:  # pragma: no cover (numba is a dependency)
+        return None
+    a, where, ok = parse_block(np.frombuffer(body, dtype=np.uint8), _SIGNED)
+    # (18, n) transposed: each field's column is contiguous for _to_table.
+    return (a.T, where + first_line) if ok else None
+
+
+_SIGNED = np.array([f in _SIGNED_FIELDS for f in SWF_FIELDS])
+
+
 def _parse_block(body: bytes, path: str, first_line: int) -> tuple[np.ndarray, np.ndarray]:
     """The raw (n, 18) values of a block of job lines and their file lines."""
+    if len(body) >= KERNEL_BYTES:
+        got = _kernel_parse(body, first_line)
+        if got is not None:  # the kernel checked the values as _bad_rows does
+            return got
     a = _fast_parse(body) if body.strip() else np.empty((0, _N))
     if a is None or _bad_rows(a):
         return _slow_parse(body, path, first_line)

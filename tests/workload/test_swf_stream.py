@@ -112,7 +112,7 @@ def test_ids_going_back_below_the_unkept_ones_are_refused_by_name(tmp_path: Path
 def _read(path: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool) -> object:
     from cosched.workload import swf
 
-    monkeypatch.setattr(swf, "KERNEL_BYTES", 0 if kernel else 1 << 62)
+    monkeypatch.setattr(swf, "KERNEL_AFTER", 0 if kernel else 1 << 62)
     try:
         trace = read_swf(path)
     except WorkloadFormatError as exc:

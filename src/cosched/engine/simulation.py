@@ -270,10 +270,12 @@ class Simulation:
 
     def next_time(self) -> float:
         """When the next event is due (``inf`` when none is)."""
+        if self._feed is not None:
+            raise ConfigError("a streamed simulation is run with run(), not stepped")
         if not self._ran:
             self._begin()
         i = self._next_submit
-        t = self._submit[i] if i < len(self._submit) else math.inf
+        t = self._submit[i] if i < self._n_loaded else math.inf
         if self._heap and self._heap[0][0] < t:
             t = self._heap[0][0]
         if self._wakes and self._wakes[0] < t:

@@ -498,8 +498,8 @@ class SwfStream:
         ids = _IdCheck(self.path)
         blocks = itertools.chain([self._pending] if self._pending else [], self._blocks)
         try:
-            for body in blocks:
-                a, numbers = _parse_block(body, self.path, line)
+            for k, body in enumerate(blocks):
+                a, numbers = _parse_block(body, self.path, line, k >= KERNEL_AFTER)
                 line += body.count(b"\n")
                 if len(a):
                     table = _to_table(a)
@@ -556,9 +556,9 @@ class _IdCheck:
         )
 
 
-#: Blocks of at least this many bytes go first to the compiled parser (which loads
-#: numba: not worth it for a small file).
-KERNEL_BYTES = 2**20
+#: Blocks after this many go first to the compiled parser: loading numba costs about
+#: what parsing 25 MiB with pandas does, so only a file that long pays for it.
+KERNEL_AFTER = 3
 
 
 def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -575,9 +575,11 @@ def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray]
 _SIGNED = np.array([f in _SIGNED_FIELDS for f in SWF_FIELDS])
 
 
-def _parse_block(body: bytes, path: str, first_line: int) -> tuple[np.ndarray, np.ndarray]:
+def _parse_block(
+    body: bytes, path: str, first_line: int, kernel: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The raw (n, 18) values of a block of job lines and their file lines."""
-    if len(body) >= KERNEL_BYTES:
+    if kernel:
         got = _kernel_parse(body, first_line)
         if got is not None:  # the kernel checked the values as _bad_rows does
             return got

@@ -30,7 +30,7 @@ import heapq
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,14 @@ import pandas as pd
 from cosched.errors import ConfigError
 from cosched.platform import Allocation, Platform
 
-__all__ = ["JOB_FORMATS", "JobFormat", "assign_resources", "interval_set", "write_jobs"]
+__all__ = [
+    "JOB_FORMATS",
+    "JobFormat",
+    "JobsWriter",
+    "assign_resources",
+    "interval_set",
+    "write_jobs",
+]
 
 JobFormat = Literal["csv", "parquet", "batsim", "swf"]
 JOB_FORMATS: tuple[str, ...] = ("csv", "parquet", "batsim", "swf")
@@ -232,3 +239,69 @@ def write_jobs(
         else:
             _write_csv(_integral(table), target)
     return kind
+
+
+class JobsWriter:
+    """Writes a streamed run's per-job table as it comes, a chunk at a time.
+
+    ``csv`` appends each chunk's rows (pyarrow's writer, the header once); ``parquet``
+    writes each chunk as a row group. The rows and values are those :func:`write_jobs`
+    writes for the whole table; one difference is possible in CSV: a column whose
+    values are whole numbers in one chunk and not in another is written as integers
+    in the first and as doubles in the second, and pyarrow writes a whole double of
+    12 digits or more in exponent form (``1.23456789012e+11``), which reads back to
+    the same number. Batsim and SWF need the whole schedule (resource ids, column
+    widths) and are refused.
+
+    Args:
+        path: where to write.
+        fmt: ``csv`` or ``parquet`` (None: from the extension).
+        tau: bound of the bounded slowdown.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fmt: str | None = None, tau: float = 10.0):
+        self.path = Path(path)
+        self.kind = job_format(self.path, fmt)
+        if self.kind not in ("csv", "parquet"):
+            raise ConfigError(
+                f"a streamed run writes its jobs as csv or parquet, not {self.kind} "
+                "(which needs the whole schedule: run in memory)"
+            )
+        self.tau = tau
+        self._fh = open(self.path, "wb")  # noqa: SIM115 (closed by close())
+        self._parquet: Any = None
+        self._first = True
+
+    def write(self, jobs: pd.DataFrame) -> None:
+        """Append the next rows of the engine's job table."""
+        import pyarrow as pa
+
+        from cosched.metrics import outcomes
+
+        table = outcomes(jobs, tau=self.tau)
+        if self.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            arrow = pa.Table.from_pandas(table, preserve_index=False)
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self._fh, arrow.schema)
+            self._parquet.write_table(arrow)
+            return
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(
+            pa.Table.from_pandas(_integral(table), preserve_index=False),
+            self._fh,
+            write_options=pacsv.WriteOptions(quoting_style="needed", include_header=self._first),
+        )
+        self._first = False
+
+    def close(self) -> None:
+        """Finish the file (a run without jobs still gets the header)."""
+        if self._first and self._parquet is None:
+            from cosched.engine.feed import OUTCOME_COLUMNS
+
+            self.write(pd.DataFrame({c: np.empty(0) for c in OUTCOME_COLUMNS}))
+        if self._parquet is not None:
+            self._parquet.close()
+        self._fh.close()

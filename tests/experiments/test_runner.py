@@ -348,6 +348,69 @@ def test_ctrl_c_exits_cleanly_keeping_finished_cells(tmp_path: Path) -> None:
     assert len(pd.read_parquet(out / "results.parquet")) == 12
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        ppid = next((x.split()[1] for x in text.splitlines() if x.startswith("PPid:")), "")
+        if ppid == str(pid):
+            out.append(int(status.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = next((x.split()[1] for x in text.splitlines() if x.startswith("State:")), "Z")
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_sigkill_of_a_sweeps_parent_leaves_no_worker_alive(tmp_path: Path) -> None:
+    spec_file = tmp_path / "kill.toml"
+    spec_file.write_text(KILL_SPEC)
+    out = tmp_path / "out"
+    proc = _cosched("sweep", str(spec_file), "--workers", "2", "--out", str(out))
+    assert _wait_for_cells(out, 0, proc), "the sweep ended before it could be killed"
+    workers = _children(proc.pid)
+    assert len(workers) >= 2  # the two pool workers (and the resource tracker)
+    proc.kill()
+    proc.wait(30)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not [w for w in workers if _alive(w)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_reproduction_within_two_seconds_keeping_its_cells(tmp_path: Path) -> None:
+    out = tmp_path / "lomarc"
+    log = tmp_path / "stderr.txt"
+    proc = _cosched("reproduce", "lomarc", "--quick", "--workers", "2", "--out", str(out), log=log)
+    assert _wait_for_cells(out, 0, proc), "the reproduction ended before it could be stopped"
+    workers = _children(proc.pid)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(60)
+    took = time.monotonic() - sent
+    err = log.read_text()
+    assert proc.returncode == 130, err
+    assert took < 2.0, f"exited {took:.2f} s after Ctrl-C"
+    assert "interrupted; finished cells are kept" in err and "Traceback" not in err
+    kept = len(list((out / "cells").glob("*.parquet")))
+    assert 1 <= kept < 50
+    assert not list(out.rglob("*.tmp"))
+    time.sleep(0.5)
+    assert not [w for w in workers if _alive(w)]
+
+
 def mixed_cell(payload: Any, env: Any) -> dict[str, Any]:
     """A cell function whose metric Parquet cannot hold (a list of a number and a string)."""
     return {"mixed": [1, "a"]} if payload == "bad" else {"mixed": [1.0, 2.0]}

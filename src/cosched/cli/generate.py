@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from cosched.errors import CoschedError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["register"]
 
@@ -50,15 +55,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_lublin(args: argparse.Namespace) -> int:
-    """Handle ``generate lublin``: generate, write, print a one-line summary."""
+    """Handle ``generate lublin``: generate and write in chunks, print a one-line summary.
+
+    Memory stays at a few chunks of jobs whatever ``--jobs``; the file is the same, byte
+    for byte, as writing :func:`~cosched.workload.models.generate_lublin`'s workload.
+    """
     import numpy as np
 
-    from cosched.workload.models import generate_lublin
-    from cosched.workload.swf import write_swf
-    from cosched.workload.transforms import offered_load
+    from cosched.workload.models import lublin_chunks
+    from cosched.workload.swf import swf_table, write_swf_chunks
+
+    totals = {"work": 0.0, "first": float("nan"), "last": float("nan")}
+
+    def tables() -> Iterator[pd.DataFrame]:
+        totals.update(work=0.0, first=float("nan"))
+        for t in gen:
+            sub = t["submit_time"].to_numpy()
+            totals["work"] += float(np.dot(t["run_time"].to_numpy(), t["procs"].to_numpy(float)))
+            totals["first"] = sub[0] if totals["first"] != totals["first"] else totals["first"]
+            totals["last"] = float(sub[-1])
+            yield swf_table(t)
 
     try:
-        w = generate_lublin(
+        gen = lublin_chunks(
             args.jobs,
             nodes=args.nodes,
             rng=np.random.default_rng(args.seed),
@@ -66,10 +85,15 @@ def run_lublin(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             load=args.load,
         )
-        write_swf(w, args.output)
+        head = {**gen.header, "MaxNodes": str(args.nodes), "MaxProcs": str(args.nodes)}
+        write_swf_chunks(tables, args.output, head)
     except (CoschedError, OSError) as exc:
         print(f"cosched generate: {exc}", file=sys.stderr)
         return 2
-    load = f", offered load {offered_load(w, args.nodes):.3f}" if len(w) > 1 else ""
-    print(f"wrote {len(w)} jobs ({w.name}, {args.nodes} nodes{load}) to {args.output}")
+    span = totals["last"] - totals["first"]
+    # offered_load's definition: sum(run_time x procs) / (nodes x submit span).
+    load = ""
+    if gen.n > 1 and span > 0:
+        load = f", offered load {totals['work'] / (args.nodes * span):.3f}"
+    print(f"wrote {gen.n} jobs ({gen.name}, {args.nodes} nodes{load}) to {args.output}")
     return 0

@@ -117,6 +117,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "allocated_resources, for evalys) or swf (the simulated schedule)",
     )
     p.add_argument("--summary-out", type=Path, help="write the summary (JSON)")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the trace, simulate and write --jobs-out a chunk at a time, in memory that "
+        "grows with the jobs in the system, not the trace (SWF files; csv or parquet job "
+        "tables; quantiles of fractional metrics within 0.01%%, see docs/metrics.md)",
+    )
     p.set_defaults(func=_run)
     q = sub.add_parser(
         "policies",
@@ -273,6 +280,10 @@ def _run(args: argparse.Namespace) -> int:
     classes = JobClasses(args.short, args.medium, args.wide_fraction)
     cls = policy_class(args.policy)
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
+    if args.stream:
+        from cosched.cli.stream import run_streamed
+
+        return run_streamed(args, cls, policy, classes)
     try:
         w, platform, notes = load_for(args, cls)
     except ConfigError as exc:
@@ -369,7 +380,7 @@ def _table(
 ) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in params.items())
     lines = [
-        f"workload  {w.name} ({len(w)} jobs)",
+        f"workload  {w.name} ({int(m.get('jobs', len(w)))} jobs)",
         f"machine   {platform.describe()}",
         f"policy    {policy}({shown})",
     ]

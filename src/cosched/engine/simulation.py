@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
+from cosched.engine.feed import OUTCOME_COLUMNS
 from cosched.engine.ledger import NodeLedger, Placement
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
@@ -28,7 +29,9 @@ from cosched.platform import Allocation, Platform
 from cosched.workload.job import Job, Workload
 
 if TYPE_CHECKING:
+    from cosched.engine.feed import JobFeed
     from cosched.policies.base import Policy
+    from cosched.workload.stream import WorkloadStream
 
 __all__ = ["RateModel", "Simulation", "SimulationResult", "simulate"]
 
@@ -91,11 +94,14 @@ class Simulation:
         progress: called now and then as ``progress(jobs_started, jobs_total)``.
         placement: keep a node ledger (jobs placed on named nodes); always on when
             the platform lets jobs share nodes (``mpl > 1`` or a job cap).
+        sink: with a streamed workload (:class:`~cosched.workload.stream.WorkloadStream`),
+            receives the outcome table a chunk at a time as jobs finish, in submit
+            order (:mod:`cosched.engine.feed`); the result's ``jobs`` is then empty.
     """
 
     def __init__(
         self,
-        workload: Workload,
+        workload: Workload | WorkloadStream,
         platform: Platform,
         policy: Policy,
         *,
@@ -105,10 +111,11 @@ class Simulation:
         check: bool = False,
         progress: Callable[[int, int], None] | None = None,
         placement: bool = False,
+        sink: Callable[[pd.DataFrame], None] | None = None,
     ) -> None:
         if estimates not in ("requested", "exact"):
             raise ConfigError(f"estimates must be 'requested' or 'exact', got {estimates!r}")
-        self.workload = workload
+        self.workload: Workload = workload if isinstance(workload, Workload) else workload.head()
         self.platform = platform
         self.policy = policy
         self.estimates = estimates
@@ -117,22 +124,21 @@ class Simulation:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.check = check
         self.progress = progress
-        self._jobs = workload.jobs()
-        n = len(self._jobs)
-        t = workload.table
-        sizes = platform.units_array(t["procs"].to_numpy())
-        too_wide = np.flatnonzero(sizes > platform.capacity)
-        if too_wide.size:
-            j = self._jobs[int(too_wide[0])]
-            raise WorkloadError(
-                f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
-                f"machine is {platform.describe()}; load it with too_wide=drop or clip"
-            )
-        self._sizes: list[int] = sizes.tolist()
-        self._run: list[float] = t["run_time"].tolist()
-        col = "run_time" if estimates == "exact" else "requested_time"
-        self._est: list[float] = t[col].tolist()
-        self._submit: list[float] = t["submit_time"].tolist()
+        self._feed: JobFeed | None = None
+        # Per-job state by job index: lists over the workload, or, for a streamed one,
+        # dicts of the jobs in the system (cosched.engine.feed), indexed the same way.
+        self._jobs: list[Job]
+        self._sizes: list[int]
+        self._run: list[float]
+        self._est: list[float]
+        self._submit: list[float]
+        if isinstance(workload, Workload):
+            n = self._jobs_in_memory(workload)
+        else:
+            n = 0
+            for name in ("_jobs", "_submit", "_sizes", "_run", "_est"):
+                setattr(self, name, {})
+        self._n_loaded = n
         self._ledger = NodeLedger(platform) if placement or platform.shared else None
         self._capacity = platform.capacity
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
@@ -168,6 +174,40 @@ class Simulation:
         self._wants_submit = False
         self._wants_finish = False
         self._idle_passes = True
+        if not isinstance(workload, Workload):
+            self._streamed(workload, sink)
+
+    def _jobs_in_memory(self, workload: Workload) -> int:
+        platform = self.platform
+        self._jobs = workload.jobs()
+        n = len(self._jobs)
+        t = workload.table
+        sizes = platform.units_array(t["procs"].to_numpy())
+        too_wide = np.flatnonzero(sizes > platform.capacity)
+        if too_wide.size:
+            j = self._jobs[int(too_wide[0])]
+            raise WorkloadError(
+                f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
+                f"machine is {platform.describe()}; load it with too_wide=drop or clip"
+            )
+        self._sizes = sizes.tolist()
+        self._run = t["run_time"].tolist()
+        col = "run_time" if self.estimates == "exact" else "requested_time"
+        self._est = t[col].tolist()
+        self._submit = t["submit_time"].tolist()
+        return n
+
+    def _streamed(
+        self, stream: WorkloadStream, sink: Callable[[pd.DataFrame], None] | None
+    ) -> None:
+        """Per-job state as dicts of the jobs in the system, fed by :class:`JobFeed`."""
+        from cosched.engine.feed import JobFeed
+
+        if sink is None:
+            raise ConfigError("a streamed workload needs a sink for the finished jobs")
+        for name in ("_start", "_end", "_rate", "_done", "_upd", "_ver", "_est_end"):
+            setattr(self, name, {})
+        self._feed = JobFeed(self, stream, sink)
 
     @property
     def view(self) -> SystemView:
@@ -179,6 +219,8 @@ class Simulation:
     def run(self) -> SimulationResult:
         """Simulate until every job has finished; return the outcome table."""
         self._begin()
+        if self._feed is not None:
+            return self._run_streamed(self._feed)
         submit, n, heap, wakes = self._submit, len(self._jobs), self._heap, self._wakes
         instant = self._instant
         inf = math.inf
@@ -194,6 +236,28 @@ class Simulation:
             instant(t)
         return self.finish()
 
+    def _run_streamed(self, feed: JobFeed) -> SimulationResult:
+        """:meth:`run` with jobs loaded as needed and finished ones handed out."""
+        submit, heap, wakes = self._submit, self._heap, self._wakes
+        instant, release, ended = self._instant, feed.release, feed.ended_now
+        inf = math.inf
+        feed.load()
+        while True:
+            i = self._next_submit
+            t = submit[i] if i < self._n_loaded else inf
+            if heap and heap[0][0] < t:
+                t = heap[0][0]
+            if wakes and wakes[0] < t:
+                t = wakes[0]
+            if t == inf:
+                break
+            instant(t)
+            if ended:
+                release()
+        result = self.finish()
+        feed.flush()
+        return result
+
     # -- stepping, for several simulations on one clock ---------------------------------
 
     def _begin(self) -> None:
@@ -206,10 +270,12 @@ class Simulation:
 
     def next_time(self) -> float:
         """When the next event is due (``inf`` when none is)."""
+        if self._feed is not None:
+            raise ConfigError("a streamed simulation is run with run(), not stepped")
         if not self._ran:
             self._begin()
         i = self._next_submit
-        t = self._submit[i] if i < len(self._submit) else math.inf
+        t = self._submit[i] if i < self._n_loaded else math.inf
         if self._heap and self._heap[0][0] < t:
             t = self._heap[0][0]
         if self._wakes and self._wakes[0] < t:
@@ -252,7 +318,7 @@ class Simulation:
                 "running or due; the policy never started them",
             )
         if self.progress is not None:
-            self.progress(self._n_started, len(self._jobs))
+            self.progress(self._n_started, self._n_loaded)
         return self._result()
 
     def _instant(self, t: float) -> None:
@@ -270,13 +336,18 @@ class Simulation:
                 for job in finished:
                     policy.on_finish(job, view)
         submit, jobs, queue = self._submit, self._jobs, self._queue
-        i, n = self._next_submit, len(jobs)
-        while i < n and submit[i] <= t:
-            job = jobs[i]
-            queue[i] = job
-            i += 1
-            if self._wants_submit:
-                policy.on_submit(job, view)
+        i, n = self._next_submit, self._n_loaded
+        while True:
+            while i < n and submit[i] <= t:
+                job = jobs[i]
+                queue[i] = job
+                i += 1
+                if self._wants_submit:
+                    policy.on_submit(job, view)
+            # A streamed workload loads its next chunk when this one is all submitted.
+            if i < n or self._feed is None or not self._feed.load():
+                break
+            n = self._n_loaded
         self._next_submit = i
         wakes = self._wakes
         while wakes and wakes[0] <= t:
@@ -391,6 +462,8 @@ class Simulation:
 
     def _hold(self, d: Hold, now: float) -> None:
         job = d.job
+        if self._feed is not None:
+            self._refuse(job, "holding units is not supported in a streamed run")
         if job.index not in self._queue:
             self._refuse(job, "cannot hold: the job is not queued")
         if job.index in self._holding:
@@ -414,6 +487,8 @@ class Simulation:
         else:
             self._give_back(idx)
         self._end[idx] = now
+        if self._feed is not None:
+            self._feed.ended_now.append(idx)
         releases = self._releases
         if releases is not None:
             del releases[bisect.bisect_left(releases, (self._est_end[idx], idx, size))]
@@ -480,6 +555,9 @@ class Simulation:
     # -- results ------------------------------------------------------------------------
 
     def _result(self) -> SimulationResult:
+        if self._feed is not None:  # the outcomes went to the sink
+            jobs = pd.DataFrame({c: [] for c in OUTCOME_COLUMNS})
+            return self._result_of(jobs)
         t = self.workload.table
         jobs = pd.DataFrame(
             {
@@ -504,6 +582,9 @@ class Simulation:
                 else self.platform.mpl
             )
             jobs["occupancy"] = np.array(self._slots, dtype=float) / per_unit
+        return self._result_of(jobs)
+
+    def _result_of(self, jobs: pd.DataFrame) -> SimulationResult:
         return SimulationResult(
             jobs=jobs,
             platform=self.platform,

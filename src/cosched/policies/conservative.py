@@ -84,10 +84,8 @@ class ConservativeBackfilling(Policy):
                 self._compress(view, profile)
                 profile.coalesce()
         if fresh:
-            sizes, est = self._arrays(view)
             idx = [job.index for job in self._in_order(view, fresh)]
-            sel = np.array(idx, dtype=np.int64)
-            starts = profile.reserve(sizes[sel], est[sel])
+            starts = profile.reserve(*self._of(view, idx))
             self.reservations.update(zip(idx, starts.tolist(), strict=True))
         self._epoch = view.epoch
         return self._due(view)
@@ -154,11 +152,22 @@ class ConservativeBackfilling(Policy):
         if self.order == "sjf":
             e = view.estimates
             idx.sort(key=lambda i: (e[i], i))
+        starts = np.array([res[i] for i in idx], dtype=np.float64)
+        self.delayed += profile.compress(view.now, *self._of(view, idx), starts)
+        res.update(zip(idx, starts.tolist(), strict=True))
+
+    def _of(self, view: SystemView, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Sizes and estimates of the jobs ``idx``, as arrays."""
+        if not isinstance(view.sizes, list):
+            # A streamed run keeps only the jobs in the system (cosched.engine.feed).
+            s, e = view.sizes, view.estimates
+            return (
+                np.array([s[i] for i in idx], dtype=np.int64),
+                np.array([e[i] for i in idx], dtype=np.float64),
+            )
         sizes, est = self._arrays(view)
         sel = np.array(idx, dtype=np.int64)
-        starts = np.array([res[i] for i in idx], dtype=np.float64)
-        self.delayed += profile.compress(view.now, sizes[sel], est[sel], starts)
-        res.update(zip(idx, starts.tolist(), strict=True))
+        return sizes[sel], est[sel]
 
     def _arrays(self, view: SystemView) -> tuple[np.ndarray, np.ndarray]:
         """Sizes and estimates of every job as arrays (built once per simulation)."""

@@ -178,7 +178,14 @@ class Workload:
             object.__setattr__(self, "_jobs_cache", cached)
         return list(cached)
 
-    def _build_jobs(self) -> list[Job]:
+    def job_records(self, offset: int = 0) -> list[Job]:
+        """The jobs as :class:`Job` records with indices from ``offset`` (not cached).
+
+        A streamed workload's chunks use it: their jobs' indices run on across chunks.
+        """
+        return self._build_jobs(offset)
+
+    def _build_jobs(self, offset: int = 0) -> list[Job]:
         t = self.table
         n = len(t)
         users = _optional_int(t["user_id"].to_numpy()) if "user_id" in t else [None] * n
@@ -205,7 +212,8 @@ class Workload:
                     queues,
                     extras,
                     strict=True,
-                )
+                ),
+                offset,
             )
         ]
 

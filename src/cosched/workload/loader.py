@@ -14,8 +14,9 @@ time dropped, ``procs_field``, ``nonpositive_run``, missing requested times fill
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from cosched.errors import ConfigError, WorkloadError
 from cosched.platform.machine import Platform
 from cosched.workload.job import SWF_FIELDS, Workload
 from cosched.workload.rules import NonpositiveRun, Overrun, ProcsField, TooWide
-from cosched.workload.swf import SwfTrace, read_swf
+from cosched.workload.swf import SwfHeader, SwfTrace, read_swf
 
 __all__ = [
     "DEFAULT_RULES",
@@ -93,6 +94,8 @@ class _State:
     lines: np.ndarray
     counts: dict[str, int]
     notes: list[str]
+    #: Each rule's note with ``{n}`` for its count (a streamed load adds counts up).
+    templates: dict[str, str] = field(default_factory=dict)
 
     def keep(self, mask: np.ndarray) -> None:
         self.table = self.table.loc[mask].reset_index(drop=True)
@@ -100,6 +103,7 @@ class _State:
 
     def record(self, key: str, count: int, note: str) -> None:
         self.counts[key] = count
+        self.templates[key] = note
         if count:
             self.notes.append(note.format(n=count))
 
@@ -181,7 +185,17 @@ def _resolve_overrun(s: _State, rule: Overrun) -> None:
     s.table["requested_time"] = req
 
 
-def _machine(trace: SwfTrace, platform: Platform | None) -> tuple[int | None, str]:
+class _Source(Protocol):
+    """What the rules read of a trace: its header and its file."""
+
+    @property
+    def header(self) -> SwfHeader: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+def _machine(trace: _Source, platform: Platform | None) -> tuple[int | None, str]:
     if platform is not None:
         return platform.procs, f"platform {platform.describe()}"
     if trace.header.max_procs is not None:
@@ -199,7 +213,7 @@ def _too_wide_mask(procs: np.ndarray, size: int, platform: Platform | None) -> n
     return np.isin(procs, wide)
 
 
-def _resolve_too_wide(s: _State, rule: TooWide, trace: SwfTrace, platform: Platform | None) -> None:
+def _resolve_too_wide(s: _State, rule: TooWide, trace: _Source, platform: Platform | None) -> None:
     size, machine = _machine(trace, platform)
     if size is None:
         s.counts["too_wide"] = 0
@@ -256,6 +270,29 @@ def _apply_limit(s: _State, limit: int | None, trace: SwfTrace) -> None:
     s.keep(np.arange(len(s.table)) < limit)
 
 
+#: A loaded workload's columns: the required ones, then every other SWF field.
+COLUMNS: tuple[str, ...] = (
+    "job_id",
+    "submit_time",
+    "run_time",
+    "procs",
+    "requested_time",
+    *(f for f in SWF_FIELDS if f not in ("job_id", "submit_time", "run_time", "requested_time")),
+)
+
+
+def apply_rules(s: _State, rules: LoadRules, trace: _Source, platform: Platform | None) -> None:
+    """The rules after ``limit``, in order, on the table of ``s`` (a whole trace or a chunk)."""
+    has_submit = s.table["submit_time"].notna().to_numpy()
+    s.record("missing_submit", int((~has_submit).sum()), "dropped {n} jobs with no submit time")
+    s.keep(has_submit)
+    _resolve_procs(s, rules.procs_field)
+    _resolve_run(s, rules.nonpositive_run)
+    _resolve_overrun(s, rules.overrun)
+    _resolve_too_wide(s, rules.too_wide, trace, platform)
+    s.counts["jobs"] = len(s.table)
+
+
 def load_workload_with_report(
     source: str | os.PathLike[str] | SwfTrace,
     *,
@@ -279,18 +316,9 @@ def load_workload_with_report(
         trace = read_swf(source, limit=None if limit is None else int(limit))
     s = _State(trace.table.copy(), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
     _apply_limit(s, limit, trace)
-    has_submit = s.table["submit_time"].notna().to_numpy()
-    s.record("missing_submit", int((~has_submit).sum()), "dropped {n} jobs with no submit time")
-    s.keep(has_submit)
-    _resolve_procs(s, rules.procs_field)
-    _resolve_run(s, rules.nonpositive_run)
-    _resolve_overrun(s, rules.overrun)
-    _resolve_too_wide(s, rules.too_wide, trace, platform)
-    s.counts["jobs"] = len(s.table)
-    columns = ["job_id", "submit_time", "run_time", "procs", "requested_time"]
-    columns += [f for f in SWF_FIELDS if f not in columns]
+    apply_rules(s, rules, trace, platform)
     w = Workload.from_table(
-        s.table[columns],
+        s.table[list(COLUMNS)],
         name=_workload_name(trace.path),
         max_procs=trace.header.max_procs,
         max_nodes=trace.header.max_nodes,

@@ -6,9 +6,10 @@ meaning "missing". :func:`read_swf` gives the raw table (no scheduling rules app
 that is :mod:`cosched.workload.loader`'s job) and :func:`write_swf` writes either a raw
 :class:`SwfTrace` or a :class:`~cosched.workload.job.Workload` back.
 
-Reading uses pandas' C parser on the whole text, then vectorised checks; only when
-that fails or a check finds a problem does a slow line-by-line pass run, so that the
-error can name the first bad line, its field and its text.
+Reading goes a block of text at a time (:class:`SwfStream`): pandas' C parser on the
+block, then vectorised checks; only when that fails or a check finds a problem does a
+slow line-by-line pass run over the block, so that the error can name the first bad
+line, its field and its text.
 """
 
 from __future__ import annotations
@@ -16,21 +17,32 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import itertools
 import math
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
-from cosched.errors import WorkloadFormatError
+from cosched.errors import ConfigError, WorkloadFormatError
 from cosched.workload.job import SWF_FIELDS, Workload
 
-__all__ = ["SwfHeader", "SwfTrace", "read_swf", "write_swf"]
+__all__ = [
+    "SwfChunk",
+    "SwfHeader",
+    "SwfStream",
+    "SwfTrace",
+    "read_swf",
+    "swf_table",
+    "write_swf",
+    "write_swf_chunks",
+]
 
 _N = len(SWF_FIELDS)
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -196,25 +208,6 @@ class SwfTrace:
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise WorkloadFormatError("no such trace file", path=path) from None
-    except IsADirectoryError:
-        raise WorkloadFormatError("is a directory, not a trace file", path=path) from None
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is not data
-    if b"\r" in data:  # one line-end convention for both parsers and the line count
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return data
 
 
 #: After the ``limit`` data lines, this many more bytes of text are scanned to count
@@ -398,6 +391,204 @@ def _to_table(a: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
+#: Bytes of text parsed at a time by :class:`SwfStream` (about 100,000 job lines).
+BLOCK_BYTES = 8 * 2**20
+
+
+def _open_trace(path: str) -> BinaryIO:
+    """``path`` opened for reading bytes, through gzip when it starts with its magic."""
+    try:
+        probe = open(path, "rb")  # noqa: SIM115 (returned open)
+    except FileNotFoundError:
+        raise WorkloadFormatError("no such trace file", path=path) from None
+    except IsADirectoryError:
+        raise WorkloadFormatError("is a directory, not a trace file", path=path) from None
+    if probe.read(2) != _GZIP_MAGIC:
+        probe.seek(0)
+        return probe
+    probe.seek(0)
+    return gzip.GzipFile(fileobj=probe, mode="rb")  # type: ignore[return-value]
+
+
+def _normalised_blocks(fh: BinaryIO, size: int, path: str) -> Iterator[bytes]:
+    """The file's text in blocks of whole lines, ``\r\n`` and ``\r`` made ``\n``."""
+    rest = b""
+    first = True
+    while True:
+        try:
+            data = fh.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
+        if first:
+            data, first = data.removeprefix(b"\xef\xbb\xbf"), False
+        if not data:
+            if rest:
+                yield rest.replace(b"\r", b"\n")
+            return
+        data = rest + data
+        # A "\r" at the end may be the first half of "\r\n": decide with the next block.
+        hold = b"\r" if data.endswith(b"\r") else b""
+        data = data[: len(data) - len(hold)]
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:] + hold
+        if cut:
+            yield data[:cut]
+
+
+@dataclass(frozen=True, eq=False)
+class SwfChunk:
+    """Consecutive job lines of a trace: the raw fields and their file lines.
+
+    Attributes:
+        table: as :attr:`SwfTrace.table`, for these lines.
+        line_numbers: the 1-based file line of each row.
+    """
+
+    table: pd.DataFrame
+    line_numbers: np.ndarray
+
+
+class SwfStream:
+    """An SWF file read a block at a time: the header at once, the jobs as chunks.
+
+    Opening reads only the header. Iterating (once) parses about ``block_bytes`` of
+    text at a time with the same parsers and checks as :func:`read_swf`, so every
+    error names the same file, line and field; a job id repeated anywhere in the
+    file is an error naming both lines (ids that only grow are checked in constant
+    memory; otherwise every id seen is kept, 8 bytes a job).
+
+    Args:
+        path: the file (plain or gzip).
+        block_bytes: text parsed at a time.
+        check_ids: check job ids for repeats (:func:`read_swf` checks the whole table
+            instead).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        block_bytes: int = BLOCK_BYTES,
+        check_ids: bool = True,
+    ) -> None:
+        self.path = os.fspath(path)
+        self._check_ids = check_ids
+        self._fh = _open_trace(self.path)
+        self._blocks = _normalised_blocks(self._fh, block_bytes, self.path)
+        header_lines: list[str] = []
+        self._pending = b""
+        for block in self._blocks:
+            lines, start = _split_header(block)
+            header_lines += lines
+            if start < len(block):
+                self._pending = block[start:]
+                break
+        self.header_lines = header_lines
+        self.header = SwfHeader.parse(header_lines)
+        _check_header(self.header, header_lines, self.path)
+        self._started = False
+
+    def __iter__(self) -> Iterator[SwfChunk]:
+        if self._started:
+            raise ConfigError("an SwfStream is read once; open the file again")
+        self._started = True
+        line = len(self.header_lines) + 1
+        ids = _IdCheck(self.path)
+        blocks = itertools.chain([self._pending] if self._pending else [], self._blocks)
+        try:
+            for k, body in enumerate(blocks):
+                a, numbers = _parse_block(body, self.path, line, k >= KERNEL_AFTER)
+                line += body.count(b"\n")
+                if len(a):
+                    table = _to_table(a)
+                    if self._check_ids:
+                        ids.add(table["job_id"].to_numpy(), numbers)
+                    yield SwfChunk(table, numbers)
+        finally:
+            self._fh.close()
+
+
+class _IdCheck:
+    """Refuses a job id seen before, keeping ids only once they stop growing."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.top = 0  # every id before ``seen`` started is <= top (and was not kept)
+        self.seen: list[tuple[np.ndarray, np.ndarray]] | None = None
+
+    def add(self, ids: np.ndarray, lines: np.ndarray) -> None:
+        _check_unique_ids(pd.DataFrame({"job_id": ids}), lines, self.path)
+        if self.seen is None and ids[0] > self.top and (np.diff(ids) > 0).all():
+            self.top = int(ids[-1])
+            return
+        if (ids <= self.top).any():
+            self._refuse_back(ids, lines)
+        seen = self.seen = self.seen or []
+        for old_ids, old_lines in seen:
+            both = np.isin(ids, old_ids)
+            if both.any():
+                k = int(np.argmax(both))
+                first = int(old_lines[int(np.argmax(old_ids == ids[k]))])
+                self._raise(int(ids[k]), int(lines[k]), first)
+        seen.append((ids, lines))
+
+    def _refuse_back(self, ids: np.ndarray, lines: np.ndarray) -> None:
+        k = int(np.argmax(ids <= self.top))
+        raise WorkloadFormatError(
+            f"job id {int(ids[k])} is not above the ids before it (up to {self.top}); "
+            "a streamed trace with ids out of order cannot be checked for repeats "
+            "in bounded memory: read it whole",
+            path=self.path,
+            line=int(lines[k]),
+            field="job_id",
+            value=str(int(ids[k])),
+        )
+
+    def _raise(self, job_id: int, line: int, first: int) -> None:
+        raise WorkloadFormatError(
+            f"job id {job_id} appears again (first on line {first})",
+            path=self.path,
+            line=line,
+            field="job_id",
+            value=str(job_id),
+        )
+
+
+#: Blocks after this many go first to the compiled parser: loading numba costs about
+#: what parsing 25 MiB with pandas does, so only a file that long pays for it.
+KERNEL_AFTER = 3
+
+
+def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled parser's values and lines, or None when it gives up on the block."""
+    try:
+        from cosched.workload._swf_kernel import parse_block
+    except ImportError:  # pragma: no cover (numba is a dependency)
+        return None
+    a, where, ok = parse_block(np.frombuffer(body, dtype=np.uint8), _SIGNED)
+    # (18, n) transposed: each field's column is contiguous for _to_table.
+    return (a.T, where + first_line) if ok else None
+
+
+_SIGNED = np.array([f in _SIGNED_FIELDS for f in SWF_FIELDS])
+
+
+def _parse_block(
+    body: bytes, path: str, first_line: int, kernel: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The raw (n, 18) values of a block of job lines and their file lines."""
+    if kernel:
+        got = _kernel_parse(body, first_line)
+        if got is not None:  # the kernel checked the values as _bad_rows does
+            return got
+    a = _fast_parse(body) if body.strip() else np.empty((0, _N))
+    if a is None or _bad_rows(a):
+        return _slow_parse(body, path, first_line)
+    return a, _line_numbers(body, len(a), first_line)
+
+
 def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTrace:
     """Read an SWF file, plain or gzip-compressed (detected by its magic bytes).
 
@@ -419,22 +610,23 @@ def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTr
             line, the field and the bad text of the first such line.
     """
     spath = os.fspath(path)
-    skipped, complete = 0, True
     if limit is None:
-        data = _read_bytes(spath)
+        stream = SwfStream(spath, check_ids=False)
+        chunks = list(stream)
+        header = stream.header
+        skipped, complete = 0, True
+        if chunks:
+            table = pd.concat([c.table for c in chunks], ignore_index=True)
+            numbers = np.concatenate([c.line_numbers for c in chunks])
+        else:
+            table, numbers = _to_table(np.empty((0, _N))), np.empty(0, dtype=np.int64)
     else:
         data, skipped, complete = _read_head(spath, limit)
-    header_lines, start = _split_header(data)
-    header = SwfHeader.parse(header_lines)
-    body = data[start:]
-    first_line = len(header_lines) + 1
-    a = _fast_parse(body) if body.strip() else np.empty((0, _N))
-    if a is None or _bad_rows(a):
-        a, numbers = _slow_parse(body, spath, first_line)
-    else:
-        numbers = _line_numbers(body, len(a), first_line)
-    _check_header(header, header_lines, spath)
-    table = _to_table(a)
+        header_lines, start = _split_header(data)
+        header = SwfHeader.parse(header_lines)
+        _check_header(header, header_lines, spath)
+        a, numbers = _parse_block(data[start:], spath, len(header_lines) + 1)
+        table = _to_table(a)
     _check_unique_ids(table, numbers, spath)
     return SwfTrace(
         table=table,
@@ -481,41 +673,65 @@ def _check_unique_ids(table: pd.DataFrame, numbers: np.ndarray, path: str) -> No
 # --------------------------------------------------------------------------- writing
 
 
-def _column(values: np.ndarray, integer: bool) -> tuple[list[int] | list[str], str]:
-    """One column's values and its ``%`` format (right-aligned to the widest value).
+@dataclass
+class _ColumnFormat:
+    """What a whole column needs to be written right-aligned, learnt chunk by chunk.
 
-    Missing values become -1; integer-valued columns stay ints (formatted in one
-    ``%`` per line, far faster than a ``str()`` per value), the others become text with
-    at most 6 decimals and no trailing zeros.
+    A column whose every value is a whole number (after -1 for missing and rounding in
+    integer fields) is written with ``%d``; otherwise every value is text with at most
+    6 decimals and no trailing zeros. Either way the width is the widest value's.
     """
-    n = len(values)
-    filled = np.where(np.isnan(values), -1.0, values)
-    if integer:
-        filled = np.rint(filled)
-    if (filled == np.floor(filled)).all():
-        ints = filled.astype(np.int64)
-        width = max(len(str(int(ints.min()))), len(str(int(ints.max())))) if n else 1
-        return ints.tolist(), f"%{width}d"
+
+    integral: bool = True
+    int_width: int = 1
+    text_width: int = 1
+
+    def learn(self, filled: np.ndarray) -> None:
+        if not filled.size:
+            return
+        whole = bool((filled == np.floor(filled)).all())
+        if whole:
+            ints = filled.astype(np.int64)
+            w = max(len(str(int(ints.min()))), len(str(int(ints.max()))))
+            self.int_width = max(self.int_width, w)
+            self.text_width = max(self.text_width, w)
+        else:
+            self.integral = False
+            self.text_width = max(self.text_width, max(map(len, _texts(filled))))
+
+    @property
+    def spec(self) -> str:
+        return f"%{self.int_width}d" if self.integral else f"%{self.text_width}s"
+
+    def values(self, filled: np.ndarray) -> list[int] | list[str]:
+        return filled.astype(np.int64).tolist() if self.integral else _texts(filled)
+
+
+def _texts(filled: np.ndarray) -> list[str]:
     out = []
     for v in filled.tolist():
         text = f"{v:.6f}".rstrip("0").rstrip(".")
         out.append("0" if text == "-0" else text)
-    return out, f"%{max(map(len, out), default=1)}s"
+    return out
 
 
-def _data_lines(table: pd.DataFrame) -> list[str]:
+def _filled(table: pd.DataFrame) -> list[np.ndarray]:
+    """Each SWF field of ``table`` with -1 for missing, integer fields rounded."""
     n = len(table)
-    columns = []
-    formats = []
+    out = []
     for name in SWF_FIELDS:
         if name in table.columns:
             values = table[name].to_numpy(dtype=np.float64, na_value=np.nan)
         else:
             values = np.full(n, np.nan)
-        col, fmt = _column(values, name not in FRACTIONAL_FIELDS)
-        columns.append(col)
-        formats.append(fmt)
-    line = " ".join(formats)
+        filled = np.where(np.isnan(values), -1.0, values)
+        out.append(filled if name in FRACTIONAL_FIELDS else np.rint(filled))
+    return out
+
+
+def _data_lines(table: pd.DataFrame, formats: list[_ColumnFormat]) -> list[str]:
+    columns = [f.values(col) for f, col in zip(formats, _filled(table), strict=True)]
+    line = " ".join(f.spec for f in formats)
     return [line % row for row in zip(*columns, strict=True)]
 
 
@@ -532,7 +748,12 @@ def _header_lines(header: SwfHeader | Mapping[str, str]) -> list[str]:
 
 
 def _workload_table(w: Workload) -> pd.DataFrame:
-    t = w.table
+    return swf_table(w.table)
+
+
+def swf_table(t: pd.DataFrame) -> pd.DataFrame:
+    """A workload table's columns as SWF fields (``procs`` is field 5, and field 8 too
+    unless the table has ``requested_procs``), for :func:`write_swf_chunks`."""
     out = pd.DataFrame(index=t.index)
     for name in SWF_FIELDS:
         if name == "allocated_procs":
@@ -588,10 +809,41 @@ def write_swf(
     else:
         table = _workload_table(data)
         head = _workload_header(data) if header is None else header
-    lines = _header_lines(head) + _data_lines(table)
-    payload = "".join(f"{line}\n" for line in lines).encode("utf-8")
+    write_swf_chunks(lambda: [table], path, head)
+
+
+def write_swf_chunks(
+    chunks: Callable[[], Iterable[pd.DataFrame]],
+    path: str | os.PathLike[str],
+    header: SwfHeader | Mapping[str, str],
+) -> None:
+    """Write a trace given as tables of consecutive jobs, a chunk at a time.
+
+    The file is byte-identical to :func:`write_swf` of all the chunks as one table, in
+    memory of one chunk: ``chunks()`` is called twice, once to learn each column's
+    format and width, once to write.
+
+    Args:
+        chunks: gives a fresh iterable of tables (columns named by SWF field; a
+            missing column is all -1) every time it is called.
+        path: where to write (gzip-compressed when it ends in .gz).
+        header: the header, as for :func:`write_swf`.
+    """
+    formats = [_ColumnFormat() for _ in SWF_FIELDS]
+    for table in chunks():
+        for f, col in zip(formats, _filled(table), strict=True):
+            f.learn(col)
     spath = os.fspath(path)
-    if spath.endswith(".gz"):
-        payload = gzip.compress(payload, compresslevel=6, mtime=0)
+    # wbits=31: the gzip container with mtime 0, as gzip.compress(..., mtime=0) makes.
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31) if spath.endswith(".gz") else None
     with open(spath, "wb") as fh:
-        fh.write(payload)
+
+        def put(lines: list[str]) -> None:
+            data = "".join(f"{line}\n" for line in lines).encode("utf-8")
+            fh.write(data if packer is None else packer.compress(data))
+
+        put(_header_lines(header))
+        for table in chunks():
+            put(_data_lines(table, formats))
+        if packer is not None:
+            fh.write(packer.flush())

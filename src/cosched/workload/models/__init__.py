@@ -6,10 +6,12 @@ from cosched.workload.models.lublin import (
     QUEUE_BATCH,
     QUEUE_INTERACTIVE,
     TYPELESS_DEFAULTS,
+    LublinChunks,
     LublinClassParams,
     LublinParams,
     daily_cycle_weights,
     generate_lublin,
+    lublin_chunks,
 )
 
 __all__ = [
@@ -18,8 +20,10 @@ __all__ = [
     "QUEUE_BATCH",
     "QUEUE_INTERACTIVE",
     "TYPELESS_DEFAULTS",
+    "LublinChunks",
     "LublinClassParams",
     "LublinParams",
     "daily_cycle_weights",
     "generate_lublin",
+    "lublin_chunks",
 ]

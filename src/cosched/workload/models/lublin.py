@@ -30,14 +30,15 @@ afterwards by a transform.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
-from cosched.errors import ConfigError
+from cosched.errors import ConfigError, WorkloadError
 from cosched.workload.job import Workload
-from cosched.workload.transforms import scale_to_load
+from cosched.workload.models.lublin_draws import CHUNK, CappedGammas, ClassDraws, merge_clocks
 
 __all__ = [
     "BATCH_DEFAULTS",
@@ -45,10 +46,12 @@ __all__ = [
     "QUEUE_BATCH",
     "QUEUE_INTERACTIVE",
     "TYPELESS_DEFAULTS",
+    "LublinChunks",
     "LublinClassParams",
     "LublinParams",
     "daily_cycle_weights",
     "generate_lublin",
+    "lublin_chunks",
 ]
 
 #: SWF queue number of interactive jobs (also every job of the typeless model).
@@ -56,9 +59,6 @@ QUEUE_INTERACTIVE = 0
 #: SWF queue number of batch jobs.
 QUEUE_BATCH = 1
 
-# Rejection sampling redraws only the values above a cap; a parameter set whose draws
-# almost never fall under the cap would loop forever, so give up after this many rounds.
-_MAX_REDRAW_ROUNDS = 200
 # Simpson sub-intervals per slot when integrating the daily-cycle gamma density.
 _SIMPSON_STEPS = 64
 
@@ -263,98 +263,35 @@ def _gamma_mass(centres: np.ndarray, shape: float, scale: float) -> np.ndarray:
     return pdf @ coef / (3.0 * _SIMPSON_STEPS)
 
 
-def _capped_gamma(
-    rng: np.random.Generator,
-    shape: np.ndarray | float,
-    scale: np.ndarray | float,
-    n: int,
-    cap: float,
-) -> np.ndarray:
-    """``n`` gamma draws, each redrawn while above ``cap`` (only the offenders)."""
-    shape_a = np.broadcast_to(np.asarray(shape, dtype=float), (n,))
-    scale_a = np.broadcast_to(np.asarray(scale, dtype=float), (n,))
-    out = rng.gamma(shape_a, scale_a)
-    for _ in range(_MAX_REDRAW_ROUNDS):
-        bad = np.flatnonzero(out > cap)
-        if bad.size == 0:
-            return out
-        out[bad] = rng.gamma(shape_a[bad], scale_a[bad])
-    raise ConfigError(
-        f"gamma(shape~{float(np.mean(shape_a)):g}, scale~{float(np.mean(scale_a)):g}) "
-        f"draws keep exceeding the cap {cap:g}: shape (alpha) or scale too large"
-    )
+def _warp_table(cp: LublinClassParams, params: LublinParams) -> tuple[np.ndarray, np.ndarray]:
+    """The daily cycle from the start slot: slot weights and their running total."""
+    k = params.slots_per_day
+    start_slot = round(params.start_hour * 3600.0 / params.slot_seconds) % k
+    w = np.roll(daily_cycle_weights(cp, params), -start_slot)
+    return w, np.concatenate(([0.0], np.cumsum(w)))
 
 
-def _hyper_gamma(
-    rng: np.random.Generator, cp: LublinClassParams, p_short: np.ndarray, cap: float
-) -> np.ndarray:
-    """Hyper-gamma draws; a draw above ``cap`` is redrawn whole (component too)."""
-    n = p_short.size
-    out = np.empty(n)
-    todo = np.arange(n)
-    for _ in range(_MAX_REDRAW_ROUNDS):
-        short = rng.random(todo.size) < p_short[todo]
-        shape = np.where(short, cp.a1, cp.a2)
-        scale = np.where(short, cp.b1, cp.b2)
-        out[todo] = rng.gamma(shape, scale)
-        todo = todo[out[todo] > cap]
-        if todo.size == 0:
-            return out
-    raise ConfigError(f"run-time draws keep exceeding runtime_cap {cap:g}: check a1/b1/a2/b2")
-
-
-def _sizes(rng: np.random.Generator, cp: LublinClassParams, n: int, nodes: int) -> np.ndarray:
-    """Job sizes in nodes (step 2 of the sheet's per-job procedure)."""
-    u = rng.random(n)
-    lower = rng.random(n) < cp.uprob
-    v = rng.random(n)
-    x = np.where(lower, cp.ulow + v * (cp.umed - cp.ulow), cp.umed + v * (cp.uhi - cp.umed))
-    # Round half up, as C's (int)(x + 0.5); numpy's round would round halves to even.
-    x = np.where(u <= cp.serial_prob + cp.pow2_prob, np.floor(x + 0.5), x)
-    size = np.floor(np.exp2(x) + 0.5).astype(np.int64)
-    size[u <= cp.serial_prob] = 1
-    return np.clip(size, 1, nodes)
-
-
-def _run_times(
-    rng: np.random.Generator, cp: LublinClassParams, sizes: np.ndarray, cap: float
-) -> np.ndarray:
-    """Run times in whole seconds (step 3): exp of a size-dependent hyper-gamma."""
-    p_short = np.clip(cp.pa * sizes + cp.pb, 0.0, 1.0)
-    return np.floor(np.exp(_hyper_gamma(rng, cp, p_short, cap)))
-
-
-def _arrivals(
-    rng: np.random.Generator,
-    cp: LublinClassParams,
-    params: LublinParams,
-    n: int,
-    alpha: float | None,
-) -> np.ndarray:
-    """The first ``n`` arrival clocks of one class, in seconds from the start.
+def _clocks(
+    gammas: CappedGammas, cp: LublinClassParams, params: LublinParams, chunk: int
+) -> Iterator[np.ndarray]:
+    """One class's arrival clocks in seconds from the start, ``chunk`` at a time.
 
     Each draw adds ``e**g / slot_seconds`` points; a slot of weight ``w`` costs ``w``
     points to cross. The clock is therefore the inverse of the cumulative weight
     (piecewise linear, from the start slot) at the running point total.
     """
-    shape = (cp.aarr if alpha is None else alpha) * cp.arar
-    g = _capped_gamma(rng, shape, cp.barr, n, params.interarrival_cap)
-    total = np.cumsum(np.exp(g) / params.slot_seconds)
     k = params.slots_per_day
-    start_slot = round(params.start_hour * 3600.0 / params.slot_seconds) % k
-    w = np.roll(daily_cycle_weights(cp, params), -start_slot)
-    cum = np.concatenate(([0.0], np.cumsum(w)))
-    days, rem = np.divmod(total, cum[-1])
-    slot = np.clip(np.searchsorted(cum, rem, side="right") - 1, 0, k - 1)
-    frac = (rem - cum[slot]) / w[slot]
-    return (days * k + slot + frac) * params.slot_seconds
-
-
-def _class_jobs(
-    rng: np.random.Generator, cp: LublinClassParams, params: LublinParams, n: int, nodes: int
-) -> tuple[np.ndarray, np.ndarray]:
-    sizes = _sizes(rng, cp, n, nodes)
-    return sizes, _run_times(rng, cp, sizes, params.runtime_cap)
+    w, cum = _warp_table(cp, params)
+    carry = 0.0
+    for g in gammas.chunks(chunk):
+        # The running total continues from the last chunk's, added in the same order
+        # as one cumulative sum over all draws.
+        total = np.cumsum(np.concatenate(([carry], np.exp(g) / params.slot_seconds)))[1:]
+        carry = float(total[-1])
+        days, rem = np.divmod(total, cum[-1])
+        slot = np.clip(np.searchsorted(cum, rem, side="right") - 1, 0, k - 1)
+        frac = (rem - cum[slot]) / w[slot]
+        yield (days * k + slot + frac) * params.slot_seconds
 
 
 def _check_positive(name: str, value: float | None) -> None:
@@ -398,6 +335,35 @@ def generate_lublin(
     Raises:
         ConfigError: a bad parameter (named in the message), or both alpha and load.
     """
+    gen = lublin_chunks(
+        n_jobs, nodes=nodes, rng=rng, typeless=typeless, params=params, alpha=alpha, load=load
+    )
+    return gen.workload()
+
+
+def lublin_chunks(
+    n_jobs: int,
+    *,
+    nodes: int,
+    rng: np.random.Generator,
+    typeless: bool = False,
+    params: LublinParams | None = None,
+    alpha: float | None = None,
+    load: float | None = None,
+    chunk: int = CHUNK,
+) -> LublinChunks:
+    """The workload :func:`generate_lublin` gives, as table chunks of ``chunk`` jobs.
+
+    The draws are planned here (a scan of the random stream, see
+    :mod:`cosched.workload.models.lublin_draws`) and ``rng`` is left where the whole
+    workload's draws leave it; iterating the result makes the tables. Memory is a few
+    chunks whatever ``n_jobs``, and the jobs are the same bit for bit as
+    :func:`generate_lublin`'s (which concatenates these chunks).
+
+    Args:
+        n_jobs, nodes, rng, typeless, params, alpha, load: as :func:`generate_lublin`.
+        chunk: jobs per chunk (> 0).
+    """
     _check(
         isinstance(n_jobs, int | np.integer) and n_jobs >= 0, "n_jobs", "an integer >= 0", n_jobs
     )
@@ -405,84 +371,206 @@ def generate_lublin(
     _check(isinstance(rng, np.random.Generator), "rng", "a numpy.random.Generator", rng)
     _check_positive("alpha", alpha)
     _check_positive("load", load)
+    _check(isinstance(chunk, int) and chunk > 0, "chunk", "a positive integer", chunk)
     if alpha is not None and load is not None:
         raise ConfigError("give at most one of alpha and load (both control the arrival rate)")
     params = LublinParams.for_machine(nodes) if params is None else params
     n = int(n_jobs)
-    if typeless:
-        submit = _arrivals(rng, params.typeless, params, n, alpha)
-        queue = np.full(n, QUEUE_INTERACTIVE, dtype=np.int64)
-        sizes, runs = _class_jobs(rng, params.typeless, params, n, nodes)
-    else:
-        submit, queue, sizes, runs = _two_classes(rng, params, n, nodes, alpha)
-    w = _workload(np.floor(submit), runs, sizes, queue, nodes, params, typeless)
-    return w if load is None else _whole_seconds_load(w, load, nodes)
+    classes = [params.typeless] if typeless else [params.interactive, params.batch]
+    g = rng
+    arrivals = []
+    for cp in classes:
+        shape = (cp.aarr if alpha is None else alpha) * cp.arar
+        arrivals.append(CappedGammas.scan(g, shape, cp.barr, n, params.interarrival_cap, chunk))
+        g = arrivals[-1].end
+    gen = LublinChunks(n, nodes, params, typeless, chunk, tuple(arrivals), ())
+    counts = [n] if typeless else gen.class_counts()
+    draws = []
+    for cp, m in zip(classes, counts, strict=True):
+        draws.append(ClassDraws.scan(g, cp, m, nodes, params.runtime_cap, chunk))
+        g = draws[-1].end
+    rng.bit_generator.state = g.bit_generator.state
+    gen = replace(gen, draws=tuple(draws))
+    return gen if load is None else gen.scaled_to(load)
 
 
-def _two_classes(
-    rng: np.random.Generator, params: LublinParams, n: int, nodes: int, alpha: float | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Merge the interactive and batch streams and keep the first ``n`` arrivals.
+@dataclass(frozen=True)
+class LublinChunks:
+    """A planned Lublin workload, iterable (any number of times) as table chunks.
 
-    Each stream gets ``n`` arrivals, so the first ``n`` of the merge never runs out.
+    Built by :func:`lublin_chunks`; each iteration makes the same tables again from
+    the planned draws. ``factor`` scales arrivals (``load``), ``notes`` says so.
     """
-    t_int = _arrivals(rng, params.interactive, params, n, alpha)
-    t_bat = _arrivals(rng, params.batch, params, n, alpha)
-    clocks = np.concatenate((t_int, t_bat))
-    order = np.argsort(clocks, kind="stable")[:n]
-    queue = np.where(order < n, QUEUE_INTERACTIVE, QUEUE_BATCH).astype(np.int64)
-    sizes = np.empty(n, dtype=np.int64)
-    runs = np.empty(n)
-    for q, cp in ((QUEUE_INTERACTIVE, params.interactive), (QUEUE_BATCH, params.batch)):
-        idx = np.flatnonzero(queue == q)
-        sizes[idx], runs[idx] = _class_jobs(rng, cp, params, idx.size, nodes)
-    return clocks[order], queue, sizes, runs
 
+    n: int
+    nodes: int
+    params: LublinParams
+    typeless: bool
+    chunk: int
+    arrivals: tuple[CappedGammas, ...]
+    draws: tuple[ClassDraws, ...]
+    factor: float | None = None
+    notes: tuple[str, ...] = ()
 
-def _whole_seconds_load(w: Workload, load: float, nodes: int) -> Workload:
-    """``w`` scaled to offered load ``load``, submit times floored to whole seconds."""
-    scaled = scale_to_load(w, load, nodes)
-    t = scaled.table
-    # SWF stores whole seconds; flooring keeps a written file identical to the table.
-    return scaled.replace_table(t.assign(submit_time=np.floor(t["submit_time"].to_numpy())))
+    @property
+    def name(self) -> str:
+        """``lublin-typeless`` or ``lublin-class-separated``."""
+        return f"lublin-{self._mode}"
 
+    @property
+    def _mode(self) -> str:
+        return "typeless" if self.typeless else "class-separated"
 
-def _workload(
-    submit: np.ndarray,
-    runs: np.ndarray,
-    sizes: np.ndarray,
-    queue: np.ndarray,
-    nodes: int,
-    params: LublinParams,
-    typeless: bool,
-) -> Workload:
-    n = submit.size
-    table = pd.DataFrame(
-        {
-            "job_id": np.arange(1, n + 1, dtype=np.int64),
-            "submit_time": submit,
-            "run_time": runs,
-            "procs": sizes,
-            "requested_time": runs.copy(),
-            # Optional SWF columns are float64 (NaN = missing) as in a loaded trace.
-            "queue": queue.astype(np.float64),
-            "status": np.ones(n),
+    @property
+    def header(self) -> dict[str, str]:
+        """The SWF header facts of the reference generator."""
+        return {
+            "Version": "2",
+            "Acknowledge": "Uri Lublin, Hebrew University",
+            "MaxJobs": str(self.n),
+            "MaxRecords": str(self.n),
+            "MaxNodes": str(self.nodes),
+            "MaxRuntime": str(math.floor(math.exp(self.params.runtime_cap))),
         }
-    )
-    header = {
-        "Version": "2",
-        "Acknowledge": "Uri Lublin, Hebrew University",
-        "MaxJobs": str(n),
-        "MaxRecords": str(n),
-        "MaxNodes": str(nodes),
-        "MaxRuntime": str(math.floor(math.exp(params.runtime_cap))),
-    }
-    mode = "typeless" if typeless else "class-separated"
-    return Workload.from_table(
-        table,
-        name=f"lublin-{mode}",
-        max_procs=nodes,
-        max_nodes=nodes,
-        header=header,
-        notes=(f"Lublin-Feitelson 2003 model, {mode}; requested_time = run_time",),
+
+    def _class_clocks(self) -> list[Iterator[np.ndarray]]:
+        classes = (
+            [self.params.typeless]
+            if self.typeless
+            else [
+                self.params.interactive,
+                self.params.batch,
+            ]
+        )
+        return [
+            _clocks(a, cp, self.params, self.chunk)
+            for a, cp in zip(self.arrivals, classes, strict=True)
+        ]
+
+    def _merged(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """``(clocks, batch?)`` of the jobs in submit order, a chunk at a time."""
+        clocks = self._class_clocks()
+        if self.typeless:
+            for c in clocks[0]:
+                yield c, np.zeros(c.size, dtype=bool)
+            return
+        yield from merge_clocks(clocks[0], clocks[1], self.n, self.chunk)
+
+    def class_counts(self) -> list[int]:
+        """How many of the first ``n`` arrivals are interactive and how many batch."""
+        batch = sum(int(np.count_nonzero(b)) for _, b in self._merged())
+        return [self.n - batch, batch]
+
+    def _raw(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """``(floored clocks, queue, sizes, run times)``, a chunk at a time."""
+        classes = (
+            [self.params.typeless]
+            if self.typeless
+            else [
+                self.params.interactive,
+                self.params.batch,
+            ]
+        )
+        takers = [
+            _Take(d.chunks(cp, self.nodes, self.chunk))
+            for d, cp in zip(self.draws, classes, strict=True)
+        ]
+        for clocks, batch in self._merged():
+            m = clocks.size
+            sizes = np.empty(m, dtype=np.int64)
+            runs = np.empty(m)
+            for q, sel in ((0, ~batch), (1, batch)):
+                k = int(np.count_nonzero(sel))
+                if k:
+                    s, g = takers[q].take(k)
+                    sizes[sel], runs[sel] = s, np.floor(np.exp(g))
+            queue = np.where(batch, QUEUE_BATCH, QUEUE_INTERACTIVE).astype(np.int64)
+            yield np.floor(clocks), queue, sizes, runs
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        """The workload table, ``chunk`` jobs (about) at a time."""
+        first: float | None = None
+        done = 0
+        for submit, queue, sizes, runs in self._raw():
+            if self.factor is not None:
+                first = float(submit[0]) if first is None else first
+                # scale_to_load's formula, then whole seconds (_whole_seconds_load).
+                submit = np.floor(first + (submit - first) * self.factor)
+            m = submit.size
+            yield pd.DataFrame(
+                {
+                    "job_id": np.arange(done + 1, done + m + 1, dtype=np.int64),
+                    "submit_time": submit,
+                    "run_time": runs,
+                    "procs": sizes,
+                    "requested_time": runs.copy(),
+                    # Optional SWF columns are float64 (NaN = missing) as in a loaded trace.
+                    "queue": queue.astype(np.float64),
+                    "status": np.ones(m),
+                }
+            )
+            done += m
+
+    def scaled_to(self, load: float) -> LublinChunks:
+        """These jobs with arrivals scaled to offered ``load`` (one more pass over them).
+
+        The work ``sum(run_time * procs)`` is a sum of whole numbers below 2**53 (for
+        fewer than 400 million jobs), so adding it up chunk by chunk gives exactly the
+        whole-array :func:`~cosched.workload.transforms.offered_load`.
+        """
+        work, first, last = 0.0, math.nan, math.nan
+        for submit, _, sizes, runs in self._raw():
+            work += float(np.dot(runs, sizes.astype(np.float64)))
+            first = float(submit[0]) if math.isnan(first) else first
+            last = float(submit[-1])
+        span = last - first if self.n else 0.0
+        if not span > 0:
+            raise WorkloadError(
+                f"workload {self.name!r}: offered load is undefined, all {self.n} jobs "
+                "are submitted at the same time"
+            )
+        current = work / (float(self.nodes) * span)
+        goal = float(load)
+        note = f"scaled arrivals from offered load {current:.4g} to {goal:.4g} (scale_to_load)"
+        return replace(self, factor=current / goal, notes=(note,))
+
+    def workload(self) -> Workload:
+        """All chunks as one :class:`Workload` (what :func:`generate_lublin` returns)."""
+        parts = list(self)
+        table = pd.concat(parts, ignore_index=True) if parts else _empty_table()
+        return Workload.from_table(
+            table,
+            name=self.name,
+            max_procs=self.nodes,
+            max_nodes=self.nodes,
+            header=self.header,
+            notes=(
+                f"Lublin-Feitelson 2003 model, {self._mode}; requested_time = run_time",
+                *self.notes,
+            ),
+        )
+
+
+class _Take:
+    """Takes any number of the next jobs from a stream of ``(sizes, draws)`` chunks."""
+
+    def __init__(self, chunks: Iterator[tuple[np.ndarray, np.ndarray]]) -> None:
+        self._chunks = chunks
+        self._sizes = np.empty(0, dtype=np.int64)
+        self._draws = np.empty(0)
+
+    def take(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        while self._sizes.size < k:
+            s, g = next(self._chunks)
+            self._sizes = np.concatenate((self._sizes, s))
+            self._draws = np.concatenate((self._draws, g))
+        out = self._sizes[:k], self._draws[:k]
+        self._sizes, self._draws = self._sizes[k:], self._draws[k:]
+        return out
+
+
+def _empty_table() -> pd.DataFrame:
+    cols = ("job_id", "submit_time", "run_time", "procs", "requested_time", "queue", "status")
+    return pd.DataFrame(
+        {c: np.empty(0, dtype=np.int64 if c in ("job_id", "procs") else float) for c in cols}
     )

@@ -1,0 +1,90 @@
+"""A compiled parser for blocks of SWF job lines written the usual way.
+
+It accepts only what it can parse exactly: lines of 18 whole numbers (an optional
+``-`` and at most 15 digits, so each is exact in float64) separated by blanks or
+tabs, with ``;`` comments and blank lines. Anything else (a decimal point, an
+exponent, a ``+``, another count of fields, any other byte) makes it give up on the
+block, which then goes through pandas' parser and, for the error message, the
+line-by-line parser (:mod:`cosched.workload.swf`). The values it gives are the ones
+those parsers give for the same text, so which parser read a block never shows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_FIELDS = 18
+_MAX_DIGITS = 15
+
+
+@njit(cache=True)
+def parse_block(
+    data: np.ndarray, signed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
+    """``(values, line offsets, ok)``: the (18, n) values and each row's line index.
+
+    Besides the syntax, it gives up on a value the reader refuses (a job id <= 0, a
+    negative value other than -1 in a field not marked ``signed``), so that the
+    line-by-line pass names it; the values it returns need no further check.
+
+    Args:
+        data: the block's bytes (uint8), whole lines ending in ``\\n``.
+        signed: per field, whether any integer is allowed (bool, 18).
+    """
+    n_lines = 0
+    for b in data:
+        if b == 10:
+            n_lines += 1
+    if data.size and data[data.size - 1] != 10:
+        n_lines += 1
+    out = np.empty((_FIELDS, n_lines), dtype=np.float64)
+    where = np.empty(n_lines, dtype=np.int64)
+    rows = 0
+    line = 0
+    i = 0
+    n = data.size
+    while i < n:
+        field = 0
+        comment = False
+        while i < n and data[i] != 10:
+            c = data[i]
+            if comment:
+                i += 1
+                continue
+            if c == 32 or c == 9:
+                i += 1
+                continue
+            if c == 59:  # ';'
+                comment = True
+                i += 1
+                continue
+            negative = False
+            if c == 45:  # '-'
+                negative = True
+                i += 1
+            value = np.int64(0)
+            digits = 0
+            while i < n and 48 <= data[i] <= 57:
+                value = value * 10 + (np.int64(data[i]) - 48)
+                digits += 1
+                i += 1
+            if digits == 0 or digits > _MAX_DIGITS or field == _FIELDS:
+                return out[:, :0], where[:0], False
+            if i < n and not (data[i] == 32 or data[i] == 9 or data[i] == 10 or data[i] == 59):
+                return out[:, :0], where[:0], False
+            if negative and value != 1 and not signed[field]:
+                return out[:, :0], where[:0], False
+            if field == 0 and (negative or value == 0):
+                return out[:, :0], where[:0], False
+            v = float(value)
+            out[field, rows] = -v if negative else v
+            field += 1
+        if field == _FIELDS:
+            where[rows] = line
+            rows += 1
+        elif field != 0:
+            return out[:, :0], where[:0], False
+        line += 1
+        i += 1
+    return out[:, :rows], where[:rows], True

@@ -91,6 +91,9 @@ class Simulation:
         progress: called now and then as ``progress(jobs_started, jobs_total)``.
         placement: keep a node ledger (jobs placed on named nodes); always on when
             the platform lets jobs share nodes (``mpl > 1`` or a job cap).
+        fast: let :meth:`run` take the fast path (:mod:`cosched.engine.fastpath`) when
+            the policy is a built-in one it covers; False forces the general loop (the
+            differential tests compare the two).
     """
 
     def __init__(
@@ -105,6 +108,7 @@ class Simulation:
         check: bool = False,
         progress: Callable[[int, int], None] | None = None,
         placement: bool = False,
+        fast: bool = True,
     ) -> None:
         if estimates not in ("requested", "exact"):
             raise ConfigError(f"estimates must be 'requested' or 'exact', got {estimates!r}")
@@ -117,22 +121,33 @@ class Simulation:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.check = check
         self.progress = progress
-        self._jobs = workload.jobs()
-        n = len(self._jobs)
+        self.fast = fast
+        # The Job records are built when the general loop starts (_begin): the fast
+        # path works on the columns alone.
+        self._jobs: list[Job] = []
         t = workload.table
+        n = len(t)
         sizes = platform.units_array(t["procs"].to_numpy())
         too_wide = np.flatnonzero(sizes > platform.capacity)
         if too_wide.size:
-            j = self._jobs[int(too_wide[0])]
+            row = int(too_wide[0])
             raise WorkloadError(
-                f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
+                f"workload {workload.name!r}: job {int(t['job_id'].iat[row])} needs "
+                f"{int(t['procs'].iat[row])} procs but the "
                 f"machine is {platform.describe()}; load it with too_wide=drop or clip"
             )
-        self._sizes: list[int] = sizes.tolist()
-        self._run: list[float] = t["run_time"].tolist()
         col = "run_time" if estimates == "exact" else "requested_time"
-        self._est: list[float] = t[col].tolist()
-        self._submit: list[float] = t["submit_time"].tolist()
+        # (submit, run, estimate, size) as numpy columns, for the fast path
+        self._columns = (
+            t["submit_time"].to_numpy(dtype=np.float64),
+            t["run_time"].to_numpy(dtype=np.float64),
+            t[col].to_numpy(dtype=np.float64),
+            np.asarray(sizes, dtype=np.int64),
+        )
+        self._sizes: list[int] = sizes.tolist()
+        self._run: list[float] = self._columns[1].tolist()
+        self._est: list[float] = self._columns[2].tolist()
+        self._submit: list[float] = self._columns[0].tolist()
         self._ledger = NodeLedger(platform) if placement or platform.shared else None
         self._capacity = platform.capacity
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
@@ -178,6 +193,12 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         """Simulate until every job has finished; return the outcome table."""
+        if self.fast and not self._ran:
+            from cosched.engine.fastpath import try_run
+
+            result = try_run(self)
+            if result is not None:
+                return result
         self._begin()
         submit, n, heap, wakes = self._submit, len(self._jobs), self._heap, self._wakes
         instant = self._instant
@@ -200,6 +221,7 @@ class Simulation:
         if self._ran:
             raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
         self._ran = True
+        self._jobs = self.workload.jobs()
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
         self._idle_passes = self.policy.idle_passes
@@ -252,7 +274,7 @@ class Simulation:
                 "running or due; the policy never started them",
             )
         if self.progress is not None:
-            self.progress(self._n_started, len(self._jobs))
+            self.progress(self._n_started, len(self._submit))
         return self._result()
 
     def _instant(self, t: float) -> None:
@@ -479,14 +501,28 @@ class Simulation:
 
     # -- results ------------------------------------------------------------------------
 
+    def _fast_result(
+        self, start: Sequence[float], end: Sequence[float], *, passes: int, decisions: int,
+        started: int,
+    ) -> SimulationResult:  # fmt: skip
+        """The result of a run the fast path made (start and end of every job)."""
+        self._ran = True
+        self._start, self._end = start, end  # type: ignore[assignment]
+        self._n_started = started
+        if started != len(self._submit):  # cannot happen: every job fits the machine
+            raise InvariantError(f"the fast path started {started} of {len(self._submit)} jobs")
+        self._stats["passes"] = passes
+        self._stats["decisions"] = decisions
+        return self.finish()
+
     def _result(self) -> SimulationResult:
         t = self.workload.table
         jobs = pd.DataFrame(
             {
                 "job_id": t["job_id"].to_numpy(),
                 "submit_time": t["submit_time"].to_numpy(),
-                "start_time": np.array(self._start, dtype=float),
-                "end_time": np.array(self._end, dtype=float),
+                "start_time": np.asarray(self._start, dtype=float),
+                "end_time": np.asarray(self._end, dtype=float),
                 "procs": t["procs"].to_numpy(),
                 "size": np.array(self._sizes, dtype=np.int64),
                 "run_time": t["run_time"].to_numpy(),

@@ -1,0 +1,98 @@
+"""The fast path: built-in FCFS and EASY run as one loop over job columns.
+
+:meth:`Simulation.run <cosched.engine.simulation.Simulation.run>` hands a simulation to
+:func:`try_run` first. When the policy is the built-in :class:`Fcfs` or
+:class:`EasyBackfilling` itself (not a subclass) with the submit order, and nothing
+needs the general loop (no rate model, no node ledger, no capacity checks), the whole
+simulation is one call of :func:`cosched.engine._batch_kernels.batch_loop` on numpy
+columns: no :class:`~cosched.workload.job.Job` object, no decision object, no policy
+call per pass. Every other case (a user's policy, another order, a family policy) runs
+the general loop, unchanged. The schedules, the engine counters and the result table
+are the same on both paths (``tests/engine/test_fastpath.py``).
+
+The loop runs compiled by numba for workloads of at least :data:`COMPILE_FROM` jobs and
+as plain Python on lists below that: importing numba and loading the cached machine
+code costs a fixed few tenths of a second per process, more than the plain loop spends
+on a few thousand jobs (docs/performance.md has the measurements).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation, SimulationResult
+
+__all__ = ["COMPILE_FROM", "eligible", "try_run"]
+
+#: Workloads with at least this many jobs run the compiled loop; smaller ones the same
+#: loop as plain Python. ``COSCHED_FASTPATH_COMPILE_FROM`` overrides it (tests use it
+#: to run both forms on the same workloads).
+COMPILE_FROM = 20_000
+
+
+def _compile_from() -> int:
+    value = os.environ.get("COSCHED_FASTPATH_COMPILE_FROM")
+    return COMPILE_FROM if value is None else int(value)
+
+
+def eligible(sim: Simulation) -> int | None:
+    """The kernel's policy code (0 FCFS, 1 EASY), or None when the general loop must run."""
+    from cosched.policies.easy import EasyBackfilling
+    from cosched.policies.fcfs import Fcfs
+
+    if sim.rate_model is not None or sim._ledger is not None or sim.check:
+        return None
+    kind = type(sim.policy)
+    if kind is Fcfs:
+        code = 0
+    elif kind is EasyBackfilling:
+        code = 1
+    else:
+        return None
+    if sim.policy.order != "submit":  # type: ignore[attr-defined]
+        return None
+    return code
+
+
+def try_run(sim: Simulation) -> SimulationResult | None:
+    """Run ``sim`` on the fast path and return its result, or None if it is not eligible."""
+    code = eligible(sim)
+    if code is None:
+        return None
+    window = getattr(sim.policy, "window", None)
+    win = -1 if window is None else int(window)
+    n = len(sim._submit)
+    start: Any
+    end: Any
+    if n >= _compile_from():
+        from cosched.engine._batch_jit import batch_loop
+
+        f64, i64 = np.float64, np.int64
+        # Fresh writeable copies: one machine-code signature whatever the table holds.
+        submit, run, est, size = (np.array(c) for c in sim._columns)
+        start = np.full(n, np.nan)
+        end = np.full(n, np.nan)
+        counts = np.zeros(3, dtype=i64)
+        batch_loop(
+            submit, run, est, size, sim._capacity, code, win, start, end,
+            np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64),
+            np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64), counts,
+        )  # fmt: skip
+        stats = counts.tolist()
+    else:
+        from cosched.engine._batch_kernels import batch_loop as plain_loop
+
+        nan = math.nan
+        start = [nan] * n
+        end = [nan] * n
+        stats = [0, 0, 0]
+        plain_loop(
+            sim._submit, sim._run, sim._est, sim._sizes, sim._capacity, code, win, start, end,
+            [0] * n, [0.0] * n, [0] * n, [0] * n, [0.0] * n, [0] * n, stats,
+        )  # fmt: skip
+    return sim._fast_result(start, end, passes=stats[0], decisions=stats[1], started=stats[2])

@@ -184,3 +184,48 @@ def test_every_archive_trace(trace: Path) -> None:
         mp.setattr(fastpath, "COMPILE_FROM", 0)
         for name in ("fcfs", "easy"):
             _same(_run(w, platform, name, {}, fast=False), _run(w, platform, name, {}))
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_outputs_are_the_same_on_both_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], policy: str, compiled: bool
+) -> None:
+    """``cosched run``'s summary and every per-job output format, byte for byte."""
+    from cosched.cli.main import main
+
+    def run(folder: Path, *, fast: bool) -> dict[str, bytes]:
+        folder.mkdir()
+        outs = {
+            "csv": folder / "jobs.csv",
+            "parquet": folder / "jobs.parquet",
+            "swf": folder / "jobs.swf",
+            "batsim": folder / "batsim.csv",
+        }
+        taken = []
+        real = fastpath.try_run
+
+        def spy(sim: Simulation) -> SimulationResult | None:
+            result = real(sim)
+            taken.append(result is not None)
+            return result
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(fastpath, "COMPILE_FROM", 0 if compiled else 10**9)
+            mp.setattr(fastpath, "try_run", spy)
+            if not fast:
+                mp.setattr(fastpath, "eligible", lambda sim: None)
+            for fmt, path in outs.items():
+                args = ["run", "--policy", policy, "--jobs-out", str(path)]
+                args += ["--jobs-format", fmt, "--summary-out", str(folder / f"{fmt}.json")]
+                assert main(args) == 0
+        assert taken == [fast] * len(outs)
+        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+        files["stdout"] = capsys.readouterr().out.encode()
+        return files
+
+    general = run(tmp_path / "general", fast=False)
+    fast = run(tmp_path / "fast", fast=True)
+    assert general.keys() == fast.keys()
+    for name in general:
+        assert general[name] == fast[name], name

@@ -19,6 +19,7 @@ from cosched.engine import Simulation, SimulationResult, fastpath
 from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.policies import make_policy
+from cosched.policies.conservative import ConservativeBackfilling
 from cosched.policies.easy import EasyBackfilling
 from cosched.policies.fcfs import Fcfs
 from cosched.workload.job import Workload
@@ -82,6 +83,31 @@ def test_fast_path_matches_general_loop(
     _same(general, plain)
 
 
+@st.composite
+def no_overrun_cases(draw: st.DrawFn) -> tuple[Workload, Platform]:
+    """Workloads in which every job ends by its estimate (conservative's fast path)."""
+    w, platform = draw(cases())
+    t = w.table.copy()
+    t["requested_time"] = t[["requested_time", "run_time"]].max(axis=1)
+    return Workload.from_table(t), platform
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=no_overrun_cases(), exact=st.booleans())
+def test_conservative_fast_path_matches_general_loop(
+    case: tuple[Workload, Platform], exact: bool
+) -> None:
+    w, platform = case
+    est = "exact" if exact else "requested"
+    general = _run(w, platform, "conservative", {}, estimates=est, fast=False)
+    sim = Simulation(w, platform, make_policy("conservative"), estimates=est)
+    assert fastpath.eligible(sim) == 2
+    fast = sim.run()
+    verify_schedule(fast.jobs, capacity=platform.capacity)
+    _same(general, fast)
+    assert sim.policy.delayed == 0  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(("name", "params"), VARIANTS, ids=str)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), exact=st.booleans())
@@ -126,6 +152,7 @@ class MyEasy(EasyBackfilling, register=False):
         (Fcfs(), {"check": True}),
         (Fcfs(), {"placement": True}),
         (Fcfs(), {"fast": False}),
+        (ConservativeBackfilling(order="sjf"), {}),
     ],
     ids=str,
 )
@@ -136,6 +163,21 @@ def test_general_loop_when_a_feature_needs_it(policy: Any, kw: dict[str, Any]) -
     assert fastpath.eligible(Simulation(w, Platform.of_procs(2), Fcfs())) == 0
     sim.run()
     assert sim._jobs, "the general loop builds the Job records"
+
+
+def test_conservative_leaves_overruns_to_the_general_loop() -> None:
+    # Job 1 runs 100 s on a 50 s estimate (overrun=keep): the policy rebuilds its
+    # profile while job 1 is past its estimated end, which the fast path does not model.
+    w = Workload.from_jobs([(0, 2, 100, 50), (1, 2, 10, 10)])
+    sim = Simulation(w, Platform.of_procs(2), ConservativeBackfilling())
+    assert fastpath.eligible(sim) is None
+    ok = Workload.from_jobs([(0, 2, 50, 100), (1, 2, 10, 10)])
+    sim = Simulation(ok, Platform.of_procs(2), ConservativeBackfilling())
+    assert fastpath.eligible(sim) == 2
+    r = sim.run()
+    # job 2 is reserved at 100 (job 1's estimated end); job 1 ends at 50, compression
+    # moves job 2 to 50
+    assert r.jobs["start_time"].tolist() == [0.0, 50.0]
 
 
 def _archive_traces() -> list[Path]:
@@ -160,6 +202,7 @@ def _trace(path: Path, **rules: str) -> tuple[Workload, Platform]:
         ("keep", "requested", "fcfs", {}),
         ("keep", "exact", "easy", {"window": 3}),
         ("extend", "exact", "easy", {}),
+        ("extend", "requested", "conservative", {}),
     ],
     ids=str,
 )
@@ -182,12 +225,14 @@ def test_every_archive_trace(trace: Path) -> None:
     w, platform = _trace(trace, too_wide="drop")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fastpath, "COMPILE_FROM", 0)
-        for name in ("fcfs", "easy"):
+        for name in ("fcfs", "easy", "conservative"):
             _same(_run(w, platform, name, {}, fast=False), _run(w, platform, name, {}))
 
 
-@pytest.mark.parametrize("policy", ["fcfs", "easy"])
-@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize(
+    ("policy", "compiled"),
+    [("fcfs", False), ("fcfs", True), ("easy", False), ("easy", True), ("conservative", True)],
+)
 def test_outputs_are_the_same_on_both_paths(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], policy: str, compiled: bool
 ) -> None:

@@ -41,7 +41,9 @@ def _compile_from() -> int:
 
 
 def eligible(sim: Simulation) -> int | None:
-    """The kernel's policy code (0 FCFS, 1 EASY), or None when the general loop must run."""
+    """The kernel's policy code (0 FCFS, 1 EASY, 2 conservative), or None when the
+    general loop must run."""
+    from cosched.policies.conservative import ConservativeBackfilling
     from cosched.policies.easy import EasyBackfilling
     from cosched.policies.fcfs import Fcfs
 
@@ -52,6 +54,11 @@ def eligible(sim: Simulation) -> int | None:
         code = 0
     elif kind is EasyBackfilling:
         code = 1
+    elif kind is ConservativeBackfilling:
+        _, run, est, _ = sim._columns
+        if (run > est).any():  # a job outlives its estimate: the policy's rebuilds
+            return None
+        code = 2
     else:
         return None
     if sim.policy.order != "submit":  # type: ignore[attr-defined]
@@ -64,6 +71,8 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     code = eligible(sim)
     if code is None:
         return None
+    if code == 2:
+        return _conservative(sim)
     window = getattr(sim.policy, "window", None)
     win = -1 if window is None else int(window)
     n = len(sim._submit)
@@ -96,3 +105,18 @@ def try_run(sim: Simulation) -> SimulationResult | None:
             [0] * n, [0.0] * n, [0] * n, [0] * n, [0.0] * n, [0] * n, stats,
         )  # fmt: skip
     return sim._fast_result(start, end, passes=stats[0], decisions=stats[1], started=stats[2])
+
+
+def _conservative(sim: Simulation) -> SimulationResult:
+    """Conservative backfilling, always compiled: its general loop loads numba too."""
+    from cosched.engine._conservative_kernel import conservative_loop
+
+    n = len(sim._submit)
+    submit, run, est, size = (np.array(c) for c in sim._columns)
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    counts = np.zeros(4, dtype=np.int64)
+    conservative_loop(submit, run, est, size, sim._capacity, start, end, counts)
+    passes, decisions, started, delayed = counts.tolist()
+    sim.policy.delayed = delayed  # type: ignore[attr-defined]
+    return sim._fast_result(start, end, passes=passes, decisions=decisions, started=started)

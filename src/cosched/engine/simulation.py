@@ -502,9 +502,14 @@ class Simulation:
     # -- results ------------------------------------------------------------------------
 
     def _fast_result(
-        self, start: Sequence[float], end: Sequence[float], *, passes: int, decisions: int,
+        self,
+        start: Sequence[float] | np.ndarray,
+        end: Sequence[float] | np.ndarray,
+        *,
+        passes: int,
+        decisions: int,
         started: int,
-    ) -> SimulationResult:  # fmt: skip
+    ) -> SimulationResult:
         """The result of a run the fast path made (start and end of every job)."""
         self._ran = True
         self._start, self._end = start, end  # type: ignore[assignment]

@@ -10,16 +10,17 @@ call per pass. Every other case (a user's policy, another order, a family policy
 the general loop, unchanged. The schedules, the engine counters and the result table
 are the same on both paths (``tests/engine/test_fastpath.py``).
 
-The loop runs compiled by numba for workloads of at least :data:`COMPILE_FROM` jobs and
-as plain Python on lists below that: importing numba and loading the cached machine
+FCFS and EASY run compiled by numba for large workloads and as plain Python on lists
+for smaller ones (:data:`COMPILE_FROM`): importing numba and loading the cached machine
 code costs a fixed few tenths of a second per process, more than the plain loop spends
-on a few thousand jobs (docs/performance.md has the measurements).
+on tens of thousands of jobs (docs/performance.md has the measurements).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,32 +30,42 @@ if TYPE_CHECKING:
 
 __all__ = ["COMPILE_FROM", "eligible", "try_run"]
 
-#: Workloads with at least this many jobs run the compiled loop; smaller ones the same
-#: loop as plain Python. ``COSCHED_FASTPATH_COMPILE_FROM`` overrides it (tests use it
-#: to run both forms on the same workloads).
-COMPILE_FROM = 20_000
+#: Workloads with at least this many jobs run the compiled loop, by policy code (FCFS,
+#: EASY); smaller ones the same loop as plain Python. Importing numba and loading the
+#: cached machine code costs 0.4-0.6 s of CPU per process; the plain loop costs about
+#: 2 µs a job for FCFS and 5-15 µs for EASY (docs/performance.md, issue 18), hence the
+#: break-even sizes. ``COSCHED_FASTPATH_COMPILE_FROM`` (or setting this) overrides both
+#: (tests use it to run both forms on the same workloads).
+COMPILE_FROM: int | None = None
+_BREAK_EVEN = (250_000, 100_000)
 
 
-def _compile_from() -> int:
+def _compile_from(code: int) -> int:
     value = os.environ.get("COSCHED_FASTPATH_COMPILE_FROM")
-    return COMPILE_FROM if value is None else int(value)
+    if value is not None:
+        return int(value)
+    return _BREAK_EVEN[code] if COMPILE_FROM is None else COMPILE_FROM
+
+
+def _loaded(module: str, name: str) -> type | None:
+    """The class ``module.name`` if that module is imported (else no policy is one)."""
+    mod = sys.modules.get(module)
+    return None if mod is None else getattr(mod, name, None)
 
 
 def eligible(sim: Simulation) -> int | None:
     """The kernel's policy code (0 FCFS, 1 EASY, 2 conservative), or None when the
     general loop must run."""
-    from cosched.policies.conservative import ConservativeBackfilling
-    from cosched.policies.easy import EasyBackfilling
-    from cosched.policies.fcfs import Fcfs
-
     if sim.rate_model is not None or sim._ledger is not None or sim.check:
         return None
+    # Look the classes up without importing their modules: conservative's loads numba,
+    # which FCFS and EASY on a small workload must not pay for.
     kind = type(sim.policy)
-    if kind is Fcfs:
+    if kind is _loaded("cosched.policies.fcfs", "Fcfs"):
         code = 0
-    elif kind is EasyBackfilling:
+    elif kind is _loaded("cosched.policies.easy", "EasyBackfilling"):
         code = 1
-    elif kind is ConservativeBackfilling:
+    elif kind is _loaded("cosched.policies.conservative", "ConservativeBackfilling"):
         _, run, est, _ = sim._columns
         if (run > est).any():  # a job outlives its estimate: the policy's rebuilds
             return None
@@ -78,7 +89,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     n = len(sim._submit)
     start: Any
     end: Any
-    if n >= _compile_from():
+    if n >= _compile_from(code):
         from cosched.engine._batch_jit import batch_loop
 
         f64, i64 = np.float64, np.int64

@@ -53,7 +53,9 @@ def main() -> int:
     p.add_argument("--traces", nargs="+", default=list(TRACES))
     p.add_argument("--policies", nargs="+", default=list(POLICIES))
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--core", type=int, help="pin every child to this core (taskset -c)")
     args = p.parse_args()
+    pin = [] if args.core is None else ["taskset", "-c", str(args.core)]
     print(f"{'trace':<24}{'policy':<14}{'cosched s':>10}{'(cpu)':>8}{'reference s':>13}"
           f"{'(cpu)':>8}{'ratio':>7}  schedules")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,9 +63,18 @@ def main() -> int:
             trace = SHARED / f"{name}.swf.gz"
             for policy in args.policies:
                 mine, ref = Path(tmp) / "c.csv", Path(tmp) / "r.csv"
-                cmd_c = [sys.executable, "-m", "cosched", "run", str(trace), "--policy", policy]
+                cmd_c = [
+                    *pin,
+                    sys.executable,
+                    "-m",
+                    "cosched",
+                    "run",
+                    str(trace),
+                    "--policy",
+                    policy,
+                ]
                 cmd_c += ["--jobs-out", str(mine)]
-                cmd_r = [sys.executable, str(HERE / "plain_reference.py"), str(trace), policy]
+                cmd_r = [*pin, sys.executable, str(HERE / "plain_reference.py"), str(trace), policy]
                 cmd_r += [str(ref)]
                 c = min((timed(cmd_c) for _ in range(args.repeat)), key=lambda x: x[0])
                 r = min((timed(cmd_r) for _ in range(args.repeat)), key=lambda x: x[0])

@@ -97,6 +97,9 @@ class Simulation:
         sink: with a streamed workload (:class:`~cosched.workload.stream.WorkloadStream`),
             receives the outcome table a chunk at a time as jobs finish, in submit
             order (:mod:`cosched.engine.feed`); the result's ``jobs`` is then empty.
+        fast: let :meth:`run` take the fast path (:mod:`cosched.engine.fastpath`) when
+            the policy is a built-in one it covers; False forces the general loop (the
+            differential tests compare the two).
     """
 
     def __init__(
@@ -112,6 +115,7 @@ class Simulation:
         progress: Callable[[int, int], None] | None = None,
         placement: bool = False,
         sink: Callable[[pd.DataFrame], None] | None = None,
+        fast: bool = True,
     ) -> None:
         if estimates not in ("requested", "exact"):
             raise ConfigError(f"estimates must be 'requested' or 'exact', got {estimates!r}")
@@ -124,6 +128,7 @@ class Simulation:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.check = check
         self.progress = progress
+        self.fast = fast
         self._feed: JobFeed | None = None
         # Per-job state by job index: lists over the workload, or, for a streamed one,
         # dicts of the jobs in the system (cosched.engine.feed), indexed the same way.
@@ -178,23 +183,33 @@ class Simulation:
             self._streamed(workload, sink)
 
     def _jobs_in_memory(self, workload: Workload) -> int:
+        # The Job records are built when the general loop starts (_begin): the fast
+        # path works on the columns alone.
         platform = self.platform
-        self._jobs = workload.jobs()
-        n = len(self._jobs)
+        self._jobs = []
         t = workload.table
+        n = len(t)
         sizes = platform.units_array(t["procs"].to_numpy())
         too_wide = np.flatnonzero(sizes > platform.capacity)
         if too_wide.size:
-            j = self._jobs[int(too_wide[0])]
+            row = int(too_wide[0])
             raise WorkloadError(
-                f"workload {workload.name!r}: job {j.job_id} needs {j.procs} procs but the "
+                f"workload {workload.name!r}: job {int(t['job_id'].iat[row])} needs "
+                f"{int(t['procs'].iat[row])} procs but the "
                 f"machine is {platform.describe()}; load it with too_wide=drop or clip"
             )
-        self._sizes = sizes.tolist()
-        self._run = t["run_time"].tolist()
         col = "run_time" if self.estimates == "exact" else "requested_time"
-        self._est = t[col].tolist()
-        self._submit = t["submit_time"].tolist()
+        # (submit, run, estimate, size) as numpy columns, for the fast path
+        self._columns = (
+            t["submit_time"].to_numpy(dtype=np.float64),
+            t["run_time"].to_numpy(dtype=np.float64),
+            t[col].to_numpy(dtype=np.float64),
+            np.asarray(sizes, dtype=np.int64),
+        )
+        self._sizes = sizes.tolist()
+        self._run = self._columns[1].tolist()
+        self._est = self._columns[2].tolist()
+        self._submit = self._columns[0].tolist()
         return n
 
     def _streamed(
@@ -218,6 +233,12 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         """Simulate until every job has finished; return the outcome table."""
+        if self.fast and not self._ran and self._feed is None:
+            from cosched.engine.fastpath import try_run
+
+            result = try_run(self)
+            if result is not None:
+                return result
         self._begin()
         if self._feed is not None:
             return self._run_streamed(self._feed)
@@ -264,6 +285,8 @@ class Simulation:
         if self._ran:
             raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
         self._ran = True
+        if self._feed is None:
+            self._jobs = self.workload.jobs()
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
         self._idle_passes = self.policy.idle_passes
@@ -554,6 +577,25 @@ class Simulation:
 
     # -- results ------------------------------------------------------------------------
 
+    def _fast_result(
+        self,
+        start: Sequence[float] | np.ndarray,
+        end: Sequence[float] | np.ndarray,
+        *,
+        passes: int,
+        decisions: int,
+        started: int,
+    ) -> SimulationResult:
+        """The result of a run the fast path made (start and end of every job)."""
+        self._ran = True
+        self._start, self._end = start, end  # type: ignore[assignment]
+        self._n_started = started
+        if started != len(self._submit):  # cannot happen: every job fits the machine
+            raise InvariantError(f"the fast path started {started} of {len(self._submit)} jobs")
+        self._stats["passes"] = passes
+        self._stats["decisions"] = decisions
+        return self.finish()
+
     def _result(self) -> SimulationResult:
         if self._feed is not None:  # the outcomes went to the sink
             jobs = pd.DataFrame({c: [] for c in OUTCOME_COLUMNS})
@@ -563,8 +605,8 @@ class Simulation:
             {
                 "job_id": t["job_id"].to_numpy(),
                 "submit_time": t["submit_time"].to_numpy(),
-                "start_time": np.array(self._start, dtype=float),
-                "end_time": np.array(self._end, dtype=float),
+                "start_time": np.asarray(self._start, dtype=float),
+                "end_time": np.asarray(self._end, dtype=float),
                 "procs": t["procs"].to_numpy(),
                 "size": np.array(self._sizes, dtype=np.int64),
                 "run_time": t["run_time"].to_numpy(),

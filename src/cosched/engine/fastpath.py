@@ -1,0 +1,133 @@
+"""The fast path: built-in FCFS and EASY run as one loop over job columns.
+
+:meth:`Simulation.run <cosched.engine.simulation.Simulation.run>` hands a simulation to
+:func:`try_run` first. When the policy is the built-in :class:`Fcfs` or
+:class:`EasyBackfilling` itself (not a subclass) with the submit order, and nothing
+needs the general loop (no rate model, no node ledger, no capacity checks), the whole
+simulation is one call of :func:`cosched.engine._batch_kernels.batch_loop` on numpy
+columns: no :class:`~cosched.workload.job.Job` object, no decision object, no policy
+call per pass. Every other case (a user's policy, another order, a family policy) runs
+the general loop, unchanged. The schedules, the engine counters and the result table
+are the same on both paths (``tests/engine/test_fastpath.py``).
+
+FCFS and EASY run compiled by numba for large workloads and as plain Python on lists
+for smaller ones (:data:`COMPILE_FROM`): importing numba and loading the cached machine
+code costs a fixed few tenths of a second per process, more than the plain loop spends
+on tens of thousands of jobs (docs/performance.md has the measurements).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation, SimulationResult
+
+__all__ = ["COMPILE_FROM", "eligible", "try_run"]
+
+#: Workloads with at least this many jobs run the compiled loop, by policy code (FCFS,
+#: EASY); smaller ones the same loop as plain Python. Importing numba and loading the
+#: cached machine code costs 0.4-0.6 s of CPU per process; the plain loop costs about
+#: 2 µs a job for FCFS and 5-15 µs for EASY (docs/performance.md, issue 18), hence the
+#: break-even sizes. ``COSCHED_FASTPATH_COMPILE_FROM`` (or setting this) overrides both
+#: (tests use it to run both forms on the same workloads).
+COMPILE_FROM: int | None = None
+_BREAK_EVEN = (250_000, 100_000)
+
+
+def _compile_from(code: int) -> int:
+    value = os.environ.get("COSCHED_FASTPATH_COMPILE_FROM")
+    if value is not None:
+        return int(value)
+    return _BREAK_EVEN[code] if COMPILE_FROM is None else COMPILE_FROM
+
+
+def _loaded(module: str, name: str) -> type | None:
+    """The class ``module.name`` if that module is imported (else no policy is one)."""
+    mod = sys.modules.get(module)
+    return None if mod is None else getattr(mod, name, None)
+
+
+def eligible(sim: Simulation) -> int | None:
+    """The kernel's policy code (0 FCFS, 1 EASY, 2 conservative), or None when the
+    general loop must run."""
+    if sim.rate_model is not None or sim._ledger is not None or sim.check:
+        return None
+    # Look the classes up without importing their modules: conservative's loads numba,
+    # which FCFS and EASY on a small workload must not pay for.
+    kind = type(sim.policy)
+    if kind is _loaded("cosched.policies.fcfs", "Fcfs"):
+        code = 0
+    elif kind is _loaded("cosched.policies.easy", "EasyBackfilling"):
+        code = 1
+    elif kind is _loaded("cosched.policies.conservative", "ConservativeBackfilling"):
+        _, run, est, _ = sim._columns
+        if (run > est).any():  # a job outlives its estimate: the policy's rebuilds
+            return None
+        code = 2
+    else:
+        return None
+    if sim.policy.order != "submit":  # type: ignore[attr-defined]
+        return None
+    return code
+
+
+def try_run(sim: Simulation) -> SimulationResult | None:
+    """Run ``sim`` on the fast path and return its result, or None if it is not eligible."""
+    code = eligible(sim)
+    if code is None:
+        return None
+    if code == 2:
+        return _conservative(sim)
+    window = getattr(sim.policy, "window", None)
+    win = -1 if window is None else int(window)
+    n = len(sim._submit)
+    start: Any
+    end: Any
+    if n >= _compile_from(code):
+        from cosched.engine._batch_jit import batch_loop
+
+        f64, i64 = np.float64, np.int64
+        # Fresh writeable copies: one machine-code signature whatever the table holds.
+        submit, run, est, size = (np.array(c) for c in sim._columns)
+        start = np.full(n, np.nan)
+        end = np.full(n, np.nan)
+        counts = np.zeros(3, dtype=i64)
+        batch_loop(
+            submit, run, est, size, sim._capacity, code, win, start, end,
+            np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64),
+            np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64), counts,
+        )  # fmt: skip
+        stats = counts.tolist()
+    else:
+        from cosched.engine._batch_kernels import batch_loop as plain_loop
+
+        nan = math.nan
+        start = [nan] * n
+        end = [nan] * n
+        stats = [0, 0, 0]
+        plain_loop(
+            sim._submit, sim._run, sim._est, sim._sizes, sim._capacity, code, win, start, end,
+            [0] * n, [0.0] * n, [0] * n, [0] * n, [0.0] * n, [0] * n, stats,
+        )  # fmt: skip
+    return sim._fast_result(start, end, passes=stats[0], decisions=stats[1], started=stats[2])
+
+
+def _conservative(sim: Simulation) -> SimulationResult:
+    """Conservative backfilling, always compiled: its general loop loads numba too."""
+    from cosched.engine._conservative_kernel import conservative_loop
+
+    n = len(sim._submit)
+    submit, run, est, size = (np.array(c) for c in sim._columns)
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    counts = np.zeros(4, dtype=np.int64)
+    conservative_loop(submit, run, est, size, sim._capacity, start, end, counts)
+    passes, decisions, started, delayed = counts.tolist()
+    sim.policy.delayed = delayed  # type: ignore[attr-defined]
+    return sim._fast_result(start, end, passes=passes, decisions=decisions, started=started)

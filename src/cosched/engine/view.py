@@ -15,7 +15,25 @@ from cosched.workload.job import Job
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
 
-__all__ = ["SystemView"]
+__all__ = ["JobColumns", "SystemView"]
+
+
+class JobColumns:
+    """Per-job numbers as read-only numpy arrays indexed by ``job.index`` (for policies
+    that vectorise over the queue): ``submit``, ``estimate`` (as ``view.estimates``)
+    and ``size`` (as ``view.sizes``)."""
+
+    __slots__ = ("estimate", "size", "submit")
+
+    def __init__(self, submit: Sequence[float], estimate: Sequence[float], size: Sequence[int]):
+        self.submit = _frozen(np.array(submit, dtype=np.float64))
+        self.estimate = _frozen(np.array(estimate, dtype=np.float64))
+        self.size = _frozen(np.array(size, dtype=np.int64))
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 class SystemView:
@@ -27,10 +45,11 @@ class SystemView:
     simulation was built with ``estimates="exact"``.
     """
 
-    __slots__ = ("_sim",)
+    __slots__ = ("_columns", "_sim")
 
     def __init__(self, sim: Simulation) -> None:
         self._sim = sim
+        self._columns: JobColumns | None = None
 
     @property
     def now(self) -> float:
@@ -66,6 +85,19 @@ class SystemView:
     def estimates(self) -> Sequence[float]:
         """The run-time estimate of each job (requested or exact), by ``job.index``."""
         return self._sim._est
+
+    @property
+    def columns(self) -> JobColumns:
+        """Submit times, estimates and sizes of every job as numpy arrays (built once)."""
+        if self._columns is None:
+            sim = self._sim
+            self._columns = JobColumns(sim._submit, sim._est, sim._sizes)
+        return self._columns
+
+    def queue_indices(self) -> np.ndarray:
+        """Indices of the queued jobs in submit order (a new array)."""
+        queue = self._sim._queue
+        return np.fromiter(queue, dtype=np.intp, count=len(queue))
 
     def size(self, job: Job) -> int:
         """Units ``job`` takes."""

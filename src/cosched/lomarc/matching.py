@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, Profile, SlowdownModel
 from cosched.policies.orders import SHORT_MAX
 
@@ -261,11 +263,10 @@ class MatchRules:
         return sl
 
 
-def prefix_inverse(values: Sequence[float], bound: float) -> list[float]:
-    """``out[k] = sum(1 / max(v, bound) for v in values[:k])`` (length n + 1)."""
-    out = [0.0]
-    acc = 0.0
-    for v in values:
-        acc += 1.0 / max(v, bound)
-        out.append(acc)
-    return out
+def prefix_inverse(values: Sequence[float] | np.ndarray, bound: float) -> list[float]:
+    """``out[k] = sum(1 / max(v, bound) for v in values[:k])`` (length n + 1).
+
+    Summed in order (``np.add.accumulate``), as a running sum does.
+    """
+    inv = 1.0 / np.maximum(np.asarray(values, dtype=np.float64), bound)
+    return [0.0, *np.add.accumulate(inv).tolist()]

@@ -44,6 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from cosched.engine.decisions import Decision
 from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
@@ -54,7 +56,7 @@ from cosched.lomarc.search import PARTNER_HEURISTICS, PassState, queue_match, ru
 from cosched.lomarc.slowdown import SlowdownModel
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
-from cosched.policies.orders import ordered
+from cosched.policies.orders import SHORT_MAX, priority_indices
 from cosched.policies.requirements import Requirements
 from cosched.workload.job import Job
 
@@ -221,10 +223,12 @@ class Lomarc(Policy):
 
     def schedule(self, view: SystemView) -> list[Decision]:
         """One pass of Figure 1 followed by EASY backfilling with matching."""
-        queue = ordered(view, "priority", self.aging_time)
-        if not queue:
+        order = priority_indices(view, self.aging_time)
+        if not order.size:
             return []
-        ps = PassState(self, view, queue)
+        job = view.job
+        queue = [job(i) for i in order.tolist()]
+        ps = PassState(self, view, queue, order)
         k = 0
         head = -1
         while k < len(queue):
@@ -301,16 +305,69 @@ class Lomarc(Policy):
         return True
 
     def _backfill(self, ps: PassState, head: int) -> None:
-        """EASY backfilling behind the head, with the same matching."""
+        """EASY backfilling behind the head, with the same matching.
+
+        Only jobs that could start are visited: a job that fits the empty nodes must
+        pass EASY's test alone (a pair never ends earlier), and one that does not must
+        be allowed to pair and be no wider than the most unpartnered nodes of a running
+        job. Which jobs qualify changes only when a job starts (or the running jobs are
+        first listed), so the candidates are found for the rest of the queue with one
+        vectorised test, and found again after each such change.
+        """
         ps.compute_shadow(ps.queue[head])
-        for k in range(head + 1, len(ps.queue)):
-            job = ps.queue[k]
-            if job.index in ps.taken:
-                continue
-            if ps.size(job) <= len(ps.free):
-                self._start_with_partner(ps, k, backfill=True)
+        cols = ps.view.columns
+        rest = ps.order[head + 1 :]
+        size, est = cols.size[rest], cols.estimate[rest]
+        alone_end = ps.now + est
+        eligible = est > SHORT_MAX if self._rules.medium_long_only else None
+        queue, taken = ps.queue, ps.taken
+        k = head + 1
+        while k < len(queue):
+            state = self._backfill_state(ps)
+            at = k - head - 1
+            mask = self._may_act(ps, state, size[at:], alone_end[at:], eligible, at)
+            for pos in (np.flatnonzero(mask) + k).tolist():
+                job = queue[pos]
+                if job.index in taken:
+                    continue
+                if ps.size(job) <= len(ps.free):
+                    self._start_with_partner(ps, pos, backfill=True)
+                else:
+                    self._ride(ps, pos, backfill=True)
+                if self._backfill_state(ps) != state:
+                    k = pos + 1
+                    break
             else:
-                self._ride(ps, k, backfill=True)
+                return
+
+    @staticmethod
+    def _backfill_state(ps: PassState) -> tuple[int, int, int, bool]:
+        """What decides which queued jobs may act: empty nodes, extra nodes, queued
+        units (the weakly-loaded rule) and whether the running jobs are listed."""
+        return len(ps.free), ps.reservation.extra, ps.queued_units, ps.hosts_known
+
+    def _may_act(
+        self,
+        ps: PassState,
+        state: tuple[int, int, int, bool],
+        size: np.ndarray,
+        alone_end: np.ndarray,
+        eligible: np.ndarray | None,
+        at: int,
+    ) -> np.ndarray:
+        """Which of the remaining jobs could start (a superset: the rest is exact)."""
+        free, extra, queued, known = state
+        fits = size <= free
+        mask = fits & ((alone_end <= ps.shadow) | (size <= extra))
+        weak_ok = self.weak_spare is None or queued > (1.0 - self.weak_spare) * free
+        if self.running and weak_ok:
+            ride = ~fits
+            if eligible is not None:
+                ride &= eligible[at:]
+            if known:
+                ride &= size <= ps.max_solo()
+            mask |= ride
+        return mask
 
 
 @dataclass(kw_only=True)

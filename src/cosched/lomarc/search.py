@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.lomarc.matching import prefix_inverse, response_impact, u_gain
@@ -50,10 +52,18 @@ def pair_ends(ta: float, tb: float, sl: float) -> tuple[float, float]:
 class PassState:
     """The state of one scheduling pass (see the module docstring)."""
 
-    def __init__(self, policy: Lomarc, view: SystemView, queue: Sequence[Job]) -> None:
+    def __init__(
+        self,
+        policy: Lomarc,
+        view: SystemView,
+        queue: Sequence[Job],
+        order: np.ndarray | None = None,
+    ) -> None:
         self.policy = policy
         self.view = view
         self.queue = queue
+        #: the queue's job indices as an array (``queue[k].index == order[k]``).
+        self.order = order if order is not None else np.array([j.index for j in queue], np.intp)
         self.now = view.now
         self.sizes = view.sizes
         self.nodes = view.platform.nodes
@@ -61,7 +71,7 @@ class PassState:
         self.added: dict[int, list[int]] = {}  # node -> jobs started on it in this pass
         self.taken: set[int] = set()
         self.decisions: list[Decision] = []
-        self.queued_units = sum(self.sizes[j.index] for j in queue)
+        self.queued_units = int(view.columns.size[self.order].sum())
         self.end: dict[int, float] = {}
         self.reservation = Reservation(math.inf, 0)
         self._hosts: list[tuple[Job, list[int]]] | None = None
@@ -149,6 +159,11 @@ class PassState:
             self._max_solo = max((len(solo) for _, solo in self._hosts), default=0)
         return self._hosts
 
+    @property
+    def hosts_known(self) -> bool:
+        """Whether :meth:`hosts` has been taken (it is taken once per pass)."""
+        return self._hosts is not None
+
     def max_solo(self) -> int:
         """The most unpartnered nodes any eligible running job has (an upper bound)."""
         self.hosts()
@@ -162,14 +177,10 @@ class PassState:
         the jobs started during the pass stay counted, a small overestimate.
         """
         if self._rts is None:
-            n_nodes = self.nodes
-            est, sizes = self.view.estimates, self.sizes
-            rts: list[float] = []
-            acc = 0.0
-            for j in self.queue:
-                acc += est[j.index] * sizes[j.index] / n_nodes
-                rts.append(acc)
-            self._rts = (rts, prefix_inverse(rts, self.policy.bound))
+            cols, order = self.view.columns, self.order
+            # accumulate adds in order, as a running sum does.
+            rts = np.add.accumulate(cols.estimate[order] * cols.size[order] / self.nodes)
+            self._rts = (rts.tolist(), prefix_inverse(rts, self.policy.bound))
         return self._rts
 
     # -- EASY reservation ---------------------------------------------------------------

@@ -22,11 +22,13 @@ max_jobs_per_node=3)``): a job's size in nodes is its base configuration's ``n``
 
 from __future__ import annotations
 
-import heapq
+import bisect
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+import numpy as np
 
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
@@ -37,7 +39,7 @@ from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
-from cosched.policies.reservation import ShadowWalk
+from cosched.policies.reservation import node_reservation
 from cosched.workload.job import Job
 
 __all__ = ["NODESHARE_REQUIRES", "PROFILE_COLUMNS", "Coscheduling", "CoschedulingBackfill"]
@@ -68,46 +70,75 @@ class _Running:
     factor: float
 
 
-_UNSET = object()
-
-
 class _MemoBook(NodeBook):
-    """A :class:`NodeBook` that remembers its fits and counts jobs per node (for speed).
+    """A :class:`NodeBook` that remembers its fits and indexes jobs per node (for speed).
 
     ``_fit(s, need, cores)`` depends only on the book's state, which changes only in
     :meth:`add` and :meth:`remove`; between them (a scheduling pass that tries many
-    queued jobs, mostly of a few sizes and classes) the same fits are asked again and
-    again. Answers are those of ``NodeBook._fit``: placements are unchanged.
-    ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``).
+    queued jobs, mostly of a few sizes and classes) fits are asked again and again. For
+    each ``(s, cores)`` the book keeps, until the next change, the running count of
+    usable nodes along the bucket order; a fit for any ``need`` is then a bisection:
+    the pressure of the first bucket at which the count reaches ``need``, which is
+    ``NodeBook._fit``'s answer (placements are unchanged).
+    ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``) and
+    ``node_jobs[node]`` their indices padded with ``jobs`` (a row per node, for the
+    vectorised shadow time: ``ends[node_jobs].max(axis=1)``).
     """
 
     def __init__(
-        self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
+        self,
+        nodes: int,
+        cores: int,
+        cap: int,
+        model: InterferenceModel,
+        restriction: str,
+        jobs: int = 0,
     ) -> None:
         super().__init__(nodes, cores, cap, model, restriction)
-        self._memo: dict[tuple[int, int, int], float | None] = {}
+        self._memo: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
         self.count = [0] * nodes
+        self.pad = jobs
+        self.node_jobs = np.full((nodes, cap), jobs, dtype=np.intp)
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._memo.clear()
         super().add(idx, nodes, cores, sensitivity)
-        count = self.count
+        count, node_jobs = self.count, self.node_jobs
         for node in nodes:
+            node_jobs[node, count[node]] = idx
             count[node] += 1
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._memo.clear()
         super().remove(idx, nodes, cores, sensitivity)
-        count = self.count
+        count, node_jobs, pad = self.count, self.node_jobs, self.pad
         for node in nodes:
-            count[node] -= 1
+            row = node_jobs[node]
+            last = count[node] - 1
+            k = row.tolist().index(idx)
+            row[k] = row[last]  # keep each row's jobs in its first count[node] slots
+            row[last] = pad
+            count[node] = last
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
-        key = (sensitivity, need, cores)
-        got = self._memo.get(key, _UNSET)
-        if got is _UNSET:
-            got = self._memo[key] = NodeBook._fit(self, sensitivity, need, cores)
-        return got  # type: ignore[return-value]
+        table = self._memo.get((sensitivity, cores))
+        if table is None:
+            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
+        counts, pressures = table
+        k = bisect.bisect_left(counts, need)
+        return pressures[k] if k < len(counts) else None
+
+    def _counts(self, sensitivity: int, cores: int) -> tuple[list[int], list[float]]:
+        """Usable nodes counted along the bucket order, and each bucket's pressure."""
+        ok, buckets, got = self.ok[sensitivity], self._buckets, 0
+        counts: list[int] = []
+        pressures: list[float] = []
+        for pressure, free, code in self._order:
+            if free >= cores and ok[code]:
+                got += len(buckets[(code, free)])
+                counts.append(got)
+                pressures.append(pressure)
+        return counts, pressures
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
@@ -124,7 +155,10 @@ class _Rates:
     def update(
         self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
     ) -> Mapping[int, float]:
-        return self.policy._new_rates(started)
+        out = self.policy._new_rates(started)
+        if self.policy._track_ends:
+            self.policy._stale.extend(out)
+        return out
 
 
 @dataclass(kw_only=True)
@@ -162,6 +196,10 @@ class _NodeShareBase(Policy):
     )
     _info: dict[int, _JobInfo] = field(default_factory=dict, init=False, repr=False)
     _dirty: bool = field(default=True, init=False, repr=False)
+    #: Whether the policy reads estimated ends (``_stale``: jobs whose end the engine
+    #: may have changed since it was last read: started or given a new rate).
+    _track_ends: ClassVar[bool] = False
+    _stale: list[int] = field(default_factory=list, init=False, repr=False)
     #: per started job index: (configuration shape, degraded, factor at start).
     chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
     #: job index -> "fragmentation" or "capacity", at its first failed placement as head.
@@ -240,7 +278,8 @@ class _NodeShareBase(Policy):
         if self._book is None:
             p = view.platform
             cap = p.max_jobs_per_node or p.cores
-            self._book = _MemoBook(p.nodes, p.cores, cap, self._model, self.restriction)
+            jobs = len(view.sizes)
+            self._book = _MemoBook(p.nodes, p.cores, cap, self._model, self.restriction, jobs)
         return self._book
 
     def _configs(self, n: int, book: NodeBook) -> tuple[Configuration, ...]:
@@ -308,6 +347,8 @@ class _NodeShareBase(Policy):
         a, b = plan.coeffs
         self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
         self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
+        if self._track_ends:
+            self._stale.append(job.index)
         if self.rates == "dynamic":
             for node in plan.nodes:
                 self._touched.update(book.on_node[node])
@@ -394,7 +435,9 @@ class CoschedulingBackfill(_NodeShareBase):
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
-    _relevant: set[int] = field(default_factory=set, init=False, repr=False)
+    _relevant: list[bool] = field(default_factory=list, init=False, repr=False)
+    _ends: np.ndarray | None = field(default=None, init=False, repr=False)
+    _track_ends: ClassVar[bool] = True
     _shadow: float = field(default=0.0, init=False, repr=False)
     _extra: int = field(default=0, init=False, repr=False)
     _backfilled: bool = field(default=False, init=False, repr=False)
@@ -421,7 +464,7 @@ class CoschedulingBackfill(_NodeShareBase):
             return self._backfill(view, book, cand, [])
         self._dirty = False
         out: list[Decision] = []
-        started: list[tuple[float, tuple[int, ...]]] = []
+        started: list[tuple[float, int]] = []
         it = iter(queue)
         head = None
         for job in it:
@@ -430,7 +473,7 @@ class CoschedulingBackfill(_NodeShareBase):
                 head = job
                 break
             out.append(self.commit(job, plan, book))
-            started.append((view.now + view.estimate(job) * plan.factor, plan.nodes))
+            started.append((view.now + view.estimate(job) * plan.factor, job.index))
         self._head = -1 if head is None else head.index
         if head is None:
             self._backfilled = False
@@ -439,34 +482,36 @@ class CoschedulingBackfill(_NodeShareBase):
         cand = [job for _, job in zip(range(self.window), it, strict=False)]
         return out + self._backfill(view, book, cand, out)
 
-    def _reserve(
-        self, view: SystemView, need: int, started: list[tuple[float, tuple[int, ...]]]
-    ) -> None:
+    def _reserve(self, view: SystemView, need: int, started: list[tuple[float, int]]) -> None:
         """Shadow time: when ``need`` nodes are expected empty; extra: beyond ``need``.
 
-        EASY's rule (:class:`~cosched.policies.reservation.ShadowWalk`) over nodes:
-        walking the running jobs by estimated end, counting down the jobs left on each
-        of their nodes, a release frees the nodes whose count reaches 0. The nodes the
-        head counts on (empty now or by the shadow time) are kept for the backfill test.
+        EASY's rule over nodes (:func:`~cosched.policies.reservation.node_reservation`):
+        a node is freed when the last of its jobs ends by the estimates (the engine's
+        estimated ends; for this pass's starts, ``now`` + estimate x factor). The nodes
+        the head counts on (empty now or by the shadow time) are kept for the backfill
+        test.
         """
         book = self.book_for(view)
-        relevant = set(book.empty_nodes())
-        left = book.count.copy()  # jobs left on each node
-        run = self._run
-        walk = ShadowWalk(len(relevant), need, view.now)
-        ends: Iterable[tuple[float, tuple[int, ...]]]
-        ends = ((end, run[idx].nodes) for end, idx, _ in view.releases())
-        if started:
-            ends = heapq.merge(ends, sorted(started))
-        for end, nodes in ends:
-            emptied = [node for node in nodes if left[node] == 1]
-            if not walk.add(end, len(emptied)):
-                break
-            for node in nodes:
-                left[node] -= 1
-            relevant.update(emptied)
-        self._shadow, self._extra = walk.result()
-        self._relevant = relevant
+        ends = self._ends_for(view)
+        for end, idx in started:
+            ends[idx] = end
+        # The engine starts this pass's jobs after the pass: read their ends next time.
+        self._stale = [idx for _, idx in started]
+        empty_at = ends[book.node_jobs].max(axis=1)  # -inf on empty nodes
+        free = len(book.empty_nodes())
+        occupied = empty_at[empty_at > -np.inf]
+        self._shadow, self._extra = node_reservation(occupied, free=free, need=need, now=view.now)
+        self._relevant = (empty_at <= self._shadow).tolist()
+
+    def _ends_for(self, view: SystemView) -> np.ndarray:
+        """Estimated ends by job index, refreshed from the engine for the stale jobs."""
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = np.full(len(view.sizes) + 1, -np.inf)  # last: padding
+        job, end_of = view.job, view.estimated_end
+        for idx in self._stale:
+            ends[idx] = end_of(job(idx))
+        return ends
 
     def _backfill(
         self, view: SystemView, book: NodeBook, cand: list[Job], out: list[Decision]
@@ -489,11 +534,12 @@ class CoschedulingBackfill(_NodeShareBase):
             if end > shadow:
                 # It holds its nodes past the shadow time: those the head counts on
                 # must come out of the extra nodes.
-                taken = [node for node in plan.nodes if node in relevant]
+                taken = [node for node in plan.nodes if relevant[node]]
                 if len(taken) > self._extra:
                     continue
                 self._extra -= len(taken)
-                relevant.difference_update(taken)
+                for node in taken:
+                    relevant[node] = False
             new.append(self.commit(job, plan, book))
         self._backfilled = bool(new)
         return new

@@ -15,14 +15,15 @@ always broken by submit order, so every order is deterministic.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
+
+import numpy as np
 
 from cosched.engine.view import SystemView
 from cosched.errors import UnknownNameError
 from cosched.workload.job import Job
 
-__all__ = ["MEDIUM_MAX", "ORDERS", "SHORT_MAX", "job_class", "ordered"]
+__all__ = ["MEDIUM_MAX", "ORDERS", "SHORT_MAX", "job_class", "ordered", "priority_indices"]
 
 #: Upper bounds (seconds) of the short and medium classes.
 SHORT_MAX = 60.0
@@ -54,17 +55,28 @@ def job_class(estimate: float) -> int:
     return 0 if estimate <= SHORT_MAX else (1 if estimate <= MEDIUM_MAX else 2)
 
 
-def _priority(view: SystemView, aging_time: float | None) -> list[Job]:
-    est, now = view.estimates, view.now
+def priority_indices(view: SystemView, aging_time: float | None) -> np.ndarray:
+    """Indices of the queued jobs in the ``priority`` order (vectorised over the queue).
+
+    A job's level is its class minus one per aging period waited, at least 0; lower
+    levels first, ties by submit order (a stable sort of the queue, which is in submit
+    order).
+    """
+    cols, now = view.columns, view.now
     period = aging_time if aging_time is not None else view.mean_wait
     # No job has waited yet: nothing to age by, the classes alone decide.
     inv = 1.0 / period if period > 0 else 0.0
+    queue = view.queue_indices()
+    est = cols.estimate[queue]
+    level = (est > SHORT_MAX).astype(np.float64) + (est > MEDIUM_MAX)
+    level -= np.floor((now - cols.submit[queue]) * inv)
+    np.maximum(level, 0.0, out=level)
+    return queue[np.argsort(level, kind="stable")]
 
-    def key(j: Job) -> tuple[int, int]:
-        level = job_class(est[j.index]) - math.floor((now - j.submit_time) * inv)
-        return (max(level, 0), j.index)
 
-    return sorted(view.queue, key=key)
+def _priority(view: SystemView, aging_time: float | None) -> list[Job]:
+    job = view.job
+    return [job(i) for i in priority_indices(view, aging_time).tolist()]
 
 
 ORDERS: dict[str, Order] = {

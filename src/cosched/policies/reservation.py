@@ -6,13 +6,19 @@ units are those free at the shadow time beyond what the head needs. Families dif
 in what a release frees (a job's units, or the nodes that become empty when the last of
 their jobs ends), so they feed :class:`ShadowWalk` with ``(end, units freed)`` pairs in
 end order and share the rule itself.
+
+Families that count *nodes* (a node is freed when the last of its jobs ends) can give
+the time each occupied node becomes empty instead: :func:`node_reservation` applies the
+same rule to those times with one partial sort, without walking the releases.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["Reservation", "ShadowWalk", "reservation"]
+import numpy as np
+
+__all__ = ["Reservation", "ShadowWalk", "node_reservation", "reservation"]
 
 
 class Reservation:
@@ -108,3 +114,37 @@ def reservation(
         if not walk.add(end, units):
             break
     return walk.result()
+
+
+def node_reservation(
+    empty_at: np.ndarray, *, free: int, need: int, now: float
+) -> tuple[float, int]:
+    """The head's shadow time and extra nodes, from when each occupied node empties.
+
+    The same rule as :func:`reservation` fed with one release per node: a node whose
+    jobs end (by their estimates) at ``e1 <= e2 <= ...`` is freed at the last end, and
+    the walk frees, in end order, the nodes whose last job ends there. Walking stops at
+    the first end at which ``need`` nodes are free, counting every node freed at that
+    same end; so the shadow time is the ``(need - free)``-th smallest emptying time
+    (ends in the past count as ``now``), and the extra nodes are all the nodes empty
+    by then beyond ``need``. Callers find the nodes the head counts on as those empty
+    now or with ``empty_at <= shadow``.
+
+    Args:
+        empty_at: for each occupied node, the largest estimated end of its jobs.
+        free: nodes empty now.
+        need: nodes the head needs.
+        now: the current time.
+
+    Raises:
+        ValueError: fewer than ``need`` nodes in all (the head is larger than the machine).
+    """
+    ends = np.maximum(empty_at, now)
+    if free >= need:
+        shadow = now
+    else:
+        k = need - free
+        if k > ends.size:
+            raise ValueError(f"the releases never free {need} units (head too large)")
+        shadow = float(np.partition(ends, k - 1)[k - 1])
+    return shadow, free + int(np.count_nonzero(ends <= shadow)) - need

@@ -56,6 +56,16 @@ def test_interval_reaching_the_target_is_partly() -> None:
     assert v == "partly" and "same sign" in why
 
 
+def test_sign_is_the_papers_range_not_the_widened_target() -> None:
+    # paper "1% to 18% lower", tolerance 2 points: target [-1, 20] crosses 0, but the
+    # paper's own range is positive, so +50% is the same sign (partly), -5% opposite.
+    c = claim(1, 18, tol_abs=2)
+    v, why = verdict(c, Interval(50.0, math.nan, 1))
+    assert v == "partly" and why.startswith("same sign, above")
+    v, why = verdict(c, Interval(-5.0, math.nan, 1))
+    assert v == "disagrees" and "opposite sign" in why
+
+
 def test_opposite_sign_disagrees_and_one_seed_has_no_interval() -> None:
     v, why = verdict(claim(5, 5, tol_abs=0.5), Interval(-2.0, HALF_123, 3))
     assert v == "disagrees" and "opposite sign" in why

@@ -17,8 +17,9 @@ only) into the *target*, and cosched's mean over seeds with its 95% Student-t in
 * **agrees**: the mean lies in the target;
 * **partly**: it does not, but the interval reaches the target (the seeds cannot
   exclude the paper's value), or the direction agrees: with ``partly="sign"`` the
-  target lies on one side of 0 and the mean on the same side; with ``partly="factor"``
-  both are positive and the mean is within a factor ``factor`` of the target;
+  paper's range (before the tolerance) lies on one side of 0 and the mean on the same
+  side; with ``partly="factor"`` both are positive and the mean is within a factor
+  ``factor`` of the target;
 * **disagrees**: otherwise.
 
 One seed gives no interval: the interval is the mean itself, and the table says so.
@@ -220,8 +221,10 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
     side = "above" if m > hi else "below"
     if m - half <= hi and m + half >= lo:
         return "partly", f"mean {side} the paper's, but its 95% interval reaches it"
+    # Signs are the paper's own (its range before the tolerance widened it).
+    positive, negative = claim.low > 0, claim.high < 0
     if claim.partly == "sign":
-        if (lo > 0 and m > 0) or (hi < 0 and m < 0):
+        if (positive and m > 0) or (negative and m < 0):
             return "partly", f"same sign, {side} the paper's range"
     elif lo > 0 and m > 0:
         near = lo if m < lo else hi
@@ -229,7 +232,7 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
         if ratio <= claim.factor:
             return "partly", f"within a factor {claim.factor:g} ({side}: x{ratio:.2f})"
     return "disagrees", f"{side} the paper's range" + (
-        ", opposite sign" if (lo > 0 and m < 0) or (hi < 0 and m > 0) else ""
+        ", opposite sign" if (positive and m < 0) or (negative and m > 0) else ""
     )
 
 

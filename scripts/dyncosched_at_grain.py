@@ -1,12 +1,13 @@
 """Run the dyncosched reproduction at another message size (grain sensitivity).
 
 ``cosched reproduce dyncosched`` uses messages of ``msg_factor`` x 4,096 bytes, a
-parameter of its spec (see docs/timesharing.md, "Time scale of the reproduction"). This
-script runs the same spec with another ``msg_factor``, e.g. the paper's own 4,096 bytes
-(the same as copying the spec with ``--print-spec``, editing ``msg_factor`` and running
-the copy with ``cosched sweep``). Usage::
+parameter of its spec (1 by default: the paper's own 4,096 bytes; see
+docs/timesharing.md, "Time scale of the reproduction"). This script runs the same spec
+with another ``msg_factor``, e.g. 16 (64 KiB, the grain used before issue 15) (the same
+as copying the spec with ``--print-spec``, editing ``msg_factor`` and running the copy
+with ``cosched sweep``). Usage::
 
-    python scripts/dyncosched_at_grain.py --msg-factor 1 --quick --out DIR --workers 2
+    python scripts/dyncosched_at_grain.py --msg-factor 16 --quick --out DIR --workers 2
 """
 
 from __future__ import annotations

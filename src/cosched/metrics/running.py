@@ -164,8 +164,8 @@ class RunningSummary:
         self.first_submit = self.last_submit = math.inf
         self.max_submit = self.max_end = self.max_wait = -math.inf
         self.quantiles = {m: QuantileCounter(exact_values, relative_error) for m in _CLASS_METRICS}
-        self._class_n: dict[str, int] = {}
-        self._class_sums: dict[str, float] = {}
+        self._class_n = np.zeros(6, dtype=np.int64)
+        self._class_sums = {m: np.zeros(6) for m in _CLASS_METRICS}
 
     def add(self, jobs: pd.DataFrame) -> None:
         """Fold in the next rows of the outcome table."""
@@ -189,18 +189,15 @@ class RunningSummary:
             self._add_classes(o)
 
     def _add_classes(self, o: pd.DataFrame) -> None:
-        assert self.classes is not None
-        labels = self.classes.label(
-            o["procs"].to_numpy(), o["run_time"].to_numpy(), self.capacity_procs
-        )
-        key = labels["duration_class"].astype(str) + "_" + labels["width_class"].astype(str)
-        g = o[list(_CLASS_METRICS)].reset_index(drop=True).groupby(key.to_numpy())
-        for name, size in g.size().items():
-            self._class_n[str(name)] = self._class_n.get(str(name), 0) + int(size)
-        for name, row in g.sum().iterrows():
-            for m in _CLASS_METRICS:
-                k = f"{name}|{m}"
-                self._class_sums[k] = self._class_sums.get(k, 0.0) + float(row[m])
+        """Per-class counts and sums: class code = duration index x 2 + wide."""
+        c = self.classes
+        assert c is not None
+        duration = np.searchsorted([c.short, c.medium, np.inf], o["run_time"].to_numpy())
+        wide = o["procs"].to_numpy() > c.wide_fraction * self.capacity_procs
+        code = duration * 2 + wide
+        self._class_n += np.bincount(code, minlength=6)
+        for m in _CLASS_METRICS:
+            self._class_sums[m] += np.bincount(code, weights=o[m].to_numpy(), minlength=6)
 
     def result(self) -> dict[str, float]:
         """The summary: the keys and order of :func:`summarize` (no node-busy metric)."""
@@ -229,13 +226,13 @@ class RunningSummary:
             out[f"p{p}_turnaround"] = q["turnaround"].percentile(p)
             out[f"p{p}_bounded_slowdown"] = q["bounded_slowdown"].percentile(p)
         if self.classes is not None:
-            for d in self.classes.duration_names():
-                for w in ("narrow", "wide"):
-                    name = f"{d}_{w}"
-                    k = self._class_n.get(name, 0)
+            for d, duration in enumerate(self.classes.duration_names()):
+                for w, width in enumerate(("narrow", "wide")):
+                    name, code = f"{duration}_{width}", d * 2 + w
+                    k = int(self._class_n[code])
                     out[f"{name}_jobs"] = float(k)
                     for m in _CLASS_METRICS:
                         short = "wait" if m == "wait_time" else m
-                        total = self._class_sums.get(f"{name}|{m}", 0.0)
+                        total = float(self._class_sums[m][code])
                         out[f"{name}_mean_{short}"] = total / k if k else math.nan
         return out

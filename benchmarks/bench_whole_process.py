@@ -11,7 +11,8 @@ start, imports, parsing, simulation, writing the per-job CSV):
 
 checks that every job's start and end are equal in the two outputs, and prints the
 best of ``--repeat`` runs of each (wall clock and CPU seconds of the child) and the
-ratio reference / cosched (above 1: cosched is faster).
+ratios reference / cosched of wall clock and of CPU time (above 1: cosched is faster;
+on a shared machine, pin with ``--core`` and read the CPU ratio).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def main() -> int:
     args = p.parse_args()
     pin = [] if args.core is None else ["taskset", "-c", str(args.core)]
     print(f"{'trace':<24}{'policy':<14}{'cosched s':>10}{'(cpu)':>8}{'reference s':>13}"
-          f"{'(cpu)':>8}{'ratio':>7}  schedules")  # fmt: skip
+          f"{'(cpu)':>8}{'ratio':>7}{'cpu ratio':>10}  schedules")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.traces:
             trace = SHARED / f"{name}.swf.gz"
@@ -81,7 +82,7 @@ def main() -> int:
                 same = schedule(mine) == schedule(ref)
                 print(
                     f"{name:<24}{policy:<14}{c[0]:>10.2f}{c[1]:>8.2f}{r[0]:>13.2f}{r[1]:>8.2f}"
-                    f"{r[0] / c[0]:>7.2f}  {'identical' if same else 'DIFFER'}"
+                    f"{r[0] / c[0]:>7.2f}{r[1] / c[1]:>10.2f}  {'identical' if same else 'DIFFER'}"
                 )
     return 0
 

@@ -86,7 +86,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
         return _conservative(sim)
     window = getattr(sim.policy, "window", None)
     win = -1 if window is None else int(window)
-    n = len(sim._submit)
+    n = sim._n
     start: Any
     end: Any
     if n >= _compile_from(code):
@@ -107,6 +107,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     else:
         from cosched.engine._batch_kernels import batch_loop as plain_loop
 
+        sim._lists()
         nan = math.nan
         start = [nan] * n
         end = [nan] * n
@@ -122,7 +123,7 @@ def _conservative(sim: Simulation) -> SimulationResult:
     """Conservative backfilling, always compiled: its general loop loads numba too."""
     from cosched.engine._conservative_kernel import conservative_loop
 
-    n = len(sim._submit)
+    n = sim._n
     submit, run, est, size = (np.array(c) for c in sim._columns)
     start = np.full(n, np.nan)
     end = np.full(n, np.nan)

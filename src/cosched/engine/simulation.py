@@ -130,27 +130,30 @@ class Simulation:
         self.progress = progress
         self.fast = fast
         self._feed: JobFeed | None = None
-        # Per-job state by job index: lists over the workload, or, for a streamed one,
-        # dicts of the jobs in the system (cosched.engine.feed), indexed the same way.
-        self._jobs: list[Job]
-        self._sizes: list[int]
-        self._run: list[float]
-        self._est: list[float]
-        self._submit: list[float]
+        # Per-job state by job index: lists over the workload, built when a loop starts
+        # (_lists, _begin: the compiled fast path needs none of them, which keeps a large
+        # run's memory down), or, for a streamed workload, dicts of the jobs in the
+        # system (cosched.engine.feed), indexed the same way.
+        self._jobs: list[Job] = []
+        self._sizes: list[int] = []
+        self._run: list[float] = []
+        self._est: list[float] = []
+        self._submit: list[float] = []
         if isinstance(workload, Workload):
             n = self._jobs_in_memory(workload)
         else:
             n = 0
             for name in ("_jobs", "_submit", "_sizes", "_run", "_est"):
                 setattr(self, name, {})
+        self._n = n
         self._n_loaded = n
         self._ledger = NodeLedger(platform) if placement or platform.shared else None
         self._capacity = platform.capacity
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
         self._holding: dict[int, float] = {}  # job index -> hold start time
-        self._slots = [0] * n  # slots a placed job holds (ledger only)
+        self._slots: list[int] = []  # slots a placed job holds (ledger only)
         self._placed: dict[int, Placement] = {}  # where each placed job ran (ledger only)
-        self._held_time = [0.0] * n
+        self._held_time: list[float] = []
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
         self._running: dict[int, Job] = {}
@@ -158,14 +161,13 @@ class Simulation:
         # (view.releases()) and kept up to date from then on, so policies that never
         # look (FCFS) do not pay for it.
         self._releases: list[tuple[float, int, int]] | None = None
-        nan = math.nan
-        self._start = [nan] * n
-        self._end = [nan] * n
-        self._rate = [1.0] * n
-        self._done = [0.0] * n
-        self._upd = [0.0] * n
-        self._ver = [0] * n
-        self._est_end = [nan] * n
+        self._start: list[float] = []
+        self._end: list[float] = []
+        self._rate: list[float] = []
+        self._done: list[float] = []
+        self._upd: list[float] = []
+        self._ver: list[int] = []
+        self._est_end: list[float] = []
         self._heap: list[tuple[float, int, int, int]] = []
         self._wakes: list[float] = []
         self._seq = 0
@@ -183,12 +185,9 @@ class Simulation:
             self._streamed(workload, sink)
 
     def _jobs_in_memory(self, workload: Workload) -> int:
-        # The Job records are built when the general loop starts (_begin): the fast
-        # path works on the columns alone.
+        """Check the sizes and keep (submit, run, estimate, size) as numpy columns."""
         platform = self.platform
-        self._jobs = []
         t = workload.table
-        n = len(t)
         sizes = platform.units_array(t["procs"].to_numpy())
         too_wide = np.flatnonzero(sizes > platform.capacity)
         if too_wide.size:
@@ -199,18 +198,13 @@ class Simulation:
                 f"machine is {platform.describe()}; load it with too_wide=drop or clip"
             )
         col = "run_time" if self.estimates == "exact" else "requested_time"
-        # (submit, run, estimate, size) as numpy columns, for the fast path
         self._columns = (
             t["submit_time"].to_numpy(dtype=np.float64),
             t["run_time"].to_numpy(dtype=np.float64),
             t[col].to_numpy(dtype=np.float64),
             np.asarray(sizes, dtype=np.int64),
         )
-        self._sizes = sizes.tolist()
-        self._run = self._columns[1].tolist()
-        self._est = self._columns[2].tolist()
-        self._submit = self._columns[0].tolist()
-        return n
+        return len(t)
 
     def _streamed(
         self, stream: WorkloadStream, sink: Callable[[pd.DataFrame], None] | None
@@ -287,9 +281,27 @@ class Simulation:
         self._ran = True
         if self._feed is None:
             self._jobs = self.workload.jobs()
+            self._lists()
+            n, nan = self._n, math.nan
+            self._slots = [0] * n
+            self._held_time = [0.0] * n
+            self._start = [nan] * n
+            self._end = [nan] * n
+            self._rate = [1.0] * n
+            self._done = [0.0] * n
+            self._upd = [0.0] * n
+            self._ver = [0] * n
+            self._est_end = [nan] * n
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
         self._idle_passes = self.policy.idle_passes
+
+    def _lists(self) -> None:
+        """The columns as Python lists (submit, run, estimate, size), once."""
+        if len(self._submit) != self._n:
+            submit, run, est, sizes = self._columns
+            self._submit, self._run = submit.tolist(), run.tolist()
+            self._est, self._sizes = est.tolist(), sizes.tolist()
 
     def next_time(self) -> float:
         """When the next event is due (``inf`` when none is)."""
@@ -590,8 +602,8 @@ class Simulation:
         self._ran = True
         self._start, self._end = start, end  # type: ignore[assignment]
         self._n_started = started
-        if started != len(self._submit):  # cannot happen: every job fits the machine
-            raise InvariantError(f"the fast path started {started} of {len(self._submit)} jobs")
+        if started != self._n:  # cannot happen: every job fits the machine
+            raise InvariantError(f"the fast path started {started} of {self._n} jobs")
         self._stats["passes"] = passes
         self._stats["decisions"] = decisions
         return self.finish()
@@ -608,7 +620,7 @@ class Simulation:
                 "start_time": np.asarray(self._start, dtype=float),
                 "end_time": np.asarray(self._end, dtype=float),
                 "procs": t["procs"].to_numpy(),
-                "size": np.array(self._sizes, dtype=np.int64),
+                "size": self._columns[3].copy(),
                 "run_time": t["run_time"].to_numpy(),
                 "requested_time": t["requested_time"].to_numpy(),
             }

@@ -18,7 +18,7 @@ import numpy as np
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.lomarc.matching import prefix_inverse, response_impact, u_gain
-from cosched.policies.reservation import Reservation, reservation
+from cosched.policies.reservation import Reservation, node_reservation
 from cosched.workload.job import Job
 
 if TYPE_CHECKING:
@@ -148,16 +148,28 @@ class PassState:
         """Eligible running jobs with their nodes that hold no partner (once per pass)."""
         if self._hosts is None:
             eligible, est = self.policy._rules.eligible, self.view.estimates
-            view, jobs_on = self.view, self.jobs_on
+            view = self.view
+            count = self._node_counts()
             self._hosts = []
             for job in view.running:
                 if not eligible(est[job.index]):
                     continue
-                solo = [n for n, _ in view.placement(job) if len(jobs_on(n)) == 1]
+                solo = [n for n, _ in view.placement(job) if count[n] == 1]
                 if solo:
                     self._hosts.append((job, solo))
             self._max_solo = max((len(solo) for _, solo in self._hosts), default=0)
         return self._hosts
+
+    def _node_counts(self) -> list[int]:
+        """Jobs on each node: the engine's ledger plus this pass's starts."""
+        count = [0] * self.nodes
+        placement = self.view.placement
+        for job in self.view.running:
+            for node, _ in placement(job):
+                count[node] += 1
+        for node, jobs in self.added.items():
+            count[node] += len(jobs)
+        return count
 
     @property
     def hosts_known(self) -> bool:
@@ -188,22 +200,27 @@ class PassState:
     def compute_shadow(self, head: Job) -> None:
         """The head's shadow time and extra nodes, node by node.
 
-        A node becomes empty when the last of its jobs ends; nodes are released in
-        groups keyed by (that end, that job), earliest first, as EASY releases jobs;
-        the extra nodes are all those empty by the shadow time beyond the head's need.
+        A node becomes empty when the last of its jobs ends (estimated ends, with this
+        pass's starts and slowdowns); EASY's rule over nodes
+        (:func:`~cosched.policies.reservation.node_reservation`) gives the shadow time
+        and the extra nodes (all those empty by then beyond the head's need).
         """
-        ends = {idx: end for end, idx, _ in self.view.releases()}
-        ends.update(self.end)
-        groups: dict[tuple[float, int], int] = {}
-        for node in range(self.nodes):
-            jobs = self.jobs_on(node)
-            if not jobs:
-                continue
-            key = max((ends[j], j) for j in jobs)
-            groups[key] = groups.get(key, 0) + 1
-        releases = ((end, count) for (end, _), count in sorted(groups.items()))
+        empty_at = [-math.inf] * self.nodes
+        override, view = self.end, self.view
+        placement, job = view.placement, view.job
+        for end, idx, _ in view.releases():
+            end = override.get(idx, end)
+            for node, _ in placement(job(idx)):
+                if end > empty_at[node]:
+                    empty_at[node] = end
+        for node, jobs in self.added.items():
+            for idx in jobs:
+                end = override[idx]
+                if end > empty_at[node]:
+                    empty_at[node] = end
+        occupied = np.array([e for e in empty_at if e > -math.inf])
         self.reservation = Reservation(
-            *reservation(releases, free=len(self.free), need=self.size(head), now=self.now)
+            *node_reservation(occupied, free=len(self.free), need=self.size(head), now=self.now)
         )
 
     @property

@@ -23,6 +23,7 @@ max_jobs_per_node=3)``): a job's size in nodes is its base configuration's ``n``
 from __future__ import annotations
 
 import bisect
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,8 +82,8 @@ class _MemoBook(NodeBook):
     the pressure of the first bucket at which the count reaches ``need``, which is
     ``NodeBook._fit``'s answer (placements are unchanged).
     ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``) and
-    ``node_jobs[node]`` their indices padded with ``jobs`` (a row per node, for the
-    vectorised shadow time: ``ends[node_jobs].max(axis=1)``).
+    ``node_jobs[:, node]`` their indices padded with ``jobs`` (a column per node, for
+    the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
     """
 
     def __init__(
@@ -95,17 +96,17 @@ class _MemoBook(NodeBook):
         jobs: int = 0,
     ) -> None:
         super().__init__(nodes, cores, cap, model, restriction)
-        self._memo: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
+        self._memo: dict[tuple[int, int], tuple[list[int], list[float], int]] = {}
         self.count = [0] * nodes
         self.pad = jobs
-        self.node_jobs = np.full((nodes, cap), jobs, dtype=np.intp)
+        self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._memo.clear()
         super().add(idx, nodes, cores, sensitivity)
         count, node_jobs = self.count, self.node_jobs
         for node in nodes:
-            node_jobs[node, count[node]] = idx
+            node_jobs[count[node], node] = idx
             count[node] += 1
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
@@ -113,37 +114,51 @@ class _MemoBook(NodeBook):
         super().remove(idx, nodes, cores, sensitivity)
         count, node_jobs, pad = self.count, self.node_jobs, self.pad
         for node in nodes:
-            row = node_jobs[node]
+            col = node_jobs[:, node]
             last = count[node] - 1
-            k = row.tolist().index(idx)
-            row[k] = row[last]  # keep each row's jobs in its first count[node] slots
-            row[last] = pad
+            k = col.tolist().index(idx)
+            col[k] = col[last]  # keep each node's jobs in its first count[node] slots
+            col[last] = pad
             count[node] = last
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         table = self._memo.get((sensitivity, cores))
         if table is None:
             table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
-        counts, pressures = table
+        counts, pressures, _ = table
         k = bisect.bisect_left(counts, need)
         return pressures[k] if k < len(counts) else None
 
-    def _counts(self, sensitivity: int, cores: int) -> tuple[list[int], list[float]]:
-        """Usable nodes counted along the bucket order, and each bucket's pressure."""
+    def first_node(self, sensitivity: int, cores: int) -> int:
+        """The node every placement of ``cores`` per node for class ``sensitivity``
+        takes first (``_take``'s first node), or -1 if no node is usable."""
+        table = self._memo.get((sensitivity, cores))
+        if table is None:
+            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
+        return table[2]
+
+    def _counts(self, sensitivity: int, cores: int) -> tuple[list[int], list[float], int]:
+        """Usable nodes counted along the bucket order, each bucket's pressure, and the
+        first usable node."""
         ok, buckets, got = self.ok[sensitivity], self._buckets, 0
         counts: list[int] = []
         pressures: list[float] = []
+        first = -1
         for pressure, free, code in self._order:
             if free >= cores and ok[code]:
-                got += len(buckets[(code, free)])
+                bucket = buckets[(code, free)]
+                if not got:
+                    first = next(iter(bucket))
+                got += len(bucket)
                 counts.append(got)
                 pressures.append(pressure)
-        return counts, pressures
+        return counts, pressures, first
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
-#: their ``(a, b)`` coefficients, and the ``(size, class)`` key of backfill repeats.
-_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], tuple[int, int]]
+#: their ``(a, b)`` coefficients, the ``(size, class)`` key of backfill repeats, and a
+#: lower bound of its run-time factor in any placement (``min(a + b)``).
+_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], tuple[int, int], float]
 
 
 class _Rates:
@@ -315,7 +330,12 @@ class _NodeShareBase(Policy):
             coeffs = self._model.coefficients_for(
                 configs, comm_fraction=cf, comm_penalty=cp, degradation=dg
             )
-            info = self._info[job.index] = (s, configs, coeffs, (size, s))
+            # factor = a (1 + victim x pressure) + b >= a + b, also in floating point
+            # (every step is monotone) when a >= 0 and victim, pressure >= 0.
+            low = min((a + b for a, b in coeffs), default=math.inf)
+            if any(a < 0 for a, _ in coeffs):
+                low = -math.inf
+            info = self._info[job.index] = (s, configs, coeffs, (size, s), low)
         return info
 
     def plan(self, job: Job, view: SystemView, book: NodeBook | None = None) -> Plan | None:
@@ -324,7 +344,7 @@ class _NodeShareBase(Policy):
         if book is None:
             book = self.book_for(view)
         t0 = time.perf_counter_ns()
-        s, configs, coeffs, _ = self._job_info(job, view, book)
+        s, configs, coeffs, _, _ = self._job_info(job, view, book)
         plan = book.best(s, configs, coeffs) if configs else None
         if plan is None and job.index not in self.blocked:
             # A job with no configuration at all cannot run; the engine reports the stall.
@@ -497,7 +517,7 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
-        empty_at = ends[book.node_jobs].max(axis=1)  # -inf on empty nodes
+        empty_at = ends[book.node_jobs].max(axis=0)  # -inf on empty nodes
         free = len(book.empty_nodes())
         occupied = empty_at[empty_at > -np.inf]
         self._shadow, self._extra = node_reservation(occupied, free=free, need=need, now=view.now)
@@ -514,7 +534,7 @@ class CoschedulingBackfill(_NodeShareBase):
         return ends
 
     def _backfill(
-        self, view: SystemView, book: NodeBook, cand: list[Job], out: list[Decision]
+        self, view: SystemView, book: _MemoBook, cand: list[Job], out: list[Decision]
     ) -> list[Decision]:
         now, shadow, relevant = view.now, self._shadow, self._relevant
         new: list[Decision] = []
@@ -525,6 +545,12 @@ class CoschedulingBackfill(_NodeShareBase):
         for job in cand:
             info = infos.get(job.index) or self._job_info(job, view, book)
             if info[3] in failed:
+                continue
+            if (
+                self._extra <= 0
+                and now + view.estimate(job) * info[4] > shadow
+                and self._refused(book, info, relevant)
+            ):
                 continue
             plan = self.plan(job, view, book)
             if plan is None:
@@ -543,3 +569,20 @@ class CoschedulingBackfill(_NodeShareBase):
             new.append(self.commit(job, plan, book))
         self._backfilled = bool(new)
         return new
+
+    @staticmethod
+    def _refused(book: _MemoBook, info: _JobInfo, relevant: list[bool]) -> bool:
+        """Whether a job that ends after the shadow time, with no extra nodes left, is
+        placed but refused: some configuration fits, and every one that fits starts on
+        a node the head counts on (the plan's first node), so whichever Algorithm 1
+        chooses holds such a node past the shadow time. The plan itself is not built.
+        """
+        s, configs = info[0], info[1]
+        placed = False
+        for cfg in configs:
+            if book._fit(s, cfg.nodes, cfg.cores) is None:
+                continue
+            if not relevant[book.first_node(s, cfg.cores)]:
+                return False
+            placed = True
+        return placed

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Measure, select
+from cosched.experiments.claims import Claim, Improvement, Measure, select
 from cosched.timesharing.fcs_report import PAPER
 
 __all__ = ["claims"]
@@ -50,23 +50,10 @@ def _scaled(scenario: str, scheme: str) -> Measure:
     return measure
 
 
-def _gain_over(scenario: str, base: str) -> Measure:
-    """Per seed: % by which FCS's turnaround is below ``base``'s (same scenario)."""
-
-    def measure(results: pd.DataFrame) -> np.ndarray:
-        fcs = select(results, {"scenario": scenario, "scheme": "FCS"})
-        ref = select(results, {"scenario": scenario, "scheme": base})
-        if fcs.empty or ref.empty or "turnaround" not in fcs:
-            return np.empty(0)
-        by_seed = dict(zip(ref["seed"], ref["turnaround"], strict=True))
-        out = [
-            100.0 * (by_seed[s] - t) / by_seed[s]
-            for s, t in zip(fcs["seed"], fcs["turnaround"], strict=True)
-            if s in by_seed
-        ]
-        return np.asarray(out, dtype=np.float64)
-
-    return measure
+def _fcs_over_gs(scenario: str) -> Improvement:
+    """Per seed: % by which FCS's turnaround is below GS's (same scenario)."""
+    where = {"scenario": scenario, "scheme": "FCS"}
+    return Improvement(where, {"scenario": scenario, "scheme": "GS"}, "turnaround")
 
 
 def _paper_gain(scenario: str, base: str) -> float:
@@ -104,7 +91,7 @@ def claims() -> list[Claim]:
                 paper=f"{gain:+.0f}%",
                 low=gain,
                 high=gain,
-                measure=_gain_over(scenario, "GS"),
+                measure=_fcs_over_gs(scenario),
                 reason=_REASON["FCS"],
                 unit="%",
                 tol_abs=5.0,
@@ -118,7 +105,7 @@ def claims() -> list[Claim]:
             paper=f"{_paper_gain('balanced', 'GS'):+.1f}%",
             low=-3.0,
             high=3.0,
-            measure=_gain_over("balanced", "GS"),
+            measure=_fcs_over_gs("balanced"),
             reason=_REASON["FCS"],
             unit="%",
         )

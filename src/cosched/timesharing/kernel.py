@@ -1115,11 +1115,9 @@ def gang_start(S: Any, i: int, t: float) -> None:
 
 
 @njit
-def gang_slot(S: Any, t: float) -> None:
-    """End of a gang quantum: every node switches to the next non-empty row."""
-    if S.G[F_FCS]:
-        fcs_slot(S, t)
-        return
+def next_gang_row(S: Any) -> int:
+    """The gang matrix's next non-empty row after the active one (the active row when it
+    is the only one), or -1 when every row is empty."""
     mpl = S.G[F_MPL]
     anyrow = False
     for r in range(mpl):
@@ -1127,15 +1125,26 @@ def gang_slot(S: Any, t: float) -> None:
             anyrow = True
             break
     if not anyrow:
-        S.G[S_TICKING] = 0
-        return
+        return -1
     active = S.G[S_GSACTIVE]
-    nxt = active
     for d in range(1, mpl + 1):
         r = (active + d) % mpl
         if S.G[G_GSR + r] > 0:
-            nxt = r
-            break
+            return r
+    return active
+
+
+@njit
+def gang_slot(S: Any, t: float) -> None:
+    """End of a gang quantum: every node switches to the next non-empty row."""
+    if S.G[F_FCS]:
+        fcs_slot(S, t)
+        return
+    nxt = next_gang_row(S)
+    if nxt < 0:
+        S.G[S_TICKING] = 0
+        return
+    active = S.G[S_GSACTIVE]
     push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     if nxt == active:
         return
@@ -1293,22 +1302,11 @@ def fcs_slot(S: Any, t: float) -> None:
     """FCS heartbeat (the machine manager's multi-context-switch, every quantum): the
     ending slot's processes are reclassified (Algorithm 2), then every node applies
     Algorithm 1 to the next non-empty row."""
-    mpl = S.G[F_MPL]
-    anyrow = False
-    for r in range(mpl):
-        if S.G[G_GSR + r] != 0:
-            anyrow = True
-            break
-    if not anyrow:
+    nxt = next_gang_row(S)
+    if nxt < 0:
         S.G[S_TICKING] = 0
         return
     active = S.G[S_GSACTIVE]
-    nxt = active
-    for d in range(1, mpl + 1):
-        r = (active + d) % mpl
-        if S.G[G_GSR + r] > 0:
-            nxt = r
-            break
     push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     col = S.G[S_GSCOL]
     for n in range(S.G[F_NNODES]):

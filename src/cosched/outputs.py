@@ -30,13 +30,16 @@ import heapq
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError
 from cosched.platform import Allocation, Platform
+from cosched.workload.columns import Columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "JOB_FORMATS",
@@ -133,6 +136,14 @@ def assign_resources(
     return held
 
 
+def _whole(arr: np.ndarray) -> bool:
+    return bool(
+        np.isfinite(arr).all()
+        and (arr == np.floor(arr)).all()
+        and np.abs(arr).max(initial=0) < 2**53
+    )
+
+
 def _integral(table: pd.DataFrame) -> pd.DataFrame:
     """Whole-number float columns as int64 (times of a schedule without rates are)."""
     out = table.copy()
@@ -140,18 +151,30 @@ def _integral(table: pd.DataFrame) -> pd.DataFrame:
         values = out[col]
         if values.dtype.kind == "f":
             arr = values.to_numpy()
-            whole = np.isfinite(arr).all() and (arr == np.floor(arr)).all()
-            if whole and np.abs(arr).max(initial=0) < 2**53:
+            if _whole(arr):
                 out[col] = arr.astype(np.int64)
     return out
 
 
-def _write_csv(table: pd.DataFrame, path: Path) -> None:
+def _integral_columns(table: Columns) -> Columns:
+    """:func:`_integral` on numpy columns."""
+    out = Columns()
+    for col, arr in table.items():
+        out[col] = arr.astype(np.int64) if arr.dtype.kind == "f" and _whole(arr) else arr
+    return out
+
+
+def _write_csv(table: pd.DataFrame | Columns, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    if isinstance(table, Columns):
+        # The arrays pandas would hand pyarrow (int64, float64): the same file.
+        arrow = pa.table({c: pa.array(v) for c, v in table.items()})
+    else:
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
     pacsv.write_csv(
-        pa.Table.from_pandas(table, preserve_index=False),
+        arrow,
         str(path),
         write_options=pacsv.WriteOptions(quoting_style="needed"),
     )
@@ -163,6 +186,8 @@ def batsim_table(
     placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
 ) -> pd.DataFrame:
     """The schedule in Batsim's ``jobs.csv`` layout (one row per job)."""
+    import pandas as pd
+
     held = assign_resources(jobs, platform, placements)
     start = jobs["start_time"].to_numpy(dtype=float)
     end = jobs["end_time"].to_numpy(dtype=float)
@@ -194,7 +219,7 @@ def batsim_table(
 
 
 def write_jobs(
-    jobs: pd.DataFrame,
+    jobs: pd.DataFrame | Columns,
     path: str | os.PathLike[str],
     *,
     fmt: str | None = None,
@@ -206,7 +231,8 @@ def write_jobs(
     """Write a run's per-job table; returns the format used.
 
     Args:
-        jobs: the engine's job table (``SimulationResult.jobs``).
+        jobs: the engine's job table (``SimulationResult.jobs``, or its
+            ``job_columns``: csv is then written without pandas).
         path: where to write.
         fmt: one of :data:`JOB_FORMATS` (None: from the extension).
         platform: the machine (for resource ids).
@@ -214,10 +240,15 @@ def write_jobs(
         workload: the :class:`~cosched.workload.job.Workload` that ran (for ``swf``).
         tau: bound of the bounded slowdown (csv, parquet).
     """
-    from cosched.metrics import outcomes
+    from cosched.metrics.summary import outcome_columns, outcomes
 
     target = Path(path)
     kind = job_format(target, fmt)
+    if kind == "csv":
+        _write_csv(_integral_columns(outcome_columns(jobs, tau=tau)), target)
+        return kind
+    if isinstance(jobs, Columns):
+        jobs = jobs.to_frame()
     if kind == "batsim":
         _write_csv(_integral(batsim_table(jobs, platform, placements)), target)
     elif kind == "swf":
@@ -233,11 +264,7 @@ def write_jobs(
         t["run_time"] = end - start
         write_swf(workload.replace_table(t), target)
     else:
-        table = outcomes(jobs, tau=tau)
-        if kind == "parquet":
-            table.to_parquet(target, index=False)
-        else:
-            _write_csv(_integral(table), target)
+        outcomes(jobs, tau=tau).to_parquet(target, index=False)
     return kind
 
 
@@ -299,6 +326,8 @@ class JobsWriter:
     def close(self) -> None:
         """Finish the file (a run without jobs still gets the header)."""
         if self._first and self._parquet is None:
+            import pandas as pd
+
             from cosched.engine.feed import OUTCOME_COLUMNS
 
             self.write(pd.DataFrame({c: np.empty(0) for c in OUTCOME_COLUMNS}))

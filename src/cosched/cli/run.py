@@ -256,7 +256,6 @@ def open_for(args: argparse.Namespace, cls: type[Policy]) -> Workload:
 
 def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Platform, list[str]]:
     from cosched.policies.requirements import fit_workload
-    from cosched.workload.transforms import scale_to_load
 
     flags = machine_flags(args)
     w = open_for(args, cls)
@@ -264,6 +263,8 @@ def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Pla
         cls.requires, w, flags, profiles=args.profiles, seed=args.seed
     )
     if args.load is not None:
+        from cosched.workload.transforms import scale_to_load
+
         w = scale_to_load(w, args.load, platform.procs)
     return w, platform, notes
 
@@ -311,12 +312,14 @@ def _run(args: argparse.Namespace) -> int:
     )
     result = sim.run()
     bar.close()
+    # The per-class breakdown (pandas' groupby) only when it is printed or saved.
+    wanted = args.by_class or args.summary_out is not None
     metrics = summarize(
-        result.jobs,
+        result.job_columns,
         capacity=platform.capacity,
         capacity_procs=platform.procs,
         tau=args.tau,
-        classes=classes,
+        classes=classes if wanted else None,
         placements=result.placements,
         nodes=platform.nodes,
     )
@@ -327,7 +330,7 @@ def _run(args: argparse.Namespace) -> int:
         from cosched.outputs import write_jobs
 
         write_jobs(
-            result.jobs,
+            result.job_columns,
             args.jobs_out,
             fmt=args.jobs_format,
             platform=platform,

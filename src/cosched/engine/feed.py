@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError, WorkloadError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cosched.engine.simulation import Simulation
     from cosched.workload.job import Workload
     from cosched.workload.stream import WorkloadStream
@@ -107,14 +108,14 @@ class JobFeed:
         if w is None:
             return False
         sim, off, m = self.sim, self.loaded, len(w)
-        t = w.table
-        sizes = sim.platform.units_array(t["procs"].to_numpy())
+        t = w.columns
+        sizes = sim.platform.units_array(t["procs"])
         wide = np.flatnonzero(sizes > sim._capacity)
         if wide.size:
             k = int(wide[0])
             raise WorkloadError(
-                f"workload {w.name!r}: job {int(t['job_id'].iat[k])} needs "
-                f"{int(t['procs'].iat[k])} procs but the machine is "
+                f"workload {w.name!r}: job {int(t['job_id'][k])} needs "
+                f"{int(t['procs'][k])} procs but the machine is "
                 f"{sim.platform.describe()}; load it with too_wide=drop or clip"
             )
         keys = range(off, off + m)
@@ -171,6 +172,8 @@ class JobFeed:
         columns = zip(*self._out, strict=True)
         self._out = []
         ints = ("job_id", "procs", "size")
+        import pandas as pd
+
         self.sink(
             pd.DataFrame(
                 {

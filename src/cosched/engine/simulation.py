@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
-import pandas as pd
 
 from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
 from cosched.engine.feed import OUTCOME_COLUMNS
@@ -26,7 +25,11 @@ from cosched.engine.ledger import NodeLedger, Placement
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
 from cosched.platform import Allocation, Platform
+from cosched.workload.columns import Columns, FrameField
 from cosched.workload.job import Job, Workload
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 if TYPE_CHECKING:
     from cosched.engine.feed import JobFeed
@@ -57,7 +60,8 @@ class SimulationResult:
     Attributes:
         jobs: the per-job outcome table, one row per job in submit order, with
             ``job_id, submit_time, start_time, end_time, procs, size, run_time,
-            requested_time`` (``size`` in allocation units).
+            requested_time`` (``size`` in allocation units); a DataFrame made on first
+            read (:attr:`job_columns` gives the numpy columns).
         platform: the machine.
         policy: the policy's name.
         params: the policy's parameters.
@@ -68,7 +72,10 @@ class SimulationResult:
         diagnostics: the policy's own counters (:meth:`Policy.diagnostics`).
     """
 
-    jobs: pd.DataFrame
+    if TYPE_CHECKING:  # a DataFrame to read; Columns too when built (see FrameField)
+        jobs: pd.DataFrame
+    else:
+        jobs: FrameField = FrameField()
     platform: Platform
     policy: str
     params: Mapping[str, Any]
@@ -76,6 +83,11 @@ class SimulationResult:
     stats: Mapping[str, int] = field(default_factory=dict)
     placements: Mapping[int, Placement] = field(default_factory=dict)
     diagnostics: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def job_columns(self) -> Columns:
+        """:attr:`jobs` as numpy columns (no pandas needed)."""
+        return SimulationResult.__dict__["jobs"].columns(self)  # type: ignore[no-any-return]
 
 
 class Simulation:
@@ -187,21 +199,21 @@ class Simulation:
     def _jobs_in_memory(self, workload: Workload) -> int:
         """Check the sizes and keep (submit, run, estimate, size) as numpy columns."""
         platform = self.platform
-        t = workload.table
-        sizes = platform.units_array(t["procs"].to_numpy())
+        t = workload.columns
+        sizes = platform.units_array(t["procs"])
         too_wide = np.flatnonzero(sizes > platform.capacity)
         if too_wide.size:
             row = int(too_wide[0])
             raise WorkloadError(
-                f"workload {workload.name!r}: job {int(t['job_id'].iat[row])} needs "
-                f"{int(t['procs'].iat[row])} procs but the "
+                f"workload {workload.name!r}: job {int(t['job_id'][row])} needs "
+                f"{int(t['procs'][row])} procs but the "
                 f"machine is {platform.describe()}; load it with too_wide=drop or clip"
             )
         col = "run_time" if self.estimates == "exact" else "requested_time"
         self._columns = (
-            t["submit_time"].to_numpy(dtype=np.float64),
-            t["run_time"].to_numpy(dtype=np.float64),
-            t[col].to_numpy(dtype=np.float64),
+            np.asarray(t["submit_time"], dtype=np.float64),
+            np.asarray(t["run_time"], dtype=np.float64),
+            np.asarray(t[col], dtype=np.float64),
             np.asarray(sizes, dtype=np.int64),
         )
         return len(t)
@@ -610,19 +622,20 @@ class Simulation:
 
     def _result(self) -> SimulationResult:
         if self._feed is not None:  # the outcomes went to the sink
-            jobs = pd.DataFrame({c: [] for c in OUTCOME_COLUMNS})
-            return self._result_of(jobs)
-        t = self.workload.table
-        jobs = pd.DataFrame(
+            import pandas as pd
+
+            return self._result_of(pd.DataFrame({c: [] for c in OUTCOME_COLUMNS}))
+        t = self.workload.columns
+        jobs = Columns(
             {
-                "job_id": t["job_id"].to_numpy(),
-                "submit_time": t["submit_time"].to_numpy(),
+                "job_id": t["job_id"],
+                "submit_time": t["submit_time"],
                 "start_time": np.asarray(self._start, dtype=float),
                 "end_time": np.asarray(self._end, dtype=float),
-                "procs": t["procs"].to_numpy(),
+                "procs": t["procs"],
                 "size": self._columns[3].copy(),
-                "run_time": t["run_time"].to_numpy(),
-                "requested_time": t["requested_time"].to_numpy(),
+                "run_time": t["run_time"],
+                "requested_time": t["requested_time"],
             }
         )
         if any(self._held_time):
@@ -638,7 +651,7 @@ class Simulation:
             jobs["occupancy"] = np.array(self._slots, dtype=float) / per_unit
         return self._result_of(jobs)
 
-    def _result_of(self, jobs: pd.DataFrame) -> SimulationResult:
+    def _result_of(self, jobs: pd.DataFrame | Columns) -> SimulationResult:
         return SimulationResult(
             jobs=jobs,
             platform=self.platform,

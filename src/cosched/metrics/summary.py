@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError
+from cosched.workload.columns import Columns, columns_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DURATION_CLASSES",
@@ -79,6 +83,8 @@ class JobClasses:
         """``duration_class`` and ``width_class`` of each job, as categoricals."""
         idx = np.searchsorted([self.short, self.medium, np.inf], run_time, side="left")
         wide = procs > self.wide_fraction * capacity_procs
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "duration_class": pd.Categorical.from_codes(idx, categories=self.duration_names()),
@@ -93,8 +99,7 @@ _CLASS_METRICS = ("wait_time", "turnaround", "bounded_slowdown")
 
 def outcomes(jobs: pd.DataFrame, *, tau: float = 10.0) -> pd.DataFrame:
     """The table with ``wait_time, turnaround, execution_time, bounded_slowdown`` added."""
-    if not tau > 0:
-        raise ConfigError(f"tau must be > 0, got {tau!r}")
+    _check_tau(tau)
     out = jobs.copy()
     out["wait_time"] = out["start_time"] - out["submit_time"]
     out["turnaround"] = out["end_time"] - out["submit_time"]
@@ -104,8 +109,31 @@ def outcomes(jobs: pd.DataFrame, *, tau: float = 10.0) -> pd.DataFrame:
     return out
 
 
+def _check_tau(tau: float) -> None:
+    if not tau > 0:
+        raise ConfigError(f"tau must be > 0, got {tau!r}")
+
+
+def outcome_columns(jobs: pd.DataFrame | Columns, *, tau: float = 10.0) -> Columns:
+    """:func:`outcomes` as numpy columns (the same values, no pandas)."""
+    _check_tau(tau)
+    out = columns_of(jobs).copy()
+    submit, start, end = out["submit_time"], out["start_time"], out["end_time"]
+    out["wait_time"] = start - submit
+    out["turnaround"] = end - submit
+    out["execution_time"] = end - start
+    denom = np.maximum(out["run_time"], tau)
+    out["bounded_slowdown"] = np.maximum(1.0, out["turnaround"] / denom)
+    return out
+
+
+def _mean(values: np.ndarray) -> float:
+    # pandas' mean: the sum (numpy's pairwise add) divided by the count.
+    return float(values.sum() / len(values))
+
+
 def summarize(
-    jobs: pd.DataFrame,
+    jobs: pd.DataFrame | Columns,
     *,
     capacity: int,
     capacity_procs: int | None = None,
@@ -118,7 +146,7 @@ def summarize(
     """The summary metrics of a schedule, the per-class breakdown included.
 
     Args:
-        jobs: the outcome table.
+        jobs: the outcome table (a DataFrame or numpy :class:`Columns`).
         capacity: allocation units of the machine (for utilization).
         capacity_procs: processors of the machine (for offered load); defaults to
             ``capacity``.
@@ -136,7 +164,7 @@ def summarize(
     out: dict[str, float] = {"jobs": float(n)}
     if n == 0:
         return out
-    o = outcomes(jobs, tau=tau)
+    o: Any = outcome_columns(jobs, tau=tau)
     first_submit = float(o["submit_time"].min())
     makespan = float(o["end_time"].max()) - first_submit
     held = o["occupancy"] if "occupancy" in o else o["size"]
@@ -145,13 +173,13 @@ def summarize(
     span = float(o["submit_time"].max()) - first_submit
     work = float((o["run_time"] * o["procs"]).sum())
     out.update(
-        mean_wait=float(o["wait_time"].mean()),
-        median_wait=float(o["wait_time"].median()),
+        mean_wait=_mean(o["wait_time"]),
+        median_wait=float(np.median(o["wait_time"])),
         max_wait=float(o["wait_time"].max()),
-        mean_turnaround=float(o["turnaround"].mean()),
-        median_turnaround=float(o["turnaround"].median()),
-        mean_bounded_slowdown=float(o["bounded_slowdown"].mean()),
-        median_bounded_slowdown=float(o["bounded_slowdown"].median()),
+        mean_turnaround=_mean(o["turnaround"]),
+        median_turnaround=float(np.median(o["turnaround"])),
+        mean_bounded_slowdown=_mean(o["bounded_slowdown"]),
+        median_bounded_slowdown=float(np.median(o["bounded_slowdown"])),
         utilization=busy / (capacity * makespan) if makespan > 0 else float("nan"),
         makespan=makespan,
         throughput=n / makespan * 3600.0 if makespan > 0 else float("nan"),
@@ -161,10 +189,11 @@ def summarize(
         out["node_busy_utilization"] = node_busy_seconds(jobs, placements) / (nodes * makespan)
     for p in percentiles:
         for col, name in (("wait_time", "wait"), ("turnaround", "turnaround")):
-            out[f"p{p}_{name}"] = float(np.percentile(o[col].to_numpy(), p))
-        out[f"p{p}_bounded_slowdown"] = float(np.percentile(o["bounded_slowdown"].to_numpy(), p))
+            out[f"p{p}_{name}"] = float(np.percentile(o[col], p))
+        out[f"p{p}_bounded_slowdown"] = float(np.percentile(o["bounded_slowdown"], p))
     if classes is not None:
-        out.update(class_metrics(jobs, capacity_procs=cap_procs, tau=tau, classes=classes))
+        frame = jobs if not isinstance(jobs, Columns) else jobs.to_frame()
+        out.update(class_metrics(frame, capacity_procs=cap_procs, tau=tau, classes=classes))
     return out
 
 
@@ -184,6 +213,8 @@ def by_class(
     """
     if wide_fraction is not None:
         classes = JobClasses(classes.short, classes.medium, wide_fraction)
+    import pandas as pd
+
     o = outcomes(jobs, tau=tau)
     labels = classes.label(o["procs"].to_numpy(), o["run_time"].to_numpy(), capacity_procs)
     o = pd.concat([o.reset_index(drop=True), labels], axis=1)
@@ -213,7 +244,7 @@ def class_metrics(
 
 
 def node_busy_seconds(
-    jobs: pd.DataFrame, placements: Mapping[int, Sequence[tuple[int, int]]]
+    jobs: pd.DataFrame | Columns, placements: Mapping[int, Sequence[tuple[int, int]]]
 ) -> float:
     """Node-seconds during which a node held at least one job.
 
@@ -226,8 +257,9 @@ def node_busy_seconds(
             ``end_time``).
         placements: ``{job index: ((node, slots), ...)}`` of a placement-aware run.
     """
-    start = jobs["start_time"].to_numpy()
-    end = jobs["end_time"].to_numpy()
+    t = columns_of(jobs)
+    start = t["start_time"]
+    end = t["end_time"]
     spans: dict[int, list[tuple[float, float]]] = {}
     for idx, placement in placements.items():
         for node, _ in placement:

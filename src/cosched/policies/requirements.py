@@ -206,12 +206,12 @@ def supply_profiles(
     """
     from cosched.workload.sidecar import attach_profiles, read_sidecar
 
-    need = [c for c in req.profile_columns if c not in workload.table.columns]
+    need = [c for c in req.profile_columns if c not in workload.columns]
     if not need:
         return workload, []
     if profiles is not None:
         w = attach_profiles(workload, read_sidecar(profiles))
-        still = [c for c in req.profile_columns if c not in w.table.columns]
+        still = [c for c in req.profile_columns if c not in w.columns]
         if still:
             raise ConfigError(f"{os.fspath(profiles)}: no column(s) {', '.join(still)}")
         return w, [f"profiles from {Path(profiles).name}"]

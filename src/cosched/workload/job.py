@@ -1,6 +1,6 @@
 """The job record and the in-memory workload.
 
-A :class:`Workload` is columnar: one pandas row per job, sorted by submit time, with
+A :class:`Workload` is columnar: one row per job, sorted by submit time, with
 the resolved scheduling fields (``procs``, ``run_time``, ``requested_time``) always
 present and every other SWF field or profile column optional. Columnar storage makes
 transforms (load scaling, windows, filters) vectorised and lets profile annotators add
@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import WorkloadError
+from cosched.workload.columns import Columns, FrameField
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "SWF_FIELDS", "Job", "Workload"]
 
@@ -82,6 +85,26 @@ class Job:
     extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
 
 
+_REQUIRED_DTYPES: dict[str, Any] = {
+    "job_id": np.int64,
+    "submit_time": np.float64,
+    "run_time": np.float64,
+    "procs": np.int64,
+    "requested_time": np.float64,
+}
+
+
+def _has_missing(values: np.ndarray) -> bool:
+    """Whether a column holds a missing value (NaN, None or NaT), as pandas' isna."""
+    if values.dtype.kind in "fc":
+        return bool(np.isnan(values).any())
+    if values.dtype.kind in "iub":
+        return False
+    import pandas as pd
+
+    return bool(pd.isna(values).any())
+
+
 def _optional_int(values: np.ndarray) -> list[int | None]:
     return [None if v != v else int(v) for v in values.tolist()]
 
@@ -91,7 +114,10 @@ class Workload:
     """A set of jobs ready to simulate, plus facts about where it came from.
 
     Attributes:
-        table: one row per job, sorted by ``submit_time`` (ties keep trace order).
+        table: one row per job, sorted by ``submit_time`` (ties keep trace order), as a
+            pandas DataFrame; a workload may be built from :class:`Columns` instead
+            (the command line's reader does), and the DataFrame is then made on first
+            use. :attr:`columns` gives the same table as numpy columns.
         name: a short label (file stem or model name) used in reports.
         max_procs: the machine size the workload was recorded or generated for, if known.
         max_nodes: the node count of that machine, if known.
@@ -99,7 +125,10 @@ class Workload:
         notes: what loading or transforming did (dropped jobs, clipped sizes...).
     """
 
-    table: pd.DataFrame
+    if TYPE_CHECKING:  # a DataFrame to read; Columns too when built (see FrameField)
+        table: pd.DataFrame
+    else:
+        table: FrameField = FrameField()
     name: str = "workload"
     max_procs: int | None = None
     max_nodes: int | None = None
@@ -107,40 +136,46 @@ class Workload:
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        missing = [c for c in REQUIRED_COLUMNS if c not in self.table.columns]
+        t = self.columns
+        missing = [c for c in REQUIRED_COLUMNS if c not in t]
         if missing:
             raise WorkloadError(f"workload {self.name!r} lacks columns {missing}")
-        t = self.table
         if len(t):
-            if t[list(REQUIRED_COLUMNS)].isna().to_numpy().any():
+            if any(_has_missing(t[c]) for c in REQUIRED_COLUMNS):
                 raise WorkloadError(f"workload {self.name!r}: required column has missing values")
-            if (t["run_time"].to_numpy() <= 0).any():
+            if (t["run_time"] <= 0).any():
                 raise WorkloadError(f"workload {self.name!r}: run_time must be > 0")
-            if (t["procs"].to_numpy() < 1).any():
+            if (t["procs"] < 1).any():
                 raise WorkloadError(f"workload {self.name!r}: procs must be >= 1")
-            if (t["requested_time"].to_numpy() <= 0).any():
+            if (t["requested_time"] <= 0).any():
                 raise WorkloadError(f"workload {self.name!r}: requested_time must be > 0")
-            if (np.diff(t["submit_time"].to_numpy()) < 0).any():
+            if (np.diff(t["submit_time"]) < 0).any():
                 raise WorkloadError(f"workload {self.name!r}: jobs must be sorted by submit_time")
 
+    @property
+    def columns(self) -> Columns:
+        """The table as numpy columns (no pandas needed)."""
+        return Workload.__dict__["table"].columns(self)  # type: ignore[no-any-return]
+
     @classmethod
-    def from_table(cls, table: pd.DataFrame, **facts: Any) -> Workload:
+    def from_table(cls, table: pd.DataFrame | Columns, **facts: Any) -> Workload:
         """Build a workload from any table with the required columns.
 
         Sorts by submit time (stable), resets the index and fixes the dtypes of the
-        required columns.
+        required columns. A :class:`Columns` table stays one (no pandas).
         """
-        t = table.sort_values("submit_time", kind="stable").reset_index(drop=True)
-        t = t.astype(
-            {
-                "job_id": "int64",
-                "submit_time": "float64",
-                "run_time": "float64",
-                "procs": "int64",
-                "requested_time": "float64",
-            }
-        )
-        return cls(t, **facts)
+        if not isinstance(table, Columns):
+            t = table.sort_values("submit_time", kind="stable").reset_index(drop=True)
+            return cls(t.astype(_REQUIRED_DTYPES), **facts)
+        sub = np.asarray(table["submit_time"], dtype=np.float64)
+        if len(sub) and (np.diff(sub) < 0).any():
+            table = table.rows(np.argsort(sub, kind="stable"))
+        cols = Columns()
+        for name in table:
+            values = table[name]
+            dtype = _REQUIRED_DTYPES.get(name)
+            cols[name] = values if dtype is None else values.astype(dtype, copy=False)
+        return cls(cols, **facts)
 
     @classmethod
     def from_jobs(
@@ -152,19 +187,21 @@ class Workload:
 
         Job ids are 1, 2, ... in the given order. Handy for examples and tests.
         """
+        import pandas as pd
+
         recs = [(*r, r[2]) if len(r) == 3 else r for r in rows]
         t = pd.DataFrame(recs, columns=["submit_time", "procs", "run_time", "requested_time"])
         t.insert(0, "job_id", np.arange(1, len(t) + 1))
         return cls.from_table(t, **facts)
 
     def __len__(self) -> int:
-        return len(self.table)
+        return len(self.columns)
 
     @property
     def profile_columns(self) -> tuple[str, ...]:
         """Columns that are neither SWF fields nor required: the annotators' fields."""
         known = set(SWF_FIELDS) | set(REQUIRED_COLUMNS)
-        return tuple(c for c in self.table.columns if c not in known)
+        return tuple(c for c in self.columns if c not in known)
 
     def jobs(self) -> list[Job]:
         """The jobs as :class:`Job` records, in submit order.
@@ -186,10 +223,10 @@ class Workload:
         return self._build_jobs(offset)
 
     def _build_jobs(self, offset: int = 0) -> list[Job]:
-        t = self.table
+        t = self.columns
         n = len(t)
-        users = _optional_int(t["user_id"].to_numpy()) if "user_id" in t else [None] * n
-        queues = _optional_int(t["queue"].to_numpy()) if "queue" in t else [None] * n
+        users = _optional_int(t["user_id"]) if "user_id" in t else [None] * n
+        queues = _optional_int(t["queue"]) if "queue" in t else [None] * n
         prof = self.profile_columns
         if prof:
             cols = [t[c].tolist() for c in prof]
@@ -220,7 +257,7 @@ class Workload:
     def __iter__(self) -> Iterator[Job]:
         return iter(self.jobs())
 
-    def replace_table(self, table: pd.DataFrame, note: str | None = None) -> Workload:
+    def replace_table(self, table: pd.DataFrame | Columns, note: str | None = None) -> Workload:
         """A copy with another table (re-sorted) and, optionally, one more note."""
         notes = self.notes if note is None else (*self.notes, note)
         return Workload.from_table(

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError, WorkloadError
 from cosched.platform.machine import Platform
+from cosched.workload.columns import Columns
 from cosched.workload.job import SWF_FIELDS, Workload
 from cosched.workload.rules import NonpositiveRun, Overrun, ProcsField, TooWide
 from cosched.workload.swf import SwfHeader, SwfTrace, read_swf
@@ -90,7 +90,7 @@ DEFAULT_RULES = LoadRules()
 class _State:
     """The table being resolved plus what each rule did."""
 
-    table: pd.DataFrame
+    table: Columns
     lines: np.ndarray
     counts: dict[str, int]
     notes: list[str]
@@ -98,7 +98,8 @@ class _State:
     templates: dict[str, str] = field(default_factory=dict)
 
     def keep(self, mask: np.ndarray) -> None:
-        self.table = self.table.loc[mask].reset_index(drop=True)
+        if not mask.all():
+            self.table = self.table.rows(mask)
         self.lines = self.lines[mask]
 
     def record(self, key: str, count: int, note: str) -> None:
@@ -116,8 +117,8 @@ def _workload_name(path: str) -> str:
 
 
 def _resolve_procs(s: _State, rule: ProcsField) -> None:
-    alloc = s.table["allocated_procs"].to_numpy()
-    req = s.table["requested_procs"].to_numpy()
+    alloc = s.table["allocated_procs"]
+    req = s.table["requested_procs"]
     alloc = np.where(alloc > 0, alloc, np.nan)  # 0 processors is as good as missing
     req = np.where(req > 0, req, np.nan)
     if rule is ProcsField.ALLOCATED:
@@ -133,7 +134,7 @@ def _resolve_procs(s: _State, rule: ProcsField) -> None:
 
 
 def _resolve_run(s: _State, rule: NonpositiveRun) -> None:
-    run = s.table["run_time"].to_numpy()
+    run = s.table["run_time"]
     bad = ~(run > 0)  # also catches NaN (missing)
     n = int(bad.sum())
     if rule is NonpositiveRun.DROP:
@@ -154,8 +155,8 @@ def _resolve_run(s: _State, rule: NonpositiveRun) -> None:
 
 
 def _resolve_overrun(s: _State, rule: Overrun) -> None:
-    run = s.table["run_time"].to_numpy()
-    req = s.table["requested_time"].to_numpy()
+    run = s.table["run_time"]
+    req = s.table["requested_time"]
     unset = ~(req > 0)
     s.record(
         "requested_time_filled",
@@ -218,12 +219,12 @@ def _resolve_too_wide(s: _State, rule: TooWide, trace: _Source, platform: Platfo
     if size is None:
         s.counts["too_wide"] = 0
         return
-    procs = s.table["procs"].to_numpy()
+    procs = s.table["procs"]
     wide = _too_wide_mask(procs, size, platform)
     n = int(wide.sum())
     if n and rule is TooWide.ERROR:
         i = int(np.flatnonzero(wide)[0])
-        job = int(s.table["job_id"].iat[i])
+        job = int(s.table["job_id"][i])
         raise WorkloadError(
             f"{trace.path}:{int(s.lines[i])}: job {job} asks for {int(procs[i])} processors but "
             f"the machine has {size} ({machine}); {n} jobs are too wide. "
@@ -283,7 +284,7 @@ COLUMNS: tuple[str, ...] = (
 
 def apply_rules(s: _State, rules: LoadRules, trace: _Source, platform: Platform | None) -> None:
     """The rules after ``limit``, in order, on the table of ``s`` (a whole trace or a chunk)."""
-    has_submit = s.table["submit_time"].notna().to_numpy()
+    has_submit = ~np.isnan(s.table["submit_time"])
     s.record("missing_submit", int((~has_submit).sum()), "dropped {n} jobs with no submit time")
     s.keep(has_submit)
     _resolve_procs(s, rules.procs_field)
@@ -314,11 +315,11 @@ def load_workload_with_report(
         trace = source
     else:
         trace = read_swf(source, limit=None if limit is None else int(limit))
-    s = _State(trace.table.copy(), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
+    s = _State(trace.columns.copy(), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
     _apply_limit(s, limit, trace)
     apply_rules(s, rules, trace, platform)
     w = Workload.from_table(
-        s.table[list(COLUMNS)],
+        s.table.select(COLUMNS),
         name=_workload_name(trace.path),
         max_procs=trace.header.max_procs,
         max_nodes=trace.header.max_nodes,

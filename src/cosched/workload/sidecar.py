@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from cosched.errors import WorkloadError
 from cosched.workload.job import Workload
 from cosched.workload.loader import load_workload
 from cosched.workload.swf import write_swf
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -74,6 +75,8 @@ def write_sidecar(w: Workload, path: str | os.PathLike[str]) -> Path | None:
     cols = list(w.profile_columns)
     if not cols:
         return None
+    import pandas as pd
+
     table = pd.concat([_unique_ids(w), w.table[cols]], axis=1)
     table.to_parquet(path, index=False)
     return Path(path)
@@ -81,6 +84,8 @@ def write_sidecar(w: Workload, path: str | os.PathLike[str]) -> Path | None:
 
 def read_sidecar(path: str | os.PathLike[str]) -> pd.DataFrame:
     """The sidecar table (``job_id`` plus profile columns) with its stored dtypes."""
+    import pandas as pd
+
     table = pd.read_parquet(path)
     if "job_id" not in table.columns:
         raise WorkloadError(f"{os.fspath(path)}: sidecar has no job_id column")
@@ -97,6 +102,8 @@ def attach_profiles(w: Workload, profiles: pd.DataFrame) -> Workload:
     Raises:
         WorkloadError: a job of ``w`` has no row in ``profiles``, or ids repeat.
     """
+    import pandas as pd
+
     ids = _unique_ids(w)
     keyed = profiles.set_index("job_id")
     if keyed.index.duplicated().any():

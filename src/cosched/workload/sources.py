@@ -148,11 +148,13 @@ def _from_log(
 
 def _with_sidecar(w: Workload, path: str) -> Workload:
     """``w`` with the profile columns of the sidecar beside ``path``, if there is one."""
-    from cosched.workload.sidecar import attach_profiles, read_sidecar, sidecar_path
+    from cosched.workload.sidecar import sidecar_path
 
     side = sidecar_path(path)
     if not side.is_file():
         return w
+    from cosched.workload.sidecar import attach_profiles, read_sidecar
+
     joined = attach_profiles(w, read_sidecar(side))
     cols = ", ".join(joined.profile_columns)
     return joined.replace_table(joined.table, f"profile columns {cols} from {side.name}")

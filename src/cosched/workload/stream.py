@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import WorkloadFormatError
 from cosched.platform.machine import Platform
+from cosched.workload.columns import Columns
 from cosched.workload.job import REQUIRED_COLUMNS, Workload
 from cosched.workload.loader import (
     COLUMNS,
@@ -56,7 +56,7 @@ class WorkloadStream:
 
     def head(self) -> Workload:
         """A workload with these facts and no jobs (what building a machine reads)."""
-        empty = pd.DataFrame({c: np.empty(0) for c in REQUIRED_COLUMNS})
+        empty = Columns({c: np.empty(0) for c in REQUIRED_COLUMNS})
         return Workload.from_table(
             empty,
             name=self.name,
@@ -113,14 +113,14 @@ def _chunks(
 ) -> Iterator[Workload]:
     last = -np.inf
     for chunk in swf:
-        s = _State(chunk.table.copy(), chunk.line_numbers, {"lines": len(chunk.table)}, [])
+        s = _State(chunk.columns.copy(), chunk.line_numbers, {"lines": len(chunk.columns)}, [])
         apply_rules(s, rules, swf, platform)
         for key, n in s.counts.items():
             stream.counts[key] = stream.counts.get(key, 0) + n
         stream.templates.update(s.templates)
         if not len(s.table):
             continue
-        submit = s.table["submit_time"].to_numpy()
+        submit = s.table["submit_time"]
         if submit.min() < last:
             k = int(np.argmax(submit < last))
             raise WorkloadFormatError(
@@ -133,7 +133,7 @@ def _chunks(
             )
         last = float(submit.max())
         yield Workload.from_table(
-            s.table[list(COLUMNS)],
+            s.table.select(COLUMNS),
             name=stream.name,
             max_procs=stream.max_procs,
             max_nodes=stream.max_nodes,

@@ -6,10 +6,13 @@ meaning "missing". :func:`read_swf` gives the raw table (no scheduling rules app
 that is :mod:`cosched.workload.loader`'s job) and :func:`write_swf` writes either a raw
 :class:`SwfTrace` or a :class:`~cosched.workload.job.Workload` back.
 
-Reading goes a block of text at a time (:class:`SwfStream`): pandas' C parser on the
-block, then vectorised checks; only when that fails or a check finds a problem does a
-slow line-by-line pass run over the block, so that the error can name the first bad
-line, its field and its text.
+Reading goes a block of text at a time (:class:`SwfStream`): a fast parser on the
+block (Python's own tokeniser for a small file, pandas' C parser or the compiled
+parser for a large one), then vectorised checks; only when that fails or a check finds
+a problem does a slow line-by-line pass run over the block, so that the error can name
+the first bad line, its field and its text. The tables are numpy columns
+(:class:`~cosched.workload.columns.Columns`), made DataFrames only when a user reads
+``.table``: ``cosched run`` on a small trace never imports pandas.
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError, WorkloadFormatError
+from cosched.workload.columns import Columns, FrameField
 from cosched.workload.job import SWF_FIELDS, Workload
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SwfChunk",
@@ -193,7 +199,10 @@ class SwfTrace:
         skipped, complete: see :func:`read_swf`'s ``limit``.
     """
 
-    table: pd.DataFrame
+    if TYPE_CHECKING:  # a DataFrame to read; Columns too when built (see FrameField)
+        table: pd.DataFrame
+    else:
+        table: FrameField = FrameField()
     header: SwfHeader
     path: str
     line_numbers: np.ndarray
@@ -204,7 +213,12 @@ class SwfTrace:
     complete: bool = True
 
     def __len__(self) -> int:
-        return len(self.table)
+        return len(self.columns)
+
+    @property
+    def columns(self) -> Columns:
+        """:attr:`table` as numpy columns."""
+        return SwfTrace.__dict__["table"].columns(self)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- reading
@@ -351,8 +365,35 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
     return np.array(rows, dtype=np.float64).reshape(-1, _N), np.array(numbers, dtype=np.int64)
 
 
+#: Below this many bytes of job lines (about 12,000 lines), :func:`_fast_parse` splits
+#: and converts with Python's own ``bytes.split`` and ``float``, which costs about
+#: 3.5 us a line; above it, pandas' C parser, 0.8 us a line once pandas is loaded, and
+#: loading pandas costs about 0.3 s of CPU (docs/performance.md).
+PYTHON_PARSE_BYTES = 1 * 2**20
+
+
+def _python_parse(body: bytes) -> np.ndarray | None:
+    """All job lines split by Python, or None when a line is not 18 plain tokens."""
+    if b";" in body:
+        return None  # comments among the jobs: the other parsers handle them
+    lines = body.split(b"\n")
+    rows = [line.split() for line in lines]
+    rows = [r for r in rows if r]
+    if any(len(r) != _N for r in rows):
+        return None
+    try:
+        values = [float(tok) for r in rows for tok in r]
+    except ValueError:
+        return None
+    return np.array(values, dtype=np.float64).reshape(-1, _N)
+
+
 def _fast_parse(body: bytes) -> np.ndarray | None:
-    """All job lines through pandas' C parser, or None when the parser refuses them."""
+    """All job lines through a fast parser, or None when the parser refuses them."""
+    if len(body) < PYTHON_PARSE_BYTES:
+        return _python_parse(body)
+    import pandas as pd
+
     try:
         # No ``names``: with names, pandas takes a file whose every line has one extra
         # field as having an index column and shifts every field by one.
@@ -383,12 +424,12 @@ def _line_numbers(body: bytes, n_rows: int, first_line: int) -> np.ndarray:
     return np.array(numbers, dtype=np.int64)
 
 
-def _to_table(a: np.ndarray) -> pd.DataFrame:
-    cols: dict[str, np.ndarray] = {}
+def _to_table(a: np.ndarray) -> Columns:
+    cols = Columns()
     for j, name in enumerate(SWF_FIELDS):
         col = a[:, j]
         cols[name] = col.astype(np.int64) if j == 0 else np.where(col == -1, np.nan, col)
-    return pd.DataFrame(cols)
+    return cols
 
 
 #: Bytes of text parsed at a time by :class:`SwfStream` (about 100,000 job lines).
@@ -446,8 +487,16 @@ class SwfChunk:
         line_numbers: the 1-based file line of each row.
     """
 
-    table: pd.DataFrame
+    if TYPE_CHECKING:  # a DataFrame to read; Columns too when built (see FrameField)
+        table: pd.DataFrame
+    else:
+        table: FrameField = FrameField()
     line_numbers: np.ndarray
+
+    @property
+    def columns(self) -> Columns:
+        """:attr:`table` as numpy columns."""
+        return SwfChunk.__dict__["table"].columns(self)  # type: ignore[no-any-return]
 
 
 class SwfStream:
@@ -504,7 +553,7 @@ class SwfStream:
                 if len(a):
                     table = _to_table(a)
                     if self._check_ids:
-                        ids.add(table["job_id"].to_numpy(), numbers)
+                        ids.add(table["job_id"], numbers)
                     yield SwfChunk(table, numbers)
         finally:
             self._fh.close()
@@ -519,7 +568,7 @@ class _IdCheck:
         self.seen: list[tuple[np.ndarray, np.ndarray]] | None = None
 
     def add(self, ids: np.ndarray, lines: np.ndarray) -> None:
-        _check_unique_ids(pd.DataFrame({"job_id": ids}), lines, self.path)
+        _check_unique_ids(ids, lines, self.path)
         if self.seen is None and ids[0] > self.top and (np.diff(ids) > 0).all():
             self.top = int(ids[-1])
             return
@@ -615,8 +664,11 @@ def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTr
         chunks = list(stream)
         header = stream.header
         skipped, complete = 0, True
-        if chunks:
-            table = pd.concat([c.table for c in chunks], ignore_index=True)
+        if len(chunks) == 1:
+            table, numbers = chunks[0].columns, chunks[0].line_numbers
+        elif chunks:
+            parts = [c.columns for c in chunks]
+            table = Columns({f: np.concatenate([p[f] for p in parts]) for f in SWF_FIELDS})
             numbers = np.concatenate([c.line_numbers for c in chunks])
         else:
             table, numbers = _to_table(np.empty((0, _N))), np.empty(0, dtype=np.int64)
@@ -627,7 +679,7 @@ def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTr
         _check_header(header, header_lines, spath)
         a, numbers = _parse_block(data[start:], spath, len(header_lines) + 1)
         table = _to_table(a)
-    _check_unique_ids(table, numbers, spath)
+    _check_unique_ids(table["job_id"], numbers, spath)
     return SwfTrace(
         table=table,
         header=header,
@@ -653,14 +705,18 @@ def _check_header(header: SwfHeader, lines: list[str], path: str) -> None:
             )
 
 
-def _check_unique_ids(table: pd.DataFrame, numbers: np.ndarray, path: str) -> None:
+def _check_unique_ids(ids: np.ndarray, numbers: np.ndarray, path: str) -> None:
     """Two jobs with one id are an error naming both lines (no archive trace has any)."""
-    dup = table["job_id"].duplicated()
-    if not dup.any():
+    if len(ids) < 2 or (len(ids) and (np.diff(ids) > 0).all()):
+        return  # ids that only grow (every archive trace): no sort needed
+    order = np.argsort(ids, kind="stable")
+    same = ids[order[1:]] == ids[order[:-1]]
+    if not same.any():
         return
-    k = int(np.argmax(dup.to_numpy()))
-    job_id = int(table["job_id"].iloc[k])
-    first = int(numbers[int(np.argmax(table["job_id"].to_numpy() == job_id))])
+    # The first row (in file order) whose id an earlier row has.
+    k = int(order[1:][same].min())
+    job_id = int(ids[k])
+    first = int(numbers[int(np.argmax(ids == job_id))])
     raise WorkloadFormatError(
         f"job id {job_id} appears again (first on line {first})",
         path=path,
@@ -754,6 +810,8 @@ def _workload_table(w: Workload) -> pd.DataFrame:
 def swf_table(t: pd.DataFrame) -> pd.DataFrame:
     """A workload table's columns as SWF fields (``procs`` is field 5, and field 8 too
     unless the table has ``requested_procs``), for :func:`write_swf_chunks`."""
+    import pandas as pd
+
     out = pd.DataFrame(index=t.index)
     for name in SWF_FIELDS:
         if name == "allocated_procs":

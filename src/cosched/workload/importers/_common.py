@@ -22,9 +22,9 @@ from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError, WorkloadFormatError
+from cosched.workload.columns import Columns
 from cosched.workload.job import SWF_FIELDS
 from cosched.workload.swf import SwfHeader, SwfTrace
 
@@ -445,7 +445,7 @@ def build_trace(
     }
     for kind, name in NAME_FIELDS.items():
         cols[name] = _col([int(r.names[kind]) if r.names.get(kind) else None for r in records])
-    table = pd.DataFrame({f: cols.get(f, np.full(n, np.nan)) for f in SWF_FIELDS})
+    table = Columns({f: cols.get(f, np.full(n, np.nan)) for f in SWF_FIELDS})
     table["job_id"] = table["job_id"].astype(np.int64)
     tally.counts["kept"] = n
     header = _header(fmt, paths, opts, rules, machine_note, max_nodes, max_procs, t0, records)

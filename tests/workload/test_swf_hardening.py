@@ -11,6 +11,7 @@ import contextlib
 import gzip
 import zlib
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -157,3 +158,48 @@ def test_a_limit_reads_only_the_head_of_the_file(
     assert "not read" in w.notes[0]
     w, counts = load_workload_with_report(path, limit=0)
     assert len(w) == 0 and w.max_procs == 64  # the header is read all the same
+
+
+# -- the two fast parsers ----------------------------------------------------------------
+
+
+def _read_with(path: Path, python_below: int) -> tuple[str, object]:
+    """``read_swf(path)`` with the Python parser used below ``python_below`` bytes: the
+    error text, or the table as arrays with the line numbers."""
+    from cosched.workload import swf
+
+    with patch.object(swf, "PYTHON_PARSE_BYTES", python_below):
+        try:
+            trace = read_swf(path)
+        except WorkloadFormatError as exc:
+            return "error", str(exc)
+    cols = trace.columns
+    return "table", ([cols[f].tolist() for f in SWF_FIELDS], trace.line_numbers.tolist())
+
+
+def _same(a: tuple[str, object], b: tuple[str, object]) -> bool:
+    # NaN (missing) compares unequal to itself: compare through repr.
+    return repr(a) == repr(b)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mutated())
+def test_the_python_and_pandas_parsers_agree_on_mutated_lines(
+    tmp_path_factory: pytest.TempPathFactory, text: str
+) -> None:
+    # Both refuse the same line with the same message (the line-by-line pass names it),
+    # or both read the same values.
+    path = tmp_path_factory.mktemp("parsers") / "t.swf"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    assert _same(_read_with(path, 2**40), _read_with(path, 0))
+
+
+@pytest.mark.slow
+def test_the_python_and_pandas_parsers_agree_on_every_archive_trace() -> None:
+    traces = sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else []
+    if not traces:
+        pytest.skip("needs the archive traces in ../shared/traces")
+    for path in traces:
+        kind, got = _read_with(path, 2**40)
+        assert kind == "table", got
+        assert _same((kind, got), _read_with(path, 0)), path.name

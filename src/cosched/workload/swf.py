@@ -365,27 +365,31 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
     return np.array(rows, dtype=np.float64).reshape(-1, _N), np.array(numbers, dtype=np.int64)
 
 
-#: Below this many bytes of job lines (about 12,000 lines), :func:`_fast_parse` splits
-#: and converts with Python's own ``bytes.split`` and ``float``, which costs about
-#: 3.5 us a line; above it, pandas' C parser, 0.8 us a line once pandas is loaded, and
-#: loading pandas costs about 0.3 s of CPU (docs/performance.md).
-PYTHON_PARSE_BYTES = 1 * 2**20
+#: A block of job lines shorter than this is split and converted by Python's own
+#: ``bytes.split`` and ``float`` (about 4.5 us a line); a longer one goes to pandas' C
+#: parser (0.8 us a line, but loading pandas costs about 0.3 s of CPU). Break-even
+#: near 70,000 lines; measured in docs/performance.md. The choice depends on the size
+#: alone, so a file is always read by the same parser.
+PYTHON_PARSE_BYTES = 6 * 2**20
 
 
 def _python_parse(body: bytes) -> np.ndarray | None:
     """All job lines split by Python, or None when a line is not 18 plain tokens."""
     if b";" in body:
         return None  # comments among the jobs: the other parsers handle them
-    lines = body.split(b"\n")
-    rows = [line.split() for line in lines]
-    rows = [r for r in rows if r]
-    if any(len(r) != _N for r in rows):
+    rows = list(map(bytes.split, body.split(b"\n")))
+    counts = set(map(len, rows))
+    counts.discard(0)  # blank lines
+    if counts - {_N}:
         return None
+    n = sum(map(bool, rows))
     try:
-        values = [float(tok) for r in rows for tok in r]
+        values = np.fromiter(
+            map(float, itertools.chain.from_iterable(rows)), dtype=np.float64, count=n * _N
+        )
     except ValueError:
         return None
-    return np.array(values, dtype=np.float64).reshape(-1, _N)
+    return values.reshape(n, _N)
 
 
 def _fast_parse(body: bytes) -> np.ndarray | None:

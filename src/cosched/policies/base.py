@@ -15,7 +15,6 @@ from __future__ import annotations
 import abc
 import dataclasses
 import importlib
-import importlib.metadata
 import importlib.util
 import sys
 import types
@@ -32,6 +31,8 @@ from cosched.policies.requirements import Requirements
 from cosched.workload.job import Job
 
 if TYPE_CHECKING:
+    import importlib.metadata
+
     from cosched.engine.simulation import RateModel
 
 __all__ = [
@@ -147,6 +148,8 @@ _LOADED_ALL = False
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    import importlib.metadata  # ~10 ms: only when a name is not built in
+
     return sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
 
 

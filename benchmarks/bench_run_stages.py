@@ -8,7 +8,9 @@ cosched run WORKLOAD --policy P --jobs-out jobs.csv`` (the command's own functio
 prints the CPU seconds (``time.process_time``) of each: interpreter start and the
 imports the command needs, loading the workload (reading and parsing the trace, the
 loader rules, the machine), the simulation, the summary metrics and writing the
-per-job CSV; then the whole process's CPU time as the operating system counts it.
+per-job CSV; then the whole process's CPU time as the operating system counts it, and
+whether pandas or numba were loaded. The summary leaves out the per-class breakdown,
+as ``cosched run`` does unless ``--by-class`` or ``--summary-out`` asks for it.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ args = build_parser().parse_args(["run", sys.argv[1], "--policy", sys.argv[2],
 import numpy as np
 from cosched.cli.run import load_for
 from cosched.engine import Simulation
-from cosched.metrics import JobClasses, summarize
+from cosched.metrics import summarize
 from cosched.outputs import write_jobs
 from cosched.policies.base import make_policy, policy_class
 t1 = time.process_time()
@@ -40,15 +42,16 @@ w, platform, notes = load_for(args, cls)
 t2 = time.process_time()
 r = Simulation(w, platform, policy, rng=np.random.default_rng(0)).run()
 t3 = time.process_time()
-m = summarize(r.jobs, capacity=platform.capacity, capacity_procs=platform.procs, tau=10.0,
-              classes=JobClasses(60.0, 3600.0, 0.1), placements=r.placements,
-              nodes=platform.nodes)
+m = summarize(r.job_columns, capacity=platform.capacity, capacity_procs=platform.procs,
+              tau=10.0, classes=None, placements=r.placements, nodes=platform.nodes)
 t4 = time.process_time()
-write_jobs(r.jobs, args.jobs_out, platform=platform, placements=r.placements, workload=w,
+write_jobs(r.job_columns, args.jobs_out, platform=platform, placements=r.placements, workload=w,
            tau=10.0)
 t5 = time.process_time()
 print(json.dumps({"jobs": len(w), "start + imports": t1, "load": t2 - t1,
-                  "simulate": t3 - t2, "metrics": t4 - t3, "write csv": t5 - t4}))
+                  "simulate": t3 - t2, "metrics": t4 - t3, "write csv": t5 - t4,
+                  "pandas loaded": "pandas" in sys.modules,
+                  "numba loaded": "numba" in sys.modules}))
 """
 
 
@@ -67,9 +70,11 @@ def main() -> int:
     stages = json.loads(out.splitlines()[-1])
     total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(f"{args.workload} --policy {args.policy} ({stages.pop('jobs')} jobs), CPU seconds:")
+    loaded = [k.split()[0] for k in ("pandas loaded", "numba loaded") if stages.pop(k)]
     for name, secs in stages.items():
         print(f"  {name:<16}{secs:>7.3f}  {secs / total:>5.0%}")
     print(f"  {'whole process':<16}{total:>7.3f}")
+    print(f"  modules loaded: {', '.join(loaded) or 'neither pandas nor numba'}")
     return 0
 
 

@@ -163,12 +163,23 @@ def test_a_limit_reads_only_the_head_of_the_file(
 # -- the two fast parsers ----------------------------------------------------------------
 
 
-def _read_with(path: Path, python_below: int) -> tuple[str, object]:
-    """``read_swf(path)`` with the Python parser used below ``python_below`` bytes: the
-    error text, or the table as arrays with the line numbers."""
+#: How each parser is chosen: Python's split below PYTHON_PARSE_BYTES, the compiled
+#: parser for long files or after KERNEL_AFTER blocks, pandas otherwise.
+PARSERS = {
+    "python": {"PYTHON_PARSE_BYTES": 2**40, "KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40},
+    "pandas": {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40},
+    "compiled": {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": True, "KERNEL_AFTER": 0},
+}
+
+
+def _read_with(path: Path, parser: str) -> tuple[str, object]:
+    """``read_swf(path)`` with one parser first: the error text, or the table as
+    arrays with the line numbers."""
     from cosched.workload import swf
 
-    with patch.object(swf, "PYTHON_PARSE_BYTES", python_below):
+    with contextlib.ExitStack() as stack:
+        for name, value in PARSERS[parser].items():
+            stack.enter_context(patch.object(swf, name, value))
         try:
             trace = read_swf(path)
         except WorkloadFormatError as exc:
@@ -191,15 +202,16 @@ def test_the_python_and_pandas_parsers_agree_on_mutated_lines(
     # or both read the same values.
     path = tmp_path_factory.mktemp("parsers") / "t.swf"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
-    assert _same(_read_with(path, 2**40), _read_with(path, 0))
+    assert _same(_read_with(path, "python"), _read_with(path, "pandas"))
 
 
 @pytest.mark.slow
-def test_the_python_and_pandas_parsers_agree_on_every_archive_trace() -> None:
+def test_the_three_parsers_agree_on_every_archive_trace() -> None:
     traces = sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else []
     if not traces:
         pytest.skip("needs the archive traces in ../shared/traces")
     for path in traces:
-        kind, got = _read_with(path, 2**40)
+        kind, got = _read_with(path, "pandas")
         assert kind == "table", got
-        assert _same((kind, got), _read_with(path, 0)), path.name
+        assert _same((kind, got), _read_with(path, "python")), path.name
+        assert _same((kind, got), _read_with(path, "compiled")), path.name

@@ -38,13 +38,21 @@ __all__ = ["COMPILE_FROM", "eligible", "try_run"]
 #: (tests use it to run both forms on the same workloads).
 COMPILE_FROM: int | None = None
 _BREAK_EVEN = (250_000, 100_000)
+#: The break-even when numba is loaded already (the reader's compiled parser ran on a
+#: long trace): loading one more cached kernel then costs about 0.013 s, what the plain
+#: FCFS loop spends on some 7,000 jobs (docs/performance.md). Schedules are the same.
+LOADED_COMPILE_FROM = 10_000
 
 
 def _compile_from(code: int) -> int:
     value = os.environ.get("COSCHED_FASTPATH_COMPILE_FROM")
     if value is not None:
         return int(value)
-    return _BREAK_EVEN[code] if COMPILE_FROM is None else COMPILE_FROM
+    if COMPILE_FROM is not None:
+        return COMPILE_FROM
+    if "numba" in sys.modules:
+        return min(LOADED_COMPILE_FROM, _BREAK_EVEN[code])
+    return _BREAK_EVEN[code]
 
 
 def _loaded(module: str, name: str) -> type | None:

@@ -1,12 +1,16 @@
 """A compiled parser for blocks of SWF job lines written the usual way.
 
-It accepts only what it can parse exactly: lines of 18 whole numbers (an optional
-``-`` and at most 15 digits, so each is exact in float64) separated by blanks or
-tabs, with ``;`` comments and blank lines. Anything else (a decimal point, an
-exponent, a ``+``, another count of fields, any other byte) makes it give up on the
-block, which then goes through pandas' parser and, for the error message, the
-line-by-line parser (:mod:`cosched.workload.swf`). The values it gives are the ones
-those parsers give for the same text, so which parser read a block never shows.
+It accepts only what it can parse exactly: lines of 18 numbers separated by blanks or
+tabs, with ``;`` comments and blank lines; a number is an optional ``-`` and at most
+15 digits (exact in float64), or, in a field that may be fractional, at most 15
+digits with one decimal point between digits and no sign. A decimal ``m / 10^k``
+(``m`` < 2^53, ``k`` <= 15: both exact) is one correctly rounded division, the
+double nearest to the decimal, which is what Python's ``float`` and pandas' parser
+give too. Anything else (an exponent, a ``+``, a decimal point in an integer field,
+another count of fields, any other byte) makes it give up on the block, which then
+goes through the other parsers and, for the error message, the line-by-line parser
+(:mod:`cosched.workload.swf`). The values it gives are the ones those parsers give
+for the same text, so which parser read a block never shows.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from numba import njit
 
 _FIELDS = 18
 _MAX_DIGITS = 15
+#: 10^0 ... 10^15, each exact in float64.
+_POW10 = np.array([10.0**k for k in range(_MAX_DIGITS + 1)])
 
 
 @njit(cache=True)
 def parse_block(
-    data: np.ndarray, signed: np.ndarray
+    data: np.ndarray, signed: np.ndarray, fractional: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
     """``(values, line offsets, ok)``: the (18, n) values and each row's line index.
 
@@ -31,6 +37,7 @@ def parse_block(
     Args:
         data: the block's bytes (uint8), whole lines ending in ``\\n``.
         signed: per field, whether any integer is allowed (bool, 18).
+        fractional: per field, whether a decimal point is allowed (bool, 18).
     """
     n_lines = 0
     for b in data:
@@ -69,6 +76,18 @@ def parse_block(
                 value = value * 10 + (np.int64(data[i]) - 48)
                 digits += 1
                 i += 1
+            scale = 0
+            if i < n and data[i] == 46 and digits and field < _FIELDS and fractional[field]:
+                if negative:  # '.'
+                    return out[:, :0], where[:0], False
+                i += 1
+                while i < n and 48 <= data[i] <= 57:
+                    value = value * 10 + (np.int64(data[i]) - 48)
+                    digits += 1
+                    scale += 1
+                    i += 1
+                if scale == 0:
+                    return out[:, :0], where[:0], False
             if digits == 0 or digits > _MAX_DIGITS or field == _FIELDS:
                 return out[:, :0], where[:0], False
             if i < n and not (data[i] == 32 or data[i] == 9 or data[i] == 10 or data[i] == 59):
@@ -78,6 +97,8 @@ def parse_block(
             if field == 0 and (negative or value == 0):
                 return out[:, :0], where[:0], False
             v = float(value)
+            if scale:
+                v = v / _POW10[scale]
             out[field, rows] = -v if negative else v
             field += 1
         if field == _FIELDS:

@@ -550,9 +550,11 @@ class SwfStream:
         line = len(self.header_lines) + 1
         ids = _IdCheck(self.path)
         blocks = itertools.chain([self._pending] if self._pending else [], self._blocks)
+        long = False
         try:
-            for k, body in enumerate(blocks):
-                a, numbers = _parse_block(body, self.path, line, k >= KERNEL_AFTER)
+            for k, (body, more) in enumerate(_with_more(blocks)):
+                long = long or (more and KERNEL_FOR_LONG_FILES)
+                a, numbers = _parse_block(body, self.path, line, long or k >= KERNEL_AFTER)
                 line += body.count(b"\n")
                 if len(a):
                     table = _to_table(a)
@@ -612,6 +614,20 @@ class _IdCheck:
 #: Blocks after this many go first to the compiled parser: loading numba costs about
 #: what parsing 25 MiB with pandas does, so only a file that long pays for it.
 KERNEL_AFTER = 3
+#: A file longer than one block goes to the compiled parser from its first block: a
+#: trace that long (over 8 MiB, about 100,000 jobs) is simulated by compiled loops that
+#: load numba anyway, and pandas is then never loaded (docs/performance.md).
+KERNEL_FOR_LONG_FILES = True
+
+
+def _with_more(blocks: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Each block, and whether another one follows (one block read ahead)."""
+    it = iter(blocks)
+    body = next(it, None)
+    while body is not None:
+        after = next(it, None)
+        yield body, after is not None
+        body = after
 
 
 def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -620,12 +636,13 @@ def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray]
         from cosched.workload._swf_kernel import parse_block
     except ImportError:  # pragma: no cover (numba is a dependency)
         return None
-    a, where, ok = parse_block(np.frombuffer(body, dtype=np.uint8), _SIGNED)
+    a, where, ok = parse_block(np.frombuffer(body, dtype=np.uint8), _SIGNED, _FRACTIONAL)
     # (18, n) transposed: each field's column is contiguous for _to_table.
     return (a.T, where + first_line) if ok else None
 
 
 _SIGNED = np.array([f in _SIGNED_FIELDS for f in SWF_FIELDS])
+_FRACTIONAL = np.array([f in FRACTIONAL_FIELDS for f in SWF_FIELDS])
 
 
 def _parse_block(

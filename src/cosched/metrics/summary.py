@@ -117,7 +117,7 @@ def _check_tau(tau: float) -> None:
 def outcome_columns(jobs: pd.DataFrame | Columns, *, tau: float = 10.0) -> Columns:
     """:func:`outcomes` as numpy columns (the same values, no pandas)."""
     _check_tau(tau)
-    out = columns_of(jobs).copy()
+    out = Columns(columns_of(jobs))  # new columns added; the given ones shared, unchanged
     submit, start, end = out["submit_time"], out["start_time"], out["end_time"]
     out["wait_time"] = start - submit
     out["turnaround"] = end - submit

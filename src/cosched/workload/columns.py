@@ -75,6 +75,18 @@ class Columns(Mapping[str, np.ndarray]):
             out._n = len(np.arange(self._n)[which])
         return out
 
+    def keep_rows(self, which: np.ndarray) -> None:
+        """Keep only the rows a boolean mask selects, in place: a column at a time, so
+        that each old column can be freed before the next is copied."""
+        n = int(np.count_nonzero(which))
+        for name in list(self._cols):
+            self._cols[name] = self._cols[name][which]
+        self._n = n
+
+    def pop(self, name: str) -> np.ndarray:
+        """Remove a column and return it (the row count stays)."""
+        return self._cols.pop(name)
+
     def copy(self) -> Columns:
         """A table whose arrays are copies."""
         return Columns({n: v.copy() for n, v in self._cols.items()})

@@ -99,7 +99,7 @@ class _State:
 
     def keep(self, mask: np.ndarray) -> None:
         if not mask.all():
-            self.table = self.table.rows(mask)
+            self.table.keep_rows(mask)
         self.lines = self.lines[mask]
 
     def record(self, key: str, count: int, note: str) -> None:
@@ -315,7 +315,8 @@ def load_workload_with_report(
         trace = source
     else:
         trace = read_swf(source, limit=None if limit is None else int(limit))
-    s = _State(trace.columns.copy(), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
+    # The rules replace columns and never write into one: the trace's arrays are shared.
+    s = _State(Columns(trace.columns), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
     _apply_limit(s, limit, trace)
     apply_rules(s, rules, trace, platform)
     w = Workload.from_table(

@@ -113,7 +113,7 @@ def _chunks(
 ) -> Iterator[Workload]:
     last = -np.inf
     for chunk in swf:
-        s = _State(chunk.columns.copy(), chunk.line_numbers, {"lines": len(chunk.columns)}, [])
+        s = _State(Columns(chunk.columns), chunk.line_numbers, {"lines": len(chunk.columns)}, [])
         apply_rules(s, rules, swf, platform)
         for key, n in s.counts.items():
             stream.counts[key] = stream.counts.get(key, 0) + n

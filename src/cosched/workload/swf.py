@@ -689,8 +689,13 @@ def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTr
             table, numbers = chunks[0].columns, chunks[0].line_numbers
         elif chunks:
             parts = [c.columns for c in chunks]
-            table = Columns({f: np.concatenate([p[f] for p in parts]) for f in SWF_FIELDS})
             numbers = np.concatenate([c.line_numbers for c in chunks])
+            del chunks
+            # A column at a time, each chunk's copy let go at once: the peak is one table
+            # plus one column, not two tables.
+            table = Columns()
+            for f in SWF_FIELDS:
+                table[f] = np.concatenate([p.pop(f) for p in parts])
         else:
             table, numbers = _to_table(np.empty((0, _N))), np.empty(0, dtype=np.int64)
     else:

@@ -44,3 +44,28 @@ def test_the_command_line_help_loads_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("argv", "allowed"),
+    [
+        # A small trace: neither pandas nor numba (pyarrow writes the CSV).
+        (["run", "--policy", "easy"], ()),
+        (["run", "--policy", "fcfs", "--jobs-out", "{out}"], ("pyarrow",)),
+        # Its loop is always compiled; numba loads scipy itself when it is installed.
+        (["run", "--policy", "conservative"], ("numba", "scipy")),
+    ],
+)
+def test_a_run_loads_pandas_and_numba_only_when_it_needs_them(
+    tmp_path: object, argv: list[str], allowed: tuple[str, ...]
+) -> None:
+    out = str(tmp_path) + "/jobs.csv"
+    code = (
+        "import sys\n"
+        "from cosched.cli.main import main\n"
+        f"assert main({[a.format(out=out) for a in argv]!r}) == 0\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'pandas', 'numba', 'matplotlib', 'scipy', 'pyarrow'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1] == str(sorted(allowed))

@@ -8,7 +8,8 @@ cosched run WORKLOAD --policy P --jobs-out jobs.csv`` (the command's own functio
 prints the CPU seconds (``time.process_time``) of each: interpreter start and the
 imports the command needs, loading the workload (reading and parsing the trace, the
 loader rules, the machine), the simulation, the summary metrics and writing the
-per-job CSV; then the whole process's CPU time as the operating system counts it, and
+per-job CSV (with the command's collector threshold and memory options, and its exit
+without teardown); then the whole process's CPU time as the operating system counts it, and
 whether pandas or numba were loaded. The summary leaves out the per-class breakdown,
 as ``cosched run`` does unless ``--by-class`` or ``--summary-out`` asks for it.
 """
@@ -24,18 +25,20 @@ import tempfile
 from pathlib import Path
 
 CHILD = """
-import json, sys, time
+import gc, json, os, sys, time
 t0 = time.process_time()
 from cosched.cli.main import build_parser
 args = build_parser().parse_args(["run", sys.argv[1], "--policy", sys.argv[2],
                                   "--jobs-out", sys.argv[3]])
 import numpy as np
-from cosched.cli.run import load_for
+from cosched.cli.run import GC_THRESHOLD, _return_freed_memory, load_for
 from cosched.engine import Simulation
 from cosched.metrics import summarize
 from cosched.outputs import write_jobs
 from cosched.policies.base import make_policy, policy_class
 t1 = time.process_time()
+gc.set_threshold(*GC_THRESHOLD)
+_return_freed_memory()
 cls = policy_class(args.policy)
 policy = make_policy(args.policy)
 w, platform, notes = load_for(args, cls)
@@ -52,6 +55,8 @@ print(json.dumps({"jobs": len(w), "start + imports": t1, "load": t2 - t1,
                   "simulate": t3 - t2, "metrics": t4 - t3, "write csv": t5 - t4,
                   "pandas loaded": "pandas" in sys.modules,
                   "numba loaded": "numba" in sys.modules}))
+sys.stdout.flush()
+os._exit(0)  # as the command ends (cosched.cli.main.entry)
 """
 
 

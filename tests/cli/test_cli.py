@@ -171,3 +171,24 @@ def test_a_closed_output_pipe_ends_quietly() -> None:
         os.close(write_end)
     assert done.returncode == 141
     assert b"Traceback" not in done.stderr
+
+
+def test_a_run_process_ends_at_once_with_every_output_complete(tmp_path: Path) -> None:
+    # `python -m cosched run` ends with os._exit after flushing: the printed summary,
+    # the per-job table and the summary file must all be whole, and the exit code kept.
+    import subprocess
+    import sys
+
+    jobs, summary = tmp_path / "jobs.csv", tmp_path / "summary.json"
+    cmd = [sys.executable, "-m", "cosched", "run", "--jobs-out", str(jobs)]
+    done = subprocess.run(
+        [*cmd, "--summary-out", str(summary)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].lstrip().startswith("throughput")
+    assert len(pd.read_csv(jobs)) == 300  # the bundled example's jobs
+    assert json.loads(summary.read_text())["metrics"]["jobs"] == 300
+    bad = subprocess.run(
+        [*cmd[:-2], "--policy", "no-such-policy"], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "no-such-policy" in bad.stderr

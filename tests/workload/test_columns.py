@@ -71,3 +71,9 @@ def test_a_workload_from_columns_equals_one_from_a_dataframe() -> None:
     pd.testing.assert_frame_equal(a.table, b.table)
     assert a.columns["job_id"].tolist() == [1, 2]  # sorted by submit time
     assert a.jobs() == b.jobs()
+
+
+def test_a_copy_of_a_table_without_rows_keeps_its_columns() -> None:
+    empty = Columns({"a": np.empty(0), "b": np.empty(0)})
+    assert len(empty) == 0 and Columns(empty).columns == ["a", "b"]
+    assert empty.copy().columns == ["a", "b"]

@@ -34,8 +34,9 @@ class Columns(Mapping[str, np.ndarray]):
 
     def __init__(self, cols: Mapping[str, Any] | None = None) -> None:
         self._cols: dict[str, np.ndarray] = {}
-        self._n = 0
-        for name, values in (cols or {}).items():
+        self._n: int = len(cols) if isinstance(cols, Columns) else 0
+        # Not ``cols or {}``: a table with no rows is falsy (``len`` counts rows).
+        for name, values in cols.items() if cols is not None else ():
             self[name] = values
 
     def __getitem__(self, name: str) -> np.ndarray:

@@ -380,6 +380,9 @@ class Lomarc(Policy):
         tests are supersets of the search's (margins against rounding), so a job
         dropped here is one whose search finds nothing.
         """
+        rules = self._rules
+        if not rules.check_match and rules.max_slowdown is None:
+            return  # the screen refuses no pair (AC): the matrix would cost, not prune
         rows = np.flatnonzero(ride)
         if not rows.size:
             return
@@ -388,7 +391,7 @@ class Lomarc(Policy):
         host_idx = np.array([host.index for host, _ in hosts], dtype=np.intp)
         table, jobs = self._profiles.table, ps.view.jobs
         cand = idx[rows]
-        ok, sl = may_screen(self._rules, table(cand, jobs), table(host_idx, jobs))
+        ok, sl = may_screen(rules, table(cand, jobs), table(host_idx, jobs))
         ok &= solo[None, :] >= size[rows][:, None]
         shadow = ps.shadow
         if shadow < math.inf:

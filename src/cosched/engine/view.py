@@ -198,6 +198,11 @@ class SystemView:
         return self._sim._jobs[index]
 
     @property
+    def jobs(self) -> Sequence[Job]:
+        """Every job record, indexed by ``job.index`` (do not modify)."""
+        return self._sim._jobs
+
+    @property
     def epoch(self) -> int:
         """A counter bumped whenever a job ends or changes rate.
 

@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, Profile, SlowdownModel
+from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, SERIAL, Profile, SlowdownModel
 from cosched.policies.orders import SHORT_MAX
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Heuristic",
     "MatchRules",
     "matchable",
+    "may_screen",
     "response_impact",
     "u_gain",
 ]
@@ -261,6 +262,45 @@ class MatchRules:
         if funnel is not None:
             funnel.slowdown_ok += 1
         return sl
+
+
+def may_screen(rules: MatchRules, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs (column of ``a``, column of ``b``) may pass :meth:`MatchRules.screen`,
+    and their slowdowns.
+
+    ``a`` and ``b`` are :meth:`~cosched.lomarc.rates.Profiles.table` columns; the result
+    is an ``(a.shape[1], b.shape[1])`` boolean matrix, a superset of the pairs ``screen``
+    accepts (the same arithmetic, with the slowdown limit widened by 1e-9 against
+    rounding), so a pair it refuses is one ``screen`` refuses; the exact test still
+    decides the rest. The slowdowns are :meth:`SlowdownModel.slowdown`'s arithmetic.
+    """
+    a_idx, a_cls, a_cpu, a_net, a_disk, a_mem, a_cs = (r[:, None] for r in a)
+    b_idx, b_cls, b_cpu, b_net, b_disk, b_mem, b_cs = (r[None, :] for r in b)
+    model = rules.model
+    over = a_mem + b_mem > 1.0
+    ok = np.ones((a.shape[1], b.shape[1]), dtype=bool)
+    if model.hyperthreaded:
+        cf = np.where(a_idx > b_idx, a_cs, b_cs)
+    else:
+        cf = np.full(ok.shape, model.standard_cpu_factor)
+    if rules.check_match:
+        ok &= ~over
+        if model.hyperthreaded:
+            both_cpu = (a_cls == CLASS_CPU) & (b_cls == CLASS_CPU)
+            ok &= np.where(both_cpu, cf < 2.0, a_cls != b_cls)
+        else:
+            ok &= ((a_cls == CLASS_CPU) & (b_cls == CLASS_DISK)) | (
+                (a_cls == CLASS_DISK) & (b_cls == CLASS_CPU)
+            )
+    sl = (
+        1.0
+        + (cf - 1.0) * np.minimum(a_cpu, b_cpu)
+        + (SERIAL - 1.0) * (np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk))
+    )
+    sl = np.where(over, np.maximum(sl, model.mem_slowdown), sl)
+    if rules.max_slowdown is not None:
+        ok &= ~(sl > rules.max_slowdown + 1e-9)  # NaN passes, as in screen
+    return ok, sl
 
 
 def prefix_inverse(values: Sequence[float] | np.ndarray, bound: float) -> list[float]:

@@ -41,6 +41,7 @@ Registered names (parameters in :class:`Lomarc`):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,7 +51,7 @@ from cosched.engine.decisions import Decision
 from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules
+from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules, may_screen
 from cosched.lomarc.rates import PairRates, Profiles
 from cosched.lomarc.search import PARTNER_HEURISTICS, PassState, queue_match, running_match
 from cosched.lomarc.slowdown import SlowdownModel
@@ -226,8 +227,7 @@ class Lomarc(Policy):
         order = priority_indices(view, self.aging_time)
         if not order.size:
             return []
-        job = view.job
-        queue = [job(i) for i in order.tolist()]
+        queue = list(map(view.jobs.__getitem__, order.tolist()))
         ps = PassState(self, view, queue, order)
         k = 0
         head = -1
@@ -325,7 +325,7 @@ class Lomarc(Policy):
         while k < len(queue):
             state = self._backfill_state(ps)
             at = k - head - 1
-            mask = self._may_act(ps, state, size[at:], alone_end[at:], eligible, at)
+            mask = self._may_act(ps, state, rest[at:], size[at:], alone_end[at:], eligible, at)
             for pos in (np.flatnonzero(mask) + k).tolist():
                 job = queue[pos]
                 if job.index in taken:
@@ -350,12 +350,14 @@ class Lomarc(Policy):
         self,
         ps: PassState,
         state: tuple[int, int, int, bool],
+        idx: np.ndarray,
         size: np.ndarray,
         alone_end: np.ndarray,
         eligible: np.ndarray | None,
         at: int,
     ) -> np.ndarray:
-        """Which of the remaining jobs could start (a superset: the rest is exact)."""
+        """Which of the remaining jobs ``idx`` could start (a superset: the rest is
+        exact)."""
         free, extra, queued, known = state
         fits = size <= free
         mask = fits & ((alone_end <= ps.shadow) | (size <= extra))
@@ -366,8 +368,43 @@ class Lomarc(Policy):
                 ride &= eligible[at:]
             if known:
                 ride &= size <= ps.max_solo()
+                self._may_ride(ps, ride, idx, size)
             mask |= ride
         return mask
+
+    def _may_ride(self, ps: PassState, ride: np.ndarray, idx: np.ndarray, size: np.ndarray) -> None:
+        """Keep in ``ride`` only the backfill candidates that have a running host the
+        search could take: enough unpartnered nodes, a pair that may pass the screen
+        (:func:`~cosched.lomarc.matching.may_screen`), and, if the host ends by the
+        shadow time, a ride that may end by it too. All hosts are tested at once; the
+        tests are supersets of the search's (margins against rounding), so a job
+        dropped here is one whose search finds nothing.
+        """
+        rules = self._rules
+        if not rules.check_match and rules.max_slowdown is None:
+            return  # the screen refuses no pair (AC): the matrix would cost, not prune
+        rows = np.flatnonzero(ride)
+        if not rows.size:
+            return
+        hosts = ps.hosts()
+        solo = np.array([len(nodes) for _, nodes in hosts], dtype=np.int64)
+        host_idx = np.array([host.index for host, _ in hosts], dtype=np.intp)
+        table, jobs = self._profiles.table, ps.view.jobs
+        cand = idx[rows]
+        ok, sl = may_screen(rules, table(cand, jobs), table(host_idx, jobs))
+        ok &= solo[None, :] >= size[rows][:, None]
+        shadow = ps.shadow
+        if shadow < math.inf:
+            # A host ending by the shadow time is refused when the ride ends after it:
+            # the ride's last end is max(host's end, now + the longer pair time), with
+            # the longer pair time min(t) (sl - 1) + max(t) (search.pair_ends).
+            end_h = np.array([ps.end_of(host.index) for host, _ in hosts])
+            rem = np.array([ps.remaining(host) for host, _ in hosts])[None, :]
+            est = ps.view.columns.estimate[cand][:, None]
+            longer = np.minimum(rem, est) * (sl - 1.0) + np.maximum(rem, est)
+            late = ps.now + longer > shadow + 1e-6 * max(1.0, abs(shadow))
+            ok &= ~(late & (end_h <= shadow)[None, :])
+        ride[rows] = ok.any(axis=1)
 
 
 @dataclass(kw_only=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from cosched.engine.view import SystemView
 from cosched.lomarc.slowdown import Profile, SlowdownModel, profile_of
 from cosched.workload.job import Job
@@ -21,12 +23,31 @@ __all__ = ["PairRates", "Profiles"]
 class Profiles:
     """Job profiles and pair slowdowns, computed once per job and per pair."""
 
-    __slots__ = ("_pairs", "_profiles", "model")
+    __slots__ = ("_known", "_pairs", "_profiles", "_table", "model")
 
     def __init__(self, model: SlowdownModel) -> None:
         self.model = model
         self._profiles: dict[int, Profile] = {}
         self._pairs: dict[tuple[int, int], float] = {}
+        self._table = np.zeros((7, 0))
+        self._known = np.zeros(0, dtype=bool)
+
+    def table(self, indices: np.ndarray, jobs: Sequence[Job]) -> np.ndarray:
+        """The profiles of the jobs ``indices`` as columns of a ``(7, len(indices))``
+        array, rows (index, class, cpu, net, disk, mem, cpu_slowdown) (for vectorised
+        screens; each job's row is read from its profile once)."""
+        if self._known.size < len(jobs):
+            n = len(jobs)
+            table, known = np.zeros((7, n)), np.zeros(n, dtype=bool)
+            table[:, : self._known.size] = self._table
+            known[: self._known.size] = self._known
+            self._table, self._known = table, known
+        table, known = self._table, self._known
+        for i in indices[~known[indices]].tolist():
+            p = self.of(jobs[i])
+            table[:, i] = (p.index, p.cls, p.cpu, p.net, p.disk, p.mem, p.cpu_slowdown)
+            known[i] = True
+        return table[:, indices]
 
     def of(self, job: Job) -> Profile:
         """The profile of ``job`` (from its ``lomarc_*`` fields)."""

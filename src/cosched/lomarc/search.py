@@ -75,6 +75,7 @@ class PassState:
         self.end: dict[int, float] = {}
         self.reservation = Reservation(math.inf, 0)
         self._hosts: list[tuple[Job, list[int]]] | None = None
+        self._running: list[tuple[Job, list[int]]] | None = None
         self._max_solo = -1
         self._rts: tuple[list[float], list[float]] | None = None
         #: per queue position: the pull-up terms of the response heuristic (riding).
@@ -144,17 +145,26 @@ class PassState:
                 hosts[k] = (job, left)
                 break
 
+    def running_nodes(self) -> list[tuple[Job, list[int]]]:
+        """The running jobs (start order) with their nodes, read from the engine's
+        ledger once per pass (the shadow time and the hosts both walk them)."""
+        if self._running is None:
+            placement = self.view.placement
+            self._running = [
+                (job, [node for node, _ in placement(job)]) for job in self.view.running
+            ]
+        return self._running
+
     def hosts(self) -> list[tuple[Job, list[int]]]:
         """Eligible running jobs with their nodes that hold no partner (once per pass)."""
         if self._hosts is None:
             eligible, est = self.policy._rules.eligible, self.view.estimates
-            view = self.view
             count = self._node_counts()
             self._hosts = []
-            for job in view.running:
+            for job, nodes in self.running_nodes():
                 if not eligible(est[job.index]):
                     continue
-                solo = [n for n, _ in view.placement(job) if count[n] == 1]
+                solo = [n for n in nodes if count[n] == 1]
                 if solo:
                     self._hosts.append((job, solo))
             self._max_solo = max((len(solo) for _, solo in self._hosts), default=0)
@@ -163,9 +173,8 @@ class PassState:
     def _node_counts(self) -> list[int]:
         """Jobs on each node: the engine's ledger plus this pass's starts."""
         count = [0] * self.nodes
-        placement = self.view.placement
-        for job in self.view.running:
-            for node, _ in placement(job):
+        for _, nodes in self.running_nodes():
+            for node in nodes:
                 count[node] += 1
         for node, jobs in self.added.items():
             count[node] += len(jobs)
@@ -206,11 +215,14 @@ class PassState:
         and the extra nodes (all those empty by then beyond the head's need).
         """
         empty_at = [-math.inf] * self.nodes
-        override, view = self.end, self.view
-        placement, job = view.placement, view.job
-        for end, idx, _ in view.releases():
-            end = override.get(idx, end)
-            for node, _ in placement(job(idx)):
+        override, est_end = self.end, self.view.estimated_end
+        for job, nodes in self.running_nodes():
+            # An end in the past counts as now (node_reservation), so the engine's
+            # estimated end (at least now) serves for the raw one.
+            end = override.get(job.index)
+            if end is None:
+                end = est_end(job)
+            for node in nodes:
                 if end > empty_at[node]:
                     empty_at[node] = end
         for node, jobs in self.added.items():

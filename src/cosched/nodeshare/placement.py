@@ -216,6 +216,18 @@ class NodeBook:
                     break
         return tuple(out)
 
+    def fits(
+        self, sensitivity: int, configs: Sequence[Configuration]
+    ) -> Sequence[tuple[int, float]]:
+        """``(k, pressure)`` for each configuration ``configs[k]`` that fits now, with the
+        pressure on the worst of its best nodes (in ``configs`` order)."""
+        out = []
+        for k, cfg in enumerate(configs):
+            pressure = self._fit(sensitivity, cfg.nodes, cfg.cores)
+            if pressure is not None:
+                out.append((k, pressure))
+        return out
+
     def best(
         self,
         sensitivity: int,
@@ -225,10 +237,7 @@ class NodeBook:
         """The fastest placement of a job over ``configs`` (Algorithm 1), or None."""
         victim = self.model.victim[sensitivity]
         best_k, best_factor = -1, float("inf")
-        for k, cfg in enumerate(configs):
-            pressure = self._fit(sensitivity, cfg.nodes, cfg.cores)
-            if pressure is None:
-                continue
+        for k, pressure in self.fits(sensitivity, configs):
             a, b = coeffs[k]
             factor = a * (1.0 + victim * pressure) + b
             if factor < best_factor:

@@ -97,12 +97,19 @@ class _MemoBook(NodeBook):
     ) -> None:
         super().__init__(nodes, cores, cap, model, restriction)
         self._memo: dict[tuple[int, int], tuple[list[int], list[float], int]] = {}
+        self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], Sequence[Any]]] = {}
+        self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self.count = [0] * nodes
         self.pad = jobs
         self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
 
-    def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+    def _changed(self) -> None:
         self._memo.clear()
+        self._fits.clear()
+        self._takes.clear()
+
+    def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._changed()
         super().add(idx, nodes, cores, sensitivity)
         count, node_jobs = self.count, self.node_jobs
         for node in nodes:
@@ -110,7 +117,7 @@ class _MemoBook(NodeBook):
             count[node] += 1
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
-        self._memo.clear()
+        self._changed()
         super().remove(idx, nodes, cores, sensitivity)
         count, node_jobs, pad = self.count, self.node_jobs, self.pad
         for node in nodes:
@@ -128,6 +135,24 @@ class _MemoBook(NodeBook):
         counts, pressures, _ = table
         k = bisect.bisect_left(counts, need)
         return pressures[k] if k < len(counts) else None
+
+    def fits(
+        self, sensitivity: int, configs: Sequence[Configuration]
+    ) -> Sequence[tuple[int, float]]:
+        # Jobs of one size share one configurations tuple (the policy caches it), so
+        # the tuple's identity keys the memo; the entry keeps the tuple to check it.
+        key = (sensitivity, id(configs))
+        entry = self._fits.get(key)
+        if entry is None or entry[0] is not configs:
+            entry = self._fits[key] = (configs, super().fits(sensitivity, configs))
+        return entry[1]
+
+    def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
+        key = (sensitivity, need, cores)
+        nodes = self._takes.get(key)
+        if nodes is None:
+            nodes = self._takes[key] = super()._take(sensitivity, need, cores)
+        return nodes
 
     def first_node(self, sensitivity: int, cores: int) -> int:
         """The node every placement of ``cores`` per node for class ``sensitivity``
@@ -578,11 +603,8 @@ class CoschedulingBackfill(_NodeShareBase):
         chooses holds such a node past the shadow time. The plan itself is not built.
         """
         s, configs = info[0], info[1]
-        placed = False
-        for cfg in configs:
-            if book._fit(s, cfg.nodes, cfg.cores) is None:
-                continue
-            if not relevant[book.first_node(s, cfg.cores)]:
+        fits = book.fits(s, configs)
+        for k, _ in fits:
+            if not relevant[book.first_node(s, configs[k].cores)]:
                 return False
-            placed = True
-        return placed
+        return bool(fits)

@@ -146,6 +146,7 @@ class TimeSharingSim:
         rng: np.random.Generator,
         params: TSParams | None = None,
         check: bool = False,
+        easy: bool = False,
     ) -> None:
         flags = scheme_flags(scheme)
         self.scheme = scheme
@@ -189,6 +190,8 @@ class TimeSharingSim:
         tab_f[jobs, K.J_SLOW] = (
             t["imbalance"].to_numpy(dtype=np.float64) if "imbalance" in t.columns else 1.0
         )
+        if easy:  # EASY's estimate: the request times the MPL (FCS paper, 5.1)
+            tab_f[jobs, K.J_EST] = t["requested_time"].to_numpy(dtype=np.float64) * mpl
         if "imbalance_parity" in t.columns:
             tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
         tmp_b = K.G_GSR + mpl
@@ -207,6 +210,7 @@ class TimeSharingSim:
         g[K.F_CHECK] = int(bool(check))
         g[K.F_NNODES] = nodes
         g[K.F_FCS] = int(flags.fcs)
+        g[K.F_EASY] = int(bool(easy))
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels)
@@ -363,6 +367,7 @@ def simulate(
     params: TSParams | None = None,
     horizon: float = INF,
     check: bool = False,
+    easy: bool = False,
 ) -> TSResult:
     """Simulate ``workload`` under one time-sharing scheme.
 
@@ -375,10 +380,20 @@ def simulate(
         params: costs and constants (the paper's defaults if None).
         horizon: stop after this many simulated seconds.
         check: verify the one-running-process-per-CPU invariant after every event.
+        easy: admit queued jobs by EASY backfilling (the head's reservation from the
+            running jobs' estimated ends, ``requested_time`` times ``mpl``: the FCS
+            paper's section 5.1) instead of strict FCFS.
 
     Returns:
         The run's :class:`TSResult`.
     """
     return TimeSharingSim(
-        workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
+        workload,
+        scheme=scheme,
+        nodes=nodes,
+        mpl=mpl,
+        rng=rng,
+        params=params,
+        check=check,
+        easy=easy,
     ).run(horizon)

@@ -20,7 +20,7 @@ from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.dyncosched import JOB_TYPES, annotate_dyncosched
 from cosched.workload.transforms import scale_to_load
 
-__all__ = ["bsp_jobs", "jobs_table", "make_workload"]
+__all__ = ["DYNAMIC_KINDS", "bsp_jobs", "dynamic_workload", "jobs_table", "make_workload"]
 
 
 def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0.0) -> Workload:
@@ -132,3 +132,70 @@ def make_workload(
     w = Workload.from_table(t, name=f"lublin{nodes}/{time_scale:g}")
     w = scale_to_load(w, load, nodes)
     return annotate_dyncosched(w, rng=rng, workload=workload, skew=skew)
+
+
+#: The dynamic workload's job kinds (FCS paper, section 5.1: "the same synthetic
+#: application as the previous section, but with different job sizes and run times as
+#: determined by the model, and with different granularity and communication pattern,
+#: chosen randomly"): name -> (grain in seconds, imbalanced). Ours, one third each: the
+#: 1 ms building block balanced (CS under FCS), the same block with the imbalance of
+#: section 3.2 on alternating ranks (its fast ranks F, its slow ranks DC), and a coarse
+#: 50 ms block (DC: 50 ms of computation per communication is above F_thresh).
+DYNAMIC_KINDS: dict[str, tuple[float, bool]] = {
+    "fine": (1e-3, False),
+    "imbalanced": (1e-3, True),
+    "coarse": (50e-3, False),
+}
+
+
+def dynamic_workload(
+    n_jobs: int,
+    *,
+    rng: np.random.Generator,
+    pes: int = 32,
+    load: float = 0.5,
+    max_run: float = 300.0,
+    time_scale: float = 1.0,
+    params: TSParams | None = None,
+) -> Workload:
+    """The FCS paper's dynamic workload (section 5.1): Lublin jobs of BSP kinds.
+
+    Sizes, run times and arrivals from the Lublin model for ``pes`` processors (the
+    paper's "accurate workload model [7, 15]"), run times clipped at ``max_run`` seconds
+    and divided by ``time_scale``; each job's kind drawn from :data:`DYNAMIC_KINDS`
+    with equal probability. ``requested_time`` is the job's run time in isolation
+    (what an imbalanced job takes alone: twice its balanced block, section 3.2), and
+    the arrivals are scaled so that the offered load, ``sum(isolated run time x size) /
+    (pes x last arrival)``, is ``load`` (section 5.1's definition).
+
+    Returns:
+        The ``bsp_jobs`` workload with ``requested_time`` the isolated run time and a
+        ``kind`` column.
+    """
+    if not max_run > 0 or not time_scale > 0:
+        raise ConfigError(f"max_run and time_scale must be > 0 (got {max_run!r}, {time_scale!r})")
+    p = TSParams() if params is None else params
+    w = generate_lublin(n_jobs, nodes=pes, rng=rng)
+    t = w.table.copy()
+    run = np.minimum(t["run_time"].to_numpy(dtype=float), float(max_run)) / time_scale
+    names = list(DYNAMIC_KINDS)
+    kinds = rng.integers(0, len(names), size=n_jobs)
+    t["run_time"] = run
+    t["requested_time"] = run
+    t["submit_time"] = (t["submit_time"] - t["submit_time"].iloc[0]) / time_scale
+    w = scale_to_load(Workload.from_table(t, name="lublin"), load, pes)
+    lat = p.latency
+    rows = []
+    for submit, iso, procs, k in zip(
+        w.table["submit_time"], w.table["run_time"], w.table["procs"], kinds, strict=True
+    ):
+        grain, imbalanced = DYNAMIC_KINDS[names[int(k)]]
+        # the imbalanced block: slow ranks compute 2 (grain + L), so the job takes twice
+        # its balanced time alone (section 3.2, footnote 4)
+        slow = 2 + 2 * lat / grain if imbalanced and procs > 1 else 1.0
+        block = iso / 2 if slow != 1.0 else iso
+        rows.append((float(submit), float(block), int(procs), grain, slow, 1))
+    out = bsp_jobs(rows, params=p).table.copy()
+    out["requested_time"] = w.table["run_time"].to_numpy(dtype=float)
+    out["kind"] = [names[int(k)] for k in kinds]
+    return Workload.from_table(out, name=f"fcs-dynamic{pes}")

@@ -21,7 +21,14 @@ all submitted at time 0. ``job_time`` is the balanced job's time alone (the pape
 * ``mixed`` (3.4): the two imbalanced jobs and a balanced third one.
 
 FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
-get one matrix row (or one process slot per node) per job. SB spins for the FCS paper's
+get one matrix row (or one process slot per node) per job.
+
+``dynamic`` (section 5): :func:`dynamic_workload`'s Lublin jobs of random BSP kinds at an
+offered ``load`` on ``dyn_pes`` processors, admitted by EASY backfilling with estimates
+of the isolated run time times the MPL (``dyn_mpl`` for GS, SB and FCS; 1 for FCFS, i.e.
+batch EASY); the cell reports mean and median response and slowdown, and the deciles of
+the response times of the shorter and the longer half of the jobs (by isolated run
+time: Figure 8). SB spins for the FCS paper's
 120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
 (L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1.
 """
@@ -38,13 +45,28 @@ from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
 from cosched.timesharing.engine import simulate
 from cosched.timesharing.params import TSParams
-from cosched.timesharing.workloads import bsp_jobs
+from cosched.timesharing.workloads import bsp_jobs, dynamic_workload
 
-__all__ = ["SCENARIOS", "SCHEMES", "check", "run_cell", "scenario_jobs"]
+__all__ = [
+    "DECILES",
+    "DYNAMIC_KEYS",
+    "SCENARIOS",
+    "SCHEMES",
+    "check",
+    "run_cell",
+    "run_dynamic",
+    "scenario_jobs",
+]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
 SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed")
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
+#: The dynamic workload's parameters (section 5).
+DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run")
+#: Deciles of Figure 8's response-time CDFs.
+DECILES = tuple(range(10, 100, 10))
+#: Bounded slowdown's threshold (seconds): the usual 10 s.
+BOUND = 10.0
 
 
 def check(params: Mapping[str, Scalar]) -> None:
@@ -58,8 +80,13 @@ def check(params: Mapping[str, Scalar]) -> None:
             raise ConfigError(f"the fcs cell needs the parameter {key!r}")
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
+    if params["scenario"] == "dynamic":
+        for key in DYNAMIC_KEYS:
+            if key not in params:
+                raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
+        return
     if params["scenario"] not in SCENARIOS:
-        raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)}")
+        raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
 
 
 def scenario_jobs(
@@ -82,17 +109,81 @@ def scenario_jobs(
     return [imb1, imb2, balanced]
 
 
+def _params(params: Mapping[str, Scalar]) -> TSParams:
+    """The model's parameters: T_slice, cslots_MIN, SB spinning the FCS paper's 120 us
+    (at least one latency)."""
+    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
+    return base.with_(
+        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
+        spin_factor=max(1.0, base.fcs_spin / base.latency),
+    )
+
+
+def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[str, Any]:
+    """The dynamic workload of section 5 under one scheme at one offered load."""
+    pes = int(params["dyn_pes"])  # type: ignore[arg-type]
+    rng = np.random.default_rng(seed)
+    w = dynamic_workload(
+        int(params["n_jobs"]),  # type: ignore[arg-type]
+        rng=rng,
+        pes=pes,
+        load=float(params["load"]),  # type: ignore[arg-type]
+        max_run=float(params["max_run"]),  # type: ignore[arg-type]
+        params=ts,
+    )
+    scheme = str(params["scheme"])
+    mpl = 1 if scheme == "FCFS" else int(params["dyn_mpl"])  # type: ignore[arg-type]
+    r = simulate(
+        w,
+        scheme="GS" if scheme == "FCFS" else scheme,
+        nodes=pes,
+        mpl=mpl,
+        rng=rng,
+        params=ts,
+        easy=True,
+    )
+    iso = w.table.set_index("job_id")["requested_time"]
+    j = r.jobs
+    alone = iso.loc[j["job_id"]].to_numpy(dtype=float)
+    resp = (j["end_time"] - j["submit_time"]).to_numpy(dtype=float)
+    slow = resp / alone
+    bslow = np.maximum(resp / np.maximum(alone, BOUND), 1.0)
+    out: dict[str, Any] = {
+        "turnaround": float(r.end_time),
+        "mean_response": float(resp.mean()),
+        "median_response": float(np.median(resp)),
+        "mean_slowdown": float(slow.mean()),
+        "median_slowdown": float(np.median(slow)),
+        "mean_bslowdown": float(bslow.mean()),
+        "median_bslowdown": float(np.median(bslow)),
+        "mean_wait": float((j["start_time"] - j["submit_time"]).mean()),
+        "unfinished": float(r.unfinished),
+        "utilization": float(r.nodes["compute"].sum()) / (pes * r.end_time),
+        "events": float(r.events),
+    }
+    # Figure 8: the shorter and the longer half of the jobs by isolated run time (ties
+    # by job id), their response-time deciles
+    order = np.lexsort((j["job_id"].to_numpy(), alone))
+    half = len(order) // 2
+    for name, part in (("short", order[:half]), ("long", order[half:])):
+        qs = np.percentile(resp[part], DECILES) if len(part) else np.full(len(DECILES), np.nan)
+        for d, q in zip(DECILES, qs, strict=True):
+            out[f"resp_{name}_q{d}"] = float(q)
+    procs = r.procs
+    for k, name in enumerate(("cs", "f", "dc")):
+        out[f"procs_{name}"] = float((procs["klass"] == k).sum()) if scheme == "FCS" else math.nan
+    return out
+
+
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
     """One scenario under one scheme: each job's end time, turnaround, mean response
     and (FCS) the final classes of the processes."""
     check(params)
     nodes = int(params["nodes"])  # type: ignore[arg-type]
     grain = float(params["grain"])  # type: ignore[arg-type]
-    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
-    ts = base.with_(
-        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
-        spin_factor=max(1.0, base.fcs_spin / base.latency),
-    )
+    ts = _params(params)
+    if params["scenario"] == "dynamic":
+        return run_dynamic(params, seed, ts)
     jobs = scenario_jobs(
         str(params["scenario"]),
         nodes,

@@ -1,0 +1,92 @@
+"""The FCS paper's dynamic workload (section 5.1): the EASY front with estimates times
+the MPL, and the workload's jobs, in hand-checkable scenarios."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cosched.timesharing import TSParams, simulate
+from cosched.timesharing.workloads import DYNAMIC_KINDS, bsp_jobs, dynamic_workload
+from cosched.workload.transforms import offered_load
+
+RNG = np.random.default_rng
+P = TSParams(gs_quantum=0.1)
+G = 0.5  # a coarse grain: few events, and the jobs' times are easy to follow
+
+
+def starts(r) -> dict[int, float]:
+    j = r.jobs.set_index("job_id")
+    return {int(k): float(v) for k, v in j["start_time"].items()}
+
+
+def test_batch_easy_backfills_behind_the_head() -> None:
+    # FCFS with backfilling is the gang matrix with one row (MPL 1: estimates x 1).
+    # 4 nodes. A (2 tasks, 10 s) starts at 0; the head B (4 tasks) waits for A: its
+    # reservation is A's estimated end, 10 s, on all 4 nodes. C (2 tasks, 5 s) fits now
+    # and ends by 10 s: it backfills at 0. D (2 tasks, 12 s) fits once C ends (at 5 s),
+    # but would still hold 2 of B's nodes at 10 s: it waits for B (ends at 20 s).
+    jobs = [(0.0, 10.0, 2, G, 1.0, 0), (0.0, 10.0, 4, G, 1.0, 0), (0.0, 5.0, 2, G, 1.0, 0),
+            (0.0, 12.0, 2, G, 1.0, 0)]  # fmt: skip
+    w = bsp_jobs(jobs, params=P)
+    easy = simulate(w, scheme="GS", nodes=4, mpl=1, rng=RNG(0), params=P, easy=True, check=True)
+    s, end = starts(easy), easy.jobs.set_index("job_id")["end_time"]
+    assert s[1] == s[3] == 0.0
+    assert s[2] == pytest.approx(10.0, rel=1e-3) and s[2] == end[1]  # B at A's end
+    assert s[4] == end[2] == pytest.approx(20.0, rel=1e-3)  # D after B, not before
+    fcfs = simulate(w, scheme="GS", nodes=4, mpl=1, rng=RNG(0), params=P)
+    assert starts(fcfs)[3] == fcfs.jobs.set_index("job_id")["end_time"][2]  # C after B
+
+
+@pytest.mark.parametrize("scheme", ["GS", "FCS"])
+def test_estimates_are_multiplied_by_the_mpl(scheme: str) -> None:
+    # Gang matrix, MPL 2, 4 nodes. A (2 tasks, 10 s) takes row 0 on nodes 0-1 and B
+    # (4 tasks, 100 s) row 1, so each gets every other slot. The head C (4 tasks) fits
+    # nowhere: row 0 frees at A's estimated end, 0 + 10 x MPL = 20 s (row 1 at 200 s),
+    # so C is promised row 0 at 20 s. D (2 tasks, 7 s) arrives at 5 s and fits in row 0
+    # now; by its estimate, 5 + 7 x 2 = 19 s <= 20 s, it ends before C's reservation and
+    # backfills at once. (Estimates not multiplied by the MPL would promise C 10 s and
+    # send D, ending by 5 + 7 = 12 s, back to the queue.) A D of 8 s (5 + 16 > 20, and it
+    # would hold 2 of C's 4 cells) waits for C.
+    for run_d, backfills in ((7.0, True), (8.0, False)):
+        jobs = [(0.0, 10.0, 2, G, 1.0, 0), (0.0, 100.0, 4, G, 1.0, 0),
+                (0.0, 10.0, 4, G, 1.0, 0), (5.0, run_d, 2, G, 1.0, 0)]  # fmt: skip
+        r = simulate(bsp_jobs(jobs, params=P), scheme=scheme, nodes=4, mpl=2, rng=RNG(0),
+                     params=P, easy=True, check=True)  # fmt: skip
+        s, end = starts(r), r.jobs.set_index("job_id")["end_time"]
+        assert s[3] == end[1] > 20.0  # C at A's end (A gets half the slots: about 20 s)
+        if backfills:
+            assert s[4] == 5.0 and end[4] <= s[3]
+        else:
+            assert s[4] >= end[3]
+
+
+def test_the_head_starts_when_an_mpl_slot_frees() -> None:
+    # SB, MPL 2, 2 nodes: A and B (2 tasks each) take both slots of both nodes; C waits
+    # and starts at the instant the first of them ends.
+    jobs = [(0.0, 4.0, 2, G, 1.0, 0), (0.0, 6.0, 2, G, 1.0, 0), (1.0, 2.0, 2, G, 1.0, 0)]
+    r = simulate(bsp_jobs(jobs, params=P), scheme="SB", nodes=2, mpl=2, rng=RNG(0), params=P,
+                 easy=True, check=True)  # fmt: skip
+    s, end = starts(r), r.jobs.set_index("job_id")["end_time"]
+    assert s[1] == s[2] == 0.0
+    assert s[3] == min(end[1], end[2])
+
+
+def test_dynamic_workload_load_and_isolated_times() -> None:
+    # Offered load as section 5.1 defines it, on isolated run times; every kind occurs;
+    # and each kind's job alone takes its isolated time (requested_time).
+    w = dynamic_workload(60, rng=RNG(3), pes=8, load=0.7, max_run=20.0, params=P)
+    t = w.table
+    iso = t["run_time"].where(t["imbalance"] == 1.0, 2 * t["run_time"])
+    np.testing.assert_allclose(t["requested_time"], iso)
+    span = float(t["submit_time"].max())
+    assert float((t["requested_time"] * t["procs"]).sum()) / (8 * span) == pytest.approx(0.7)
+    assert offered_load(w, 8) <= 0.7  # run_time is the block; imbalanced jobs take 2x
+    assert set(t["kind"]) == set(DYNAMIC_KINDS)
+    for kind in DYNAMIC_KINDS:
+        row = t[(t["kind"] == kind) & (t["procs"] > 1)].iloc[:1].copy()
+        row["submit_time"] = 0.0
+        alone = simulate(type(w).from_table(row, name="one"), scheme="GS", nodes=8, mpl=1,
+                         rng=RNG(0), params=P)  # fmt: skip
+        want = float(row["requested_time"].iloc[0])
+        assert float(alone.jobs["end_time"].iloc[0]) == pytest.approx(want, rel=0.01), kind

@@ -90,3 +90,23 @@ def test_dynamic_workload_load_and_isolated_times() -> None:
                          rng=RNG(0), params=P)  # fmt: skip
         want = float(row["requested_time"].iloc[0])
         assert float(alone.jobs["end_time"].iloc[0]) == pytest.approx(want, rel=0.01), kind
+
+
+def test_a_four_way_node_runs_its_four_ranks_at_once() -> None:
+    # Two 4-way nodes are 8 processing elements (kernel rows), ranks placed in order, so
+    # ranks 0-3 share node 0 and 4-7 node 1. An 8-rank job whose second node computes
+    # SLOW x the 1 ms grain (imbalance_block 4: alternating nodes, section 3.2's "every
+    # alternating node (four processes)"). Each PE runs its own rank: the slow ranks
+    # exchange with each other in one latency L, so an iteration lasts SLOW g + L
+    # (the fast node's messages arrive in time), and the job ends after n_iter of them,
+    # not after 4 x a rank's work as if the node's four ranks took turns on one CPU.
+    g, slow = 1e-3, 3.0
+    lat = P.latency
+    w = bsp_jobs([(0.0, 2.0, 8, g, slow, 1, 4, 2)], params=P)
+    r = simulate(w, scheme="GS", nodes=8, mpl=1, rng=RNG(0), params=P, check=True)
+    n_iter = round(2.0 / (g + lat))
+    comp = r.procs.sort_values("rank")["compute"].to_numpy()
+    np.testing.assert_allclose(comp, [n_iter * g] * 4 + [n_iter * slow * g] * 4, rtol=1e-9)
+    assert float(r.jobs["end_time"].iloc[0]) == pytest.approx(n_iter * (slow * g + lat), rel=0.01)
+    per_node = comp[4:].sum()  # what node 1's ranks computed in all
+    assert float(r.jobs["end_time"].iloc[0]) < 0.3 * per_node

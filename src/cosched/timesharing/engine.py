@@ -81,8 +81,17 @@ def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Genera
                 f"workload {workload.name!r}: imbalance must be > 0 "
                 f"(job {t['job_id'].iloc[bad[0]]!r}: {t['imbalance'].iloc[bad[0]]!r})"
             )
-    if "imbalance_parity" in t.columns and not t["imbalance_parity"].isin([0, 1]).all():
-        raise WorkloadError(f"workload {workload.name!r}: imbalance_parity must be 0 or 1")
+    for name in ("imbalance_block", "imbalance_period"):
+        if name in t.columns and not (t[name].to_numpy() >= 1).all():
+            raise WorkloadError(f"workload {workload.name!r}: {name} must be an integer >= 1")
+    period = t["imbalance_period"] if "imbalance_period" in t.columns else 2
+    if (
+        "imbalance_parity" in t.columns
+        and not ((t["imbalance_parity"] >= 0) & (t["imbalance_parity"] < period)).all()
+    ):
+        raise WorkloadError(
+            f"workload {workload.name!r}: imbalance_parity must be in 0 .. imbalance_period - 1"
+        )
 
 
 def job_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -194,6 +203,9 @@ class TimeSharingSim:
             tab_f[jobs, K.J_EST] = t["requested_time"].to_numpy(dtype=np.float64) * mpl
         if "imbalance_parity" in t.columns:
             tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
+        for col, name, default in ((K.J_BLOCK, "imbalance_block", 1),
+                                   (K.J_PERIOD, "imbalance_period", 2)):  # fmt: skip
+            tab_i[jobs, col] = t[name].to_numpy().astype(np.int64) if name in t.columns else default
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1
         g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)

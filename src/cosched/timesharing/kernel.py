@@ -136,7 +136,11 @@ P_TCOMM, P_TCPU0, P_TRECV = range(10, 13)
 K_PF = 13
 # Job integer columns.
 J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = range(9)
-K_JI = 9
+# The imbalance pattern: rank r computes J_SLOW times more when
+# (r // J_BLOCK) % J_PERIOD == J_PARITY (block 1, period 2: alternating ranks; block 4:
+# alternating 4-way nodes; period 4: one rank in four).
+J_BLOCK, J_PERIOD = 9, 10
+K_JI = 11
 # Job float columns.
 J_COMP, J_IO, J_START, J_END, J_SUB, J_RUN, J_WCOMP, J_WIO, J_WCOMM, J_SKEW = range(10)
 J_SLOW = 10  # compute multiplier of the job's ranks of parity J_PARITY (imbalance)
@@ -1209,13 +1213,15 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
     S.G[S_RUNNING] += 1
     slow = PF[jr, J_SLOW]
     parity = PI[jr, J_PARITY]
+    blk = PI[jr, J_BLOCK]
+    per = PI[jr, J_PERIOD]
     for r in range(k):
         p = p0 + r
         PI[p, :] = 0
         PF[p, :] = 0.0
         PI[p, P_SEED] = PI[jr, J_SEED]
         PI[p, P_NITER] = nit
-        PF[p, P_JCOMP] = jcomp * slow if r % 2 == parity and slow != 1.0 else jcomp
+        PF[p, P_JCOMP] = jcomp * slow if (r // blk) % per == parity and slow != 1.0 else jcomp
         PF[p, P_JIO] = jio
         PF[p, P_SKEW] = PF[jr, J_SKEW]
         PI[p, P_JOB] = i

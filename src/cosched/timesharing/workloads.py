@@ -56,38 +56,45 @@ def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0
 
 
 def bsp_jobs(
-    jobs: Sequence[tuple[float, float, int, float, float, int]],
+    jobs: Sequence[tuple[float, ...]],
     *,
     params: TSParams | None = None,
 ) -> Workload:
     """BSP jobs on a chain of tasks (the FCS paper's building block, section 3).
 
-    Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity)``: every
-    iteration a task computes ``grain`` seconds (``grain * imbalance`` for the ranks of
-    ``parity``, 0 even or 1 odd: a fixed per-process load imbalance), then exchanges one
-    message with each neighbour (one latency of ``params``). ``run_time`` is the
-    balanced job's time alone, ``n_iter * (grain + L)``. A grain far above the FCS DC
-    threshold (1 s) makes a job that hardly communicates.
+    Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity[, block,
+    period])``: every iteration a task computes ``grain`` seconds (``grain * imbalance``
+    for the ranks r with ``(r // block) % period == parity``: a fixed per-process load
+    imbalance; by default block 1 and period 2, alternating ranks, parity 0 even or 1
+    odd; block 4 gives alternating 4-way nodes, period 4 one rank in four), then
+    exchanges one message with each neighbour (one latency of ``params``).
+    ``run_time`` is the balanced job's time alone, ``n_iter * (grain + L)``. A grain far
+    above the FCS DC threshold (1 s) makes a job that hardly communicates.
 
     Returns:
         The workload, with the ``dcs_*`` columns (no I/O) and ``imbalance``,
-        ``imbalance_parity``.
+        ``imbalance_parity``, ``imbalance_block``, ``imbalance_period``.
     """
     lat = (TSParams() if params is None else params).latency
     rows = []
-    for k, (submit, run, procs, grain, imb, parity) in enumerate(jobs, start=1):
-        if not grain > 0 or not imb > 0 or parity not in (0, 1):
+    for k, job in enumerate(jobs, start=1):
+        if len(job) not in (6, 8):
+            raise ConfigError(f"bsp job {k}: 6 or 8 fields expected (got {len(job)})")
+        submit, run, procs, grain, imb, parity = job[:6]
+        block, period = (int(job[6]), int(job[7])) if len(job) == 8 else (1, 2)
+        if not grain > 0 or not imb > 0 or block < 1 or period < 1 or not 0 <= parity < period:
             raise ConfigError(
-                f"bsp job {k}: grain and imbalance must be > 0 and parity 0 or 1 "
-                f"(got {grain!r}, {imb!r}, {parity!r})"
+                f"bsp job {k}: grain and imbalance must be > 0, block and period >= 1 and "
+                f"0 <= parity < period (got {grain!r}, {imb!r}, {parity!r}, {block}, {period})"
             )
         t_iter = grain + lat
         rows.append(
             (k, float(submit), float(run), int(procs), float(run), 0, grain / t_iter, 0.0,
-             lat / t_iter, float(imb), int(parity))
+             lat / t_iter, float(imb), int(parity), block, period)
         )  # fmt: skip
     cols = ["job_id", "submit_time", "run_time", "procs", "requested_time", "dcs_job_type",
-            "dcs_comp", "dcs_io", "dcs_comm", "imbalance", "imbalance_parity"]  # fmt: skip
+            "dcs_comp", "dcs_io", "dcs_comm", "imbalance", "imbalance_parity",
+            "imbalance_block", "imbalance_period"]  # fmt: skip
     table = pd.DataFrame(rows, columns=cols)
     table["dcs_skew"] = 0.0
     return Workload.from_table(table, name="bsp")

@@ -110,3 +110,36 @@ def test_a_four_way_node_runs_its_four_ranks_at_once() -> None:
     assert float(r.jobs["end_time"].iloc[0]) == pytest.approx(n_iter * (slow * g + lat), rel=0.01)
     per_node = comp[4:].sum()  # what node 1's ranks computed in all
     assert float(r.jobs["end_time"].iloc[0]) < 0.3 * per_node
+
+
+@pytest.mark.parametrize("f_preempt", [1, 0])
+def test_a_woken_f_process_preempts_only_if_fcs_f_preempt(f_preempt: int) -> None:
+    # Node 0 in a local (non-CS) slot of job 1, whose process q there is F, blocked in a
+    # receive; job 2's DC process d runs, at the same (top) level. q's message arrives:
+    # with fcs_f_preempt 1 the slot's F process takes the CPU at the next 1 ms tick;
+    # with 0 it waits, first in line, until d gives the CPU up (same level: the MLFQ
+    # does not preempt).
+    from cosched.timesharing import kernel as K
+    from cosched.timesharing.engine import TimeSharingSim
+
+    w = bsp_jobs([(0.0, 5.0, 2, 1e-3, 1.0, 0)] * 2, params=P)
+    sim = TimeSharingSim(w, scheme="FCS", nodes=2, mpl=2, rng=RNG(0),
+                         params=P.with_(fcs_f_preempt=f_preempt))  # fmt: skip
+    sim.run(horizon=0.0)
+    S = sim.state
+    jb = int(S.G[K.S_JB])
+    q, d = int(S.I[jb, K.J_P0]), int(S.I[jb + 1, K.J_P0])  # rank 0 of each job
+    n = int(S.I[q, K.P_NODE])
+    assert n == int(S.I[d, K.P_NODE]) == 0 and int(S.G[K.S_GSACTIVE]) == 0
+    S.I[n, K.N_MODE] = K.MODE_LOCAL
+    S.I[q, K.P_KLASS], S.I[d, K.P_KLASS] = K.CL_F, K.CL_DC
+    S.I[n, K.N_CUR] = S.I[n, K.N_LAST] = d
+    S.I[d, K.P_STATE] = K.RUNNING
+    S.I[d, K.P_LEVEL] = S.I[q, K.P_LEVEL] = S.G[K.F_TOP]
+    S.I[q, K.P_STATE], S.I[q, K.P_INRECV], S.I[q, K.P_WAITING] = K.BLOCKED, 1, 1
+    S.I[q, K.P_INBOX1] = 0
+    S.F[n, K.N_PRE] = np.inf
+    K.arrive(S, q, 1, 0.0105)
+    assert S.I[q, K.P_STATE] == K.READY
+    K.node_event(S, n, 0.011)
+    assert int(S.I[n, K.N_CUR]) == (q if f_preempt else d)

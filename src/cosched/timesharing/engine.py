@@ -223,6 +223,7 @@ class TimeSharingSim:
         g[K.F_NNODES] = nodes
         g[K.F_FCS] = int(flags.fcs)
         g[K.F_EASY] = int(bool(easy))
+        g[K.F_FPRE] = int(flags.fcs and p.fcs_f_preempt == 1)
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels)

@@ -117,6 +117,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
         spin_factor=max(1.0, base.fcs_spin / base.latency),
+        fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
     )
 
 

@@ -155,7 +155,8 @@ K_SI = 19
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
 F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_start)
-G_GSR = K_SI + 11  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
+G_GSR = K_SI + 12  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT = range(5)
 K_SF = 5
@@ -546,7 +547,7 @@ def preempt(S: Any, n: int, t: float) -> None:
         target = pick(S, n)
         if target < 0 or target == cur:
             return
-        favoured = S.G[F_FCS] and target == fcs_slot_f(S, n)  # the slot's F process
+        favoured = S.G[F_FCS] and S.G[F_FPRE] and target == fcs_slot_f(S, n)  # slot's F
         if S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL] and not favoured:
             return
     fold(S, n, t)
@@ -846,7 +847,9 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         cur = S.I[n, N_CUR]
         if arrival == ARR_INTERRUPT:
             request_preempt(S, n, t, q)
-        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FCS] and q == fcs_slot_f(S, n)):
+        elif (
+            cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FPRE] and q == fcs_slot_f(S, n))
+        ):
             request_preempt(S, n, t, -1)
         resched(S, n, t)
         return

@@ -20,6 +20,19 @@ all submitted at time 0. ``job_time`` is the balanced job's time alone (the pape
   run for different amounts of time, taking a total of 180 s per processor");
 * ``mixed`` (3.4): the two imbalanced jobs and a balanced third one.
 
+Section 4's application pairs, with skeletons of the two applications (run in a grid
+of their own with the paper's 200 ms time slice):
+
+* SWEEP3D: the balanced 1 ms block ("very fine granularity, averaging about 1 ms"),
+  111/60 ``job_time`` alone (the paper's 111 s);
+* SAGE: one rank in four computes ``SAGE_SLOW`` x a 1.5 ms grain (8 ms), the others
+  1.5 ms and wait for it, so that about 75% of the processes are F (compute per
+  communication 1.5 ms < F_thresh, granularity about 8 ms: "most processes reach a
+  synchronization point every 5 ms or less ... the average granularity over all
+  processes is closer to 8 ms ... ~75% of the processes as class F"), 126/60
+  ``job_time`` alone;
+* ``sweep3d``, ``sage``: two copies; ``sage+sweep3d``: one of each (SAGE first).
+
 FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
 get one matrix row (or one process slot per node) per job.
 
@@ -59,7 +72,10 @@ __all__ = [
 ]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
-SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed")
+SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed", "sweep3d", "sage", "sage+sweep3d")
+#: SAGE's skeleton: the fast ranks' grain and the slow rank's (one in four) multiplier.
+SAGE_GRAIN = 1.5e-3
+SAGE_SLOW = 8e-3 / SAGE_GRAIN
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
 #: The dynamic workload's parameters (section 5).
 DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
@@ -92,7 +108,7 @@ def check(params: Mapping[str, Scalar]) -> None:
 
 def scenario_jobs(
     scenario: str, nodes: int, job_time: float, grain: float, params: TSParams
-) -> list[tuple[float, float, int, float, float, int]]:
+) -> list[tuple[float, ...]]:
     """The ``bsp_jobs`` tuples of a scenario."""
     slow = 2 + 2 * params.latency / grain  # slow * grain = 2 * (grain + L)
     balanced = (0.0, job_time, nodes, grain, 1.0, 0)
@@ -102,6 +118,15 @@ def scenario_jobs(
         return [balanced, balanced]
     if scenario == "imbalanced":
         return [imb1, imb2]
+    if scenario in ("sweep3d", "sage", "sage+sweep3d"):
+        # SWEEP3D alone: 111/60 of the block. SAGE alone: its slow rank's compute sets
+        # the pace (its neighbours' messages wait for it), so n_iter iterations take
+        # n_iter * SAGE_SLOW * SAGE_GRAIN; n_iter = run / (grain + L).
+        sweep = (0.0, job_time * 111 / 60, nodes, grain, 1.0, 0)
+        t_sage = job_time * 126 / 60
+        run = t_sage * (SAGE_GRAIN + params.latency) / (SAGE_SLOW * SAGE_GRAIN)
+        sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, 1, 4)
+        return {"sweep3d": [sweep, sweep], "sage": [sage, sage]}.get(scenario, [sage, sweep])
     if scenario == "complementing":
         idle = 1e-6  # the even ranks of the non-communicating jobs: next to nothing
         lone = (0.0, job_time, nodes, job_time, idle, 0)

@@ -60,12 +60,33 @@ PAPER: dict[str, dict[str, tuple[float, ...]]] = {
         "SB": (213, 214, 276, 276, 234),
         "FCS": (252, 253, 155, 253, 220),
     },
+    "sweep3d": {  # section 4, two SWEEP3D
+        "FCFS": (111, 222, 222, 167),
+        "GS": (232, 232, 232, 232),
+        "SB": (275, 275, 275, 275),
+        "FCS": (244, 244, 244, 244),
+    },
+    "sage": {  # section 4, two SAGE
+        "FCFS": (126, 252, 252, 189),
+        "GS": (260, 261, 261, 261),
+        "SB": (274, 276, 276, 275),
+        "FCS": (264, 264, 264, 264),
+    },
+    "sage+sweep3d": {  # section 4, combined workload (SAGE, SWEEP3D)
+        "FCFS": (126, 238, 238, 182),
+        "GS": (245, 240, 245, 243),
+        "SB": (240, 272, 272, 256),
+        "FCS": (235, 224, 235, 230),
+    },
 }
 _TITLE = {
     "balanced": "3.1 Balanced jobs",
     "imbalanced": "3.2 Load-imbalanced jobs",
     "complementing": "3.3 Complementing jobs",
     "mixed": "3.4 Balanced and imbalanced job combination",
+    "sweep3d": "4 Two SWEEP3D skeletons (time slice 200 ms)",
+    "sage": "4 Two SAGE skeletons (time slice 200 ms)",
+    "sage+sweep3d": "4 SAGE and SWEEP3D skeletons (time slice 200 ms; job 1 SAGE)",
 }
 
 

@@ -126,7 +126,12 @@ def scenario_jobs(
         t_sage = job_time * 126 / 60
         run = t_sage * (SAGE_GRAIN + params.latency) / (SAGE_SLOW * SAGE_GRAIN)
         sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, 1, 4)
-        return {"sweep3d": [sweep, sweep], "sage": [sage, sage]}.get(scenario, [sage, sweep])
+        pairs: dict[str, list[tuple[float, ...]]] = {
+            "sweep3d": [sweep, sweep],
+            "sage": [sage, sage],
+            "sage+sweep3d": [sage, sweep],
+        }
+        return pairs[scenario]
     if scenario == "complementing":
         idle = 1e-6  # the even ranks of the non-communicating jobs: next to nothing
         lone = (0.0, job_time, nodes, job_time, idle, 0)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cosched.timesharing import TSParams, simulate
-from cosched.timesharing.workloads import DYNAMIC_KINDS, bsp_jobs, dynamic_workload
+from cosched.timesharing.workloads import APP_KINDS, DYNAMIC_KINDS, bsp_jobs, dynamic_workload
 from cosched.workload.transforms import offered_load
 
 RNG = np.random.default_rng
@@ -90,6 +90,23 @@ def test_dynamic_workload_load_and_isolated_times() -> None:
                          rng=RNG(0), params=P)  # fmt: skip
         want = float(row["requested_time"].iloc[0])
         assert float(alone.jobs["end_time"].iloc[0]) == pytest.approx(want, rel=0.01), kind
+
+
+def test_figure9_set_sage_alone_takes_its_isolated_time() -> None:
+    # SAGE's skeleton: one rank in four computes 8 ms, the others 1.5 ms and wait for
+    # it, so alone it runs n_iter x 8 ms, its requested_time; both kinds occur.
+    w = dynamic_workload(40, rng=RNG(4), pes=8, load=0.7, max_run=20.0, params=P,
+                         kinds=APP_KINDS)  # fmt: skip
+    t = w.table
+    assert set(t["kind"]) == set(APP_KINDS)
+    sage = t[(t["kind"] == "sage") & (t["procs"] >= 4)].iloc[:1].copy()
+    sage["submit_time"] = 0.0
+    alone = simulate(type(w).from_table(sage, name="one"), scheme="GS", nodes=8, mpl=1,
+                     rng=RNG(0), params=P)  # fmt: skip
+    want = float(sage["requested_time"].iloc[0])
+    assert float(alone.jobs["end_time"].iloc[0]) == pytest.approx(want, rel=0.01)
+    slow = alone.procs["compute"].to_numpy() > 2 * alone.procs["compute"].min()
+    assert slow.sum() == -(-int(sage["procs"].iloc[0]) // 4)  # one rank in four
 
 
 def test_a_four_way_node_runs_its_four_ranks_at_once() -> None:

@@ -39,7 +39,8 @@ get one matrix row (or one process slot per node) per job.
 ``dynamic`` (section 5): :func:`dynamic_workload`'s Lublin jobs of random BSP kinds at an
 offered ``load`` on ``dyn_pes`` processors, admitted by EASY backfilling with estimates
 of the isolated run time times the MPL (``dyn_mpl`` for GS, SB and FCS; 1 for FCFS, i.e.
-batch EASY); the cell reports mean and median response and slowdown, and the deciles of
+batch EASY); ``dynamic-apps`` is Figure 9's set, SAGE and SWEEP3D skeletons at MPL 2;
+the cell reports mean and median response and slowdown, and the deciles of
 the response times of the shorter and the longer half of the jobs (by isolated run
 time: Figure 8). SB spins for the FCS paper's
 120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
@@ -58,10 +59,17 @@ from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
 from cosched.timesharing.engine import simulate
 from cosched.timesharing.params import TSParams
-from cosched.timesharing.workloads import bsp_jobs, dynamic_workload
+from cosched.timesharing.workloads import (
+    APP_KINDS,
+    SAGE_GRAIN,
+    SAGE_SLOW,
+    bsp_jobs,
+    dynamic_workload,
+)
 
 __all__ = [
     "DECILES",
+    "DYNAMIC",
     "DYNAMIC_KEYS",
     "SCENARIOS",
     "SCHEMES",
@@ -73,10 +81,12 @@ __all__ = [
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
 SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed", "sweep3d", "sage", "sage+sweep3d")
-#: SAGE's skeleton: the fast ranks' grain and the slow rank's (one in four) multiplier.
-SAGE_GRAIN = 1.5e-3
-SAGE_SLOW = 8e-3 / SAGE_GRAIN
+
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
+#: The dynamic workloads: section 5's synthetic set (Figures 7-8, MPL ``dyn_mpl``) and its
+#: SAGE/SWEEP3D set (Figure 9, at the paper's MPL 2: ``APPS_MPL``).
+DYNAMIC = ("dynamic", "dynamic-apps")
+APPS_MPL = 2
 #: The dynamic workload's parameters (section 5).
 DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
 #: Deciles of Figure 8's response-time CDFs.
@@ -97,7 +107,7 @@ def check(params: Mapping[str, Scalar]) -> None:
             raise ConfigError(f"the fcs cell needs the parameter {key!r}")
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
-    if params["scenario"] == "dynamic":
+    if params["scenario"] in DYNAMIC:
         for key in DYNAMIC_KEYS:
             if key not in params:
                 raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
@@ -154,6 +164,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
 def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[str, Any]:
     """The dynamic workload of section 5 under one scheme at one offered load."""
     pes = int(params["dyn_pes"])  # type: ignore[arg-type]
+    apps = params["scenario"] == "dynamic-apps"
     rng = np.random.default_rng(seed)
     w = dynamic_workload(
         int(params["n_jobs"]),  # type: ignore[arg-type]
@@ -163,9 +174,10 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
         max_run=float(params["max_run"]),  # type: ignore[arg-type]
         time_scale=float(params["time_scale"]),  # type: ignore[arg-type]
         params=ts,
+        kinds=APP_KINDS if apps else None,
     )
     scheme = str(params["scheme"])
-    mpl = 1 if scheme == "FCFS" else int(params["dyn_mpl"])  # type: ignore[arg-type]
+    mpl = 1 if scheme == "FCFS" else APPS_MPL if apps else int(params["dyn_mpl"])  # type: ignore[arg-type]
     r = simulate(
         w,
         scheme="GS" if scheme == "FCFS" else scheme,
@@ -216,7 +228,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     nodes = int(params["nodes"])  # type: ignore[arg-type]
     grain = float(params["grain"])  # type: ignore[arg-type]
     ts = _params(params)
-    if params["scenario"] == "dynamic":
+    if params["scenario"] in DYNAMIC:
         return run_dynamic(params, seed, ts)
     jobs = scenario_jobs(
         str(params["scenario"]),

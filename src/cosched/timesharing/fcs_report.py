@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.metrics.saturation import saturation_point
-from cosched.timesharing.fcs_experiment import DECILES, SCENARIOS, SCHEMES
+from cosched.timesharing.fcs_experiment import DECILES, DYNAMIC, SCENARIOS, SCHEMES
 from cosched.timesharing.workloads import dynamic_workload
 
 __all__ = [
@@ -144,26 +144,34 @@ def saturation_by_scheme(dyn: pd.DataFrame) -> dict[tuple[str, int], Any]:
     return out
 
 
-def _dynamic(dyn: pd.DataFrame, out: Path, params: Mapping[str, Any]) -> list[str]:
-    """Figure 7 (a table per metric, fig7.png) and Figure 8 (fig8.png, deciles)."""
+def _dynamic(
+    dyn: pd.DataFrame, out: Path, params: Mapping[str, Any], apps: bool = False
+) -> list[str]:
+    """Figure 7 (a table per metric, fig7.png) and Figure 8 (fig8.png, deciles); with
+    ``apps``, Figure 9 (fig9.png: the SAGE/SWEEP3D set at MPL 2)."""
     dyn = with_accepted(dyn)
+    fig_name = "fig9" if apps else "fig7"
     loads = sorted(dyn["load"].unique())
     schemes = [s for s in SCHEMES if s in set(dyn["scheme"])]
     mean = dyn.groupby(["scheme", "load"]).mean(numeric_only=True)
     lines = [
-        "## Reproduction: Flexible CoScheduling, dynamic workload (section 5, Figures 7-8)",
+        "## Reproduction: Flexible CoScheduling, dynamic workload (section 5, "
+        + ("Figure 9: SAGE and SWEEP3D skeletons, half each, MPL 2)" if apps else "Figures 7-8)"),
         "",
         f"{params.get('n_jobs')} Lublin jobs on {params.get('dyn_pes')} processors (run "
         f"times clipped at {params.get('max_run')} s), each a BSP job of a random kind (1 ms "
         "balanced, 1 ms imbalanced as in section 3.2, 50 ms balanced), arrivals scaled to "
         "the offered load (sum of isolated run time x size over processors x last "
         "arrival); EASY backfilling in front of every scheme, estimates = isolated run "
-        f"time x MPL (FCFS: MPL 1; GS, SB, FCS: MPL {params.get('dyn_mpl')}). The paper: "
-        "1,000 jobs on 32 processors (16 two-way nodes), MPL 6. Mean over seeds.",
+        f"time x MPL (FCFS: MPL 1; GS, SB, FCS: MPL {2 if apps else params.get('dyn_mpl')}). "
+        + ("Job kinds: the SAGE and SWEEP3D skeletons of section 4 instead. The paper: "
+           "64 processors (16 four-way nodes), MPL 2." if apps else
+           "The paper: 1,000 jobs on 32 processors (16 two-way nodes), MPL 6.")
+        + " Mean over seeds.",
         "",
-        "![Figure 7](fig7.png)",
+        f"![{fig_name}]({fig_name}.png)",
         "",
-    ]
+    ]  # fmt: skip
     fig, axes = plt.subplots(2, 3, figsize=(12, 6.5))
     axes.flat[-1].axis("off")
     for (metric, title), ax in zip(_FIG7, axes.flat, strict=False):
@@ -179,7 +187,7 @@ def _dynamic(dyn: pd.DataFrame, out: Path, params: Mapping[str, Any]) -> list[st
         ax.set_title(title, fontsize=9)
     axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "fig7.png", dpi=100)
+    fig.savefig(out / f"{fig_name}.png", dpi=100)
     plt.close(fig)
     sat = saturation_by_scheme(dyn)
     lines += ["**Saturation**: the highest offered load of the sweep whose mean response "
@@ -192,8 +200,11 @@ def _dynamic(dyn: pd.DataFrame, out: Path, params: Mapping[str, Any]) -> list[st
     for s in schemes:
         labels = ", ".join(v.label() for (sc, _), v in sorted(sat.items()) if sc == s)
         paper = PAPER_SATURATION.get(s)
+        paper = None if apps else paper
         lines.append(f"| {s} | {labels} | {top[s]:.2f} | {f'{paper:.0%}' if paper else '-'} |")
     lines.append("")
+    if apps:
+        return [*lines, ""]
     near = min(loads, key=lambda x: abs(x - FIG8_LOAD))
     lines += [
         f"**Figure 8** (offered load {near:g}; the paper: 74%): response-time deciles (s) "
@@ -227,9 +238,10 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
     ok = results[results["status"] == "ok"]
     if "scenario" in ok:
         dyn = ok[ok["scenario"] == "dynamic"]
-        ok = ok[ok["scenario"] != "dynamic"]
+        apps = ok[ok["scenario"] == "dynamic-apps"]
+        ok = ok[~ok["scenario"].isin(DYNAMIC)]
     else:
-        dyn = ok.iloc[0:0]
+        dyn = apps = ok.iloc[0:0]
     params = meta.get("spec", {}).get("params", {})
     lines = [
         "## Reproduction: Flexible CoScheduling, synthetic scenarios (section 3)",
@@ -275,4 +287,6 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         lines.append("")
     if not dyn.empty:
         lines += _dynamic(dyn, out, params)
+    if not apps.empty:
+        lines += _dynamic(apps, out, params, apps=True)
     return lines

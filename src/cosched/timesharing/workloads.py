@@ -20,7 +20,16 @@ from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.dyncosched import JOB_TYPES, annotate_dyncosched
 from cosched.workload.transforms import scale_to_load
 
-__all__ = ["DYNAMIC_KINDS", "bsp_jobs", "dynamic_workload", "jobs_table", "make_workload"]
+__all__ = [
+    "APP_KINDS",
+    "DYNAMIC_KINDS",
+    "SAGE_GRAIN",
+    "SAGE_SLOW",
+    "bsp_jobs",
+    "dynamic_workload",
+    "jobs_table",
+    "make_workload",
+]
 
 
 def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0.0) -> Workload:
@@ -141,17 +150,29 @@ def make_workload(
     return annotate_dyncosched(w, rng=rng, workload=workload, skew=skew)
 
 
+#: SAGE's skeleton (FCS paper, section 4): one rank in four computes ``SAGE_SLOW`` x the
+#: ``SAGE_GRAIN`` of the others (8 ms against 1.5 ms), which wait for it.
+SAGE_GRAIN = 1.5e-3
+SAGE_SLOW = 8e-3 / SAGE_GRAIN
+
 #: The dynamic workload's job kinds (FCS paper, section 5.1: "the same synthetic
 #: application as the previous section, but with different job sizes and run times as
 #: determined by the model, and with different granularity and communication pattern,
-#: chosen randomly"): name -> (grain in seconds, imbalanced). Ours, one third each: the
-#: 1 ms building block balanced (CS under FCS), the same block with the imbalance of
-#: section 3.2 on alternating ranks (its fast ranks F, its slow ranks DC), and a coarse
-#: 50 ms block (DC: 50 ms of computation per communication is above F_thresh).
-DYNAMIC_KINDS: dict[str, tuple[float, bool]] = {
-    "fine": (1e-3, False),
-    "imbalanced": (1e-3, True),
-    "coarse": (50e-3, False),
+#: chosen randomly"): name -> (grain in seconds, slow multiplier, period of the slow
+#: ranks), the multiplier None for section 3.2's ``2 + 2 L / grain`` (the job alone takes
+#: twice its balanced block). Ours, one third each: the 1 ms building block balanced (CS
+#: under FCS), the same block with the imbalance of section 3.2 on alternating ranks (its
+#: fast ranks F, its slow ranks DC), and a coarse 50 ms block (DC: 50 ms of computation
+#: per communication is above F_thresh).
+DYNAMIC_KINDS: dict[str, tuple[float, float | None, int]] = {
+    "fine": (1e-3, 1.0, 2),
+    "imbalanced": (1e-3, None, 2),
+    "coarse": (50e-3, 1.0, 2),
+}
+#: Figure 9's set: SWEEP3D and SAGE skeletons (section 4), half each.
+APP_KINDS: dict[str, tuple[float, float | None, int]] = {
+    "sweep3d": (1e-3, 1.0, 2),
+    "sage": (SAGE_GRAIN, SAGE_SLOW, 4),
 }
 
 
@@ -164,16 +185,18 @@ def dynamic_workload(
     max_run: float = 300.0,
     time_scale: float = 1.0,
     params: TSParams | None = None,
+    kinds: dict[str, tuple[float, float | None, int]] | None = None,
 ) -> Workload:
     """The FCS paper's dynamic workload (section 5.1): Lublin jobs of BSP kinds.
 
     Sizes, run times and arrivals from the Lublin model for ``pes`` processors (the
     paper's "accurate workload model [7, 15]"), run times clipped at ``max_run`` seconds
-    and divided by ``time_scale``; each job's kind drawn from :data:`DYNAMIC_KINDS`
-    with equal probability. ``requested_time`` is the job's run time in isolation
-    (what an imbalanced job takes alone: twice its balanced block, section 3.2), and
-    the arrivals are scaled so that the offered load, ``sum(isolated run time x size) /
-    (pes x last arrival)``, is ``load`` (section 5.1's definition).
+    and divided by ``time_scale``; each job's kind drawn from ``kinds`` (default
+    :data:`DYNAMIC_KINDS`; :data:`APP_KINDS` for Figure 9's set) with equal probability.
+    ``requested_time`` is the job's run time in isolation (an imbalanced job's slow
+    ranks set its pace: ``n_iter x slow x grain``), and the arrivals are scaled so that
+    the offered load, ``sum(isolated run time x size) / (pes x last arrival)``, is
+    ``load`` (section 5.1's definition).
 
     Returns:
         The ``bsp_jobs`` workload with ``requested_time`` the isolated run time and a
@@ -182,11 +205,12 @@ def dynamic_workload(
     if not max_run > 0 or not time_scale > 0:
         raise ConfigError(f"max_run and time_scale must be > 0 (got {max_run!r}, {time_scale!r})")
     p = TSParams() if params is None else params
+    table = DYNAMIC_KINDS if kinds is None else kinds
     w = generate_lublin(n_jobs, nodes=pes, rng=rng)
     t = w.table.copy()
     run = np.minimum(t["run_time"].to_numpy(dtype=float), float(max_run)) / time_scale
-    names = list(DYNAMIC_KINDS)
-    kinds = rng.integers(0, len(names), size=n_jobs)
+    names = list(table)
+    picks = rng.integers(0, len(names), size=n_jobs)
     t["run_time"] = run
     t["requested_time"] = run
     t["submit_time"] = (t["submit_time"] - t["submit_time"].iloc[0]) / time_scale
@@ -194,15 +218,16 @@ def dynamic_workload(
     lat = p.latency
     rows = []
     for submit, iso, procs, k in zip(
-        w.table["submit_time"], w.table["run_time"], w.table["procs"], kinds, strict=True
+        w.table["submit_time"], w.table["run_time"], w.table["procs"], picks, strict=True
     ):
-        grain, imbalanced = DYNAMIC_KINDS[names[int(k)]]
-        # the imbalanced block: slow ranks compute 2 (grain + L), so the job takes twice
-        # its balanced time alone (section 3.2, footnote 4)
-        slow = 2 + 2 * lat / grain if imbalanced and procs > 1 else 1.0
-        block = iso / 2 if slow != 1.0 else iso
-        rows.append((float(submit), float(block), int(procs), grain, slow, 1))
+        grain, mult, period = table[names[int(k)]]
+        slow = (2 + 2 * lat / grain if mult is None else mult) if procs > 1 else 1.0
+        # alone, the slow ranks set the pace (their neighbours' messages wait for them):
+        # n_iter iterations of slow x grain, n_iter = block / (grain + L)
+        # (section 3.2's multiplier: exactly twice, footnote 4)
+        pace = 2.0 if mult is None and slow != 1.0 else max(1.0, slow * grain / (grain + lat))
+        rows.append((float(submit), float(iso / pace), int(procs), grain, slow, 1, 1, period))
     out = bsp_jobs(rows, params=p).table.copy()
     out["requested_time"] = w.table["run_time"].to_numpy(dtype=float)
-    out["kind"] = [names[int(k)] for k in kinds]
+    out["kind"] = [names[int(k)] for k in picks]
     return Workload.from_table(out, name=f"fcs-dynamic{pes}")

@@ -81,8 +81,17 @@ def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Genera
                 f"workload {workload.name!r}: imbalance must be > 0 "
                 f"(job {t['job_id'].iloc[bad[0]]!r}: {t['imbalance'].iloc[bad[0]]!r})"
             )
-    if "imbalance_parity" in t.columns and not t["imbalance_parity"].isin([0, 1]).all():
-        raise WorkloadError(f"workload {workload.name!r}: imbalance_parity must be 0 or 1")
+    for name in ("imbalance_block", "imbalance_period"):
+        if name in t.columns and not (t[name].to_numpy() >= 1).all():
+            raise WorkloadError(f"workload {workload.name!r}: {name} must be an integer >= 1")
+    period = t["imbalance_period"] if "imbalance_period" in t.columns else 2
+    if (
+        "imbalance_parity" in t.columns
+        and not ((t["imbalance_parity"] >= 0) & (t["imbalance_parity"] < period)).all()
+    ):
+        raise WorkloadError(
+            f"workload {workload.name!r}: imbalance_parity must be in 0 .. imbalance_period - 1"
+        )
 
 
 def job_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -146,6 +155,7 @@ class TimeSharingSim:
         rng: np.random.Generator,
         params: TSParams | None = None,
         check: bool = False,
+        easy: bool = False,
     ) -> None:
         flags = scheme_flags(scheme)
         self.scheme = scheme
@@ -189,8 +199,13 @@ class TimeSharingSim:
         tab_f[jobs, K.J_SLOW] = (
             t["imbalance"].to_numpy(dtype=np.float64) if "imbalance" in t.columns else 1.0
         )
+        if easy:  # EASY's estimate: the request times the MPL (FCS paper, 5.1)
+            tab_f[jobs, K.J_EST] = t["requested_time"].to_numpy(dtype=np.float64) * mpl
         if "imbalance_parity" in t.columns:
             tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
+        for col, name, default in ((K.J_BLOCK, "imbalance_block", 1),
+                                   (K.J_PERIOD, "imbalance_period", 2)):  # fmt: skip
+            tab_i[jobs, col] = t[name].to_numpy().astype(np.int64) if name in t.columns else default
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1
         g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)
@@ -207,6 +222,8 @@ class TimeSharingSim:
         g[K.F_CHECK] = int(bool(check))
         g[K.F_NNODES] = nodes
         g[K.F_FCS] = int(flags.fcs)
+        g[K.F_EASY] = int(bool(easy))
+        g[K.F_FPRE] = int(flags.fcs and p.fcs_f_preempt == 1)
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels)
@@ -363,6 +380,7 @@ def simulate(
     params: TSParams | None = None,
     horizon: float = INF,
     check: bool = False,
+    easy: bool = False,
 ) -> TSResult:
     """Simulate ``workload`` under one time-sharing scheme.
 
@@ -375,10 +393,20 @@ def simulate(
         params: costs and constants (the paper's defaults if None).
         horizon: stop after this many simulated seconds.
         check: verify the one-running-process-per-CPU invariant after every event.
+        easy: admit queued jobs by EASY backfilling (the head's reservation from the
+            running jobs' estimated ends, ``requested_time`` times ``mpl``: the FCS
+            paper's section 5.1) instead of strict FCFS.
 
     Returns:
         The run's :class:`TSResult`.
     """
     return TimeSharingSim(
-        workload, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=params, check=check
+        workload,
+        scheme=scheme,
+        nodes=nodes,
+        mpl=mpl,
+        rng=rng,
+        params=params,
+        check=check,
+        easy=easy,
     ).run(horizon)

@@ -20,8 +20,29 @@ all submitted at time 0. ``job_time`` is the balanced job's time alone (the pape
   run for different amounts of time, taking a total of 180 s per processor");
 * ``mixed`` (3.4): the two imbalanced jobs and a balanced third one.
 
+Section 4's application pairs, with skeletons of the two applications (run in a grid
+of their own with the paper's 200 ms time slice):
+
+* SWEEP3D: the balanced 1 ms block ("very fine granularity, averaging about 1 ms"),
+  111/60 ``job_time`` alone (the paper's 111 s);
+* SAGE: one rank in four computes ``SAGE_SLOW`` x a 1.5 ms grain (8 ms), the others
+  1.5 ms and wait for it, so that about 75% of the processes are F (compute per
+  communication 1.5 ms < F_thresh, granularity about 8 ms: "most processes reach a
+  synchronization point every 5 ms or less ... the average granularity over all
+  processes is closer to 8 ms ... ~75% of the processes as class F"), 126/60
+  ``job_time`` alone;
+* ``sweep3d``, ``sage``: two copies; ``sage+sweep3d``: one of each (SAGE first).
+
 FCFS is the gang matrix with one row (the jobs run one after the other); GS, SB and FCS
-get one matrix row (or one process slot per node) per job. SB spins for the FCS paper's
+get one matrix row (or one process slot per node) per job.
+
+``dynamic`` (section 5): :func:`dynamic_workload`'s Lublin jobs of random BSP kinds at an
+offered ``load`` on ``dyn_pes`` processors, admitted by EASY backfilling with estimates
+of the isolated run time times the MPL (``dyn_mpl`` for GS, SB and FCS; 1 for FCFS, i.e.
+batch EASY); ``dynamic-apps`` is Figure 9's set, SAGE and SWEEP3D skeletons at MPL 2;
+the cell reports mean and median response and slowdown, and the deciles of
+the response times of the shorter and the longer half of the jobs (by isolated run
+time: Figure 8). SB spins for the FCS paper's
 120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
 (L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1.
 """
@@ -38,13 +59,41 @@ from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
 from cosched.timesharing.engine import simulate
 from cosched.timesharing.params import TSParams
-from cosched.timesharing.workloads import bsp_jobs
+from cosched.timesharing.workloads import (
+    APP_KINDS,
+    SAGE_GRAIN,
+    SAGE_SLOW,
+    bsp_jobs,
+    dynamic_workload,
+)
 
-__all__ = ["SCENARIOS", "SCHEMES", "check", "run_cell", "scenario_jobs"]
+__all__ = [
+    "DECILES",
+    "DYNAMIC",
+    "DYNAMIC_KEYS",
+    "SCENARIOS",
+    "SCHEMES",
+    "check",
+    "run_cell",
+    "run_dynamic",
+    "scenario_jobs",
+]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
-SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed")
+SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed", "sweep3d", "sage", "sage+sweep3d")
+
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
+#: The dynamic workloads: section 5's synthetic set (Figures 7-8, MPL ``dyn_mpl``) and its
+#: SAGE/SWEEP3D set (Figure 9, at the paper's MPL 2: ``APPS_MPL``).
+DYNAMIC = ("dynamic", "dynamic-apps")
+APPS_MPL = 2
+#: The dynamic workload's parameters (section 5).
+DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
+#: Deciles of Figure 8's response-time CDFs.
+DECILES = tuple(range(10, 100, 10))
+#: Bounded slowdown's threshold: the usual 10 s, in the workload's own seconds (divided
+#: by ``time_scale`` like the run times).
+BOUND = 10.0
 
 
 def check(params: Mapping[str, Scalar]) -> None:
@@ -58,13 +107,18 @@ def check(params: Mapping[str, Scalar]) -> None:
             raise ConfigError(f"the fcs cell needs the parameter {key!r}")
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
+    if params["scenario"] in DYNAMIC:
+        for key in DYNAMIC_KEYS:
+            if key not in params:
+                raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
+        return
     if params["scenario"] not in SCENARIOS:
-        raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)}")
+        raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
 
 
 def scenario_jobs(
     scenario: str, nodes: int, job_time: float, grain: float, params: TSParams
-) -> list[tuple[float, float, int, float, float, int]]:
+) -> list[tuple[float, ...]]:
     """The ``bsp_jobs`` tuples of a scenario."""
     slow = 2 + 2 * params.latency / grain  # slow * grain = 2 * (grain + L)
     balanced = (0.0, job_time, nodes, grain, 1.0, 0)
@@ -74,6 +128,20 @@ def scenario_jobs(
         return [balanced, balanced]
     if scenario == "imbalanced":
         return [imb1, imb2]
+    if scenario in ("sweep3d", "sage", "sage+sweep3d"):
+        # SWEEP3D alone: 111/60 of the block. SAGE alone: its slow rank's compute sets
+        # the pace (its neighbours' messages wait for it), so n_iter iterations take
+        # n_iter * SAGE_SLOW * SAGE_GRAIN; n_iter = run / (grain + L).
+        sweep = (0.0, job_time * 111 / 60, nodes, grain, 1.0, 0)
+        t_sage = job_time * 126 / 60
+        run = t_sage * (SAGE_GRAIN + params.latency) / (SAGE_SLOW * SAGE_GRAIN)
+        sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, 1, 4)
+        pairs: dict[str, list[tuple[float, ...]]] = {
+            "sweep3d": [sweep, sweep],
+            "sage": [sage, sage],
+            "sage+sweep3d": [sage, sweep],
+        }
+        return pairs[scenario]
     if scenario == "complementing":
         idle = 1e-6  # the even ranks of the non-communicating jobs: next to nothing
         lone = (0.0, job_time, nodes, job_time, idle, 0)
@@ -82,17 +150,86 @@ def scenario_jobs(
     return [imb1, imb2, balanced]
 
 
+def _params(params: Mapping[str, Scalar]) -> TSParams:
+    """The model's parameters: T_slice, cslots_MIN, SB spinning the FCS paper's 120 us
+    (at least one latency)."""
+    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
+    return base.with_(
+        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
+        spin_factor=max(1.0, base.fcs_spin / base.latency),
+        fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
+    )
+
+
+def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[str, Any]:
+    """The dynamic workload of section 5 under one scheme at one offered load."""
+    pes = int(params["dyn_pes"])  # type: ignore[arg-type]
+    apps = params["scenario"] == "dynamic-apps"
+    rng = np.random.default_rng(seed)
+    w = dynamic_workload(
+        int(params["n_jobs"]),  # type: ignore[arg-type]
+        rng=rng,
+        pes=pes,
+        load=float(params["load"]),  # type: ignore[arg-type]
+        max_run=float(params["max_run"]),  # type: ignore[arg-type]
+        time_scale=float(params["time_scale"]),  # type: ignore[arg-type]
+        params=ts,
+        kinds=APP_KINDS if apps else None,
+    )
+    scheme = str(params["scheme"])
+    mpl = 1 if scheme == "FCFS" else APPS_MPL if apps else int(params["dyn_mpl"])  # type: ignore[arg-type]
+    r = simulate(
+        w,
+        scheme="GS" if scheme == "FCFS" else scheme,
+        nodes=pes,
+        mpl=mpl,
+        rng=rng,
+        params=ts,
+        easy=True,
+    )
+    iso = w.table.set_index("job_id")["requested_time"]
+    j = r.jobs
+    alone = iso.loc[j["job_id"]].to_numpy(dtype=float)
+    resp = (j["end_time"] - j["submit_time"]).to_numpy(dtype=float)
+    slow = resp / alone
+    bound = BOUND / float(params["time_scale"])  # type: ignore[arg-type]
+    bslow = np.maximum(resp / np.maximum(alone, bound), 1.0)
+    out: dict[str, Any] = {
+        "turnaround": float(r.end_time),
+        "mean_response": float(resp.mean()),
+        "median_response": float(np.median(resp)),
+        "mean_slowdown": float(slow.mean()),
+        "median_slowdown": float(np.median(slow)),
+        "mean_bslowdown": float(bslow.mean()),
+        "median_bslowdown": float(np.median(bslow)),
+        "mean_wait": float((j["start_time"] - j["submit_time"]).mean()),
+        "unfinished": float(r.unfinished),
+        "utilization": float(r.nodes["compute"].sum()) / (pes * r.end_time),
+        "events": float(r.events),
+    }
+    # Figure 8: the shorter and the longer half of the jobs by isolated run time (ties
+    # by job id), their response-time deciles
+    order = np.lexsort((j["job_id"].to_numpy(), alone))
+    half = len(order) // 2
+    for name, part in (("short", order[:half]), ("long", order[half:])):
+        qs = np.percentile(resp[part], DECILES) if len(part) else np.full(len(DECILES), np.nan)
+        for d, q in zip(DECILES, qs, strict=True):
+            out[f"resp_{name}_q{d}"] = float(q)
+    procs = r.procs
+    for k, name in enumerate(("cs", "f", "dc")):
+        out[f"procs_{name}"] = float((procs["klass"] == k).sum()) if scheme == "FCS" else math.nan
+    return out
+
+
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
     """One scenario under one scheme: each job's end time, turnaround, mean response
     and (FCS) the final classes of the processes."""
     check(params)
     nodes = int(params["nodes"])  # type: ignore[arg-type]
     grain = float(params["grain"])  # type: ignore[arg-type]
-    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
-    ts = base.with_(
-        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
-        spin_factor=max(1.0, base.fcs_spin / base.latency),
-    )
+    ts = _params(params)
+    if params["scenario"] in DYNAMIC:
+        return run_dynamic(params, seed, ts)
     jobs = scenario_jobs(
         str(params["scenario"]),
         nodes,

@@ -136,11 +136,16 @@ P_TCOMM, P_TCPU0, P_TRECV = range(10, 13)
 K_PF = 13
 # Job integer columns.
 J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = range(9)
-K_JI = 9
+# The imbalance pattern: rank r computes J_SLOW times more when
+# (r // J_BLOCK) % J_PERIOD == J_PARITY (block 1, period 2: alternating ranks; block 4:
+# alternating 4-way nodes; period 4: one rank in four).
+J_BLOCK, J_PERIOD = 9, 10
+K_JI = 11
 # Job float columns.
 J_COMP, J_IO, J_START, J_END, J_SUB, J_RUN, J_WCOMP, J_WIO, J_WCOMM, J_SKEW = range(10)
 J_SLOW = 10  # compute multiplier of the job's ranks of parity J_PARITY (imbalance)
-K_JF = 11
+J_EST = 11  # EASY front: the estimated run time (the request times the MPL)
+K_JF = 12
 # Scalar integer state G[...].
 S_SEQ, S_QC, S_EVENTS, S_SENT, S_RECEIVED, S_RUNNING, S_GSACTIVE, S_TICKING = range(8)
 S_HSIZE, S_NEXTPROC, S_QHEAD, S_QTAIL, S_I, S_ERR, S_ERRNODE = range(8, 15)
@@ -149,7 +154,9 @@ K_SI = 19
 # Flags, in G after the scalars.
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
-G_GSR = K_SI + 10  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_start)
+F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
+G_GSR = K_SI + 12  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT = range(5)
 K_SF = 5
@@ -540,7 +547,7 @@ def preempt(S: Any, n: int, t: float) -> None:
         target = pick(S, n)
         if target < 0 or target == cur:
             return
-        favoured = S.G[F_FCS] and target == fcs_slot_f(S, n)  # the slot's F process
+        favoured = S.G[F_FCS] and S.G[F_FPRE] and target == fcs_slot_f(S, n)  # slot's F
         if S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL] and not favoured:
             return
     fold(S, n, t)
@@ -840,7 +847,9 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         cur = S.I[n, N_CUR]
         if arrival == ARR_INTERRUPT:
             request_preempt(S, n, t, q)
-        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FCS] and q == fcs_slot_f(S, n)):
+        elif (
+            cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FPRE] and q == fcs_slot_f(S, n))
+        ):
             request_preempt(S, n, t, -1)
         resched(S, n, t)
         return
@@ -956,13 +965,7 @@ def place(S: Any, procs: int) -> int:
     out = S.G[S.G[S_TMPB] :]
     if S.G[F_GANG]:
         for r in range(mpl):
-            c = 0
-            for n in range(N):
-                if S.I[n, S.G[S_GSCOL] + r] < 0:
-                    if c < procs:
-                        out[c] = n
-                    c += 1
-            if c >= procs:
+            if row_cells(S, r, procs) >= procs:
                 return r
         return -2
     free = 0
@@ -993,9 +996,28 @@ def place(S: Any, procs: int) -> int:
 
 
 @njit
+def row_cells(S: Any, r: int, procs: int) -> int:
+    """The free cells of gang row ``r``; the first ``procs`` of their nodes go to
+    ``G[G[S_TMPB]:]``."""
+    out = S.G[S.G[S_TMPB] :]
+    col = S.G[S_GSCOL] + r
+    c = 0
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, col] < 0:
+            if c < procs:
+                out[c] = n
+            c += 1
+    return c
+
+
+@njit
 def try_start(S: Any, t: float) -> None:
-    """Start queued jobs in FCFS order while the head fits."""
+    """Start queued jobs in FCFS order while the head fits (with ``F_EASY``, EASY
+    backfilling behind the head: :func:`easy_start`)."""
     si = S.G
+    if si[F_EASY]:
+        easy_start(S, t)
+        return
     while si[S_QHEAD] < si[S_QTAIL]:
         i = si[si[S_QB] + si[S_QHEAD]]
         row = place(S, S.I[si[S_JB] + i, J_PROCS])
@@ -1003,6 +1025,165 @@ def try_start(S: Any, t: float) -> None:
             return
         si[S_QHEAD] += 1
         start_job(S, i, row, t)
+
+
+# ------------------------------------------------------- EASY admission front
+@njit
+def easy_est_end(S: Any, jr: int, t: float) -> float:
+    """A running job's estimated end (start + ``J_EST``; ``t`` if already past)."""
+    e = S.F[jr, J_START] + S.F[jr, J_EST]
+    return e if e > t else t
+
+
+@njit
+def easy_shadow(S: Any, t: float, k: int, free_at: Any) -> Any:
+    """EASY's reservation for a queue head of ``k`` tasks that does not fit now.
+
+    The running jobs release their cells at their estimated ends (in that order, ties
+    by job). Gang matrix: per row, the shadow time is the first end at which the row has
+    ``k`` free cells; the earliest row is reserved (ties: the lower row), and
+    ``free_at[n]`` is 1 where node ``n``'s cell of that row is free at the shadow time.
+    Otherwise: the shadow time is the first end at which ``k`` nodes run fewer than MPL
+    processes, and ``free_at[n]`` is node ``n``'s free process slots then. Every
+    release at the shadow time counts. Returns ``(shadow, row)`` (row -1 off the gang).
+    """
+    jb = S.G[S_JB]
+    n_jobs = S.I.shape[0] - jb
+    N = S.G[F_NNODES]
+    mpl = S.G[F_MPL]
+    gang = S.G[F_GANG] != 0
+    ends = np.empty(n_jobs)
+    rows = np.empty(n_jobs, dtype=np.int64)
+    m = 0
+    for j in range(n_jobs):
+        jr = jb + j
+        if S.I[jr, J_STARTED] == 1 and S.F[jr, J_END] != S.F[jr, J_END]:  # running
+            ends[m] = easy_est_end(S, jr, t)
+            rows[m] = jr
+            m += 1
+    order = np.argsort(ends[:m], kind="mergesort")
+    best = INF
+    brow = -1
+    n_rows = mpl if gang else 1
+    for r in range(n_rows):
+        for n in range(N):
+            if gang:
+                free_at[n] = 1 if S.I[n, S.G[S_GSCOL] + r] < 0 else 0
+            else:
+                free_at[n] = mpl - S.I[n, N_BUSY]
+        shadow = INF
+        for a in range(m):
+            jr = rows[order[a]]
+            e = ends[order[a]]
+            if e > shadow:
+                break
+            if gang and S.I[jr, J_ROW] != r:
+                continue
+            p0 = S.I[jr, J_P0]
+            for p in range(p0, p0 + S.I[jr, J_NPROCS]):
+                free_at[S.I[p, P_NODE]] += 1
+            if shadow == INF:
+                c = 0
+                for n in range(N):
+                    if free_at[n] > 0:
+                        c += 1
+                if c >= k:
+                    shadow = e
+        if shadow < best:
+            best = shadow
+            brow = r
+    if gang and brow >= 0:
+        easy_free_at(S, brow, best, free_at, ends[:m], rows[:m])
+    return best, (brow if gang else -1)
+
+
+@njit
+def easy_free_at(S: Any, r: int, shadow: float, free_at: Any, ends: Any, rows: Any) -> None:
+    """Gang: ``free_at[n]`` = 1 where node ``n``'s cell of row ``r`` is free at ``shadow``."""
+    for n in range(S.G[F_NNODES]):
+        free_at[n] = 1 if S.I[n, S.G[S_GSCOL] + r] < 0 else 0
+    for a in range(ends.shape[0]):
+        jr = rows[a]
+        if ends[a] <= shadow and S.I[jr, J_ROW] == r:
+            p0 = S.I[jr, J_P0]
+            for p in range(p0, p0 + S.I[jr, J_NPROCS]):
+                free_at[S.I[p, P_NODE]] = 1
+
+
+@njit
+def easy_keeps(S: Any, k_head: int, taken: int, free_at: Any) -> bool:
+    """Does the reservation survive a job on the ``taken`` nodes of ``G[G[S_TMPB]:]``
+    still running at the shadow time (``k_head`` nodes with a free slot then)?"""
+    tmp = S.G[S.G[S_TMPB] :]
+    for a in range(taken):
+        free_at[tmp[a]] -= 1
+    c = 0
+    for n in range(S.G[F_NNODES]):
+        if free_at[n] > 0:
+            c += 1
+    for a in range(taken):
+        free_at[tmp[a]] += 1
+    return c >= k_head
+
+
+@njit
+def easy_place(
+    S: Any, t: float, jr: int, shadow: float, rrow: int, k_head: int, free_at: Any
+) -> int:
+    """Cells for a job behind the head (as ``place``), if it does not delay the head's
+    reservation: it ends by the shadow time by its estimate, or it leaves the head
+    enough cells then (gang: or it goes to another row than the reserved one).
+    Returns the row (-1 off the gang), or -2."""
+    k = S.I[jr, J_PROCS]
+    early = t + S.F[jr, J_EST] <= shadow
+    if S.G[F_GANG]:
+        for r in range(S.G[F_MPL]):
+            if row_cells(S, r, k) < k:
+                continue
+            if early or r != rrow or easy_keeps(S, k_head, k, free_at):
+                return r
+        return -2
+    row = place(S, k)
+    if row == -2 or early or easy_keeps(S, k_head, k, free_at):
+        return row
+    return -2
+
+
+@njit
+def easy_start(S: Any, t: float) -> None:
+    """EASY backfilling in front of the engine (FCS paper, section 5.1): start the queue
+    head while it fits; when it does not, reserve its start at the shadow time
+    (:func:`easy_shadow`, by the running jobs' estimated ends) and start, in queue order,
+    every later job that fits now without delaying it (:func:`easy_place`)."""
+    si = S.G
+    jb = si[S_JB]
+    qb = si[S_QB]
+    free_at = np.zeros(si[F_NNODES], dtype=np.int64)
+    shadow = INF
+    rrow = -1
+    k_head = 0
+    m = 0  # position behind the head (0: the head itself)
+    while si[S_QHEAD] + m < si[S_QTAIL]:
+        i = si[qb + si[S_QHEAD] + m]
+        if m == 0:
+            row = place(S, S.I[jb + i, J_PROCS])
+            if row != -2:
+                si[S_QHEAD] += 1
+                start_job(S, i, row, t)
+                continue
+            k_head = S.I[jb + i, J_PROCS]
+            shadow, rrow = easy_shadow(S, t, k_head, free_at)
+            m = 1
+            continue
+        row = easy_place(S, t, jb + i, shadow, rrow, k_head, free_at)
+        if row == -2:
+            m += 1
+            continue
+        for a in range(si[S_QHEAD] + m, si[S_QTAIL] - 1):  # take it out of the queue
+            si[qb + a] = si[qb + a + 1]
+        si[S_QTAIL] -= 1
+        start_job(S, i, row, t)
+        shadow, rrow = easy_shadow(S, t, k_head, free_at)
 
 
 @njit
@@ -1035,13 +1216,15 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
     S.G[S_RUNNING] += 1
     slow = PF[jr, J_SLOW]
     parity = PI[jr, J_PARITY]
+    blk = PI[jr, J_BLOCK]
+    per = PI[jr, J_PERIOD]
     for r in range(k):
         p = p0 + r
         PI[p, :] = 0
         PF[p, :] = 0.0
         PI[p, P_SEED] = PI[jr, J_SEED]
         PI[p, P_NITER] = nit
-        PF[p, P_JCOMP] = jcomp * slow if r % 2 == parity and slow != 1.0 else jcomp
+        PF[p, P_JCOMP] = jcomp * slow if (r // blk) % per == parity and slow != 1.0 else jcomp
         PF[p, P_JIO] = jio
         PF[p, P_SKEW] = PF[jr, J_SKEW]
         PI[p, P_JOB] = i

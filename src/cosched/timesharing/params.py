@@ -106,6 +106,11 @@ class TSParams:
             paper gives none: 0 by default); charged as an interrupt (the node manager).
         fcs_nm: CPU cost of the node manager's handling of one heartbeat on a node
             (none given: 0 by default); charged as an interrupt.
+        fcs_f_preempt: 1 (default): the active slot's F process, when it wakes between
+            heartbeats, preempts the running process at the next tick; 0: it is only
+            chosen first when the CPU frees (and preempts by the MLFQ's rule, a higher
+            level), the node manager prioritising it at the heartbeat alone (Algorithm
+            1 says "prioritize it over all other processes", not when).
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -134,6 +139,7 @@ class TSParams:
     fcs_tslots_max: float = 32768
     fcs_classify: float = 0.0
     fcs_nm: float = 0.0
+    fcs_f_preempt: float = 1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -142,7 +148,7 @@ class TSParams:
                 raise ConfigError(f"{f.name} must be a finite number (got {v!r})")
             positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
-            positive = positive and f.name not in {"fcs_classify", "fcs_nm"}
+            positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
@@ -152,6 +158,8 @@ class TSParams:
             v = getattr(self, name)
             if int(v) != v or (name == "fcs_tslots_max" and v < 1):
                 raise ConfigError(f"{name} must be an integer (>= 1 for tslots) (got {v!r})")
+        if self.fcs_f_preempt not in (0, 1):
+            raise ConfigError(f"fcs_f_preempt must be 0 or 1 (got {self.fcs_f_preempt!r})")
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:

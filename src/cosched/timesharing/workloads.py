@@ -20,7 +20,16 @@ from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.dyncosched import JOB_TYPES, annotate_dyncosched
 from cosched.workload.transforms import scale_to_load
 
-__all__ = ["bsp_jobs", "jobs_table", "make_workload"]
+__all__ = [
+    "APP_KINDS",
+    "DYNAMIC_KINDS",
+    "SAGE_GRAIN",
+    "SAGE_SLOW",
+    "bsp_jobs",
+    "dynamic_workload",
+    "jobs_table",
+    "make_workload",
+]
 
 
 def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0.0) -> Workload:
@@ -56,38 +65,45 @@ def jobs_table(jobs: Sequence[tuple[float, float, int, int]], *, skew: float = 0
 
 
 def bsp_jobs(
-    jobs: Sequence[tuple[float, float, int, float, float, int]],
+    jobs: Sequence[tuple[float, ...]],
     *,
     params: TSParams | None = None,
 ) -> Workload:
     """BSP jobs on a chain of tasks (the FCS paper's building block, section 3).
 
-    Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity)``: every
-    iteration a task computes ``grain`` seconds (``grain * imbalance`` for the ranks of
-    ``parity``, 0 even or 1 odd: a fixed per-process load imbalance), then exchanges one
-    message with each neighbour (one latency of ``params``). ``run_time`` is the
-    balanced job's time alone, ``n_iter * (grain + L)``. A grain far above the FCS DC
-    threshold (1 s) makes a job that hardly communicates.
+    Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity[, block,
+    period])``: every iteration a task computes ``grain`` seconds (``grain * imbalance``
+    for the ranks r with ``(r // block) % period == parity``: a fixed per-process load
+    imbalance; by default block 1 and period 2, alternating ranks, parity 0 even or 1
+    odd; block 4 gives alternating 4-way nodes, period 4 one rank in four), then
+    exchanges one message with each neighbour (one latency of ``params``).
+    ``run_time`` is the balanced job's time alone, ``n_iter * (grain + L)``. A grain far
+    above the FCS DC threshold (1 s) makes a job that hardly communicates.
 
     Returns:
         The workload, with the ``dcs_*`` columns (no I/O) and ``imbalance``,
-        ``imbalance_parity``.
+        ``imbalance_parity``, ``imbalance_block``, ``imbalance_period``.
     """
     lat = (TSParams() if params is None else params).latency
     rows = []
-    for k, (submit, run, procs, grain, imb, parity) in enumerate(jobs, start=1):
-        if not grain > 0 or not imb > 0 or parity not in (0, 1):
+    for k, job in enumerate(jobs, start=1):
+        if len(job) not in (6, 8):
+            raise ConfigError(f"bsp job {k}: 6 or 8 fields expected (got {len(job)})")
+        submit, run, procs, grain, imb, parity = job[:6]
+        block, period = (int(job[6]), int(job[7])) if len(job) == 8 else (1, 2)
+        if not grain > 0 or not imb > 0 or block < 1 or period < 1 or not 0 <= parity < period:
             raise ConfigError(
-                f"bsp job {k}: grain and imbalance must be > 0 and parity 0 or 1 "
-                f"(got {grain!r}, {imb!r}, {parity!r})"
+                f"bsp job {k}: grain and imbalance must be > 0, block and period >= 1 and "
+                f"0 <= parity < period (got {grain!r}, {imb!r}, {parity!r}, {block}, {period})"
             )
         t_iter = grain + lat
         rows.append(
             (k, float(submit), float(run), int(procs), float(run), 0, grain / t_iter, 0.0,
-             lat / t_iter, float(imb), int(parity))
+             lat / t_iter, float(imb), int(parity), block, period)
         )  # fmt: skip
     cols = ["job_id", "submit_time", "run_time", "procs", "requested_time", "dcs_job_type",
-            "dcs_comp", "dcs_io", "dcs_comm", "imbalance", "imbalance_parity"]  # fmt: skip
+            "dcs_comp", "dcs_io", "dcs_comm", "imbalance", "imbalance_parity",
+            "imbalance_block", "imbalance_period"]  # fmt: skip
     table = pd.DataFrame(rows, columns=cols)
     table["dcs_skew"] = 0.0
     return Workload.from_table(table, name="bsp")
@@ -132,3 +148,86 @@ def make_workload(
     w = Workload.from_table(t, name=f"lublin{nodes}/{time_scale:g}")
     w = scale_to_load(w, load, nodes)
     return annotate_dyncosched(w, rng=rng, workload=workload, skew=skew)
+
+
+#: SAGE's skeleton (FCS paper, section 4): one rank in four computes ``SAGE_SLOW`` x the
+#: ``SAGE_GRAIN`` of the others (8 ms against 1.5 ms), which wait for it.
+SAGE_GRAIN = 1.5e-3
+SAGE_SLOW = 8e-3 / SAGE_GRAIN
+
+#: The dynamic workload's job kinds (FCS paper, section 5.1: "the same synthetic
+#: application as the previous section, but with different job sizes and run times as
+#: determined by the model, and with different granularity and communication pattern,
+#: chosen randomly"): name -> (grain in seconds, slow multiplier, period of the slow
+#: ranks), the multiplier None for section 3.2's ``2 + 2 L / grain`` (the job alone takes
+#: twice its balanced block). Ours, one third each: the 1 ms building block balanced (CS
+#: under FCS), the same block with the imbalance of section 3.2 on alternating ranks (its
+#: fast ranks F, its slow ranks DC), and a coarse 50 ms block (DC: 50 ms of computation
+#: per communication is above F_thresh).
+DYNAMIC_KINDS: dict[str, tuple[float, float | None, int]] = {
+    "fine": (1e-3, 1.0, 2),
+    "imbalanced": (1e-3, None, 2),
+    "coarse": (50e-3, 1.0, 2),
+}
+#: Figure 9's set: SWEEP3D and SAGE skeletons (section 4), half each.
+APP_KINDS: dict[str, tuple[float, float | None, int]] = {
+    "sweep3d": (1e-3, 1.0, 2),
+    "sage": (SAGE_GRAIN, SAGE_SLOW, 4),
+}
+
+
+def dynamic_workload(
+    n_jobs: int,
+    *,
+    rng: np.random.Generator,
+    pes: int = 32,
+    load: float = 0.5,
+    max_run: float = 300.0,
+    time_scale: float = 1.0,
+    params: TSParams | None = None,
+    kinds: dict[str, tuple[float, float | None, int]] | None = None,
+) -> Workload:
+    """The FCS paper's dynamic workload (section 5.1): Lublin jobs of BSP kinds.
+
+    Sizes, run times and arrivals from the Lublin model for ``pes`` processors (the
+    paper's "accurate workload model [7, 15]"), run times clipped at ``max_run`` seconds
+    and divided by ``time_scale``; each job's kind drawn from ``kinds`` (default
+    :data:`DYNAMIC_KINDS`; :data:`APP_KINDS` for Figure 9's set) with equal probability.
+    ``requested_time`` is the job's run time in isolation (an imbalanced job's slow
+    ranks set its pace: ``n_iter x slow x grain``), and the arrivals are scaled so that
+    the offered load, ``sum(isolated run time x size) / (pes x last arrival)``, is
+    ``load`` (section 5.1's definition).
+
+    Returns:
+        The ``bsp_jobs`` workload with ``requested_time`` the isolated run time and a
+        ``kind`` column.
+    """
+    if not max_run > 0 or not time_scale > 0:
+        raise ConfigError(f"max_run and time_scale must be > 0 (got {max_run!r}, {time_scale!r})")
+    p = TSParams() if params is None else params
+    table = DYNAMIC_KINDS if kinds is None else kinds
+    w = generate_lublin(n_jobs, nodes=pes, rng=rng)
+    t = w.table.copy()
+    run = np.minimum(t["run_time"].to_numpy(dtype=float), float(max_run)) / time_scale
+    names = list(table)
+    picks = rng.integers(0, len(names), size=n_jobs)
+    t["run_time"] = run
+    t["requested_time"] = run
+    t["submit_time"] = (t["submit_time"] - t["submit_time"].iloc[0]) / time_scale
+    w = scale_to_load(Workload.from_table(t, name="lublin"), load, pes)
+    lat = p.latency
+    rows = []
+    for submit, iso, procs, k in zip(
+        w.table["submit_time"], w.table["run_time"], w.table["procs"], picks, strict=True
+    ):
+        grain, mult, period = table[names[int(k)]]
+        slow = (2 + 2 * lat / grain if mult is None else mult) if procs > 1 else 1.0
+        # alone, the slow ranks set the pace (their neighbours' messages wait for them):
+        # n_iter iterations of slow x grain, n_iter = block / (grain + L)
+        # (section 3.2's multiplier: exactly twice, footnote 4)
+        pace = 2.0 if mult is None and slow != 1.0 else max(1.0, slow * grain / (grain + lat))
+        rows.append((float(submit), float(iso / pace), int(procs), grain, slow, 1, 1, period))
+    out = bsp_jobs(rows, params=p).table.copy()
+    out["requested_time"] = w.table["run_time"].to_numpy(dtype=float)
+    out["kind"] = [names[int(k)] for k in picks]
+    return Workload.from_table(out, name=f"fcs-dynamic{pes}")

@@ -2,6 +2,7 @@
 
     python scripts/nodeshare_window_mechanism.py                 # Trace2, 100,000 jobs
     python scripts/nodeshare_window_mechanism.py --traces 2,4 --step 600
+    python scripts/nodeshare_window_mechanism.py --windows 600,2000   # other windows
 
 Runs FCFS, EASY with the paper's window of 150 and EASY without a window on the
 node-sharing reproduction's trace windows (RICC-2010-2, node counts kept, 1,158 x 16
@@ -104,7 +105,13 @@ def main() -> None:
     ap.add_argument("--traces", default="2", help="trace windows, 1-based")
     ap.add_argument("--jobs", type=int, default=100_000, help="jobs a window")
     ap.add_argument("--step", type=float, default=600.0, help="sampling step, seconds")
+    ap.add_argument(
+        "--windows", default="", help="instead of the three policies: EASY with these windows"
+    )
     args = ap.parse_args()
+    runs = RUNS
+    if args.windows:
+        runs = tuple((f"easy w={n}", "easy", {"window": int(n)}) for n in args.windows.split(","))
     platform = Platform(
         nodes=NODES, cores=CORES, allocation=Allocation.NODES, max_jobs_per_node=CAP
     )
@@ -116,7 +123,7 @@ def main() -> None:
     )
     for tr in (int(x) for x in args.traces.split(",")):
         w = prepare(tr - 1, args.jobs, 1)
-        for name, policy, params in RUNS:
+        for name, policy, params in runs:
             t0 = time.process_time()
             jobs = Simulation(w, platform, make_policy(policy, **params)).run().jobs
             s = sample(jobs, args.step)

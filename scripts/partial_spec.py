@@ -51,7 +51,9 @@ def main() -> None:
     ]
     for config, _finished, missing in by_config.values():
         if missing:
-            label = ", ".join(f"{k}={v}" for k, v in config.items() if k not in params)
+            label = ", ".join(
+                f"{k}={v}" for k, v in config.items() if k not in params or params[k] != v
+            )
             out.append(f"#   {label}: seeds {missing}")
     out += [
         f'name = "{args.name}"',

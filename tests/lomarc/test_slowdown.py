@@ -112,3 +112,37 @@ def test_bad_parameters_are_named() -> None:
         SlowdownModel(mem_slowdown=0.5)
     with pytest.raises(WorkloadError, match="lomarc_cpu"):
         profile_of(0, {"lomarc_class": 0})
+
+
+def test_printed_formula_hand_values() -> None:
+    # Section 4.1 as printed: c_cpu * min f_CPU + 2 min f_net + 2 min f_disk.
+    # Table 2's equal pairs give the same as the overlap form: 2 * 0.6 + 2 * 0.4 = 2.
+    a, b = prof(0.6, 0.4, 0.0), prof(0.6, 0.4, 0.0, index=1)
+    assert pair_slowdown(a, b, cpu_factor=2.0, formula="printed") == pytest.approx(2.0)
+    # The mixed pair (f_comm 0.4 with 0.6): 2 * 0.4 + 2 * 0.4 = 1.6 (the overlap form:
+    # 1.8, Table 2's printed estimate).
+    c = prof(0.4, 0.6, 0.0, index=1)
+    assert pair_slowdown(a, c, cpu_factor=2.0, formula="printed") == pytest.approx(1.6)
+    # CPU-bound with disk-bound: 1.4 * 0.3 + 2 * 0.1 + 2 * 0.1 = 0.82 -> at least 1.
+    cpu_job = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
+    disk_job = prof(0.3, 0.15, 0.55, cls=2, index=2, cpu_sl=1.4)
+    assert SlowdownModel(formula="printed").slowdown(cpu_job, disk_job) == 1.0
+    # Memory conflicts still page at 2.5.
+    big = prof(0.3, 0.15, 0.55, mem=0.9, index=3)
+    assert pair_slowdown(a, big, cpu_factor=2.0, formula="printed") == 2.5
+
+
+@given(
+    fa=fractions, fb=fractions, c=st.floats(1.0, 2.0), ma=st.floats(0, 0.5), mb=st.floats(0, 0.5)
+)
+def test_printed_formula_never_above_the_overlap_form(fa, fb, c, ma, mb) -> None:  # type: ignore[no-untyped-def]
+    # printed = overlap - sum_r (f_A,r - m_r) <= overlap: it drops the unshared parts.
+    a = prof(*(x / sum(fa) for x in fa), mem=ma)
+    b = prof(*(x / sum(fb) for x in fb), mem=mb, index=1)
+    sl = pair_slowdown(a, b, cpu_factor=c, formula="printed")
+    assert 1.0 <= sl <= pair_slowdown(a, b, cpu_factor=c) + 1e-12
+
+
+def test_unknown_formula_is_named() -> None:
+    with pytest.raises(ConfigError, match="formula"):
+        SlowdownModel(formula="literal")

@@ -47,12 +47,15 @@ SETS: tuple[str, ...] = ("paper-alpha",)
 #: its own work alone), run because the reading decides how often L-R pairs at all;
 #: ``AC-mem4.5`` is AC with a pair that does not fit in memory slowed 4.5x, the largest
 #: value of the paper's printed formula read as additive (``sl = ... + sl_mem``: a CPU
-#: pair's 2 plus 2.5) where cosched takes ``max(sl, 2.5)``; it decides AC's sign.
+#: pair's 2 plus 2.5) where cosched takes ``max(sl, 2.5)``; it decides AC's sign;
+#: ``L-R-printed`` is L-R with section 4.1's slowdown formula as printed (shared parts
+#: only, ``slowdown="printed"``), the reading section 6's Table 5 and Figure 6 support.
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     **{name: (policy, {}) for name, policy in VARIANTS.items()},
     "L-R-np": ("lomarc-r", {"predict": False}),
     "L-R-own": ("lomarc-r", {"arrivals": "own"}),
     "AC-mem4.5": ("lomarc-ac", {"mem_slowdown": 4.5}),
+    "L-R-printed": ("lomarc-r", {"slowdown": "printed"}),
 }
 _KEYS = ("set", "workload", "mixture", "variant", "n_jobs")
 

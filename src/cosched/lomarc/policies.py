@@ -54,7 +54,7 @@ from cosched.errors import ConfigError
 from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules, may_screen
 from cosched.lomarc.rates import PairRates, Profiles
 from cosched.lomarc.search import PARTNER_HEURISTICS, PassState, queue_match, running_match
-from cosched.lomarc.slowdown import SlowdownModel
+from cosched.lomarc.slowdown import FORMULAS, SlowdownModel
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import SHORT_MAX, priority_indices
@@ -126,6 +126,11 @@ class Lomarc(Policy):
             accumulate; the default, the reading the paper's Figure 6 supports:
             ``scripts/lomarc_arrivals_reading.py``) or ``own`` (its own work alone,
             Figure 5's literal ``=``).
+        slowdown: the pair-slowdown formula: ``overlap`` (the default: each job's own
+            time plus the extra cost of the shared parts, which reproduces section
+            4.2's Table 2 estimates) or ``printed`` (section 4.1's formula as printed,
+            the shared parts only; the reading section 6's Table 5 and Figure 6
+            support: ``scripts/lomarc_slowdown_reading.py``).
     """
 
     name = "lomarc"
@@ -144,6 +149,7 @@ class Lomarc(Policy):
     bound: float = 60.0
     predict: bool = True
     arrivals: Literal["own", "queue"] = "queue"
+    slowdown: Literal["overlap", "printed"] = "overlap"
     # Per-run state.
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
@@ -157,6 +163,7 @@ class Lomarc(Policy):
         check_choice(self.name, "heuristic", self.heuristic, tuple(PARTNER_HEURISTICS))
         check_choice(self.name, "search", self.search, ("queue", "adjacent", "none"))
         check_choice(self.name, "arrivals", self.arrivals, ("own", "queue"))
+        check_choice(self.name, "slowdown", self.slowdown, FORMULAS)
         if self.weak_spare is not None:
             check_range(self.name, "weak_spare", self.weak_spare, low=0)
             if self.weak_spare >= 1:
@@ -171,7 +178,9 @@ class Lomarc(Policy):
         if self.aging_time is not None:
             check_range(self.name, "aging_time", self.aging_time, low=1e-9)
         model = SlowdownModel(
-            hyperthreaded=self.cpu == "hyperthreaded", mem_slowdown=self.mem_slowdown
+            hyperthreaded=self.cpu == "hyperthreaded",
+            mem_slowdown=self.mem_slowdown,
+            formula=self.slowdown,
         )
         self._profiles = Profiles(model)
         self._rules = MatchRules(
@@ -199,6 +208,8 @@ class Lomarc(Policy):
             f"pair slowdowns: the paper's {self.cpu} CPU model (section 6.1); a pair that "
             f"does not fit in memory runs at 1/{self.mem_slowdown:g}"
         ]
+        if self.slowdown == "printed":
+            notes.append("pair slowdown by section 4.1's formula as printed (shared parts only)")
         if self.pairing and self.max_slowdown is not None:
             notes.append(f"no pair predicted slower than MAX_SLOWDOWN {self.max_slowdown:g}")
         return notes

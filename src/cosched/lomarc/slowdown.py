@@ -37,6 +37,7 @@ __all__ = [
     "CLASS_CPU",
     "CLASS_DISK",
     "CLASS_NET",
+    "FORMULAS",
     "MAX_SLOWDOWN",
     "Profile",
     "SlowdownModel",
@@ -49,6 +50,8 @@ CLASS_CPU, CLASS_NET, CLASS_DISK = 0, 1, 2
 MAX_SLOWDOWN = 1.6
 #: Serialization factor of overlapping network or disk use (section 4.1).
 SERIAL = 2.0
+#: Readings of section 4.1's overall formula (see :func:`pair_slowdown`).
+FORMULAS = ("overlap", "printed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,7 @@ def pair_slowdown(
     cpu_factor: float,
     mem_slowdown: float = 2.5,
     serial: float = SERIAL,
+    formula: str = "overlap",
 ) -> float:
     """``sl_AB`` for two profiles with a given CPU overlap factor ``c_cpu``.
 
@@ -116,12 +120,22 @@ def pair_slowdown(
         cpu_factor: ``1 + f_competing`` (2 on a standard CPU).
         mem_slowdown: the pair's slowdown when it does not fit in memory.
         serial: cost factor of overlapping network or disk time.
+        formula: ``overlap`` (each job's own time plus the extra cost of the shared
+            parts, the module's reading) or ``printed`` (section 4.1's overall formula
+            as printed, the shared parts only, ``c_cpu m_cpu + 2 m_net + 2 m_disk``,
+            bounded below by 1: a paired job never runs faster than alone).
     """
-    sl = (
-        1.0
-        + (cpu_factor - 1.0) * min(a.cpu, b.cpu)
-        + (serial - 1.0) * (min(a.net, b.net) + min(a.disk, b.disk))
-    )
+    if formula == "printed":
+        sl = max(
+            1.0,
+            cpu_factor * min(a.cpu, b.cpu) + serial * (min(a.net, b.net) + min(a.disk, b.disk)),
+        )
+    else:
+        sl = (
+            1.0
+            + (cpu_factor - 1.0) * min(a.cpu, b.cpu)
+            + (serial - 1.0) * (min(a.net, b.net) + min(a.disk, b.disk))
+        )
     if a.mem + b.mem > 1.0:
         sl = max(sl, mem_slowdown)
     return sl
@@ -136,13 +150,19 @@ class SlowdownModel:
             False for standard CPUs (time sharing: CPU overlap costs 2).
         mem_slowdown: slowdown of a pair whose memory needs sum above 1 (2.5, sec. 6.1).
         standard_cpu_factor: CPU overlap cost on a standard CPU (2: time slicing).
+        formula: ``overlap`` or ``printed`` (see :func:`pair_slowdown`).
     """
 
     hyperthreaded: bool = True
     mem_slowdown: float = 2.5
     standard_cpu_factor: float = 2.0
+    formula: str = "overlap"
 
     def __post_init__(self) -> None:
+        if self.formula not in FORMULAS:
+            raise ConfigError(
+                f"slowdown model formula must be one of {', '.join(FORMULAS)}, got {self.formula!r}"
+            )
         for name in ("mem_slowdown", "standard_cpu_factor"):
             v = getattr(self, name)
             if not isinstance(v, int | float) or isinstance(v, bool) or not v >= 1.0:
@@ -161,4 +181,10 @@ class SlowdownModel:
 
     def slowdown(self, a: Profile, b: Profile) -> float:
         """The pair's maximum slowdown ``sl_AB = sl_BA``."""
-        return pair_slowdown(a, b, cpu_factor=self.cpu_factor(a, b), mem_slowdown=self.mem_slowdown)
+        return pair_slowdown(
+            a,
+            b,
+            cpu_factor=self.cpu_factor(a, b),
+            mem_slowdown=self.mem_slowdown,
+            formula=self.formula,
+        )

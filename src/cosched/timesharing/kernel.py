@@ -58,36 +58,19 @@ from typing import Any
 import numpy as np
 
 try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    from numba import carray, config, types
+    from numba import config
     from numba import njit as _njit
-    from numba.extending import intrinsic
 
     def njit(f: Any) -> Any:
-        return _njit(cache=True, error_model="numpy")(f)
+        """Compile ``f`` (cached on disk) without numba's reference counting.
 
-    def _pointer_cast(dtype: Any) -> Any:
-        """An intrinsic turning an integer address into a pointer to ``dtype``."""
-
-        def cast(typingctx: Any, addr: Any) -> Any:
-            sig = types.CPointer(dtype)(types.intp)
-
-            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-                return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-            return sig, codegen
-
-        return intrinsic(cast)
-
-    _as_f64_ptr = _pointer_cast(types.float64)
-    _as_i64_ptr = _pointer_cast(types.int64)
-
-    @njit
-    def _vf(a: Any) -> Any:
-        return carray(_as_f64_ptr(a.ctypes.data), a.shape)
-
-    @njit
-    def _vi(a: Any) -> Any:
-        return carray(_as_i64_ptr(a.ctypes.data), a.shape)
+        The kernel allocates nothing: it only reads and writes the arrays it is handed.
+        With the runtime's reference counting on (numba's default), every function that
+        takes an array out of the state tuple pays a call to increment and one to
+        decrement its owner's count; without it the same code runs faster and gives the
+        same bits (docs/performance.md, "A faster process-level kernel").
+        """
+        return _njit(cache=True, error_model="numpy", _nrt=False)(f)
 
     _NUMBA = not getattr(config, "DISABLE_JIT", False)
 
@@ -1376,27 +1359,12 @@ def snapshot(S: Any, t: float) -> None:
 
 
 @njit
-def views(S: Any) -> Any:
-    """The state's arrays as unmanaged views of the same memory.
-
-    Arrays handed in from Python carry a reference-counted owner, and numba updates
-    that count (an atomic operation) every time a function takes an array out of the
-    state tuple: measured, that bookkeeping cost more than the simulation itself. The
-    views share the memory but have no owner, so the count updates become no-ops. The
-    caller keeps the real arrays alive for the duration of the call.
-    """
-    return State(_vi(S.I), _vf(S.F), _vi(S.G), _vf(S.GF), _vf(S.HT), _vi(S.HI))
-
-
-@njit
 def run_kernel(S: Any, margin: int) -> int:
     """Run until done, the horizon, or the heap has fewer than ``margin`` free slots.
 
     Returns one of ``RET_*``; on ``RET_GROW`` the caller enlarges the heap and calls
     again (the state is consistent between events, so the run resumes exactly).
     """
-    if _NUMBA:
-        S = views(S)
     SI = S.G
     SF = S.GF
     HT = S.HT

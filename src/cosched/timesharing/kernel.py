@@ -61,6 +61,9 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     from numba import config
     from numba import njit as _njit
 
+    #: numba's options for every kernel function (``_nrt`` is not in numba's stubs).
+    _OPTIONS: dict[str, Any] = {"cache": True, "error_model": "numpy", "_nrt": False}
+
     def njit(f: Any) -> Any:
         """Compile ``f`` (cached on disk) without numba's reference counting.
 
@@ -70,7 +73,7 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
         decrement its owner's count; without it the same code runs faster and gives the
         same bits (docs/performance.md, "A faster process-level kernel").
         """
-        return _njit(cache=True, error_model="numpy", _nrt=False)(f)
+        return _njit(f, **_OPTIONS)
 
     _NUMBA = not getattr(config, "DISABLE_JIT", False)
 

@@ -332,18 +332,25 @@ def cpu_update(S: Any, n: int) -> None:
     ts = tw + 2 * p2
     tt = G[S_TREEF]
     k = p2 + n
-    GF[tt + k] = S.F[n, N_DUE]
+    # The path's first event so far, carried up (only the siblings are read).
+    t = S.F[n, N_DUE]
+    sq = G[ts + k]
+    w = n
+    GF[tt + k] = t
     while k > 1:
-        a = k & ~1
-        ta = GF[tt + a]
-        tb = GF[tt + a + 1]
-        sa = G[ts + a]
-        sb = G[ts + a + 1]
-        second = (tb < ta) | ((tb == ta) & (sb < sa))
+        o = k ^ 1
+        to = GF[tt + o]
+        so = G[ts + o]
+        wo = G[tw + o]
+        # the sibling comes first if earlier (on a full tie: if it is the left one)
+        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & 1) == 1))))
+        t = to if other else t
+        sq = so if other else sq
+        w = wo if other else w
         k >>= 1
-        GF[tt + k] = tb if second else ta
-        G[ts + k] = sb if second else sa
-        G[tw + k] = G[tw + a + 1] if second else G[tw + a]
+        GF[tt + k] = t
+        G[ts + k] = sq
+        G[tw + k] = w
 
 
 @njit

@@ -95,6 +95,19 @@ def test_heap_growth_resumes_exactly() -> None:
     assert grown
 
 
+def test_message_fifo_compaction_resumes_exactly() -> None:
+    # A FIFO of 8 slots with a margin of 2: the live messages are moved to the front
+    # when the tail reaches the end (6 times in this run, counted once with
+    # NUMBA_DISABLE_JIT=1), and the FIFO grows when 2 slots are not free.
+    w = jobs_table([(0.0, 0.05, 8, 1), (0.0, 0.05, 8, 5), (0.01, 0.03, 6, 3)], skew=0.2)
+    kw = dict(scheme="PB", nodes=8, mpl=3, params=TSParams(msg_size=4096.0))
+    ref = simulate(w, rng=np.random.default_rng(4), **kw)
+    sim = TimeSharingSim(w, rng=np.random.default_rng(4), **kw)
+    sim.margin = 2
+    sim.state = sim.state._replace(MT=sim.state.MT[:8].copy(), MI=sim.state.MI[:8].copy())
+    assert_identical(ref, sim.run())
+
+
 def test_heap_overflow_is_an_error_not_a_corruption() -> None:
     w = jobs_table([(0.0, 0.1, 4, 1), (0.0, 0.1, 4, 5)], skew=0.2)
     sim = TimeSharingSim(w, scheme="PB", nodes=NODES, mpl=3, rng=np.random.default_rng(1))

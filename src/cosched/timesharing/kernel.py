@@ -234,11 +234,19 @@ def _put(HT: Any, HI: Any, i: int, t: float, seq: int, kind: int, obj: int, ver:
 
 
 @njit
+def next_seq(S: Any) -> int:
+    """The next sequence number: every event takes one when scheduled, whatever its
+    queue, so (time, sequence) orders all events as one heap would."""
+    seq = S.G[S_SEQ] + 1
+    S.G[S_SEQ] = seq
+    return seq
+
+
+@njit
 def push(S: Any, t: float, kind: int, obj: int, ver: int) -> None:
     """Add an event; ties keep insertion order (the sequence number)."""
     si = S.G
-    seq = si[S_SEQ] + 1
-    si[S_SEQ] = seq
+    seq = next_seq(S)
     HT = S.HT
     HI = S.HI
     i = si[S_HSIZE]
@@ -292,8 +300,7 @@ def push_msg(S: Any, t: float, q: int, side: int) -> None:
     """A message for process ``q`` (``side`` 0: from its left neighbour, 1: right)
     arrives at ``t``: append it to the FIFO (arrivals are due in sending order)."""
     si = S.G
-    seq = si[S_SEQ] + 1
-    si[S_SEQ] = seq
+    seq = next_seq(S)
     MT = S.MT
     MI = S.MI
     tail = si[S_MTAIL]
@@ -482,9 +489,7 @@ def resched(S: Any, n: int, t: float) -> None:
     if old < INF:
         cpu_replaced(S, old)
     if te < INF:
-        seq = S.G[S_SEQ] + 1
-        S.G[S_SEQ] = seq
-        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = seq  # the node's leaf
+        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = next_seq(S)  # the node's leaf
     NF[n, N_DUE] = te
     cpu_update(S, n)
 

@@ -73,13 +73,16 @@ def test_the_same_source_interpreted_gives_the_same_bits() -> None:
 
 
 def test_heap_growth_resumes_exactly() -> None:
-    # A tiny initial heap forces several grow-and-resume cycles mid-run.
+    # A tiny initial heap and message FIFO force several grow-and-resume cycles mid-run.
     w = jobs_table([(0.0, 0.1, 4, 1), (0.0, 0.1, 4, 5), (0.01, 0.05, 2, 3)], skew=0.2)
     kw = dict(scheme="PB", nodes=NODES, mpl=3, params=TSParams(msg_size=4096.0))
     ref = simulate(w, rng=np.random.default_rng(1), **kw)
     sim = TimeSharingSim(w, rng=np.random.default_rng(1), **kw)
     cap = sim.margin + 2
-    sim.state = sim.state._replace(HT=sim.state.HT[:cap].copy(), HI=sim.state.HI[:cap].copy())
+    st = sim.state
+    sim.state = st._replace(
+        HT=st.HT[:cap].copy(), HI=st.HI[:cap].copy(), MT=st.MT[:2].copy(), MI=st.MI[:2].copy()
+    )
     grown = []
     orig = sim._grow
 
@@ -92,10 +95,26 @@ def test_heap_growth_resumes_exactly() -> None:
     assert grown
 
 
+def test_message_fifo_compaction_resumes_exactly() -> None:
+    # A FIFO of 8 slots with a margin of 2: the live messages are moved to the front
+    # when the tail reaches the end (6 times in this run, counted once with
+    # NUMBA_DISABLE_JIT=1), and the FIFO grows when 2 slots are not free.
+    w = jobs_table([(0.0, 0.05, 8, 1), (0.0, 0.05, 8, 5), (0.01, 0.03, 6, 3)], skew=0.2)
+    kw = dict(scheme="PB", nodes=8, mpl=3, params=TSParams(msg_size=4096.0))
+    ref = simulate(w, rng=np.random.default_rng(4), **kw)
+    sim = TimeSharingSim(w, rng=np.random.default_rng(4), **kw)
+    sim.margin = 2
+    sim.state = sim.state._replace(MT=sim.state.MT[:8].copy(), MI=sim.state.MI[:8].copy())
+    assert_identical(ref, sim.run())
+
+
 def test_heap_overflow_is_an_error_not_a_corruption() -> None:
     w = jobs_table([(0.0, 0.1, 4, 1), (0.0, 0.1, 4, 5)], skew=0.2)
     sim = TimeSharingSim(w, scheme="PB", nodes=NODES, mpl=3, rng=np.random.default_rng(1))
-    sim.state = sim.state._replace(HT=sim.state.HT[:3].copy(), HI=sim.state.HI[:3].copy())
+    st = sim.state
+    sim.state = st._replace(
+        HT=st.HT[:3].copy(), HI=st.HI[:3].copy(), MT=st.MT[:3].copy(), MI=st.MI[:3].copy()
+    )
     sim.margin = 0  # a wrong margin: the kernel must stop, not write past the heap
     with pytest.raises(InvariantError, match="overflow"):
         sim.run()

@@ -110,7 +110,8 @@ class TSResult:
         nodes: per-node CPU seconds by category (compute, spin, context_switch,
             interrupt, queue, endpoint_check) and ``io_wait`` (process I/O seconds).
         end_time: simulated time at which the run stopped.
-        events: events processed.
+        events: events processed (a CPU event replaced before it fell counts too if it
+            fell within the horizon, as when replaced events sat in a single heap).
         messages_sent: messages sent by all processes.
         messages_received: messages consumed by receives.
         unfinished: jobs not finished when the run stopped (horizon reached).
@@ -208,7 +209,18 @@ class TimeSharingSim:
             tab_i[jobs, col] = t[name].to_numpy().astype(np.int64) if name in t.columns else default
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1
-        g = np.zeros(q_b + max(n_jobs, 1), dtype=np.int64)
+        tree_b = q_b + max(n_jobs, 1)
+        p2 = 1 << max(nodes - 1, 0).bit_length()  # leaves of the CPU-event tree
+        g = np.zeros(tree_b + 4 * p2, dtype=np.int64)
+        # No event anywhere: every subtree's first is its first node (the leaves past the
+        # last node: none, sequence number above any other).
+        tree = g[tree_b : tree_b + 2 * p2]
+        tree[p2:] = np.where(np.arange(p2) < nodes, np.arange(p2), -1)
+        g[tree_b + 3 * p2 + nodes : tree_b + 4 * p2] = np.iinfo(np.int64).max
+        for k in range(p2 - 1, 0, -1):
+            tree[k] = tree[2 * k] if tree[2 * k] >= 0 else tree[2 * k + 1]
+        g[K.S_TREEB] = tree_b
+        g[K.S_P2] = p2
         g[K.S_NEXTPROC] = nodes  # process ids are rows, after the nodes
         g[K.S_JB] = jb
         g[K.S_GSCOL] = K.N_PL + mpl
@@ -226,7 +238,9 @@ class TimeSharingSim:
         g[K.F_FPRE] = int(flags.fcs and p.fcs_f_preempt == 1)
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
-        gf = np.zeros(K.G_QU + levels)
+        gf = np.zeros(K.G_QU + levels + 2 * p2)
+        gf[K.G_QU + levels :] = math.inf  # the CPU-event tree's times
+        g[K.S_TREEF] = K.G_QU + levels
         gf[K.R_LATENCY] = p.latency
         gf[K.R_CS] = p.context_switch
         gf[K.R_GSCS] = p.gs_context_switch
@@ -243,7 +257,7 @@ class TimeSharingSim:
         gf[K.R_TICK] = p.tick
         gf[K.R_RAISE] = p.raise_period
         gf[K.R_QTOP] = quanta[levels - 1]
-        gf[K.G_QU :] = quanta
+        gf[K.G_QU : K.G_QU + levels] = quanta
         self.margin = 2 * nodes * mpl + 2 * nodes + 16
         cap = 4 * self.margin + 4 * n_procs + 64
         self.state = K.State(
@@ -253,16 +267,20 @@ class TimeSharingSim:
             GF=gf,
             HT=np.zeros(cap),
             HI=np.zeros((cap, 4), dtype=np.int64),
+            MT=np.zeros(cap),
+            MI=np.zeros((cap, 3), dtype=np.int64),
         )
 
     def _grow(self) -> None:
+        """Double the event heap and the message FIFO (the kernel asked for room)."""
         s = self.state
-        n = s.HT.shape[0]
-        ht = np.zeros(2 * n)
-        ht[:n] = s.HT
-        hi = np.zeros((2 * n, 4), dtype=np.int64)
-        hi[:n] = s.HI
-        self.state = s._replace(HT=ht, HI=hi)
+        grown = {}
+        for name in ("HT", "HI", "MT", "MI"):
+            a = getattr(s, name)
+            b = np.zeros((2 * a.shape[0], *a.shape[1:]), dtype=a.dtype)
+            b[: a.shape[0]] = a
+            grown[name] = b
+        self.state = s._replace(**grown)
 
     def run(self, horizon: float = math.inf) -> TSResult:
         """Simulate until every job ended (or ``horizon`` simulated seconds)."""
@@ -360,7 +378,7 @@ class TimeSharingSim:
             jobs=jobs,
             nodes=nodes,
             end_time=float(end),
-            events=int(s.G[K.S_EVENTS]),
+            events=int(s.G[K.S_EVENTS] + s.G[K.S_STALE]),
             messages_sent=int(s.G[K.S_SENT]),
             messages_received=int(s.G[K.S_RECEIVED]),
             unfinished=n_jobs - len(finished),

@@ -33,21 +33,35 @@ What costs CPU time, and when (Table 3 of the paper for the values):
 * PB's endpoint poll every tick: ``procs * endpoint_check / tick`` of the CPU, charged
   as a constant slow-down of the running process.
 
-Speed comes from three choices. A node has at most one pending CPU event: the running
+Speed comes from four choices. A node has at most one pending CPU event: the running
 process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
 and the event falls at the earliest of activity end, quantum expiry, a pending
-preemption tick or a pending periodic-boost tick; stale events carry an old version and
-are skipped. The 1 ms scheduler tick is never an event by itself: a tick is only
-scheduled when something at a higher priority (or a boost) is waiting, and a PB tick
-only when the heuristic would boost someone.
+preemption tick or a pending periodic-boost tick. The 1 ms scheduler tick is never an
+event by itself: a tick is only scheduled when something at a higher priority (or a
+boost) is waiting, and a PB tick only when the heuristic would boost someone. Events
+are kept in three queues by kind, merged by (time, sequence number), which is one order
+for all events: the nodes' CPU events in a tournament tree over the nodes (replacing a
+node's event is one walk up the tree), messages in a FIFO (every message takes the same
+latency, so arrivals are due in the order they were sent), and the rest (I/O
+completions, the raise, the gang slot) in a binary heap. Every event takes a sequence
+number from one counter when it is scheduled, so the merged order is the order of a
+single heap of all events. And numba compiles the kernel without reference counting.
+
+A CPU event that is replaced before it falls is counted in ``G[S_STALE]`` (and its time
+in ``GF[S_STALET]``) if it falls within the horizon: the model's event count and last
+event time are those of a single heap that kept replaced events and skipped them when
+they came up (how the kernel worked until issue 15 stop 24, and what the recorded
+results hold).
 
 State lives in the named tuple :class:`State` (arrays only, so the kernel compiles once
 per machine with ``cache=True``): two tables ``I`` (int64) and ``F`` (float64) whose
 rows are the nodes, then the processes (a process's id is its row), then the jobs;
-globals and parameters ``G`` / ``GF``; the event heap ``HT`` (times) and ``HI``
-(sequence number, kind, object, version), ordered by (time, sequence). The kernel is
-resumable: it returns when it needs a larger heap, and the caller grows the heap and
-calls it again.
+globals and parameters ``G`` / ``GF`` (the CPU-event tree is a region of ``G``); the
+event heap ``HT`` (times) and ``HI`` (sequence number, kind, object, version), ordered
+by (time, sequence); the message FIFO ``MT`` (times) and ``MI`` (sequence number,
+receiver, side), live between ``G[S_MHEAD]`` and ``G[S_MTAIL]``. The kernel is
+resumable: it returns when it needs a larger heap or FIFO, and the caller grows them
+and calls it again.
 """
 
 from __future__ import annotations
@@ -58,36 +72,32 @@ from typing import Any
 import numpy as np
 
 try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    from numba import carray, config, types
+    from numba import config
     from numba import njit as _njit
-    from numba.extending import intrinsic
+
+    #: numba's options for every kernel function (``_nrt`` is not in numba's stubs).
+    _OPTIONS: dict[str, Any] = {"cache": True, "error_model": "numpy", "_nrt": False}
+    #: Functions compiled out of line: the entry points and what runs at most once per
+    #: job, slot or second. Every other function is inlined into its callers.
+    _OUT_OF_LINE = frozenset(
+        ("run_kernel", "fold_all", "raise_all", "gang_slot", "fcs_slot", "fcs_enter",
+         "start_job", "try_start", "place", "gang_start", "fcs_start", "end_job",
+         "check_all", "snapshot")
+    )  # fmt: skip
 
     def njit(f: Any) -> Any:
-        return _njit(cache=True, error_model="numpy")(f)
+        """Compile ``f`` (cached on disk) without numba's reference counting, inlined
+        into its callers unless it is in ``_OUT_OF_LINE``.
 
-    def _pointer_cast(dtype: Any) -> Any:
-        """An intrinsic turning an integer address into a pointer to ``dtype``."""
-
-        def cast(typingctx: Any, addr: Any) -> Any:
-            sig = types.CPointer(dtype)(types.intp)
-
-            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-                return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-            return sig, codegen
-
-        return intrinsic(cast)
-
-    _as_f64_ptr = _pointer_cast(types.float64)
-    _as_i64_ptr = _pointer_cast(types.int64)
-
-    @njit
-    def _vf(a: Any) -> Any:
-        return carray(_as_f64_ptr(a.ctypes.data), a.shape)
-
-    @njit
-    def _vi(a: Any) -> Any:
-        return carray(_as_i64_ptr(a.ctypes.data), a.shape)
+        The kernel allocates nothing: it only reads and writes the arrays it is handed.
+        With the runtime's reference counting on (numba's default), every function that
+        takes an array out of the state tuple pays a call to increment and one to
+        decrement its owner's count. And a call passes the state tuple as some sixty
+        machine words on the stack, so the hot path is compiled as one function
+        (``forceinline``: LLVM's ``alwaysinline``). Both give the same bits, faster
+        (docs/performance.md, "A faster process-level kernel").
+        """
+        return _njit(f, **_OPTIONS, forceinline=f.__name__ not in _OUT_OF_LINE)
 
     _NUMBA = not getattr(config, "DISABLE_JIT", False)
 
@@ -150,7 +160,11 @@ K_JF = 12
 S_SEQ, S_QC, S_EVENTS, S_SENT, S_RECEIVED, S_RUNNING, S_GSACTIVE, S_TICKING = range(8)
 S_HSIZE, S_NEXTPROC, S_QHEAD, S_QTAIL, S_I, S_ERR, S_ERRNODE = range(8, 15)
 S_JB, S_GSCOL, S_TMPB, S_QB = range(15, 19)  # where jobs, gang cells, TMP, Q start
-K_SI = 19
+# The message FIFO's live range, replaced CPU events counted (and whether one fell
+# beyond the horizon), where the CPU-event tree starts in G and in GF, and its number of
+# leaves (a power of two >= the nodes).
+S_MHEAD, S_MTAIL, S_STALE, S_BEYOND, S_TREEB, S_TREEF, S_P2 = range(19, 26)
+K_SI = 26
 # Flags, in G after the scalars.
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
@@ -158,8 +172,8 @@ F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_st
 F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
 G_GSR = K_SI + 12  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
-S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT = range(5)
-K_SF = 5
+S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
+K_SF = 6
 R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF, K_SF + 9)
 R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
 R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs
@@ -175,8 +189,9 @@ RET_DONE, RET_HORIZON, RET_GROW, RET_INVARIANT, RET_BACKWARDS, RET_OVERFLOW = ra
 ERR_HEAP = 99
 
 #: The state: tables ``I``/``F``, globals ``G``/``GF``, event heap ``HT`` (times) and
-#: ``HI`` (sequence number, kind, object, version per event).
-State = namedtuple("State", ["I", "F", "G", "GF", "HT", "HI"])
+#: ``HI`` (sequence number, kind, object, version per event), message FIFO ``MT``
+#: (times) and ``MI`` (sequence number, receiver, side per message).
+State = namedtuple("State", ["I", "F", "G", "GF", "HT", "HI", "MT", "MI"])
 
 
 # ---------------------------------------------------------------------- random
@@ -226,11 +241,19 @@ def _put(HT: Any, HI: Any, i: int, t: float, seq: int, kind: int, obj: int, ver:
 
 
 @njit
+def next_seq(S: Any) -> int:
+    """The next sequence number: every event takes one when scheduled, whatever its
+    queue, so (time, sequence) orders all events as one heap would."""
+    seq = S.G[S_SEQ] + 1
+    S.G[S_SEQ] = seq
+    return seq
+
+
+@njit
 def push(S: Any, t: float, kind: int, obj: int, ver: int) -> None:
     """Add an event; ties keep insertion order (the sequence number)."""
     si = S.G
-    seq = si[S_SEQ] + 1
-    si[S_SEQ] = seq
+    seq = next_seq(S)
     HT = S.HT
     HI = S.HI
     i = si[S_HSIZE]
@@ -277,6 +300,84 @@ def pop(S: Any) -> None:
         else:
             break
     _put(HT, HI, i, t, seq, kind, obj, ver)
+
+
+@njit
+def push_msg(S: Any, t: float, q: int, side: int) -> None:
+    """A message for process ``q`` (``side`` 0: from its left neighbour, 1: right)
+    arrives at ``t``: append it to the FIFO (arrivals are due in sending order)."""
+    si = S.G
+    seq = next_seq(S)
+    MT = S.MT
+    MI = S.MI
+    tail = si[S_MTAIL]
+    if tail >= MT.shape[0]:  # compact: move the live range to the front
+        head = si[S_MHEAD]
+        if head == 0:  # cannot happen with the caller's margin; never write past
+            si[S_ERR] = ERR_HEAP
+            return
+        for k in range(head, tail):
+            MT[k - head] = MT[k]
+            for c in range(3):
+                MI[k - head, c] = MI[k, c]
+        tail -= head
+        si[S_MHEAD] = 0
+    MT[tail] = t
+    MI[tail, 0] = seq
+    MI[tail, 1] = q
+    MI[tail, 2] = side
+    si[S_MTAIL] = tail + 1
+
+
+@njit
+def cpu_update(S: Any, n: int) -> None:
+    """Node ``n``'s CPU event changed: replay the tree's matches on its path to the root.
+
+    The tree has ``P2`` leaves (leaf ``P2 + n`` is node ``n``; the leaves past the last
+    node never have an event) and node ``k`` holds the first event of its subtree by
+    (time, sequence number): its node ``G[S_TREEB + k]`` (-1: none), sequence number
+    ``G[S_TREEB + 2 * P2 + k]`` and time ``GF[S_TREEF + k]`` (INF: none), so node 1
+    holds the earliest CPU event of all. The matches are branch-free selections.
+    """
+    G = S.G
+    GF = S.GF
+    tw = G[S_TREEB]
+    p2 = G[S_P2]
+    ts = tw + 2 * p2
+    tt = G[S_TREEF]
+    k = p2 + n
+    # The path's first event so far, carried up (only the siblings are read).
+    t = S.F[n, N_DUE]
+    sq = G[ts + k]
+    w = n
+    GF[tt + k] = t
+    while k > 1:
+        o = k ^ 1
+        to = GF[tt + o]
+        so = G[ts + o]
+        wo = G[tw + o]
+        # the sibling comes first if earlier (on a full tie: if it is the left one)
+        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & 1) == 1))))
+        t = to if other else t
+        sq = so if other else sq
+        w = wo if other else w
+        k >>= 1
+        GF[tt + k] = t
+        G[ts + k] = sq
+        G[tw + k] = w
+
+
+@njit
+def cpu_replaced(S: Any, old: float) -> None:
+    """A pending CPU event due at ``old`` was replaced: count it as the single heap of
+    earlier versions did (it sat there and was skipped when it came up, if it came up
+    within the horizon)."""
+    if old <= S.GF[R_HORIZON]:
+        S.G[S_STALE] += 1
+        if old > S.GF[S_STALET]:
+            S.GF[S_STALET] = old
+    else:
+        S.G[S_BEYOND] = 1  # it would still be in the heap at the end: a horizon stop
 
 
 # ----------------------------------------------------------- CPU accounting
@@ -346,7 +447,7 @@ def resched(S: Any, n: int, t: float) -> None:
     """Replace the node's pending CPU event by the next one that matters.
 
     When the next event falls at the time of the pending one, the pending event is
-    kept (the handler reads the node's state, not the event): fewer heap pushes.
+    kept, with its sequence number (the handler reads the node's state, not the event).
     """
     NI = S.I
     NF = S.F
@@ -354,8 +455,9 @@ def resched(S: Any, n: int, t: float) -> None:
     p = NI[n, N_CUR]
     if p < 0:
         if NF[n, N_DUE] != INF:
-            NI[n, N_VER] += 1
+            cpu_replaced(S, NF[n, N_DUE])
             NF[n, N_DUE] = INF
+            cpu_update(S, n)
         return
     spinning = PI[p, P_SPINNING]
     if S.G[F_ARRIVAL] == ARR_PERIODIC and NF[n, N_PB] == INF:
@@ -388,13 +490,15 @@ def resched(S: Any, n: int, t: float) -> None:
         te = x
     if te < a:
         te = a
-    if te == NF[n, N_DUE]:
+    old = NF[n, N_DUE]
+    if te == old:
         return
-    v = NI[n, N_VER] + 1
-    NI[n, N_VER] = v
-    NF[n, N_DUE] = te
+    if old < INF:
+        cpu_replaced(S, old)
     if te < INF:
-        push(S, te, EV_CPU, n, v)
+        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = next_seq(S)  # the node's leaf
+    NF[n, N_DUE] = te
+    cpu_update(S, n)
 
 
 # -------------------------------------------------------------- scheduling
@@ -667,11 +771,11 @@ def activity_done(S: Any, n: int, p: int, t: float) -> None:
         left = PI[p, P_NBR0]
         right = PI[p, P_NBR1]
         if left >= 0:
-            push(S, arrive_t, EV_ARRIVE, left, 1)
+            push_msg(S, arrive_t, left, 1)
             PI[p, P_SENT] += 1
             S.G[S_SENT] += 1
         if right >= 0:
-            push(S, arrive_t, EV_ARRIVE, right, 0)
+            push_msg(S, arrive_t, right, 0)
             PI[p, P_SENT] += 1
             S.G[S_SENT] += 1
         PI[p, P_PHASE] = P_RECV
@@ -1559,95 +1663,127 @@ def snapshot(S: Any, t: float) -> None:
 
 
 @njit
-def views(S: Any) -> Any:
-    """The state's arrays as unmanaged views of the same memory.
+def next_event(S: Any) -> tuple[float, int]:
+    """The earliest event of the three queues by (time, sequence number): its time and
+    its queue (0: none, 1: the heap, 2: the message FIFO, 3: a node's CPU event)."""
+    G = S.G
+    t = INF
+    src = 0
+    sq = 0
+    if G[S_HSIZE] > 0:
+        t = S.HT[0]
+        sq = S.HI[0, 0]
+        src = 1
+    h = G[S_MHEAD]
+    if h < G[S_MTAIL]:
+        x = S.MT[h]
+        xs = S.MI[h, 0]
+        if src == 0 or x < t or (x == t and xs < sq):
+            t = x
+            sq = xs
+            src = 2
+    x = S.GF[G[S_TREEF] + 1]
+    if x < INF:
+        xs = G[G[S_TREEB] + 2 * G[S_P2] + 1]
+        if src == 0 or x < t or (x == t and xs < sq):
+            t = x
+            src = 3
+    return t, src
 
-    Arrays handed in from Python carry a reference-counted owner, and numba updates
-    that count (an atomic operation) every time a function takes an array out of the
-    state tuple: measured, that bookkeeping cost more than the simulation itself. The
-    views share the memory but have no owner, so the count updates become no-ops. The
-    caller keeps the real arrays alive for the duration of the call.
-    """
-    return State(_vi(S.I), _vf(S.F), _vi(S.G), _vf(S.GF), _vf(S.HT), _vi(S.HI))
+
+@njit
+def stop_at(S: Any, now: float, events: int) -> None:
+    """Save the loop's clock and count (the kernel is about to return)."""
+    S.GF[S_NOW] = now
+    S.G[S_EVENTS] = events
 
 
 @njit
 def run_kernel(S: Any, margin: int) -> int:
-    """Run until done, the horizon, or the heap has fewer than ``margin`` free slots.
+    """Run until done, the horizon, or the heap or the message FIFO has fewer than
+    ``margin`` free slots.
 
-    Returns one of ``RET_*``; on ``RET_GROW`` the caller enlarges the heap and calls
-    again (the state is consistent between events, so the run resumes exactly).
+    Returns one of ``RET_*``; on ``RET_GROW`` the caller enlarges the heap and the FIFO
+    and calls again (the state is consistent between events, so the run resumes
+    exactly). On ``RET_DONE`` and ``RET_HORIZON``, ``GF[S_NOW]`` is the time of the
+    last event, counting replaced CPU events (``cpu_replaced``).
     """
-    if _NUMBA:
-        S = views(S)
     SI = S.G
     SF = S.GF
-    HT = S.HT
     jb = SI[S_JB]
     submits = S.F[jb:, J_SUB]  # jobs are the last rows
     nsub = submits.shape[0]
     horizon = S.GF[R_HORIZON]
     check = S.G[F_CHECK] != 0
-    cap = HT.shape[0]
+    cap = S.HT.shape[0]
+    mcap = S.MT.shape[0]
     now = SF[S_NOW]
     events = SI[S_EVENTS]
+    ret = RET_HORIZON
     while True:
         i = SI[S_I]
         ts = submits[i] if i < nsub else INF
         stop = ts if ts < horizon else horizon
-        while SI[S_HSIZE] > 0:
-            t = HT[0]
-            if t >= ts or t > stop:
+        th = INF
+        while True:
+            t, src = next_event(S)
+            th = t
+            if src == 0 or t >= ts or t > stop:
                 break
-            if SI[S_HSIZE] + margin > cap:
-                SF[S_NOW] = now
-                SI[S_EVENTS] = events
+            if SI[S_HSIZE] + margin > cap or SI[S_MTAIL] - SI[S_MHEAD] + margin > mcap:
+                stop_at(S, now, events)
                 return RET_GROW
-            kind = S.HI[0, 1]
-            obj = S.HI[0, 2]
-            ver = S.HI[0, 3]
-            pop(S)
             if check:
                 if t < now:
-                    SF[S_NOW] = now
+                    stop_at(S, now, events)
                     SF[S_ERRT] = t
-                    SI[S_EVENTS] = events
                     return RET_BACKWARDS
                 if not check_all(S, t):
-                    SF[S_NOW] = t
-                    SI[S_EVENTS] = events
+                    stop_at(S, t, events)
                     return RET_INVARIANT
             now = t
             events += 1
             if SI[S_ERR] == ERR_HEAP:
                 break
-            if kind == EV_CPU:
-                if ver == S.I[obj, N_VER]:
-                    S.F[obj, N_DUE] = INF
-                    node_event(S, obj, t)
-            elif kind == EV_ARRIVE:
-                arrive(S, obj, ver, t)
-            elif kind == EV_IODONE:
-                io_done(S, obj, t)
-            elif kind == EV_RAISE:
-                raise_all(S, t)
+            if src == 3:
+                # The tree still shows the event while the node handles it; the node's
+                # new event (resched) replays its path, or this does if it has none.
+                n = SI[SI[S_TREEB] + 1]
+                S.F[n, N_DUE] = INF
+                node_event(S, n, t)
+                if S.F[n, N_DUE] == INF:
+                    cpu_update(S, n)
+            elif src == 2:
+                h = SI[S_MHEAD]
+                q = S.MI[h, 1]
+                side = S.MI[h, 2]
+                if h + 1 == SI[S_MTAIL]:
+                    SI[S_MHEAD] = 0
+                    SI[S_MTAIL] = 0
+                else:
+                    SI[S_MHEAD] = h + 1
+                arrive(S, q, side, t)
             else:
-                gang_slot(S, t)
+                kind = S.HI[0, 1]
+                obj = S.HI[0, 2]
+                pop(S)
+                if kind == EV_IODONE:
+                    io_done(S, obj, t)
+                elif kind == EV_RAISE:
+                    raise_all(S, t)
+                else:
+                    gang_slot(S, t)
         if SI[S_ERR] == ERR_HEAP:
-            SF[S_NOW] = now
-            SI[S_EVENTS] = events
+            stop_at(S, now, events)
             return RET_OVERFLOW
-        th = HT[0] if SI[S_HSIZE] > 0 else INF
         if ts == INF and th == INF:
-            SF[S_NOW] = now
-            SI[S_EVENTS] = events
-            return RET_DONE
+            ret = RET_HORIZON if SI[S_BEYOND] else RET_DONE
+            break
         if ts <= th:
             if ts > horizon:
                 break
-            if SI[S_HSIZE] + margin > cap:
-                SF[S_NOW] = now
-                SI[S_EVENTS] = events
+            if SI[S_HSIZE] + margin > cap or SI[S_MTAIL] - SI[S_MHEAD] + margin > mcap:
+                stop_at(S, now, events)
                 return RET_GROW
             now = ts
             while i < nsub and submits[i] == ts:
@@ -1660,9 +1796,10 @@ def run_kernel(S: Any, margin: int) -> int:
             try_start(S, ts)
             continue
         break
-    SF[S_NOW] = now
-    SI[S_EVENTS] = events
-    return RET_HORIZON
+    if SF[S_STALET] > now:
+        now = SF[S_STALET]
+    stop_at(S, now, events)
+    return ret
 
 
 @njit

@@ -85,9 +85,14 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
          "check_all", "snapshot")
     )  # fmt: skip
 
+    #: Functions that allocate scratch arrays (the EASY front's reservation, run once
+    #: per admission attempt): compiled out of line with numba's reference counting on.
+    _ALLOCATING = frozenset(("easy_start", "easy_shadow"))
+
     def njit(f: Any) -> Any:
         """Compile ``f`` (cached on disk) without numba's reference counting, inlined
-        into its callers unless it is in ``_OUT_OF_LINE``.
+        into its callers unless it is in ``_OUT_OF_LINE`` (``_ALLOCATING``: with
+        reference counting, out of line).
 
         The kernel allocates nothing: it only reads and writes the arrays it is handed.
         With the runtime's reference counting on (numba's default), every function that
@@ -97,6 +102,8 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
         (``forceinline``: LLVM's ``alwaysinline``). Both give the same bits, faster
         (docs/performance.md, "A faster process-level kernel").
         """
+        if f.__name__ in _ALLOCATING:
+            return _njit(f, **{**_OPTIONS, "_nrt": True})
         return _njit(f, **_OPTIONS, forceinline=f.__name__ not in _OUT_OF_LINE)
 
     _NUMBA = not getattr(config, "DISABLE_JIT", False)

@@ -432,3 +432,35 @@ def test_a_metric_the_store_cannot_hold_fails_only_its_cell(tmp_path: Path) -> N
     assert key == "bad" and "column 'mixed' mixes types" in error and "'a'" in error
     assert (tmp_path / "cells" / "good.parquet").is_file()
     assert (tmp_path / "failed" / "bad.parquet").is_file()
+
+
+class _InterruptedAfterOne:
+    """An executor that finishes the first cell, then is interrupted (as by Ctrl-C)
+    after an atomic write had created its temporary file and not yet cleaned it."""
+
+    description = "test: interrupted"
+
+    def run(self, todo: Any, env: Any, done: Any) -> None:
+        from cosched.experiments.store import CellOutcome
+
+        done(todo[0], CellOutcome(metrics={"x": 1.0}))
+        (self.root / "jobs").mkdir(parents=True, exist_ok=True)
+        (self.root / "jobs" / ".b.parquet.abc123.tmp").write_bytes(b"partial")
+        raise KeyboardInterrupt
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+
+def test_an_interrupted_run_leaves_no_temporary_file(tmp_path: Path) -> None:
+    from cosched.experiments.model import CellTask
+    from cosched.experiments.runner import run_tasks
+
+    target = f"{__name__}:mixed_cell"
+    tasks = [CellTask(k, {"p": k, "seed": 0}, target, k, k) for k in ("a", "b")]
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(tasks, tmp_path, meta={}, executor=_InterruptedAfterOne(tmp_path))  # type: ignore[arg-type]
+    assert (tmp_path / "cells" / "a.parquet").is_file()
+    assert not list(tmp_path.rglob("*.tmp"))
+    runs = [json.loads(x) for x in (tmp_path / "runs.jsonl").read_text().splitlines()]
+    assert runs[-1]["outcome"] == "interrupted"

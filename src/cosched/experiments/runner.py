@@ -115,6 +115,7 @@ def run_tasks(
     try:
         executor.run(todo, env, done)
     except BaseException:
+        store.remove_temporaries()
         store.log_run(record | {"ended": time.time(), "outcome": "interrupted"})
         raise
     table = store.assemble(tasks, meta)

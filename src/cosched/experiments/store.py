@@ -162,6 +162,20 @@ class Store:
         _write(_table([row], list(row)), self.cell_path(task.key), info)
         self.failed_path(task.key).unlink(missing_ok=True)
 
+    def remove_temporaries(self) -> int:
+        """Delete the temporary files of interrupted atomic writes (``.NAME.*.tmp``).
+
+        Only the parent process writes the store, so once its run has stopped no write
+        is in flight: a temporary left then comes from an interrupt that landed outside
+        :func:`atomic`'s cleanup (between ``mkstemp`` creating the file and the ``try``).
+        Returns how many were deleted.
+        """
+        gone = 0
+        for tmp in self.root.rglob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+            gone += 1
+        return gone
+
     def row(self, task: CellTask) -> dict[str, Any]:
         """The stored row of a cell (``status`` ``missing`` if it never ran)."""
         for path in (self.cell_path(task.key), self.failed_path(task.key)):

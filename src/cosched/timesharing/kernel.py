@@ -523,13 +523,20 @@ def pick(S: Any, n: int) -> int:
     """The ready process at the head of the highest non-empty level (-1: none)."""
     if S.G[F_FCS]:
         return pick_fcs(S, n)
+    return mlfq_choice(S, n, False)
+
+
+@njit
+def mlfq_choice(S: Any, n: int, skip_cs: bool) -> int:
+    """The multi-level feedback queue's choice among node ``n``'s ready processes:
+    the highest level, then the lowest queue key (``skip_cs``: CS processes left out)."""
     PI = S.I
     best = -1
     bl = -1
     bk = 0
     for k in range(S.I[n, N_NPROCS]):
         q = S.I[n, N_PL + k]
-        if PI[q, P_STATE] == READY:
+        if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
             lv = PI[q, P_LEVEL]
             if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
                 best = q
@@ -556,18 +563,7 @@ def pick_fcs(S: Any, n: int) -> int:
     sp = fcs_slot_f(S, n)
     if sp >= 0 and PI[sp, P_STATE] == READY:
         return sp
-    best = -1
-    bl = -1
-    bk = 0
-    for k in range(S.I[n, N_NPROCS]):
-        q = S.I[n, N_PL + k]
-        if PI[q, P_STATE] == READY and PI[q, P_KLASS] != CL_CS:
-            lv = PI[q, P_LEVEL]
-            if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
-                best = q
-                bl = lv
-                bk = PI[q, P_QKEY]
-    return best
+    return mlfq_choice(S, n, True)
 
 
 @njit

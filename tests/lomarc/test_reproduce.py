@@ -33,17 +33,19 @@ def tiny_spec() -> dict:
 
 
 def test_the_spec_covers_every_configuration_once() -> None:
-    """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every variant but L-R-printed x the
-    seeds, and L-R-printed on W1 and W3 (M1) only."""
-    per_pair = len(RUNS) - 1
+    """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every variant but the two run under the
+    overlap reading x the seeds, and those two (L-R-overlap, AC-overlap) on M1 only."""
+    readings = {"L-R-overlap", "AC-overlap"}
+    per_pair = len(RUNS) - len(readings)
     quick = spec("lomarc", quick=True).tasks()
-    assert len({t.key for t in quick}) == len(quick) == len(SETS) * (5 * per_pair + 2)
+    n = 5 * per_pair + 3 * len(readings)
+    assert len({t.key for t in quick}) == len(quick) == len(SETS) * n
     assert {t.columns["variant"] for t in quick} == set(RUNS) >= set(VARIANTS)
-    printed = {(t.columns["workload"], t.columns["mixture"])
-               for t in quick if t.columns["variant"] == "L-R-printed"}  # fmt: skip
-    assert printed == {("W1", "M1"), ("W3", "M1")}
+    other = {(t.columns["workload"], t.columns["mixture"])
+             for t in quick if t.columns["variant"] in readings}  # fmt: skip
+    assert other == {("W1", "M1"), ("W2", "M1"), ("W3", "M1")}
     assert {t.columns["n_jobs"] for t in quick} == {1500}
-    assert len(spec("lomarc").tasks()) == (5 * per_pair + 2) * 5
+    assert len(spec("lomarc").tasks()) == n * 5
 
 
 def test_cells_resume_and_outputs_are_byte_identical(tmp_path: Path) -> None:

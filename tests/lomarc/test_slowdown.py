@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from cosched.errors import ConfigError, WorkloadError
 from cosched.lomarc.matching import matchable, u_gain
-from cosched.lomarc.slowdown import Profile, SlowdownModel, pair_slowdown, profile_of
+from cosched.lomarc.slowdown import FORMULAS, Profile, SlowdownModel, pair_slowdown, profile_of
 
 
 def prof(
@@ -25,7 +25,8 @@ def prof(
 
 
 # Table 2: f_io = 0, so f_cpu = 1 - f_comm. "sl_e,max: X (Y)": X with CPU competition
-# (c_cpu = 2), Y without (c_cpu = 1).
+# (c_cpu = 2), Y without (c_cpu = 1). The overlap reading gives every one of them; the
+# printed formula only the equal pairs (test_printed_formula_hand_values).
 @pytest.mark.parametrize(
     ("comm_a", "comm_b", "with_cpu", "without_cpu"),
     [(0.4, 0.4, 2.0, 1.4), (0.6, 0.6, 2.0, 1.6), (0.4, 0.6, 1.8, 1.4), (0.6, 0.4, 1.8, 1.4)],
@@ -35,33 +36,42 @@ def test_table2_estimates(
 ) -> None:
     a = prof(1 - comm_a, comm_a, 0.0)
     b = prof(1 - comm_b, comm_b, 0.0)
-    assert pair_slowdown(a, b, cpu_factor=2.0) == pytest.approx(with_cpu)
-    assert pair_slowdown(a, b, cpu_factor=1.0) == pytest.approx(without_cpu)
+    assert pair_slowdown(a, b, cpu_factor=2.0, formula="overlap") == pytest.approx(with_cpu)
+    assert pair_slowdown(a, b, cpu_factor=1.0, formula="overlap") == pytest.approx(without_cpu)
 
 
 def test_hand_computed_cpu_with_disk() -> None:
     cpu_job = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
     disk_job = prof(0.3, 0.15, 0.55, cls=2, index=2, cpu_sl=1.4)
-    # 1 + (1.4 - 1) * 0.3 + min net 0.1 + min disk 0.1
-    assert SlowdownModel().slowdown(cpu_job, disk_job) == pytest.approx(1.32)
+    # Overlap reading: 1 + (1.4 - 1) * 0.3 + min net 0.1 + min disk 0.1.
+    overlap = SlowdownModel(formula="overlap")
+    assert overlap.slowdown(cpu_job, disk_job) == pytest.approx(1.32)
     # Standard CPU: CPU overlap costs 2 -> 1 + 0.3 + 0.1 + 0.1.
-    assert SlowdownModel(hyperthreaded=False).slowdown(cpu_job, disk_job) == pytest.approx(1.5)
+    std = SlowdownModel(hyperthreaded=False, formula="overlap")
+    assert std.slowdown(cpu_job, disk_job) == pytest.approx(1.5)
+    # As printed (the default): 2 x 0.3 + 2 x 0.1 + 2 x 0.1 = 1.0 on a standard CPU.
+    assert SlowdownModel(hyperthreaded=False).slowdown(cpu_job, disk_job) == pytest.approx(1.0)
 
 
 def test_pair_uses_the_later_jobs_cpu_draw() -> None:
     early = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
     late = prof(0.7, 0.1, 0.2, index=5, cpu_sl=2.0)
-    model = SlowdownModel()
+    model = SlowdownModel(formula="overlap")
     assert model.cpu_factor(early, late) == model.cpu_factor(late, early) == 2.0
     # 1 + 1 * 0.7 + 0.1 + 0.1
     assert model.slowdown(early, late) == pytest.approx(1.9)
+    # As printed: 2 * 0.7 + 2 * 0.1 + 2 * 0.1.
+    assert SlowdownModel().slowdown(early, late) == pytest.approx(1.8)
 
 
 def test_memory_conflict_gives_the_paging_slowdown() -> None:
     a = prof(0.8, 0.1, 0.1, mem=0.6)
     b = prof(0.3, 0.15, 0.55, mem=0.5, index=1)
-    assert pair_slowdown(a, b, cpu_factor=1.4) == 2.5
-    assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0) == 3.0
+    assert pair_slowdown(a, b, cpu_factor=1.4, formula="overlap") == 2.5
+    assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0, formula="overlap") == 3.0
+    # As printed, sl_mem adds: 1.4 * 0.3 + 2 * 0.1 + 2 * 0.1 + 2.5 (or + 3).
+    assert pair_slowdown(a, b, cpu_factor=1.4) == pytest.approx(3.32)
+    assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0) == pytest.approx(3.82)
 
 
 fractions = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)).filter(
@@ -73,11 +83,14 @@ fractions = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)).filter(
     fa=fractions, fb=fractions, c=st.floats(1.0, 2.0), ma=st.floats(0, 0.5), mb=st.floats(0, 0.5)
 )
 def test_bounded_by_two_without_memory_conflict(fa, fb, c, ma, mb) -> None:  # type: ignore[no-untyped-def]
+    # Both readings: "the maximum slowdown according to the above formula is 2 as long
+    # as no memory conflicts are involved" (section 4.1), and sl_AB = sl_BA.
     a = prof(*(x / sum(fa) for x in fa), mem=ma)
     b = prof(*(x / sum(fb) for x in fb), mem=mb, index=1)
-    sl = pair_slowdown(a, b, cpu_factor=c)
-    assert 1.0 - 1e-12 <= sl <= 2.0 + 1e-12
-    assert sl == pytest.approx(pair_slowdown(b, a, cpu_factor=c))
+    for formula in FORMULAS:
+        sl = pair_slowdown(a, b, cpu_factor=c, formula=formula)
+        assert 1.0 - 1e-12 <= sl <= 2.0 + 1e-12
+        assert sl == pytest.approx(pair_slowdown(b, a, cpu_factor=c, formula=formula))
 
 
 def test_u_gain_hand_values() -> None:
@@ -127,9 +140,9 @@ def test_printed_formula_hand_values() -> None:
     cpu_job = prof(0.8, 0.1, 0.1, index=1, cpu_sl=1.4)
     disk_job = prof(0.3, 0.15, 0.55, cls=2, index=2, cpu_sl=1.4)
     assert SlowdownModel(formula="printed").slowdown(cpu_job, disk_job) == 1.0
-    # Memory conflicts still page at 2.5.
+    # A memory conflict adds sl_mem: 2 * 0.3 + 2 * 0.15 + 2.5 = 3.4.
     big = prof(0.3, 0.15, 0.55, mem=0.9, index=3)
-    assert pair_slowdown(a, big, cpu_factor=2.0, formula="printed") == 2.5
+    assert pair_slowdown(a, big, cpu_factor=2.0, formula="printed") == pytest.approx(3.4)
 
 
 @given(
@@ -140,7 +153,7 @@ def test_printed_formula_never_above_the_overlap_form(fa, fb, c, ma, mb) -> None
     a = prof(*(x / sum(fa) for x in fa), mem=ma)
     b = prof(*(x / sum(fb) for x in fb), mem=mb, index=1)
     sl = pair_slowdown(a, b, cpu_factor=c, formula="printed")
-    assert 1.0 <= sl <= pair_slowdown(a, b, cpu_factor=c) + 1e-12
+    assert 1.0 <= sl <= pair_slowdown(a, b, cpu_factor=c, formula="overlap") + 1e-12
 
 
 def test_unknown_formula_is_named() -> None:

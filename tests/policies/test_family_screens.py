@@ -9,12 +9,13 @@ against the plain :class:`NodeBook` through random starts and finishes.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cosched.lomarc.matching import MatchRules, may_screen
 from cosched.lomarc.rates import Profiles
-from cosched.lomarc.slowdown import Profile, SlowdownModel
+from cosched.lomarc.slowdown import FORMULAS, Profile, SlowdownModel
 from cosched.nodeshare.configurations import configurations
 from cosched.nodeshare.interference import InterferenceModel
 from cosched.nodeshare.placement import NodeBook
@@ -46,11 +47,12 @@ def _table(ps: list[Profile]) -> np.ndarray:
     hyper=st.booleans(),
     check=st.booleans(),
     limit=st.sampled_from([None, 1.6, 1.4]),
+    formula=st.sampled_from(FORMULAS),
 )
 def test_may_screen_keeps_every_accepted_pair(
-    ps: list[Profile], hyper: bool, check: bool, limit: float | None
+    ps: list[Profile], hyper: bool, check: bool, limit: float | None, formula: str
 ) -> None:
-    model = SlowdownModel(hyperthreaded=hyper)
+    model = SlowdownModel(hyperthreaded=hyper, formula=formula)
     rules = MatchRules(model=model, max_slowdown=limit, check_match=check)
     a, b = ps[:4], ps[4:]
     ok, sl = may_screen(rules, _table(a), _table(b))
@@ -67,16 +69,19 @@ def test_may_screen_keeps_every_accepted_pair(
 def test_may_screen_by_hand() -> None:
     # Hyperthreaded: two CPU-bound jobs pair only with a good CPU draw (1.4) of the
     # later job; a CPU-bound and a disk-bound job pair if memory fits (0.5 + 0.6 > 1:
-    # refused). Slowdown of (cpu 0.8, disk 0.2) with (cpu 0.2, disk 0.8), good draw:
-    # 1 + 0.4 x 0.2 + 1 x 0.2 = 1.28.
+    # refused). Slowdown of (cpu 0.8, disk 0.2) with (cpu 0.2, disk 0.8), good draw,
+    # under the overlap reading: 1 + 0.4 x 0.2 + 1 x 0.2 = 1.28; as printed (shared
+    # parts only): 1.4 x 0.2 + 2 x 0.2 = 0.68, bounded below by 1.
     p0 = Profile(0, 0, 0.8, 0.0, 0.2, 0.3, 2.0)
     p1 = Profile(1, 0, 0.8, 0.0, 0.2, 0.3, 1.4)
     p2 = Profile(2, 2, 0.2, 0.0, 0.8, 0.3, 1.4)
     p3 = Profile(3, 2, 0.2, 0.0, 0.8, 0.8, 1.4)
-    rules = MatchRules(model=SlowdownModel(hyperthreaded=True), max_slowdown=1.6)
-    ok, sl = may_screen(rules, _table([p0]), _table([p1, p2, p3]))
-    assert ok.tolist() == [[True, True, False]]
-    assert sl[0, 1] == 1.0 + 0.4 * 0.2 + 1.0 * 0.2
+    for formula, expected in (("overlap", 1.0 + 0.4 * 0.2 + 1.0 * 0.2), ("printed", 1.0)):
+        model = SlowdownModel(hyperthreaded=True, formula=formula)
+        rules = MatchRules(model=model, max_slowdown=1.6)
+        ok, sl = may_screen(rules, _table([p0]), _table([p1, p2, p3]))
+        assert ok.tolist() == [[True, True, False]]
+        assert sl[0, 1] == pytest.approx(expected)
 
 
 def test_profiles_table_reads_each_job_once() -> None:

@@ -292,12 +292,14 @@ def may_screen(rules: MatchRules, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
             ok &= ((a_cls == CLASS_CPU) & (b_cls == CLASS_DISK)) | (
                 (a_cls == CLASS_DISK) & (b_cls == CLASS_CPU)
             )
-    sl = (
-        1.0
-        + (cf - 1.0) * np.minimum(a_cpu, b_cpu)
-        + (SERIAL - 1.0) * (np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk))
-    )
-    sl = np.where(over, np.maximum(sl, model.mem_slowdown), sl)
+    m_cpu = np.minimum(a_cpu, b_cpu)
+    m_io = np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk)
+    if model.formula == "printed":
+        sl = cf * m_cpu + SERIAL * m_io
+        sl = np.maximum(1.0, np.where(over, sl + model.mem_slowdown, sl))
+    else:
+        sl = 1.0 + (cf - 1.0) * m_cpu + (SERIAL - 1.0) * m_io
+        sl = np.where(over, np.maximum(sl, model.mem_slowdown), sl)
     if rules.max_slowdown is not None:
         ok &= ~(sl > rules.max_slowdown + 1e-9)  # NaN passes, as in screen
     return ok, sl

@@ -117,7 +117,7 @@ class Lomarc(Policy):
         check_match: apply the memory and matchable-class rules (False for AC).
         medium_long_only: pair only medium and long jobs (section 5.1).
         max_slowdown: MAX_SLOWDOWN (1.6, section 6.2); None: no limit.
-        mem_slowdown: slowdown of a pair that does not fit in memory (2.5, sec. 6.1).
+        mem_slowdown: ``sl_mem`` of a pair that does not fit in memory (2.5, sec. 6.1).
         aging_time: aging period of the priority order (None: the mean wait).
         bound: bound (s) of the response times in the ``response`` heuristic (60).
         predict: include the one-level prediction of arrivals in ``response``.
@@ -126,11 +126,12 @@ class Lomarc(Policy):
             accumulate; the default, the reading the paper's Figure 6 supports:
             ``scripts/lomarc_arrivals_reading.py``) or ``own`` (its own work alone,
             Figure 5's literal ``=``).
-        slowdown: the pair-slowdown formula: ``overlap`` (the default: each job's own
-            time plus the extra cost of the shared parts, which reproduces section
-            4.2's Table 2 estimates) or ``printed`` (section 4.1's formula as printed,
-            the shared parts only; the reading section 6's Table 5 and Figure 6
-            support: ``scripts/lomarc_slowdown_reading.py``).
+        slowdown: the pair-slowdown formula: ``printed`` (the default: section 4.1's
+            overall formula as printed, the shared parts plus ``sl_mem`` when the pair
+            pages; the reading section 6's numbers support, docs/lomarc.md) or
+            ``overlap`` (each job's own time plus the extra cost of the shared parts,
+            ``max`` with ``sl_mem``; the reading section 4.2's Table 2 estimates
+            support).
     """
 
     name = "lomarc"
@@ -149,7 +150,7 @@ class Lomarc(Policy):
     bound: float = 60.0
     predict: bool = True
     arrivals: Literal["own", "queue"] = "queue"
-    slowdown: Literal["overlap", "printed"] = "overlap"
+    slowdown: Literal["printed", "overlap"] = "printed"
     # Per-run state.
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
@@ -204,12 +205,17 @@ class Lomarc(Policy):
 
     def assumptions(self) -> list[str]:
         """The slowdown model in force (section 6.1 of the paper)."""
-        notes = [
-            f"pair slowdowns: the paper's {self.cpu} CPU model (section 6.1); a pair that "
-            f"does not fit in memory runs at 1/{self.mem_slowdown:g}"
-        ]
         if self.slowdown == "printed":
-            notes.append("pair slowdown by section 4.1's formula as printed (shared parts only)")
+            formula = (
+                "section 4.1's formula as printed (shared parts only); a pair that does "
+                f"not fit in memory adds sl_mem {self.mem_slowdown:g}"
+            )
+        else:
+            formula = (
+                "each job's own time plus its shared parts' extra cost (Table 2's "
+                f"reading); a pair that does not fit in memory runs at 1/{self.mem_slowdown:g}"
+            )
+        notes = [f"pair slowdowns: the paper's {self.cpu} CPU model (section 6.1), {formula}"]
         if self.pairing and self.max_slowdown is not None:
             notes.append(f"no pair predicted slower than MAX_SLOWDOWN {self.max_slowdown:g}")
         return notes

@@ -4,7 +4,8 @@ A job's run time splits into fractions on the CPU, the network and the disk
 (``cpu + net + disk = 1``). When two jobs A and B share a node, the worst case is that
 their shared parts on each resource are serialized: on resource ``r`` the overlap is
 ``m_r = min(f_A,r, f_B,r)``, and that overlap costs ``c_r`` times its length instead of
-once. The individual-execution slowdown ``sl_AB = T_AB / T_A`` is then::
+once. Counting each job's unshared time as well, the individual-execution slowdown
+``sl_AB = T_AB / T_A`` is (the ``overlap`` reading below)::
 
     sl_AB = sum_r [(f_A,r - m_r) + c_r * m_r] = 1 + sum_r (c_r - 1) * m_r
 
@@ -15,14 +16,20 @@ two CPU parts go well together, 2 when they compete; section 6.1). The slowdown 
 same for A and B because the overlaps are symmetric, and it is at most 2 while the two
 jobs fit in memory together (the overlaps sum to at most 1).
 
-Reading chosen where the paper's printed formula is ambiguous: the printed overall
-formula lists only the ``c_r * m_r`` terms; read literally it gives 1.6 for the mixed
-pair (f_comm 0.4 with f_comm 0.6) of Table 2, whose printed estimate is 1.8 (1.4 without
-CPU competition), and less than 1 for jobs that share little. The form above, which adds
-each job's non-overlapping time, reproduces every estimate of Table 2 (2 (1.4),
-2 (1.6), 1.8 (1.4)). Memory: when the two memory needs sum above 1 the pair pages; the
-paper measured an overall pair slowdown of 2.5 (section 4.2) and uses ``sl_mem = 2.5``
-(section 6.1), so the slowdown is then ``max(sl_AB, mem_slowdown)``.
+Two readings of the overall formula, both named options (``formula``):
+
+* ``printed`` (the default): section 4.1's overall formula as printed, every term,
+  ``sl_AB = c_cpu m_cpu + sl_mem + 2 m_net + 2 m_disk``: the shared parts only, plus
+  ``sl_mem`` (2.5, section 6.1) when the two memory needs sum above 1 and 0 otherwise,
+  bounded below by 1 (a paired job never runs faster than alone). It is the reading
+  section 6's own numbers support: with it L-R gains what Figures 6 and 7 report on W1,
+  the MAX_SLOWDOWN filter passes a share of pairs close to Table 5's, and AC loses to
+  PSS as the paper says (docs/lomarc.md, "Issue 14, stop 25").
+* ``overlap``: each job's own time plus the extra cost of its shared parts, the form
+  written out above, with ``max(sl_AB, sl_mem)`` for a pair that pages (section 4.2
+  measured 2.5 as a whole pair's slowdown). It reproduces every estimate of section
+  4.2's Table 2 (2 (1.4), 2 (1.6), 1.8 (1.4)), where the printed form gives 1.6 (1.2)
+  for the mixed pair (f_comm 0.4 with f_comm 0.6).
 """
 
 from __future__ import annotations
@@ -50,8 +57,9 @@ CLASS_CPU, CLASS_NET, CLASS_DISK = 0, 1, 2
 MAX_SLOWDOWN = 1.6
 #: Serialization factor of overlapping network or disk use (section 4.1).
 SERIAL = 2.0
-#: Readings of section 4.1's overall formula (see :func:`pair_slowdown`).
-FORMULAS = ("overlap", "printed")
+#: Readings of section 4.1's overall formula (see :func:`pair_slowdown`); the first is
+#: the default.
+FORMULAS = ("printed", "overlap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +118,7 @@ def pair_slowdown(
     cpu_factor: float,
     mem_slowdown: float = 2.5,
     serial: float = SERIAL,
-    formula: str = "overlap",
+    formula: str = "printed",
 ) -> float:
     """``sl_AB`` for two profiles with a given CPU overlap factor ``c_cpu``.
 
@@ -120,23 +128,20 @@ def pair_slowdown(
         cpu_factor: ``1 + f_competing`` (2 on a standard CPU).
         mem_slowdown: the pair's slowdown when it does not fit in memory.
         serial: cost factor of overlapping network or disk time.
-        formula: ``overlap`` (each job's own time plus the extra cost of the shared
-            parts, the module's reading) or ``printed`` (section 4.1's overall formula
-            as printed, the shared parts only, ``c_cpu m_cpu + 2 m_net + 2 m_disk``,
-            bounded below by 1: a paired job never runs faster than alone).
+        formula: ``printed`` (section 4.1's overall formula as printed, the default:
+            ``c_cpu m_cpu + 2 m_net + 2 m_disk``, plus ``mem_slowdown`` when the pair
+            pages, bounded below by 1) or ``overlap`` (each job's own time plus the
+            extra cost of the shared parts; ``max(sl, mem_slowdown)`` when it pages).
     """
+    over = a.mem + b.mem > 1.0
+    m_io = min(a.net, b.net) + min(a.disk, b.disk)
     if formula == "printed":
-        sl = max(
-            1.0,
-            cpu_factor * min(a.cpu, b.cpu) + serial * (min(a.net, b.net) + min(a.disk, b.disk)),
-        )
-    else:
-        sl = (
-            1.0
-            + (cpu_factor - 1.0) * min(a.cpu, b.cpu)
-            + (serial - 1.0) * (min(a.net, b.net) + min(a.disk, b.disk))
-        )
-    if a.mem + b.mem > 1.0:
+        sl = cpu_factor * min(a.cpu, b.cpu) + serial * m_io
+        if over:
+            sl += mem_slowdown
+        return max(1.0, sl)
+    sl = 1.0 + (cpu_factor - 1.0) * min(a.cpu, b.cpu) + (serial - 1.0) * m_io
+    if over:
         sl = max(sl, mem_slowdown)
     return sl
 
@@ -150,13 +155,13 @@ class SlowdownModel:
             False for standard CPUs (time sharing: CPU overlap costs 2).
         mem_slowdown: slowdown of a pair whose memory needs sum above 1 (2.5, sec. 6.1).
         standard_cpu_factor: CPU overlap cost on a standard CPU (2: time slicing).
-        formula: ``overlap`` or ``printed`` (see :func:`pair_slowdown`).
+        formula: ``printed`` (the default) or ``overlap`` (see :func:`pair_slowdown`).
     """
 
     hyperthreaded: bool = True
     mem_slowdown: float = 2.5
     standard_cpu_factor: float = 2.0
-    formula: str = "overlap"
+    formula: str = "printed"
 
     def __post_init__(self) -> None:
         if self.formula not in FORMULAS:

@@ -1,23 +1,24 @@
-"""LOMARC: the printed slowdown formula against cosched's reading (issue 14).
+"""LOMARC: the two readings of section 4.1's slowdown formula side by side (issue 14).
 
     python scripts/lomarc_slowdown_reading.py                  # W1, W3; 8,000 jobs; seeds 0-4
     python scripts/lomarc_slowdown_reading.py --jobs 1500 --seeds 0,1 --workloads W1
 
 Section 4.1 prints the pair slowdown as ``sl = (f_comp*2 + f_diff) * min{f_CPU,A,
 f_CPU,B} + sl_mem + min{f_net,A, f_net,B}*2 + min{f_disk,A, f_disk,B}*2``: the shared
-parts only. cosched reads it as ``1 + sum_r (c_r - 1) m_r`` (each job's own time plus
-the extra cost of the shared parts), the form that reproduces the paper's Table 2
-estimates (docs/lomarc.md). This script measures what the printed form would change:
+parts only (``printed``, cosched's default since stop 25). The other reading,
+``overlap``, is ``1 + sum_r (c_r - 1) m_r`` (each job's own time plus the extra cost of
+the shared parts), the form that reproduces the paper's Table 2 estimates
+(docs/lomarc.md). This script measures what the choice changes:
 
 1. over random pairs of one W1 workload that pass every rule before the slowdown
    filter (``matchable``: classes, CPU draw, memory), the share with ``sl <= 1.6``
    (the paper's Table 5 keeps 5 of 6, 8 of 10 and 14 of 16 for L-U1 on W1-W3);
-2. PSS, L-U1 and L-R over seeds, under cosched's reading and under the printed one
+2. PSS, L-U1 and L-R over seeds, under the overlap reading and the printed one
    (bounded below by 1: a paired job never runs faster than alone), and their
    mean-response improvement over PSS (paper, Figure 6: L-R +48% on W1, +56% on W3).
 
-The printed reading is the policies' option ``slowdown="printed"`` (the reproduction's
-variant ``L-R-printed``); the default stays ``overlap``.
+The readings are the policies' option ``slowdown="printed" | "overlap"`` (the
+reproduction runs ``L-R-overlap`` and ``AC-overlap`` beside the default).
 """
 
 from __future__ import annotations
@@ -45,15 +46,15 @@ PAPER = {"W1": "+48%", "W3": "+56%"}
 VARIANTS = {"L-U1": "lomarc-u1", "L-R": "lomarc-r"}
 
 
-def printed(model: SlowdownModel, a: Profile, b: Profile) -> float:
-    """The pair's slowdown under the printed formula (same CPU draw and memory rule)."""
+def under(formula: str, model: SlowdownModel, a: Profile, b: Profile) -> float:
+    """The pair's slowdown under ``formula`` (same CPU draw and memory rule)."""
     return pair_slowdown(
-        a, b, cpu_factor=model.cpu_factor(a, b), mem_slowdown=model.mem_slowdown, formula="printed"
+        a, b, cpu_factor=model.cpu_factor(a, b), mem_slowdown=model.mem_slowdown, formula=formula
     )
 
 
 def pass_rates(seed: int, draws: int = 200_000) -> tuple[int, float, float]:
-    """(matchable pairs, share passing 1.6 under cosched's reading, under the printed)."""
+    """(matchable pairs, share passing 1.6 under the overlap reading, under the printed)."""
     table = cell_workload("paper-alpha", "W1", "M1", seed, 8000).table
     cols = [c for c in table.columns if c.startswith("lomarc_")]
     profiles = [profile_of(i, r) for i, r in enumerate(table[cols].to_dict("records"))]
@@ -65,12 +66,12 @@ def pass_rates(seed: int, draws: int = 200_000) -> tuple[int, float, float]:
         if i == j or not matchable(a, b, model):
             continue
         n += 1
-        ours += model.slowdown(a, b) <= MAX_SLOWDOWN
-        lit += printed(model, a, b) <= MAX_SLOWDOWN
+        ours += under("overlap", model, a, b) <= MAX_SLOWDOWN
+        lit += under("printed", model, a, b) <= MAX_SLOWDOWN
     return n, ours / n, lit / n
 
 
-def response(workload: str, seed: int, jobs: int, policy: str, formula: str = "overlap") -> float:
+def response(workload: str, seed: int, jobs: int, policy: str, formula: str = "printed") -> float:
     w = cell_workload("paper-alpha", workload, "M1", seed, jobs)
     params = {} if policy == "lomarc-pss" else {"slowdown": formula}
     j = Simulation(w, lomarc_platform(NODES), make_policy(policy, **params)).run().jobs
@@ -82,21 +83,21 @@ def main() -> None:
     ap.add_argument("--workloads", default="W1,W3")
     ap.add_argument("--seeds", default="0,1,2,3,4")
     ap.add_argument("--jobs", type=int, default=8000)
-    ap.add_argument("--readings", default="cosched,printed")
+    ap.add_argument("--readings", default="overlap,printed")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     t0 = time.process_time()
     n, ours, lit = pass_rates(seeds[0])
     print(
         f"W1 seed {seeds[0]}: {n} matchable random pairs; sl <= {MAX_SLOWDOWN}: "
-        f"cosched's reading {ours:.3f}, printed {lit:.3f} (paper's Table 5, L-U1: 0.83-0.88)"
+        f"overlap reading {ours:.3f}, printed {lit:.3f} (paper's Table 5, L-U1: 0.83-0.88)"
     )
     print(f"mean response improvement over PSS, {args.jobs} jobs, seeds {seeds}")
     print("workload | reading | variant | improvement | paper L-R")
     for wl in args.workloads.split(","):
         base = np.asarray([response(wl, s, args.jobs, "lomarc-pss") for s in seeds])
         for name in args.readings.split(","):
-            formula = "overlap" if name == "cosched" else name
+            formula = name
             for label, policy in VARIANTS.items():
                 r = np.asarray([response(wl, s, args.jobs, policy, formula) for s in seeds])
                 gain = mean_ci(100 * (base - r) / base).text(3)

@@ -1,6 +1,7 @@
 """The README's status column for the reproductions, generated from their stored claims.
 
-Each reproduction's report writes ``DIR/claims.parquet`` (the paper's claims judged on
+Each reproduction's report carries its claim table in ``DIR/results.parquet`` (metadata
+``claim_table``; also written as ``DIR/claims.parquet``: the paper's claims judged on
 the stored results: :mod:`cosched.experiments.claims`). This script keeps a readable
 copy of each as ``docs/claims/NAME.csv`` (with the command that produced it) and writes
 the status cell of the reproduction's row in README.md's "What it does today" table from
@@ -14,12 +15,12 @@ those copies: how many claims agree, partly agree and disagree, and from which r
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
+
+from cosched.experiments.store import read_claims, read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "docs" / "claims"
@@ -34,13 +35,15 @@ ORDER = ("agrees", "partly", "disagrees", "not run")
 
 
 def copy_store(name: str, store: Path) -> Path:
-    """``store/claims.parquet`` to ``docs/claims/NAME.csv``, with its command and seeds."""
-    path = store / "claims.parquet"
-    if not path.is_file():
-        sys.exit(f"readme_status: {path} not found: run `cosched report {store}` first")
-    table = pq.read_table(path)
-    meta = json.loads((table.schema.metadata or {}).get(b"cosched", b"{}"))
-    frame = table.to_pandas()
+    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``,
+    with the command that produced the results."""
+    if not (store / "results.parquet").is_file():
+        sys.exit(f"readme_status: {store / 'results.parquet'} not found")
+    frame = read_claims(store)
+    if frame.empty:
+        sys.exit(f"readme_status: {store / 'results.parquet'} carries no claim table: "
+                 f"run `cosched report {store}` first")  # fmt: skip
+    _, meta = read_results(store)
     frame.insert(0, "command", meta.get("command", ""))
     CLAIMS.mkdir(parents=True, exist_ok=True)
     out = CLAIMS / f"{name}.csv"

@@ -18,7 +18,7 @@ from cosched.experiments.claims import Claim, Improvement, Value, evaluate, verd
 from cosched.experiments.model import CellEnv, experiment_from_dict
 from cosched.experiments.runner import run_experiment
 from cosched.experiments.stats import Interval
-from cosched.experiments.store import META_KEY
+from cosched.experiments.store import META_KEY, read_claims
 
 # t quantile 0.975 with 2 degrees of freedom (tables: 4.303); [1, 2, 3] has s = 1, so
 # the half-width is 4.302653 / sqrt(3) = 2.484138 and the interval [-0.4841, 4.4841].
@@ -151,6 +151,10 @@ def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
     assert rows[0]["cosched"] == pytest.approx(2.0)
     results = json.loads(pq.read_schema(tmp_path / "results.parquet").metadata[META_KEY])
     assert results["spec"]["claims"] == "tests.experiments.test_claims:toy_claims"
+    # results.parquet carries the same claim table as data, and its rows are unchanged.
+    carried = read_claims(tmp_path)
+    assert carried.to_dict("records") == stored.to_pandas().to_dict("records")
+    assert len(pq.read_table(tmp_path / "results.parquet")) == 2 * 3
     report = (tmp_path / "report.md").read_text()
     assert "| x-a1 | x of a=1 | 5 | 2 [-0.484, 4.48] | 3 | partly |" in report
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from cosched.experiments.model import resolve
 from cosched.experiments.stats import Interval, mean_ci
-from cosched.experiments.store import META_KEY, atomic, read_results
+from cosched.experiments.store import META_KEY, atomic, attach_claims, read_results
 
 __all__ = ["ReportSection", "build_report", "ci_table", "group_intervals", "write_claims"]
 
@@ -135,7 +135,8 @@ def _failed(table: pd.DataFrame) -> list[str]:
 def write_claims(
     root: Path, table: pd.DataFrame, meta: Mapping[str, Any], target: str
 ) -> list[str]:
-    """Judge the claims declared by ``target`` on ``table``; write ``root/claims.parquet``.
+    """Judge the claims declared by ``target`` on ``table``; write ``root/claims.parquet``
+    and carry the same table in ``root/results.parquet``'s metadata (``claim_table``).
 
     Returns:
         The claim table as Markdown lines.
@@ -155,6 +156,7 @@ def write_claims(
     data = data.replace_schema_metadata({META_KEY: blob})
     with atomic(root / "claims.parquet") as tmp:
         pq.write_table(data, tmp)
+    attach_claims(root, claims)
     return claims_markdown(claims)
 
 

@@ -231,6 +231,32 @@ def read_results(root: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     return table.to_pandas(), meta
 
 
+def attach_claims(root: str | os.PathLike[str], claims: pd.DataFrame) -> None:
+    """Carry the judged claim table in ``DIR/results.parquet``'s metadata.
+
+    The rows are unchanged; the provenance gains ``claim_table``: one record per claim
+    (the columns of ``claims.parquet``), so the results file alone says how each of the
+    paper's claims came out. :func:`read_claims` reads it back.
+    """
+    path = Path(root) / "results.parquet"
+    table = pq.read_table(path)
+    meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    meta["claim_table"] = [
+        {k: _clean(v) for k, v in row.items()} for row in claims.to_dict("records")
+    ]
+    _write(table, path, meta)
+
+
+def read_claims(root: str | os.PathLike[str]) -> pd.DataFrame:
+    """The claim table carried by ``DIR/results.parquet``, columns in the order of
+    ``claims.parquet`` (empty if it carries none)."""
+    from cosched.experiments.claims import COLUMNS
+
+    _, meta = read_results(root)
+    frame = pd.DataFrame(meta.get("claim_table", []))
+    return frame[[c for c in COLUMNS if c in frame.columns]]
+
+
 def finite(value: Any) -> bool:
     """Whether ``value`` is a finite number."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

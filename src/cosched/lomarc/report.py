@@ -280,8 +280,11 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         "",
         f"128 single-CPU nodes, {', '.join(map(str, jobs))} Lublin "
         f"jobs per run, seeds {', '.join(map(str, seeds))}, variants "
-        f"{', '.join(VARIANTS)} (and L-R-np: L-R without the prediction of arrivals); "
-        "M1 on W1-W3, M2 and M3 on W1. Values are means over seeds (± the half-width of "
+        f"{', '.join(VARIANTS)}, under section 4.1's slowdown formula as printed (the "
+        "default reading); also L-R-np (L-R without the prediction of arrivals), L-R-own "
+        "(an arrival's response read as its own work alone), and L-R-overlap and "
+        "AC-overlap (the formula's overlap reading, Table 2's); M1 on W1-W3, M2 and M3 on "
+        "W1. Values are means over seeds (± the half-width of "
         "the 95% Student-t interval where there are several seeds; error bars in the "
         "figures likewise). Workloads: the "
         "typeless (single-class) Lublin model with the paper's inter-arrival shapes "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cosched.errors import WorkloadError
 from cosched.timesharing import TSParams, simulate
 from cosched.timesharing.workloads import APP_KINDS, DYNAMIC_KINDS, bsp_jobs, dynamic_workload
 from cosched.workload.transforms import offered_load
@@ -160,3 +161,36 @@ def test_a_woken_f_process_preempts_only_if_fcs_f_preempt(f_preempt: int) -> Non
     assert S.I[q, K.P_STATE] == K.READY
     K.node_event(S, n, 0.011)
     assert int(S.I[n, K.N_CUR]) == (q if f_preempt else d)
+
+
+@pytest.mark.parametrize("procs", [1, 2, 5])
+def test_a_ring_job_exchanges_with_both_neighbours_every_iteration(procs: int) -> None:
+    # Section 3's building block: "a nearest-neighbor, ring pattern". Alone on its own
+    # PEs a balanced job's iteration is g + L on a ring as on a chain, so it ends after
+    # its run time; on a ring every rank sends two messages an iteration (to its left and
+    # right neighbours, the same process when there are two ranks), on a chain the end
+    # ranks send one; a single rank has no neighbour on either.
+    g, run = 1e-3, 1.0
+    n_iter = round(run / (g + P.latency))
+    for ring in (False, True):
+        w = bsp_jobs([(0.0, run, procs, g, 1.0, 0)], params=P, ring=ring)
+        r = simulate(w, scheme="GS", nodes=procs, mpl=1, rng=RNG(0), params=P, check=True)
+        sent = r.procs.sort_values("rank")["sent"].to_numpy()
+        if procs == 1:
+            want = [0]
+        elif ring:
+            want = [2 * n_iter] * procs
+        else:
+            want = [n_iter] + [2 * n_iter] * (procs - 2) + [n_iter]
+        assert sent.tolist() == want
+        assert int(r.procs["received"].sum()) == int(sent.sum())
+        assert float(r.jobs["end_time"].iloc[0]) == pytest.approx(run, rel=0.01)
+
+
+def test_ring_must_be_zero_or_one() -> None:
+    w = bsp_jobs([(0.0, 1.0, 2, 1e-3, 1.0, 0)], params=P)
+    t = w.table.copy()
+    t["ring"] = 2
+    with pytest.raises(WorkloadError, match="ring must be 0"):
+        simulate(type(w).from_table(t, name="bad"), scheme="GS", nodes=2, mpl=1,
+                 rng=RNG(0), params=P)  # fmt: skip

@@ -84,6 +84,8 @@ def check_inputs(workload: Workload, nodes: int, mpl: int, rng: np.random.Genera
     for name in ("imbalance_block", "imbalance_period"):
         if name in t.columns and not (t[name].to_numpy() >= 1).all():
             raise WorkloadError(f"workload {workload.name!r}: {name} must be an integer >= 1")
+    if "ring" in t.columns and not t["ring"].isin([0, 1]).all():
+        raise WorkloadError(f"workload {workload.name!r}: ring must be 0 (a chain) or 1")
     period = t["imbalance_period"] if "imbalance_period" in t.columns else 2
     if (
         "imbalance_parity" in t.columns
@@ -205,7 +207,8 @@ class TimeSharingSim:
         if "imbalance_parity" in t.columns:
             tab_i[jobs, K.J_PARITY] = t["imbalance_parity"].to_numpy().astype(np.int64)
         for col, name, default in ((K.J_BLOCK, "imbalance_block", 1),
-                                   (K.J_PERIOD, "imbalance_period", 2)):  # fmt: skip
+                                   (K.J_PERIOD, "imbalance_period", 2),
+                                   (K.J_RING, "ring", 0)):  # fmt: skip
             tab_i[jobs, col] = t[name].to_numpy().astype(np.int64) if name in t.columns else default
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1

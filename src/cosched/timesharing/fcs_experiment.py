@@ -73,6 +73,7 @@ __all__ = [
     "DYNAMIC_KEYS",
     "SCENARIOS",
     "SCHEMES",
+    "TOPOLOGIES",
     "check",
     "run_cell",
     "run_dynamic",
@@ -80,6 +81,9 @@ __all__ = [
 ]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
+#: How a scenario's ranks exchange messages: the paper's "nearest-neighbor, ring
+#: pattern" (section 3, the default), or a chain (the end ranks have one neighbour).
+TOPOLOGIES = ("ring", "chain")
 SCENARIOS = ("balanced", "imbalanced", "complementing", "mixed", "sweep3d", "sage", "sage+sweep3d")
 
 _KEYS = ("scenario", "scheme", "nodes", "job_time", "grain", "quantum", "cslots_min")
@@ -114,6 +118,8 @@ def check(params: Mapping[str, Scalar]) -> None:
         return
     if params["scenario"] not in SCENARIOS:
         raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
+    if params.get("topology", "ring") not in TOPOLOGIES:
+        raise ConfigError(f"'topology' must be one of {', '.join(TOPOLOGIES)}")
 
 
 def scenario_jobs(
@@ -237,7 +243,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         grain,
         ts,
     )
-    w = bsp_jobs(jobs, params=ts)
+    w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
     scheme = str(params["scheme"])
     mpl = 1 if scheme == "FCFS" else len(jobs)
     r = simulate(

@@ -1,7 +1,8 @@
 """The process-level time-sharing model, written once: plain Python over arrays.
 
 Every rule of the model lives here and only here: a task's program (compute, I/O, send
-one message to each ring neighbour, receive one from each), the NIC that deposits
+one message to each neighbour, receive one from each; a job's ranks form a chain, or a
+ring when its ``J_RING`` says so), the NIC that deposits
 messages into endpoints, each scheme's reaction (spin, block or yield; interrupt,
 periodic boost), the node's multi-level feedback queue and the gang matrix, and what
 each mechanism costs. numba compiles these functions (cached on disk); with
@@ -157,7 +158,9 @@ J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = r
 # (r // J_BLOCK) % J_PERIOD == J_PARITY (block 1, period 2: alternating ranks; block 4:
 # alternating 4-way nodes; period 4: one rank in four).
 J_BLOCK, J_PERIOD = 9, 10
-K_JI = 11
+# 1: the job's ranks form a ring (the last and the first are neighbours); 0: a chain.
+J_RING = 11
+K_JI = 12
 # Job float columns.
 J_COMP, J_IO, J_START, J_END, J_SUB, J_RUN, J_WCOMP, J_WIO, J_WCOMM, J_SKEW = range(10)
 J_SLOW = 10  # compute multiplier of the job's ranks of parity J_PARITY (imbalance)
@@ -1325,6 +1328,7 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
     parity = PI[jr, J_PARITY]
     blk = PI[jr, J_BLOCK]
     per = PI[jr, J_PERIOD]
+    ring = PI[jr, J_RING] != 0 and k > 1
     for r in range(k):
         p = p0 + r
         PI[p, :] = 0
@@ -1340,8 +1344,8 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_STATE] = READY
         PI[p, P_PHASE] = P_COMPUTE
         PI[p, P_WAITING] = -1
-        PI[p, P_NBR0] = p - 1 if r > 0 else -1
-        PI[p, P_NBR1] = p + 1 if r + 1 < k else -1
+        PI[p, P_NBR0] = p - 1 if r > 0 else (p0 + k - 1 if ring else -1)
+        PI[p, P_NBR1] = p + 1 if r + 1 < k else (p0 if ring else -1)
     for r in range(k):
         p = p0 + r
         PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)

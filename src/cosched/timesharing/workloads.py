@@ -68,21 +68,26 @@ def bsp_jobs(
     jobs: Sequence[tuple[float, ...]],
     *,
     params: TSParams | None = None,
+    ring: bool = False,
 ) -> Workload:
-    """BSP jobs on a chain of tasks (the FCS paper's building block, section 3).
+    """BSP jobs on a chain or a ring of tasks (the FCS paper's building block, section 3:
+    "a nearest-neighbor, ring pattern").
 
     Each tuple is ``(submit_time, run_time, procs, grain, imbalance, parity[, block,
     period])``: every iteration a task computes ``grain`` seconds (``grain * imbalance``
     for the ranks r with ``(r // block) % period == parity``: a fixed per-process load
     imbalance; by default block 1 and period 2, alternating ranks, parity 0 even or 1
     odd; block 4 gives alternating 4-way nodes, period 4 one rank in four), then
-    exchanges one message with each neighbour (one latency of ``params``).
+    exchanges one message with each neighbour (one latency of ``params``): on a chain the
+    first and last ranks have one neighbour, on a ring (``ring=True``) they are each
+    other's, so every rank has two.
     ``run_time`` is the balanced job's time alone, ``n_iter * (grain + L)``. A grain far
     above the FCS DC threshold (1 s) makes a job that hardly communicates.
 
     Returns:
         The workload, with the ``dcs_*`` columns (no I/O) and ``imbalance``,
-        ``imbalance_parity``, ``imbalance_block``, ``imbalance_period``.
+        ``imbalance_parity``, ``imbalance_block``, ``imbalance_period`` and ``ring``
+        (1 or 0).
     """
     lat = (TSParams() if params is None else params).latency
     rows = []
@@ -106,6 +111,7 @@ def bsp_jobs(
             "imbalance_block", "imbalance_period"]  # fmt: skip
     table = pd.DataFrame(rows, columns=cols)
     table["dcs_skew"] = 0.0
+    table["ring"] = int(ring)
     return Workload.from_table(table, name="bsp")
 
 

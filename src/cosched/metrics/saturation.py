@@ -19,13 +19,23 @@ from dataclasses import dataclass
 
 from cosched.errors import ConfigError
 
-__all__ = ["DEFAULT_FACTOR", "Saturation", "saturation_point"]
+__all__ = [
+    "DEFAULT_FACTOR",
+    "DEFAULT_SHARE",
+    "Saturation",
+    "accepted_saturation",
+    "saturation_point",
+]
 
 #: A run's mean response may grow to this multiple of the lowest load's and still count
 #: as bounded (cosched's choice: a queue that grows without bound passes any fixed
 #: multiple as the load approaches capacity; 5 separates the knee from the noise of one
 #: sample in the reproductions' sweeps).
 DEFAULT_FACTOR = 5.0
+
+#: A run keeps up with its offered load when it accepts at least this share of it
+#: (cosched's choice; docs/metrics.md).
+DEFAULT_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -110,3 +120,52 @@ def saturation_point(
             return Saturation(bounded, float(loads[i]), ref, factor)
         bounded = float(loads[i])
     return Saturation(bounded, math.inf, ref, factor)
+
+
+def accepted_saturation(
+    loads: Sequence[float],
+    accepted: Sequence[float],
+    *,
+    share: float = DEFAULT_SHARE,
+) -> Saturation:
+    """The saturation point of one sweep read from its accepted load (docs/metrics.md).
+
+    A run *keeps up* when its accepted load is at least ``share`` times its offered
+    load: below saturation the machine does the work offered, above it the accepted
+    load stays near the machine's capacity while the offered load grows (the FCS
+    paper's "relatively constant accepted load"). The saturation point is the highest
+    load of the sweep such that the run at that load and at every lower load keep up;
+    as with :func:`saturation_point`, the next load of the sweep comes with it. Unlike
+    a bound on response, this sees saturation in a finite workload, whose queue drains
+    after the last arrival however long it grew.
+
+    Args:
+        loads: the offered loads of the runs (distinct, > 0; any order).
+        accepted: each run's accepted load (NaN: does not keep up).
+        share: the least accepted share of the offered load (0 < share <= 1).
+
+    Returns:
+        The :class:`Saturation`, with ``reference`` NaN and ``factor`` the share.
+
+    Raises:
+        ConfigError: lengths differ, the sweep is empty, a load is not a finite
+            positive number or appears twice, or ``share`` is not in (0, 1].
+    """
+    n = len(loads)
+    if n == 0:
+        raise ConfigError("accepted_saturation needs at least one run")
+    if len(accepted) != n:
+        raise ConfigError(f"accepted_saturation: {n} loads but {len(accepted)} accepted loads")
+    if not 0.0 < share <= 1.0:
+        raise ConfigError(f"accepted_saturation: share must be in (0, 1] (got {share!r})")
+    for x in loads:
+        if not (math.isfinite(x) and x > 0):
+            raise ConfigError(f"accepted_saturation: loads must be finite and > 0 (got {x!r})")
+    if len(set(loads)) != n:
+        raise ConfigError(f"accepted_saturation: a load appears twice in {list(loads)}")
+    bounded = math.nan
+    for i in sorted(range(n), key=lambda i: loads[i]):
+        if not float(accepted[i]) >= share * float(loads[i]):
+            return Saturation(bounded, float(loads[i]), math.nan, share)
+        bounded = float(loads[i])
+    return Saturation(bounded, math.inf, math.nan, share)

@@ -10,10 +10,11 @@ paper's text draws from them: FCS close to GS on balanced jobs (section 3.1), an
 better than GS where imbalance or complementing jobs leave idle time (3.2-3.4).
 
 Section 5 (the dynamic workload): the saturation points of Figure 7 (FCFS about 78%, FCS
-88%, by :func:`cosched.timesharing.fcs_report.saturation_by_scheme`: the highest load of
-the sweep that stays bounded), FCS's mean response and slowdown below FCFS's, and Figure
-8's reading (FCS pushes the shorter half towards shorter responses, FCFS favours the
-longer half), at the Figure 8 load (74%).
+88%, by :func:`cosched.timesharing.fcs_report.accepted_saturation_by_scheme`: the
+highest load of the sweep up to which the accepted load keeps up with the offered),
+FCS's mean response and slowdown below FCFS's, and Figure 8's reading (FCS pushes the
+shorter half towards shorter responses, FCFS favours the longer half), at the Figure 8
+load (74%).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from cosched.timesharing.fcs_report import (
     FIG8_LOAD,
     PAPER,
     PAPER_SATURATION,
-    saturation_by_scheme,
+    accepted_saturation_by_scheme,
     with_accepted,
 )
 
@@ -101,13 +102,14 @@ _APPS_REASON = (
 
 
 def _saturation(scheme: str) -> Measure:
-    """Per seed: the highest offered load of the dynamic sweep that stays bounded."""
+    """Per seed: the highest offered load of the dynamic sweep up to which the scheme
+    keeps up with the offered load (:func:`accepted_saturation_by_scheme`)."""
 
     def measure(results: pd.DataFrame) -> np.ndarray:
         dyn = select(results, {"scenario": "dynamic"})
         if dyn.empty:
             return np.empty(0)
-        sat = saturation_by_scheme(dyn)
+        sat = accepted_saturation_by_scheme(dyn)
         return np.asarray(
             [v.bounded_load for (s, _), v in sorted(sat.items()) if s == scheme], dtype=float
         )

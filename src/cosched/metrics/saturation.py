@@ -14,7 +14,7 @@ rather than pretending to a precision it does not have.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cosched.errors import ConfigError
@@ -102,24 +102,39 @@ def saturation_point(
         )
     if not factor > 1.0:
         raise ConfigError(f"saturation_point: factor must be > 1 (got {factor!r})")
-    for x in loads:
-        if not (math.isfinite(x) and x > 0):
-            raise ConfigError(f"saturation_point: loads must be finite and > 0 (got {x!r})")
-    if len(set(loads)) != n:
-        raise ConfigError(f"saturation_point: a load appears twice in {list(loads)}")
+    _check_loads("saturation_point", loads)
     if reference is not None and not (math.isfinite(reference) and reference > 0):
         raise ConfigError(f"saturation_point: reference must be > 0 (got {reference!r})")
-    order = sorted(range(n), key=lambda i: loads[i])
-    ref = float(mean_response[order[0]]) if reference is None else float(reference)
+    lowest = min(range(n), key=lambda i: loads[i])
+    ref = float(mean_response[lowest]) if reference is None else float(reference)
     bound = factor * ref
-    bounded = math.nan
-    for i in order:
+
+    def bounded(i: int) -> bool:
         resp = float(mean_response[i])
         ok = unfinished[i] == 0 and math.isfinite(resp) and math.isfinite(bound)
-        if not (ok and resp <= bound):
-            return Saturation(bounded, float(loads[i]), ref, factor)
-        bounded = float(loads[i])
-    return Saturation(bounded, math.inf, ref, factor)
+        return ok and resp <= bound
+
+    return _walk(loads, bounded, ref, factor)
+
+
+def _check_loads(name: str, loads: Sequence[float]) -> None:
+    for x in loads:
+        if not (math.isfinite(x) and x > 0):
+            raise ConfigError(f"{name}: loads must be finite and > 0 (got {x!r})")
+    if len(set(loads)) != len(loads):
+        raise ConfigError(f"{name}: a load appears twice in {list(loads)}")
+
+
+def _walk(
+    loads: Sequence[float], keeps: Callable[[int], bool], reference: float, factor: float
+) -> Saturation:
+    """The sweep's highest load up to which every run ``keeps`` (by index), and the next."""
+    last = math.nan
+    for i in sorted(range(len(loads)), key=lambda i: loads[i]):
+        if not keeps(i):
+            return Saturation(last, float(loads[i]), reference, factor)
+        last = float(loads[i])
+    return Saturation(last, math.inf, reference, factor)
 
 
 def accepted_saturation(
@@ -158,14 +173,5 @@ def accepted_saturation(
         raise ConfigError(f"accepted_saturation: {n} loads but {len(accepted)} accepted loads")
     if not 0.0 < share <= 1.0:
         raise ConfigError(f"accepted_saturation: share must be in (0, 1] (got {share!r})")
-    for x in loads:
-        if not (math.isfinite(x) and x > 0):
-            raise ConfigError(f"accepted_saturation: loads must be finite and > 0 (got {x!r})")
-    if len(set(loads)) != n:
-        raise ConfigError(f"accepted_saturation: a load appears twice in {list(loads)}")
-    bounded = math.nan
-    for i in sorted(range(n), key=lambda i: loads[i]):
-        if not float(accepted[i]) >= share * float(loads[i]):
-            return Saturation(bounded, float(loads[i]), math.nan, share)
-        bounded = float(loads[i])
-    return Saturation(bounded, math.inf, math.nan, share)
+    _check_loads("accepted_saturation", loads)
+    return _walk(loads, lambda i: float(accepted[i]) >= share * float(loads[i]), math.nan, share)

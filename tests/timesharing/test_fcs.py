@@ -115,8 +115,8 @@ def test_the_fcs_reproduction_spec_and_a_small_cell() -> None:
 
     tasks = spec("fcs", quick=True).tasks()
     # four scenarios x FCFS, GS, SB, FCS; three section 4 pairs; the dynamic workload at
-    # four loads and Figure 9's set at two, x the same
-    assert len(tasks) == 4 * 4 + 3 * 4 + 4 * 4 + 2 * 4
+    # six loads and Figure 9's set at two, x the same
+    assert len(tasks) == 4 * 4 + 3 * 4 + 6 * 4 + 2 * 4
     base = {"scenario": "imbalanced", "nodes": 2, "job_time": 2.0, "grain": GRAIN,
             "quantum": 0.1, "cslots_min": 5}  # fmt: skip
     out = {s: run_cell({**base, "scheme": s}, 1, CellEnv()) for s in ("FCFS", "GS", "FCS")}

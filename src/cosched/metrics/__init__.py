@@ -1,6 +1,6 @@
 """Per-job outcomes and summary metrics, as pure functions of the outcome table."""
 
-from cosched.metrics.saturation import Saturation, saturation_point
+from cosched.metrics.saturation import Saturation, accepted_saturation, saturation_point
 from cosched.metrics.summary import (
     DURATION_CLASSES,
     JobClasses,
@@ -15,6 +15,7 @@ __all__ = [
     "DURATION_CLASSES",
     "JobClasses",
     "Saturation",
+    "accepted_saturation",
     "by_class",
     "class_metrics",
     "node_busy_seconds",

@@ -14,18 +14,28 @@ rather than pretending to a precision it does not have.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cosched.errors import ConfigError
 
-__all__ = ["DEFAULT_FACTOR", "Saturation", "saturation_point"]
+__all__ = [
+    "DEFAULT_FACTOR",
+    "DEFAULT_SHARE",
+    "Saturation",
+    "accepted_saturation",
+    "saturation_point",
+]
 
 #: A run's mean response may grow to this multiple of the lowest load's and still count
 #: as bounded (cosched's choice: a queue that grows without bound passes any fixed
 #: multiple as the load approaches capacity; 5 separates the knee from the noise of one
 #: sample in the reproductions' sweeps).
 DEFAULT_FACTOR = 5.0
+
+#: A run keeps up with its offered load when it accepts at least this share of it
+#: (cosched's choice; docs/metrics.md).
+DEFAULT_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -92,21 +102,76 @@ def saturation_point(
         )
     if not factor > 1.0:
         raise ConfigError(f"saturation_point: factor must be > 1 (got {factor!r})")
-    for x in loads:
-        if not (math.isfinite(x) and x > 0):
-            raise ConfigError(f"saturation_point: loads must be finite and > 0 (got {x!r})")
-    if len(set(loads)) != n:
-        raise ConfigError(f"saturation_point: a load appears twice in {list(loads)}")
+    _check_loads("saturation_point", loads)
     if reference is not None and not (math.isfinite(reference) and reference > 0):
         raise ConfigError(f"saturation_point: reference must be > 0 (got {reference!r})")
-    order = sorted(range(n), key=lambda i: loads[i])
-    ref = float(mean_response[order[0]]) if reference is None else float(reference)
+    lowest = min(range(n), key=lambda i: loads[i])
+    ref = float(mean_response[lowest]) if reference is None else float(reference)
     bound = factor * ref
-    bounded = math.nan
-    for i in order:
+
+    def bounded(i: int) -> bool:
         resp = float(mean_response[i])
         ok = unfinished[i] == 0 and math.isfinite(resp) and math.isfinite(bound)
-        if not (ok and resp <= bound):
-            return Saturation(bounded, float(loads[i]), ref, factor)
-        bounded = float(loads[i])
-    return Saturation(bounded, math.inf, ref, factor)
+        return ok and resp <= bound
+
+    return _walk(loads, bounded, ref, factor)
+
+
+def _check_loads(name: str, loads: Sequence[float]) -> None:
+    for x in loads:
+        if not (math.isfinite(x) and x > 0):
+            raise ConfigError(f"{name}: loads must be finite and > 0 (got {x!r})")
+    if len(set(loads)) != len(loads):
+        raise ConfigError(f"{name}: a load appears twice in {list(loads)}")
+
+
+def _walk(
+    loads: Sequence[float], keeps: Callable[[int], bool], reference: float, factor: float
+) -> Saturation:
+    """The sweep's highest load up to which every run ``keeps`` (by index), and the next."""
+    last = math.nan
+    for i in sorted(range(len(loads)), key=lambda i: loads[i]):
+        if not keeps(i):
+            return Saturation(last, float(loads[i]), reference, factor)
+        last = float(loads[i])
+    return Saturation(last, math.inf, reference, factor)
+
+
+def accepted_saturation(
+    loads: Sequence[float],
+    accepted: Sequence[float],
+    *,
+    share: float = DEFAULT_SHARE,
+) -> Saturation:
+    """The saturation point of one sweep read from its accepted load (docs/metrics.md).
+
+    A run *keeps up* when its accepted load is at least ``share`` times its offered
+    load: below saturation the machine does the work offered, above it the accepted
+    load stays near the machine's capacity while the offered load grows (the FCS
+    paper's "relatively constant accepted load"). The saturation point is the highest
+    load of the sweep such that the run at that load and at every lower load keep up;
+    as with :func:`saturation_point`, the next load of the sweep comes with it. Unlike
+    a bound on response, this sees saturation in a finite workload, whose queue drains
+    after the last arrival however long it grew.
+
+    Args:
+        loads: the offered loads of the runs (distinct, > 0; any order).
+        accepted: each run's accepted load (NaN: does not keep up).
+        share: the least accepted share of the offered load (0 < share <= 1).
+
+    Returns:
+        The :class:`Saturation`, with ``reference`` NaN and ``factor`` the share.
+
+    Raises:
+        ConfigError: lengths differ, the sweep is empty, a load is not a finite
+            positive number or appears twice, or ``share`` is not in (0, 1].
+    """
+    n = len(loads)
+    if n == 0:
+        raise ConfigError("accepted_saturation needs at least one run")
+    if len(accepted) != n:
+        raise ConfigError(f"accepted_saturation: {n} loads but {len(accepted)} accepted loads")
+    if not 0.0 < share <= 1.0:
+        raise ConfigError(f"accepted_saturation: share must be in (0, 1] (got {share!r})")
+    _check_loads("accepted_saturation", loads)
+    return _walk(loads, lambda i: float(accepted[i]) >= share * float(loads[i]), math.nan, share)

@@ -61,11 +61,14 @@ from cosched.timesharing.engine import simulate
 from cosched.timesharing.params import TSParams
 from cosched.timesharing.workloads import (
     APP_KINDS,
+    LOAD_BY,
     SAGE_GRAIN,
     SAGE_SLOW,
     bsp_jobs,
     dynamic_workload,
+    whole_nodes,
 )
+from cosched.workload.job import Workload
 
 __all__ = [
     "DECILES",
@@ -78,6 +81,7 @@ __all__ = [
     "run_cell",
     "run_dynamic",
     "scenario_jobs",
+    "window_accepted",
 ]
 
 SCHEMES = ("FCFS", "GS", "SB", "FCS")
@@ -93,6 +97,14 @@ DYNAMIC = ("dynamic", "dynamic-apps")
 APPS_MPL = 2
 #: The dynamic workload's parameters (section 5).
 DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
+#: The dynamic workload's readings of section 5.1, each a parameter with its default
+#: (docs/timesharing.md, "Figure 7's saturation, re-read"): ``alloc`` "pe" (every
+#: scheme allocates PEs) or "node" (batch FCFS allocates whole nodes of ``node_pes``
+#: PEs, the time-sharing schemes PEs); ``load_by`` (:data:`LOAD_BY`); ``estimate``, the
+#: request as a multiple of the isolated run time (EASY's estimate is the request times
+#: the MPL).
+READINGS: dict[str, Scalar] = {"alloc": "pe", "node_pes": 2, "load_by": "arrivals", "estimate": 1.0}
+ALLOC = ("pe", "node")
 #: Deciles of Figure 8's response-time CDFs.
 DECILES = tuple(range(10, 100, 10))
 #: Bounded slowdown's threshold: the usual 10 s, in the workload's own seconds (divided
@@ -115,11 +127,27 @@ def check(params: Mapping[str, Scalar]) -> None:
         for key in DYNAMIC_KEYS:
             if key not in params:
                 raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
+        r = reading(params)
+        if r["alloc"] not in ALLOC:
+            raise ConfigError(f"'alloc' must be one of {', '.join(ALLOC)} (got {r['alloc']!r})")
+        if r["load_by"] not in LOAD_BY:
+            raise ConfigError(f"'load_by' must be one of {', '.join(LOAD_BY)}")
+        if not (isinstance(r["node_pes"], int) and r["node_pes"] >= 1) or (
+            int(params["dyn_pes"]) % r["node_pes"]  # type: ignore[arg-type]
+        ):
+            raise ConfigError("'node_pes' must be an integer >= 1 that divides 'dyn_pes'")
+        if not float(r["estimate"]) >= 1.0:  # type: ignore[arg-type]
+            raise ConfigError(f"'estimate' must be >= 1 (got {r['estimate']!r})")
         return
     if params["scenario"] not in SCENARIOS:
         raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
     if params.get("topology", "ring") not in TOPOLOGIES:
         raise ConfigError(f"'topology' must be one of {', '.join(TOPOLOGIES)}")
+
+
+def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
+    """The dynamic workload's readings (:data:`READINGS`), defaults filled in."""
+    return {k: params.get(k, v) for k, v in READINGS.items()}
 
 
 def scenario_jobs(
@@ -167,10 +195,27 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     )
 
 
+def window_accepted(
+    submit: np.ndarray, start: np.ndarray, end: np.ndarray, work: np.ndarray, pes: int
+) -> float:
+    """The accepted load while jobs arrive: the work done by the last arrival T over
+    ``pes`` x T, a job running at T counted in proportion to the time it has run
+    (``(T - start) / (end - start)`` of its ``work``). A saturated machine accumulates
+    jobs in its queue, so its accepted load in the window falls below the offered load
+    (the FCS paper, section 5.1: accepted load "inferred from the accumulation of jobs in
+    the queue"); unlike the makespan, it does not count the drain after the last
+    arrival, which every finite workload has."""
+    t = float(submit.max())
+    run = np.maximum(end - start, 1e-300)
+    done = np.clip((t - start) / run, 0.0, 1.0)
+    return float((work * done).sum()) / (pes * t)
+
+
 def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[str, Any]:
     """The dynamic workload of section 5 under one scheme at one offered load."""
     pes = int(params["dyn_pes"])  # type: ignore[arg-type]
     apps = params["scenario"] == "dynamic-apps"
+    how = reading(params)
     rng = np.random.default_rng(seed)
     w = dynamic_workload(
         int(params["n_jobs"]),  # type: ignore[arg-type]
@@ -181,19 +226,33 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
         time_scale=float(params["time_scale"]),  # type: ignore[arg-type]
         params=ts,
         kinds=APP_KINDS if apps else None,
+        load_by=str(how["load_by"]),
     )
     scheme = str(params["scheme"])
     mpl = 1 if scheme == "FCFS" else APPS_MPL if apps else int(params["dyn_mpl"])  # type: ignore[arg-type]
+    run_w, units = w, pes
+    if float(how["estimate"]) != 1.0:  # type: ignore[arg-type]
+        t = w.table.copy()
+        t["requested_time"] = t["requested_time"] * float(how["estimate"])  # type: ignore[arg-type]
+        run_w = Workload.from_table(t, name=w.name)
+    if scheme == "FCFS" and how["alloc"] == "node":
+        node_pes = int(how["node_pes"])  # type: ignore[arg-type]
+        run_w, units = whole_nodes(run_w, node_pes), pes // node_pes
     r = simulate(
-        w,
+        run_w,
         scheme="GS" if scheme == "FCFS" else scheme,
-        nodes=pes,
+        nodes=units,
         mpl=mpl,
         rng=rng,
         params=ts,
         easy=True,
     )
     iso = w.table.set_index("job_id")["requested_time"]
+    compute = float(r.nodes["compute"].sum())
+    if units != pes:  # whole nodes: a unit's computing stands for its job's PEs there
+        size = w.table["procs"].to_numpy(dtype=float)
+        cost = w.table["requested_time"].to_numpy(dtype=float)
+        compute *= float((cost * size).sum()) / float((cost * run_w.table["procs"]).sum())
     j = r.jobs
     alone = iso.loc[j["job_id"]].to_numpy(dtype=float)
     resp = (j["end_time"] - j["submit_time"]).to_numpy(dtype=float)
@@ -210,9 +269,19 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
         "median_bslowdown": float(np.median(bslow)),
         "mean_wait": float((j["start_time"] - j["submit_time"]).mean()),
         "unfinished": float(r.unfinished),
-        "utilization": float(r.nodes["compute"].sum()) / (pes * r.end_time),
+        "utilization": compute / (pes * r.end_time),
         "events": float(r.events),
+        "window_accepted": window_accepted(
+            j["submit_time"].to_numpy(dtype=float),
+            j["start_time"].to_numpy(dtype=float),
+            j["end_time"].to_numpy(dtype=float),
+            alone * w.table.set_index("job_id")["procs"].loc[j["job_id"]].to_numpy(dtype=float),
+            pes,
+        ),
     }
+    # where the PEs' time went (per allocation unit: a whole node under alloc "node")
+    for c in ("compute", "spin", "context_switch", "interrupt"):
+        out[f"frac_{c}"] = float(r.nodes[c].sum()) / (units * r.end_time)
     # Figure 8: the shorter and the longer half of the jobs by isolated run time (ties
     # by job id), their response-time deciles
     order = np.lexsort((j["job_id"].to_numpy(), alone))

@@ -17,14 +17,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from cosched.metrics.saturation import saturation_point
-from cosched.timesharing.fcs_experiment import DECILES, DYNAMIC, SCENARIOS, SCHEMES
+from cosched.metrics.saturation import DEFAULT_SHARE, accepted_saturation, saturation_point
+from cosched.timesharing.fcs_experiment import DECILES, DYNAMIC, READINGS, SCENARIOS, SCHEMES
 from cosched.timesharing.workloads import dynamic_workload
 
 __all__ = [
     "FIG8_LOAD",
     "PAPER",
     "PAPER_SATURATION",
+    "accepted_saturation_by_scheme",
     "report_section",
     "saturation_by_scheme",
     "with_accepted",
@@ -107,7 +108,8 @@ def _f(v: float) -> str:
 def with_accepted(dyn: pd.DataFrame) -> pd.DataFrame:
     """``dyn`` with an ``accepted`` column: the accepted load of each run, its work (sum
     of isolated run time x size, the same at every offered load of a seed) over
-    processors x its makespan. Once a scheme saturates it stops growing with the offered
+    processors x its makespan (times the offered load when ``load_by`` is "runtimes").
+    Once a scheme saturates it stops growing with the offered
     load (section 5.1: saturation "witnessed by a relatively constant accepted load")."""
     out = dyn.copy()
     work: dict[tuple[Any, ...], float] = {}
@@ -119,7 +121,10 @@ def with_accepted(dyn: pd.DataFrame) -> pd.DataFrame:
             w = dynamic_workload(key[1], rng=np.random.default_rng(key[0]), pes=key[2],
                                  load=1.0, max_run=key[3], time_scale=key[4]).table  # fmt: skip
             work[key] = float((w["requested_time"] * w["procs"]).sum())
-        acc.append(work[key] / (key[2] * float(r["turnaround"])))
+        # offered load set by run times (section 5.2's reading): the work grows with it
+        by_runs = r.get("load_by", "arrivals") == "runtimes"
+        scale = float(r["load"]) if by_runs else 1.0
+        acc.append(work[key] * scale / (key[2] * float(r["turnaround"])))
     out["accepted"] = acc
     return out
 
@@ -144,6 +149,47 @@ def saturation_by_scheme(dyn: pd.DataFrame) -> dict[tuple[str, int], Any]:
     return out
 
 
+def _readings_text(dyn: pd.DataFrame) -> str:
+    """The section 5 readings the runs used (docs/timesharing.md, "Figure 7's
+    saturation, re-read"), in words."""
+    first = dyn.iloc[0] if len(dyn) else pd.Series(dtype=object)
+    how = {k: first.get(k, v) for k, v in READINGS.items()}
+    how = {k: (v if isinstance(v, str) or not pd.isna(v) else READINGS[k]) for k, v in how.items()}
+    load = (
+        "the offered load (sum of isolated run time x size over processors x last arrival) "
+        + ("set by multiplying the run times, arrivals fixed at those of load 1"
+           if how["load_by"] == "runtimes" else "set by scaling the arrivals")
+    )  # fmt: skip
+    alloc = (
+        f"FCFS allocates whole {int(how['node_pes'])}-PE nodes, the time-sharing schemes PEs"
+        if how["alloc"] == "node"
+        else "every scheme allocates PEs"
+    )
+    est = float(how["estimate"])
+    return (
+        f"{load}; {alloc}; EASY backfilling in front of every scheme, estimates = "
+        + ("isolated run time" if est == 1.0 else f"{est:g} x isolated run time")
+        + " x MPL"
+    )
+
+
+def accepted_saturation_by_scheme(dyn: pd.DataFrame) -> dict[tuple[str, int], Any]:
+    """Per (scheme, seed), the :class:`~cosched.metrics.saturation.Saturation` of the
+    dynamic sweep read from the accepted load while jobs arrive (``window_accepted``):
+    the highest load up to which every run accepts at least ``DEFAULT_SHARE`` of its
+    offered load (:func:`cosched.metrics.accepted_saturation`; section 5.1: saturation
+    "witnessed by a relatively constant accepted load", accepted load "inferred from the
+    accumulation of jobs in the queue"). Empty if the results lack ``window_accepted``."""
+    out: dict[tuple[str, int], Any] = {}
+    if dyn.empty or "window_accepted" not in dyn:
+        return out
+    for (scheme, seed), sweep in dyn.groupby(["scheme", "seed"]):
+        out[(str(scheme), int(seed))] = accepted_saturation(
+            sweep["load"].tolist(), sweep["window_accepted"].tolist()
+        )
+    return out
+
+
 def _dynamic(
     dyn: pd.DataFrame, out: Path, params: Mapping[str, Any], apps: bool = False
 ) -> list[str]:
@@ -160,10 +206,9 @@ def _dynamic(
         "",
         f"{params.get('n_jobs')} Lublin jobs on {params.get('dyn_pes')} processors (run "
         f"times clipped at {params.get('max_run')} s), each a BSP job of a random kind (1 ms "
-        "balanced, 1 ms imbalanced as in section 3.2, 50 ms balanced), arrivals scaled to "
-        "the offered load (sum of isolated run time x size over processors x last "
-        "arrival); EASY backfilling in front of every scheme, estimates = isolated run "
-        f"time x MPL (FCFS: MPL 1; GS, SB, FCS: MPL {2 if apps else params.get('dyn_mpl')}). "
+        "balanced, 1 ms imbalanced as in section 3.2, 50 ms balanced); "
+        + _readings_text(dyn)
+        + f" (FCFS: MPL 1; GS, SB, FCS: MPL {2 if apps else params.get('dyn_mpl')}). "
         + ("Job kinds: the SAGE and SWEEP3D skeletons of section 4 instead. The paper: "
            "64 processors (16 four-way nodes), MPL 2." if apps else
            "The paper: 1,000 jobs on 32 processors (16 two-way nodes), MPL 6.")
@@ -190,18 +235,25 @@ def _dynamic(
     fig.savefig(out / f"{fig_name}.png", dpi=100)
     plt.close(fig)
     sat = saturation_by_scheme(dyn)
-    lines += ["**Saturation**: the highest offered load of the sweep whose mean response "
-              "stays within 5x the best scheme's at the lowest load, and the next load "
-              "(`cosched.metrics.saturation_point`); and the highest accepted load of the "
-              "sweep (where it stops growing, the scheme is saturated)", "",
-              "| scheme | saturation point, per seed | max accepted load | paper |",
-              "|---|---|---|---|"]  # fmt: skip
+    acc = accepted_saturation_by_scheme(dyn)
+    lines += ["**Saturation**: the highest offered load of the sweep up to which every run "
+              f"accepts at least {DEFAULT_SHARE:.0%} of its offered load while jobs arrive "
+              "(work done by the last arrival over processors x that time: "
+              "`cosched.metrics.accepted_saturation`), and the next load; the same by "
+              "response (mean response within 5x the best scheme's at the lowest load: "
+              "`cosched.metrics.saturation_point`); and the highest accepted load of the "
+              "sweep over the makespan", "",
+              "| scheme | saturation point (accepted load), per seed | by response, per seed "
+              "| max accepted load | paper |",
+              "|---|---|---|---|---|"]  # fmt: skip
     top = dyn.groupby("scheme")["accepted"].max()
     for s in schemes:
         labels = ", ".join(v.label() for (sc, _), v in sorted(sat.items()) if sc == s)
+        by_acc = ", ".join(v.label() for (sc, _), v in sorted(acc.items()) if sc == s) or "-"
         paper = PAPER_SATURATION.get(s)
         paper = None if apps else paper
-        lines.append(f"| {s} | {labels} | {top[s]:.2f} | {f'{paper:.0%}' if paper else '-'} |")
+        lines.append(f"| {s} | {by_acc} | {labels} | {top[s]:.2f} | "
+                     f"{f'{paper:.0%}' if paper else '-'} |")  # fmt: skip
     lines.append("")
     if apps:
         return [*lines, ""]

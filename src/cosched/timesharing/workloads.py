@@ -23,12 +23,14 @@ from cosched.workload.transforms import scale_to_load
 __all__ = [
     "APP_KINDS",
     "DYNAMIC_KINDS",
+    "LOAD_BY",
     "SAGE_GRAIN",
     "SAGE_SLOW",
     "bsp_jobs",
     "dynamic_workload",
     "jobs_table",
     "make_workload",
+    "whole_nodes",
 ]
 
 
@@ -175,6 +177,10 @@ DYNAMIC_KINDS: dict[str, tuple[float, float | None, int]] = {
     "imbalanced": (1e-3, None, 2),
     "coarse": (50e-3, 1.0, 2),
 }
+#: How :func:`dynamic_workload` sets the offered load: the two readings of the FCS
+#: paper (section 5.1 scales arrival times, section 5.2 says run times).
+LOAD_BY = ("arrivals", "runtimes")
+
 #: Figure 9's set: SWEEP3D and SAGE skeletons (section 4), half each.
 APP_KINDS: dict[str, tuple[float, float | None, int]] = {
     "sweep3d": (1e-3, 1.0, 2),
@@ -192,6 +198,7 @@ def dynamic_workload(
     time_scale: float = 1.0,
     params: TSParams | None = None,
     kinds: dict[str, tuple[float, float | None, int]] | None = None,
+    load_by: str = "arrivals",
 ) -> Workload:
     """The FCS paper's dynamic workload (section 5.1): Lublin jobs of BSP kinds.
 
@@ -204,12 +211,20 @@ def dynamic_workload(
     the offered load, ``sum(isolated run time x size) / (pes x last arrival)``, is
     ``load`` (section 5.1's definition).
 
+    ``load_by`` says how the load is set (:data:`LOAD_BY`): ``"arrivals"`` scales the
+    arrival times (section 5.1: "by multiplying job-arrival times by a constant");
+    ``"runtimes"`` scales the arrivals to offered load 1 and multiplies every run time
+    by ``load`` (section 5.2: "by multiplying run times of jobs by a load factor"). The
+    draws are the same either way, so the two readings see the same jobs.
+
     Returns:
         The ``bsp_jobs`` workload with ``requested_time`` the isolated run time and a
         ``kind`` column.
     """
     if not max_run > 0 or not time_scale > 0:
         raise ConfigError(f"max_run and time_scale must be > 0 (got {max_run!r}, {time_scale!r})")
+    if load_by not in LOAD_BY:
+        raise ConfigError(f"load_by must be one of {', '.join(LOAD_BY)} (got {load_by!r})")
     p = TSParams() if params is None else params
     table = DYNAMIC_KINDS if kinds is None else kinds
     w = generate_lublin(n_jobs, nodes=pes, rng=rng)
@@ -220,7 +235,13 @@ def dynamic_workload(
     t["run_time"] = run
     t["requested_time"] = run
     t["submit_time"] = (t["submit_time"] - t["submit_time"].iloc[0]) / time_scale
-    w = scale_to_load(Workload.from_table(t, name="lublin"), load, pes)
+    by_runs = load_by == "runtimes"
+    w = scale_to_load(Workload.from_table(t, name="lublin"), 1.0 if by_runs else load, pes)
+    if by_runs:
+        t = w.table.copy()
+        t["run_time"] = t["run_time"] * load
+        t["requested_time"] = t["run_time"]
+        w = Workload.from_table(t, name="lublin")
     lat = p.latency
     rows = []
     for submit, iso, procs, k in zip(
@@ -237,3 +258,35 @@ def dynamic_workload(
     out["requested_time"] = w.table["run_time"].to_numpy(dtype=float)
     out["kind"] = [names[int(k)] for k in picks]
     return Workload.from_table(out, name=f"fcs-dynamic{pes}")
+
+
+def whole_nodes(w: Workload, node_pes: int) -> Workload:
+    """A batch workload on whole nodes of ``node_pes`` PEs, as a workload of nodes.
+
+    Under batch scheduling (MPL 1) a job that is given whole nodes holds
+    ``ceil(procs / node_pes)`` of them for its run time alone, whatever it does inside;
+    the spare PEs of its last node idle. That schedule is the schedule of a machine of
+    ``pes / node_pes`` single-CPU units on which each job is ``ceil(procs / node_pes)``
+    ranks wide and runs the same isolated time, which is what this returns: the job's
+    rank count divided, and a job that shrinks to one rank made a serial job of its
+    isolated time (``requested_time``: a lone rank does not wait for neighbours, so it
+    would otherwise run its block's computation only). Jobs of two ranks or more keep
+    their kind: alone they run the same time on any width of two or more (the slow
+    ranks set the pace, every message takes one latency).
+
+    Only for batch runs: under time sharing a node's PEs are scheduled one by one.
+
+    Raises:
+        ConfigError: ``node_pes`` is not an integer >= 1.
+    """
+    if not isinstance(node_pes, int) or node_pes < 1:
+        raise ConfigError(f"node_pes must be an integer >= 1 (got {node_pes!r})")
+    t = w.table.copy()
+    procs = t["procs"].to_numpy(dtype=np.int64)
+    nodes = -(-procs // node_pes)
+    lone = (nodes == 1) & (procs > 1)
+    t["procs"] = nodes
+    t.loc[lone, "run_time"] = t.loc[lone, "requested_time"]
+    if "imbalance" in t.columns:
+        t.loc[lone, "imbalance"] = 1.0
+    return Workload.from_table(t, name=f"{w.name}/nodes{node_pes}")

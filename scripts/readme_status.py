@@ -29,6 +29,7 @@ ROWS = {
     "lomarc": "`cosched.lomarc`",
     "nodeshare": "`cosched.nodeshare`",
     "dyncosched": "`cosched.timesharing`",
+    "fcs": "`cosched.timesharing.fcs_experiment`",
     "coupled": "`cosched.coupled`",
 }
 ORDER = ("agrees", "partly", "disagrees", "not run")

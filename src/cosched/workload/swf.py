@@ -7,8 +7,9 @@ that is :mod:`cosched.workload.loader`'s job) and :func:`write_swf` writes eithe
 :class:`SwfTrace` or a :class:`~cosched.workload.job.Workload` back.
 
 Reading goes a block of text at a time (:class:`SwfStream`): a fast parser on the
-block (Python's own tokeniser for a small file, pandas' C parser or the compiled
-parser for a large one), then vectorised checks; only when that fails or a check finds
+block (numpy's, :mod:`cosched.workload._swf_vector`, for a file of one block; the
+compiled parser for a longer one; Python's own tokeniser or pandas' C parser for what
+those refuse), then vectorised checks; only when that fails or a check finds
 a problem does a slow line-by-line pass run over the block, so that the error can name
 the first bad line, its field and its text. The tables are numpy columns
 (:class:`~cosched.workload.columns.Columns`), made DataFrames only when a user reads
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from cosched.errors import ConfigError, WorkloadFormatError
+from cosched.workload._swf_vector import parse_text
 from cosched.workload.columns import Columns, FrameField
 from cosched.workload.job import SWF_FIELDS, Workload
 
@@ -373,6 +375,12 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
 PYTHON_PARSE_BYTES = 6 * 2**20
 
 
+#: Whether a block goes first to the parser in numpy's compiled code
+#: (:mod:`cosched.workload._swf_vector`: about 0.3 us a line on a small trace, 1 us on a
+#: large one, nothing more to load); the parsers below take what it refuses.
+VECTOR_PARSE = True
+
+
 def _python_parse(body: bytes) -> np.ndarray | None:
     """All job lines split by Python, or None when a line is not 18 plain tokens."""
     if b";" in body:
@@ -653,6 +661,11 @@ def _parse_block(
         got = _kernel_parse(body, first_line)
         if got is not None:  # the kernel checked the values as _bad_rows does
             return got
+    vector = parse_text(body) if VECTOR_PARSE else None
+    if vector is not None:
+        if _bad_rows(vector[0]):
+            return _slow_parse(body, path, first_line)
+        return vector[0], vector[1] + first_line
     a = _fast_parse(body) if body.strip() else np.empty((0, _N))
     if a is None or _bad_rows(a):
         return _slow_parse(body, path, first_line)

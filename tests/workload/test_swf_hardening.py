@@ -233,3 +233,26 @@ def test_the_four_parsers_agree_on_every_archive_trace() -> None:
         assert _same((kind, got), _read_with(path, "python")), path.name
         assert _same((kind, got), _read_with(path, "compiled")), path.name
         assert _same((kind, got), _read_with(path, "numpy")), path.name
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [("submit_time", "2.5", "non-integer value"), ("run_time", "-3", "negative value"),
+     ("requested_memory", "-2.5", "negative value"), ("job_id", "0", "job id must be"),
+     ("job_id", "-1", "job id must be"), ("job_id", "1.5", "non-integer value")],
+)  # fmt: skip
+def test_the_numpy_parser_s_values_are_checked_like_the_others(
+    tmp_path: Path, field: str, value: str, problem: str
+) -> None:
+    text = HEADER + job_line(1) + "\n" + job_line(2, **{field: value}) + "\n"
+    with pytest.raises(WorkloadFormatError, match=problem) as err:
+        read_swf(write_text(tmp_path, text))
+    assert (err.value.line, err.value.field) == (5, field)
+
+
+def test_signed_and_fractional_fields_take_what_the_others_refuse(tmp_path: Path) -> None:
+    line = job_line(2, status="-4", think_time="-7", requested_memory="2.5", avg_cpu_time=".25")
+    trace = read_swf(write_text(tmp_path, HEADER + job_line(1) + "\n" + line + "\n"))
+    row = {f: trace.columns[f][1] for f in SWF_FIELDS}
+    assert (row["status"], row["think_time"]) == (-4, -7)
+    assert (row["requested_memory"], row["avg_cpu_time"]) == (2.5, 0.25)

@@ -75,6 +75,7 @@ def test_every_accepted_value_is_the_double_float_gives(
     assert got[0].shape == values.shape
     assert np.array_equal(got[0].view(np.int64), values.view(np.int64))  # bits, -0.0 too
     assert np.array_equal(got[1], where)
+    assert got[2].tolist() == [k for k, t in enumerate(within) if "." in t]
 
 
 ROW = " ".join(["1"] * 17)
@@ -100,15 +101,16 @@ def test_a_line_of_another_field_count_is_refused(text: str) -> None:
 
 def test_hand_read_values() -> None:
     text = f"{ROW} -0\n\n \t{ROW} 007\n{ROW} 12.50\n{ROW} .5\n{ROW} 5.\n{ROW} 999999999999999"
-    values, lines = parse_text(text.encode())  # type: ignore[misc]
+    values, lines, pointed = parse_text(text.encode())  # type: ignore[misc]
     last = values[:, 17]
     assert last.tolist() == [0.0, 7.0, 12.5, 0.5, 5.0, 999999999999999.0]
     assert np.signbit(last[0]) and not np.signbit(last[1])
     assert lines.tolist() == [0, 2, 3, 4, 5, 6]
+    assert pointed.tolist() == [2 * 18 + 17, 3 * 18 + 17, 4 * 18 + 17]
     assert (values[:, :17] == 1).all()
 
 
 def test_nothing_but_blanks_is_no_rows() -> None:
     for text in (b"", b"\n", b"  \n\t\n"):
-        values, lines = parse_text(text)  # type: ignore[misc]
-        assert values.shape == (0, 18) and lines.size == 0
+        values, lines, pointed = parse_text(text)  # type: ignore[misc]
+        assert values.shape == (0, 18) and lines.size == 0 and pointed.size == 0

@@ -70,8 +70,9 @@ def _eight(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _piece(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-    """The (n, 18) values and the 0-based line of each row, or None (refused)."""
+def _piece(body: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """The (n, 18) values, the 0-based line of each row, the flat indices of the values
+    written with a decimal point and the number of newlines; or None (refused)."""
     b = np.frombuffer(body, dtype=np.uint8)
     padded = np.zeros(b.size + _PAD, dtype=np.uint8)
     code = padded[_PAD:]
@@ -103,8 +104,8 @@ def _piece(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     negative = b[starts] == 45
     digits = size - negative
     dots = np.flatnonzero(code == _DOT)
+    owner = np.searchsorted(starts, dots, side="right") - 1
     if dots.size:
-        owner = np.searchsorted(starts, dots, side="right") - 1
         if (np.diff(owner) == 0).any():
             return None  # two points in one number
         digits[owner] -= 1
@@ -128,20 +129,23 @@ def _piece(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
         exact = (read // _POW10[after + 1]) * _POW10[after] + read % _POW10[after]
         values[owner] = exact / _POW10[after].astype(np.float64)
     np.negative(values, out=values, where=negative)
-    return values.reshape(-1, _N), line
+    return values.reshape(-1, _N), line, owner, newlines.size
 
 
-def parse_text(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+def parse_text(body: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The job lines of ``body`` (text after the header, ``\\n`` line ends).
 
     Returns:
-        ``(values, lines)``: the (n, 18) float64 values in file order and the 0-based
-        line (within ``body``) of each row; None when the text is not written the way
-        this parser reads (the caller then tries the others).
+        ``(values, lines, pointed)``: the (n, 18) float64 values in file order, the
+        0-based line (within ``body``) of each row, and the flat indices (into
+        ``values.ravel()``) of the values written with a decimal point (the only ones
+        that can be fractional); None when the text is not written the way this parser
+        reads (the caller then tries the others).
     """
     parts: list[np.ndarray] = []
     lines: list[np.ndarray] = []
-    pos = line = 0
+    pointed: list[np.ndarray] = []
+    pos = line = rows = 0
     end = len(body)
     while pos < end:
         cut = body.rfind(b"\n", pos, pos + PIECE_BYTES) + 1 if pos + PIECE_BYTES < end else end
@@ -150,12 +154,16 @@ def parse_text(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
         got = _piece(body[pos:cut])
         if got is None:
             return None
-        parts.append(got[0])
-        lines.append(got[1] + line)
-        line += body.count(b"\n", pos, cut)
+        values, where, dots, newlines = got
+        parts.append(values)
+        lines.append(where + line)
+        pointed.append(dots + rows * _N)
+        line += newlines
+        rows += len(values)
         pos = cut
     if not parts:
-        return np.empty((0, _N)), np.empty(0, dtype=np.int64)
+        nothing = np.empty(0, dtype=np.int64)
+        return np.empty((0, _N)), nothing, nothing
     if len(parts) == 1:
-        return parts[0], lines[0]
-    return np.concatenate(parts), np.concatenate(lines)
+        return parts[0], lines[0], pointed[0]
+    return np.concatenate(parts), np.concatenate(lines), np.concatenate(pointed)

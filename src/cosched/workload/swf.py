@@ -324,6 +324,25 @@ def _bad_rows(a: np.ndarray) -> bool:
     return bool(((nonneg < 0) & (nonneg != -1)).any() or (a[:, 0] <= 0).any())
 
 
+_INTEGER = np.array([f not in FRACTIONAL_FIELDS for f in SWF_FIELDS])
+_NONNEG = np.array([f not in _SIGNED_FIELDS for f in SWF_FIELDS])
+
+
+def _bad_parsed_rows(a: np.ndarray, pointed: np.ndarray) -> bool:
+    """:func:`_bad_rows` for the numpy parser's values, which are finite and below
+    10^15, and whole except perhaps those written with a point (``pointed``)."""
+    flat = a.reshape(-1)
+    fields = pointed % _N
+    part = flat[pointed]
+    if (_INTEGER[fields] & (part != np.floor(part))).any():
+        return True
+    negative = np.flatnonzero(flat < 0)
+    fields = negative % _N
+    if (_NONNEG[fields] & (flat[negative] != -1)).any():
+        return True
+    return bool((a[:, 0] <= 0).any())
+
+
 def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np.ndarray]:
     """Parse job lines one by one; raise on the first bad one.
 
@@ -437,10 +456,14 @@ def _line_numbers(body: bytes, n_rows: int, first_line: int) -> np.ndarray:
 
 
 def _to_table(a: np.ndarray) -> Columns:
+    """The raw (n, 18) values as columns, -1 made NaN (``a`` may be overwritten)."""
+    fields = np.ascontiguousarray(a.T)  # each field's values contiguous (one copy at most)
+    rest = fields[1:]
+    rest[rest == -1] = np.nan
     cols = Columns()
-    for j, name in enumerate(SWF_FIELDS):
-        col = a[:, j]
-        cols[name] = col.astype(np.int64) if j == 0 else np.where(col == -1, np.nan, col)
+    cols[SWF_FIELDS[0]] = fields[0].astype(np.int64)
+    for name, col in zip(SWF_FIELDS[1:], rest, strict=True):
+        cols[name] = col
     return cols
 
 
@@ -663,9 +686,10 @@ def _parse_block(
             return got
     vector = parse_text(body) if VECTOR_PARSE else None
     if vector is not None:
-        if _bad_rows(vector[0]):
+        a, lines, pointed = vector
+        if _bad_parsed_rows(a, pointed):
             return _slow_parse(body, path, first_line)
-        return vector[0], vector[1] + first_line
+        return a, lines + first_line
     a = _fast_parse(body) if body.strip() else np.empty((0, _N))
     if a is None or _bad_rows(a):
         return _slow_parse(body, path, first_line)

@@ -686,10 +686,10 @@ def _parse_block(
             return got
     vector = parse_text(body) if VECTOR_PARSE else None
     if vector is not None:
-        a, lines, pointed = vector
-        if _bad_parsed_rows(a, pointed):
+        values, lines, pointed = vector
+        if _bad_parsed_rows(values, pointed):
             return _slow_parse(body, path, first_line)
-        return a, lines + first_line
+        return values, lines + first_line
     a = _fast_parse(body) if body.strip() else np.empty((0, _N))
     if a is None or _bad_rows(a):
         return _slow_parse(body, path, first_line)

@@ -3,9 +3,10 @@
     python benchmarks/bench_parsers.py ../shared/traces/HPC2N-2002-2.2-cln.swf.gz --core 1
 
 Each measurement runs in a fresh process pinned to one core (``time.process_time``
-around the call; the import of the parser's library is timed apart): cosched's three
-fast parsers (Python's tokeniser, pandas' C parser, the compiled parser) and numpy's
-``loadtxt`` and ``fromstring``, on the text after the header, decompressed beforehand.
+around the call; the import of the parser's library is timed apart): cosched's four
+fast parsers (Python's tokeniser, the numpy parser of ``_swf_vector``, pandas' C
+parser, the compiled parser) and numpy's ``loadtxt`` and ``fromstring``, on the text
+after the header, decompressed beforehand.
 The import of pandas; for numba: the import, then the first cached kernel (LLVM
 starts), then a second one.
 """
@@ -40,6 +41,9 @@ elif what == 'compiled':
     parse_block(one, swf._SIGNED, swf._FRACTIONAL)
     t1 = time.process_time()
     out = swf._kernel_parse(body, 1)
+elif what == 'numpy':
+    from cosched.workload._swf_vector import parse_text
+    out = parse_text(body)
 elif what == 'loadtxt':
     out = np.loadtxt(io.BytesIO(body), dtype=np.float64, comments=';', ndmin=2)
 elif what == 'fromstring':
@@ -83,7 +87,7 @@ def main() -> int:
     p.add_argument("--core", type=int, default=0)
     args = p.parse_args()
     pin = ["taskset", "-c", str(args.core), sys.executable, "-c"]
-    for what in ("python", "pandas", "compiled", "loadtxt", "fromstring"):
+    for what in ("python", "numpy", "pandas", "compiled", "loadtxt", "fromstring"):
         cmd = [*pin, CHILD, args.trace, what]
         got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         per_line = got["seconds"] / max(got["lines"], 1) * 1e6

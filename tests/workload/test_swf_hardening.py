@@ -163,12 +163,15 @@ def test_a_limit_reads_only_the_head_of_the_file(
 # -- the two fast parsers ----------------------------------------------------------------
 
 
-#: How each parser is chosen: Python's split below PYTHON_PARSE_BYTES, the compiled
-#: parser for long files or after KERNEL_AFTER blocks, pandas otherwise.
-PARSERS = {
-    "python": {"PYTHON_PARSE_BYTES": 2**40, "KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40},
-    "pandas": {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40},
+#: How each parser is chosen: the compiled parser for long files or after KERNEL_AFTER
+#: blocks, else numpy's (VECTOR_PARSE), then Python's split below PYTHON_PARSE_BYTES,
+#: pandas otherwise.
+_NO_KERNEL = {"KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40}
+PARSERS: dict[str, dict[str, object]] = {
+    "python": {"PYTHON_PARSE_BYTES": 2**40, "VECTOR_PARSE": False, **_NO_KERNEL},
+    "pandas": {"PYTHON_PARSE_BYTES": 0, "VECTOR_PARSE": False, **_NO_KERNEL},
     "compiled": {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": True, "KERNEL_AFTER": 0},
+    "numpy": {"PYTHON_PARSE_BYTES": 2**40, "VECTOR_PARSE": True, **_NO_KERNEL},
 }
 
 
@@ -205,8 +208,22 @@ def test_the_python_and_pandas_parsers_agree_on_mutated_lines(
     assert _same(_read_with(path, "python"), _read_with(path, "pandas"))
 
 
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mutated(), piece=st.sampled_from([64, 1000, 1 << 18]))
+def test_the_numpy_and_python_parsers_agree_on_mutated_lines(
+    tmp_path_factory: pytest.TempPathFactory, text: str, piece: int
+) -> None:
+    # Read in pieces of a few lines too, so that every piece boundary is exercised.
+    from cosched.workload import _swf_vector
+
+    path = tmp_path_factory.mktemp("parsers") / "t.swf"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    with patch.object(_swf_vector, "PIECE_BYTES", piece):
+        assert _same(_read_with(path, "python"), _read_with(path, "numpy"))
+
+
 @pytest.mark.slow
-def test_the_three_parsers_agree_on_every_archive_trace() -> None:
+def test_the_four_parsers_agree_on_every_archive_trace() -> None:
     traces = sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else []
     if not traces:
         pytest.skip("needs the archive traces in ../shared/traces")
@@ -215,3 +232,27 @@ def test_the_three_parsers_agree_on_every_archive_trace() -> None:
         assert kind == "table", got
         assert _same((kind, got), _read_with(path, "python")), path.name
         assert _same((kind, got), _read_with(path, "compiled")), path.name
+        assert _same((kind, got), _read_with(path, "numpy")), path.name
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [("submit_time", "2.5", "non-integer value"), ("run_time", "-3", "negative value"),
+     ("requested_memory", "-2.5", "negative value"), ("job_id", "0", "job id must be"),
+     ("job_id", "-1", "job id must be"), ("job_id", "1.5", "non-integer value")],
+)  # fmt: skip
+def test_the_numpy_parser_s_values_are_checked_like_the_others(
+    tmp_path: Path, field: str, value: str, problem: str
+) -> None:
+    text = HEADER + job_line(1) + "\n" + job_line(2, **{field: value}) + "\n"
+    with pytest.raises(WorkloadFormatError, match=problem) as err:
+        read_swf(write_text(tmp_path, text))
+    assert (err.value.line, err.value.field) == (5, field)
+
+
+def test_signed_and_fractional_fields_take_what_the_others_refuse(tmp_path: Path) -> None:
+    line = job_line(2, status="-4", think_time="-7", requested_memory="2.5", avg_cpu_time=".25")
+    trace = read_swf(write_text(tmp_path, HEADER + job_line(1) + "\n" + line + "\n"))
+    row = {f: trace.columns[f][1] for f in SWF_FIELDS}
+    assert (row["status"], row["think_time"]) == (-4, -7)
+    assert (row["requested_memory"], row["avg_cpu_time"]) == (2.5, 0.25)

@@ -113,6 +113,7 @@ def _read(path: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool) -> object:
     from cosched.workload import swf
 
     monkeypatch.setattr(swf, "KERNEL_AFTER", 0 if kernel else 1 << 62)
+    monkeypatch.setattr(swf, "VECTOR_PARSE", False)  # Python's or pandas' parser otherwise
     try:
         trace = read_swf(path)
     except WorkloadFormatError as exc:

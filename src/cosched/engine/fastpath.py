@@ -113,17 +113,25 @@ def try_run(sim: Simulation) -> SimulationResult | None:
         )  # fmt: skip
         stats = counts.tolist()
     else:
-        from cosched.engine._batch_kernels import batch_loop as plain_loop
-
         sim._lists()
         nan = math.nan
         start = [nan] * n
         end = [nan] * n
         stats = [0, 0, 0]
-        plain_loop(
-            sim._submit, sim._run, sim._est, sim._sizes, sim._capacity, code, win, start, end,
-            [0] * n, [0.0] * n, [0] * n, [0] * n, [0.0] * n, [0] * n, stats,
-        )  # fmt: skip
+        if all(np.isfinite(c).all() for c in sim._columns[:3]):
+            from cosched.engine._batch_plain import plain_loop
+
+            plain_loop(
+                sim._submit, sim._run, sim._est, sim._sizes, sim._capacity, code, win, start,
+                end, stats,
+            )  # fmt: skip
+        else:  # the kernel's comparisons with NaN, as written there
+            from cosched.engine._batch_kernels import batch_loop as kernel_loop
+
+            kernel_loop(
+                sim._submit, sim._run, sim._est, sim._sizes, sim._capacity, code, win, start,
+                end, [0] * n, [0.0] * n, [0] * n, [0] * n, [0.0] * n, [0] * n, stats,
+            )  # fmt: skip
     return sim._fast_result(start, end, passes=stats[0], decisions=stats[1], started=stats[2])
 
 

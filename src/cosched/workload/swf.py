@@ -7,8 +7,9 @@ that is :mod:`cosched.workload.loader`'s job) and :func:`write_swf` writes eithe
 :class:`SwfTrace` or a :class:`~cosched.workload.job.Workload` back.
 
 Reading goes a block of text at a time (:class:`SwfStream`): a fast parser on the
-block (Python's own tokeniser for a small file, pandas' C parser or the compiled
-parser for a large one), then vectorised checks; only when that fails or a check finds
+block (numpy's, :mod:`cosched.workload._swf_vector`, for a file of one block; the
+compiled parser for a longer one; Python's own tokeniser or pandas' C parser for what
+those refuse), then vectorised checks; only when that fails or a check finds
 a problem does a slow line-by-line pass run over the block, so that the error can name
 the first bad line, its field and its text. The tables are numpy columns
 (:class:`~cosched.workload.columns.Columns`), made DataFrames only when a user reads
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from cosched.errors import ConfigError, WorkloadFormatError
+from cosched.workload._swf_vector import parse_text
 from cosched.workload.columns import Columns, FrameField
 from cosched.workload.job import SWF_FIELDS, Workload
 
@@ -322,6 +324,25 @@ def _bad_rows(a: np.ndarray) -> bool:
     return bool(((nonneg < 0) & (nonneg != -1)).any() or (a[:, 0] <= 0).any())
 
 
+_INTEGER = np.array([f not in FRACTIONAL_FIELDS for f in SWF_FIELDS])
+_NONNEG = np.array([f not in _SIGNED_FIELDS for f in SWF_FIELDS])
+
+
+def _bad_parsed_rows(a: np.ndarray, pointed: np.ndarray) -> bool:
+    """:func:`_bad_rows` for the numpy parser's values, which are finite and below
+    10^15, and whole except perhaps those written with a point (``pointed``)."""
+    flat = a.reshape(-1)
+    fields = pointed % _N
+    part = flat[pointed]
+    if (_INTEGER[fields] & (part != np.floor(part))).any():
+        return True
+    negative = np.flatnonzero(flat < 0)
+    fields = negative % _N
+    if (_NONNEG[fields] & (flat[negative] != -1)).any():
+        return True
+    return bool((a[:, 0] <= 0).any())
+
+
 def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np.ndarray]:
     """Parse job lines one by one; raise on the first bad one.
 
@@ -371,6 +392,12 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
 #: near 70,000 lines; measured in docs/performance.md. The choice depends on the size
 #: alone, so a file is always read by the same parser.
 PYTHON_PARSE_BYTES = 6 * 2**20
+
+
+#: Whether a block goes first to the parser in numpy's compiled code
+#: (:mod:`cosched.workload._swf_vector`: about 0.3 us a line on a small trace, 1 us on a
+#: large one, nothing more to load); the parsers below take what it refuses.
+VECTOR_PARSE = True
 
 
 def _python_parse(body: bytes) -> np.ndarray | None:
@@ -429,10 +456,14 @@ def _line_numbers(body: bytes, n_rows: int, first_line: int) -> np.ndarray:
 
 
 def _to_table(a: np.ndarray) -> Columns:
+    """The raw (n, 18) values as columns, -1 made NaN (``a`` may be overwritten)."""
+    fields = np.ascontiguousarray(a.T)  # each field's values contiguous (one copy at most)
+    rest = fields[1:]
+    rest[rest == -1] = np.nan
     cols = Columns()
-    for j, name in enumerate(SWF_FIELDS):
-        col = a[:, j]
-        cols[name] = col.astype(np.int64) if j == 0 else np.where(col == -1, np.nan, col)
+    cols[SWF_FIELDS[0]] = fields[0].astype(np.int64)
+    for name, col in zip(SWF_FIELDS[1:], rest, strict=True):
+        cols[name] = col
     return cols
 
 
@@ -653,6 +684,12 @@ def _parse_block(
         got = _kernel_parse(body, first_line)
         if got is not None:  # the kernel checked the values as _bad_rows does
             return got
+    vector = parse_text(body) if VECTOR_PARSE else None
+    if vector is not None:
+        values, lines, pointed = vector
+        if _bad_parsed_rows(values, pointed):
+            return _slow_parse(body, path, first_line)
+        return values, lines + first_line
     a = _fast_parse(body) if body.strip() else np.empty((0, _N))
     if a is None or _bad_rows(a):
         return _slow_parse(body, path, first_line)

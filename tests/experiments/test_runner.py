@@ -285,7 +285,15 @@ def _cosched(*args: str, log: Path | None = None) -> subprocess.Popen[str]:
         stderr=err,
         text=True,
         env=env,
+        preexec_fn=_interruptible,
     )
+
+
+def _interruptible() -> None:
+    """In the child, before exec: Ctrl-C's default disposition. A shell's background job
+    (``pytest ... &``) inherits SIGINT ignored, and Python then never turns it into
+    KeyboardInterrupt, so the Ctrl-C tests would watch a run that cannot be interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_cells(folder: Path, more_than: int, proc: subprocess.Popen[str]) -> bool:

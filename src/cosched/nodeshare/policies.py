@@ -37,6 +37,7 @@ from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
@@ -181,9 +182,14 @@ class _MemoBook(NodeBook):
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
-#: their ``(a, b)`` coefficients, the ``(size, class)`` key of backfill repeats, and a
-#: lower bound of its run-time factor in any placement (``min(a + b)``).
-_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], tuple[int, int], float]
+#: their ``(a, b)`` coefficients, the id of its ``(size, class)`` key (backfill repeats,
+#: :class:`~cosched.nodeshare.window.WindowScan`), and a lower bound of its run-time
+#: factor in any placement (``min(a + b)``).
+_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], int, float]
+
+#: Backfill windows of at least this many jobs are scanned as arrays (WindowScan); a
+#: shorter one (arrivals while the head still blocks) is visited job by job.
+_SCAN_FROM = 16
 
 
 class _Rates:
@@ -235,6 +241,7 @@ class _NodeShareBase(Policy):
         default_factory=dict, init=False, repr=False
     )
     _info: dict[int, _JobInfo] = field(default_factory=dict, init=False, repr=False)
+    _scan: WindowScan | None = field(default=None, init=False, repr=False)
     _dirty: bool = field(default=True, init=False, repr=False)
     #: Whether the policy reads estimated ends (``_stale``: jobs whose end the engine
     #: may have changed since it was last read: started or given a new rate).
@@ -360,7 +367,13 @@ class _NodeShareBase(Policy):
             low = min((a + b for a, b in coeffs), default=math.inf)
             if any(a < 0 for a, _ in coeffs):
                 low = -math.inf
-            info = self._info[job.index] = (s, configs, coeffs, (size, s), low)
+            scan = self._scan
+            if scan is None:
+                scan = self._scan = WindowScan(len(view.sizes))
+            key = scan.key(size, s, configs)
+            victim = self._model.victim[s]
+            scan.record(job.index, key, view.estimate(job), victim, coeffs)
+            info = self._info[job.index] = (s, configs, coeffs, key, low)
         return info
 
     def plan(self, job: Job, view: SystemView, book: NodeBook | None = None) -> Plan | None:
@@ -375,6 +388,8 @@ class _NodeShareBase(Policy):
             # A job with no configuration at all cannot run; the engine reports the stall.
             by_cap = not configs or book.blocked_by_capacity(configs)
             self.blocked[job.index] = "capacity" if by_cap else "fragmentation"
+            if self._scan is not None:
+                self._scan.blocked[job.index] = True
         self.place_ns += time.perf_counter_ns() - t0
         self.place_calls += 1
         return plan
@@ -480,7 +495,9 @@ class CoschedulingBackfill(_NodeShareBase):
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
-    _relevant: list[bool] = field(default_factory=list, init=False, repr=False)
+    _relevant: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
     _ends: np.ndarray | None = field(default=None, init=False, repr=False)
     _track_ends: ClassVar[bool] = True
     _shadow: float = field(default=0.0, init=False, repr=False)
@@ -543,10 +560,10 @@ class CoschedulingBackfill(_NodeShareBase):
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
         empty_at = ends[book.node_jobs].max(axis=0)  # -inf on empty nodes
-        free = len(book.empty_nodes())
         occupied = empty_at[empty_at > -np.inf]
+        free = len(empty_at) - len(occupied)
         self._shadow, self._extra = node_reservation(occupied, free=free, need=need, now=view.now)
-        self._relevant = (empty_at <= self._shadow).tolist()
+        self._relevant = empty_at <= self._shadow
 
     def _ends_for(self, view: SystemView) -> np.ndarray:
         """Estimated ends by job index, refreshed from the engine for the stale jobs."""
@@ -561,42 +578,86 @@ class CoschedulingBackfill(_NodeShareBase):
     def _backfill(
         self, view: SystemView, book: _MemoBook, cand: list[Job], out: list[Decision]
     ) -> list[Decision]:
-        now, shadow, relevant = view.now, self._shadow, self._relevant
         new: list[Decision] = []
         # Whether any configuration fits depends only on (size, class): skip repeats of a
-        # pair that already failed in this pass (nothing was freed since).
-        failed: set[tuple[int, int]] = set()
+        # key that already failed in this pass (nothing was freed since).
+        failed: set[int] = set()
+        if len(cand) < _SCAN_FROM:
+            for job in cand:
+                d = self._visit(job, view, book, failed)
+                if d is not None:
+                    new.append(d)
+            self._backfilled = bool(new)
+            return new
+        # A long window: find the jobs whose visit does something with a compiled scan
+        # (WindowScan), and visit only those, in order.
         infos = self._info
         for job in cand:
-            info = infos.get(job.index) or self._job_info(job, view, book)
-            if info[3] in failed:
-                continue
-            if (
-                self._extra <= 0
-                and now + view.estimate(job) * info[4] > shadow
-                and self._refused(book, info, relevant)
-            ):
-                continue
-            plan = self.plan(job, view, book)
-            if plan is None:
-                failed.add(info[3])
-                continue
-            end = now + view.estimate(job) * plan.factor
-            if end > shadow:
-                # It holds its nodes past the shadow time: those the head counts on
-                # must come out of the extra nodes.
-                taken = [node for node in plan.nodes if relevant[node]]
-                if len(taken) > self._extra:
-                    continue
-                self._extra -= len(taken)
-                for node in taken:
-                    relevant[node] = False
-            new.append(self.commit(job, plan, book))
+            if job.index not in infos:
+                self._job_info(job, view, book)
+        scan = self._scan
+        assert scan is not None
+        scan.new_pass()
+        jobs = np.fromiter((job.index for job in cand), dtype=np.int64, count=len(cand))
+        pos = 0
+        while pos < len(cand):
+            t0 = time.perf_counter_ns()
+            pos = scan.next_event(
+                book,
+                jobs,
+                pos,
+                now=view.now,
+                shadow=self._shadow,
+                extra=self._extra,
+                relevant=self._relevant,
+            )
+            self.place_ns += time.perf_counter_ns() - t0
+            if pos < 0:
+                break
+            job = cand[pos]
+            d = self._visit(job, view, book, failed)
+            if d is not None:
+                new.append(d)
+                scan.changed()
+            else:
+                key = infos[job.index][3]
+                if key in failed:
+                    scan.dead[key] = True
+            pos += 1
         self._backfilled = bool(new)
         return new
 
+    def _visit(
+        self, job: Job, view: SystemView, book: _MemoBook, failed: set[int]
+    ) -> Decision | None:
+        """One backfill candidate: its start, or None (refused or no fit)."""
+        info = self._info.get(job.index) or self._job_info(job, view, book)
+        if info[3] in failed:
+            return None
+        now, shadow, relevant = view.now, self._shadow, self._relevant
+        if (
+            self._extra <= 0
+            and now + view.estimate(job) * info[4] > shadow
+            and self._refused(book, info, relevant)
+        ):
+            return None
+        plan = self.plan(job, view, book)
+        if plan is None:
+            failed.add(info[3])
+            return None
+        end = now + view.estimate(job) * plan.factor
+        if end > shadow:
+            # It holds its nodes past the shadow time: those the head counts on
+            # must come out of the extra nodes.
+            taken = [node for node in plan.nodes if relevant[node]]
+            if len(taken) > self._extra:
+                return None
+            self._extra -= len(taken)
+            relevant[taken] = False
+        return self.commit(job, plan, book)
+
     @staticmethod
-    def _refused(book: _MemoBook, info: _JobInfo, relevant: list[bool]) -> bool:
+    def _refused(book: _MemoBook, info: _JobInfo, relevant: np.ndarray) -> bool:
         """Whether a job that ends after the shadow time, with no extra nodes left, is
         placed but refused: some configuration fits, and every one that fits starts on
         a node the head counts on (the plan's first node), so whichever Algorithm 1

@@ -1,0 +1,116 @@
+"""Compiled kernels of :class:`cosched.nodeshare.window.WindowScan`.
+
+Imported only by ``nodeshare-easy`` when a backfill window is long enough to be scanned
+(the family's own kernels: no other policy loads numba for them). Compiled with numba
+(``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or without numba they
+run as plain Python on the same arrays, with the same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+__all__ = ["NEED_HELD", "NOTHING", "VISIT", "scan", "stale_keys"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+try:
+    from numba import njit as _njit
+
+    def _jit(f: F) -> F:
+        return _njit(cache=True, nogil=True)(f)  # type: ignore[return-value]
+
+except ImportError:  # pragma: no cover - numba is a dependency; plain Python still works
+
+    def _jit(f: F) -> F:
+        return f
+
+
+#: What :func:`scan` found: nothing to do, a job to visit, or a count it needs first.
+NOTHING, VISIT, NEED_HELD = 0, 1, 2
+
+
+@_jit
+def stale_keys(jobs: np.ndarray, kid: np.ndarray, kver: np.ndarray, version: int) -> np.ndarray:
+    """The distinct keys of ``jobs`` whose table row is not for book ``version``, in
+    order of first appearance."""
+    out = np.empty(len(jobs), dtype=np.int64)
+    n = 0
+    seen = np.zeros(len(kver), dtype=np.bool_)
+    for i in range(len(jobs)):
+        k = kid[jobs[i]]
+        if kver[k] != version and not seen[k]:
+            seen[k] = True
+            out[n] = k
+            n += 1
+    return out[:n]
+
+
+@_jit
+def scan(
+    jobs: np.ndarray,
+    start: int,
+    kid: np.ndarray,
+    kp: np.ndarray,
+    kfit: np.ndarray,
+    kdead: np.ndarray,
+    held: np.ndarray,
+    blocked: np.ndarray,
+    ca: np.ndarray,
+    cb: np.ndarray,
+    vic: np.ndarray,
+    est: np.ndarray,
+    now: float,
+    shadow: float,
+    extra: int,
+) -> tuple[int, int, int]:
+    """The first position from ``start`` in ``jobs`` whose visit does something.
+
+    Returns ``(what, position, configuration)``: ``(VISIT, i, -1)``: visit ``jobs[i]``;
+    ``(NEED_HELD, i, c)``: fill ``held[kid[jobs[i]], c]`` (nodes the head counts on among
+    those configuration ``c`` of the key takes) and scan again from ``i``;
+    ``(NOTHING, -1, -1)``: no job from ``start`` does anything.
+
+    A job does something if its key is not dead (found unfit in this pass) and either
+    no configuration of its key fits and the job is not ``blocked`` yet (its visit
+    records why; a job already recorded only makes the key dead, which the scan does
+    itself), or no
+    factor is finite, or Algorithm 1's choice (smallest ``a (1 + victim x pressure) +
+    b`` over the fitting configurations, the first on ties; the same operations as
+    ``NodeBook.best``) ends by ``shadow`` or holds at most ``extra`` relevant nodes.
+    """
+    width = kp.shape[1]
+    for i in range(start, len(jobs)):
+        j = jobs[i]
+        k = kid[j]
+        if kdead[k]:
+            continue
+        if not kfit[k]:
+            if blocked[j]:  # nothing to record: the key is dead for this pass
+                kdead[k] = True
+                continue
+            return VISIT, i, -1
+        best = np.inf
+        bc = -1
+        v = vic[j]
+        for c in range(width):
+            p = kp[k, c]
+            if p != p:  # this configuration does not fit
+                continue
+            f = ca[j, c] * (1.0 + v * p) + cb[j, c]
+            if f < best:
+                best = f
+                bc = c
+        if bc < 0:
+            return VISIT, i, -1
+        if now + est[j] * best <= shadow:
+            return VISIT, i, -1
+        h = held[k, bc]
+        if h < 0:
+            return NEED_HELD, i, bc
+        if h <= extra:
+            return VISIT, i, -1
+    return NOTHING, -1, -1

@@ -1,7 +1,8 @@
-"""Compiled kernels of :class:`cosched.nodeshare.window.WindowScan`.
+"""Compiled kernels of ``nodeshare-easy``: its reservation and its backfill window scan
+(:class:`cosched.nodeshare.window.WindowScan`).
 
-Imported only by ``nodeshare-easy`` when a backfill window is long enough to be scanned
-(the family's own kernels: no other policy loads numba for them). Compiled with numba
+Imported only by ``nodeshare-easy`` once its head blocks (the family's own kernels: no
+other policy loads numba for them). Compiled with numba
 (``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or without numba they
 run as plain Python on the same arrays, with the same results.
 """
@@ -13,7 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["NEED_HELD", "NOTHING", "VISIT", "scan", "stale_keys"]
+__all__ = ["NEED_HELD", "NOTHING", "VISIT", "node_shadow", "scan", "stale_keys"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -114,3 +115,50 @@ def scan(
         if h <= extra:
             return VISIT, i, -1
     return NOTHING, -1, -1
+
+
+@_jit
+def node_shadow(
+    ends: np.ndarray, node_jobs: np.ndarray, now: float, need: int, relevant: np.ndarray
+) -> tuple[float, int, bool]:
+    """:func:`~cosched.policies.reservation.node_reservation` over the book's nodes.
+
+    ``node_jobs[:, node]`` holds the jobs on ``node`` padded with an index whose
+    ``ends`` entry is ``-inf``; a node empties at the largest estimated end of its jobs
+    (``-inf``: empty now). Returns ``(shadow, extra, True)`` and sets ``relevant[node]``
+    (the head counts on the node: empty by the shadow time), or ``(nan, 0, False)``
+    when too few nodes exist (``node_reservation`` raises for the caller). The same
+    values as ``node_reservation`` on the occupied nodes' emptying times: a maximum and
+    the ``(need - free)``-th smallest are exact whatever the order of the work.
+    """
+    cap, nodes = node_jobs.shape
+    empty_at = np.empty(nodes)
+    occupied = np.empty(nodes)
+    m = 0
+    free = 0
+    for n in range(nodes):
+        e = -np.inf
+        for r in range(cap):
+            v = ends[node_jobs[r, n]]
+            if v > e:
+                e = v
+        empty_at[n] = e
+        if e > -np.inf:
+            occupied[m] = e if e > now else now
+            m += 1
+        else:
+            free += 1
+    if free >= need:
+        shadow = now
+    else:
+        k = need - free
+        if k > m:
+            return np.nan, 0, False
+        shadow = np.partition(occupied[:m], k - 1)[k - 1]
+    count = 0
+    for i in range(m):
+        if occupied[i] <= shadow:
+            count += 1
+    for n in range(nodes):
+        relevant[n] = empty_at[n] <= shadow
+    return shadow, free + count - need, True

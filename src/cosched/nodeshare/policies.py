@@ -70,6 +70,11 @@ class _Running:
     a: float
     b: float
     factor: float
+    span: np.ndarray | None = None  # the nodes as an array, for a wide job
+
+
+#: Jobs on more nodes than this read per-node pressures with numpy, fewer with Python.
+_WIDE = 32
 
 
 class _MemoBook(NodeBook):
@@ -103,6 +108,8 @@ class _MemoBook(NodeBook):
         self.count = [0] * nodes
         self.pad = jobs
         self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
+        #: per node: the summed pressure of its jobs (``pressure_of[code[node]]``).
+        self.node_pressure = np.zeros(nodes)
 
     def _changed(self) -> None:
         self._memo.clear()
@@ -116,11 +123,35 @@ class _MemoBook(NodeBook):
         for node in nodes:
             node_jobs[count[node], node] = idx
             count[node] += 1
+        self._pressures(nodes)
+
+    def _pressures(self, nodes: Sequence[int]) -> None:
+        pressure_of, code, at = self.pressure_of, self.code, self.node_pressure
+        if len(nodes) > _WIDE:
+            at[list(nodes)] = [pressure_of[code[node]] for node in nodes]
+        else:
+            for node in nodes:
+                at[node] = pressure_of[code[node]]
+
+    def span_pressure(self, span: np.ndarray, own: float) -> float:
+        """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
+        largest of the same doubles, so the same value."""
+        return float(self.node_pressure[span].max()) - own
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().remove(idx, nodes, cores, sensitivity)
         count, node_jobs, pad = self.count, self.node_jobs, self.pad
+        if len(nodes) > _WIDE:  # the same moves, one array operation each
+            at = np.array(nodes)
+            row = (node_jobs[:, at] == idx).argmax(axis=0)
+            tail = np.array([count[node] - 1 for node in nodes])
+            node_jobs[row, at] = node_jobs[tail, at]
+            node_jobs[tail, at] = pad
+            for node in nodes:
+                count[node] -= 1
+            self._pressures(nodes)
+            return
         for node in nodes:
             col = node_jobs[:, node]
             last = count[node] - 1
@@ -128,6 +159,7 @@ class _MemoBook(NodeBook):
             col[k] = col[last]  # keep each node's jobs in its first count[node] slots
             col[last] = pad
             count[node] = last
+        self._pressures(nodes)
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         table = self._memo.get((sensitivity, cores))
@@ -405,7 +437,8 @@ class _NodeShareBase(Policy):
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         a, b = plan.coeffs
-        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
+        span = np.array(plan.nodes) if len(plan.nodes) > _WIDE else None
+        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor, span)
         self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
         if self._track_ends:
             self._stale.append(job.index)
@@ -427,7 +460,10 @@ class _NodeShareBase(Policy):
             if info is None:
                 continue
             s = info.sensitivity
-            co = book.co_pressure(info.nodes, pressure[s])
+            if info.span is None:
+                co = book.co_pressure(info.nodes, pressure[s])
+            else:
+                co = book.span_pressure(info.span, pressure[s])
             factor = info.a * (1.0 + victim[s] * co) + info.b
             info.factor = factor
             out[idx] = 1.0 / factor
@@ -559,11 +595,17 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
-        empty_at = ends[book.node_jobs].max(axis=0)  # -inf on empty nodes
-        occupied = empty_at[empty_at > -np.inf]
-        free = len(empty_at) - len(occupied)
-        self._shadow, self._extra = node_reservation(occupied, free=free, need=need, now=view.now)
-        self._relevant = empty_at <= self._shadow
+        from cosched.nodeshare._window_kernels import node_shadow
+
+        if len(self._relevant) != book.nodes:
+            self._relevant = np.zeros(book.nodes, dtype=np.bool_)
+        shadow, extra, ok = node_shadow(ends, book.node_jobs, view.now, need, self._relevant)
+        if not ok:  # the head is wider than the machine: node_reservation says so
+            empty_at = ends[book.node_jobs].max(axis=0)
+            occupied = empty_at[empty_at > -np.inf]
+            free = len(empty_at) - len(occupied)
+            node_reservation(occupied, free=free, need=need, now=view.now)
+        self._shadow, self._extra = float(shadow), int(extra)
 
     def _ends_for(self, view: SystemView) -> np.ndarray:
         """Estimated ends by job index, refreshed from the engine for the stale jobs."""

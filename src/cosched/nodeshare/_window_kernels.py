@@ -9,25 +9,12 @@ run as plain Python on the same arrays, with the same results.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import numpy as np
 
+# The same decorator as the profile kernels (numba with cache=True, else plain Python).
+from cosched.policies._profile_kernels import _jit
+
 __all__ = ["NEED_HELD", "NOTHING", "VISIT", "node_shadow", "scan", "stale_keys"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-try:
-    from numba import njit as _njit
-
-    def _jit(f: F) -> F:
-        return _njit(cache=True, nogil=True)(f)  # type: ignore[return-value]
-
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python still works
-
-    def _jit(f: F) -> F:
-        return f
 
 
 #: What :func:`scan` found: nothing to do, a job to visit, or a count it needs first.

@@ -273,7 +273,10 @@ class _NodeShareBase(Policy):
         default_factory=dict, init=False, repr=False
     )
     _info: dict[int, _JobInfo] = field(default_factory=dict, init=False, repr=False)
+    #: Whether the policy scans backfill windows (WindowScan records each job's arrays).
+    _scans: ClassVar[bool] = False
     _scan: WindowScan | None = field(default=None, init=False, repr=False)
+    _keys: dict[tuple[int, int], int] = field(default_factory=dict, init=False, repr=False)
     _dirty: bool = field(default=True, init=False, repr=False)
     #: Whether the policy reads estimated ends (``_stale``: jobs whose end the engine
     #: may have changed since it was last read: started or given a new rate).
@@ -399,12 +402,16 @@ class _NodeShareBase(Policy):
             low = min((a + b for a, b in coeffs), default=math.inf)
             if any(a < 0 for a, _ in coeffs):
                 low = -math.inf
-            scan = self._scan
-            if scan is None:
-                scan = self._scan = WindowScan(len(view.sizes))
-            key = scan.key(size, s, configs)
-            victim = self._model.victim[s]
-            scan.record(job.index, key, view.estimate(job), victim, coeffs)
+            key = -1
+            if self._scans:
+                scan = self._scan
+                if scan is None:
+                    scan = self._scan = WindowScan(len(view.sizes))
+                key = scan.key(size, s, configs)
+                victim = self._model.victim[s]
+                scan.record(job.index, key, view.estimate(job), victim, coeffs)
+            else:
+                key = self._keys.setdefault((size, s), len(self._keys))
             info = self._info[job.index] = (s, configs, coeffs, key, low)
         return info
 
@@ -536,6 +543,7 @@ class CoschedulingBackfill(_NodeShareBase):
     )
     _ends: np.ndarray | None = field(default=None, init=False, repr=False)
     _track_ends: ClassVar[bool] = True
+    _scans: ClassVar[bool] = True
     _shadow: float = field(default=0.0, init=False, repr=False)
     _extra: int = field(default=0, init=False, repr=False)
     _backfilled: bool = field(default=False, init=False, repr=False)

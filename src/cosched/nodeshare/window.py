@@ -51,9 +51,6 @@ class WindowScan:
     """
 
     def __init__(self, jobs: int) -> None:
-        from cosched.nodeshare import _window_kernels
-
-        self._k = _window_kernels
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)
@@ -127,7 +124,8 @@ class WindowScan:
         ``relevant[node]`` says whether the head counts on ``node``; :attr:`dead` marks the
         keys already found with no fitting configuration in this pass.
         """
-        kern = self._k
+        from cosched.nodeshare import _window_kernels as kern  # numba, on first use
+
         ver = book.version
         for k in kern.stale_keys(jobs[start:], self.kid, self._kver, ver).tolist():
             s, configs = self._keys[k]

@@ -10,12 +10,8 @@ from hypothesis import strategies as st
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
-from cosched.platform import Platform
 from cosched.policies.reservation import node_reservation
-from cosched.workload.profiles.nodeshare import annotate_nodeshare
-from tests.strategies import workloads
-
-CORES = 16
+from tests.nodeshare.test_invariants import RUNS, _setup
 
 
 def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params):
@@ -26,23 +22,13 @@ def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    data=st.data(),
-    nodes=st.integers(1, 6),
-    seed=st.integers(0, 2**16),
-    restriction=st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]),
-    degraded=st.booleans(),
-    rates=st.sampled_from(["dynamic", "at-start"]),
-    window=st.integers(1, 40),
-)
+@given(window=st.integers(1, 40), **RUNS)
 def test_scanned_window_schedules_as_the_job_by_job_visit(
     data, nodes, seed, restriction, degraded, rates, window
 ) -> None:
     # Every window scanned (from 1 job) against every window visited job by job: the
     # same starts, ends, placements, configurations and blocked record, bit for bit.
-    base = data.draw(workloads(max_procs=nodes * CORES, max_jobs=40))
-    w = annotate_nodeshare(base, rng=np.random.default_rng(seed))
-    platform = Platform(nodes=nodes, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+    w, platform = _setup(data, nodes, seed)
     params = dict(restriction=restriction, degraded=degraded, rates=rates, window=window)
     with pytest.MonkeyPatch.context() as mp:
         a, pa = _run(w, platform, 10**9, mp, **params)

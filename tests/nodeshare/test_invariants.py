@@ -51,16 +51,19 @@ def _factor_bounds(w: Workload, policy) -> tuple[np.ndarray, np.ndarray]:
     return best.to_numpy(), worst.to_numpy()
 
 
+#: A small machine and the policies' settings, drawn (shared with test_window).
+RUNS = {
+    "data": st.data(),
+    "nodes": st.integers(1, 6),
+    "seed": st.integers(0, 2**16),
+    "restriction": st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]),
+    "degraded": st.booleans(),
+    "rates": st.sampled_from(["dynamic", "at-start"]),
+}
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    data=st.data(),
-    nodes=st.integers(1, 6),
-    seed=st.integers(0, 2**16),
-    restriction=st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]),
-    degraded=st.booleans(),
-    rates=st.sampled_from(["dynamic", "at-start"]),
-    combined=st.booleans(),
-)
+@given(combined=st.booleans(), **RUNS)
 def test_invariants(data, nodes, seed, restriction, degraded, rates, combined):
     w, platform = _setup(data, nodes, seed)
     cls = CoschedulingBackfill if combined else LedgerSpy

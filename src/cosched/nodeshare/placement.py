@@ -147,6 +147,8 @@ class NodeBook:
             (0, cores): dict.fromkeys(range(nodes))
         }
         self._order: list[tuple[float, int, int]] = [(0.0, cores, 0)]  # (pressure, free, code)
+        #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
+        self.version = 0
 
     # -- state changes -------------------------------------------------------------------
 
@@ -173,6 +175,7 @@ class NodeBook:
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Record job ``idx`` of class ``sensitivity`` on ``nodes``, ``cores`` each."""
+        self.version += 1
         step = _BASE**sensitivity
         for node in nodes:
             self._move(node, self.code[node] + step, self.free[node] - cores)
@@ -180,6 +183,7 @@ class NodeBook:
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Take job ``idx`` off ``nodes``."""
+        self.version += 1
         step = _BASE**sensitivity
         for node in nodes:
             self._move(node, self.code[node] - step, self.free[node] + cores)
@@ -215,6 +219,11 @@ class NodeBook:
                 if len(out) == need:
                     break
         return tuple(out)
+
+    def take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
+        """The ``need`` nodes a placement of ``cores`` per node for class ``sensitivity``
+        takes now (the best first; fewer if too few are usable)."""
+        return self._take(sensitivity, need, cores)
 
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]

@@ -37,6 +37,7 @@ from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
@@ -69,6 +70,11 @@ class _Running:
     a: float
     b: float
     factor: float
+    span: np.ndarray | None = None  # the nodes as an array, for a wide job
+
+
+#: Jobs on more nodes than this read per-node pressures with numpy, fewer with Python.
+_WIDE = 32
 
 
 class _MemoBook(NodeBook):
@@ -102,6 +108,8 @@ class _MemoBook(NodeBook):
         self.count = [0] * nodes
         self.pad = jobs
         self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
+        #: per node: the summed pressure of its jobs (``pressure_of[code[node]]``).
+        self.node_pressure = np.zeros(nodes)
 
     def _changed(self) -> None:
         self._memo.clear()
@@ -115,11 +123,35 @@ class _MemoBook(NodeBook):
         for node in nodes:
             node_jobs[count[node], node] = idx
             count[node] += 1
+        self._pressures(nodes)
+
+    def _pressures(self, nodes: Sequence[int]) -> None:
+        pressure_of, code, at = self.pressure_of, self.code, self.node_pressure
+        if len(nodes) > _WIDE:
+            at[list(nodes)] = [pressure_of[code[node]] for node in nodes]
+        else:
+            for node in nodes:
+                at[node] = pressure_of[code[node]]
+
+    def span_pressure(self, span: np.ndarray, own: float) -> float:
+        """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
+        largest of the same doubles, so the same value."""
+        return float(self.node_pressure[span].max()) - own
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().remove(idx, nodes, cores, sensitivity)
         count, node_jobs, pad = self.count, self.node_jobs, self.pad
+        if len(nodes) > _WIDE:  # the same moves, one array operation each
+            at = np.array(nodes)
+            row = (node_jobs[:, at] == idx).argmax(axis=0)
+            tail = np.array([count[node] - 1 for node in nodes])
+            node_jobs[row, at] = node_jobs[tail, at]
+            node_jobs[tail, at] = pad
+            for node in nodes:
+                count[node] -= 1
+            self._pressures(nodes)
+            return
         for node in nodes:
             col = node_jobs[:, node]
             last = count[node] - 1
@@ -127,6 +159,7 @@ class _MemoBook(NodeBook):
             col[k] = col[last]  # keep each node's jobs in its first count[node] slots
             col[last] = pad
             count[node] = last
+        self._pressures(nodes)
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         table = self._memo.get((sensitivity, cores))
@@ -181,9 +214,14 @@ class _MemoBook(NodeBook):
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
-#: their ``(a, b)`` coefficients, the ``(size, class)`` key of backfill repeats, and a
-#: lower bound of its run-time factor in any placement (``min(a + b)``).
-_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], tuple[int, int], float]
+#: their ``(a, b)`` coefficients, the id of its ``(size, class)`` key (backfill repeats,
+#: :class:`~cosched.nodeshare.window.WindowScan`), and a lower bound of its run-time
+#: factor in any placement (``min(a + b)``).
+_JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], int, float]
+
+#: Backfill windows of at least this many jobs are scanned as arrays (WindowScan); a
+#: shorter one (arrivals while the head still blocks) is visited job by job.
+_SCAN_FROM = 16
 
 
 class _Rates:
@@ -235,6 +273,10 @@ class _NodeShareBase(Policy):
         default_factory=dict, init=False, repr=False
     )
     _info: dict[int, _JobInfo] = field(default_factory=dict, init=False, repr=False)
+    #: Whether the policy scans backfill windows (WindowScan records each job's arrays).
+    _scans: ClassVar[bool] = False
+    _scan: WindowScan | None = field(default=None, init=False, repr=False)
+    _keys: dict[tuple[int, int], int] = field(default_factory=dict, init=False, repr=False)
     _dirty: bool = field(default=True, init=False, repr=False)
     #: Whether the policy reads estimated ends (``_stale``: jobs whose end the engine
     #: may have changed since it was last read: started or given a new rate).
@@ -360,7 +402,17 @@ class _NodeShareBase(Policy):
             low = min((a + b for a, b in coeffs), default=math.inf)
             if any(a < 0 for a, _ in coeffs):
                 low = -math.inf
-            info = self._info[job.index] = (s, configs, coeffs, (size, s), low)
+            key = -1
+            if self._scans:
+                scan = self._scan
+                if scan is None:
+                    scan = self._scan = WindowScan(len(view.sizes))
+                key = scan.key(size, s, configs)
+                victim = self._model.victim[s]
+                scan.record(job.index, key, view.estimate(job), victim, coeffs)
+            else:
+                key = self._keys.setdefault((size, s), len(self._keys))
+            info = self._info[job.index] = (s, configs, coeffs, key, low)
         return info
 
     def plan(self, job: Job, view: SystemView, book: NodeBook | None = None) -> Plan | None:
@@ -375,6 +427,8 @@ class _NodeShareBase(Policy):
             # A job with no configuration at all cannot run; the engine reports the stall.
             by_cap = not configs or book.blocked_by_capacity(configs)
             self.blocked[job.index] = "capacity" if by_cap else "fragmentation"
+            if self._scan is not None:
+                self._scan.blocked[job.index] = True
         self.place_ns += time.perf_counter_ns() - t0
         self.place_calls += 1
         return plan
@@ -390,7 +444,8 @@ class _NodeShareBase(Policy):
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         a, b = plan.coeffs
-        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
+        span = np.array(plan.nodes) if len(plan.nodes) > _WIDE else None
+        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor, span)
         self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
         if self._track_ends:
             self._stale.append(job.index)
@@ -412,7 +467,10 @@ class _NodeShareBase(Policy):
             if info is None:
                 continue
             s = info.sensitivity
-            co = book.co_pressure(info.nodes, pressure[s])
+            if info.span is None:
+                co = book.co_pressure(info.nodes, pressure[s])
+            else:
+                co = book.span_pressure(info.span, pressure[s])
             factor = info.a * (1.0 + victim[s] * co) + info.b
             info.factor = factor
             out[idx] = 1.0 / factor
@@ -480,9 +538,12 @@ class CoschedulingBackfill(_NodeShareBase):
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
-    _relevant: list[bool] = field(default_factory=list, init=False, repr=False)
+    _relevant: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
     _ends: np.ndarray | None = field(default=None, init=False, repr=False)
     _track_ends: ClassVar[bool] = True
+    _scans: ClassVar[bool] = True
     _shadow: float = field(default=0.0, init=False, repr=False)
     _extra: int = field(default=0, init=False, repr=False)
     _backfilled: bool = field(default=False, init=False, repr=False)
@@ -542,11 +603,17 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
-        empty_at = ends[book.node_jobs].max(axis=0)  # -inf on empty nodes
-        free = len(book.empty_nodes())
-        occupied = empty_at[empty_at > -np.inf]
-        self._shadow, self._extra = node_reservation(occupied, free=free, need=need, now=view.now)
-        self._relevant = (empty_at <= self._shadow).tolist()
+        from cosched.nodeshare._window_kernels import node_shadow
+
+        if len(self._relevant) != book.nodes:
+            self._relevant = np.zeros(book.nodes, dtype=np.bool_)
+        shadow, extra, ok = node_shadow(ends, book.node_jobs, view.now, need, self._relevant)
+        if not ok:  # the head is wider than the machine: node_reservation says so
+            empty_at = ends[book.node_jobs].max(axis=0)
+            occupied = empty_at[empty_at > -np.inf]
+            free = len(empty_at) - len(occupied)
+            node_reservation(occupied, free=free, need=need, now=view.now)
+        self._shadow, self._extra = float(shadow), int(extra)
 
     def _ends_for(self, view: SystemView) -> np.ndarray:
         """Estimated ends by job index, refreshed from the engine for the stale jobs."""
@@ -561,42 +628,86 @@ class CoschedulingBackfill(_NodeShareBase):
     def _backfill(
         self, view: SystemView, book: _MemoBook, cand: list[Job], out: list[Decision]
     ) -> list[Decision]:
-        now, shadow, relevant = view.now, self._shadow, self._relevant
         new: list[Decision] = []
         # Whether any configuration fits depends only on (size, class): skip repeats of a
-        # pair that already failed in this pass (nothing was freed since).
-        failed: set[tuple[int, int]] = set()
+        # key that already failed in this pass (nothing was freed since).
+        failed: set[int] = set()
+        if len(cand) < _SCAN_FROM:
+            for job in cand:
+                d = self._visit(job, view, book, failed)
+                if d is not None:
+                    new.append(d)
+            self._backfilled = bool(new)
+            return new
+        # A long window: find the jobs whose visit does something with a compiled scan
+        # (WindowScan), and visit only those, in order.
         infos = self._info
         for job in cand:
-            info = infos.get(job.index) or self._job_info(job, view, book)
-            if info[3] in failed:
-                continue
-            if (
-                self._extra <= 0
-                and now + view.estimate(job) * info[4] > shadow
-                and self._refused(book, info, relevant)
-            ):
-                continue
-            plan = self.plan(job, view, book)
-            if plan is None:
-                failed.add(info[3])
-                continue
-            end = now + view.estimate(job) * plan.factor
-            if end > shadow:
-                # It holds its nodes past the shadow time: those the head counts on
-                # must come out of the extra nodes.
-                taken = [node for node in plan.nodes if relevant[node]]
-                if len(taken) > self._extra:
-                    continue
-                self._extra -= len(taken)
-                for node in taken:
-                    relevant[node] = False
-            new.append(self.commit(job, plan, book))
+            if job.index not in infos:
+                self._job_info(job, view, book)
+        scan = self._scan
+        assert scan is not None
+        scan.new_pass()
+        jobs = np.fromiter((job.index for job in cand), dtype=np.int64, count=len(cand))
+        pos = 0
+        while pos < len(cand):
+            t0 = time.perf_counter_ns()
+            pos = scan.next_event(
+                book,
+                jobs,
+                pos,
+                now=view.now,
+                shadow=self._shadow,
+                extra=self._extra,
+                relevant=self._relevant,
+            )
+            self.place_ns += time.perf_counter_ns() - t0
+            if pos < 0:
+                break
+            job = cand[pos]
+            d = self._visit(job, view, book, failed)
+            if d is not None:
+                new.append(d)
+                scan.changed()
+            else:
+                key = infos[job.index][3]
+                if key in failed:
+                    scan.dead[key] = True
+            pos += 1
         self._backfilled = bool(new)
         return new
 
+    def _visit(
+        self, job: Job, view: SystemView, book: _MemoBook, failed: set[int]
+    ) -> Decision | None:
+        """One backfill candidate: its start, or None (refused or no fit)."""
+        info = self._info.get(job.index) or self._job_info(job, view, book)
+        if info[3] in failed:
+            return None
+        now, shadow, relevant = view.now, self._shadow, self._relevant
+        if (
+            self._extra <= 0
+            and now + view.estimate(job) * info[4] > shadow
+            and self._refused(book, info, relevant)
+        ):
+            return None
+        plan = self.plan(job, view, book)
+        if plan is None:
+            failed.add(info[3])
+            return None
+        end = now + view.estimate(job) * plan.factor
+        if end > shadow:
+            # It holds its nodes past the shadow time: those the head counts on
+            # must come out of the extra nodes.
+            taken = [node for node in plan.nodes if relevant[node]]
+            if len(taken) > self._extra:
+                return None
+            self._extra -= len(taken)
+            relevant[taken] = False
+        return self.commit(job, plan, book)
+
     @staticmethod
-    def _refused(book: _MemoBook, info: _JobInfo, relevant: list[bool]) -> bool:
+    def _refused(book: _MemoBook, info: _JobInfo, relevant: np.ndarray) -> bool:
         """Whether a job that ends after the shadow time, with no extra nodes left, is
         placed but refused: some configuration fits, and every one that fits starts on
         a node the head counts on (the plan's first node), so whichever Algorithm 1

@@ -1,0 +1,93 @@
+"""nodeshare-easy's compiled backfill scan and reservation against the per-job code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosched.engine.simulation import Simulation
+from cosched.nodeshare import _window_kernels as kern
+from cosched.nodeshare import policies as ns
+from cosched.policies.reservation import node_reservation
+from tests.nodeshare.test_invariants import RUNS, _setup
+
+
+def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params):
+    monkeypatch.setattr(ns, "_SCAN_FROM", scan_from)
+    policy = ns.CoschedulingBackfill(**params)
+    r = Simulation(w, platform, policy, check=True).run()
+    return r, policy
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=st.integers(1, 40), **RUNS)
+def test_scanned_window_schedules_as_the_job_by_job_visit(
+    data, nodes, seed, restriction, degraded, rates, window
+) -> None:
+    # Every window scanned (from 1 job) against every window visited job by job: the
+    # same starts, ends, placements, configurations and blocked record, bit for bit.
+    w, platform = _setup(data, nodes, seed)
+    params = dict(restriction=restriction, degraded=degraded, rates=rates, window=window)
+    with pytest.MonkeyPatch.context() as mp:
+        a, pa = _run(w, platform, 10**9, mp, **params)
+        b, pb = _run(w, platform, 1, mp, **params)
+    for col in ("start_time", "end_time"):
+        assert a.jobs[col].to_numpy().tobytes() == b.jobs[col].to_numpy().tobytes()
+    assert a.placements == b.placements
+    assert pa.chosen == pb.chosen
+    assert pa.blocked == pb.blocked
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cap=st.integers(1, 3),
+    nodes=st.integers(1, 12),
+    need=st.integers(1, 14),
+    now=st.sampled_from([0.0, 5.0, 10.0]),
+    data=st.data(),
+)
+def test_node_shadow_is_node_reservation(cap, nodes, need, now, data) -> None:
+    # Jobs 0..J-1 on random nodes (padding index J, whose end is -inf); ends with ties
+    # and ends in the past. The kernel gives node_reservation's shadow and extra, and
+    # marks the nodes empty by the shadow time.
+    jobs = data.draw(st.integers(0, cap * nodes))
+    ends = np.array(
+        [data.draw(st.sampled_from([1.0, 5.0, 7.5, 10.0, 20.0, 1e9])) for _ in range(jobs)]
+        + [-np.inf]
+    )
+    node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
+    count = [0] * nodes
+    for j in range(jobs):
+        free = [n for n in range(nodes) if count[n] < cap]
+        node = data.draw(st.sampled_from(free))
+        node_jobs[count[node], node] = j
+        count[node] += 1
+    empty_at = ends[node_jobs].max(axis=0)
+    occupied = empty_at[empty_at > -np.inf]
+    free_now = nodes - len(occupied)
+    relevant = np.zeros(nodes, dtype=np.bool_)
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, now, need, relevant)
+    if need - free_now > len(occupied):
+        assert not ok
+        with pytest.raises(ValueError, match="head too large"):
+            node_reservation(occupied, free=free_now, need=need, now=now)
+        return
+    assert ok
+    want = node_reservation(occupied, free=free_now, need=need, now=now)
+    assert (shadow, extra) == want
+    assert relevant.tolist() == (empty_at <= want[0]).tolist()
+
+
+def test_node_shadow_by_hand() -> None:
+    # Nodes 0-3; node 0 empty, node 1 holds jobs ending at 10 and 30 (empties at 30),
+    # node 2 a job ending at 20, node 3 one ending at 5 (in the past at now = 8).
+    # A head of 3 nodes: 1 free now, the 2nd smallest of (8, 20, 30) is 20: shadow 20,
+    # nodes 0, 2, 3 empty by then, extra 0; the head counts on nodes 0, 2 and 3.
+    ends = np.array([10.0, 30.0, 20.0, 5.0, -np.inf])
+    node_jobs = np.array([[4, 0, 2, 3], [4, 1, 4, 4]], dtype=np.intp)
+    relevant = np.zeros(4, dtype=np.bool_)
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, 8.0, 3, relevant)
+    assert ok and (shadow, extra) == (20.0, 0)
+    assert relevant.tolist() == [True, False, True, True]

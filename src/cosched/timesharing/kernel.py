@@ -171,7 +171,10 @@ S_JB, S_GSCOL, S_TMPB, S_QB = range(15, 19)  # where jobs, gang cells, TMP, Q st
 # beyond the horizon), where the CPU-event tree starts in G and in GF, and its number of
 # leaves (a power of two >= the nodes).
 S_MHEAD, S_MTAIL, S_STALE, S_BEYOND, S_TREEB, S_TREEF, S_P2 = range(19, 26)
-K_SI = 26
+# A node whose CPU event is due now and is the next event of all, kept out of the tree
+# (node + 1; 0: none; see resched).
+S_IMM = 26
+K_SI = 27
 # Flags, in G after the scalars.
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
@@ -464,6 +467,8 @@ def resched(S: Any, n: int, t: float) -> None:
         if NF[n, N_DUE] != INF:
             cpu_replaced(S, NF[n, N_DUE])
             NF[n, N_DUE] = INF
+            if S.G[S_IMM] == n + 1:
+                S.G[S_IMM] = 0
             cpu_update(S, n)
         return
     spinning = PI[p, P_SPINNING]
@@ -502,10 +507,32 @@ def resched(S: Any, n: int, t: float) -> None:
         return
     if old < INF:
         cpu_replaced(S, old)
-    if te < INF:
-        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = next_seq(S)  # the node's leaf
+        if S.G[S_IMM] == n + 1:
+            S.G[S_IMM] = 0
     NF[n, N_DUE] = te
+    if te < INF:
+        seq = next_seq(S)
+        if te == t and S.G[S_IMM] == 0 and not due_by(S, t):
+            # Due now, after every pending event: it is the next event of all. The loop
+            # takes it from S_IMM; the tree keeps the node's replaced event (later than
+            # now) until the node's next change replays its path.
+            S.G[S_IMM] = n + 1
+            return
+        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = seq  # the node's leaf
     cpu_update(S, n)
+
+
+@njit
+def due_by(S: Any, t: float) -> bool:
+    """Is an event of the heap, the message FIFO or the CPU-event tree due at ``t`` or
+    earlier (the tree may still show the event being handled)?"""
+    G = S.G
+    if G[S_HSIZE] > 0 and S.HT[0] <= t:
+        return True
+    h = G[S_MHEAD]
+    if h < G[S_MTAIL] and S.MT[h] <= t:
+        return True
+    return S.GF[G[S_TREEF] + 1] <= t
 
 
 # -------------------------------------------------------------- scheduling
@@ -1729,7 +1756,12 @@ def run_kernel(S: Any, margin: int) -> int:
         stop = ts if ts < horizon else horizon
         th = INF
         while True:
-            t, src = next_event(S)
+            imm = SI[S_IMM]
+            if imm:
+                t = now
+                src = 4
+            else:
+                t, src = next_event(S)
             th = t
             if src == 0 or t >= ts or t > stop:
                 break
@@ -1748,7 +1780,14 @@ def run_kernel(S: Any, margin: int) -> int:
             events += 1
             if SI[S_ERR] == ERR_HEAP:
                 break
-            if src == 3:
+            if src == 4:
+                n = imm - 1
+                SI[S_IMM] = 0
+                S.F[n, N_DUE] = INF
+                node_event(S, n, t)
+                if S.F[n, N_DUE] == INF:
+                    cpu_update(S, n)
+            elif src == 3:
                 # The tree still shows the event while the node handles it; the node's
                 # new event (resched) replays its path, or this does if it has none.
                 n = SI[SI[S_TREEB] + 1]

@@ -47,6 +47,15 @@ completions, the raise, the gang slot) in a binary heap. Every event takes a seq
 number from one counter when it is scheduled, so the merged order is the order of a
 single heap of all events. And numba compiles the kernel without reference counting.
 
+Two kinds of CPU event skip the tree (issue 15, stop 25). One due now when nothing else
+is due now is the next event of all (every later event takes a larger sequence number),
+so the loop takes it from the slot ``G[S_IMM]`` (a poller woken by its message, a
+process back from I/O in its coscheduled slot). And an FCS poller's spin end in its CS
+slot changes nothing but its own node (``lazy_ok``): it stays out of the tree
+(``N_LAZY``) and is handled, in its place by (time, sequence number), when something
+next touches the node (``fold`` and ``resched`` call ``lazy_resolve``) or at the end of
+the run, and counted as an event then.
+
 A CPU event that is replaced before it falls is counted in ``G[S_STALE]`` (and its time
 in ``GF[S_STALET]``) if it falls within the horizon: the model's event count and last
 event time are those of a single heap that kept replaced events and skipped them when
@@ -352,31 +361,33 @@ def cpu_update(S: Any, n: int) -> None:
     node never have an event) and node ``k`` holds the first event of its subtree by
     (time, sequence number): its node ``G[S_TREEB + k]`` (-1: none), sequence number
     ``G[S_TREEB + 2 * P2 + k]`` and time ``GF[S_TREEF + k]`` (INF: none), so node 1
-    holds the earliest CPU event of all. The matches are branch-free selections.
+    holds the earliest CPU event of all. The matches are branch-free selections; the
+    indices are unsigned, so that the compiled walk skips negative-index handling.
     """
     G = S.G
     GF = S.GF
-    tw = G[S_TREEB]
-    p2 = G[S_P2]
-    ts = tw + 2 * p2
-    tt = G[S_TREEF]
-    k = p2 + n
+    one = np.uint64(1)
+    tw = np.uint64(G[S_TREEB])
+    p2 = np.uint64(G[S_P2])
+    ts = tw + p2 + p2
+    tt = np.uint64(G[S_TREEF])
+    k = p2 + np.uint64(n)
     # The path's first event so far, carried up (only the siblings are read).
     t = S.F[n, N_DUE]
     sq = G[ts + k]
     w = n
     GF[tt + k] = t
-    while k > 1:
-        o = k ^ 1
+    while k > one:
+        o = k ^ one
         to = GF[tt + o]
         so = G[ts + o]
         wo = G[tw + o]
         # the sibling comes first if earlier (on a full tie: if it is the left one)
-        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & 1) == 1))))
+        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & one) == one))))
         t = to if other else t
         sq = so if other else sq
         w = wo if other else w
-        k >>= 1
+        k >>= one
         GF[tt + k] = t
         G[ts + k] = sq
         G[tw + k] = w

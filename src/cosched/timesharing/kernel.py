@@ -48,6 +48,15 @@ completions, the raise, the gang slot) in a binary heap. Every event takes a seq
 number from one counter when it is scheduled, so the merged order is the order of a
 single heap of all events. And numba compiles the kernel without reference counting.
 
+Two kinds of CPU event skip the tree (issue 15, stop 25). One due now when nothing else
+is due now is the next event of all (every later event takes a larger sequence number),
+so the loop takes it from the slot ``G[S_IMM]`` (a poller woken by its message, a
+process back from I/O in its coscheduled slot). And an FCS poller's spin end in its CS
+slot changes nothing but its own node (``lazy_ok``): it stays out of the tree
+(``N_LAZY``) and is handled, in its place by (time, sequence number), when something
+next touches the node (``fold`` and ``resched`` call ``lazy_resolve``) or at the end of
+the run, and counted as an event then.
+
 A CPU event that is replaced before it falls is counted in ``G[S_STALE]`` (and its time
 in ``GF[S_STALET]``) if it falls within the horizon: the model's event count and last
 event time are those of a single heap that kept replaced events and skipped them when
@@ -83,7 +92,7 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     _OUT_OF_LINE = frozenset(
         ("run_kernel", "fold_all", "raise_all", "gang_slot", "fcs_slot", "fcs_enter",
          "start_job", "try_start", "place", "gang_start", "fcs_start", "end_job",
-         "check_all", "snapshot")
+         "check_all", "snapshot", "lazy_flush")
     )  # fmt: skip
 
     #: Functions that allocate scratch arrays (the EASY front's reservation, run once
@@ -132,7 +141,8 @@ EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 # (job i is row ``G[S_JB] + i``). Columns depend on the kind of row.
 # Node integer columns; the node's process list and its gang cells follow.
 N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS, N_LAST, N_MODE = range(9)
-N_PL = 9  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
+N_LAZY = 9  # 1: the node's CPU event is a CS poller's spin end kept out of the tree
+N_PL = 10  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
 # Node float columns.
 N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
@@ -174,7 +184,14 @@ S_JB, S_GSCOL, S_TMPB, S_QB = range(15, 19)  # where jobs, gang cells, TMP, Q st
 # beyond the horizon), where the CPU-event tree starts in G and in GF, and its number of
 # leaves (a power of two >= the nodes).
 S_MHEAD, S_MTAIL, S_STALE, S_BEYOND, S_TREEB, S_TREEF, S_P2 = range(19, 26)
-K_SI = 26
+# A node whose CPU event is due now and is the next event of all, kept out of the tree
+# (node + 1; 0: none; see resched).
+S_IMM = 26
+# The sequence number of the event being handled (-1: a submission); lazy spin ends
+# handled since the loop last saved its count (see lazy_ok).
+S_CURSEQ, S_LAZYN = 27, 28
+S_IMMSEQ = 29  # the sequence number of the S_IMM event
+K_SI = 30
 # Flags, in G after the scalars.
 F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 7)
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
@@ -347,31 +364,33 @@ def cpu_update(S: Any, n: int) -> None:
     node never have an event) and node ``k`` holds the first event of its subtree by
     (time, sequence number): its node ``G[S_TREEB + k]`` (-1: none), sequence number
     ``G[S_TREEB + 2 * P2 + k]`` and time ``GF[S_TREEF + k]`` (INF: none), so node 1
-    holds the earliest CPU event of all. The matches are branch-free selections.
+    holds the earliest CPU event of all. The matches are branch-free selections; the
+    indices are unsigned, so that the compiled walk skips negative-index handling.
     """
     G = S.G
     GF = S.GF
-    tw = G[S_TREEB]
-    p2 = G[S_P2]
-    ts = tw + 2 * p2
-    tt = G[S_TREEF]
-    k = p2 + n
+    one = np.uint64(1)
+    tw = np.uint64(G[S_TREEB])
+    p2 = np.uint64(G[S_P2])
+    ts = tw + p2 + p2
+    tt = np.uint64(G[S_TREEF])
+    k = p2 + np.uint64(n)
     # The path's first event so far, carried up (only the siblings are read).
     t = S.F[n, N_DUE]
     sq = G[ts + k]
     w = n
     GF[tt + k] = t
-    while k > 1:
-        o = k ^ 1
+    while k > one:
+        o = k ^ one
         to = GF[tt + o]
         so = G[ts + o]
         wo = G[tw + o]
         # the sibling comes first if earlier (on a full tie: if it is the left one)
-        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & 1) == 1))))
+        other = (to < t) | ((to == t) & ((so < sq) | ((so == sq) & ((k & one) == one))))
         t = to if other else t
         sq = so if other else sq
         w = wo if other else w
-        k >>= 1
+        k >>= one
         GF[tt + k] = t
         G[ts + k] = sq
         G[tw + k] = w
@@ -394,6 +413,14 @@ def cpu_replaced(S: Any, old: float) -> None:
 @njit
 def fold(S: Any, n: int, t: float) -> None:
     """Account the running process's activity from the node's ``act`` to ``t``."""
+    if S.I[n, N_LAZY]:
+        lazy_resolve(S, n, t)
+    fold_acct(S, n, t)
+
+
+@njit
+def fold_acct(S: Any, n: int, t: float) -> None:
+    """:func:`fold` itself (the node has no lazy spin end pending)."""
     NF = S.F
     p = S.I[n, N_CUR]
     if p < 0:
@@ -462,11 +489,15 @@ def resched(S: Any, n: int, t: float) -> None:
     NI = S.I
     NF = S.F
     PI = S.I
+    if NI[n, N_LAZY]:
+        lazy_resolve(S, n, t)
     p = NI[n, N_CUR]
     if p < 0:
         if NF[n, N_DUE] != INF:
             cpu_replaced(S, NF[n, N_DUE])
             NF[n, N_DUE] = INF
+            if S.G[S_IMM] == n + 1:
+                S.G[S_IMM] = 0
             cpu_update(S, n)
         return
     spinning = PI[p, P_SPINNING]
@@ -505,10 +536,120 @@ def resched(S: Any, n: int, t: float) -> None:
         return
     if old < INF:
         cpu_replaced(S, old)
-    if te < INF:
-        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = next_seq(S)  # the node's leaf
+        if S.G[S_IMM] == n + 1:
+            S.G[S_IMM] = 0
     NF[n, N_DUE] = te
+    if te < INF:
+        seq = next_seq(S)
+        if te == t and S.G[S_IMM] == 0 and not due_by(S, t):
+            # Due now, after every pending event: it is the next event of all. The loop
+            # takes it from S_IMM; the tree keeps the node's replaced event (later than
+            # now) until the node's next change replays its path.
+            S.G[S_IMM] = n + 1
+            S.G[S_IMMSEQ] = seq
+            return
+        S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n] = seq  # the node's leaf
+        if spinning and S.G[F_FCS] and lazy_ok(S, n, p, te):
+            NI[n, N_LAZY] = 1
+            if S.GF[S.G[S_TREEF] + S.G[S_P2] + n] != INF:
+                NF[n, N_DUE] = INF  # the tree shows no event for the node
+                cpu_update(S, n)
+                NF[n, N_DUE] = te
+            return
     cpu_update(S, n)
+
+
+@njit
+def lazy_ok(S: Any, n: int, p: int, te: float) -> bool:
+    """Is node ``n``'s new CPU event at ``te`` a CS poller's spin end that changes
+    nothing but its own node and process (FCS: the spin budget runs out in a CS slot
+    and the process polls on)?
+
+    Then the event is kept out of the tree (``N_LAZY``): it is handled when something
+    next touches the node (:func:`lazy_resolve`, from :func:`fold` and
+    :func:`resched`), or at the end of the run, and counted as an event then. Its
+    handling is predicted here from the node's state, which nothing changes until that
+    touch: the accounting of ``fold`` to ``te`` leaves the spin budget at most ``EPS``,
+    the receive still waits for a message that is not there, and the following
+    ``resched`` finds no event (no tick, boost or quantum pending).
+    """
+    NF = S.F
+    PI = S.I
+    if S.I[n, N_MODE] != MODE_CS or S.G[F_ARRIVAL] == ARR_PERIODIC:
+        return False
+    if NF[n, N_PRE] != INF or NF[n, N_PB] != INF or S.F[p, P_QLEFT] != INF:
+        return False
+    s = PI[p, P_WAITING]
+    if PI[p, P_PHASE] != P_RECV or not PI[p, P_INRECV] or s < 0:
+        return False
+    if PI[p, P_NBR0 + s] < 0 or PI[p, P_INBOX0 + s] > 0:
+        return False
+    a = NF[n, N_ACT]
+    ovh = NF[n, N_OVH]
+    if ovh > a:
+        a = ovh
+    if te < ovh - EPS:
+        return False
+    rem = S.F[p, P_REM]
+    if te > a:
+        rem -= te - a
+    return rem <= EPS
+
+
+@njit
+def lazy_resolve(S: Any, n: int, t: float) -> None:
+    """Something touches node ``n`` at ``t`` while its lazy spin end is pending: handle
+    the spin end first if it came earlier by (time, sequence number), else put it in
+    the tree, where the single heap had it."""
+    S.I[n, N_LAZY] = 0
+    te = S.F[n, N_DUE]
+    sq = S.G[S.G[S_TREEB] + 3 * S.G[S_P2] + n]
+    if te < t or (te == t and sq < S.G[S_CURSEQ]):
+        lazy_expire(S, n, te)
+    else:
+        cpu_update(S, n)
+
+
+@njit
+def lazy_expire(S: Any, n: int, te: float) -> None:
+    """Node ``n``'s lazy spin end at ``te``, as ``node_event`` handles it (see
+    :func:`lazy_ok`): account to ``te``; the process polls on."""
+    p = S.I[n, N_CUR]
+    fold_acct(S, n, te)
+    S.I[p, P_SPINNING] = 1
+    S.F[p, P_REM] = INF
+    S.F[n, N_DUE] = INF
+    S.G[S_LAZYN] += 1
+
+
+@njit
+def lazy_flush(S: Any, horizon: float, now: float) -> float:
+    """End of a run: handle the lazy spin ends due by ``horizon`` (the single heap
+    would have); the time of the last event, ``now`` or later."""
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, N_LAZY]:
+            te = S.F[n, N_DUE]
+            if te <= horizon:
+                S.I[n, N_LAZY] = 0
+                lazy_expire(S, n, te)
+                if te > now:
+                    now = te
+            else:
+                S.G[S_BEYOND] = 1  # still pending: a horizon stop
+    return now
+
+
+@njit
+def due_by(S: Any, t: float) -> bool:
+    """Is an event of the heap, the message FIFO or the CPU-event tree due at ``t`` or
+    earlier (the tree may still show the event being handled)?"""
+    G = S.G
+    if G[S_HSIZE] > 0 and S.HT[0] <= t:
+        return True
+    h = G[S_MHEAD]
+    if h < G[S_MTAIL] and S.MT[h] <= t:
+        return True
+    return S.GF[G[S_TREEF] + 1] <= t
 
 
 # -------------------------------------------------------------- scheduling
@@ -1700,9 +1841,11 @@ def next_event(S: Any) -> tuple[float, int]:
 
 @njit
 def stop_at(S: Any, now: float, events: int) -> None:
-    """Save the loop's clock and count (the kernel is about to return)."""
+    """Save the loop's clock and count, with the lazy spin ends handled (the kernel is
+    about to return)."""
     S.GF[S_NOW] = now
-    S.G[S_EVENTS] = events
+    S.G[S_EVENTS] = events + S.G[S_LAZYN]
+    S.G[S_LAZYN] = 0
 
 
 @njit
@@ -1733,7 +1876,12 @@ def run_kernel(S: Any, margin: int) -> int:
         stop = ts if ts < horizon else horizon
         th = INF
         while True:
-            t, src = next_event(S)
+            imm = SI[S_IMM]
+            if imm:
+                t = now
+                src = 4
+            else:
+                t, src = next_event(S)
             th = t
             if src == 0 or t >= ts or t > stop:
                 break
@@ -1752,10 +1900,19 @@ def run_kernel(S: Any, margin: int) -> int:
             events += 1
             if SI[S_ERR] == ERR_HEAP:
                 break
-            if src == 3:
+            if src == 4:
+                n = imm - 1
+                SI[S_IMM] = 0
+                SI[S_CURSEQ] = SI[S_IMMSEQ]
+                S.F[n, N_DUE] = INF
+                node_event(S, n, t)
+                if S.F[n, N_DUE] == INF:
+                    cpu_update(S, n)
+            elif src == 3:
                 # The tree still shows the event while the node handles it; the node's
                 # new event (resched) replays its path, or this does if it has none.
                 n = SI[SI[S_TREEB] + 1]
+                SI[S_CURSEQ] = SI[SI[S_TREEB] + 2 * SI[S_P2] + 1]
                 S.F[n, N_DUE] = INF
                 node_event(S, n, t)
                 if S.F[n, N_DUE] == INF:
@@ -1764,6 +1921,7 @@ def run_kernel(S: Any, margin: int) -> int:
                 h = SI[S_MHEAD]
                 q = S.MI[h, 1]
                 side = S.MI[h, 2]
+                SI[S_CURSEQ] = S.MI[h, 0]
                 if h + 1 == SI[S_MTAIL]:
                     SI[S_MHEAD] = 0
                     SI[S_MTAIL] = 0
@@ -1773,6 +1931,7 @@ def run_kernel(S: Any, margin: int) -> int:
             else:
                 kind = S.HI[0, 1]
                 obj = S.HI[0, 2]
+                SI[S_CURSEQ] = S.HI[0, 0]
                 pop(S)
                 if kind == EV_IODONE:
                     io_done(S, obj, t)
@@ -1793,6 +1952,7 @@ def run_kernel(S: Any, margin: int) -> int:
                 stop_at(S, now, events)
                 return RET_GROW
             now = ts
+            SI[S_CURSEQ] = -1  # before every event due at ts
             while i < nsub and submits[i] == ts:
                 SI[SI[S_QB] + SI[S_QTAIL]] = i
                 SI[S_QTAIL] += 1
@@ -1803,6 +1963,9 @@ def run_kernel(S: Any, margin: int) -> int:
             try_start(S, ts)
             continue
         break
+    now = lazy_flush(S, horizon, now)
+    if ret == RET_DONE and SI[S_BEYOND]:
+        ret = RET_HORIZON
     if SF[S_STALET] > now:
         now = SF[S_STALET]
     stop_at(S, now, events)

@@ -24,7 +24,13 @@ from typing import Literal
 
 import numpy as np
 
-from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, SERIAL, Profile, SlowdownModel
+from cosched.lomarc.slowdown import (
+    CLASS_CPU,
+    CLASS_DISK,
+    Profile,
+    SlowdownModel,
+    shared_cost,
+)
 from cosched.policies.orders import SHORT_MAX
 
 __all__ = [
@@ -292,13 +298,11 @@ def may_screen(rules: MatchRules, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
             ok &= ((a_cls == CLASS_CPU) & (b_cls == CLASS_DISK)) | (
                 (a_cls == CLASS_DISK) & (b_cls == CLASS_CPU)
             )
-    m_cpu = np.minimum(a_cpu, b_cpu)
     m_io = np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk)
+    sl = shared_cost(cf, np.minimum(a_cpu, b_cpu), m_io, model.formula)
     if model.formula == "printed":
-        sl = cf * m_cpu + SERIAL * m_io
         sl = np.maximum(1.0, np.where(over, sl + model.mem_slowdown, sl))
     else:
-        sl = 1.0 + (cf - 1.0) * m_cpu + (SERIAL - 1.0) * m_io
         sl = np.where(over, np.maximum(sl, model.mem_slowdown), sl)
     if rules.max_slowdown is not None:
         ok &= ~(sl > rules.max_slowdown + 1e-9)  # NaN passes, as in screen

@@ -50,6 +50,7 @@ __all__ = [
     "SlowdownModel",
     "pair_slowdown",
     "profile_of",
+    "shared_cost",
 ]
 
 CLASS_CPU, CLASS_NET, CLASS_DISK = 0, 1, 2
@@ -111,6 +112,17 @@ def profile_of(index: int, extra: Mapping[str, Any]) -> Profile:
     )
 
 
+def shared_cost(
+    cpu_factor: Any, m_cpu: Any, m_io: Any, formula: str, serial: float = SERIAL
+) -> Any:
+    """The formula's terms before the memory rule, for numbers or numpy arrays alike:
+    ``c_cpu m_cpu + serial m_io`` (``printed``) or ``1 + (c_cpu - 1) m_cpu + (serial -
+    1) m_io`` (``overlap``), where ``m_io`` is the network and disk overlaps summed."""
+    if formula == "printed":
+        return cpu_factor * m_cpu + serial * m_io
+    return 1.0 + (cpu_factor - 1.0) * m_cpu + (serial - 1.0) * m_io
+
+
 def pair_slowdown(
     a: Profile,
     b: Profile,
@@ -135,12 +147,11 @@ def pair_slowdown(
     """
     over = a.mem + b.mem > 1.0
     m_io = min(a.net, b.net) + min(a.disk, b.disk)
+    sl = shared_cost(cpu_factor, min(a.cpu, b.cpu), m_io, formula, serial)
     if formula == "printed":
-        sl = cpu_factor * min(a.cpu, b.cpu) + serial * m_io
         if over:
             sl += mem_slowdown
         return max(1.0, sl)
-    sl = 1.0 + (cpu_factor - 1.0) * min(a.cpu, b.cpu) + (serial - 1.0) * m_io
     if over:
         sl = max(sl, mem_slowdown)
     return sl

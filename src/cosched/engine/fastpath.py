@@ -87,6 +87,11 @@ def eligible(sim: Simulation) -> int | None:
 
 def try_run(sim: Simulation) -> SimulationResult | None:
     """Run ``sim`` on the fast path and return its result, or None if it is not eligible."""
+    lomarc = _loaded("cosched.lomarc.policies", "Lomarc")
+    if lomarc is not None and isinstance(sim.policy, lomarc):
+        from cosched.lomarc.fast import try_run as lomarc_run
+
+        return lomarc_run(sim)
     code = eligible(sim)
     if code is None:
         return None

@@ -39,6 +39,8 @@ __all__ = [
     "Funnel",
     "Heuristic",
     "MatchRules",
+    "classes_match",
+    "expected_arrivals",
     "matchable",
     "may_screen",
     "response_impact",
@@ -59,14 +61,22 @@ def matchable(a: Profile, b: Profile, model: SlowdownModel) -> bool:
     """
     if a.mem + b.mem > 1.0:
         return False
-    if model.hyperthreaded:
-        if a.cls == CLASS_CPU and b.cls == CLASS_CPU:
-            return model.cpu_factor(a, b) < 2.0
-        return a.cls != b.cls
-    return {a.cls, b.cls} == {CLASS_CPU, CLASS_DISK}
+    return classes_match(a.cls, b.cls, model.cpu_factor(a, b), model.hyperthreaded)
 
 
-def u_gain(sa: float, ta: float, sb: float, tb: float, sl: float, *, timed: bool) -> float:
+def classes_match(a_cls: int, b_cls: int, cpu_factor: float, hyperthreaded: bool) -> bool:
+    """The class part of :func:`matchable` (plain arithmetic, so the compiled loop of
+    :mod:`cosched.lomarc._kernel` calls it too)."""
+    if hyperthreaded:
+        if a_cls == CLASS_CPU and b_cls == CLASS_CPU:
+            return cpu_factor < 2.0
+        return a_cls != b_cls
+    return (a_cls == CLASS_CPU and b_cls == CLASS_DISK) or (
+        a_cls == CLASS_DISK and b_cls == CLASS_CPU
+    )
+
+
+def u_gain(sa: float, ta: float, sb: float, tb: float, sl: float, timed: bool) -> float:
     """U_gain,1 (``timed``) or U_gain,2: the relative utilization gain of a pair."""
     gain = (min(sa, sb) * (2.0 / sl - 1.0) - abs(sa - sb) * (1.0 - 1.0 / sl)) / max(sa, sb)
     if timed:
@@ -104,19 +114,35 @@ class ArrivalStats:
 
     def expected(self, horizon: float) -> tuple[float, float, float, float]:
         """Expected (short arrivals, their mean work, medium/long arrivals, mean work)."""
-        span = self.last - self.first
-        if self.count < 2 or span <= 0:
-            return 0.0, 0.0, 0.0, 0.0
-        n = horizon * (self.count - 1) / span
-        p_short = self.short_count / self.count
-        long_count = self.count - self.short_count
-        w_short = self.short_work / self.short_count if self.short_count else 0.0
-        w_long = self.long_work / long_count if long_count else 0.0
-        return n * p_short, w_short, n * (1.0 - p_short), w_long
+        return expected_arrivals(
+            self.count, self.first, self.last, self.short_count, self.short_work,
+            self.long_work, horizon,
+        )  # fmt: skip
+
+
+def expected_arrivals(
+    count: int,
+    first: float,
+    last: float,
+    short_count: int,
+    short_work: float,
+    long_work: float,
+    horizon: float,
+) -> tuple[float, float, float, float]:
+    """:meth:`ArrivalStats.expected` from the statistics' fields (plain arithmetic, so
+    the compiled loop of :mod:`cosched.lomarc._kernel` calls it too)."""
+    span = last - first
+    if count < 2 or span <= 0:
+        return 0.0, 0.0, 0.0, 0.0
+    n = horizon * (count - 1) / span
+    p_short = short_count / count
+    long_count = count - short_count
+    w_short = short_work / short_count if short_count else 0.0
+    w_long = long_work / long_count if long_count else 0.0
+    return n * p_short, w_short, n * (1.0 - p_short), w_long
 
 
 def response_impact(
-    *,
     ti: float,
     si: float,
     tj: float,

@@ -49,6 +49,7 @@ __all__ = [
     "Profile",
     "SlowdownModel",
     "pair_slowdown",
+    "pair_value",
     "profile_of",
     "shared_cost",
 ]
@@ -145,9 +146,32 @@ def pair_slowdown(
             pages, bounded below by 1) or ``overlap`` (each job's own time plus the
             extra cost of the shared parts; ``max(sl, mem_slowdown)`` when it pages).
     """
-    over = a.mem + b.mem > 1.0
-    m_io = min(a.net, b.net) + min(a.disk, b.disk)
-    sl = shared_cost(cpu_factor, min(a.cpu, b.cpu), m_io, formula, serial)
+    return pair_value(
+        cpu_factor,
+        min(a.cpu, b.cpu),
+        min(a.net, b.net) + min(a.disk, b.disk),
+        a.mem + b.mem > 1.0,
+        mem_slowdown,
+        formula,
+        serial,
+    )
+
+
+def pair_value(
+    cpu_factor: float,
+    m_cpu: float,
+    m_io: float,
+    over: bool,
+    mem_slowdown: float,
+    formula: str,
+    serial: float = SERIAL,
+) -> float:
+    """``sl_AB`` from the pair's overlaps: :func:`shared_cost` plus the memory rule.
+
+    ``over``: the two memory needs sum above 1. Plain arithmetic on numbers, so the
+    compiled LOMARC loop (:mod:`cosched.lomarc._kernel`) calls this same function.
+    """
+    sl = shared_cost(cpu_factor, m_cpu, m_io, formula, serial)
     if formula == "printed":
         if over:
             sl += mem_slowdown

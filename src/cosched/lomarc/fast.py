@@ -1,0 +1,144 @@
+"""The fast path of the built-in LOMARC policies: the compiled loop of
+:mod:`cosched.lomarc._kernel`, selected automatically.
+
+:func:`cosched.engine.fastpath.try_run` hands a simulation here when its policy is a
+:class:`~cosched.lomarc.policies.Lomarc`. It runs on the compiled loop when the policy
+is one of the built-in variants itself (not a subclass: a user's subclass keeps the
+Python interface and the general loop), with its own rate model (or none, for PSS), on
+the paper's machine (:func:`~cosched.lomarc.policies.lomarc_platform` of any size),
+without capacity checks or a progress callback, on a workload in memory with the
+profile columns. Otherwise the general loop runs, unchanged. Schedules, placements,
+the policy's counters and the engine's are the same on both paths
+(``tests/lomarc/test_fast.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosched.engine.decisions import on_nodes
+from cosched.lomarc import policies as P
+from cosched.lomarc.matching import Funnel
+from cosched.lomarc.rates import PairRates
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation, SimulationResult
+
+__all__ = ["BUILT_IN", "eligible", "try_run"]
+
+#: The policies the compiled loop runs (exact types).
+BUILT_IN: frozenset[type] = frozenset(
+    {
+        P.Lomarc,
+        P.LomarcPSS,
+        P.LomarcAC,
+        P.LomarcAM,
+        P.LomarcN,
+        P.LomarcU1,
+        P.LomarcU2,
+        P.LomarcR,
+        P.LomarcFM,
+    }
+)
+_SEARCH = {"queue": 0, "adjacent": 1, "none": 2}
+_HEURISTIC = {"u1": 0, "u2": 1, "response": 2, "first": 3}
+
+
+def eligible(sim: Simulation) -> bool:
+    """Whether ``sim`` may run on the compiled loop (see the module docstring)."""
+    policy = sim.policy
+    if type(policy) not in BUILT_IN or sim.check or sim.progress is not None:
+        return False
+    assert isinstance(policy, P.Lomarc)
+    if sim._feed is not None or sim._ledger is None:
+        return False
+    if policy.pairing:
+        rates = sim.rate_model
+        if type(rates) is not PairRates or rates.profiles is not policy._profiles:
+            return False
+    elif sim.rate_model is not None:
+        return False
+    if sim.platform != P.lomarc_platform(sim.platform.nodes):
+        return False
+    cols = sim.workload.columns
+    return all(c in cols for c in P.LOMARC_COLUMNS)
+
+
+def try_run(sim: Simulation) -> SimulationResult | None:
+    """Run ``sim`` on the compiled loop; None when it is not :func:`eligible`."""
+    if not eligible(sim):
+        return None
+    from cosched.lomarc._kernel import lomarc_loop
+
+    policy = sim.policy
+    assert isinstance(policy, P.Lomarc)
+    n = sim._n
+    cols = sim.workload.columns
+    submit, run, est, size = (np.array(c) for c in sim._columns)
+    f64 = np.float64
+    cls = np.asarray(cols["lomarc_class"]).astype(np.int64)
+    cpu, net, disk, mem = (np.array(cols[c], dtype=f64) for c in P.LOMARC_COLUMNS[1:])
+    draw = cols["lomarc_cpu_slowdown"] if "lomarc_cpu_slowdown" in cols else np.full(n, 2.0)
+    cs = np.array(draw, dtype=f64)
+    model = policy._rules.model
+    iparams = np.array(
+        [
+            model.hyperthreaded,
+            policy.check_match,
+            policy.medium_long_only,
+            _SEARCH[policy.search],
+            policy.running,
+            _HEURISTIC[policy.heuristic],
+            policy.pairing,
+            policy.predict,
+            policy.arrivals == "queue",
+            policy.weak_spare is not None,
+            policy.max_slowdown is not None,
+            policy.aging_time is not None,
+        ],
+        dtype=np.int64,
+    )
+    fparams = np.array(
+        [
+            policy.weak_spare or 0.0,
+            policy.max_slowdown or 0.0,
+            model.mem_slowdown,
+            policy.aging_time or 0.0,
+            policy.bound,
+            model.standard_cpu_factor,
+        ],
+        dtype=f64,
+    )
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    off = np.zeros(n, dtype=np.int64)
+    np.cumsum(size[:-1], out=off[1:])
+    jnodes = np.zeros(int(size.sum()), dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    funnel = np.zeros(9, dtype=np.int64)
+    counts = np.zeros(2, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)
+    arrivals_f = np.zeros(4, dtype=f64)
+    arrivals_i = np.zeros(2, dtype=np.int64)
+    lomarc_loop(
+        submit, run, est, size, cls, cpu, net, disk, mem, cs, sim.platform.nodes, iparams, fparams,
+        model.formula, start, end, jnodes, off, order, funnel, counts, stats,
+        arrivals_f, arrivals_i,
+    )  # fmt: skip
+    # The policy's state as the general loop leaves it.
+    policy.funnel = Funnel(*funnel.tolist())
+    policy.counts["queue_pairs"] = int(counts[0])
+    policy.counts["running_pairs"] = int(counts[1])
+    arr = policy._arrivals
+    arr.first, arr.last, arr.short_work, arr.long_work = arrivals_f.tolist()
+    arr.count, arr.short_count = arrivals_i.tolist()
+    # The engine's record of where each job ran, in start order.
+    flat, offs, sizes = jnodes.tolist(), off.tolist(), size.tolist()
+    sim._placed = {i: on_nodes(flat[offs[i] : offs[i] + sizes[i]], 1) for i in order.tolist()}
+    sim._slots = sizes
+    sim._stats["rate_changes"] = int(stats[2])
+    passes, decisions = stats[:2].tolist()
+    started = int(np.count_nonzero(~np.isnan(start)))
+    return sim._fast_result(start, end, passes=passes, decisions=decisions, started=started)

@@ -6,10 +6,10 @@
 is one of the built-in variants itself (not a subclass: a user's subclass keeps the
 Python interface and the general loop), with its own rate model (or none, for PSS), on
 the paper's machine (:func:`~cosched.lomarc.policies.lomarc_platform` of any size),
-without capacity checks or a progress callback, on a workload in memory with the
-profile columns. Otherwise the general loop runs, unchanged. Schedules, placements,
-the policy's counters and the engine's are the same on both paths
-(``tests/lomarc/test_fast.py``).
+without capacity checks, on a workload in memory with the profile columns (a progress
+callback hears of the end only, as on the batch fast path). Otherwise the general
+loop runs, unchanged. Schedules, placements, the policy's counters and the engine's are
+the same on both paths (``tests/lomarc/test_fast.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ _HEURISTIC = {"u1": 0, "u2": 1, "response": 2, "first": 3}
 def eligible(sim: Simulation) -> bool:
     """Whether ``sim`` may run on the compiled loop (see the module docstring)."""
     policy = sim.policy
-    if type(policy) not in BUILT_IN or sim.check or sim.progress is not None:
+    if type(policy) not in BUILT_IN or sim.check:
         return False
     assert isinstance(policy, P.Lomarc)
     if sim._feed is not None or sim._ledger is None:

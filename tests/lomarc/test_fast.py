@@ -7,6 +7,10 @@ the engine's counters. ``Simulation(fast=False)`` forces the general loop.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -110,3 +114,26 @@ def test_general_loop_for_subclasses_and_checks() -> None:
     # A rate model other than the policy's own: the general loop.
     rates = Lomarc().rate_model()
     assert not fast.eligible(Simulation(w, lomarc_platform(NODES), Lomarc(), rate_model=rates))
+
+
+_PLAIN = """
+from tests.lomarc.test_fast import both, assert_same
+from cosched.lomarc.experiment import NODES, RUNS, cell_workload
+w = cell_workload("paper-alpha", "W3", "M1", 0, 200)
+for variant in ("L-R", "L-N", "AC"):
+    name, extra = RUNS[variant]
+    assert_same(*both(w, NODES, name, **extra))
+print("same")
+"""
+
+
+def test_plain_python_kernel() -> None:
+    """The kernel's source run as plain Python (NUMBA_DISABLE_JIT=1, a fresh process)
+    gives the general loop's schedules too."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAIN], env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "same"

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from cosched.lomarc import matching, search, slowdown
+from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK
 from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
 
 __all__ = ["FIRST", "RESPONSE", "SEARCH_ADJACENT", "SEARCH_NONE", "U1", "U2", "lomarc_loop"]
@@ -281,6 +282,9 @@ def lomarc_loop(
     host_job = np.empty(2 * nodes, np.int64)
     host_solo = np.empty((2 * nodes, nodes), np.int64)
     host_n = np.empty(2 * nodes, np.int64)
+    ge_idx = np.empty((4, nodes + 1, 2 * nodes), np.int64)
+    ge_n = np.zeros((4, nodes + 1), np.int64)
+    ge_ok = np.zeros((4, nodes + 1), np.bool_)
     rts = np.empty(n)
     inv = np.empty(n + 1)
     surv_pos = np.empty(n, np.int64)
@@ -378,6 +382,7 @@ def lomarc_loop(
             shadow = inf
             extra = 0
             hosts_known = False
+            ge_ok[:, :] = False
             nhosts = 0
             max_solo = -1
             last = qlen - 1
@@ -400,6 +405,8 @@ def lomarc_loop(
             backfill = False
             k = 0
             while k < qlen:
+                if backfill and fptr == nfree and (not running or (hosts_known and max_solo == 0)):
+                    break  # no empty node and no host: nothing behind the head can start
                 if taken[k]:
                     k += 1
                     continue
@@ -528,7 +535,14 @@ def lomarc_loop(
                     continue
                 # _ride: running_match
                 rode = False
-                if running and may_pair:
+                # On standard CPUs only a CPU-bound job and a disk-bound one match:
+                # the hosts of the other class are the only ones screened (gk 1 + it).
+                gk = 0
+                if check_match and not ht:
+                    gk = 1 + CLASS_DISK if cls[j] == CLASS_CPU else 1 + CLASS_CPU
+                    if cls[j] != CLASS_CPU and cls[j] != CLASS_DISK:
+                        gk = -1
+                if running and may_pair and gk >= 0:
                     if not hosts_known:
                         hosts_known = True
                         max_solo = 0
@@ -552,9 +566,19 @@ def lomarc_loop(
                         best_h = -1
                         best_sl = 0.0
                         best_profit = 0.0
-                        for h in range(nhosts):
-                            if host_n[h] < sj:
-                                continue
+                        if not ge_ok[gk, sj]:
+                            # The hosts with at least sj unpartnered nodes (of class
+                            # gk - 1 if gk > 0), in order, kept until a ride changes a
+                            # host's count.
+                            c = 0
+                            for h in range(nhosts):
+                                if host_n[h] >= sj and (gk == 0 or cls[host_job[h]] == gk - 1):
+                                    ge_idx[gk, sj, c] = h
+                                    c += 1
+                            ge_n[gk, sj] = c
+                            ge_ok[gk, sj] = True
+                        for g in range(ge_n[gk, sj]):
+                            h = ge_idx[gk, sj, g]
                             hj = host_job[h]
                             stage, sl = _screen(
                                 j, hj, cls, cpu, net, disk, mem, cs, ht, std_cf, mem_sl,
@@ -609,6 +633,10 @@ def lomarc_loop(
                             for q in range(sj, c):
                                 host_solo[best_h, q - sj] = host_solo[best_h, q]
                             host_n[best_h] = c - sj
+                            ge_ok[:, :] = False
+                            max_solo = 0
+                            for h in range(nhosts):
+                                max_solo = max(max_solo, host_n[h])
                             counts[1] += 1
                             rode = True
                 if not rode and not backfill:

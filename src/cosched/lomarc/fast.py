@@ -135,8 +135,11 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     arr.first, arr.last, arr.short_work, arr.long_work = arrivals_f.tolist()
     arr.count, arr.short_count = arrivals_i.tolist()
     # The engine's record of where each job ran, in start order.
-    flat, offs, sizes = jnodes.tolist(), off.tolist(), size.tolist()
-    sim._placed = {i: on_nodes(flat[offs[i] : offs[i] + sizes[i]], 1) for i in order.tolist()}
+    # ``on_nodes(nodes, 1)`` of each job, from one (node, 1) pair per node.
+    pairs = on_nodes(range(sim.platform.nodes), 1)
+    flat = list(map(pairs.__getitem__, jnodes.tolist()))
+    offs, sizes = off.tolist(), size.tolist()
+    sim._placed = {i: tuple(flat[offs[i] : offs[i] + sizes[i]]) for i in order.tolist()}
     sim._slots = sizes
     sim._stats["rate_changes"] = int(stats[2])
     passes, decisions = stats[:2].tolist()

@@ -71,66 +71,44 @@ expected_arrivals = _jit(matching.expected_arrivals)
 pair_ends = _jit(search.pair_ends)
 
 
+# Columns of the profile table (one row per job) and entries of the model array.
+CLS, CPU, NET, DISK, MEM, DRAW = range(6)
+HT, STD_CF, MEM_SL, CHECK, HAS_MAX, MAX_SL = range(6)
+
+
 @njit(cache=True, nogil=True)
-def _cpu_factor(a: int, b: int, cs: Any, ht: bool, std_cf: float) -> float:
+def _cpu_factor(a: int, b: int, prof: Any, model: Any) -> float:
     """``SlowdownModel.cpu_factor``: the later job's draw on hyperthreaded CPUs."""
-    if not ht:
-        return std_cf
-    return cs[a] if a > b else cs[b]  # type: ignore[no-any-return]
+    if not model[HT]:
+        return model[STD_CF]  # type: ignore[no-any-return]
+    return prof[a, DRAW] if a > b else prof[b, DRAW]  # type: ignore[no-any-return]
 
 
 @njit(cache=True, nogil=True)
-def _pair_sl(
-    a: int,
-    b: int,
-    cpu: Any,
-    net: Any,
-    disk: Any,
-    mem: Any,
-    cs: Any,
-    ht: bool,
-    std_cf: float,
-    mem_sl: float,
-    formula: str,
-) -> float:
-    """``SlowdownModel.slowdown`` of jobs ``a`` and ``b`` (the later job's CPU draw)."""
+def _pair_sl(a: int, b: int, prof: Any, model: Any, formula: str) -> float:
+    """``SlowdownModel.slowdown`` of jobs ``a`` and ``b``."""
     return pair_value(
-        _cpu_factor(a, b, cs, ht, std_cf),
-        min(cpu[a], cpu[b]),
-        min(net[a], net[b]) + min(disk[a], disk[b]),
-        mem[a] + mem[b] > 1.0,
-        mem_sl,
+        _cpu_factor(a, b, prof, model),
+        min(prof[a, CPU], prof[b, CPU]),
+        min(prof[a, NET], prof[b, NET]) + min(prof[a, DISK], prof[b, DISK]),
+        prof[a, MEM] + prof[b, MEM] > 1.0,
+        model[MEM_SL],
         formula,
     )
 
 
 @njit(cache=True, nogil=True)
-def _screen(
-    a: int,
-    b: int,
-    cls: Any,
-    cpu: Any,
-    net: Any,
-    disk: Any,
-    mem: Any,
-    cs: Any,
-    ht: bool,
-    std_cf: float,
-    mem_sl: float,
-    formula: str,
-    check_match: bool,
-    has_max: bool,
-    max_sl: float,
-) -> tuple[int, float]:
+def _screen(a: int, b: int, prof: Any, model: Any, formula: str) -> tuple[int, float]:
     """``MatchRules.screen``: the stage the pair fails at (0 memory, 1 classes, 2
     slowdown; 3 passes) and its slowdown."""
-    if check_match:
-        if mem[a] + mem[b] > 1.0:
+    if model[CHECK]:
+        if prof[a, MEM] + prof[b, MEM] > 1.0:
             return 0, 0.0
-        if not classes_match(cls[a], cls[b], _cpu_factor(a, b, cs, ht, std_cf), ht):
+        cf = _cpu_factor(a, b, prof, model)
+        if not classes_match(prof[a, CLS], prof[b, CLS], cf, model[HT] != 0.0):
             return 1, 0.0
-    sl = _pair_sl(a, b, cpu, net, disk, mem, cs, ht, std_cf, mem_sl, formula)
-    if has_max and sl > max_sl:
+    sl = _pair_sl(a, b, prof, model, formula)
+    if model[HAS_MAX] and sl > model[MAX_SL]:
         return 2, sl
     return 3, sl
 
@@ -178,12 +156,7 @@ def lomarc_loop(
     run: Any,
     est: Any,
     size: Any,
-    cls: Any,
-    cpu: Any,
-    net: Any,
-    disk: Any,
-    mem: Any,
-    cs: Any,
+    prof: Any,
     nodes: int,
     iparams: Any,
     fparams: Any,
@@ -204,8 +177,8 @@ def lomarc_loop(
     Args:
         submit, run, est, size: per-job columns in submit order (``est``: what the
             scheduler believes; ``size`` in nodes).
-        cls, cpu, net, disk, mem, cs: the ``lomarc_*`` profile columns (``cs``: the
-            CPU-pairing draw).
+        prof: the ``lomarc_*`` profile columns, one row per job: class, CPU, network,
+            disk, memory, the CPU-pairing draw.
         iparams: hyperthreaded, check_match, medium_long_only, search code, running,
             heuristic code, pairing (a rate model runs), predict, arrivals ``queue``,
             weak_spare given, max_slowdown given, aging_time given.
@@ -242,6 +215,7 @@ def lomarc_loop(
     bound = fparams[4]
     std_cf = fparams[5]
     first_match = heuristic == FIRST
+    model = np.array([ht, std_cf, mem_sl, check_match, has_max, max_sl], dtype=np.float64)
     timed = heuristic == U1
     # Engine state.
     node_job = np.full((nodes, 2), -1, np.int64)
@@ -438,10 +412,7 @@ def lomarc_loop(
                                 funnel[2] += 1
                                 if size[b] <= sj:
                                     funnel[3] += 1
-                                    stage, sl = _screen(
-                                        j, b, cls, cpu, net, disk, mem, cs, ht, std_cf,
-                                        mem_sl, formula, check_match, has_max, max_sl,
-                                    )  # fmt: skip
+                                    stage, sl = _screen(j, b, prof, model, formula)
                                     if stage >= 1:
                                         funnel[4] += 1
                                     if stage >= 2:
@@ -539,8 +510,8 @@ def lomarc_loop(
                 # the hosts of the other class are the only ones screened (gk 1 + it).
                 gk = 0
                 if check_match and not ht:
-                    gk = 1 + CLASS_DISK if cls[j] == CLASS_CPU else 1 + CLASS_CPU
-                    if cls[j] != CLASS_CPU and cls[j] != CLASS_DISK:
+                    gk = 1 + CLASS_DISK if prof[j, CLS] == CLASS_CPU else 1 + CLASS_CPU
+                    if prof[j, CLS] != CLASS_CPU and prof[j, CLS] != CLASS_DISK:
                         gk = -1
                 if running and may_pair and gk >= 0:
                     if not hosts_known:
@@ -572,7 +543,9 @@ def lomarc_loop(
                             # host's count.
                             c = 0
                             for h in range(nhosts):
-                                if host_n[h] >= sj and (gk == 0 or cls[host_job[h]] == gk - 1):
+                                if host_n[h] >= sj and (
+                                    gk == 0 or prof[host_job[h], CLS] == gk - 1
+                                ):
                                     ge_idx[gk, sj, c] = h
                                     c += 1
                             ge_n[gk, sj] = c
@@ -580,10 +553,7 @@ def lomarc_loop(
                         for g in range(ge_n[gk, sj]):
                             h = ge_idx[gk, sj, g]
                             hj = host_job[h]
-                            stage, sl = _screen(
-                                j, hj, cls, cpu, net, disk, mem, cs, ht, std_cf, mem_sl,
-                                formula, check_match, has_max, max_sl,
-                            )  # fmt: skip
+                            stage, sl = _screen(j, hj, prof, model, formula)
                             if stage != 3:
                                 continue
                             end_h = ov[hj] if has_ov[hj] else max(est_end[hj], now)
@@ -740,9 +710,7 @@ def lomarc_loop(
                     for o in range(node_cnt[nd]):
                         other = node_job[nd, o]
                         if other != idx:
-                            sl = _pair_sl(
-                                idx, other, cpu, net, disk, mem, cs, ht, std_cf, mem_sl, formula
-                            )
+                            sl = _pair_sl(idx, other, prof, model, formula)
                             if sl > worst:
                                 worst = sl
                 new = 1.0 / worst

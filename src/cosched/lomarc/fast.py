@@ -78,10 +78,13 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     cols = sim.workload.columns
     submit, run, est, size = (np.array(c) for c in sim._columns)
     f64 = np.float64
-    cls = np.asarray(cols["lomarc_class"]).astype(np.int64)
-    cpu, net, disk, mem = (np.array(cols[c], dtype=f64) for c in P.LOMARC_COLUMNS[1:])
-    draw = cols["lomarc_cpu_slowdown"] if "lomarc_cpu_slowdown" in cols else np.full(n, 2.0)
-    cs = np.array(draw, dtype=f64)
+    # One row per job: class (as profile_of reads it, an integer), CPU, network, disk,
+    # memory, the CPU-pairing draw (2 without the column, as profile_of).
+    prof = np.empty((n, 6), dtype=f64)
+    prof[:, 0] = np.asarray(cols["lomarc_class"]).astype(np.int64)
+    for k, c in enumerate(P.LOMARC_COLUMNS[1:], 1):
+        prof[:, k] = cols[c]
+    prof[:, 5] = cols.get("lomarc_cpu_slowdown", 2.0)
     model = policy._rules.model
     iparams = np.array(
         [
@@ -123,7 +126,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     arrivals_f = np.zeros(4, dtype=f64)
     arrivals_i = np.zeros(2, dtype=np.int64)
     lomarc_loop(
-        submit, run, est, size, cls, cpu, net, disk, mem, cs, sim.platform.nodes, iparams, fparams,
+        submit, run, est, size, prof, sim.platform.nodes, iparams, fparams,
         model.formula, start, end, jnodes, off, order, funnel, counts, stats,
         arrivals_f, arrivals_i,
     )  # fmt: skip

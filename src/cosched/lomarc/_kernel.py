@@ -114,6 +114,16 @@ def _screen(a: int, b: int, prof: Any, model: Any, formula: str) -> tuple[int, f
 
 
 @njit(cache=True, nogil=True)
+def _put(j: int, nodes: Any, jnodes: Any, off: Any, add_job: Any, add_cnt: Any) -> None:
+    """``PassState._place``'s nodes: job ``j`` goes on ``nodes`` in this pass."""
+    for q in range(nodes.size):
+        nd = nodes[q]
+        jnodes[off[j] + q] = nd
+        add_job[nd, add_cnt[nd]] = j
+        add_cnt[nd] += 1
+
+
+@njit(cache=True, nogil=True)
 def _heap_push(
     ht_: Any, hs: Any, hi: Any, hv: Any, hn: int, t: float, s: int, i: int, v: int
 ) -> int:
@@ -467,11 +477,7 @@ def lomarc_loop(
                         if e_end > shadow:
                             extra -= sj
                     # start: the first empty nodes
-                    for q in range(sj):
-                        nd = free[fptr + q]
-                        jnodes[off[j] + q] = nd
-                        add_job[nd, add_cnt[nd]] = j
-                        add_cnt[nd] += 1
+                    _put(j, free[fptr : fptr + sj], jnodes, off, add_job, add_cnt)
                     fptr += sj
                     dec[ndec] = j
                     ndec += 1
@@ -485,11 +491,8 @@ def lomarc_loop(
                     ov[j] = now + ej
                     if partner >= 0:
                         sp = size[partner]
-                        for q in range(sp):
-                            nd = jnodes[off[j] + q]
-                            jnodes[off[partner] + q] = nd
-                            add_job[nd, add_cnt[nd]] = partner
-                            add_cnt[nd] += 1
+                        src = jnodes[off[j] : off[j] + sp]
+                        _put(partner, src, jnodes, off, add_job, add_cnt)
                         dec[ndec] = partner
                         ndec += 1
                         taken[ppos] = True
@@ -582,11 +585,8 @@ def lomarc_loop(
                             rem = max(end_h - now, 0.0) * (1.0 if has_ov[hj] else rate[hj])
                             th, tc = pair_ends(rem, ej, best_sl)
                             new_h = max(end_h, now + th)
-                            for q in range(sj):
-                                nd = host_solo[best_h, q]
-                                jnodes[off[j] + q] = nd
-                                add_job[nd, add_cnt[nd]] = j
-                                add_cnt[nd] += 1
+                            src = host_solo[best_h, :sj]
+                            _put(j, src, jnodes, off, add_job, add_cnt)
                             dec[ndec] = j
                             ndec += 1
                             taken[k] = True

@@ -305,8 +305,6 @@ def _return_freed_memory() -> None:
 def _run(args: argparse.Namespace) -> int:
     import gc
 
-    import numpy as np
-
     from cosched.cli.progress import ProgressBar
     from cosched.engine import Simulation
     from cosched.metrics import JobClasses, summarize
@@ -333,7 +331,7 @@ def _run(args: argparse.Namespace) -> int:
         platform,
         policy,
         estimates=args.estimates,
-        rng=np.random.default_rng(args.seed),
+        rng=int(args.seed),  # the generator is built if a policy uses it
         progress=bar.update,
     )
     result = sim.run()

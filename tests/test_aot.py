@@ -154,7 +154,7 @@ def swf_text(draw: st.DrawFn) -> bytes:
     return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=swf_text(), signed=st.lists(st.booleans(), min_size=18, max_size=18))
 def test_the_parser_is_the_same_ahead_of_time_just_in_time_and_in_python(
     kernels: Any, text: bytes, signed: list[bool]

@@ -284,3 +284,16 @@ def test_small_workloads_neither_build_nor_load_the_kernels(
     assert fastpath._compiled_loop(fastpath.AOT_FROM - 1, 1) is None
     assert fastpath._compiled_loop(fastpath.AOT_BUILD_FROM - 1, 1) is None  # not built
     assert list(tmp_path.iterdir()) == []
+
+
+def test_no_home_folder_means_no_cache_and_no_stray_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    # Without $HOME, "~/.cache" would stay a relative path: nothing may be made in the
+    # working folder, and the run falls back to numba's kernels.
+    monkeypatch.delenv("COSCHED_AOT_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # ignored: not absolute
+    monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # as with no home folder
+    monkeypatch.chdir(tmp_path)
+    assert _aot.load(build=True) is None
+    assert list(tmp_path.iterdir()) == []

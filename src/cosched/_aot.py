@@ -3,9 +3,9 @@
 Importing numba and loading a cached just-in-time kernel costs about half a second of
 CPU per process; the same functions compiled once into an extension module by numba's
 ahead-of-time compiler (``numba.pycc``) load in about a millisecond, without numba
-(docs/performance.md, "Issue 18, stop 26"). The source is the same: :data:`KERNELS`
-names the Python functions numba compiles just in time
-(:func:`cosched.engine._batch_kernels.batch_loop`,
+(docs/performance.md, "The batch loop and parser compiled ahead of time"). The
+source is the same: :data:`KERNELS` names the Python functions numba compiles just in
+time (:func:`cosched.engine._batch_kernels.batch_loop`,
 :func:`cosched.workload._swf_kernel.parse_block`), and this module compiles them for
 fixed argument types.
 
@@ -116,7 +116,11 @@ def _cache_root() -> Path:
     if env:
         return Path(env)
     if os.name == "posix" and sys.platform != "darwin":
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not os.path.isabs(base):  # unset, or relative (which the spec says to ignore)
+            base = os.path.expanduser("~/.cache")
+            if not os.path.isabs(base):  # no home folder: no cache, numba's kernels
+                raise OSError("no home folder for the kernel cache")
         return Path(base) / "cosched" / "kernels"
     import platformdirs
 

@@ -149,7 +149,8 @@ _LOADED_ALL = False
 #: The modules of the core batch policies, which ``pyproject.toml`` also declares as
 #: entry points: :func:`policy_class` imports them by name without reading every
 #: installed package's entry points (importlib.metadata and the scan cost a ``cosched
-#: run`` about 13 ms). ``tests/policies`` holds this table to the declared entry points.
+#: run`` about 13 ms). ``tests/conformance/test_plugins.py`` holds this table to the
+#: declared entry points.
 CORE_MODULES = {
     "conservative": "cosched.policies.conservative",
     "easy": "cosched.policies.easy",

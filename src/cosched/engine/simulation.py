@@ -235,8 +235,8 @@ class Simulation:
     @property
     def rng(self) -> np.random.Generator:
         """The generator for randomised policies (built from its seed on first use)."""
-        if not isinstance(self._rng, np.random.Generator):
-            self._rng = np.random.default_rng(self._rng)
+        if isinstance(self._rng, int | np.integer):  # a seed; anything else is kept as given
+            self._rng = np.random.default_rng(int(self._rng))
         return self._rng
 
     @rng.setter

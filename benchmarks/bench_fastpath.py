@@ -15,9 +15,11 @@ CORE``) and reports CPU seconds (``time.process_time``) of:
 * ``peak MiB``: the process's peak resident memory after the first run.
 
 Loops: ``general`` (``fast=False``: the policy's ``schedule`` on the engine's event
-loop), ``plain`` (the fast path's loop run as plain Python) and ``compiled`` (the same
-loop compiled by numba). Conservative has no plain form (its loop calls the compiled
-profile kernels). The fast path's schedules are checked equal to the general loop's.
+loop), ``plain`` (the fast path's loop run as plain Python), ``compiled`` (the same
+loop compiled by numba just in time) and ``aot`` (the same loop compiled ahead of time,
+``cosched._aot``, built first if it is not). Conservative has no plain or ``aot`` form
+(its loop calls the compiled profile kernels). The fast path's schedules are checked
+equal to the general loop's.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ print(json.dumps(out))
 
 
 def child(trace: Path, policy: str, loop: str, core: int) -> dict[str, object]:
-    env = {"COSCHED_FASTPATH_COMPILE_FROM": "0" if loop == "compiled" else str(10**12)}
+    env = {"COSCHED_FASTPATH_COMPILE_FROM": "0" if loop in ("compiled", "aot") else str(10**12)}
+    env["COSCHED_AOT"] = "1" if loop == "aot" else "0"
     cmd = ["taskset", "-c", str(core), sys.executable, "-c", CHILD, str(trace), policy, loop]
     done = subprocess.run(
         cmd, check=True, capture_output=True, text=True, env={**_environ(), **env}
@@ -75,7 +78,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--traces", nargs="+", default=list(TRACES))
     p.add_argument("--policies", nargs="+", default=list(POLICIES))
-    p.add_argument("--loops", nargs="+", default=["general", "plain", "compiled"])
+    p.add_argument("--loops", nargs="+", default=["general", "plain", "compiled", "aot"])
     p.add_argument("--core", type=int, default=0)
     args = p.parse_args()
     print(f"{'trace':<24}{'policy':<14}{'loop':<10}{'jobs':>8}{'parse s':>9}{'sim s':>8}"
@@ -85,7 +88,7 @@ def main() -> int:
         for policy in args.policies:
             ref = None
             for loop in args.loops:
-                if loop == "plain" and policy == "conservative":
+                if loop in ("plain", "aot") and policy == "conservative":
                     continue
                 r = child(trace, policy, loop, args.core)
                 if ref is None:

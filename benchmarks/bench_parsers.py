@@ -5,10 +5,11 @@
 Each measurement runs in a fresh process pinned to one core (``time.process_time``
 around the call; the import of the parser's library is timed apart): cosched's four
 fast parsers (Python's tokeniser, the numpy parser of ``_swf_vector``, pandas' C
-parser, the compiled parser) and numpy's ``loadtxt`` and ``fromstring``, on the text
-after the header, decompressed beforehand.
+parser, the compiled parser as numba compiles it just in time, ``compiled``, and as
+compiled ahead of time, ``aot``, when ``cosched._aot`` has built it) and numpy's
+``loadtxt`` and ``fromstring``, on the text after the header, decompressed beforehand.
 The import of pandas; for numba: the import, then the first cached kernel (LLVM
-starts), then a second one.
+starts), then a second one; loading the kernels compiled ahead of time.
 """
 
 from __future__ import annotations
@@ -35,7 +36,14 @@ elif what == 'pandas':
     swf.PYTHON_PARSE_BYTES = 0
     t1 = time.process_time()
     out = swf._fast_parse(body)
+elif what == 'aot':
+    from cosched import _aot
+    kernels = _aot.load()
+    t1 = time.process_time()
+    out = None if kernels is None else swf._kernel_parse(body, 1, build=False)
 elif what == 'compiled':
+    from cosched import _aot
+    _aot.ENABLED = False
     from cosched.workload._swf_kernel import parse_block
     one = np.frombuffer(b'1' + b' 1' * 17 + b'\\n', dtype=np.uint8)
     parse_block(one, swf._SIGNED, swf._FRACTIONAL)
@@ -72,6 +80,20 @@ t3 = time.process_time()
 print(json.dumps({'import numba': t1 - t0, 'first kernel': t2 - t1, 'second kernel': t3 - t2}))
 """
 
+AOT = """
+import json, time
+import numpy as np
+t0 = time.process_time()
+from cosched import _aot
+t1 = time.process_time()
+kernels = _aot.load()
+t2 = time.process_time()
+if kernels is None:
+    print(json.dumps({}))
+else:
+    print(json.dumps({'import cosched': t1 - t0, 'load aot kernels': t2 - t1}))
+"""
+
 PANDAS = """
 import json, time
 import numpy as np
@@ -87,13 +109,13 @@ def main() -> int:
     p.add_argument("--core", type=int, default=0)
     args = p.parse_args()
     pin = ["taskset", "-c", str(args.core), sys.executable, "-c"]
-    for what in ("python", "numpy", "pandas", "compiled", "loadtxt", "fromstring"):
+    for what in ("python", "numpy", "pandas", "compiled", "aot", "loadtxt", "fromstring"):
         cmd = [*pin, CHILD, args.trace, what]
         got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         per_line = got["seconds"] / max(got["lines"], 1) * 1e6
         state = "" if got["ok"] else "  (gave up on this text)"
         print(f"{what:<12}{got['seconds']:>7.3f} s  {per_line:>5.2f} us a line{state}")
-    for code in (PANDAS, NUMBA):
+    for code in (PANDAS, NUMBA, AOT):
         out = subprocess.run([*pin, code], check=True, capture_output=True, text=True).stdout
         for name, secs in json.loads(out).items():
             print(f"{name:<16}{secs:>7.3f} s")

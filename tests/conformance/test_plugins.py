@@ -91,3 +91,20 @@ def test_an_installed_package_is_found_through_its_entry_point(tmp_path: Path) -
         check=True, capture_output=True, env=env, timeout=120,
     )  # fmt: skip
     assert len(pd.read_csv(out)) == 300
+
+
+def test_the_core_policy_table_is_what_the_entry_points_declare() -> None:
+    # policy_class imports these modules by name instead of reading every package's
+    # entry points; the table must name the modules pyproject.toml declares.
+    import importlib.metadata
+
+    from cosched.policies.base import CORE_MODULES
+
+    declared = {
+        ep.name: ep.value.split(":")[0]
+        for ep in importlib.metadata.entry_points(group="cosched.policies")
+        if ep.value.startswith("cosched.")
+    }
+    assert {name: declared.get(name) for name in CORE_MODULES} == CORE_MODULES
+    for name in CORE_MODULES:
+        assert policy_class(name).name == name

@@ -254,3 +254,18 @@ def test_occupancy_counts_the_slots_a_spread_job_holds() -> None:
     from cosched.metrics import summarize
 
     assert summarize(r.jobs, capacity=platform.capacity)["utilization"] == 0.5
+
+
+def test_a_seed_gives_the_generator_default_rng_gives_and_none_is_seed_zero() -> None:
+    w = Workload.from_jobs([(0.0, 1, 5.0, 5.0)])
+
+    def draws(rng: object) -> list[int]:
+        sim = Simulation(w, Platform(nodes=2), make_policy("fcfs"), rng=rng)  # type: ignore[arg-type]
+        return sim.rng.integers(0, 10**9, 3).tolist()
+
+    want = np.random.default_rng(7).integers(0, 10**9, 3).tolist()
+    assert draws(7) == draws(np.int64(7)) == draws(np.random.default_rng(7)) == want
+    assert draws(None) == np.random.default_rng(0).integers(0, 10**9, 3).tolist()
+    given = np.random.default_rng(1)
+    sim = Simulation(w, Platform(nodes=2), make_policy("fcfs"), rng=given)
+    assert sim.rng is given

@@ -164,13 +164,17 @@ def test_a_limit_reads_only_the_head_of_the_file(
 
 
 #: How each parser is chosen: the compiled parser for long files or after KERNEL_AFTER
-#: blocks, else numpy's (VECTOR_PARSE), then Python's split below PYTHON_PARSE_BYTES,
-#: pandas otherwise.
-_NO_KERNEL = {"KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40}
+#: blocks (and for blocks from AOT_PARSE_BYTES when it is built ahead of time), else
+#: numpy's (VECTOR_PARSE), then Python's split below PYTHON_PARSE_BYTES, pandas
+#: otherwise. The compiled parser is the one built ahead of time (``cosched._aot``)
+#: when ``ENABLED`` and built, else numba's.
+_NO_KERNEL = {"KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40, "AOT_PARSE_BYTES": 2**40}
+_KERNEL = {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": True, "KERNEL_AFTER": 0}
 PARSERS: dict[str, dict[str, object]] = {
     "python": {"PYTHON_PARSE_BYTES": 2**40, "VECTOR_PARSE": False, **_NO_KERNEL},
     "pandas": {"PYTHON_PARSE_BYTES": 0, "VECTOR_PARSE": False, **_NO_KERNEL},
-    "compiled": {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": True, "KERNEL_AFTER": 0},
+    "compiled": _KERNEL,
+    "numba": {**_KERNEL, "ENABLED": False},
     "numpy": {"PYTHON_PARSE_BYTES": 2**40, "VECTOR_PARSE": True, **_NO_KERNEL},
 }
 
@@ -178,11 +182,12 @@ PARSERS: dict[str, dict[str, object]] = {
 def _read_with(path: Path, parser: str) -> tuple[str, object]:
     """``read_swf(path)`` with one parser first: the error text, or the table as
     arrays with the line numbers."""
+    from cosched import _aot
     from cosched.workload import swf
 
     with contextlib.ExitStack() as stack:
         for name, value in PARSERS[parser].items():
-            stack.enter_context(patch.object(swf, name, value))
+            stack.enter_context(patch.object(_aot if name == "ENABLED" else swf, name, value))
         try:
             trace = read_swf(path)
         except WorkloadFormatError as exc:
@@ -223,7 +228,7 @@ def test_the_numpy_and_python_parsers_agree_on_mutated_lines(
 
 
 @pytest.mark.slow
-def test_the_four_parsers_agree_on_every_archive_trace() -> None:
+def test_the_parsers_agree_on_every_archive_trace() -> None:
     traces = sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else []
     if not traces:
         pytest.skip("needs the archive traces in ../shared/traces")
@@ -232,6 +237,7 @@ def test_the_four_parsers_agree_on_every_archive_trace() -> None:
         assert kind == "table", got
         assert _same((kind, got), _read_with(path, "python")), path.name
         assert _same((kind, got), _read_with(path, "compiled")), path.name
+        assert _same((kind, got), _read_with(path, "numba")), path.name
         assert _same((kind, got), _read_with(path, "numpy")), path.name
 
 

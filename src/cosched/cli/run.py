@@ -276,13 +276,16 @@ def load_for(args: argparse.Namespace, cls: type[Policy]) -> tuple[Workload, Pla
 #: EASY ``--stream``: 18.2 s CPU at the default, 16.5 s at 100,000 (docs/performance.md).
 GC_THRESHOLD = (100_000, 50, 100)
 
-#: glibc's ``mallopt`` settings for a ``cosched run`` process: memory freed above 1 MiB
-#: goes back to the system (``M_TRIM_THRESHOLD``, -1) and blocks of 1 MiB or more are
-#: mapped on their own (``M_MMAP_THRESHOLD``, -3). By default glibc raises its mmap
-#: threshold after the first large block is freed, and from then on the reader's and
-#: the loader's freed copies stay in the heap: a full CEA-Curie EASY run peaked at
-#: 306 MiB instead of about 275 MiB (docs/performance.md).
-MALLOC_OPTIONS = ((-1, 1 << 20), (-3, 1 << 20))
+#: glibc's ``mallopt`` settings for a ``cosched run`` process: free memory above 4 MiB at
+#: the top of the heap goes back to the system (``M_TRIM_THRESHOLD``, -1) and blocks of
+#: 32 MiB or more are mapped on their own (``M_MMAP_THRESHOLD``, -3), both fixed. By
+#: default glibc raises its mmap threshold after the first large block is freed, and
+#: from then on the reader's and the loader's freed copies stay in the heap: a full
+#: CEA-Curie EASY run peaked at 306 MiB instead of about 275 MiB (docs/performance.md).
+#: Thresholds of 1 MiB (stop 24) mapped every column afresh: a Curie run took 117,000
+#: page faults, 0.25 s of system time, against 43,000 and 0.13 s with these, for 12 MiB
+#: more at the peak (docs/performance.md, issue 18 stop 26).
+MALLOC_OPTIONS = ((-1, 4 << 20), (-3, 32 << 20))
 
 
 def _return_freed_memory() -> None:
@@ -301,8 +304,6 @@ def _return_freed_memory() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     import gc
-
-    import numpy as np
 
     from cosched.cli.progress import ProgressBar
     from cosched.engine import Simulation
@@ -330,7 +331,7 @@ def _run(args: argparse.Namespace) -> int:
         platform,
         policy,
         estimates=args.estimates,
-        rng=np.random.default_rng(args.seed),
+        rng=int(args.seed),  # the generator is built if a policy uses it
         progress=bar.update,
     )
     result = sim.run()

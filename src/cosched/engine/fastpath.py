@@ -10,17 +10,22 @@ call per pass. Every other case (a user's policy, another order, a family policy
 the general loop, unchanged. The schedules, the engine counters and the result table
 are the same on both paths (``tests/engine/test_fastpath.py``).
 
-FCFS and EASY run compiled by numba for large workloads and as plain Python on lists
-for smaller ones (:data:`COMPILE_FROM`): importing numba and loading the cached machine
-code costs a fixed few tenths of a second per process, more than the plain loop spends
-on tens of thousands of jobs (docs/performance.md has the measurements).
+FCFS and EASY run compiled for large workloads and as plain Python on lists for smaller
+ones. The compiled loop is the one :mod:`cosched._aot` compiled ahead of time when it is
+built (it loads in about a millisecond; from :data:`AOT_FROM` jobs, and built on first
+use from :data:`AOT_BUILD_FROM`), else numba's just-in-time one (:data:`COMPILE_FROM`):
+importing numba and loading its cached machine code costs a fixed few tenths of a
+second per process, more than the plain loop spends on tens of thousands of jobs
+(docs/performance.md has the measurements). All three are the same schedule.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,31 +33,65 @@ import numpy as np
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation, SimulationResult
 
-__all__ = ["COMPILE_FROM", "eligible", "try_run"]
+__all__ = ["AOT_BUILD_FROM", "AOT_FROM", "COMPILE_FROM", "eligible", "try_run"]
 
 #: Workloads with at least this many jobs run the compiled loop, by policy code (FCFS,
 #: EASY); smaller ones the same loop as plain Python. Importing numba and loading the
 #: cached machine code costs 0.4-0.6 s of CPU per process; the plain loop costs about
 #: 2 µs a job for FCFS and 5-15 µs for EASY (docs/performance.md, issue 18), hence the
 #: break-even sizes. ``COSCHED_FASTPATH_COMPILE_FROM`` (or setting this) overrides both
-#: (tests use it to run both forms on the same workloads).
+#: and :data:`AOT_FROM`: compiled from exactly that size, ahead of time when that form
+#: can be built, else just in time (tests use it to run both forms on the same
+#: workloads; ``COSCHED_AOT=0`` leaves out the ahead-of-time form).
 COMPILE_FROM: int | None = None
 _BREAK_EVEN = (250_000, 100_000)
 #: The break-even when numba is loaded already (the reader's compiled parser ran on a
 #: long trace): loading one more cached kernel then costs about 0.013 s, what the plain
 #: FCFS loop spends on some 7,000 jobs (docs/performance.md). Schedules are the same.
 LOADED_COMPILE_FROM = 10_000
+#: Workloads with at least this many jobs run the loop compiled ahead of time when it
+#: is built: loading it (about 2 ms) costs what the plain FCFS loop spends on 1,000 jobs.
+AOT_FROM = 1_000
+#: ... and build it first when it is not (once per machine and version, about 6 s of
+#: CPU in a child process; docs/performance.md, issue 18 stop 26).
+AOT_BUILD_FROM = 10_000
 
 
-def _compile_from(code: int) -> int:
+def _forced_compile_from() -> int | None:
     value = os.environ.get("COSCHED_FASTPATH_COMPILE_FROM")
     if value is not None:
         return int(value)
-    if COMPILE_FROM is not None:
-        return COMPILE_FROM
+    return COMPILE_FROM
+
+
+def _compile_from(code: int) -> int:
+    forced = _forced_compile_from()
+    if forced is not None:
+        return forced
     if "numba" in sys.modules:
         return min(LOADED_COMPILE_FROM, _BREAK_EVEN[code])
     return _BREAK_EVEN[code]
+
+
+def _compiled_loop(n: int, code: int) -> Callable[..., None] | None:
+    """The compiled batch loop for ``n`` jobs of policy ``code``, or None for the plain
+    one: ahead of time if built (or to be built), else numba's just-in-time loop."""
+    from cosched import _aot
+
+    forced = _forced_compile_from()
+    if forced is not None:  # tests: compiled from exactly this size, by whichever form
+        if n < forced:
+            return None
+        kernels = _aot.load(build=True)
+    else:
+        kernels = _aot.load(build=n >= AOT_BUILD_FROM) if n >= AOT_FROM else None
+    if kernels is not None:
+        return functools.partial(_aot.batch_loop, kernels)
+    if n < _compile_from(code):
+        return None
+    from cosched.engine._batch_jit import batch_loop
+
+    return batch_loop
 
 
 def _loaded(module: str, name: str) -> type | None:
@@ -102,9 +141,8 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     n = sim._n
     start: Any
     end: Any
-    if n >= _compile_from(code):
-        from cosched.engine._batch_jit import batch_loop
-
+    batch_loop = _compiled_loop(n, code)
+    if batch_loop is not None:
         f64, i64 = np.float64, np.int64
         # Fresh writeable copies: one machine-code signature whatever the table holds.
         submit, run, est, size = (np.array(c) for c in sim._columns)

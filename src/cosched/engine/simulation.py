@@ -101,7 +101,9 @@ class Simulation:
             user's estimate, default) or ``exact`` (the real run time).
         rate_model: optional co-location model that changes progress rates (default:
             the policy's own, from ``policy.rate_model()``).
-        rng: generator for randomised policies (default: seeded with 0).
+        rng: generator for randomised policies, or the seed of one (default: seeded
+            with 0); built on first use (FCFS and EASY never use it, and numpy's
+            random module costs a run about 8 ms to import).
         check: verify the capacity invariant after every pass (slow; for tests).
         progress: called now and then as ``progress(jobs_started, jobs_total)``.
         placement: keep a node ledger (jobs placed on named nodes); always on when
@@ -122,7 +124,7 @@ class Simulation:
         *,
         estimates: Estimates = "requested",
         rate_model: RateModel | None = None,
-        rng: np.random.Generator | None = None,
+        rng: np.random.Generator | int | None = None,
         check: bool = False,
         progress: Callable[[int, int], None] | None = None,
         placement: bool = False,
@@ -137,7 +139,7 @@ class Simulation:
         self.estimates = estimates
         policy.check_platform(platform)
         self.rate_model = rate_model if rate_model is not None else policy.rate_model()
-        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self._rng: np.random.Generator | int = 0 if rng is None else rng
         self.check = check
         self.progress = progress
         self.fast = fast
@@ -229,6 +231,17 @@ class Simulation:
         for name in ("_start", "_end", "_rate", "_done", "_upd", "_ver", "_est_end"):
             setattr(self, name, {})
         self._feed = JobFeed(self, stream, sink)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator for randomised policies (built from its seed on first use)."""
+        if isinstance(self._rng, int | np.integer):  # a seed; anything else is kept as given
+            self._rng = np.random.default_rng(int(self._rng))
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     @property
     def view(self) -> SystemView:

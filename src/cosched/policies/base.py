@@ -146,6 +146,18 @@ class Parameter:
 
 _LOADED_ALL = False
 
+#: The modules of the core batch policies, which ``pyproject.toml`` also declares as
+#: entry points: :func:`policy_class` imports them by name without reading every
+#: installed package's entry points (importlib.metadata and the scan cost a ``cosched
+#: run`` about 13 ms). ``tests/conformance/test_plugins.py`` holds this table to the
+#: declared entry points.
+CORE_MODULES = {
+    "conservative": "cosched.policies.conservative",
+    "easy": "cosched.policies.easy",
+    "fcfs": "cosched.policies.fcfs",
+    "recorded": "cosched.policies.recorded",
+}
+
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
     import importlib.metadata  # ~10 ms: only when a name is not built in
@@ -221,6 +233,8 @@ def policy_class(name: str) -> type[Policy]:
     """
     if ":" in name:
         return _load_ref(name)
+    if name not in REGISTRY and name in CORE_MODULES:
+        importlib.import_module(CORE_MODULES[name])  # registers it, as its entry point would
     if name in REGISTRY:
         return REGISTRY[name]
     for ep in _entry_points():

@@ -661,13 +661,34 @@ def _with_more(blocks: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:
         body = after
 
 
-def _kernel_parse(body: bytes, first_line: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The compiled parser's values and lines, or None when it gives up on the block."""
-    try:
-        from cosched.workload._swf_kernel import parse_block
-    except ImportError:  # pragma: no cover (numba is a dependency)
+#: A block of at least this many bytes goes first to the parser compiled ahead of time
+#: when it is built (:mod:`cosched._aot`; loading it costs about 2 ms, what the numpy
+#: parser spends on some 1,500 lines). Its values are the other parsers' values.
+AOT_PARSE_BYTES = 1 << 17
+
+
+def _kernel_parse(
+    body: bytes, first_line: int, *, build: bool = True
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled parser's values and lines, or None when it gives up on the block.
+
+    The parser compiled ahead of time when it is built (or, with ``build``, can be),
+    else numba's; with neither ``build`` nor a built one, None.
+    """
+    from cosched import _aot
+
+    data = np.frombuffer(body, dtype=np.uint8)
+    kernels = _aot.load(build=build)
+    if kernels is not None:
+        a, where, ok = _aot.parse_block(kernels, data, _SIGNED, _FRACTIONAL)
+    elif not build:
         return None
-    a, where, ok = parse_block(np.frombuffer(body, dtype=np.uint8), _SIGNED, _FRACTIONAL)
+    else:
+        try:
+            from cosched.workload._swf_kernel import parse_block
+        except ImportError:  # pragma: no cover (numba is a dependency)
+            return None
+        a, where, ok = parse_block(data, _SIGNED, _FRACTIONAL)
     # (18, n) transposed: each field's column is contiguous for _to_table.
     return (a.T, where + first_line) if ok else None
 
@@ -680,8 +701,8 @@ def _parse_block(
     body: bytes, path: str, first_line: int, kernel: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The raw (n, 18) values of a block of job lines and their file lines."""
-    if kernel:
-        got = _kernel_parse(body, first_line)
+    if kernel or len(body) >= AOT_PARSE_BYTES:
+        got = _kernel_parse(body, first_line, build=kernel)
         if got is not None:  # the kernel checked the values as _bad_rows does
             return got
     vector = parse_text(body) if VECTOR_PARSE else None

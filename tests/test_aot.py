@@ -1,0 +1,299 @@
+"""The kernels compiled ahead of time give numba's and plain Python's results exactly,
+and cosched falls back to numba's kernels, without a word, when they cannot be built.
+
+Differential tests on random workloads and random SWF text: the batch loop and the SWF
+parser as compiled ahead of time (:mod:`cosched._aot`), as compiled just in time by
+numba, and run as Python, must agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosched import _aot
+from cosched.engine import Simulation, fastpath
+from cosched.engine._batch_kernels import batch_loop as python_loop
+from cosched.platform import Platform
+from cosched.policies import make_policy
+from cosched.workload.job import Workload
+
+HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
+
+
+@pytest.fixture(scope="module")
+def kernels() -> Any:
+    """The module compiled ahead of time, built in the user's cache if it is not yet
+    (once per machine and source: parallel workers wait for one build)."""
+    if not HAVE_CC:
+        pytest.skip("no C compiler: the ahead-of-time kernels cannot be built here")
+    module = _aot.load(build=True)
+    if module is None:
+        failed = _aot.kernel_dir() / "failed.txt"
+        detail = failed.read_text() if failed.exists() else "cache not writable"
+        pytest.fail(f"the ahead-of-time kernels did not build:\n{detail}")
+    return module
+
+
+@pytest.fixture
+def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the module this process loaded, so that :func:`_aot.load` looks again."""
+    monkeypatch.setattr(_aot, "_loaded", None)
+    monkeypatch.setattr(_aot, "_tried_build", False)
+
+
+# -- the batch loop ------------------------------------------------------------------
+
+
+@st.composite
+def columns(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Submit, run, estimate and size columns: bursts, gaps, over- and under-estimates
+    (jobs that outlive their estimate), integer and fractional times."""
+    capacity = draw(st.integers(1, 32))
+    n = draw(st.integers(1, 60))
+    gaps = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 0.5, 7.0, 300.0]), min_size=n, max_size=n))
+    run = draw(
+        st.lists(st.sampled_from([1.0, 2.0, 3.5, 10.0, 60.0, 400.0]), min_size=n, max_size=n)
+    )
+    slack = draw(
+        st.lists(st.sampled_from([0.0, 0.0, 1.0, 50.0, -1.0, -30.0]), min_size=n, max_size=n)
+    )
+    size = draw(st.lists(st.integers(1, capacity), min_size=n, max_size=n))
+    submit = np.cumsum(np.array(gaps))
+    r = np.array(run)
+    est = np.maximum(r + np.array(slack), 1.0)
+    return submit, r, est, np.array(size, dtype=np.int64), capacity
+
+
+def _loop(loop: Any, case: Any, policy: int, window: int) -> tuple[Any, ...]:
+    submit, run, est, size, capacity = (
+        np.array(c) if isinstance(c, np.ndarray) else c for c in case
+    )
+    return _aot._run_loop(loop, submit, run, est, size, capacity, policy, window)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=columns(), policy=st.sampled_from([0, 1]), window=st.sampled_from([-1, 0, 1, 3]))
+def test_the_batch_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
+    kernels: Any, case: Any, policy: int, window: int
+) -> None:
+    from cosched.engine._batch_jit import batch_loop as jit_loop
+
+    aot = _loop(lambda *a: _aot.batch_loop(kernels, *a), case, policy, window)
+    jit = _loop(jit_loop, case, policy, window)
+    python = _loop(python_loop, case, policy, window)
+    for a, b, c in zip(aot, jit, python, strict=True):
+        assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(a, c, equal_nan=True)
+    start, end, _ = aot
+    assert not np.isnan(start).any()  # every job ran (each fits the machine)
+    assert np.array_equal(end, start + case[1])
+
+
+def test_a_hand_computed_easy_schedule_ahead_of_time(kernels: Any) -> None:
+    # 4 units. Job 0 takes 3 for 100 s (estimate 100); job 1 needs 4 and waits for it:
+    # shadow 100, no extra units. Job 2 (1 unit, estimate 50) ends by the shadow and is
+    # backfilled at 2; job 3 (1 unit, estimate 200) would delay job 1 and waits.
+    submit = np.array([0.0, 1.0, 2.0, 3.0])
+    run = np.array([100.0, 10.0, 50.0, 5.0])
+    est = np.array([100.0, 10.0, 50.0, 200.0])
+    size = np.array([3, 4, 1, 1], dtype=np.int64)
+    start, end, counts = _aot._run_loop(
+        lambda *a: _aot.batch_loop(kernels, *a), submit, run, est, size, 4, 1, -1
+    )
+    assert start.tolist() == [0.0, 100.0, 2.0, 110.0]
+    assert end.tolist() == [100.0, 110.0, 52.0, 115.0]
+    assert counts[2] == 4
+
+
+def test_the_wrapper_refuses_arrays_the_compiled_loop_would_misread(kernels: Any) -> None:
+    n = 3
+    args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64), 4, 0, -1]
+    args += [np.full(n, np.nan), np.full(n, np.nan), np.empty(n, dtype=np.int64), np.empty(n)]
+    args += [np.empty(n, dtype=np.int64)] * 2 + [np.empty(n), np.empty(n, dtype=np.int64)]
+    args += [np.zeros(3, dtype=np.int64)]
+    _aot.batch_loop(kernels, *args)
+    bad = list(args)
+    bad[3] = np.ones(n, dtype=np.int32)  # a size column of another integer type
+    with pytest.raises(TypeError, match="int64"):
+        _aot.batch_loop(kernels, *bad)
+    bad = list(args)
+    bad[0] = np.zeros(2 * n)[::2]  # not contiguous
+    with pytest.raises(TypeError, match="contiguous"):
+        _aot.batch_loop(kernels, *bad)
+
+
+# -- the SWF parser ------------------------------------------------------------------
+
+TOKENS = st.one_of(
+    st.integers(-3, 10**6).map(str),
+    st.integers(10**14, 10**16).map(str),  # at and past the 15 digits the parser reads
+    st.decimals(0, 10**6, places=3, allow_nan=False).map(str),
+    st.sampled_from(["-1", "0", "1.", ".5", "-.5", "+3", "1e3", "2.5.1", "x", "0007", "-0"]),
+)
+
+
+@st.composite
+def swf_text(draw: st.DrawFn) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(0, 12))):
+        fields = draw(st.lists(TOKENS, min_size=17, max_size=19))
+        seps = draw(
+            st.lists(st.sampled_from([" ", "  ", "\t"]), min_size=len(fields), max_size=len(fields))
+        )
+        line = "".join(s + f for s, f in zip(seps, fields, strict=True))
+        line += draw(st.sampled_from(["", " ", " ; a comment", "\t"]))
+        lines.append(draw(st.sampled_from([line, line, line, "", "; comment"])))
+    return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=swf_text(), signed=st.lists(st.booleans(), min_size=18, max_size=18))
+def test_the_parser_is_the_same_ahead_of_time_just_in_time_and_in_python(
+    kernels: Any, text: bytes, signed: list[bool]
+) -> None:
+    from cosched.workload._swf_kernel import parse_block
+    from cosched.workload.swf import _FRACTIONAL
+
+    data = np.frombuffer(text, dtype=np.uint8)
+    flags = np.array(signed)
+    got = [
+        _aot.parse_block(kernels, data, flags, _FRACTIONAL),
+        parse_block(data, flags, _FRACTIONAL),
+        parse_block.py_func(data, flags, _FRACTIONAL),
+    ]
+    (a, wa, ok), rest = got[0], got[1:]
+    for b, wb, okb in rest:
+        assert ok == okb
+        if ok:
+            assert a.tobytes() == np.ascontiguousarray(b).tobytes() and a.shape == b.shape
+            assert np.array_equal(wa, wb)
+
+
+def test_a_read_trace_is_the_same_with_either_compiled_parser(
+    kernels: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cosched.workload import swf
+
+    # avg_cpu_time (the sixth field) may be fractional
+    lines = [
+        f"{k} {k * 3} {k % 7} {k * 2} 4 {k * 1.25} -1 4 100 -1 1 1 1 -1 1 -1 -1 -1"
+        for k in range(1, 5001)
+    ]
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxProcs: 64\n" + "\n".join(lines) + "\n")
+    assert path.stat().st_size >= swf.AOT_PARSE_BYTES  # one block, long enough
+    calls = []
+    real = _aot.parse_block
+
+    def spy(*args: Any) -> Any:
+        calls.append(out := real(*args))
+        return out
+
+    with monkeypatch.context() as mp:
+        mp.setattr(_aot, "parse_block", spy)
+        aot = swf.read_swf(path).columns
+    assert [ok for _, _, ok in calls] == [True]  # the compiled parser read it
+    assert aot["avg_cpu_time"][3] == 5.0 and aot["avg_cpu_time"][4] == 6.25
+    monkeypatch.setattr(_aot, "ENABLED", False)
+    numpy_parser = swf.read_swf(path).columns
+    monkeypatch.setattr(swf, "KERNEL_AFTER", 0)
+    jit = swf.read_swf(path).columns
+    for name in aot:
+        assert np.array_equal(aot[name], numpy_parser[name], equal_nan=True), name
+        assert np.array_equal(aot[name], jit[name], equal_nan=True), name
+
+
+# -- building and falling back -------------------------------------------------------
+
+
+def _easy(n: int) -> Simulation:
+    rng = np.random.default_rng(3)
+    rows = [
+        (float(t), int(p), float(r), float(r + o))
+        for t, p, r, o in zip(
+            np.cumsum(rng.integers(0, 30, n)),
+            rng.integers(1, 17, n),
+            rng.integers(1, 500, n),
+            rng.integers(0, 300, n),
+            strict=True,
+        )
+    ]
+    return Simulation(Workload.from_jobs(rows), Platform(nodes=16), make_policy("easy"))
+
+
+def test_an_unwritable_cache_falls_back_to_numba_with_the_same_schedule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(blocker / "kernels"))  # cannot be a folder
+    assert _aot.load(build=True) is None  # no exception
+    monkeypatch.setattr(fastpath, "COMPILE_FROM", 0)
+    fallback = _easy(2000).run().job_columns
+    monkeypatch.setattr(fastpath, "COMPILE_FROM", 10**9)
+    plain = _easy(2000).run().job_columns
+    for name in plain:
+        assert np.array_equal(fallback[name], plain[name], equal_nan=True), name
+
+
+def test_a_build_without_a_compiler_is_recorded_and_not_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "/bin/false")  # numba.pycc finds no working compiler
+    assert _aot.load(build=True) is None
+    failed = _aot.kernel_dir() / "failed.txt"
+    assert "numba's just-in-time kernels instead" in failed.read_text()
+    assert not list(_aot.kernel_dir().glob(".build-*"))  # the temporary folder is gone
+    monkeypatch.setattr(_aot, "_tried_build", False)  # as a new process would start
+
+    def no_child(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a failed build was tried again")
+
+    monkeypatch.setattr("subprocess.run", no_child)
+    assert _aot.load(build=True) is None
+    monkeypatch.setenv("COSCHED_AOT", "0")
+    assert not _aot.available()
+
+
+def test_a_build_for_other_source_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    # The child compiles the source it imports; if that is not the source the parent
+    # hashed (edited in between), the build fails instead of filing it under the key.
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    monkeypatch.setattr(_aot, "_key", lambda: "0" * 20)
+    assert _aot.load(build=True) is None
+    assert "source changed" in (tmp_path / ("0" * 20) / "failed.txt").read_text()
+
+
+def test_small_workloads_neither_build_nor_load_the_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    monkeypatch.delenv("COSCHED_FASTPATH_COMPILE_FROM", raising=False)
+    monkeypatch.setattr(fastpath, "COMPILE_FROM", None)
+    assert fastpath._compiled_loop(fastpath.AOT_FROM - 1, 1) is None
+    assert fastpath._compiled_loop(fastpath.AOT_BUILD_FROM - 1, 1) is None  # not built
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_home_folder_means_no_cache_and_no_stray_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    # Without $HOME, "~/.cache" would stay a relative path: nothing may be made in the
+    # working folder, and the run falls back to numba's kernels.
+    monkeypatch.delenv("COSCHED_AOT_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # ignored: not absolute
+    monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # as with no home folder
+    monkeypatch.chdir(tmp_path)
+    assert _aot.load(build=True) is None
+    assert list(tmp_path.iterdir()) == []

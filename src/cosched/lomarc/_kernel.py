@@ -74,8 +74,8 @@ pair_ends = _jit(search.pair_ends)
 # Columns of the profile table (one row per job) and entries of the model array.
 CLS, CPU, NET, DISK, MEM, DRAW = range(6)
 HT, STD_CF, MEM_SL, CHECK, HAS_MAX, MAX_SL = range(6)
-# Ride screens remembered per job (the first MEMO hosts of its host list).
-MEMO = 4
+# Ride screens remembered per job (the first MEMO positions of its host list).
+MEMO = 8
 
 
 @njit(cache=True, nogil=True)
@@ -275,7 +275,8 @@ def lomarc_loop(
     inv = np.empty(n + 1)
     surv_pos = np.empty(n, np.int64)
     # Each job's last MEMO ride screens (host job, stage, slowdown), by position in
-    # its host list: a screen is a pure function of the two jobs, so a hit is exact.
+    # its host list (looked up there first, then in every slot): a screen is a pure
+    # function of the two jobs, so a hit is exact.
     memo_h = np.full((n, MEMO), -1, np.int64)
     memo_st = np.empty((n, MEMO), np.int64)
     memo_sl = np.empty((n, MEMO))
@@ -563,8 +564,14 @@ def lomarc_loop(
                         for g in range(ge_n[gk, sj]):
                             h = ge_idx[gk, sj, g]
                             hj = host_job[h]
-                            if g < MEMO and memo_h[j, g] == hj:
-                                stage, sl = memo_st[j, g], memo_sl[j, g]
+                            m = g if g < MEMO else 0
+                            if memo_h[j, m] != hj:
+                                # a host list that lost a host: the others shifted
+                                for m in range(MEMO):
+                                    if memo_h[j, m] == hj:
+                                        break
+                            if memo_h[j, m] == hj:
+                                stage, sl = memo_st[j, m], memo_sl[j, m]
                             else:
                                 stage, sl = _screen(j, hj, prof, model, formula)
                                 if g < MEMO:

@@ -74,6 +74,8 @@ pair_ends = _jit(search.pair_ends)
 # Columns of the profile table (one row per job) and entries of the model array.
 CLS, CPU, NET, DISK, MEM, DRAW = range(6)
 HT, STD_CF, MEM_SL, CHECK, HAS_MAX, MAX_SL = range(6)
+# Ride screens remembered per job (the first MEMO positions of its host list).
+MEMO = 8
 
 
 @njit(cache=True, nogil=True)
@@ -272,6 +274,12 @@ def lomarc_loop(
     rts = np.empty(n)
     inv = np.empty(n + 1)
     surv_pos = np.empty(n, np.int64)
+    # Each job's last MEMO ride screens (host job, stage, slowdown), by position in
+    # its host list (looked up there first, then in every slot): a screen is a pure
+    # function of the two jobs, so a hit is exact.
+    memo_h = np.full((n, MEMO), -1, np.int64)
+    memo_st = np.empty((n, MEMO), np.int64)
+    memo_sl = np.empty((n, MEMO))
     surv_sl = np.empty(n)
     fin = np.empty(2 * nodes, np.int64)
     empty_at = np.empty(nodes)
@@ -556,7 +564,20 @@ def lomarc_loop(
                         for g in range(ge_n[gk, sj]):
                             h = ge_idx[gk, sj, g]
                             hj = host_job[h]
-                            stage, sl = _screen(j, hj, prof, model, formula)
+                            m = g if g < MEMO else 0
+                            if memo_h[j, m] != hj:
+                                # a host list that lost a host: the others shifted
+                                for m in range(MEMO):
+                                    if memo_h[j, m] == hj:
+                                        break
+                            if memo_h[j, m] == hj:
+                                stage, sl = memo_st[j, m], memo_sl[j, m]
+                            else:
+                                stage, sl = _screen(j, hj, prof, model, formula)
+                                if g < MEMO:
+                                    memo_h[j, g] = hj
+                                    memo_st[j, g] = stage
+                                    memo_sl[j, g] = sl
                             if stage != 3:
                                 continue
                             end_h = ov[hj] if has_ov[hj] else max(est_end[hj], now)

@@ -258,8 +258,47 @@ def node_busy_seconds(
         placements: ``{job index: ((node, slots), ...)}`` of a placement-aware run.
     """
     t = columns_of(jobs)
-    start = t["start_time"]
-    end = t["end_time"]
+    start = np.asarray(t["start_time"], dtype=float)
+    end = np.asarray(t["end_time"], dtype=float)
+    owners = list(placements)
+    counts = [len(placements[i]) for i in owners]
+    nodes = np.fromiter(
+        (node for i in owners for node, _ in placements[i]), dtype=np.int64, count=sum(counts)
+    )
+    if nodes.size == 0:
+        return 0.0
+    job = np.repeat(np.asarray(owners, dtype=np.int64), counts)
+    s, e = start[job], end[job]
+    if not (np.isfinite(s).all() and np.isfinite(e).all() and (e >= s).all()):
+        return _node_busy_loop(start, end, placements)
+    # Nodes in order of first appearance, each node's intervals sorted as tuples: the
+    # order in which the plain loop (kept in _node_busy_loop) adds the merged lengths.
+    uniq, first = np.unique(nodes, return_index=True)
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(uniq.size)
+    g = rank[np.searchsorted(uniq, nodes)]
+    o = np.lexsort((e, s, g))
+    g, s, e = g[o], s[o], e[o]
+    # The running maximum of the ends within each node, exactly: the maximum of
+    # node rank x n + rank of the end, read back as the end it ranks.
+    n = e.size
+    by_end = np.argsort(e, kind="stable")
+    erank = np.empty(n, dtype=np.int64)
+    erank[by_end] = np.arange(n)
+    hi = e[by_end][np.maximum.accumulate(g * n + erank) - g * n]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (s[1:] > hi[:-1])
+    heads = np.flatnonzero(new)
+    tails = np.append(heads[1:] - 1, n - 1)
+    # cumsum adds in order, one by one, as the loop does (sum() may compensate).
+    return float(np.cumsum(hi[tails] - s[heads])[-1])
+
+
+def _node_busy_loop(
+    start: Any, end: Any, placements: Mapping[int, Sequence[tuple[int, int]]]
+) -> float:
+    """:func:`node_busy_seconds` one interval at a time (for non-finite or reversed
+    times, where the arrays' order could differ from the tuples' sort)."""
     spans: dict[int, list[tuple[float, float]]] = {}
     for idx, placement in placements.items():
         for node, _ in placement:

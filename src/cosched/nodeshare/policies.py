@@ -22,7 +22,6 @@ max_jobs_per_node=3)``): a job's size in nodes is its base configuration's ``n``
 
 from __future__ import annotations
 
-import bisect
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -36,7 +35,7 @@ from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
-from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, shapes
 from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
@@ -78,15 +77,11 @@ _WIDE = 32
 
 
 class _MemoBook(NodeBook):
-    """A :class:`NodeBook` that remembers its fits and indexes jobs per node (for speed).
+    """A :class:`NodeBook` that remembers its fits and takes, and indexes jobs per node.
 
-    ``_fit(s, need, cores)`` depends only on the book's state, which changes only in
-    :meth:`add` and :meth:`remove`; between them (a scheduling pass that tries many
-    queued jobs, mostly of a few sizes and classes) fits are asked again and again. For
-    each ``(s, cores)`` the book keeps, until the next change, the running count of
-    usable nodes along the bucket order; a fit for any ``need`` is then a bisection:
-    the pressure of the first bucket at which the count reaches ``need``, which is
-    ``NodeBook._fit``'s answer (placements are unchanged).
+    Between two changes of the book (:meth:`add`, :meth:`remove`) a scheduling pass
+    asks the same fits and takes again and again (queued jobs are mostly of a few sizes
+    and classes); the answers are kept until the next change.
     ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``) and
     ``node_jobs[:, node]`` their indices padded with ``jobs`` (a column per node, for
     the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
@@ -102,17 +97,14 @@ class _MemoBook(NodeBook):
         jobs: int = 0,
     ) -> None:
         super().__init__(nodes, cores, cap, model, restriction)
-        self._memo: dict[tuple[int, int], tuple[list[int], list[float], int]] = {}
         self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], Sequence[Any]]] = {}
         self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any]]] = {}
         self.count = [0] * nodes
         self.pad = jobs
         self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
-        #: per node: the summed pressure of its jobs (``pressure_of[code[node]]``).
-        self.node_pressure = np.zeros(nodes)
 
     def _changed(self) -> None:
-        self._memo.clear()
         self._fits.clear()
         self._takes.clear()
 
@@ -123,15 +115,6 @@ class _MemoBook(NodeBook):
         for node in nodes:
             node_jobs[count[node], node] = idx
             count[node] += 1
-        self._pressures(nodes)
-
-    def _pressures(self, nodes: Sequence[int]) -> None:
-        pressure_of, code, at = self.pressure_of, self.code, self.node_pressure
-        if len(nodes) > _WIDE:
-            at[list(nodes)] = [pressure_of[code[node]] for node in nodes]
-        else:
-            for node in nodes:
-                at[node] = pressure_of[code[node]]
 
     def span_pressure(self, span: np.ndarray, own: float) -> float:
         """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
@@ -150,7 +133,6 @@ class _MemoBook(NodeBook):
             node_jobs[tail, at] = pad
             for node in nodes:
                 count[node] -= 1
-            self._pressures(nodes)
             return
         for node in nodes:
             col = node_jobs[:, node]
@@ -159,15 +141,6 @@ class _MemoBook(NodeBook):
             col[k] = col[last]  # keep each node's jobs in its first count[node] slots
             col[last] = pad
             count[node] = last
-        self._pressures(nodes)
-
-    def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
-        table = self._memo.get((sensitivity, cores))
-        if table is None:
-            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
-        counts, pressures, _ = table
-        k = bisect.bisect_left(counts, need)
-        return pressures[k] if k < len(counts) else None
 
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]
@@ -177,7 +150,10 @@ class _MemoBook(NodeBook):
         key = (sensitivity, id(configs))
         entry = self._fits.get(key)
         if entry is None or entry[0] is not configs:
-            entry = self._fits[key] = (configs, super().fits(sensitivity, configs))
+            shape = self._shapes.get(id(configs))
+            if shape is None or shape[0] is not configs:
+                shape = self._shapes[id(configs)] = (configs, shapes(configs))
+            entry = self._fits[key] = (configs, self.fits_of(sensitivity, shape[1]))
         return entry[1]
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
@@ -186,31 +162,6 @@ class _MemoBook(NodeBook):
         if nodes is None:
             nodes = self._takes[key] = super()._take(sensitivity, need, cores)
         return nodes
-
-    def first_node(self, sensitivity: int, cores: int) -> int:
-        """The node every placement of ``cores`` per node for class ``sensitivity``
-        takes first (``_take``'s first node), or -1 if no node is usable."""
-        table = self._memo.get((sensitivity, cores))
-        if table is None:
-            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
-        return table[2]
-
-    def _counts(self, sensitivity: int, cores: int) -> tuple[list[int], list[float], int]:
-        """Usable nodes counted along the bucket order, each bucket's pressure, and the
-        first usable node."""
-        ok, buckets, got = self.ok[sensitivity], self._buckets, 0
-        counts: list[int] = []
-        pressures: list[float] = []
-        first = -1
-        for pressure, free, code in self._order:
-            if free >= cores and ok[code]:
-                bucket = buckets[(code, free)]
-                if not got:
-                    first = next(iter(bucket))
-                got += len(bucket)
-                counts.append(got)
-                pressures.append(pressure)
-        return counts, pressures, first
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
@@ -537,6 +488,12 @@ class CoschedulingBackfill(_NodeShareBase):
     name = "nodeshare-easy"
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
+    #: per job index: submitted and not yet started; ``_submitted``: one past the last
+    #: job submitted.
+    _queued: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
+    _submitted: int = field(default=0, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
     _relevant: np.ndarray = field(
         default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
@@ -554,6 +511,17 @@ class CoschedulingBackfill(_NodeShareBase):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
+        queued = self._queued
+        if len(queued) <= job.index:
+            self._queued = queued = np.zeros(len(view.sizes), dtype=np.bool_)
+            for old in view.queue:
+                queued[old.index] = True
+        queued[job.index] = True
+        self._submitted = job.index + 1
+
+    def commit(self, job: Job, plan: Plan, book: NodeBook | None = None) -> Start:
+        self._queued[job.index] = False
+        return super().commit(job, plan, book)
 
     def schedule(self, view: SystemView) -> list[Decision]:
         book = self.book_for(view)
@@ -571,9 +539,8 @@ class CoschedulingBackfill(_NodeShareBase):
         self._dirty = False
         out: list[Decision] = []
         started: list[tuple[float, int]] = []
-        it = iter(queue)
         head = None
-        for job in it:
+        for job in queue:
             plan = self.plan(job, view, book)
             if plan is None:
                 head = job
@@ -585,8 +552,17 @@ class CoschedulingBackfill(_NodeShareBase):
             self._backfilled = False
             return out
         self._reserve(view, view.size(head), started)
-        cand = [job for _, job in zip(range(self.window), it, strict=False)]
-        return out + self._backfill(view, book, cand, out)
+        return out + self._backfill_window(view, book, head.index)
+
+    def _backfill_window(self, view: SystemView, book: _MemoBook, head: int) -> list[Decision]:
+        """The backfill behind ``head``: the next ``window`` queued jobs (the engine
+        queues jobs in index order and keeps them until they start)."""
+        from cosched.nodeshare._window_kernels import queued_after
+
+        jobs = queued_after(self._queued, head + 1, self._submitted, self.window)
+        if len(jobs) < _SCAN_FROM:
+            return self._backfill(view, book, [view.job(i) for i in jobs.tolist()], [])
+        return self._scan_window(view, book, jobs)
 
     def _reserve(self, view: SystemView, need: int, started: list[tuple[float, int]]) -> None:
         """Shadow time: when ``need`` nodes are expected empty; extra: beyond ``need``.
@@ -632,25 +608,30 @@ class CoschedulingBackfill(_NodeShareBase):
         # Whether any configuration fits depends only on (size, class): skip repeats of a
         # key that already failed in this pass (nothing was freed since).
         failed: set[int] = set()
-        if len(cand) < _SCAN_FROM:
-            for job in cand:
-                d = self._visit(job, view, book, failed)
-                if d is not None:
-                    new.append(d)
-            self._backfilled = bool(new)
-            return new
-        # A long window: find the jobs whose visit does something with a compiled scan
-        # (WindowScan), and visit only those, in order.
-        infos = self._info
         for job in cand:
-            if job.index not in infos:
-                self._job_info(job, view, book)
+            d = self._visit(job, view, book, failed)
+            if d is not None:
+                new.append(d)
+        self._backfilled = bool(new)
+        return new
+
+    def _scan_window(self, view: SystemView, book: _MemoBook, jobs: np.ndarray) -> list[Decision]:
+        """:meth:`_backfill` over a long window (job indices ``jobs``): find the jobs whose
+        visit does something with a compiled scan (WindowScan), and visit only those, in
+        order."""
         scan = self._scan
+        if scan is None or (scan.kid[jobs] < 0).any():
+            for idx in jobs.tolist():
+                if idx not in self._info:
+                    self._job_info(view.job(idx), view, book)
+            scan = self._scan
         assert scan is not None
+        infos = self._info
+        new: list[Decision] = []
+        failed: set[int] = set()
         scan.new_pass()
-        jobs = np.fromiter((job.index for job in cand), dtype=np.int64, count=len(cand))
-        pos = 0
-        while pos < len(cand):
+        pos, n = 0, len(jobs)
+        while pos < n:
             t0 = time.perf_counter_ns()
             pos = scan.next_event(
                 book,
@@ -664,7 +645,7 @@ class CoschedulingBackfill(_NodeShareBase):
             self.place_ns += time.perf_counter_ns() - t0
             if pos < 0:
                 break
-            job = cand[pos]
+            job = view.job(int(jobs[pos]))
             d = self._visit(job, view, book, failed)
             if d is not None:
                 new.append(d)

@@ -1,0 +1,170 @@
+"""Compiled kernels of the node book (:class:`cosched.nodeshare.placement.NodeBook`).
+
+The book keeps nodes in buckets by *state* ``(code, free)`` (classes present, free
+cores). A state's id is ``code * (cores + 1) + free``; per state the book keeps how many
+nodes are in it (``cnt``) and the nodes themselves as a linked list in the order they
+entered (``head``/``tail`` per state, ``nxt``/``prv`` per node), which is the order a
+Python ``dict`` used as an ordered set would keep. The buckets' order for placement is
+fixed once for a book (``order``: every state a job could join, sorted by pressure, then
+free cores, then code), so a change of the book moves counts and links only.
+
+Every rule that reads the buckets is written here once: :func:`fit` (the pressure on
+the worst of the best ``need`` nodes), :func:`take` (those nodes), :func:`fit_row` (the
+fits of one job's configurations) and :func:`move` (a job joins or leaves nodes). The
+book's Python methods call them, and so does the backfill window's scan
+(:mod:`cosched.nodeshare._window_kernels`).
+
+Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` or without numba they
+run as plain Python on the same arrays, with the same results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cosched.policies._profile_kernels import _jit
+
+__all__ = ["fit", "fit_row", "move", "take"]
+
+
+@_jit
+def fit(
+    s: int,
+    need: int,
+    cores: int,
+    order: np.ndarray,
+    st_code: np.ndarray,
+    st_free: np.ndarray,
+    st_press: np.ndarray,
+    ok: np.ndarray,
+    cnt: np.ndarray,
+) -> float:
+    """Pressure of the bucket at which the usable nodes for a class-``s`` job of
+    ``cores`` per node, counted along ``order``, reach ``need``; NaN if they never do.
+
+    A node is usable when its state has at least ``cores`` free and ``ok[s, code]``
+    (below the cap and allowed by the restriction)."""
+    got = 0
+    for i in range(len(order)):
+        st = order[i]
+        c = cnt[st]
+        if c and st_free[st] >= cores and ok[s, st_code[st]]:
+            got += c
+            if got >= need:
+                return st_press[st]
+    return np.nan
+
+
+@_jit
+def fit_row(
+    s: int,
+    needs: np.ndarray,
+    cores: np.ndarray,
+    out: np.ndarray,
+    order: np.ndarray,
+    st_code: np.ndarray,
+    st_free: np.ndarray,
+    st_press: np.ndarray,
+    ok: np.ndarray,
+    cnt: np.ndarray,
+) -> bool:
+    """:func:`fit` for each configuration ``(needs[k], cores[k])`` (``needs[k] < 0``:
+    none) into ``out[k]``; whether any fits."""
+    any_fit = False
+    for k in range(len(needs)):
+        if needs[k] < 0:
+            out[k] = np.nan
+            continue
+        p = fit(s, needs[k], cores[k], order, st_code, st_free, st_press, ok, cnt)
+        out[k] = p
+        if p == p:
+            any_fit = True
+    return any_fit
+
+
+@_jit
+def take(
+    s: int,
+    need: int,
+    cores: int,
+    out: np.ndarray,
+    order: np.ndarray,
+    st_code: np.ndarray,
+    st_free: np.ndarray,
+    ok: np.ndarray,
+    cnt: np.ndarray,
+    head: np.ndarray,
+    nxt: np.ndarray,
+) -> int:
+    """The first ``need`` usable nodes along ``order`` (each bucket in entry order) into
+    ``out``; how many were found (fewer than ``need`` if too few are usable)."""
+    n = 0
+    if need <= 0:
+        return 0
+    for i in range(len(order)):
+        st = order[i]
+        if cnt[st] and st_free[st] >= cores and ok[s, st_code[st]]:
+            node = head[st]
+            while node >= 0:
+                out[n] = node
+                n += 1
+                if n == need:
+                    return n
+                node = nxt[node]
+    return n
+
+
+@_jit
+def move(
+    nodes: np.ndarray,
+    step: int,
+    cores: int,
+    width: int,
+    code: np.ndarray,
+    free: np.ndarray,
+    cnt: np.ndarray,
+    head: np.ndarray,
+    tail: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    below_cap: np.ndarray,
+    pressure_of: np.ndarray,
+    node_pressure: np.ndarray,
+) -> int:
+    """Add ``step`` to the code and take ``cores`` from the free cores of each node of
+    ``nodes`` in turn (a job joins; negative values: it leaves), moving the node to the
+    end of its new bucket. Returns the change in free cores on nodes below the cap."""
+    delta = 0
+    for i in range(len(nodes)):
+        node = nodes[i]
+        old = code[node] * width + free[node]
+        # unlink from the old bucket
+        p, q = prv[node], nxt[node]
+        if p >= 0:
+            nxt[p] = q
+        else:
+            head[old] = q
+        if q >= 0:
+            prv[q] = p
+        else:
+            tail[old] = p
+        cnt[old] -= 1
+        if below_cap[code[node]]:
+            delta -= free[node]
+        code[node] += step
+        free[node] -= cores
+        new = code[node] * width + free[node]
+        # link at the end of the new bucket
+        last = tail[new]
+        prv[node] = last
+        nxt[node] = -1
+        if last >= 0:
+            nxt[last] = node
+        else:
+            head[new] = node
+        tail[new] = node
+        cnt[new] += 1
+        if below_cap[code[node]]:
+            delta += free[node]
+        node_pressure[node] = pressure_of[code[node]]
+    return delta

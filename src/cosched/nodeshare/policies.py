@@ -518,6 +518,7 @@ class CoschedulingBackfill(_NodeShareBase):
                 queued[old.index] = True
         queued[job.index] = True
         self._submitted = job.index + 1
+        self._job_info(job, view, self.book_for(view))  # what the window scan reads
 
     def commit(self, job: Job, plan: Plan, book: NodeBook | None = None) -> Start:
         self._queued[job.index] = False
@@ -619,12 +620,7 @@ class CoschedulingBackfill(_NodeShareBase):
         """:meth:`_backfill` over a long window (job indices ``jobs``): find the jobs whose
         visit does something with a compiled scan (WindowScan), and visit only those, in
         order."""
-        scan = self._scan
-        if scan is None or (scan.kid[jobs] < 0).any():
-            for idx in jobs.tolist():
-                if idx not in self._info:
-                    self._job_info(view.job(idx), view, book)
-            scan = self._scan
+        scan = self._scan  # every queued job was recorded at its submission
         assert scan is not None
         infos = self._info
         new: list[Decision] = []

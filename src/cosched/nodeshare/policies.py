@@ -413,6 +413,9 @@ class _NodeShareBase(Policy):
         assert book is not None
         out: dict[int, float] = {}
         victim, pressure = self._model.victim, self._model.pressure
+        # The engine holds 1 / info.factor for a job given a rate before (a rate equal
+        # to the one held changes nothing there), and 1 for a job that just started.
+        new = {job.index for job in started}
         for idx in sorted(self._touched):
             info = run.get(idx)
             if info is None:
@@ -423,8 +426,9 @@ class _NodeShareBase(Policy):
             else:
                 co = book.span_pressure(info.span, pressure[s])
             factor = info.a * (1.0 + victim[s] * co) + info.b
-            info.factor = factor
-            out[idx] = 1.0 / factor
+            if factor != info.factor or idx in new:
+                info.factor = factor
+                out[idx] = 1.0 / factor
         self._touched.clear()
         return out
 
@@ -536,7 +540,10 @@ class CoschedulingBackfill(_NodeShareBase):
             # reservation stands, and only arrivals inside the window are new.
             skip = len(queue) - len(fresh) - 1
             cand = fresh[: max(self.window - skip, 0)]
-            return self._backfill(view, book, cand, [])
+            if len(cand) >= _SCAN_FROM:
+                jobs = np.array([job.index for job in cand], dtype=np.int64)
+                return self._scan_window(view, book, jobs)
+            return self._backfill(view, book, cand)
         self._dirty = False
         out: list[Decision] = []
         started: list[tuple[float, int]] = []
@@ -562,7 +569,7 @@ class CoschedulingBackfill(_NodeShareBase):
 
         jobs = queued_after(self._queued, head + 1, self._submitted, self.window)
         if len(jobs) < _SCAN_FROM:
-            return self._backfill(view, book, [view.job(i) for i in jobs.tolist()], [])
+            return self._backfill(view, book, [view.job(i) for i in jobs.tolist()])
         return self._scan_window(view, book, jobs)
 
     def _reserve(self, view: SystemView, need: int, started: list[tuple[float, int]]) -> None:
@@ -602,9 +609,8 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end_of(job(idx))
         return ends
 
-    def _backfill(
-        self, view: SystemView, book: _MemoBook, cand: list[Job], out: list[Decision]
-    ) -> list[Decision]:
+    def _backfill(self, view: SystemView, book: _MemoBook, cand: list[Job]) -> list[Decision]:
+        """EASY's backfill over a short window ``cand``: each job visited in turn."""
         new: list[Decision] = []
         # Whether any configuration fits depends only on (size, class): skip repeats of a
         # key that already failed in this pass (nothing was freed since).

@@ -8,6 +8,7 @@ in the same order), every plan, the empty nodes and the free cores below the cap
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,9 @@ def _same(book: NodeBook, ref: ReferenceBook, cores: int, nodes: int) -> None:
     assert book.free.tolist() == ref.free
     assert book.usable_free == ref.usable_free
     assert book.empty_nodes() == ref.empty_nodes()
-    assert book.on_node == ref.on_node
+    on = [sorted(book.jobs_on([n])) for n in range(nodes)]
+    assert on == [sorted(jobs) for jobs in ref.on_node]
+    assert book.count.tolist() == [len(jobs) for jobs in ref.on_node]
     assert book.node_pressure.tolist() == [ref.pressure_of[c] for c in ref.code]
     for s in range(3):
         for c in range(1, cores + 1):
@@ -87,3 +90,16 @@ def test_take_follows_entry_order_within_a_bucket() -> None:
     book.remove(0, (2, 0), 4, 0)
     assert book.empty_nodes() == [1, 3, 2, 0]
     assert book.take(0, 3, 4) == (1, 3, 2)
+
+
+def test_a_job_over_the_cap_or_not_on_a_node_is_an_error() -> None:
+    book = NodeBook(2, 4, 2, MODEL, "No_Restrict")
+    book.add(0, (0,), 1, 0)
+    book.add(1, (0, 1), 1, 0)
+    with pytest.raises(ValueError, match="over the job cap"):
+        book.add(2, (1, 0), 1, 0)
+    with pytest.raises(ValueError, match="not on"):
+        book.remove(0, (1,), 1, 0)
+    # Nothing changed by the refused moves.
+    assert book.count.tolist() == [2, 1] and book.free.tolist() == [2, 3]
+    assert sorted(book.jobs_on([0, 1])) == [0, 1, 1]

@@ -24,7 +24,7 @@ import numpy as np
 
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["fit", "fit_row", "move", "take"]
+__all__ = ["fit", "fit_row", "jobs_on", "move", "take"]
 
 
 @_jit
@@ -116,6 +116,7 @@ def take(
 
 @_jit
 def move(
+    idx: int,
     nodes: np.ndarray,
     step: int,
     cores: int,
@@ -130,10 +131,32 @@ def move(
     below_cap: np.ndarray,
     pressure_of: np.ndarray,
     node_pressure: np.ndarray,
-) -> int:
-    """Add ``step`` to the code and take ``cores`` from the free cores of each node of
-    ``nodes`` in turn (a job joins; negative values: it leaves), moving the node to the
-    end of its new bucket. Returns the change in free cores on nodes below the cap."""
+    node_jobs: np.ndarray,
+    count: np.ndarray,
+    pad: int,
+) -> tuple[bool, int]:
+    """Job ``idx`` joins each node of ``nodes`` in turn (``step`` > 0: ``step`` added to
+    the node's code, ``cores`` taken from its free cores, ``idx`` added to its jobs) or
+    leaves it (``step`` < 0, ``cores`` < 0: the reverse); each node moves to the end of
+    its new bucket. ``node_jobs[:count[node], node]`` are the node's jobs (the rest
+    ``pad``; a job leaving is replaced by the node's last job).
+
+    Returns ``(True, change in free cores on nodes below the cap)``, or ``(False, 0)``
+    with nothing changed when a node would hold more jobs than ``node_jobs`` has rows
+    or a leaving job is not on a node.
+    """
+    rows = node_jobs.shape[0]
+    for i in range(len(nodes)):
+        node = nodes[i]
+        if step > 0 and count[node] >= rows:
+            return False, 0
+        if step < 0:
+            found = False
+            for r in range(count[node]):
+                if node_jobs[r, node] == idx:
+                    found = True
+            if not found:
+                return False, 0
     delta = 0
     for i in range(len(nodes)):
         node = nodes[i]
@@ -167,4 +190,31 @@ def move(
         if below_cap[code[node]]:
             delta += free[node]
         node_pressure[node] = pressure_of[code[node]]
-    return delta
+        if step > 0:
+            node_jobs[count[node], node] = idx
+            count[node] += 1
+        else:
+            last_row = count[node] - 1
+            for r in range(count[node]):
+                if node_jobs[r, node] == idx:
+                    node_jobs[r, node] = node_jobs[last_row, node]
+                    break
+            node_jobs[last_row, node] = pad
+            count[node] = last_row
+    return True, delta
+
+
+@_jit
+def jobs_on(nodes: np.ndarray, node_jobs: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The jobs on ``nodes`` (a job on several of them appears once per node)."""
+    n = 0
+    for i in range(len(nodes)):
+        n += count[nodes[i]]
+    out = np.empty(n, dtype=np.int64)
+    n = 0
+    for i in range(len(nodes)):
+        node = nodes[i]
+        for r in range(count[node]):
+            out[n] = node_jobs[r, node]
+            n += 1
+    return out

@@ -123,7 +123,8 @@ class NodeBook:
     changed by the kernels of :mod:`cosched.nodeshare._book_kernels` (the rules are
     written there once; see that module for the layout). ``code[node]`` and
     ``free[node]`` are each node's state, ``node_pressure[node]`` the summed pressure of
-    its jobs and ``on_node[node]`` its jobs.
+    its jobs, ``count[node]`` how many jobs it holds and ``node_jobs[:count[node], node]``
+    their indices (the rest of the column holds ``pad``).
 
     Args:
         nodes: nodes in the machine.
@@ -131,10 +132,17 @@ class NodeBook:
         cap: most jobs a node may hold.
         model: the interference model (pressure and victim weights).
         restriction: the restriction variant (a key of :data:`RESTRICTIONS`).
+        pad: the job index that fills the unused slots of ``node_jobs``.
     """
 
     def __init__(
-        self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
+        self,
+        nodes: int,
+        cores: int,
+        cap: int,
+        model: InterferenceModel,
+        restriction: str,
+        pad: int = -1,
     ) -> None:
         if restriction not in RESTRICTIONS:
             raise ConfigError(
@@ -154,7 +162,9 @@ class NodeBook:
             for s in range(3)
         ]
         self._init_arrays()
-        self.on_node: list[list[int]] = [[] for _ in range(nodes)]
+        self.pad = pad
+        self.count = np.zeros(nodes, dtype=np.int64)
+        self.node_jobs = np.full((cap, nodes), pad, dtype=np.int64)
         self.usable_free = nodes * cores  # free cores on nodes below the cap
         #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
         self.version = 0
@@ -195,27 +205,30 @@ class NodeBook:
 
     # -- state changes -------------------------------------------------------------------
 
-    def _move(self, nodes: Sequence[int], step: int, cores: int) -> None:
+    def _move(self, idx: int, nodes: Sequence[int], step: int, cores: int) -> None:
         self.version += 1
-        self.usable_free += kern.move(
-            np.array(nodes, dtype=np.int64), step, cores, self._width, self.code, self.free,
-            self.cnt, self.head, self._tail, self.nxt, self._prv, self._below_cap,
-            self._pressure_of, self.node_pressure,
+        ok, delta = kern.move(
+            idx, np.array(nodes, dtype=np.int64), step, cores, self._width, self.code,
+            self.free, self.cnt, self.head, self._tail, self.nxt, self._prv,
+            self._below_cap, self._pressure_of, self.node_pressure, self.node_jobs,
+            self.count, self.pad,
         )  # fmt: skip
+        if not ok:
+            what = "over the job cap on" if step > 0 else "not on"
+            raise ValueError(f"job {idx} would be {what} one of the nodes {tuple(nodes)}")
+        self.usable_free += delta
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Record job ``idx`` of class ``sensitivity`` on ``nodes``, ``cores`` each."""
-        self._move(nodes, _BASE**sensitivity, cores)
-        on_node = self.on_node
-        for node in nodes:
-            on_node[node].append(idx)
+        self._move(idx, nodes, _BASE**sensitivity, cores)
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Take job ``idx`` off ``nodes``."""
-        self._move(nodes, -(_BASE**sensitivity), -cores)
-        on_node = self.on_node
-        for node in nodes:
-            on_node[node].remove(idx)
+        self._move(idx, nodes, -(_BASE**sensitivity), -cores)
+
+    def jobs_on(self, nodes: Sequence[int]) -> list[int]:
+        """The jobs on ``nodes`` (a job on several of them once per node)."""
+        return kern.jobs_on(np.array(nodes, dtype=np.int64), self.node_jobs, self.count).tolist()
 
     def empty_nodes(self) -> list[int]:
         """Nodes with no job, in bucket order."""

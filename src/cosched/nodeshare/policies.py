@@ -77,14 +77,13 @@ _WIDE = 32
 
 
 class _MemoBook(NodeBook):
-    """A :class:`NodeBook` that remembers its fits and takes, and indexes jobs per node.
+    """A :class:`NodeBook` that remembers its fits and takes between two changes.
 
     Between two changes of the book (:meth:`add`, :meth:`remove`) a scheduling pass
     asks the same fits and takes again and again (queued jobs are mostly of a few sizes
-    and classes); the answers are kept until the next change.
-    ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``) and
-    ``node_jobs[:, node]`` their indices padded with ``jobs`` (a column per node, for
-    the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
+    and classes); the answers are kept until the next change. ``node_jobs`` is padded
+    with ``jobs`` (the index of the padding entry of the policy's array of estimated
+    ends, for the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
     """
 
     def __init__(
@@ -96,13 +95,10 @@ class _MemoBook(NodeBook):
         restriction: str,
         jobs: int = 0,
     ) -> None:
-        super().__init__(nodes, cores, cap, model, restriction)
+        super().__init__(nodes, cores, cap, model, restriction, pad=jobs)
         self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], Sequence[Any]]] = {}
         self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any]]] = {}
-        self.count = [0] * nodes
-        self.pad = jobs
-        self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
 
     def _changed(self) -> None:
         self._fits.clear()
@@ -111,36 +107,15 @@ class _MemoBook(NodeBook):
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().add(idx, nodes, cores, sensitivity)
-        count, node_jobs = self.count, self.node_jobs
-        for node in nodes:
-            node_jobs[count[node], node] = idx
-            count[node] += 1
+
+    def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._changed()
+        super().remove(idx, nodes, cores, sensitivity)
 
     def span_pressure(self, span: np.ndarray, own: float) -> float:
         """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
         largest of the same doubles, so the same value."""
         return float(self.node_pressure[span].max()) - own
-
-    def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
-        self._changed()
-        super().remove(idx, nodes, cores, sensitivity)
-        count, node_jobs, pad = self.count, self.node_jobs, self.pad
-        if len(nodes) > _WIDE:  # the same moves, one array operation each
-            at = np.array(nodes)
-            row = (node_jobs[:, at] == idx).argmax(axis=0)
-            tail = np.array([count[node] - 1 for node in nodes])
-            node_jobs[row, at] = node_jobs[tail, at]
-            node_jobs[tail, at] = pad
-            for node in nodes:
-                count[node] -= 1
-            return
-        for node in nodes:
-            col = node_jobs[:, node]
-            last = count[node] - 1
-            k = col.tolist().index(idx)
-            col[k] = col[last]  # keep each node's jobs in its first count[node] slots
-            col[last] = pad
-            count[node] = last
 
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]
@@ -299,8 +274,7 @@ class _NodeShareBase(Policy):
         assert self._book is not None
         self._book.remove(job.index, info.nodes, info.cores, info.sensitivity)
         if self.rates == "dynamic":
-            for node in info.nodes:
-                self._touched.update(self._book.on_node[node])
+            self._touched.update(self._book.jobs_on(info.nodes))
         self._dirty = True
 
     # -- placement ------------------------------------------------------------------------
@@ -401,8 +375,7 @@ class _NodeShareBase(Policy):
         if self._track_ends:
             self._stale.append(job.index)
         if self.rates == "dynamic":
-            for node in plan.nodes:
-                self._touched.update(book.on_node[node])
+            self._touched.update(book.jobs_on(plan.nodes))
         return Start(job, placement=on_nodes(plan.nodes, cfg.cores))
 
     def _new_rates(self, started: Sequence[Job]) -> dict[int, float]:

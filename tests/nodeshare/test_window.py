@@ -68,7 +68,7 @@ def test_node_shadow_is_node_reservation(cap, nodes, need, now, data) -> None:
     occupied = empty_at[empty_at > -np.inf]
     free_now = nodes - len(occupied)
     relevant = np.zeros(nodes, dtype=np.bool_)
-    shadow, extra, ok = kern.node_shadow(ends, node_jobs, now, need, relevant)
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, np.array(count), now, need, relevant)
     if need - free_now > len(occupied):
         assert not ok
         with pytest.raises(ValueError, match="head too large"):
@@ -88,6 +88,7 @@ def test_node_shadow_by_hand() -> None:
     ends = np.array([10.0, 30.0, 20.0, 5.0, -np.inf])
     node_jobs = np.array([[4, 0, 2, 3], [4, 1, 4, 4]], dtype=np.intp)
     relevant = np.zeros(4, dtype=np.bool_)
-    shadow, extra, ok = kern.node_shadow(ends, node_jobs, 8.0, 3, relevant)
+    count = np.array([0, 2, 1, 1])
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, count, 8.0, 3, relevant)
     assert ok and (shadow, extra) == (20.0, 0)
     assert relevant.tolist() == [True, False, True, True]

@@ -131,26 +131,31 @@ def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndar
 
 @_jit
 def node_shadow(
-    ends: np.ndarray, node_jobs: np.ndarray, now: float, need: int, relevant: np.ndarray
+    ends: np.ndarray,
+    node_jobs: np.ndarray,
+    count: np.ndarray,
+    now: float,
+    need: int,
+    relevant: np.ndarray,
 ) -> tuple[float, int, bool]:
     """:func:`~cosched.policies.reservation.node_reservation` over the book's nodes.
 
-    ``node_jobs[:, node]`` holds the jobs on ``node`` padded with an index whose
-    ``ends`` entry is ``-inf``; a node empties at the largest estimated end of its jobs
-    (``-inf``: empty now). Returns ``(shadow, extra, True)`` and sets ``relevant[node]``
-    (the head counts on the node: empty by the shadow time), or ``(nan, 0, False)``
+    ``node_jobs[:count[node], node]`` are the jobs on ``node``; a node empties at the
+    largest estimated end of its jobs (``-inf``: empty now). Returns ``(shadow, extra,
+    True)`` and sets ``relevant[node]`` (the head counts on the node: empty by the
+    shadow time), or ``(nan, 0, False)``
     when too few nodes exist (``node_reservation`` raises for the caller). The same
     values as ``node_reservation`` on the occupied nodes' emptying times: a maximum and
     the ``(need - free)``-th smallest are exact whatever the order of the work.
     """
-    cap, nodes = node_jobs.shape
+    nodes = node_jobs.shape[1]
     empty_at = np.empty(nodes)
     occupied = np.empty(nodes)
     m = 0
     free = 0
     for n in range(nodes):
         e = -np.inf
-        for r in range(cap):
+        for r in range(count[n]):
             v = ends[node_jobs[r, n]]
             if v > e:
                 e = v
@@ -167,10 +172,10 @@ def node_shadow(
         if k > m:
             return np.nan, 0, False
         shadow = np.partition(occupied[:m], k - 1)[k - 1]
-    count = 0
+    by_shadow = 0
     for i in range(m):
         if occupied[i] <= shadow:
-            count += 1
+            by_shadow += 1
     for n in range(nodes):
         relevant[n] = empty_at[n] <= shadow
-    return shadow, free + count - need, True
+    return shadow, free + by_shadow - need, True

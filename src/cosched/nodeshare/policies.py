@@ -564,7 +564,9 @@ class CoschedulingBackfill(_NodeShareBase):
 
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
-        shadow, extra, ok = node_shadow(ends, book.node_jobs, view.now, need, self._relevant)
+        shadow, extra, ok = node_shadow(
+            ends, book.node_jobs, book.count, view.now, need, self._relevant
+        )
         if not ok:  # the head is wider than the machine: node_reservation says so
             empty_at = ends[book.node_jobs].max(axis=0)
             occupied = empty_at[empty_at > -np.inf]

@@ -24,7 +24,7 @@ import numpy as np
 
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["fit", "fit_row", "jobs_on", "move", "take"]
+__all__ = ["co_pressure", "fit", "fit_row", "jobs_on", "move", "new_factors", "take"]
 
 
 @_jit
@@ -218,3 +218,54 @@ def jobs_on(nodes: np.ndarray, node_jobs: np.ndarray, count: np.ndarray) -> np.n
             out[n] = node_jobs[r, node]
             n += 1
     return out
+
+
+@_jit
+def co_pressure(nodes: np.ndarray, node_pressure: np.ndarray, own: float) -> float:
+    """Largest summed pressure over ``nodes``, less the job's ``own``: the pressure of
+    its co-runners (the interference model's reading)."""
+    top = -np.inf
+    for i in range(len(nodes)):
+        p = node_pressure[nodes[i]]
+        if p > top:
+            top = p
+    return top - own
+
+
+@_jit
+def new_factors(
+    jobs: np.ndarray,
+    spans: np.ndarray,
+    arena: np.ndarray,
+    node_pressure: np.ndarray,
+    sens: np.ndarray,
+    ca: np.ndarray,
+    cb: np.ndarray,
+    victim: np.ndarray,
+    pressure: np.ndarray,
+    factor: np.ndarray,
+    fresh: np.ndarray,
+    out: np.ndarray,
+    rate: np.ndarray,
+) -> int:
+    """Run-time factors ``a (1 + victim x co-runner pressure) + b`` of the running jobs
+    among ``jobs`` (job ``j`` on nodes ``arena[spans[j, 0]:spans[j, 1]]``; an empty span:
+    not running). Writes into ``out[:n]`` and ``rate[:n]`` the jobs whose factor changed
+    (or that are ``fresh``: just started) and their new rates ``1 / factor``, updates
+    ``factor`` and clears ``fresh``; returns ``n``."""
+    n = 0
+    for i in range(len(jobs)):
+        j = jobs[i]
+        lo, hi = spans[j, 0], spans[j, 1]
+        if lo == hi:
+            continue
+        s = sens[j]
+        co = co_pressure(arena[lo:hi], node_pressure, pressure[s])
+        f = ca[j] * (1.0 + victim[s] * co) + cb[j]
+        if f != factor[j] or fresh[j]:
+            factor[j] = f
+            fresh[j] = False
+            out[n] = j
+            rate[n] = 1.0 / f
+            n += 1
+    return n

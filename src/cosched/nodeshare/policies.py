@@ -36,6 +36,7 @@ from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, shapes
+from cosched.nodeshare.running import RunningJobs
 from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
@@ -68,12 +69,7 @@ class _Running:
     sensitivity: int
     a: float
     b: float
-    factor: float
-    span: np.ndarray | None = None  # the nodes as an array, for a wide job
-
-
-#: Jobs on more nodes than this read per-node pressures with numpy, fewer with Python.
-_WIDE = 32
+    factor: float  # at its start
 
 
 class _MemoBook(NodeBook):
@@ -111,11 +107,6 @@ class _MemoBook(NodeBook):
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().remove(idx, nodes, cores, sensitivity)
-
-    def span_pressure(self, span: np.ndarray, own: float) -> float:
-        """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
-        largest of the same doubles, so the same value."""
-        return float(self.node_pressure[span].max()) - own
 
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]
@@ -195,6 +186,7 @@ class _NodeShareBase(Policy):
     _book: _MemoBook | None = field(default=None, init=False, repr=False)
     _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
+    _live: RunningJobs | None = field(default=None, init=False, repr=False)
     _cfg_cache: dict[int, tuple[Configuration, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -273,7 +265,8 @@ class _NodeShareBase(Policy):
         info = self._run.pop(job.index)
         assert self._book is not None
         self._book.remove(job.index, info.nodes, info.cores, info.sensitivity)
-        if self.rates == "dynamic":
+        if self._live is not None:
+            self._live.finish(job.index)
             self._touched.update(self._book.jobs_on(info.nodes))
         self._dirty = True
 
@@ -287,6 +280,8 @@ class _NodeShareBase(Policy):
             cap = p.max_jobs_per_node or p.cores
             jobs = len(view.sizes)
             self._book = _MemoBook(p.nodes, p.cores, cap, self._model, self.restriction, jobs)
+            if self.rates == "dynamic":
+                self._live = RunningJobs(jobs, self._model)
         return self._book
 
     def _configs(self, n: int, book: NodeBook) -> tuple[Configuration, ...]:
@@ -369,12 +364,12 @@ class _NodeShareBase(Policy):
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         a, b = plan.coeffs
-        span = np.array(plan.nodes) if len(plan.nodes) > _WIDE else None
-        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor, span)
+        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
         self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
         if self._track_ends:
             self._stale.append(job.index)
-        if self.rates == "dynamic":
+        if self._live is not None:
+            self._live.start(job.index, plan.nodes, s, a, b, plan.factor)
             self._touched.update(book.jobs_on(plan.nodes))
         return Start(job, placement=on_nodes(plan.nodes, cfg.cores))
 
@@ -384,24 +379,11 @@ class _NodeShareBase(Policy):
             return {j.index: 1.0 / run[j.index].factor for j in started}
         book = self._book
         assert book is not None
-        out: dict[int, float] = {}
-        victim, pressure = self._model.victim, self._model.pressure
-        # The engine holds 1 / info.factor for a job given a rate before (a rate equal
-        # to the one held changes nothing there), and 1 for a job that just started.
-        new = {job.index for job in started}
-        for idx in sorted(self._touched):
-            info = run.get(idx)
-            if info is None:
-                continue
-            s = info.sensitivity
-            if info.span is None:
-                co = book.co_pressure(info.nodes, pressure[s])
-            else:
-                co = book.span_pressure(info.span, pressure[s])
-            factor = info.a * (1.0 + victim[s] * co) + info.b
-            if factor != info.factor or idx in new:
-                info.factor = factor
-                out[idx] = 1.0 / factor
+        if self._live is None:
+            return {}
+        # Only the rates that change: the engine holds 1 / factor for a job given a
+        # rate before (an equal rate changes nothing there), and 1 for a new job.
+        out = self._live.new_rates(self._touched, book.node_pressure)
         self._touched.clear()
         return out
 

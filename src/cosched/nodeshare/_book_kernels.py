@@ -8,11 +8,11 @@ Python ``dict`` used as an ordered set would keep. The buckets' order for placem
 fixed once for a book (``order``: every state a job could join, sorted by pressure, then
 free cores, then code), so a change of the book moves counts and links only.
 
-Every rule that reads the buckets is written here once: :func:`fit` (the pressure on
-the worst of the best ``need`` nodes), :func:`take` (those nodes), :func:`fit_row` (the
-fits of one job's configurations) and :func:`move` (a job joins or leaves nodes). The
-book's Python methods call them, and so does the backfill window's scan
-(:mod:`cosched.nodeshare._window_kernels`).
+Every rule that reads the buckets is written here once: :func:`usable` (may a node
+in a state take a job), :func:`fit_row` (for each configuration of a job, the pressure
+on the worst of its best nodes), :func:`take` (those nodes) and :func:`move` (a job
+joins or leaves nodes). The book's Python methods call them, and so does the backfill
+window's scan (:mod:`cosched.nodeshare._window_kernels`).
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` or without numba they
 run as plain Python on the same arrays, with the same results.
@@ -24,35 +24,16 @@ import numpy as np
 
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["co_pressure", "fit", "fit_row", "jobs_on", "move", "new_factors", "take"]
+__all__ = ["co_pressure", "fit_row", "jobs_on", "move", "new_factors", "take"]
 
 
 @_jit
-def fit(
-    s: int,
-    need: int,
-    cores: int,
-    order: np.ndarray,
-    st_code: np.ndarray,
-    st_free: np.ndarray,
-    st_press: np.ndarray,
-    ok: np.ndarray,
-    cnt: np.ndarray,
-) -> float:
-    """Pressure of the bucket at which the usable nodes for a class-``s`` job of
-    ``cores`` per node, counted along ``order``, reach ``need``; NaN if they never do.
-
-    A node is usable when its state has at least ``cores`` free and ``ok[s, code]``
-    (below the cap and allowed by the restriction)."""
-    got = 0
-    for i in range(len(order)):
-        st = order[i]
-        c = cnt[st]
-        if c and st_free[st] >= cores and ok[s, st_code[st]]:
-            got += c
-            if got >= need:
-                return st_press[st]
-    return np.nan
+def usable(
+    st: int, s: int, cores: int, st_code: np.ndarray, st_free: np.ndarray, ok: np.ndarray
+) -> bool:
+    """Whether a node in state ``st`` may take a class-``s`` job of ``cores`` per node:
+    enough free cores, below the cap and allowed by the restriction (``ok[s, code]``)."""
+    return st_free[st] >= cores and ok[s, st_code[st]]
 
 
 @_jit
@@ -68,17 +49,35 @@ def fit_row(
     ok: np.ndarray,
     cnt: np.ndarray,
 ) -> bool:
-    """:func:`fit` for each configuration ``(needs[k], cores[k])`` (``needs[k] < 0``:
-    none) into ``out[k]``; whether any fits."""
+    """For each configuration ``(needs[k], cores[k])`` (``needs[k] < 0``: none), the
+    pressure of the bucket at which the usable nodes for a class-``s`` job, counted along
+    ``order``, reach ``needs[k]`` (the worst of its best nodes) into ``out[k]``; NaN if
+    they never do. Returns whether any configuration fits. One walk serves them all."""
+    width = len(needs)
+    got = np.zeros(width, dtype=np.int64)
+    done = needs < 0  # no configuration, or its pressure found
+    left = 0
+    for k in range(width):
+        out[k] = np.nan
+        if not done[k]:
+            left += 1
     any_fit = False
-    for k in range(len(needs)):
-        if needs[k] < 0:
-            out[k] = np.nan
+    for i in range(len(order)):
+        if left == 0:
+            break
+        st = order[i]
+        c = cnt[st]
+        if not c:
             continue
-        p = fit(s, needs[k], cores[k], order, st_code, st_free, st_press, ok, cnt)
-        out[k] = p
-        if p == p:
-            any_fit = True
+        for k in range(width):
+            if done[k] or not usable(st, s, cores[k], st_code, st_free, ok):
+                continue
+            got[k] += c
+            if got[k] >= needs[k]:
+                out[k] = st_press[st]
+                done[k] = True
+                any_fit = True
+                left -= 1
     return any_fit
 
 
@@ -103,7 +102,7 @@ def take(
         return 0
     for i in range(len(order)):
         st = order[i]
-        if cnt[st] and st_free[st] >= cores and ok[s, st_code[st]]:
+        if cnt[st] and usable(st, s, cores, st_code, st_free, ok):
             node = head[st]
             while node >= 0:
                 out[n] = node

@@ -185,7 +185,7 @@ class NodeBook:
         )
         order = np.array([c * width + f for _, f, c in states], dtype=np.int64)
         ok = np.array(self.ok, dtype=np.bool_)
-        #: the arrays :func:`~cosched.nodeshare._book_kernels.fit` reads, in its order.
+        #: the arrays :func:`~cosched.nodeshare._book_kernels.fit_row` reads, in its order.
         self.fit_arrays = (order, st_code, st_free, pressure_of[st_code], ok)
         self._below_cap = np.array([j < self.cap for j in self.jobs_of], dtype=np.bool_)
         self._pressure_of = pressure_of
@@ -246,8 +246,9 @@ class NodeBook:
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         """Pressure on the worst of the best ``need`` usable nodes, or None if too few."""
-        p = kern.fit(sensitivity, need, cores, *self.fit_arrays, self.cnt)
-        return None if p != p else float(p)
+        shape = np.array([need], dtype=np.int64), np.array([cores], dtype=np.int64)
+        got = self.fits_of(sensitivity, shape)
+        return got[0][1] if got else None
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
         out = self._out

@@ -8,10 +8,9 @@ import bisect
 from collections.abc import Sequence
 from itertools import islice
 
-from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration
 from cosched.nodeshare.interference import InterferenceModel
-from cosched.nodeshare.placement import _BASE, _CODES, RESTRICTIONS, Plan, allowed, decode
+from cosched.nodeshare.placement import _BASE, NodeBook
 
 
 class ReferenceBook:
@@ -28,23 +27,7 @@ class ReferenceBook:
     def __init__(
         self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
     ) -> None:
-        if restriction not in RESTRICTIONS:
-            raise ConfigError(
-                f"restriction must be one of {', '.join(RESTRICTIONS)}, got {restriction!r}"
-            )
-        if not 1 <= cap < _BASE:
-            raise ConfigError(f"max_jobs_per_node must be 1..{_BASE - 1}, got {cap}")
-        self.nodes, self.cores, self.cap, self.model = nodes, cores, cap, model
-        pr = model.pressure
-        self.pressure_of = [
-            lo * pr[0] + mo * pr[1] + hi * pr[2] for lo, mo, hi in map(decode, range(_CODES))
-        ]
-        self.jobs_of = [sum(decode(c)) for c in range(_CODES)]
-        # ok[s][code]: may a job of class s join a node in state code (cap included).
-        self.ok = [
-            [self.jobs_of[c] < cap and allowed(restriction, c, s) for c in range(_CODES)]
-            for s in range(3)
-        ]
+        NodeBook._rules(self, nodes, cores, cap, model, restriction)  # type: ignore[arg-type]
         self.code = [0] * nodes
         self.free = [cores] * nodes
         self.on_node: list[list[int]] = [[] for _ in range(nodes)]
@@ -143,34 +126,10 @@ class ReferenceBook:
                 out.append((k, pressure))
         return out
 
-    def best(
-        self,
-        sensitivity: int,
-        configs: Sequence[Configuration],
-        coeffs: Sequence[tuple[float, float]],
-    ) -> Plan | None:
-        """The fastest placement of a job over ``configs`` (Algorithm 1), or None."""
-        victim = self.model.victim[sensitivity]
-        best_k, best_factor = -1, float("inf")
-        for k, pressure in self.fits(sensitivity, configs):
-            a, b = coeffs[k]
-            factor = a * (1.0 + victim * pressure) + b
-            if factor < best_factor:
-                best_k, best_factor = k, factor
-        if best_k < 0:
-            return None
-        cfg = configs[best_k]
-        nodes = self._take(sensitivity, cfg.nodes, cfg.cores)
-        return Plan(cfg, nodes, best_factor, coeffs[best_k])
-
-    def blocked_by_capacity(self, configs: Sequence[Configuration]) -> bool:
-        """Whether too few cores are free in total for any configuration (else fragmentation).
-
-        Only cores on nodes below the job cap count; restrictions count as fragmentation
-        (the cores exist but not in usable form).
-        """
-        need = min(c.nodes * c.cores for c in configs)
-        return self.usable_free < need
+    # Algorithm 1's choice among the fits and the capacity test read the book only
+    # through fits, _take and usable_free: the book's own code serves both books.
+    best = NodeBook.best
+    blocked_by_capacity = NodeBook.blocked_by_capacity
 
     def first_node(self, sensitivity: int, cores: int) -> int:
         """The node a placement of ``cores`` per node takes first, or -1."""

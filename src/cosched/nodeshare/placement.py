@@ -144,6 +144,19 @@ class NodeBook:
         restriction: str,
         pad: int = -1,
     ) -> None:
+        self._rules(nodes, cores, cap, model, restriction)
+        self._init_arrays()
+        self.pad = pad
+        self.count = np.zeros(nodes, dtype=np.int64)
+        self.node_jobs = np.full((cap, nodes), pad, dtype=np.int64)
+        self.usable_free = nodes * cores  # free cores on nodes below the cap
+        #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
+        self.version = 0
+
+    def _rules(
+        self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
+    ) -> None:
+        """Check the parameters; each state code's pressure, jobs, and who may join it."""
         if restriction not in RESTRICTIONS:
             raise ConfigError(
                 f"restriction must be one of {', '.join(RESTRICTIONS)}, got {restriction!r}"
@@ -161,13 +174,6 @@ class NodeBook:
             [self.jobs_of[c] < cap and allowed(restriction, c, s) for c in range(_CODES)]
             for s in range(3)
         ]
-        self._init_arrays()
-        self.pad = pad
-        self.count = np.zeros(nodes, dtype=np.int64)
-        self.node_jobs = np.full((cap, nodes), pad, dtype=np.int64)
-        self.usable_free = nodes * cores  # free cores on nodes below the cap
-        #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
-        self.version = 0
 
     def _init_arrays(self) -> None:
         nodes, cores, width = self.nodes, self.cores, self.cores + 1

@@ -8,6 +8,7 @@ in the same order), every plan, the empty nodes and the free cores below the cap
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -103,3 +104,25 @@ def test_a_job_over_the_cap_or_not_on_a_node_is_an_error() -> None:
     # Nothing changed by the refused moves.
     assert book.count.tolist() == [2, 1] and book.free.tolist() == [2, 3]
     assert sorted(book.jobs_on([0, 1])) == [0, 1, 1]
+
+
+def test_running_jobs_keep_their_nodes_through_compactions() -> None:
+    # Jobs start on more nodes in all than the first arena holds; the ones still running
+    # keep their nodes (and so their co-runner pressures) when it is compacted.
+    from cosched.nodeshare.running import RunningJobs
+
+    live = RunningJobs(4000, MODEL)
+    pressure = np.arange(600, dtype=float)
+    nodes_of = {}
+    for idx in range(4000):
+        nodes = [(idx * 7 + k) % 600 for k in range(1 + idx % 5)]
+        live.start(idx, nodes, 0, 1.0, 0.0, -1.0)  # factor -1: every rate "changes"
+        nodes_of[idx] = nodes
+        if idx >= 3:
+            live.finish(idx - 3)
+            del nodes_of[idx - 3]
+    got = live.new_rates(range(4000), pressure)
+    assert sorted(got) == sorted(nodes_of)
+    for idx, nodes in nodes_of.items():
+        co = max(pressure[nodes]) - MODEL.pressure[0]
+        assert got[idx] == 1.0 / (1.0 + MODEL.victim[0] * co)

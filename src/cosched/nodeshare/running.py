@@ -46,16 +46,29 @@ class RunningJobs:
         self, idx: int, nodes: Sequence[int], sensitivity: int, a: float, b: float, factor: float
     ) -> None:
         """Job ``idx`` starts on ``nodes`` with ``factor`` (the engine's rate is still 1)."""
+        if self._used + len(nodes) > len(self._arena):
+            self._compact(len(nodes))
         lo, hi = self._used, self._used + len(nodes)
-        if hi > len(self._arena):
-            more = np.zeros(max(hi, len(self._arena)), dtype=np.int64)
-            self._arena = np.concatenate([self._arena, more])
         self._arena[lo:hi] = nodes
         self._used = hi
         self._spans[idx] = lo, hi
         self._sens[idx], self._ca[idx], self._cb[idx] = sensitivity, a, b
         self._factor[idx] = factor
         self._fresh[idx] = True
+
+    def _compact(self, room: int) -> None:
+        """Keep only the running jobs' spans (in index order), with room for ``room``
+        more nodes and as much again (so compactions stay rare)."""
+        spans, arena = self._spans, self._arena
+        live = np.flatnonzero(spans[:, 1] > spans[:, 0])
+        parts = [arena[lo:hi] for lo, hi in spans[live].tolist()]
+        kept = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        self._arena = np.zeros(max(2 * (len(kept) + room), 1024), dtype=np.int64)
+        self._arena[: len(kept)] = kept
+        lengths = spans[live, 1] - spans[live, 0]
+        ends = np.cumsum(lengths)
+        spans[live, 0], spans[live, 1] = ends - lengths, ends
+        self._used = len(kept)
 
     def finish(self, idx: int) -> None:
         """Job ``idx`` ended."""

@@ -92,3 +92,29 @@ def test_node_shadow_by_hand() -> None:
     shadow, extra, ok = kern.node_shadow(ends, node_jobs, count, 8.0, 3, relevant)
     assert ok and (shadow, extra) == (20.0, 0)
     assert relevant.tolist() == [True, False, True, True]
+
+
+class _WindowSpy(ns.CoschedulingBackfill):
+    """nodeshare-easy that checks each backfill window read from its queued mask
+    against the engine's queue: the next ``window`` queued jobs behind the head."""
+
+    name = ""
+
+    def _backfill_window(self, view, book, head):
+        queue = [job.index for job in view.queue]
+        behind = queue[queue.index(head) + 1 :]
+        got = kern.queued_after(self._queued, head + 1, self._submitted, self.window)
+        assert got.tolist() == behind[: self.window]
+        self.windows += 1
+        return super()._backfill_window(view, book, head)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=st.integers(1, 12), **RUNS)
+def test_the_queued_mask_gives_the_queue_behind_the_head(
+    data, nodes, seed, restriction, degraded, rates, window
+) -> None:
+    w, platform = _setup(data, nodes, seed)
+    spy = _WindowSpy(restriction=restriction, degraded=degraded, rates=rates, window=window)
+    spy.windows = 0
+    Simulation(w, platform, spy, check=True).run()

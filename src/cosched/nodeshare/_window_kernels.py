@@ -1,10 +1,10 @@
 """Compiled kernels of ``nodeshare-easy``: its reservation and its backfill window scan
 (:class:`cosched.nodeshare.window.WindowScan`).
 
-Imported only by ``nodeshare-easy`` once its head blocks (the family's own kernels: no
-other policy loads numba for them). Compiled with numba
-(``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or without numba they
-run as plain Python on the same arrays, with the same results.
+Imported with the node-sharing policies (the family's own kernels, like those of
+:mod:`cosched.nodeshare._book_kernels`: no other policy loads numba for them).
+Compiled with numba (``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or
+without numba they run as plain Python on the same arrays, with the same results.
 """
 
 from __future__ import annotations

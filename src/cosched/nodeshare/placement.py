@@ -248,7 +248,7 @@ class NodeBook:
 
     def co_pressure(self, nodes: Sequence[int], own: float) -> float:
         """Largest pressure of co-runners over ``nodes`` for a job exerting ``own``."""
-        return kern.co_pressure(np.array(nodes, dtype=np.int64), self.node_pressure, own)
+        return float(kern.co_pressure(np.array(nodes, dtype=np.int64), self.node_pressure, own))
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         """Pressure on the worst of the best ``need`` usable nodes, or None if too few."""

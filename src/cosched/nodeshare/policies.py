@@ -33,6 +33,7 @@ import numpy as np
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
+from cosched.nodeshare._window_kernels import node_shadow, queued_after
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, shapes
@@ -520,8 +521,6 @@ class CoschedulingBackfill(_NodeShareBase):
     def _backfill_window(self, view: SystemView, book: _MemoBook, head: int) -> list[Decision]:
         """The backfill behind ``head``: the next ``window`` queued jobs (the engine
         queues jobs in index order and keeps them until they start)."""
-        from cosched.nodeshare._window_kernels import queued_after
-
         jobs = queued_after(self._queued, head + 1, self._submitted, self.window)
         if len(jobs) < _SCAN_FROM:
             return self._backfill(view, book, [view.job(i) for i in jobs.tolist()])
@@ -542,8 +541,6 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
-        from cosched.nodeshare._window_kernels import node_shadow
-
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
         shadow, extra, ok = node_shadow(

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
 
@@ -140,8 +141,6 @@ class WindowScan:
         ``relevant[node]`` says whether the head counts on ``node``; :attr:`dead` marks the
         keys already found with no fitting configuration in this pass.
         """
-        from cosched.nodeshare import _window_kernels as kern  # numba, on first use
-
         if len(self._buf) != book.nodes:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)

@@ -145,7 +145,7 @@ def test_remove_restores_the_book():
     book = NodeBook(3, 16, 3, MODEL, "Max_One_HM")
     book.add(7, [0, 2], 4, HIGH)
     book.remove(7, [0, 2], 4, HIGH)
-    assert book.code == [0, 0, 0] and book.free == [16, 16, 16]
+    assert book.code.tolist() == [0, 0, 0] and book.free.tolist() == [16, 16, 16]
     assert book.usable_free == 48 and sorted(book.empty_nodes()) == [0, 1, 2]
 
 

@@ -68,7 +68,7 @@ def test_node_shadow_is_node_reservation(cap, nodes, need, now, data) -> None:
     occupied = empty_at[empty_at > -np.inf]
     free_now = nodes - len(occupied)
     relevant = np.zeros(nodes, dtype=np.bool_)
-    shadow, extra, ok = kern.node_shadow(ends, node_jobs, now, need, relevant)
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, np.array(count), now, need, relevant)
     if need - free_now > len(occupied):
         assert not ok
         with pytest.raises(ValueError, match="head too large"):
@@ -88,6 +88,33 @@ def test_node_shadow_by_hand() -> None:
     ends = np.array([10.0, 30.0, 20.0, 5.0, -np.inf])
     node_jobs = np.array([[4, 0, 2, 3], [4, 1, 4, 4]], dtype=np.intp)
     relevant = np.zeros(4, dtype=np.bool_)
-    shadow, extra, ok = kern.node_shadow(ends, node_jobs, 8.0, 3, relevant)
+    count = np.array([0, 2, 1, 1])
+    shadow, extra, ok = kern.node_shadow(ends, node_jobs, count, 8.0, 3, relevant)
     assert ok and (shadow, extra) == (20.0, 0)
     assert relevant.tolist() == [True, False, True, True]
+
+
+class _WindowSpy(ns.CoschedulingBackfill):
+    """nodeshare-easy that checks each backfill window read from its queued mask
+    against the engine's queue: the next ``window`` queued jobs behind the head."""
+
+    name = ""
+
+    def _backfill_window(self, view, book, head):
+        queue = [job.index for job in view.queue]
+        behind = queue[queue.index(head) + 1 :]
+        got = kern.queued_after(self._queued, head + 1, self._submitted, self.window)
+        assert got.tolist() == behind[: self.window]
+        self.windows += 1
+        return super()._backfill_window(view, book, head)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=st.integers(1, 12), **RUNS)
+def test_the_queued_mask_gives_the_queue_behind_the_head(
+    data, nodes, seed, restriction, degraded, rates, window
+) -> None:
+    w, platform = _setup(data, nodes, seed)
+    spy = _WindowSpy(restriction=restriction, degraded=degraded, rates=rates, window=window)
+    spy.windows = 0
+    Simulation(w, platform, spy, check=True).run()

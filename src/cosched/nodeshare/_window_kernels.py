@@ -1,40 +1,26 @@
 """Compiled kernels of ``nodeshare-easy``: its reservation and its backfill window scan
 (:class:`cosched.nodeshare.window.WindowScan`).
 
-Imported only by ``nodeshare-easy`` once its head blocks (the family's own kernels: no
-other policy loads numba for them). Compiled with numba
-(``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or without numba they
-run as plain Python on the same arrays, with the same results.
+Imported with the node-sharing policies (the family's own kernels, like those of
+:mod:`cosched.nodeshare._book_kernels`: no other policy loads numba for them).
+Compiled with numba (``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or
+without numba they run as plain Python on the same arrays, with the same results.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from cosched.nodeshare._book_kernels import fit_row, take
+
 # The same decorator as the profile kernels (numba with cache=True, else plain Python).
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["NEED_HELD", "NOTHING", "VISIT", "node_shadow", "scan", "stale_keys"]
+__all__ = ["NOTHING", "VISIT", "node_shadow", "queued_after", "scan"]
 
 
-#: What :func:`scan` found: nothing to do, a job to visit, or a count it needs first.
-NOTHING, VISIT, NEED_HELD = 0, 1, 2
-
-
-@_jit
-def stale_keys(jobs: np.ndarray, kid: np.ndarray, kver: np.ndarray, version: int) -> np.ndarray:
-    """The distinct keys of ``jobs`` whose table row is not for book ``version``, in
-    order of first appearance."""
-    out = np.empty(len(jobs), dtype=np.int64)
-    n = 0
-    seen = np.zeros(len(kver), dtype=np.bool_)
-    for i in range(len(jobs)):
-        k = kid[jobs[i]]
-        if kver[k] != version and not seen[k]:
-            seen[k] = True
-            out[n] = k
-            n += 1
-    return out[:n]
+#: What :func:`scan` found: nothing to do, or a job to visit.
+NOTHING, VISIT = 0, 1
 
 
 @_jit
@@ -42,8 +28,7 @@ def scan(
     jobs: np.ndarray,
     start: int,
     kid: np.ndarray,
-    kp: np.ndarray,
-    kfit: np.ndarray,
+    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     kdead: np.ndarray,
     held: np.ndarray,
     blocked: np.ndarray,
@@ -54,33 +39,53 @@ def scan(
     now: float,
     shadow: float,
     extra: int,
-) -> tuple[int, int, int]:
+    relevant: np.ndarray,
+    version: int,
+    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    cnt: np.ndarray,
+    head: np.ndarray,
+    nxt: np.ndarray,
+    buf: np.ndarray,
+) -> tuple[int, int]:
     """The first position from ``start`` in ``jobs`` whose visit does something.
 
-    Returns ``(what, position, configuration)``: ``(VISIT, i, -1)``: visit ``jobs[i]``;
-    ``(NEED_HELD, i, c)``: fill ``held[kid[jobs[i]], c]`` (nodes the head counts on among
-    those configuration ``c`` of the key takes) and scan again from ``i``;
-    ``(NOTHING, -1, -1)``: no job from ``start`` does anything.
+    Returns ``(VISIT, i)``: visit ``jobs[i]``; ``(NOTHING, -1)``: no job from ``start``
+    does anything.
+
+    ``keys`` is the per-key table ``(class, needs, cores, pressures, fits, version)``
+    (see :class:`~cosched.nodeshare.window.WindowScan`); a row not for the book's
+    ``version`` is recomputed by :func:`~cosched.nodeshare._book_kernels.fit_row` from
+    the book's arrays (``book`` = ``NodeBook.fit_arrays``, ``cnt``) when first read.
+    ``held[k, c]`` (``-1``: not counted since the last start) is the number of nodes the
+    head counts on (``relevant``) among those configuration ``c`` of key ``k`` takes
+    (:func:`~cosched.nodeshare._book_kernels.take`, into ``buf``).
 
     A job does something if its key is not dead (found unfit in this pass) and either
     no configuration of its key fits and the job is not ``blocked`` yet (its visit
     records why; a job already recorded only makes the key dead, which the scan does
-    itself), or no
-    factor is finite, or Algorithm 1's choice (smallest ``a (1 + victim x pressure) +
-    b`` over the fitting configurations, the first on ties; the same operations as
-    ``NodeBook.best``) ends by ``shadow`` or holds at most ``extra`` relevant nodes.
+    itself), or no factor is finite, or Algorithm 1's choice (smallest ``a (1 + victim
+    x pressure) + b`` over the fitting configurations, the first on ties; the same
+    operations as ``NodeBook.best``) ends by ``shadow`` or holds at most ``extra``
+    relevant nodes.
     """
+    ks, kneed, kcores, kp, kfit, kver = keys
+    order, st_code, st_free, st_press, ok = book
     width = kp.shape[1]
     for i in range(start, len(jobs)):
         j = jobs[i]
         k = kid[j]
         if kdead[k]:
             continue
+        if kver[k] != version:
+            kfit[k] = fit_row(
+                ks[k], kneed[k], kcores[k], kp[k], order, st_code, st_free, st_press, ok, cnt
+            )
+            kver[k] = version
         if not kfit[k]:
             if blocked[j]:  # nothing to record: the key is dead for this pass
                 kdead[k] = True
                 continue
-            return VISIT, i, -1
+            return VISIT, i
         best = np.inf
         bc = -1
         v = vic[j]
@@ -93,39 +98,64 @@ def scan(
                 best = f
                 bc = c
         if bc < 0:
-            return VISIT, i, -1
+            return VISIT, i
         if now + est[j] * best <= shadow:
-            return VISIT, i, -1
+            return VISIT, i
         h = held[k, bc]
         if h < 0:
-            return NEED_HELD, i, bc
+            n = take(ks[k], kneed[k, bc], kcores[k, bc], buf, order, st_code, st_free, ok,
+                     cnt, head, nxt)  # fmt: skip
+            h = 0
+            for m in range(n):
+                if relevant[buf[m]]:
+                    h += 1
+            held[k, bc] = h
         if h <= extra:
-            return VISIT, i, -1
-    return NOTHING, -1, -1
+            return VISIT, i
+    return NOTHING, -1
+
+
+@_jit
+def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndarray:
+    """The first ``most`` indices ``i`` from ``first`` (up to ``end``) with ``queued[i]``."""
+    out = np.empty(most, dtype=np.int64)
+    n = 0
+    for i in range(first, end):
+        if n == most:
+            break
+        if queued[i]:
+            out[n] = i
+            n += 1
+    return out[:n]
 
 
 @_jit
 def node_shadow(
-    ends: np.ndarray, node_jobs: np.ndarray, now: float, need: int, relevant: np.ndarray
+    ends: np.ndarray,
+    node_jobs: np.ndarray,
+    count: np.ndarray,
+    now: float,
+    need: int,
+    relevant: np.ndarray,
 ) -> tuple[float, int, bool]:
     """:func:`~cosched.policies.reservation.node_reservation` over the book's nodes.
 
-    ``node_jobs[:, node]`` holds the jobs on ``node`` padded with an index whose
-    ``ends`` entry is ``-inf``; a node empties at the largest estimated end of its jobs
-    (``-inf``: empty now). Returns ``(shadow, extra, True)`` and sets ``relevant[node]``
-    (the head counts on the node: empty by the shadow time), or ``(nan, 0, False)``
+    ``node_jobs[:count[node], node]`` are the jobs on ``node``; a node empties at the
+    largest estimated end of its jobs (``-inf``: empty now). Returns ``(shadow, extra,
+    True)`` and sets ``relevant[node]`` (the head counts on the node: empty by the
+    shadow time), or ``(nan, 0, False)``
     when too few nodes exist (``node_reservation`` raises for the caller). The same
     values as ``node_reservation`` on the occupied nodes' emptying times: a maximum and
     the ``(need - free)``-th smallest are exact whatever the order of the work.
     """
-    cap, nodes = node_jobs.shape
+    nodes = node_jobs.shape[1]
     empty_at = np.empty(nodes)
     occupied = np.empty(nodes)
     m = 0
     free = 0
     for n in range(nodes):
         e = -np.inf
-        for r in range(cap):
+        for r in range(count[n]):
             v = ends[node_jobs[r, n]]
             if v > e:
                 e = v
@@ -142,10 +172,10 @@ def node_shadow(
         if k > m:
             return np.nan, 0, False
         shadow = np.partition(occupied[:m], k - 1)[k - 1]
-    count = 0
+    by_shadow = 0
     for i in range(m):
         if occupied[i] <= shadow:
-            count += 1
+            by_shadow += 1
     for n in range(nodes):
         relevant[n] = empty_at[n] <= shadow
-    return shadow, free + count - need, True
+    return shadow, free + by_shadow - need, True

@@ -16,14 +16,15 @@ scan breaks such ties by node number instead (same run times, different nodes).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Literal
 
+import numpy as np
+
 from cosched.errors import ConfigError
-from cosched.nodeshare.configurations import Configuration
+from cosched.nodeshare import _book_kernels as kern
+from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.interference import InterferenceModel
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "allowed",
     "decode",
     "encode",
+    "shapes",
 ]
 
 Restriction = Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]
@@ -91,6 +93,12 @@ def allowed(restriction: str, code: int, sensitivity: int) -> bool:
     return RESTRICTIONS[restriction](*counts)
 
 
+def shapes(configs: Sequence[Configuration]) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and cores per node of each configuration, as arrays (for the kernels)."""
+    needs = np.array([c.nodes for c in configs], dtype=np.int64)
+    return needs, np.array([c.cores for c in configs], dtype=np.int64)
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Where and how a job would run.
@@ -109,7 +117,14 @@ class Plan:
 
 
 class NodeBook:
-    """Free cores and sensitivity classes per node, bucketed by state.
+    """Free cores and sensitivity classes per node, bucketed by state, in arrays.
+
+    The buckets, their order and the counts that placement walks are arrays read and
+    changed by the kernels of :mod:`cosched.nodeshare._book_kernels` (the rules are
+    written there once; see that module for the layout). ``code[node]`` and
+    ``free[node]`` are each node's state, ``node_pressure[node]`` the summed pressure of
+    its jobs, ``count[node]`` how many jobs it holds and ``node_jobs[:count[node], node]``
+    their indices (the rest of the column holds ``pad``).
 
     Args:
         nodes: nodes in the machine.
@@ -117,11 +132,31 @@ class NodeBook:
         cap: most jobs a node may hold.
         model: the interference model (pressure and victim weights).
         restriction: the restriction variant (a key of :data:`RESTRICTIONS`).
+        pad: the job index that fills the unused slots of ``node_jobs``.
     """
 
     def __init__(
+        self,
+        nodes: int,
+        cores: int,
+        cap: int,
+        model: InterferenceModel,
+        restriction: str,
+        pad: int = -1,
+    ) -> None:
+        self._rules(nodes, cores, cap, model, restriction)
+        self._init_arrays()
+        self.pad = pad
+        self.count = np.zeros(nodes, dtype=np.int64)
+        self.node_jobs = np.full((cap, nodes), pad, dtype=np.int64)
+        self.usable_free = nodes * cores  # free cores on nodes below the cap
+        #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
+        self.version = 0
+
+    def _rules(
         self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str
     ) -> None:
+        """Check the parameters; each state code's pressure, jobs, and who may join it."""
         if restriction not in RESTRICTIONS:
             raise ConfigError(
                 f"restriction must be one of {', '.join(RESTRICTIONS)}, got {restriction!r}"
@@ -139,103 +174,125 @@ class NodeBook:
             [self.jobs_of[c] < cap and allowed(restriction, c, s) for c in range(_CODES)]
             for s in range(3)
         ]
-        self.code = [0] * nodes
-        self.free = [cores] * nodes
-        self.on_node: list[list[int]] = [[] for _ in range(nodes)]
-        self.usable_free = nodes * cores  # free cores on nodes below the cap
-        self._buckets: dict[tuple[int, int], dict[int, None]] = {
-            (0, cores): dict.fromkeys(range(nodes))
-        }
-        self._order: list[tuple[float, int, int]] = [(0.0, cores, 0)]  # (pressure, free, code)
-        #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
-        self.version = 0
+
+    def _init_arrays(self) -> None:
+        nodes, cores, width = self.nodes, self.cores, self.cores + 1
+        self._width = width
+        st_code = np.repeat(np.arange(_CODES, dtype=np.int64), width)
+        st_free = np.tile(np.arange(width, dtype=np.int64), _CODES)
+        pressure_of = np.array(self.pressure_of)
+        # Every state a job could join, by (pressure, free cores, code): the buckets'
+        # order for placement (an empty bucket counts nothing, so it may stay in it).
+        states = sorted(
+            (self.pressure_of[c], f, c)
+            for c in range(_CODES)
+            if self.jobs_of[c] < self.cap
+            for f in range(width)
+        )
+        order = np.array([c * width + f for _, f, c in states], dtype=np.int64)
+        ok = np.array(self.ok, dtype=np.bool_)
+        #: the arrays :func:`~cosched.nodeshare._book_kernels.fit_row` reads, in its order.
+        self.fit_arrays = (order, st_code, st_free, pressure_of[st_code], ok)
+        self._below_cap = np.array([j < self.cap for j in self.jobs_of], dtype=np.bool_)
+        self._pressure_of = pressure_of
+        self.code = np.zeros(nodes, dtype=np.int64)
+        self.free = np.full(nodes, cores, dtype=np.int64)
+        self.node_pressure = np.zeros(nodes)
+        self.cnt = np.zeros(_CODES * width, dtype=np.int64)  # nodes per state
+        self.head = np.full(_CODES * width, -1, dtype=np.int64)
+        self._tail = np.full(_CODES * width, -1, dtype=np.int64)
+        self.nxt = np.arange(1, nodes + 1, dtype=np.int64)  # every node in state (0, cores)
+        self._prv = np.arange(-1, nodes - 1, dtype=np.int64)
+        if nodes:
+            self.nxt[-1] = -1
+            self.cnt[cores], self.head[cores], self._tail[cores] = nodes, 0, nodes - 1
+        self._out = np.empty(nodes, dtype=np.int64)
+        self._row = np.empty(len(PAPER_SHAPES))
 
     # -- state changes -------------------------------------------------------------------
 
-    def _move(self, node: int, code: int, free: int) -> None:
-        old = (self.code[node], self.free[node])
-        bucket = self._buckets[old]
-        del bucket[node]
-        if not bucket:
-            del self._buckets[old]
-            key = (self.pressure_of[old[0]], old[1], old[0])
-            del self._order[bisect.bisect_left(self._order, key)]
-        if self.jobs_of[old[0]] < self.cap:
-            self.usable_free -= old[1]
-        new = (code, free)
-        got = self._buckets.get(new)
-        if got is None:
-            self._buckets[new] = got = {}
-            bisect.insort(self._order, (self.pressure_of[code], free, code))
-        bucket = got
-        bucket[node] = None
-        if self.jobs_of[code] < self.cap:
-            self.usable_free += free
-        self.code[node], self.free[node] = code, free
+    def _move(self, idx: int, nodes: Sequence[int], step: int, cores: int) -> None:
+        self.version += 1
+        ok, delta = kern.move(
+            idx, np.array(nodes, dtype=np.int64), step, cores, self._width, self.code,
+            self.free, self.cnt, self.head, self._tail, self.nxt, self._prv,
+            self._below_cap, self._pressure_of, self.node_pressure, self.node_jobs,
+            self.count, self.pad,
+        )  # fmt: skip
+        if not ok:
+            what = "over the job cap on" if step > 0 else "not on"
+            raise ValueError(f"job {idx} would be {what} one of the nodes {tuple(nodes)}")
+        self.usable_free += delta
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Record job ``idx`` of class ``sensitivity`` on ``nodes``, ``cores`` each."""
-        self.version += 1
-        step = _BASE**sensitivity
-        for node in nodes:
-            self._move(node, self.code[node] + step, self.free[node] - cores)
-            self.on_node[node].append(idx)
+        self._move(idx, nodes, _BASE**sensitivity, cores)
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         """Take job ``idx`` off ``nodes``."""
-        self.version += 1
-        step = _BASE**sensitivity
-        for node in nodes:
-            self._move(node, self.code[node] - step, self.free[node] + cores)
-            self.on_node[node].remove(idx)
+        self._move(idx, nodes, -(_BASE**sensitivity), -cores)
+
+    def jobs_on(self, nodes: Sequence[int]) -> list[int]:
+        """The jobs on ``nodes`` (a job on several of them once per node)."""
+        return kern.jobs_on(np.array(nodes, dtype=np.int64), self.node_jobs, self.count).tolist()
 
     def empty_nodes(self) -> list[int]:
         """Nodes with no job, in bucket order."""
-        return list(self._buckets.get((0, self.cores), ()))
+        out, node = [], int(self.head[self.cores])
+        while node >= 0:
+            out.append(node)
+            node = int(self.nxt[node])
+        return out
 
     # -- placement -----------------------------------------------------------------------
 
     def co_pressure(self, nodes: Sequence[int], own: float) -> float:
         """Largest pressure of co-runners over ``nodes`` for a job exerting ``own``."""
-        pressure_of, code = self.pressure_of, self.code
-        return max(pressure_of[code[n]] for n in nodes) - own
+        return float(kern.co_pressure(np.array(nodes, dtype=np.int64), self.node_pressure, own))
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         """Pressure on the worst of the best ``need`` usable nodes, or None if too few."""
-        ok, buckets, got = self.ok[sensitivity], self._buckets, 0
-        for pressure, free, code in self._order:
-            if free >= cores and ok[code]:
-                got += len(buckets[(code, free)])
-                if got >= need:
-                    return pressure
-        return None
+        shape = np.array([need], dtype=np.int64), np.array([cores], dtype=np.int64)
+        got = self.fits_of(sensitivity, shape)
+        return got[0][1] if got else None
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
-        ok, buckets = self.ok[sensitivity], self._buckets
-        out: list[int] = []
-        for _, free, code in self._order:
-            if free >= cores and ok[code]:
-                out.extend(islice(buckets[(code, free)], need - len(out)))
-                if len(out) == need:
-                    break
-        return tuple(out)
+        out = self._out
+        n = kern.take(
+            sensitivity, need, cores, out, *self.fit_arrays[:3], self.fit_arrays[4],
+            self.cnt, self.head, self.nxt,
+        )  # fmt: skip
+        return tuple(out[:n].tolist())
 
     def take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
         """The ``need`` nodes a placement of ``cores`` per node for class ``sensitivity``
         takes now (the best first; fewer if too few are usable)."""
         return self._take(sensitivity, need, cores)
 
+    def first_node(self, sensitivity: int, cores: int) -> int:
+        """The node every placement of ``cores`` per node for class ``sensitivity``
+        takes first, or -1 if no node is usable."""
+        got = self._take(sensitivity, 1, cores)
+        return got[0] if got else -1
+
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]
     ) -> Sequence[tuple[int, float]]:
         """``(k, pressure)`` for each configuration ``configs[k]`` that fits now, with the
         pressure on the worst of its best nodes (in ``configs`` order)."""
-        out = []
-        for k, cfg in enumerate(configs):
-            pressure = self._fit(sensitivity, cfg.nodes, cfg.cores)
-            if pressure is not None:
-                out.append((k, pressure))
-        return out
+        return self.fits_of(sensitivity, shapes(configs))
+
+    def fits_of(
+        self, sensitivity: int, shape: tuple[np.ndarray, np.ndarray]
+    ) -> list[tuple[int, float]]:
+        """:meth:`fits` for configurations given as :func:`shapes`."""
+        needs, cores = shape
+        out = self._row
+        if len(needs) > len(out):
+            out = self._row = np.empty(len(needs))
+        if not kern.fit_row(sensitivity, needs, cores, out, *self.fit_arrays, self.cnt):
+            return []
+        return [(k, p) for k, p in enumerate(out[: len(needs)].tolist()) if p == p]
 
     def best(
         self,

@@ -22,7 +22,6 @@ max_jobs_per_node=3)``): a job's size in nodes is its base configuration's ``n``
 
 from __future__ import annotations
 
-import bisect
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -34,9 +33,11 @@ import numpy as np
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
+from cosched.nodeshare._window_kernels import node_shadow, queued_after
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
-from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, shapes
+from cosched.nodeshare.running import RunningJobs
 from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
@@ -69,27 +70,17 @@ class _Running:
     sensitivity: int
     a: float
     b: float
-    factor: float
-    span: np.ndarray | None = None  # the nodes as an array, for a wide job
-
-
-#: Jobs on more nodes than this read per-node pressures with numpy, fewer with Python.
-_WIDE = 32
+    factor: float  # at its start
 
 
 class _MemoBook(NodeBook):
-    """A :class:`NodeBook` that remembers its fits and indexes jobs per node (for speed).
+    """A :class:`NodeBook` that remembers its fits and takes between two changes.
 
-    ``_fit(s, need, cores)`` depends only on the book's state, which changes only in
-    :meth:`add` and :meth:`remove`; between them (a scheduling pass that tries many
-    queued jobs, mostly of a few sizes and classes) fits are asked again and again. For
-    each ``(s, cores)`` the book keeps, until the next change, the running count of
-    usable nodes along the bucket order; a fit for any ``need`` is then a bisection:
-    the pressure of the first bucket at which the count reaches ``need``, which is
-    ``NodeBook._fit``'s answer (placements are unchanged).
-    ``count[node]`` is the number of jobs on ``node`` (``len(on_node[node])``) and
-    ``node_jobs[:, node]`` their indices padded with ``jobs`` (a column per node, for
-    the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
+    Between two changes of the book (:meth:`add`, :meth:`remove`) a scheduling pass
+    asks the same fits and takes again and again (queued jobs are mostly of a few sizes
+    and classes); the answers are kept until the next change. ``node_jobs`` is padded
+    with ``jobs`` (the index of the padding entry of the policy's array of estimated
+    ends, for the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
     """
 
     def __init__(
@@ -101,73 +92,22 @@ class _MemoBook(NodeBook):
         restriction: str,
         jobs: int = 0,
     ) -> None:
-        super().__init__(nodes, cores, cap, model, restriction)
-        self._memo: dict[tuple[int, int], tuple[list[int], list[float], int]] = {}
+        super().__init__(nodes, cores, cap, model, restriction, pad=jobs)
         self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], Sequence[Any]]] = {}
         self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
-        self.count = [0] * nodes
-        self.pad = jobs
-        self.node_jobs = np.full((cap, nodes), jobs, dtype=np.intp)
-        #: per node: the summed pressure of its jobs (``pressure_of[code[node]]``).
-        self.node_pressure = np.zeros(nodes)
+        self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any]]] = {}
 
     def _changed(self) -> None:
-        self._memo.clear()
         self._fits.clear()
         self._takes.clear()
 
     def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().add(idx, nodes, cores, sensitivity)
-        count, node_jobs = self.count, self.node_jobs
-        for node in nodes:
-            node_jobs[count[node], node] = idx
-            count[node] += 1
-        self._pressures(nodes)
-
-    def _pressures(self, nodes: Sequence[int]) -> None:
-        pressure_of, code, at = self.pressure_of, self.code, self.node_pressure
-        if len(nodes) > _WIDE:
-            at[list(nodes)] = [pressure_of[code[node]] for node in nodes]
-        else:
-            for node in nodes:
-                at[node] = pressure_of[code[node]]
-
-    def span_pressure(self, span: np.ndarray, own: float) -> float:
-        """:meth:`co_pressure` over the nodes ``span`` (an array, for a wide job): the
-        largest of the same doubles, so the same value."""
-        return float(self.node_pressure[span].max()) - own
 
     def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
         self._changed()
         super().remove(idx, nodes, cores, sensitivity)
-        count, node_jobs, pad = self.count, self.node_jobs, self.pad
-        if len(nodes) > _WIDE:  # the same moves, one array operation each
-            at = np.array(nodes)
-            row = (node_jobs[:, at] == idx).argmax(axis=0)
-            tail = np.array([count[node] - 1 for node in nodes])
-            node_jobs[row, at] = node_jobs[tail, at]
-            node_jobs[tail, at] = pad
-            for node in nodes:
-                count[node] -= 1
-            self._pressures(nodes)
-            return
-        for node in nodes:
-            col = node_jobs[:, node]
-            last = count[node] - 1
-            k = col.tolist().index(idx)
-            col[k] = col[last]  # keep each node's jobs in its first count[node] slots
-            col[last] = pad
-            count[node] = last
-        self._pressures(nodes)
-
-    def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
-        table = self._memo.get((sensitivity, cores))
-        if table is None:
-            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
-        counts, pressures, _ = table
-        k = bisect.bisect_left(counts, need)
-        return pressures[k] if k < len(counts) else None
 
     def fits(
         self, sensitivity: int, configs: Sequence[Configuration]
@@ -177,7 +117,10 @@ class _MemoBook(NodeBook):
         key = (sensitivity, id(configs))
         entry = self._fits.get(key)
         if entry is None or entry[0] is not configs:
-            entry = self._fits[key] = (configs, super().fits(sensitivity, configs))
+            shape = self._shapes.get(id(configs))
+            if shape is None or shape[0] is not configs:
+                shape = self._shapes[id(configs)] = (configs, shapes(configs))
+            entry = self._fits[key] = (configs, self.fits_of(sensitivity, shape[1]))
         return entry[1]
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
@@ -186,31 +129,6 @@ class _MemoBook(NodeBook):
         if nodes is None:
             nodes = self._takes[key] = super()._take(sensitivity, need, cores)
         return nodes
-
-    def first_node(self, sensitivity: int, cores: int) -> int:
-        """The node every placement of ``cores`` per node for class ``sensitivity``
-        takes first (``_take``'s first node), or -1 if no node is usable."""
-        table = self._memo.get((sensitivity, cores))
-        if table is None:
-            table = self._memo[(sensitivity, cores)] = self._counts(sensitivity, cores)
-        return table[2]
-
-    def _counts(self, sensitivity: int, cores: int) -> tuple[list[int], list[float], int]:
-        """Usable nodes counted along the bucket order, each bucket's pressure, and the
-        first usable node."""
-        ok, buckets, got = self.ok[sensitivity], self._buckets, 0
-        counts: list[int] = []
-        pressures: list[float] = []
-        first = -1
-        for pressure, free, code in self._order:
-            if free >= cores and ok[code]:
-                bucket = buckets[(code, free)]
-                if not got:
-                    first = next(iter(bucket))
-                got += len(bucket)
-                counts.append(got)
-                pressures.append(pressure)
-        return counts, pressures, first
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
@@ -269,6 +187,7 @@ class _NodeShareBase(Policy):
     _book: _MemoBook | None = field(default=None, init=False, repr=False)
     _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
+    _live: RunningJobs | None = field(default=None, init=False, repr=False)
     _cfg_cache: dict[int, tuple[Configuration, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -347,9 +266,9 @@ class _NodeShareBase(Policy):
         info = self._run.pop(job.index)
         assert self._book is not None
         self._book.remove(job.index, info.nodes, info.cores, info.sensitivity)
-        if self.rates == "dynamic":
-            for node in info.nodes:
-                self._touched.update(self._book.on_node[node])
+        if self._live is not None:
+            self._live.finish(job.index)
+            self._touched.update(self._book.jobs_on(info.nodes))
         self._dirty = True
 
     # -- placement ------------------------------------------------------------------------
@@ -362,6 +281,8 @@ class _NodeShareBase(Policy):
             cap = p.max_jobs_per_node or p.cores
             jobs = len(view.sizes)
             self._book = _MemoBook(p.nodes, p.cores, cap, self._model, self.restriction, jobs)
+            if self.rates == "dynamic":
+                self._live = RunningJobs(jobs, self._model)
         return self._book
 
     def _configs(self, n: int, book: NodeBook) -> tuple[Configuration, ...]:
@@ -444,14 +365,13 @@ class _NodeShareBase(Policy):
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         a, b = plan.coeffs
-        span = np.array(plan.nodes) if len(plan.nodes) > _WIDE else None
-        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor, span)
+        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
         self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
         if self._track_ends:
             self._stale.append(job.index)
-        if self.rates == "dynamic":
-            for node in plan.nodes:
-                self._touched.update(book.on_node[node])
+        if self._live is not None:
+            self._live.start(job.index, plan.nodes, s, a, b, plan.factor)
+            self._touched.update(book.jobs_on(plan.nodes))
         return Start(job, placement=on_nodes(plan.nodes, cfg.cores))
 
     def _new_rates(self, started: Sequence[Job]) -> dict[int, float]:
@@ -460,20 +380,11 @@ class _NodeShareBase(Policy):
             return {j.index: 1.0 / run[j.index].factor for j in started}
         book = self._book
         assert book is not None
-        out: dict[int, float] = {}
-        victim, pressure = self._model.victim, self._model.pressure
-        for idx in sorted(self._touched):
-            info = run.get(idx)
-            if info is None:
-                continue
-            s = info.sensitivity
-            if info.span is None:
-                co = book.co_pressure(info.nodes, pressure[s])
-            else:
-                co = book.span_pressure(info.span, pressure[s])
-            factor = info.a * (1.0 + victim[s] * co) + info.b
-            info.factor = factor
-            out[idx] = 1.0 / factor
+        if self._live is None:
+            return {}
+        # Only the rates that change: the engine holds 1 / factor for a job given a
+        # rate before (an equal rate changes nothing there), and 1 for a new job.
+        out = self._live.new_rates(self._touched, book.node_pressure)
         self._touched.clear()
         return out
 
@@ -537,6 +448,12 @@ class CoschedulingBackfill(_NodeShareBase):
     name = "nodeshare-easy"
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
+    #: per job index: submitted and not yet started; ``_submitted``: one past the last
+    #: job submitted.
+    _queued: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
+    _submitted: int = field(default=0, init=False, repr=False)
     _head: int = field(default=-1, init=False, repr=False)
     _relevant: np.ndarray = field(
         default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
@@ -554,6 +471,18 @@ class CoschedulingBackfill(_NodeShareBase):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
+        queued = self._queued
+        if len(queued) <= job.index:
+            self._queued = queued = np.zeros(len(view.sizes), dtype=np.bool_)
+            for old in view.queue:
+                queued[old.index] = True
+        queued[job.index] = True
+        self._submitted = job.index + 1
+        self._job_info(job, view, self.book_for(view))  # what the window scan reads
+
+    def commit(self, job: Job, plan: Plan, book: NodeBook | None = None) -> Start:
+        self._queued[job.index] = False
+        return super().commit(job, plan, book)
 
     def schedule(self, view: SystemView) -> list[Decision]:
         book = self.book_for(view)
@@ -567,13 +496,15 @@ class CoschedulingBackfill(_NodeShareBase):
             # reservation stands, and only arrivals inside the window are new.
             skip = len(queue) - len(fresh) - 1
             cand = fresh[: max(self.window - skip, 0)]
-            return self._backfill(view, book, cand, [])
+            if len(cand) >= _SCAN_FROM:
+                jobs = np.array([job.index for job in cand], dtype=np.int64)
+                return self._scan_window(view, book, jobs)
+            return self._backfill(view, book, cand)
         self._dirty = False
         out: list[Decision] = []
         started: list[tuple[float, int]] = []
-        it = iter(queue)
         head = None
-        for job in it:
+        for job in queue:
             plan = self.plan(job, view, book)
             if plan is None:
                 head = job
@@ -585,8 +516,15 @@ class CoschedulingBackfill(_NodeShareBase):
             self._backfilled = False
             return out
         self._reserve(view, view.size(head), started)
-        cand = [job for _, job in zip(range(self.window), it, strict=False)]
-        return out + self._backfill(view, book, cand, out)
+        return out + self._backfill_window(view, book, head.index)
+
+    def _backfill_window(self, view: SystemView, book: _MemoBook, head: int) -> list[Decision]:
+        """The backfill behind ``head``: the next ``window`` queued jobs (the engine
+        queues jobs in index order and keeps them until they start)."""
+        jobs = queued_after(self._queued, head + 1, self._submitted, self.window)
+        if len(jobs) < _SCAN_FROM:
+            return self._backfill(view, book, [view.job(i) for i in jobs.tolist()])
+        return self._scan_window(view, book, jobs)
 
     def _reserve(self, view: SystemView, need: int, started: list[tuple[float, int]]) -> None:
         """Shadow time: when ``need`` nodes are expected empty; extra: beyond ``need``.
@@ -603,11 +541,11 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end
         # The engine starts this pass's jobs after the pass: read their ends next time.
         self._stale = [idx for _, idx in started]
-        from cosched.nodeshare._window_kernels import node_shadow
-
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
-        shadow, extra, ok = node_shadow(ends, book.node_jobs, view.now, need, self._relevant)
+        shadow, extra, ok = node_shadow(
+            ends, book.node_jobs, book.count, view.now, need, self._relevant
+        )
         if not ok:  # the head is wider than the machine: node_reservation says so
             empty_at = ends[book.node_jobs].max(axis=0)
             occupied = empty_at[empty_at > -np.inf]
@@ -625,32 +563,31 @@ class CoschedulingBackfill(_NodeShareBase):
             ends[idx] = end_of(job(idx))
         return ends
 
-    def _backfill(
-        self, view: SystemView, book: _MemoBook, cand: list[Job], out: list[Decision]
-    ) -> list[Decision]:
+    def _backfill(self, view: SystemView, book: _MemoBook, cand: list[Job]) -> list[Decision]:
+        """EASY's backfill over a short window ``cand``: each job visited in turn."""
         new: list[Decision] = []
         # Whether any configuration fits depends only on (size, class): skip repeats of a
         # key that already failed in this pass (nothing was freed since).
         failed: set[int] = set()
-        if len(cand) < _SCAN_FROM:
-            for job in cand:
-                d = self._visit(job, view, book, failed)
-                if d is not None:
-                    new.append(d)
-            self._backfilled = bool(new)
-            return new
-        # A long window: find the jobs whose visit does something with a compiled scan
-        # (WindowScan), and visit only those, in order.
-        infos = self._info
         for job in cand:
-            if job.index not in infos:
-                self._job_info(job, view, book)
-        scan = self._scan
+            d = self._visit(job, view, book, failed)
+            if d is not None:
+                new.append(d)
+        self._backfilled = bool(new)
+        return new
+
+    def _scan_window(self, view: SystemView, book: _MemoBook, jobs: np.ndarray) -> list[Decision]:
+        """:meth:`_backfill` over a long window (job indices ``jobs``): find the jobs whose
+        visit does something with a compiled scan (WindowScan), and visit only those, in
+        order."""
+        scan = self._scan  # every queued job was recorded at its submission
         assert scan is not None
+        infos = self._info
+        new: list[Decision] = []
+        failed: set[int] = set()
         scan.new_pass()
-        jobs = np.fromiter((job.index for job in cand), dtype=np.int64, count=len(cand))
-        pos = 0
-        while pos < len(cand):
+        pos, n = 0, len(jobs)
+        while pos < n:
             t0 = time.perf_counter_ns()
             pos = scan.next_event(
                 book,
@@ -664,7 +601,7 @@ class CoschedulingBackfill(_NodeShareBase):
             self.place_ns += time.perf_counter_ns() - t0
             if pos < 0:
                 break
-            job = cand[pos]
+            job = view.job(int(jobs[pos]))
             d = self._visit(job, view, book, failed)
             if d is not None:
                 new.append(d)

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
 
@@ -58,29 +59,45 @@ class WindowScan:
         self.cb = np.zeros((jobs, _WIDTH))
         #: per job: already in the policy's record of blocked jobs.
         self.blocked = np.zeros(jobs, dtype=np.bool_)
-        self._keys: list[tuple[int, Sequence[Configuration]]] = []
         self._ids: dict[tuple[int, int], int] = {}
-        self._kp = np.full((0, _WIDTH), np.nan)  # pressure per fitting configuration
+        self._n = 0
+        # Per key: class, (nodes, cores) per configuration (-1: none), the pressure per
+        # fitting configuration (NaN: does not fit), whether any fits, and the book
+        # version those were computed for (-1: never).
+        self._ks = np.zeros(0, dtype=np.int64)
+        self._kneed = np.zeros((0, _WIDTH), dtype=np.int64)
+        self._kcores = np.zeros((0, _WIDTH), dtype=np.int64)
+        self._kp = np.zeros((0, _WIDTH))
         self._kfit = np.zeros(0, dtype=np.bool_)
-        self._kver = np.zeros(0, dtype=np.int64)  # book version of each row
+        self._kver = np.zeros(0, dtype=np.int64)
         #: per key: found with no fitting configuration in this pass (a dead key).
         self.dead = np.zeros(0, dtype=np.bool_)
         self._held = np.zeros((0, _WIDTH), dtype=np.int64)
+        self._buf = np.zeros(0, dtype=np.int64)
 
     def key(self, size: int, sensitivity: int, configs: Sequence[Configuration]) -> int:
         """The id of the ``(size, class)`` key (configurations depend on size only)."""
         got = self._ids.get((size, sensitivity))
         if got is None:
-            got = self._ids[(size, sensitivity)] = len(self._keys)
-            self._keys.append((sensitivity, configs))
+            got = self._ids[(size, sensitivity)] = self._n
+            self._n += 1
             if got >= len(self._kfit):
-                grow = max(16, len(self._kfit))
-                self._kp = np.vstack([self._kp, np.full((grow, _WIDTH), np.nan)])
-                self._kfit = np.concatenate([self._kfit, np.zeros(grow, dtype=np.bool_)])
-                self._kver = np.concatenate([self._kver, np.full(grow, -1, dtype=np.int64)])
-                self.dead = np.concatenate([self.dead, np.zeros(grow, dtype=np.bool_)])
-                self._held = np.vstack([self._held, np.full((grow, _WIDTH), -1, np.int64)])
+                self._grow(max(16, len(self._kfit)))
+            self._ks[got] = sensitivity
+            for c, cfg in enumerate(configs):
+                self._kneed[got, c] = cfg.nodes
+                self._kcores[got, c] = cfg.cores
         return got
+
+    def _grow(self, more: int) -> None:
+        def rows(a: np.ndarray, fill: float) -> np.ndarray:
+            return np.concatenate([a, np.full((more, *a.shape[1:]), fill, dtype=a.dtype)])
+
+        self._ks = rows(self._ks, 0)
+        self._kneed, self._kcores = rows(self._kneed, -1), rows(self._kcores, -1)
+        self._kp, self._kfit = rows(self._kp, np.nan), rows(self._kfit, False)
+        self._kver = rows(self._kver, -1)
+        self.dead, self._held = rows(self.dead, False), rows(self._held, -1)
 
     def record(
         self,
@@ -124,28 +141,12 @@ class WindowScan:
         ``relevant[node]`` says whether the head counts on ``node``; :attr:`dead` marks the
         keys already found with no fitting configuration in this pass.
         """
-        from cosched.nodeshare import _window_kernels as kern  # numba, on first use
-
-        ver = book.version
-        for k in kern.stale_keys(jobs[start:], self.kid, self._kver, ver).tolist():
-            s, configs = self._keys[k]
-            row = self._kp[k]
-            row.fill(np.nan)
-            fits = book.fits(s, configs)
-            for c, pressure in fits:
-                row[c] = pressure
-            self._kfit[k] = bool(fits)
-            self._kver[k] = ver
-        while True:
-            what, pos, c = kern.scan(
-                jobs, start, self.kid, self._kp, self._kfit, self.dead, self._held,
-                self.blocked, self.ca, self.cb, self.vic, self.est, now, shadow, extra,
-            )  # fmt: skip
-            if what != kern.NEED_HELD:
-                return int(pos)
-            key = int(self.kid[jobs[pos]])
-            s, configs = self._keys[key]
-            cfg = configs[c]
-            nodes = book.take(s, cfg.nodes, cfg.cores)
-            self._held[key, c] = int(np.count_nonzero(relevant[list(nodes)]))
-            start = pos
+        if len(self._buf) != book.nodes:
+            self._buf = np.zeros(book.nodes, dtype=np.int64)
+        keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
+        _, pos = kern.scan(
+            jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.ca,
+            self.cb, self.vic, self.est, now, shadow, extra, relevant, book.version,
+            book.fit_arrays, book.cnt, book.head, book.nxt, self._buf,
+        )  # fmt: skip
+        return int(pos)

@@ -13,8 +13,10 @@ the spec's parameters, e.g. ``time_scale=1`` or ``local=linux24``;
 several readings are compared one after the other; none: the defaults), and prints per
 reading, scheme and load the mean response, the accepted load over the makespan and
 over the arrival window, the PEs' shares of computing, spinning and idling (per
-allocation unit), and each seed's saturation point by
-:func:`cosched.metrics.accepted_saturation` on the window accepted load.
+allocation unit), each seed's saturation point by
+:func:`cosched.metrics.accepted_saturation` on the window accepted load, and (with FCFS
+and FCS) the measure of the claim ``fig7-accepted-FCS-above-FCFS``: FCS's highest
+accepted load of the sweep minus FCFS's, per seed, with its mean and 95% interval.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from typing import Any
 import pandas as pd
 
 from cosched.experiments.model import CellEnv
+from cosched.experiments.stats import mean_ci
 from cosched.metrics import accepted_saturation
+from cosched.timesharing.fcs_claims import _capacity_gap
 from cosched.timesharing.fcs_experiment import READINGS, run_cell
 from cosched.timesharing.fcs_report import with_accepted
 
@@ -91,6 +95,13 @@ def main() -> None:
             sat = accepted_saturation(s["load"].tolist(), s["window_accepted"].tolist())
             sats.append(sat.label())
         print(f"{reading} | {scheme} | {', '.join(sats)}")
+    if {"FCFS", "FCS"} <= set(args.schemes):
+        print("\nreading | FCS's highest accepted load minus FCFS's, per seed | mean [95%]")
+        for reading, g in df.groupby("reading", sort=False):
+            gap = _capacity_gap()(g.drop(columns=["accepted"]))
+            ci = mean_ci(gap)
+            per = ", ".join(f"{v:+.4f}" for v in gap)
+            print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")
     print(f"\ncells: {len(df)}, CPU {df['cpu'].sum():.0f} s")
 
 

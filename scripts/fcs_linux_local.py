@@ -5,7 +5,8 @@ processes that sleep often (a new epoch gives a sleeper counter / 2 + NICE_TO_TI
 a woken process preempts when its goodness is higher). This script runs the FCS
 reproduction's scenarios under SB and FCS (GS and FCFS have no local scheduler) with
 the model's default 60-level MLFQ and with ``local = "linux24"`` at several HZ, and
-prints each job's end time (s) beside the paper's:
+prints each job's end time (s) beside the paper's, then per scheme, section and local
+scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround):
 
     python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--scenarios ...]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections import defaultdict
 
 from cosched.experiments.model import CellEnv
 from cosched.timesharing.fcs_experiment import run_cell
@@ -35,6 +37,7 @@ PAPER = {
     ("sage+sweep3d", "SB"): (272,),
     ("sage+sweep3d", "FCS"): (235,),
 }
+SECTION3 = ("balanced", "imbalanced", "complementing", "mixed")
 #: The FCS spec's parameters (cosched/experiments/specs/fcs.toml, full grid).
 BASE = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,
         "f_preempt": 0, "topology": "ring"}  # fmt: skip
@@ -49,6 +52,7 @@ def main() -> None:
     ap.add_argument("--no-mlfq", action="store_true", help="skip the MLFQ runs")
     args = ap.parse_args()
     locals_ = ([] if args.no_mlfq else [("mlfq", None)]) + [("linux24", h) for h in args.hz]
+    errors: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for scenario in args.scenarios:
         for scheme in args.schemes:
             for local, hz in locals_:
@@ -64,6 +68,14 @@ def main() -> None:
                 paper = PAPER.get((scenario, scheme), ())
                 print(f"{scenario} | {scheme} | {label} | ends {ends} | turnaround "
                       f"{out['turnaround']:.1f} | paper {list(paper)}", flush=True)  # fmt: skip
+                section = "3" if scenario in SECTION3 else "4"
+                got = ends if len(paper) > 1 else [out["turnaround"]]
+                errors[(scheme, section, label)] += [
+                    abs(math.log(g / p)) for g, p in zip(got, paper, strict=False)
+                ]
+    print("\nscheme | section | local | mean |ln(cosched / paper)| over jobs")
+    for (scheme, section, label), e in sorted(errors.items()):
+        print(f"{scheme} | {section} | {label} | {sum(e) / len(e):.3f}")
 
 
 if __name__ == "__main__":

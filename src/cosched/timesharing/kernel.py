@@ -680,32 +680,22 @@ def pick(S: Any, n: int) -> int:
 
 
 @njit
-def local_best(S: Any, n: int, skip_cs: bool) -> tuple[int, int]:
-    """The local scheduler's choice among node ``n``'s ready processes and its rank:
-    the highest rank (the MLFQ's level, or Linux's goodness), then the lowest queue key
-    (the MLFQ level's head, or the first in Linux's run queue); (-1, -1) if none
-    (``skip_cs``: FCS's CS processes left out)."""
+def mlfq_choice(S: Any, n: int, skip_cs: bool) -> int:
+    """The multi-level feedback queue's choice among node ``n``'s ready processes:
+    the highest level, then the lowest queue key (``skip_cs``: CS processes left out)."""
     PI = S.I
-    linux = S.G[F_LINUX] != 0
     best = -1
     bl = -1
     bk = 0
     for k in range(S.I[n, N_NPROCS]):
         q = S.I[n, N_PL + k]
         if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
-            lv = linux_goodness(S, n, q) if linux else PI[q, P_LEVEL]
+            lv = PI[q, P_LEVEL]
             if lv > bl or (lv == bl and PI[q, P_QKEY] < bk):
                 best = q
                 bl = lv
                 bk = PI[q, P_QKEY]
-    return best, bl
-
-
-@njit
-def mlfq_choice(S: Any, n: int, skip_cs: bool) -> int:
-    """The multi-level feedback queue's choice: the highest level, then the lowest
-    queue key (``skip_cs``: CS processes left out)."""
-    return local_best(S, n, skip_cs)[0]
+    return best
 
 
 @njit
@@ -974,6 +964,26 @@ def linux_goodness(S: Any, n: int, q: int) -> int:
 
 
 @njit
+def linux_best(S: Any, n: int, skip_cs: bool) -> tuple[int, int]:
+    """The ready process of the highest goodness (the run queue's first on a tie: the
+    lowest queue key) and its goodness; (-1, -1) if none (``skip_cs``: FCS's CS
+    processes left out)."""
+    PI = S.I
+    best = -1
+    bg = -1
+    bk = 0
+    for k in range(S.I[n, N_NPROCS]):
+        q = S.I[n, N_PL + k]
+        if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
+            g = linux_goodness(S, n, q)
+            if g > bg or (g == bg and PI[q, P_QKEY] < bk):
+                best = q
+                bg = g
+                bk = PI[q, P_QKEY]
+    return best, bg
+
+
+@njit
 def linux_recalc(S: Any, n: int) -> None:
     """A new epoch on node ``n``: every process's counter becomes counter / 2 +
     NICE_TO_TICKS (integer halving, as ``counter >> 1``)."""
@@ -986,10 +996,10 @@ def linux_recalc(S: Any, n: int) -> None:
 def linux_choice(S: Any, n: int, skip_cs: bool) -> int:
     """schedule()'s choice among node ``n``'s ready processes (-1: none); when every
     one has spent its counter, a new epoch first."""
-    best, g = local_best(S, n, skip_cs)
+    best, g = linux_best(S, n, skip_cs)
     if best >= 0 and g == 0:
         linux_recalc(S, n)
-        best, g = local_best(S, n, skip_cs)
+        best, g = linux_best(S, n, skip_cs)
     return best
 
 

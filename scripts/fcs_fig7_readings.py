@@ -9,12 +9,14 @@ Runs the dynamic workload of ``cosched reproduce fcs`` (the spec's parameters: L
 jobs on 32 PEs, run times clipped at 600 s then divided by 10, MPL 6, EASY in front)
 under each scheme at each offered load, for each reading given (``--reading`` takes
 ``key=value[,key=value]`` of :data:`cosched.timesharing.fcs_experiment.READINGS` or of
-the spec's parameters, e.g. ``time_scale=1``;
+the spec's parameters, e.g. ``time_scale=1`` or ``local=linux24``;
 several readings are compared one after the other; none: the defaults), and prints per
 reading, scheme and load the mean response, the accepted load over the makespan and
 over the arrival window, the PEs' shares of computing, spinning and idling (per
-allocation unit), and each seed's saturation point by
-:func:`cosched.metrics.accepted_saturation` on the window accepted load.
+allocation unit), each seed's saturation point by
+:func:`cosched.metrics.accepted_saturation` on the window accepted load, and (with FCFS
+and FCS) the measure of the claim ``fig7-accepted-FCS-above-FCFS``: FCS's highest
+accepted load of the sweep minus FCFS's, per seed, with its mean and 95% interval.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from typing import Any
 import pandas as pd
 
 from cosched.experiments.model import CellEnv
+from cosched.experiments.stats import mean_ci
 from cosched.metrics import accepted_saturation
+from cosched.timesharing.fcs_claims import _capacity_gap
 from cosched.timesharing.fcs_experiment import READINGS, run_cell
 from cosched.timesharing.fcs_report import with_accepted
 
@@ -37,7 +41,7 @@ ACCOUNTS = ("compute", "spin", "context_switch", "interrupt")
 BASE: dict[str, Any] = {
     "scenario": "dynamic", "nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1,
     "cslots_min": 20, "f_preempt": 0, "dyn_pes": 32, "dyn_mpl": 6, "max_run": 600.0,
-    "time_scale": 10.0,
+    "time_scale": 10.0, "local": "mlfq", "linux_hz": 4096,
 }  # fmt: skip
 
 
@@ -91,6 +95,13 @@ def main() -> None:
             sat = accepted_saturation(s["load"].tolist(), s["window_accepted"].tolist())
             sats.append(sat.label())
         print(f"{reading} | {scheme} | {', '.join(sats)}")
+    if {"FCFS", "FCS"} <= set(args.schemes):
+        print("\nreading | FCS's highest accepted load minus FCFS's, per seed | mean [95%]")
+        for reading, g in df.groupby("reading", sort=False):
+            gap = _capacity_gap()(g.drop(columns=["accepted"]))
+            ci = mean_ci(gap)
+            per = ", ".join(f"{v:+.4f}" for v in gap)
+            print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")
     print(f"\ncells: {len(df)}, CPU {df['cpu'].sum():.0f} s")
 
 

@@ -164,6 +164,7 @@ class TimeSharingSim:
         self.scheme = scheme
         check_inputs(workload, nodes, mpl, rng)
         p = TSParams() if params is None else params
+        p.check_scheme(flags)
         nodes, mpl = int(nodes), int(mpl)
         t = workload.table
         n_jobs = len(t)
@@ -239,6 +240,9 @@ class TimeSharingSim:
         g[K.F_FCS] = int(flags.fcs)
         g[K.F_EASY] = int(bool(easy))
         g[K.F_FPRE] = int(flags.fcs and p.fcs_f_preempt == 1)
+        # Linux 2.4's local scheduler; gang scheduling (GS, FCFS) has no local one.
+        g[K.F_LINUX] = int(p.local == "linux24" and (not flags.gang or flags.fcs))
+        g[K.F_NTT] = p.linux_slice_ticks()
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels + 2 * p2)
@@ -258,6 +262,7 @@ class TimeSharingSim:
         gf[K.R_CLS] = p.fcs_classify
         gf[K.R_NM] = p.fcs_nm
         gf[K.R_TICK] = p.tick
+        gf[K.R_HZ] = p.linux_hz
         gf[K.R_RAISE] = p.raise_period
         gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU : K.G_QU + levels] = quanta

@@ -154,7 +154,9 @@ P_DRAW, P_KLASS, P_SENT, P_RECEIVED, P_SWITCHES, P_SEED, P_NITER = range(16, 23)
 # FCS (section 2 of the FCS paper): slots in the current class, assigned slots since
 # start, blocking communications completed since the last reset.
 P_CSLOTS, P_TSLOTS, P_CCOMM = range(23, 26)
-K_PI = 26
+# Linux 2.4 (``F_LINUX``): the process's counter, in timer ticks.
+P_CNT = 26
+K_PI = 27
 # Process float columns (P_JCOMP, P_JIO, P_SKEW copy the job's).
 P_REM, P_QLEFT, P_COMPUTE_T, P_SPIN_T, P_IO_T, P_BLOCKED_T, P_TBLOCK = range(7)
 P_JCOMP, P_JIO, P_SKEW = range(7, 10)
@@ -197,14 +199,17 @@ F_GANG, F_WAIT, F_ARRIVAL, F_TOP, F_MPL, F_CHECK, F_NNODES = range(K_SI, K_SI + 
 F_FCS, F_CSMIN, F_TSMAX = range(K_SI + 7, K_SI + 10)
 F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_start)
 F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
-G_GSR = K_SI + 12  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+# The local scheduler is Linux 2.4's (TSParams.local "linux24"), and its NICE_TO_TICKS(0).
+F_LINUX, F_NTT = K_SI + 12, K_SI + 13
+G_GSR = K_SI + 14  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
 R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF, K_SF + 9)
 R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
 R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs
-G_QU = K_SF + 17
+R_HZ = K_SF + 17  # Linux 2.4's timer frequency
+G_QU = K_SF + 18
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
 # FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
 CL_CS, CL_F, CL_DC = 0, 1, 2
@@ -444,6 +449,8 @@ def fold_acct(S: Any, n: int, t: float) -> None:
             PF[p, P_REM] -= w
         PF[p, P_QLEFT] -= dt
         NF[n, N_ACT] = t
+        if S.G[F_LINUX]:
+            linux_ticks(S, p, a, t)
 
 
 @njit
@@ -520,7 +527,7 @@ def resched(S: Any, n: int, t: float) -> None:
         a = t
     rem = S.F[p, P_REM]
     te = a + rem if spinning else a + rem / NF[n, N_SPEED]
-    tq = a + S.F[p, P_QLEFT]
+    tq = linux_expiry(S, n, p) if S.G[F_LINUX] else a + S.F[p, P_QLEFT]
     if tq < te:
         te = tq
     x = NF[n, N_PRE]
@@ -575,7 +582,7 @@ def lazy_ok(S: Any, n: int, p: int, te: float) -> bool:
     """
     NF = S.F
     PI = S.I
-    if S.I[n, N_MODE] != MODE_CS or S.G[F_ARRIVAL] == ARR_PERIODIC:
+    if S.I[n, N_MODE] != MODE_CS or S.G[F_ARRIVAL] == ARR_PERIODIC or S.G[F_LINUX]:
         return False
     if NF[n, N_PRE] != INF or NF[n, N_PB] != INF or S.F[p, P_QLEFT] != INF:
         return False
@@ -667,6 +674,8 @@ def pick(S: Any, n: int) -> int:
     """The ready process at the head of the highest non-empty level (-1: none)."""
     if S.G[F_FCS]:
         return pick_fcs(S, n)
+    if S.G[F_LINUX]:
+        return linux_choice(S, n, False)
     return mlfq_choice(S, n, False)
 
 
@@ -706,7 +715,11 @@ def pick_fcs(S: Any, n: int) -> int:
     PI = S.I
     sp = fcs_slot_f(S, n)
     if sp >= 0 and PI[sp, P_STATE] == READY:
+        if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
+            linux_recalc(S, n)  # it may run only with ticks left: a new epoch
         return sp
+    if S.G[F_LINUX]:
+        return linux_choice(S, n, True)
     return mlfq_choice(S, n, True)
 
 
@@ -794,6 +807,9 @@ def preempt(S: Any, n: int, t: float) -> None:
         return
     if S.G[F_FCS] and NI[n, N_MODE] == MODE_CS:
         return  # a CS process is never preempted in its slot
+    if S.G[F_LINUX]:
+        linux_schedule(S, n, t)
+        return
     if target < 0 or S.I[target, P_STATE] != READY:
         target = pick(S, n)
         if target < 0 or target == cur:
@@ -831,6 +847,9 @@ def node_event(S: Any, n: int, t: float) -> None:
             preempt(S, n, t)
         elif S.F[cur, P_REM] <= EPS:
             activity_done(S, n, cur, t)
+        elif S.G[F_LINUX]:
+            if S.I[cur, P_CNT] <= 0:
+                linux_expire(S, n, t)
         elif S.F[cur, P_QLEFT] <= EPS:
             expire(S, n, cur, t)
     resched(S, n, t)
@@ -892,6 +911,142 @@ def raise_all(S: Any, t: float) -> None:
         push(S, t + S.GF[R_RAISE], EV_RAISE, -1, 0)
     else:
         S.G[S_TICKING] = 0
+
+
+# ------------------------------------------------------------ Linux 2.4's scheduler
+# The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4.18). Its scheduler, by the
+# rules of kernel/sched.c and kernel/timer.c (docs/design.md, "Issue 15, stop 26"):
+# every process has a counter of timer ticks; each tick (1/HZ) takes one from the
+# running process, and at 0 it must reschedule; ``schedule()`` runs the runnable
+# process of the highest goodness (counter + 20 - nice, + 1 for the process whose
+# memory map is loaded, 0 when the counter is spent), the first in the run queue on a
+# tie (a woken process goes to the head); when every runnable process's counter is
+# spent, a new epoch gives every process, sleeping ones included,
+# ``counter / 2 + NICE_TO_TICKS(nice)``, so that a process that sleeps often comes
+# back with more; a woken process preempts the running one at once when its goodness
+# is higher. Here every PE has its own queue and epochs (the processes are bound to
+# PEs), nice is 0, and a tick that falls during a context switch or an interrupt is
+# charged to no process.
+@njit
+def linux_tick_of(S: Any, t: float) -> int:
+    """The index of the last timer tick at or before ``t`` (tick k falls at k / HZ)."""
+    return int(np.floor(t * S.GF[R_HZ] + 1e-6))
+
+
+@njit
+def linux_ticks(S: Any, p: int, a: float, t: float) -> None:
+    """``p`` ran from ``a`` to ``t``: each tick in (a, t] takes one from its counter."""
+    k = linux_tick_of(S, t) - linux_tick_of(S, a)
+    if k > 0:
+        c = S.I[p, P_CNT] - k
+        S.I[p, P_CNT] = c if c > 0 else 0
+
+
+@njit
+def linux_expiry(S: Any, n: int, p: int) -> float:
+    """The tick at which the running ``p`` spends its counter (its accounting, which
+    skips overheads, resumes at the node's ``act`` or at the end of the overhead)."""
+    a = S.F[n, N_ACT]
+    ovh = S.F[n, N_OVH]
+    if ovh > a:
+        a = ovh
+    return (linux_tick_of(S, a) + S.I[p, P_CNT]) / S.GF[R_HZ]
+
+
+@njit
+def linux_goodness(S: Any, n: int, q: int) -> int:
+    """goodness(): 0 for a spent counter, else counter + 20 (nice 0), + 1 if ``q``'s
+    memory map is the CPU's (the process that ran last: no switch)."""
+    c = S.I[q, P_CNT]
+    if c <= 0:
+        return 0
+    return c + 20 + (1 if q == S.I[n, N_LAST] else 0)
+
+
+@njit
+def linux_best(S: Any, n: int, skip_cs: bool) -> tuple[int, int]:
+    """The ready process of the highest goodness (the run queue's first on a tie: the
+    lowest queue key) and its goodness; (-1, -1) if none (``skip_cs``: FCS's CS
+    processes left out)."""
+    PI = S.I
+    best = -1
+    bg = -1
+    bk = 0
+    for k in range(S.I[n, N_NPROCS]):
+        q = S.I[n, N_PL + k]
+        if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
+            g = linux_goodness(S, n, q)
+            if g > bg or (g == bg and PI[q, P_QKEY] < bk):
+                best = q
+                bg = g
+                bk = PI[q, P_QKEY]
+    return best, bg
+
+
+@njit
+def linux_recalc(S: Any, n: int) -> None:
+    """A new epoch on node ``n``: every process's counter becomes counter / 2 +
+    NICE_TO_TICKS (integer halving, as ``counter >> 1``)."""
+    for k in range(S.I[n, N_NPROCS]):
+        q = S.I[n, N_PL + k]
+        S.I[q, P_CNT] = (S.I[q, P_CNT] >> 1) + S.G[F_NTT]
+
+
+@njit
+def linux_choice(S: Any, n: int, skip_cs: bool) -> int:
+    """schedule()'s choice among node ``n``'s ready processes (-1: none); when every
+    one has spent its counter, a new epoch first."""
+    best, g = linux_best(S, n, skip_cs)
+    if best >= 0 and g == 0:
+        linux_recalc(S, n)
+        best, g = linux_best(S, n, skip_cs)
+    return best
+
+
+@njit
+def linux_schedule(S: Any, n: int, t: float) -> None:
+    """schedule() with the running process still runnable (its counter spent, or a
+    woken process's goodness above it): it competes in its place in the queue."""
+    cur = S.I[n, N_CUR]
+    S.I[cur, P_STATE] = READY
+    best = pick(S, n)
+    if best < 0 or best == cur:
+        S.I[cur, P_STATE] = RUNNING
+        return
+    switch_to(S, n, best, t)
+
+
+@njit
+def linux_expire(S: Any, n: int, t: float) -> None:
+    """The running process's counter is spent. In an FCS CS slot the node manager has
+    stopped every other process, so the slot's process is the only runnable one: a new
+    epoch, and it runs on."""
+    if S.G[F_FCS] and S.I[n, N_MODE] == MODE_CS:
+        linux_recalc(S, n)
+        return
+    linux_schedule(S, n, t)
+
+
+@njit
+def linux_wake(S: Any, n: int, q: int, t: float, queue_move: int) -> None:
+    """wake_up_process(): ``q`` (ready) joins the head of the run queue; on an idle CPU
+    it is scheduled now, otherwise it preempts at once (after the overhead under way)
+    if its goodness is above the running process's (FCS with ``F_FPRE``: or it is the
+    active slot's F process). The queue move is charged as under the MLFQ
+    (``queue_move``): 2 always (a wake-up by the NIC's interrupt), 1 when a process
+    holds the CPU (an I/O completion), 0 never (a new process)."""
+    qc = S.G[S_QC] + 1
+    S.G[S_QC] = qc
+    S.I[q, P_QKEY] = -qc
+    cur = S.I[n, N_CUR]
+    if queue_move == 2 or (queue_move == 1 and cur >= 0):
+        charge(S, n, t, S.GF[R_QM], 2)
+    if cur < 0:
+        dispatch(S, n, t)
+        return
+    better = linux_goodness(S, n, q) > linux_goodness(S, n, cur)
+    if (better or (S.G[F_FPRE] and q == fcs_slot_f(S, n))) and t < S.F[n, N_PRE]:
+        S.F[n, N_PRE] = t
 
 
 # ---------------------------------------------------------------- the program
@@ -1090,6 +1245,10 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         charge(S, n, t, S.GF[R_INTR], 1)
         S.F[q, P_BLOCKED_T] += t - S.F[q, P_TBLOCK]
         PI[q, P_STATE] = READY
+        if S.G[F_LINUX]:
+            linux_wake(S, n, q, t, 2)
+            resched(S, n, t)
+            return
         boost(S, q)
         qc = S.G[S_QC] + 1
         S.G[S_QC] = qc
@@ -1132,6 +1291,10 @@ def io_done(S: Any, p: int, t: float) -> None:
             resched(S, n, t)
         return
     PI[p, P_STATE] = READY
+    if S.G[F_LINUX]:
+        linux_wake(S, n, p, t, 1)
+        resched(S, n, t)
+        return
     top = S.G[F_TOP]
     PI[p, P_LEVEL] = top
     S.F[p, P_QLEFT] = S.GF[R_QTOP]
@@ -1487,13 +1650,15 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_WAITING] = -1
         PI[p, P_NBR0] = p - 1 if r > 0 else (p0 + k - 1 if ring else -1)
         PI[p, P_NBR1] = p + 1 if r + 1 < k else (p0 if ring else -1)
+        if S.G[F_LINUX]:
+            PI[p, P_CNT] = S.G[F_NTT]
     for r in range(k):
         p = p0 + r
         PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)
     if S.G[F_GANG]:
         gang_start(S, jr, t)
         return
-    if not S.G[S_TICKING]:
+    if not S.G[S_TICKING] and not S.G[F_LINUX]:  # Linux has no periodic raise
         S.G[S_TICKING] = 1
         period = S.GF[R_RAISE]
         push(S, (np.floor(t / period) + 1.0) * period, EV_RAISE, -1, 0)
@@ -1507,6 +1672,10 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         S.I[n, N_PL + c] = p
         S.I[n, N_NPROCS] = c + 1
         set_speed(S, n)
+        if S.G[F_LINUX]:  # a new process joins the run queue as a woken one does
+            linux_wake(S, n, p, t, 0)
+            resched(S, n, t)
+            continue
         PI[p, P_LEVEL] = top
         PF[p, P_QLEFT] = S.GF[R_QTOP]
         requeue(S, p, False)
@@ -1618,7 +1787,7 @@ def fcs_start(S: Any, n: int, p: int, row: int, t: float) -> None:
     PI[p, P_KLASS] = CL_CS
     qc = S.G[S_QC] + 1
     S.G[S_QC] = qc
-    PI[p, P_QKEY] = qc
+    PI[p, P_QKEY] = -qc if S.G[F_LINUX] else qc  # Linux: the head of the run queue
     if row != S.G[S_GSACTIVE]:
         return
     cur = S.I[n, N_CUR]
@@ -1722,7 +1891,12 @@ def fcs_enter(S: Any, n: int, t: float) -> None:
             S.F[cur, P_QLEFT] = S.GF[G_QU + PI[cur, P_LEVEL]]
         S.I[n, N_CUR] = -1
         cur = -1
-    best = pick_fcs(S, n)
+    if S.G[F_LINUX] and cur >= 0:
+        PI[cur, P_STATE] = READY  # Linux: it competes in its place (no spurious epoch)
+        best = pick_fcs(S, n)
+        PI[cur, P_STATE] = RUNNING
+    else:
+        best = pick_fcs(S, n)
     if best < 0 or best == cur:
         return
     if cur >= 0:

@@ -12,7 +12,24 @@ from typing import Any
 
 from cosched.errors import ConfigError, UnknownNameError
 
-__all__ = ["OTHER_SCHEMES", "SCHEMES", "SchemeFlags", "TSParams", "scheme_flags"]
+__all__ = [
+    "LOCAL_SCHEDULERS",
+    "OTHER_SCHEMES",
+    "SCHEMES",
+    "SchemeFlags",
+    "TSParams",
+    "scheme_flags",
+]
+
+#: The node's local scheduler (``TSParams.local``): ``mlfq``, the dynamic coscheduling
+#: paper's 60-level multi-level feedback queue (section 2.3 of its paper, Solaris-like),
+#: or ``linux24``, the Linux 2.4 scheduler of the FCS paper's nodes (Red Hat Linux 7.3:
+#: epochs of per-process tick counters, goodness, wake-up preemption; see the kernel's
+#: ``linux_*`` functions).
+LOCAL_SCHEDULERS = ("mlfq", "linux24")
+#: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
+#: yields to the lowest level) and so have no meaning under ``linux24``.
+_MLFQ_ONLY_ARRIVAL = ("interrupt", "periodic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +128,15 @@ class TSParams:
             chosen first when the CPU frees (and preempts by the MLFQ's rule, a higher
             level), the node manager prioritising it at the heartbeat alone (Algorithm
             1 says "prioritize it over all other processes", not when).
+        local: the node's local scheduler, one of :data:`LOCAL_SCHEDULERS` (``mlfq``,
+            the default; ``linux24`` for Linux 2.4's). Gang scheduling (GS, and FCFS as
+            its one-row matrix) has no local scheduler and is the same under both.
+        linux_hz: ``linux24``'s timer frequency HZ: a tick every ``1 / linux_hz`` s
+            charges the running process one tick of its counter, and a new epoch gives
+            every process ``NICE_TO_TICKS(0) = TICK_SCALE(20) + 1`` ticks (21 below HZ
+            200 ... 81 from HZ 1600; :meth:`linux_slice_ticks`). Default 4096: the FCS
+            paper, section 2.6, "we increased the HZ value to 4096" (1024, the Alpha
+            default, is "~1 ms").
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -140,9 +166,15 @@ class TSParams:
     fcs_classify: float = 0.0
     fcs_nm: float = 0.0
     fcs_f_preempt: float = 1
+    local: str = "mlfq"
+    linux_hz: float = 4096
 
     def __post_init__(self) -> None:
+        if self.local not in LOCAL_SCHEDULERS:
+            raise UnknownNameError("local scheduler", str(self.local), LOCAL_SCHEDULERS)
         for f in fields(self):
+            if f.name == "local":
+                continue
             v = getattr(self, f.name)
             if not isinstance(v, int | float) or not math.isfinite(v):
                 raise ConfigError(f"{f.name} must be a finite number (got {v!r})")
@@ -158,6 +190,8 @@ class TSParams:
             v = getattr(self, name)
             if int(v) != v or (name == "fcs_tslots_max" and v < 1):
                 raise ConfigError(f"{name} must be an integer (>= 1 for tslots) (got {v!r})")
+        if int(self.linux_hz) != self.linux_hz:
+            raise ConfigError(f"linux_hz must be an integer (got {self.linux_hz!r})")
         if self.fcs_f_preempt not in (0, 1):
             raise ConfigError(f"fcs_f_preempt must be 0 or 1 (got {self.fcs_f_preempt!r})")
         if self.spin_factor < 1.0:
@@ -169,6 +203,28 @@ class TSParams:
     def latency(self) -> float:
         """One-way latency of one message (linear in its size)."""
         return self.latency_fixed + self.latency_per_byte * self.msg_size
+
+    def linux_slice_ticks(self) -> int:
+        """Linux 2.4's ``NICE_TO_TICKS(0)`` at ``linux_hz``: ``TICK_SCALE(20) + 1``, where
+        ``TICK_SCALE`` shifts right by 2 below HZ 200, by 1 below 400, not below 800,
+        left by 1 below 1600 and by 2 above (kernel/sched.c of 2.4.18)."""
+        hz = self.linux_hz
+        shift = -2 if hz < 200 else -1 if hz < 400 else 0 if hz < 800 else 1 if hz < 1600 else 2
+        return (20 << shift if shift >= 0 else 20 >> -shift) + 1
+
+    def check_scheme(self, flags: SchemeFlags) -> None:
+        """Refuse a scheme whose mechanism the local scheduler cannot express.
+
+        Raises:
+            ConfigError: ``local`` is ``linux24`` and the scheme boosts or yields by
+                the MLFQ's levels (DCS, PB, SY and their combinations).
+        """
+        mlfq_only = flags.arrival in _MLFQ_ONLY_ARRIVAL or flags.wait == "yield"
+        if self.local == "linux24" and mlfq_only:
+            raise ConfigError(
+                "local='linux24' runs Local, SB, GS and FCS only: DCS, PB and SY move "
+                "processes between the MLFQ's levels"
+            )
 
     def quantum(self, level: int) -> float:
         """Time slice of a priority level (top level gets ``quantum_top``)."""

@@ -1,0 +1,82 @@
+"""FCS sections 3 and 4 under the two local schedulers (issue 15, stop 26).
+
+The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4), whose scheduler favours
+processes that sleep often (a new epoch gives a sleeper counter / 2 + NICE_TO_TICKS, and
+a woken process preempts when its goodness is higher). This script runs the FCS
+reproduction's scenarios under SB and FCS (GS and FCFS have no local scheduler) with
+the model's default 60-level MLFQ and with ``local = "linux24"`` at several HZ, and
+prints each job's end time (s) beside the paper's, then per scheme, section and local
+scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround):
+
+    python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--scenarios ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections import defaultdict
+
+from cosched.experiments.model import CellEnv
+from cosched.timesharing.fcs_experiment import run_cell
+
+#: The paper's end times (s) per scenario and scheme (sections 3.1-3.4 and 4).
+PAPER = {
+    ("balanced", "SB"): (126, 134),
+    ("balanced", "FCS"): (125, 126),
+    ("imbalanced", "SB"): (193, 194),
+    ("imbalanced", "FCS"): (197, 197),
+    ("complementing", "SB"): (144, 142, 244),
+    ("complementing", "FCS"): (192, 193, 197),
+    ("mixed", "SB"): (213, 214, 276),
+    ("mixed", "FCS"): (252, 253, 155),
+    ("sweep3d", "SB"): (275,),
+    ("sweep3d", "FCS"): (244,),
+    ("sage", "SB"): (276,),
+    ("sage", "FCS"): (264,),
+    ("sage+sweep3d", "SB"): (272,),
+    ("sage+sweep3d", "FCS"): (235,),
+}
+SECTION3 = ("balanced", "imbalanced", "complementing", "mixed")
+#: The FCS spec's parameters (cosched/experiments/specs/fcs.toml, full grid).
+BASE = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,
+        "f_preempt": 0, "topology": "ring"}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hz", type=int, nargs="*", default=[4096, 1024, 100])
+    ap.add_argument("--scenarios", nargs="*", default=["balanced", "imbalanced",
+                    "complementing", "mixed"])  # fmt: skip
+    ap.add_argument("--schemes", nargs="*", default=["SB", "FCS"])
+    ap.add_argument("--no-mlfq", action="store_true", help="skip the MLFQ runs")
+    args = ap.parse_args()
+    locals_ = ([] if args.no_mlfq else [("mlfq", None)]) + [("linux24", h) for h in args.hz]
+    errors: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for scenario in args.scenarios:
+        for scheme in args.schemes:
+            for local, hz in locals_:
+                params = {**BASE, "scenario": scenario, "scheme": scheme, "local": local}
+                if hz is not None:
+                    params["linux_hz"] = hz
+                if scenario in ("sweep3d", "sage", "sage+sweep3d"):
+                    params["quantum"] = 0.2
+                out = run_cell(params, 20031110, CellEnv())
+                ends = [round(out[f"job{k}_end"], 1) for k in (1, 2, 3)]
+                ends = [e for e in ends if not math.isnan(e)]
+                label = local if hz is None else f"{local} HZ {hz}"
+                paper = PAPER.get((scenario, scheme), ())
+                print(f"{scenario} | {scheme} | {label} | ends {ends} | turnaround "
+                      f"{out['turnaround']:.1f} | paper {list(paper)}", flush=True)  # fmt: skip
+                section = "3" if scenario in SECTION3 else "4"
+                got = ends if len(paper) > 1 else [out["turnaround"]]
+                errors[(scheme, section, label)] += [
+                    abs(math.log(g / p)) for g, p in zip(got, paper, strict=False)
+                ]
+    print("\nscheme | section | local | mean |ln(cosched / paper)| over jobs")
+    for (scheme, section, label), e in sorted(errors.items()):
+        print(f"{scheme} | {section} | {label} | {sum(e) / len(e):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -192,3 +192,72 @@ def test_a_run_process_ends_at_once_with_every_output_complete(tmp_path: Path) -
         [*cmd[:-2], "--policy", "no-such-policy"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "no-such-policy" in bad.stderr
+
+
+def test_the_command_table_names_what_each_module_registers() -> None:
+    import argparse
+    import importlib
+
+    from cosched.cli.main import COMMANDS, MODULES
+
+    registered: dict[str, str] = {}
+    for name in MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"cosched.cli.{name}").register(sub)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert registered == COMMANDS
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "x.swf", "--policy", "fcfs", "--jobs-out", "j.csv", "-P", "window=3"],
+        ["run", "x.swf", "--tz", "Europe/Berlin", "--nodes", "4", "--stream"],
+        ["run"],
+        ["policies", "--json"],
+        ["trace", "info", "x.swf"],
+        ["validate", "x.swf", "--policy", "easy"],
+        ["generate", "lublin", "--nodes", "8", "--jobs", "5", "--seed", "1", "-o", "x.swf"],
+        ["coupled", "run", "spec.toml"],
+        ["report", "d"],
+    ],
+)
+def test_a_command_line_parses_the_same_with_its_module_alone(argv: list[str]) -> None:
+    from cosched.cli.main import build_parser
+
+    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["run", "--help"], ["trace", "info", "--help"], ["run", "-Z"]])
+def test_help_and_errors_of_a_command_are_the_same_with_its_module_alone(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    from cosched.cli.main import build_parser
+
+    texts = []
+    for parser in (build_parser(argv), build_parser()):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        texts.append(capsys.readouterr())
+    assert texts[0] == texts[1]
+    assert texts[0].out or texts[0].err
+
+
+def test_log_flags_at_their_defaults_are_the_importers_defaults() -> None:
+    # `cosched run` passes None for the accounting-log options when every such flag is
+    # at its default (the run then does not load the importers); that must mean what
+    # the flags would have given, and every flag of the group must be looked at.
+    from cosched.cli.main import build_parser
+    from cosched.cli.run import LOG_DEFAULTS, log_options
+    from cosched.cli.traceinfo import import_opts
+    from cosched.workload.importers import ImportOptions
+
+    parser = build_parser(["run"])
+    run = parser._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+    group = next(g for g in run._action_groups if g.title.startswith("accounting logs"))
+    assert {a.dest: a.default for a in group._group_actions} == LOG_DEFAULTS
+    args = parser.parse_args(["run", "x.swf"])
+    assert log_options(args) is None
+    assert import_opts(args, None, None) == ImportOptions()
+    berlin = parser.parse_args(["run", "x.swf", "--tz", "Europe/Berlin"])
+    assert log_options(berlin) == ImportOptions(tz="Europe/Berlin")

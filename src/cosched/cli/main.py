@@ -7,25 +7,37 @@ as one line on stderr), 130 interrupted, 141 output pipe closed (``| head``).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from cosched.cli import (
-    annotate,
-    compare,
-    coupled,
-    generate,
-    report,
-    reproduce,
-    run,
-    sweep,
-    traceinfo,
-    validate,
-)
 from cosched.errors import CoschedError
 
-__all__ = ["build_parser", "entry", "main"]
+__all__ = ["COMMANDS", "build_parser", "entry", "main"]
+
+#: The modules of ``cosched.cli`` that register the commands, in the order ``--help``
+#: lists them.
+MODULES = (
+    "run", "compare", "validate", "traceinfo", "generate", "annotate", "sweep", "reproduce",
+    "report", "coupled",
+)  # fmt: skip
+
+#: Each command and the module of :data:`MODULES` that registers it (held to what the
+#: modules register by a test). A command line naming one loads that module alone.
+COMMANDS = {
+    "run": "run",
+    "policies": "run",
+    "compare": "compare",
+    "validate": "validate",
+    "trace": "traceinfo",
+    "generate": "generate",
+    "annotate": "annotate",
+    "sweep": "sweep",
+    "reproduce": "reproduce",
+    "report": "report",
+    "coupled": "coupled",
+}
 
 #: Commands whose process may end without Python's teardown (see :func:`entry`).
 QUICK_EXIT = frozenset({"run"})
@@ -41,8 +53,16 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered, or, when ``argv`` starts
+    with a command's name, with that command's module alone.
+
+    A command line such as ``run TRACE ...`` parses the same either way (argparse reads
+    only the named command's own parser); every other one (``--help``, ``--version``,
+    no command, an unknown command) gets every command, so the top-level help and
+    errors list them all. Importing and registering the ten modules cost about a tenth
+    of a ``cosched run`` on SDSC-SP2 (docs/performance.md, issue 18 stop 27).
+    """
     parser = argparse.ArgumentParser(
         prog="cosched",
         description="Simulate parallel-job scheduling and coscheduling on HPC clusters.",
@@ -50,11 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    modules = (
-        run, compare, validate, traceinfo, generate, annotate, sweep, reproduce, report, coupled
-    )  # fmt: skip
-    for module in modules:
-        module.register(sub)
+    first = argv[0] if argv else None
+    names = (COMMANDS[first],) if first in COMMANDS else MODULES
+    for name in names:
+        importlib.import_module(f"cosched.cli.{name}").register(sub)
 
     return parser
 
@@ -85,7 +104,8 @@ def entry() -> None:
 
 
 def _main(argv: Sequence[str] | None) -> tuple[int, str | None]:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     return _dispatch(args), args.command
 

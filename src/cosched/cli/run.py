@@ -180,8 +180,22 @@ def workload_format_flags(p: argparse.ArgumentParser) -> None:
     import_options(p)
 
 
+#: The accounting-log flags at their defaults: the options they give are
+#: ``ImportOptions()``'s own (held by a test), so a command line without such flags
+#: passes None and a run of an SWF trace does not load the importers.
+LOG_DEFAULTS = {
+    "tz": "UTC",
+    "unstarted": "drop",
+    "partition": None,
+    "arrival": "eligible",
+    "ids": None,
+}
+
+
 def log_options(args: argparse.Namespace) -> Any:
-    """The accounting-log options of a parsed command line."""
+    """The accounting-log options of a parsed command line (None: the defaults)."""
+    if all(getattr(args, k) == v for k, v in LOG_DEFAULTS.items()):
+        return None
     from cosched.cli.traceinfo import import_opts
 
     return import_opts(args, None, None)

@@ -9,14 +9,18 @@ command taking a trace reads these logs directly through
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from cosched.errors import WorkloadFormatError
-from cosched.workload.importers._common import ImportOptions, ImportResult, read_ids
 from cosched.workload.importers.detect import detect_file, sniff_text
-from cosched.workload.importers.pbs import import_pbs
-from cosched.workload.importers.slurm import SACCT_COMMAND, STATE_STATUS, import_slurm
+
+if TYPE_CHECKING:
+    from cosched.workload.importers._common import ImportOptions, ImportResult, read_ids
+    from cosched.workload.importers.pbs import import_pbs
+    from cosched.workload.importers.slurm import SACCT_COMMAND, STATE_STATUS, import_slurm
 
 __all__ = [
     "FORMATS",
@@ -34,6 +38,26 @@ __all__ = [
 
 #: The accounting formats cosched reads.
 FORMATS = ("slurm", "pbs")
+
+#: The names loaded on first use (PEP 562): recognising a file's format
+#: (:func:`detect_file`, what every ``cosched run`` of a trace does) loads only the light
+#: ``detect`` module, not the importers (about 7 ms, docs/performance.md, issue 18 stop 27).
+_LAZY = {
+    "ImportOptions": "_common",
+    "ImportResult": "_common",
+    "read_ids": "_common",
+    "import_pbs": "pbs",
+    "SACCT_COMMAND": "slurm",
+    "STATE_STATUS": "slurm",
+    "import_slurm": "slurm",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
 def import_log(
@@ -56,7 +80,11 @@ def import_log(
             )
         fmt = found
     if fmt == "slurm":
+        from cosched.workload.importers.slurm import import_slurm
+
         return import_slurm(files, opts)
     if fmt == "pbs":
+        from cosched.workload.importers.pbs import import_pbs
+
         return import_pbs(files, opts)
     raise WorkloadFormatError(f"unknown log format {fmt!r} (known: slurm, pbs)", path=files[0])

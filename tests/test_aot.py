@@ -297,3 +297,12 @@ def test_no_home_folder_means_no_cache_and_no_stray_folder(
     monkeypatch.chdir(tmp_path)
     assert _aot.load(build=True) is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_module_file_ending_is_the_one_pycc_writes() -> None:
+    # pycc names the module with sysconfig's EXT_SUFFIX; the loader reads the same ending
+    # from the import system, without importing sysconfig (issue 18, stop 27).
+    import sysconfig
+
+    assert sysconfig.get_config_var("EXT_SUFFIX") == _aot._EXT_SUFFIX
+    assert _aot._module_path(Path("k")).name == "_cosched_kernels" + _aot._EXT_SUFFIX

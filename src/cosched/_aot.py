@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -76,6 +76,13 @@ _loaded: ModuleType | None = None
 _tried_build = False
 
 
+#: The interpreter's own file name ending of an extension module
+#: (``.cpython-311-x86_64-linux-gnu.so``): ``sysconfig``'s ``EXT_SUFFIX``, which pycc
+#: names the module with, read from the import system (importing ``sysconfig`` costs
+#: about 2 ms of every run; a test holds the two equal).
+_EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
 def _source_file(module: str) -> Path:
     return _PACKAGE.joinpath(*module.split(".")[1:]).with_suffix(".py")
 
@@ -99,7 +106,7 @@ def _key() -> str:
     parts = [
         str(_FORMAT),
         sys.version,
-        sysconfig.get_config_var("EXT_SUFFIX") or "",
+        _EXT_SUFFIX,
         np.__version__,
         _numba_version(),
         repr(KERNELS),
@@ -133,7 +140,7 @@ def kernel_dir() -> Path:
 
 
 def _module_path(folder: Path) -> Path:
-    return folder / (_NAME + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    return folder / (_NAME + _EXT_SUFFIX)
 
 
 #: Whether the ahead-of-time kernels may be used (tests set it to False to run numba's).

@@ -12,7 +12,10 @@ start, imports, parsing, simulation, writing the per-job CSV):
 checks that every job's start and end are equal in the two outputs, and prints the
 best of ``--repeat`` runs of each (wall clock and CPU seconds of the child) and the
 ratios reference / cosched of wall clock and of CPU time (above 1: cosched is faster;
-on a shared machine, pin with ``--core`` and read the CPU ratio).
+on a shared machine, pin with ``--core`` and read the CPU ratio). The two commands run
+in turn (cosched, reference, cosched, ...), and a line under each row gives every
+repeat's CPU seconds and the CPU ratio of each pair, so the spread is seen, not only
+the best.
 """
 
 from __future__ import annotations
@@ -77,12 +80,17 @@ def main() -> int:
                 cmd_c += ["--jobs-out", str(mine)]
                 cmd_r = [*pin, sys.executable, str(HERE / "plain_reference.py"), str(trace), policy]
                 cmd_r += [str(ref)]
-                c = min((timed(cmd_c) for _ in range(args.repeat)), key=lambda x: x[0])
-                r = min((timed(cmd_r) for _ in range(args.repeat)), key=lambda x: x[0])
+                pairs = [(timed(cmd_c), timed(cmd_r)) for _ in range(args.repeat)]
+                c = min((pair[0] for pair in pairs), key=lambda x: x[0])
+                r = min((pair[1] for pair in pairs), key=lambda x: x[0])
                 same = schedule(mine) == schedule(ref)
                 print(
                     f"{name:<24}{policy:<14}{c[0]:>10.2f}{c[1]:>8.2f}{r[0]:>13.2f}{r[1]:>8.2f}"
                     f"{r[0] / c[0]:>7.2f}{r[1] / c[1]:>10.2f}  {'identical' if same else 'DIFFER'}"
+                )
+                print(
+                    f"{'':<4}each run, cpu s cosched / reference (cpu ratio): "
+                    + ", ".join(f"{a[1]:.2f} / {b[1]:.2f} ({b[1] / a[1]:.2f})" for a, b in pairs)
                 )
     return 0
 

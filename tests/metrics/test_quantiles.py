@@ -11,7 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from cosched.metrics.summary import _median, _percentile
+from cosched.metrics.summary import _quantiles
+
+PERCENTILES = [0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100]
+
+
+def _median(values: np.ndarray) -> float:
+    return _quantiles(values, [])[0]
+
+
+def _percentile(values: np.ndarray, p: int) -> float:
+    return _quantiles(values, [p])[1][0]
+
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e12, max_value=1e12)
 # Schedules' values: few distinct whole numbers (ties), fractions, huge and tiny ones.
@@ -27,11 +38,14 @@ def _same(mine: float, theirs: float) -> bool:
 
 
 @settings(max_examples=400, deadline=None)
-@given(VALUES, st.sampled_from([0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100]))
-def test_median_and_percentile_are_numpys(values: np.ndarray, p: int) -> None:
+@given(VALUES, st.lists(st.sampled_from(PERCENTILES), max_size=4))
+def test_median_and_percentiles_are_numpys(values: np.ndarray, ps: list[int]) -> None:
     before = values.copy()
-    assert _same(_median(values), float(np.median(values)))
-    assert _same(_percentile(values, p), float(np.percentile(values, p)))
+    median, got = _quantiles(values, ps)
+    assert _same(median, float(np.median(values)))
+    assert len(got) == len(ps)
+    for p, value in zip(ps, got, strict=True):
+        assert _same(value, float(np.percentile(values, p)))
     assert (values == before).all()  # the caller's column is not reordered
 
 

@@ -132,44 +132,43 @@ def _mean(values: np.ndarray) -> float:
     return float(values.sum() / len(values))
 
 
-def _median(values: np.ndarray) -> float:
-    """``np.median`` of a non-empty 1-D array, the same value bit for bit: the middle one
-    or two order statistics and their mean, as numpy computes it (NaN if any value is).
+def _quantiles(values: np.ndarray, percentiles: Sequence[float]) -> tuple[float, list[float]]:
+    """``np.median(values)`` and ``np.percentile(values, p)`` (linear method) for each
+    ``p`` of a non-empty 1-D array, bit for bit, from one partial sort.
 
+    numpy's steps: the median is the middle one or two order statistics and their mean
+    (``ndarray.mean``); a percentile's virtual index is ``(n - 1) * (p / 100)``, its
+    previous index the floor (-1, the last value, from ``n - 1`` on), ``gamma`` the
+    virtual index minus the previous one, and the value ``a + (b - a) * gamma``, or ``b
+    - (b - a) * (1 - gamma)`` when ``gamma >= 0.5``. NaN when any value is NaN.
     ``np.median`` and ``np.percentile`` check for NaN and masked arrays through
-    ``numpy.ma``, whose import is about 6 ms of a 0.27 s ``cosched run`` on SDSC-SP2
-    (docs/performance.md, issue 18 stop 27); these two do not. Held to numpy's by
-    hypothesis tests (tests/metrics/test_quantiles.py).
+    ``numpy.ma``, whose import is about 6 ms of a 0.26 s ``cosched run`` on SDSC-SP2,
+    and partition the column once each (docs/performance.md, issue 18 stop 27). Held
+    to numpy's by hypothesis tests (tests/metrics/test_quantiles.py).
     """
     if values.dtype.kind == "f" and np.isnan(values).any():
-        return float("nan")
-    half = len(values) // 2
-    kth = [half - 1, half] if len(values) % 2 == 0 else [half]
-    return float(np.partition(values, kth)[kth[0] : half + 1].mean())
-
-
-def _percentile(values: np.ndarray, p: float) -> float:
-    """``np.percentile(values, p)`` (linear method) of a non-empty 1-D array, bit for bit.
-
-    numpy's steps for a scalar: the virtual index ``(n - 1) * (p / 100)``, its floor and
-    the next (both the last value from ``n - 1`` on, where numpy's previous index is -1),
-    ``gamma`` the virtual index minus the previous one, and ``a + (b - a) * gamma``, or
-    ``b - (b - a) * (1 - gamma)`` when ``gamma >= 0.5``.
-    """
-    if values.dtype.kind == "f" and np.isnan(values).any():
-        return float("nan")
+        return float("nan"), [float("nan")] * len(percentiles)
     n = len(values)
-    virtual = (n - 1) * np.true_divide(p, 100)
-    # numpy's previous index: the floor, or -1 (the last value) from n - 1 on.
-    previous = int(np.floor(virtual)) if virtual < n - 1 else -1
-    lo, hi = (previous, previous + 1) if previous >= 0 else (n - 1, n - 1)
-    part = np.partition(values, sorted({0, n - 1, lo, hi}))
-    a, b = part[lo], part[hi]
-    gamma = float(virtual - previous)
-    diff = b - a
-    if gamma >= 0.5:
-        return float(np.subtract(b, diff * (1 - gamma)))
-    return float(np.add(a, diff * gamma))
+    half = n // 2
+    middle = [half - 1, half] if n % 2 == 0 else [half]
+    steps = []
+    for p in percentiles:
+        virtual = (n - 1) * np.true_divide(p, 100)
+        previous = int(np.floor(virtual)) if virtual < n - 1 else -1
+        lo, hi = (previous, previous + 1) if previous >= 0 else (n - 1, n - 1)
+        steps.append((lo, hi, float(virtual - previous)))
+    kth = {0, n - 1, *middle, *(k for lo, hi, _ in steps for k in (lo, hi))}
+    part = np.partition(values, sorted(kth))
+    median = float(part[middle[0] : half + 1].mean())
+    out = []
+    for lo, hi, gamma in steps:
+        a, b = part[lo], part[hi]
+        diff = b - a
+        if gamma >= 0.5:
+            out.append(float(np.subtract(b, diff * (1 - gamma))))
+        else:
+            out.append(float(np.add(a, diff * gamma)))
+    return median, out
 
 
 def summarize(
@@ -212,14 +211,15 @@ def summarize(
     cap_procs = capacity if capacity_procs is None else capacity_procs
     span = float(o["submit_time"].max()) - first_submit
     work = float((o["run_time"] * o["procs"]).sum())
+    q = {c: _quantiles(o[c], percentiles) for c in ("wait_time", "turnaround", "bounded_slowdown")}
     out.update(
         mean_wait=_mean(o["wait_time"]),
-        median_wait=_median(o["wait_time"]),
+        median_wait=q["wait_time"][0],
         max_wait=float(o["wait_time"].max()),
         mean_turnaround=_mean(o["turnaround"]),
-        median_turnaround=_median(o["turnaround"]),
+        median_turnaround=q["turnaround"][0],
         mean_bounded_slowdown=_mean(o["bounded_slowdown"]),
-        median_bounded_slowdown=_median(o["bounded_slowdown"]),
+        median_bounded_slowdown=q["bounded_slowdown"][0],
         utilization=busy / (capacity * makespan) if makespan > 0 else float("nan"),
         makespan=makespan,
         throughput=n / makespan * 3600.0 if makespan > 0 else float("nan"),
@@ -227,10 +227,10 @@ def summarize(
     )
     if placements and nodes and makespan > 0:
         out["node_busy_utilization"] = node_busy_seconds(jobs, placements) / (nodes * makespan)
-    for p in percentiles:
+    for k, p in enumerate(percentiles):
         for col, name in (("wait_time", "wait"), ("turnaround", "turnaround")):
-            out[f"p{p}_{name}"] = _percentile(o[col], p)
-        out[f"p{p}_bounded_slowdown"] = _percentile(o["bounded_slowdown"], p)
+            out[f"p{p}_{name}"] = q[col][1][k]
+        out[f"p{p}_bounded_slowdown"] = q["bounded_slowdown"][1][k]
     if classes is not None:
         frame = jobs if not isinstance(jobs, Columns) else jobs.to_frame()
         out.update(class_metrics(frame, capacity_procs=cap_procs, tau=tau, classes=classes))

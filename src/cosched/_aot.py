@@ -33,7 +33,6 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -205,6 +204,7 @@ def _build_in_child(folder: Path) -> bool:
         if (folder / "failed.txt").exists():
             return False
         import subprocess
+        import tempfile
 
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
         try:
@@ -245,6 +245,8 @@ def _failure_text(output: str) -> str:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    import tempfile  # only when building (with random, 1-2 ms a run otherwise)
+
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     with os.fdopen(fd, "w") as fh:
         fh.write(text)

@@ -72,8 +72,9 @@ def test_a_run_loads_pandas_and_numba_only_when_it_needs_them(
 
 
 def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None:
-    # The other commands' modules, the accounting-log importers and numpy.ma (through
-    # np.median) cost about 20 ms of a 0.27 s run on SDSC-SP2 (issue 18, stop 27).
+    # The other commands' modules, the accounting-log importers, numpy.ma (through
+    # np.median), tempfile and importlib.resources cost about 25 ms of a 0.27 s run on
+    # SDSC-SP2 (issue 18, stop 27).
     from cosched.workload.sources import bundled_path
 
     out, trace = str(tmp_path) + "/jobs.csv", str(bundled_path())  # a file: its format sniffed
@@ -81,8 +82,9 @@ def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None
         "import sys\n"
         "from cosched.cli.main import main\n"
         f"assert main(['run', {trace!r}, '--policy', 'easy', '--jobs-out', {out!r}]) == 0\n"
-        "print(sorted(m for m in sys.modules if m == 'numpy.ma' or m.startswith(("
-        "'cosched.cli.', 'cosched.workload.importers.', 'cosched.experiments'))))\n"
+        "print(sorted(m for m in sys.modules if m in ('numpy.ma', 'tempfile', "
+        "'importlib.resources') or m.startswith(('cosched.cli.', "
+        "'cosched.workload.importers.', 'cosched.experiments'))))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     loaded = done.stdout.strip().splitlines()[-1]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,6 +40,8 @@ def bundled_path(name: str = "example") -> Path:
         file = BUNDLED[name]
     except KeyError:
         raise ConfigError(f"no bundled trace {name!r} (bundled: {', '.join(BUNDLED)})") from None
+    from importlib import resources  # here: it loads tempfile and random (3 ms a run)
+
     return Path(str(resources.files("cosched") / "data" / file))
 
 

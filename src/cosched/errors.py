@@ -8,7 +8,6 @@ cosched can still catch it the ordinary way.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = [
@@ -69,6 +68,8 @@ class UnknownNameError(CoschedError, KeyError):
 
     def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
         known = sorted(known)
+        import difflib  # only for the message (1 ms of every process otherwise)
+
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         self.kind = kind

@@ -37,6 +37,51 @@ def test_a_corrupt_gzip_member_names_the_file(tmp_path: Path) -> None:
     assert err.value.path == str(path)
 
 
+def _text(n: int) -> bytes:
+    return (HEADER + "".join(job_line(k) + "\n" for k in range(1, n + 1))).encode()
+
+
+@pytest.mark.parametrize(
+    "compress",
+    [
+        gzip.compress,  # one member: one zlib call
+        lambda t: gzip.compress(t[:100]) + gzip.compress(t[100:]),  # two: GzipFile
+        lambda t: gzip.compress(t) + bytes(16),  # zero padding after it: GzipFile
+    ],
+)
+def test_a_gzip_trace_reads_as_its_text(tmp_path: Path, compress: object) -> None:
+    plain, packed = tmp_path / "t.swf", tmp_path / "t.swf.gz"
+    plain.write_bytes(_text(40))
+    packed.write_bytes(compress(_text(40)))  # type: ignore[operator]
+    assert read_swf(packed).table.equals(read_swf(plain).table)
+
+
+@pytest.mark.parametrize("damage", ["crc", "length", "truncated", "deflate", "garbage after"])
+def test_a_damaged_gzip_gives_gzipfiles_own_message(tmp_path: Path, damage: str) -> None:
+    # The one-call path gives up on anything but one valid member; GzipFile then reads
+    # the file and its message is the one the reader gave before (issue 18, stop 27).
+    good = gzip.compress(_text(40))
+    bad = {
+        "crc": good[:-8] + bytes(b ^ 1 for b in good[-8:-4]) + good[-4:],
+        "length": good[:-4] + bytes(b ^ 1 for b in good[-4:]),
+        "truncated": good[:-20],
+        "deflate": good[:20] + bytes(b ^ 0xFF for b in good[20:40]) + good[40:],
+        "garbage after": good + b"not gzip",
+    }[damage]
+    path = tmp_path / "t.swf.gz"
+    path.write_bytes(bad)
+    messages = []
+    for limit in (2 << 20, -1):  # the one-call path allowed, then never taken
+        with (
+            patch("cosched.workload.swf.ONE_CALL_GZIP_BYTES", limit),
+            pytest.raises(CoschedError) as err,
+        ):
+            read_swf(path)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert str(path) in messages[0]
+
+
 def test_a_twenty_digit_header_count_is_an_error_naming_the_key(tmp_path: Path) -> None:
     text = "; Version: 2.2\n; MaxProcs: 10000000000000000000\n" + job_line(1) + "\n"
     with pytest.raises(WorkloadFormatError, match="header value too large") as err:

@@ -483,7 +483,51 @@ def _open_trace(path: str) -> BinaryIO:
         probe.seek(0)
         return probe
     probe.seek(0)
+    if os.fstat(probe.fileno()).st_size <= ONE_CALL_GZIP_BYTES:
+        text = _one_member_text(probe.read())
+        if text is not None:
+            probe.close()
+            return _Text(text)  # type: ignore[return-value]
+        probe.seek(0)
     return gzip.GzipFile(fileobj=probe, mode="rb")  # type: ignore[return-value]
+
+
+#: A gzip file up to this size is decompressed by one ``zlib`` call when it is one
+#: whole member (every archive trace but the largest): ``GzipFile`` decompresses in 8
+#: KiB steps and checks the CRC in Python, 2-4 ms more on SDSC-SP2's 1.2 MB (docs/
+#: performance.md, issue 18 stop 27). Anything else (several members, trailing bytes,
+#: a corrupt or truncated stream) is read by ``GzipFile`` as before, so every error
+#: message is its own.
+ONE_CALL_GZIP_BYTES = 2 << 20
+
+
+def _one_member_text(raw: bytes) -> bytes | None:
+    """The text of ``raw`` if it is exactly one valid gzip member (zlib checks the
+    header, the CRC and the length), else None."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        text = inflater.decompress(raw)
+    except zlib.error:
+        return None
+    return text if inflater.eof and not inflater.unused_data else None
+
+
+class _Text:
+    """Bytes already in memory, read as a file is (``read(size)``, ``close``)."""
+
+    def __init__(self, text: bytes) -> None:
+        self._text = text
+        self._at = 0
+
+    def read(self, size: int = -1) -> bytes:
+        start = self._at
+        end = len(self._text) if size < 0 else min(start + size, len(self._text))
+        self._at = end
+        # A read of everything returns the text itself (bytes slicing does not copy it).
+        return self._text[start:end]
+
+    def close(self) -> None:
+        self._text = b""
 
 
 def _normalised_blocks(fh: BinaryIO, size: int, path: str) -> Iterator[bytes]:

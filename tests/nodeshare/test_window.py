@@ -10,13 +10,23 @@ from hypothesis import strategies as st
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
+from cosched.platform import Platform
 from cosched.policies.reservation import node_reservation
-from tests.nodeshare.test_invariants import RUNS, _setup
+from cosched.workload.job import Workload
+from cosched.workload.profiles.nodeshare import annotate_nodeshare
+from tests.nodeshare.test_invariants import CORES, RUNS, _setup
 
 
-def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params):
+class _Loop(ns.CoschedulingBackfill):
+    """nodeshare-easy through its loop of Python methods (a subclass, as a user's
+    variant: it does not take the one-kernel pass)."""
+
+    name = ""
+
+
+def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, cls=_Loop, **params):
     monkeypatch.setattr(ns, "_SCAN_FROM", scan_from)
-    policy = ns.CoschedulingBackfill(**params)
+    policy = cls(**params)
     r = Simulation(w, platform, policy, check=True).run()
     return r, policy
 
@@ -26,18 +36,59 @@ def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params)
 def test_scanned_window_schedules_as_the_job_by_job_visit(
     data, nodes, seed, restriction, degraded, rates, window
 ) -> None:
-    # Every window scanned (from 1 job) against every window visited job by job: the
-    # same starts, ends, placements, configurations and blocked record, bit for bit.
+    # Every window scanned (from 1 job) against every window visited job by job, and
+    # every pass as one kernel (the built-in policy): the same starts, ends,
+    # placements, configurations, blocked record and engine counters, bit for bit.
     w, platform = _setup(data, nodes, seed)
     params = dict(restriction=restriction, degraded=degraded, rates=rates, window=window)
     with pytest.MonkeyPatch.context() as mp:
         a, pa = _run(w, platform, 10**9, mp, **params)
         b, pb = _run(w, platform, 1, mp, **params)
-    for col in ("start_time", "end_time"):
-        assert a.jobs[col].to_numpy().tobytes() == b.jobs[col].to_numpy().tobytes()
-    assert a.placements == b.placements
-    assert pa.chosen == pb.chosen
-    assert pa.blocked == pb.blocked
+        c, pc = _run(w, platform, 10**9, mp, cls=ns.CoschedulingBackfill, **params)
+    for other, po in ((b, pb), (c, pc)):
+        for col in ("start_time", "end_time"):
+            assert a.jobs[col].to_numpy().tobytes() == other.jobs[col].to_numpy().tobytes()
+        assert a.placements == other.placements
+        assert a.stats == other.stats
+        assert pa.chosen == po.chosen
+        assert pa.blocked == po.blocked
+
+
+def test_a_variant_places_through_its_own_methods() -> None:
+    # A subclass, or plan replaced on the instance, keeps the loop through plan(): each
+    # blocked head and each start is planned there (the one-kernel pass never calls it).
+    rng = np.random.default_rng(3)
+    rows = [
+        (float(10 * i), int(rng.integers(1, 64)), float(rng.integers(1, 900)), 1e4)
+        for i in range(200)
+    ]
+    w = annotate_nodeshare(Workload.from_jobs(rows), rng=np.random.default_rng(5))
+    platform = Platform(nodes=4, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+    seen = {"sub": 0, "patched": 0, "kernel": 0}
+
+    class Counting(ns.CoschedulingBackfill):
+        name = ""
+
+        def plan(self, job, view, book=None):
+            seen["sub"] += 1
+            return super().plan(job, view, book)
+
+    patched = ns.CoschedulingBackfill()
+    plain = patched.plan
+
+    def counted(job, view, book=None):
+        seen["patched"] += 1
+        return plain(job, view, book)
+
+    patched.plan = counted  # type: ignore[method-assign]
+    kernel = ns.CoschedulingBackfill()
+    plain_k = kernel.plan
+    runs = [Simulation(w, platform, p).run() for p in (Counting(), patched)]
+    kernel_run = Simulation(w, platform, kernel).run()
+    assert kernel.plan == plain_k  # not replaced: the kernel pass, plan() never called
+    assert seen["sub"] >= len(w) and seen["patched"] >= len(w)
+    for r in runs:
+        assert r.placements == kernel_run.placements
 
 
 @settings(max_examples=200, deadline=None)

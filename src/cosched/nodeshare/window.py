@@ -31,6 +31,7 @@ over without any effect.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,10 +39,12 @@ from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
 
-__all__ = ["WindowScan"]
+__all__ = ["Pass", "WindowScan"]
 
 #: Configurations a job can have at most (one per paper shape).
 _WIDTH = len(PAPER_SHAPES)
+#: Cores of a key with no configuration (more than any book has free: blocked by capacity).
+_NONE = np.iinfo(np.int64).max
 
 
 class WindowScan:
@@ -55,8 +58,8 @@ class WindowScan:
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)
-        self.ca = np.zeros((jobs, _WIDTH))
-        self.cb = np.zeros((jobs, _WIDTH))
+        self.size = np.zeros(jobs, dtype=np.int64)  # in nodes (its base configuration's)
+        self.coef = np.zeros((jobs, _WIDTH, 2))  # (a, b) per configuration
         #: per job: already in the policy's record of blocked jobs.
         self.blocked = np.zeros(jobs, dtype=np.bool_)
         self._ids: dict[tuple[int, int], int] = {}
@@ -70,10 +73,14 @@ class WindowScan:
         self._kp = np.zeros((0, _WIDTH))
         self._kfit = np.zeros(0, dtype=np.bool_)
         self._kver = np.zeros(0, dtype=np.int64)
+        self._kmin = np.zeros(0, dtype=np.int64)  # fewest cores of a configuration
         #: per key: found with no fitting configuration in this pass (a dead key).
         self.dead = np.zeros(0, dtype=np.bool_)
         self._held = np.zeros((0, _WIDTH), dtype=np.int64)
         self._buf = np.zeros(0, dtype=np.int64)
+        self._out_job = self._out_cfg = self._out_end = self._out_nodes = self._buf
+        self._out_factor = np.zeros(0)
+        self._out_blocked = np.zeros((0, 2), dtype=np.int64)
 
     def key(self, size: int, sensitivity: int, configs: Sequence[Configuration]) -> int:
         """The id of the ``(size, class)`` key (configurations depend on size only)."""
@@ -84,6 +91,7 @@ class WindowScan:
             if got >= len(self._kfit):
                 self._grow(max(16, len(self._kfit)))
             self._ks[got] = sensitivity
+            self._kmin[got] = min((c.nodes * c.cores for c in configs), default=_NONE)
             for c, cfg in enumerate(configs):
                 self._kneed[got, c] = cfg.nodes
                 self._kcores[got, c] = cfg.cores
@@ -96,7 +104,7 @@ class WindowScan:
         self._ks = rows(self._ks, 0)
         self._kneed, self._kcores = rows(self._kneed, -1), rows(self._kcores, -1)
         self._kp, self._kfit = rows(self._kp, np.nan), rows(self._kfit, False)
-        self._kver = rows(self._kver, -1)
+        self._kver, self._kmin = rows(self._kver, -1), rows(self._kmin, 0)
         self.dead, self._held = rows(self.dead, False), rows(self._held, -1)
 
     def record(
@@ -106,14 +114,17 @@ class WindowScan:
         estimate: float,
         victim: float,
         coeffs: Sequence[tuple[float, float]],
+        size: int,
     ) -> None:
-        """Store job ``idx``'s key, estimate, victim weight and ``(a, b)`` per configuration."""
+        """Store job ``idx``'s key, estimate, victim weight, ``(a, b)`` per configuration
+        and size in nodes."""
         self.kid[idx] = key
+        self.size[idx] = size
         self.est[idx] = estimate
         self.vic[idx] = victim
         for k, (a, b) in enumerate(coeffs):
-            self.ca[idx, k] = a
-            self.cb[idx, k] = b
+            self.coef[idx, k, 0] = a
+            self.coef[idx, k, 1] = b
 
     def new_pass(self) -> None:
         """Forget the dead keys and the relevant-node counts (a new backfill pass)."""
@@ -145,8 +156,97 @@ class WindowScan:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
         _, pos = kern.scan(
-            jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.ca,
-            self.cb, self.vic, self.est, now, shadow, extra, relevant, book.version,
+            jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.coef,
+            self.vic, self.est, now, shadow, extra, relevant, book.version,
             book.fit_arrays, book.cnt, book.head, book.nxt, self._buf,
         )  # fmt: skip
         return int(pos)
+
+    def easy_pass(
+        self,
+        book: NodeBook,
+        first: int,
+        cand: np.ndarray,
+        *,
+        queued: np.ndarray,
+        submitted: int,
+        window: int,
+        ends: np.ndarray,
+        now: float,
+        relevant: np.ndarray,
+        reservation: tuple[float, int],
+    ) -> Pass:
+        """One pass of ``nodeshare-easy`` in one kernel call
+        (:func:`~cosched.nodeshare._window_kernels.easy_pass`: from the head candidate
+        ``first``, or, ``first < 0``, only the arrivals ``cand`` under ``reservation``,
+        the ``(shadow time, extra nodes)`` in force). The book is changed in place
+        (its ``version`` and ``usable_free`` too); what the pass did is returned."""
+        nodes = book.nodes * book.cap  # at most this many (job, node) pairs start
+        if len(self._out_job) < nodes:
+            self._out_job = np.zeros(nodes, dtype=np.int64)
+            self._out_cfg = np.zeros(nodes, dtype=np.int64)
+            self._out_end = np.zeros(nodes, dtype=np.int64)
+            self._out_nodes = np.zeros(nodes, dtype=np.int64)
+            self._out_factor = np.zeros(nodes)
+        most = max(window + 1, len(cand))
+        if len(self._out_blocked) < most:
+            self._out_blocked = np.zeros((most, 2), dtype=np.int64)
+        if len(self._buf) != book.nodes:
+            self._buf = np.zeros(book.nodes, dtype=np.int64)
+        fstate = np.array([reservation[0]])
+        istate = np.array([reservation[1], book.version, book.usable_free, -1], dtype=np.int64)
+        jobs = (self.kid, self.blocked, self.coef, self.vic, self.est, self.size)
+        keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
+        out = (self._out_job, self._out_cfg, self._out_end, self._out_nodes)
+        started, heads, nb, tried, status = kern.easy_pass(
+            first, cand, queued, submitted, window, jobs, keys, self._kmin, self.dead,
+            self._held, ends, now, relevant, fstate, istate, book.fit_arrays,
+            book.links, book.state, book.width, book.pad, self._buf, out, self._out_factor,
+            self._out_blocked,
+        )  # fmt: skip
+        book.version, book.usable_free = int(istate[1]), int(istate[2])
+        ends_at = self._out_end[:started].tolist()
+        return Pass(
+            jobs=self._out_job[:started].tolist(),
+            configs=self._out_cfg[:started].tolist(),
+            factors=self._out_factor[:started].tolist(),
+            nodes=[
+                tuple(self._out_nodes[lo:hi].tolist())
+                for lo, hi in zip([0, *ends_at][:started], ends_at, strict=True)
+            ],
+            taken=self._out_nodes[: ends_at[-1] if started else 0].copy(),
+            heads=heads,
+            blocked=[(j, bool(c)) for j, c in self._out_blocked[:nb].tolist()],
+            tried=tried,
+            head=int(istate[3]),
+            reservation=(float(fstate[0]), int(istate[0])),
+            fits=status == 0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """What :meth:`WindowScan.easy_pass` did.
+
+    Attributes:
+        jobs, configs, factors, nodes: the jobs started, in order, each with the index of
+            its configuration, its run-time factor and its nodes.
+        heads: how many of them started ahead of the head (the rest were backfilled).
+        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
+        tried: placements tried (a diagnostic).
+        head: the blocked head (-1: none; a window of arrivals: -1).
+        reservation: the shadow time and extra nodes left.
+        fits: False when the head is wider than the machine (no reservation made).
+    """
+
+    jobs: list[int]
+    configs: list[int]
+    factors: list[float]
+    nodes: list[tuple[int, ...]]
+    taken: np.ndarray
+    heads: int
+    blocked: list[tuple[int, bool]]
+    tried: int
+    head: int
+    reservation: tuple[float, int]
+    fits: bool

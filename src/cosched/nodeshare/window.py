@@ -31,7 +31,8 @@ over without any effect.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,7 @@ __all__ = ["Pass", "WindowScan"]
 _WIDTH = len(PAPER_SHAPES)
 #: Cores of a key with no configuration (more than any book has free: blocked by capacity).
 _NONE = np.iinfo(np.int64).max
+_NO_NODES = np.zeros(0, dtype=np.int64)
 
 
 class WindowScan:
@@ -81,6 +83,9 @@ class WindowScan:
         self._out_job = self._out_cfg = self._out_end = self._out_nodes = self._buf
         self._out_factor = np.zeros(0)
         self._out_blocked = np.zeros((0, 2), dtype=np.int64)
+        self._fixed: tuple[NodeBook, tuple[Any, ...]] | None = None
+        self._fstate = np.zeros(1)  # the shadow time
+        self._istate = np.zeros(4, dtype=np.int64)  # extra nodes, version, free, head
 
     def key(self, size: int, sensitivity: int, configs: Sequence[Configuration]) -> int:
         """The id of the ``(size, class)`` key (configurations depend on size only)."""
@@ -106,6 +111,7 @@ class WindowScan:
         self._kp, self._kfit = rows(self._kp, np.nan), rows(self._kfit, False)
         self._kver, self._kmin = rows(self._kver, -1), rows(self._kmin, 0)
         self.dead, self._held = rows(self.dead, False), rows(self._held, -1)
+        self._fixed = None  # the kernel's arrays are new
 
     def record(
         self,
@@ -181,6 +187,39 @@ class WindowScan:
         ``first``, or, ``first < 0``, only the arrivals ``cand`` under ``reservation``,
         the ``(shadow time, extra nodes)`` in force). The book is changed in place
         (its ``version`` and ``usable_free`` too); what the pass did is returned."""
+        fixed = self._fixed
+        if (
+            fixed is None
+            or fixed[0] is not book
+            or len(self._out_blocked) <= max(window, len(cand))
+        ):
+            fixed = self._arrays(book, max(window, len(cand)))
+        istate, fstate = self._istate, self._fstate
+        istate[0], istate[1], istate[2] = reservation[1], book.version, book.usable_free
+        fstate[0] = reservation[0]
+        started, heads, nb, tried, status = kern.easy_pass(
+            first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
+        )
+        book.version, book.usable_free = int(istate[1]), int(istate[2])
+        done = Pass(heads, tried, int(istate[3]), (float(fstate[0]), int(istate[0])), status == 0)
+        if started:
+            ends_at = self._out_end[:started].tolist()
+            flat = self._out_nodes[: ends_at[-1]]
+            taken = flat.tolist()
+            done.jobs = self._out_job[:started].tolist()
+            done.configs = self._out_cfg[:started].tolist()
+            done.factors = self._out_factor[:started].tolist()
+            done.nodes = [
+                tuple(taken[lo:hi]) for lo, hi in zip([0, *ends_at], ends_at, strict=False)
+            ]
+            done.taken = flat
+        if nb:
+            done.blocked = [(j, c == 1) for j, c in self._out_blocked[:nb].tolist()]
+        return done
+
+    def _arrays(self, book: NodeBook, window: int) -> tuple[NodeBook, tuple[Any, ...]]:
+        """The arrays :func:`~cosched.nodeshare._window_kernels.easy_pass` reads and
+        writes besides those of one pass (output buffers sized for ``book``)."""
         nodes = book.nodes * book.cap  # at most this many (job, node) pairs start
         if len(self._out_job) < nodes:
             self._out_job = np.zeros(nodes, dtype=np.int64)
@@ -188,65 +227,45 @@ class WindowScan:
             self._out_end = np.zeros(nodes, dtype=np.int64)
             self._out_nodes = np.zeros(nodes, dtype=np.int64)
             self._out_factor = np.zeros(nodes)
-        most = max(window + 1, len(cand))
-        if len(self._out_blocked) < most:
-            self._out_blocked = np.zeros((most, 2), dtype=np.int64)
+        if len(self._out_blocked) <= window:
+            self._out_blocked = np.zeros((window + 1, 2), dtype=np.int64)
         if len(self._buf) != book.nodes:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
-        fstate = np.array([reservation[0]])
-        istate = np.array([reservation[1], book.version, book.usable_free, -1], dtype=np.int64)
         jobs = (self.kid, self.blocked, self.coef, self.vic, self.est, self.size)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
         out = (self._out_job, self._out_cfg, self._out_end, self._out_nodes)
-        started, heads, nb, tried, status = kern.easy_pass(
-            first, cand, queued, submitted, window, jobs, keys, self._kmin, self.dead,
-            self._held, ends, now, relevant, fstate, istate, book.fit_arrays,
-            book.links, book.state, book.width, book.pad, self._buf, out, self._out_factor,
-            self._out_blocked,
+        self._fixed = book, (
+            jobs, keys, self._kmin, self.dead, self._held, self._fstate, self._istate,
+            book.fit_arrays, book.links, book.state, book.width, book.pad, self._buf, out,
+            self._out_factor, self._out_blocked,
         )  # fmt: skip
-        book.version, book.usable_free = int(istate[1]), int(istate[2])
-        ends_at = self._out_end[:started].tolist()
-        return Pass(
-            jobs=self._out_job[:started].tolist(),
-            configs=self._out_cfg[:started].tolist(),
-            factors=self._out_factor[:started].tolist(),
-            nodes=[
-                tuple(self._out_nodes[lo:hi].tolist())
-                for lo, hi in zip([0, *ends_at][:started], ends_at, strict=True)
-            ],
-            taken=self._out_nodes[: ends_at[-1] if started else 0].copy(),
-            heads=heads,
-            blocked=[(j, bool(c)) for j, c in self._out_blocked[:nb].tolist()],
-            tried=tried,
-            head=int(istate[3]),
-            reservation=(float(fstate[0]), int(istate[0])),
-            fits=status == 0,
-        )
+        return self._fixed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pass:
     """What :meth:`WindowScan.easy_pass` did.
 
     Attributes:
-        jobs, configs, factors, nodes: the jobs started, in order, each with the index of
-            its configuration, its run-time factor and its nodes.
-        heads: how many of them started ahead of the head (the rest were backfilled).
-        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
+        heads: how many jobs started ahead of the head (the rest were backfilled).
         tried: placements tried (a diagnostic).
         head: the blocked head (-1: none; a window of arrivals: -1).
         reservation: the shadow time and extra nodes left.
         fits: False when the head is wider than the machine (no reservation made).
+        jobs, configs, factors, nodes: the jobs started, in order, each with the index of
+            its configuration, its run-time factor and its nodes.
+        taken: all their nodes, one after the other.
+        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
     """
 
-    jobs: list[int]
-    configs: list[int]
-    factors: list[float]
-    nodes: list[tuple[int, ...]]
-    taken: np.ndarray
     heads: int
-    blocked: list[tuple[int, bool]]
     tried: int
     head: int
     reservation: tuple[float, int]
     fits: bool
+    jobs: list[int] = field(default_factory=list)
+    configs: list[int] = field(default_factory=list)
+    factors: list[float] = field(default_factory=list)
+    nodes: list[tuple[int, ...]] = field(default_factory=list)
+    taken: np.ndarray = field(default_factory=lambda: _NO_NODES)
+    blocked: list[tuple[int, bool]] = field(default_factory=list)

@@ -169,3 +169,18 @@ def test_the_queued_mask_gives_the_queue_behind_the_head(
     spy = _WindowSpy(restriction=restriction, degraded=degraded, rates=rates, window=window)
     spy.windows = 0
     Simulation(w, platform, spy, check=True).run()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([-1.0, 0.0, 0.5, 2.0, 3.0, 7.25, 1e9, np.inf]), min_size=1, max_size=80
+    ),
+    data=st.data(),
+)
+def test_kth_smallest_is_the_partition(values, data) -> None:
+    # Many ties, k small (the sorted buffer) and large (np.partition): the k-th smallest.
+    k = data.draw(st.integers(1, len(values)))
+    x = np.array(values)
+    assert kern.kth_smallest(x, k) == np.partition(x, k - 1)[k - 1] == sorted(values)[k - 1]
+    assert x.tolist() == values  # the input is left as it was

@@ -16,7 +16,16 @@ from cosched.nodeshare._book_kernels import BASE, choose, fit_row, move, take
 # The same decorator as the profile kernels (numba with cache=True, else plain Python).
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["NOTHING", "VISIT", "easy_pass", "key_row", "node_shadow", "queued_after", "scan"]
+__all__ = [
+    "NOTHING",
+    "VISIT",
+    "easy_pass",
+    "key_row",
+    "kth_smallest",
+    "node_shadow",
+    "queued_after",
+    "scan",
+]
 
 
 #: What :func:`scan` found: nothing to do, or a job to visit.
@@ -333,6 +342,36 @@ def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndar
     return out[:n]
 
 
+#: Up to this k, :func:`kth_smallest` keeps the k smallest in a sorted buffer.
+_FEW = 32
+
+
+@_jit
+def kth_smallest(values: np.ndarray, k: int) -> float:
+    """The ``k``-th smallest of ``values`` (1-based; ``np.partition(values, k - 1)[k -
+    1]``, an order statistic, so exact). For a small ``k`` one pass keeps the ``k``
+    smallest so far in a sorted buffer (most values are larger than its last and cost
+    one comparison); otherwise ``np.partition``."""
+    if k > _FEW:
+        return float(np.partition(values, k - 1)[k - 1])
+    buf = np.empty(k)
+    n = 0
+    for i in range(len(values)):
+        v = values[i]
+        if n == k:
+            if not v < buf[k - 1]:
+                continue
+            pos = k - 1
+        else:
+            pos = n
+            n += 1
+        while pos > 0 and buf[pos - 1] > v:  # insertion: shift the larger ones up
+            buf[pos] = buf[pos - 1]
+            pos -= 1
+        buf[pos] = v
+    return float(buf[k - 1])
+
+
 @_jit
 def node_shadow(
     ends: np.ndarray,
@@ -375,7 +414,7 @@ def node_shadow(
         k = need - free
         if k > m:
             return np.nan, 0, False
-        shadow = np.partition(occupied[:m], k - 1)[k - 1]
+        shadow = kth_smallest(occupied[:m], k)
     by_shadow = 0
     for i in range(m):
         if occupied[i] <= shadow:

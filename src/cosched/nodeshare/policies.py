@@ -611,11 +611,14 @@ class CoschedulingBackfill(_NodeShareBase):
         assert scan is not None
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
-        ends = self._ends_for(view)
         if first >= 0:
+            ends = self._ends_for(view)
             # Every estimated end the reservation reads is fresh; this pass's starts
             # are read from the engine at the next one.
             self._stale = []
+        else:  # the arrivals' pass reads no end (a full pass made the array)
+            assert self._ends is not None
+            ends = self._ends
         t0 = time.perf_counter_ns()
         done = scan.easy_pass(
             book,
@@ -631,8 +634,6 @@ class CoschedulingBackfill(_NodeShareBase):
         )
         self.place_ns += time.perf_counter_ns() - t0
         self.place_calls += done.tried
-        if done.jobs:
-            book._changed()
         if first >= 0:
             self._head = done.head
             if not done.fits:
@@ -640,14 +641,18 @@ class CoschedulingBackfill(_NodeShareBase):
         self._shadow, self._extra = done.reservation
         for j, by_cap in done.blocked:
             self.blocked[j] = "capacity" if by_cap else "fragmentation"
+        if not done.jobs:
+            self._backfilled = False
+            return []
+        book._changed()
         out: list[Decision] = []
-        info, job = self._info, view.job
+        info, job, record = self._info, view.job, self._record
         for j, c, factor, nodes in zip(
             done.jobs, done.configs, done.factors, done.nodes, strict=True
         ):
             s, configs, coeffs, _, _ = info.pop(j)
-            out.append(self._record(job(j), s, configs[c], nodes, factor, coeffs[c]))
-        if self._live is not None and done.jobs:
+            out.append(record(job(j), s, configs[c], nodes, factor, coeffs[c]))
+        if self._live is not None:
             self._touched.update(book.jobs_on(done.taken))
         self._backfilled = len(done.jobs) > done.heads
         return out

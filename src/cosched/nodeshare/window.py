@@ -31,8 +31,7 @@ over without any effect.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,7 +45,6 @@ __all__ = ["Pass", "WindowScan"]
 _WIDTH = len(PAPER_SHAPES)
 #: Cores of a key with no configuration (more than any book has free: blocked by capacity).
 _NONE = np.iinfo(np.int64).max
-_NO_NODES = np.zeros(0, dtype=np.int64)
 
 
 class WindowScan:
@@ -201,21 +199,26 @@ class WindowScan:
             first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
         )
         book.version, book.usable_free = int(istate[1]), int(istate[2])
-        done = Pass(heads, tried, int(istate[3]), (float(fstate[0]), int(istate[0])), status == 0)
-        if started:
-            ends_at = self._out_end[:started].tolist()
-            flat = self._out_nodes[: ends_at[-1]]
-            taken = flat.tolist()
-            done.jobs = self._out_job[:started].tolist()
-            done.configs = self._out_cfg[:started].tolist()
-            done.factors = self._out_factor[:started].tolist()
-            done.nodes = [
-                tuple(taken[lo:hi]) for lo, hi in zip([0, *ends_at], ends_at, strict=False)
-            ]
-            done.taken = flat
-        if nb:
-            done.blocked = [(j, c == 1) for j, c in self._out_blocked[:nb].tolist()]
-        return done
+        reservation = (float(fstate[0]), int(istate[0]))
+        blocked = [(j, c == 1) for j, c in self._out_blocked[:nb].tolist()] if nb else []
+        if not started:
+            return Pass(heads, tried, int(istate[3]), reservation, status == 0, blocked)
+        ends_at = self._out_end[:started].tolist()
+        flat = self._out_nodes[: ends_at[-1]]
+        taken = flat.tolist()
+        return Pass(
+            heads,
+            tried,
+            int(istate[3]),
+            reservation,
+            status == 0,
+            blocked,
+            self._out_job[:started].tolist(),
+            self._out_cfg[:started].tolist(),
+            self._out_factor[:started].tolist(),
+            [tuple(taken[lo:hi]) for lo, hi in zip([0, *ends_at], ends_at, strict=False)],
+            flat,
+        )
 
     def _arrays(self, book: NodeBook, window: int) -> tuple[NodeBook, tuple[Any, ...]]:
         """The arrays :func:`~cosched.nodeshare._window_kernels.easy_pass` reads and
@@ -242,8 +245,7 @@ class WindowScan:
         return self._fixed
 
 
-@dataclass(slots=True)
-class Pass:
+class Pass(NamedTuple):
     """What :meth:`WindowScan.easy_pass` did.
 
     Attributes:
@@ -252,10 +254,10 @@ class Pass:
         head: the blocked head (-1: none; a window of arrivals: -1).
         reservation: the shadow time and extra nodes left.
         fits: False when the head is wider than the machine (no reservation made).
+        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
         jobs, configs, factors, nodes: the jobs started, in order, each with the index of
             its configuration, its run-time factor and its nodes.
         taken: all their nodes, one after the other.
-        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
     """
 
     heads: int
@@ -263,9 +265,9 @@ class Pass:
     head: int
     reservation: tuple[float, int]
     fits: bool
-    jobs: list[int] = field(default_factory=list)
-    configs: list[int] = field(default_factory=list)
-    factors: list[float] = field(default_factory=list)
-    nodes: list[tuple[int, ...]] = field(default_factory=list)
-    taken: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    blocked: list[tuple[int, bool]] = field(default_factory=list)
+    blocked: list[tuple[int, bool]]
+    jobs: Sequence[int] = ()
+    configs: Sequence[int] = ()
+    factors: Sequence[float] = ()
+    nodes: Sequence[tuple[int, ...]] = ()
+    taken: np.ndarray = np.zeros(0, dtype=np.int64)

@@ -513,25 +513,27 @@ class CoschedulingBackfill(_NodeShareBase):
         return super().commit(job, plan, book)
 
     def schedule(self, view: SystemView) -> list[Decision]:
-        book = self.book_for(view)
+        book = self._book or self.book_for(view)
         fresh, self._fresh = self._fresh, []
         queue = view.queue
-        first = next(iter(queue), None)
-        if first is None:
+        if not queue:
             return []
+        first = next(iter(queue))
+        incremental = not (self._dirty or self._backfilled) and first.index == self._head
+        if incremental:
+            # Nothing ended and nothing was backfilled: the head still blocks, the
+            # reservation stands, and only arrivals inside the window are new.
+            skip = len(queue) - len(fresh) - 1
+            cand = fresh[: max(self.window - skip, 0)]
+            if not cand:
+                return []
         # The built-in policy runs each pass as one kernel; a variant (a subclass, or
         # plan or commit replaced on the instance) keeps the loop through its methods.
         one_kernel = type(self) is CoschedulingBackfill and not (
             "plan" in self.__dict__ or "commit" in self.__dict__
         )
-        if not (self._dirty or self._backfilled) and first.index == self._head:
-            # Nothing ended and nothing was backfilled: the head still blocks, the
-            # reservation stands, and only arrivals inside the window are new.
-            skip = len(queue) - len(fresh) - 1
-            cand = fresh[: max(self.window - skip, 0)]
+        if incremental:
             if one_kernel:
-                if not cand:
-                    return []
                 jobs = np.array([job.index for job in cand], dtype=np.int64)
                 return self._kernel_pass(view, book, -1, jobs)
             if len(cand) >= _SCAN_FROM:

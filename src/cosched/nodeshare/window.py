@@ -126,9 +126,8 @@ class WindowScan:
         self.size[idx] = size
         self.est[idx] = estimate
         self.vic[idx] = victim
-        for k, (a, b) in enumerate(coeffs):
-            self.coef[idx, k, 0] = a
-            self.coef[idx, k, 1] = b
+        if coeffs:
+            self.coef[idx, : len(coeffs)] = coeffs
 
     def new_pass(self) -> None:
         """Forget the dead keys and the relevant-node counts (a new backfill pass)."""

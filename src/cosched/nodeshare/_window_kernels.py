@@ -95,14 +95,14 @@ def scan(
     (:func:`~cosched.nodeshare._book_kernels.choose`, as ``NodeBook.best``) ends by
     ``shadow`` or holds at most ``extra`` relevant nodes.
     """
-    ks, kneed, kcores, kp, _, _ = keys
+    ks, kneed, kcores, kp, kfit, kver = keys
     order, st_code, st_free, _, ok = book
     for i in range(start, len(jobs)):
         j = jobs[i]
         k = kid[j]
         if kdead[k]:
             continue
-        if not key_row(k, keys, version, book, cnt):
+        if not (kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt)):
             if blocked[j]:  # nothing to record: the key is dead for this pass
                 kdead[k] = True
                 continue
@@ -244,7 +244,7 @@ def easy_pass(
     caller), with the heads' starts made.
     """
     kid, blocked, coef, vic, est, size = jobs
-    kp = keys[3]
+    kp, kfit, kver = keys[3], keys[4], keys[5]
     cnt, head, nxt = links[0], links[1], links[3]
     node_jobs, count = state[5], state[6]
     out_end, out_nodes = out[2], out[3]
@@ -266,7 +266,7 @@ def easy_pass(
             tried += 1
             bc = -1
             best = np.inf
-            if key_row(k, keys, version, book, cnt):
+            if kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt):
                 bc, best = choose(kp[k], coef[j], vic[j])
             if bc < 0:
                 nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)
@@ -302,7 +302,7 @@ def easy_pass(
         tried += 1
         bc = -1
         best = np.inf
-        if key_row(k, keys, version, book, cnt):
+        if kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt):
             bc, best = choose(kp[k], coef[j], vic[j])
         if bc < 0:
             nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)

@@ -10,11 +10,8 @@ from hypothesis import strategies as st
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
-from cosched.platform import Platform
 from cosched.policies.reservation import node_reservation
-from cosched.workload.job import Workload
-from cosched.workload.profiles.nodeshare import annotate_nodeshare
-from tests.nodeshare.test_invariants import CORES, RUNS, _setup
+from tests.nodeshare.test_invariants import RUNS, _setup, mixed_workload
 
 
 class _Loop(ns.CoschedulingBackfill):
@@ -57,13 +54,7 @@ def test_scanned_window_schedules_as_the_job_by_job_visit(
 def test_a_variant_places_through_its_own_methods() -> None:
     # A subclass, or plan replaced on the instance, keeps the loop through plan(): each
     # blocked head and each start is planned there (the one-kernel pass never calls it).
-    rng = np.random.default_rng(3)
-    rows = [
-        (float(10 * i), int(rng.integers(1, 64)), float(rng.integers(1, 900)), 1e4)
-        for i in range(200)
-    ]
-    w = annotate_nodeshare(Workload.from_jobs(rows), rng=np.random.default_rng(5))
-    platform = Platform(nodes=4, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+    w, platform = mixed_workload()
     seen = {"sub": 0, "patched": 0, "kernel": 0}
 
     class Counting(ns.CoschedulingBackfill):

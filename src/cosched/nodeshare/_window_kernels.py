@@ -28,6 +28,11 @@ __all__ = [
 ]
 
 
+#: The per-key table ``(class, needs, cores, pressures, fits, version)`` of
+#: :class:`~cosched.nodeshare.window.WindowScan`, and five of the book's arrays.
+Keys = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Arrays5 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 #: What :func:`scan` found: nothing to do, or a job to visit.
 NOTHING, VISIT = 0, 1
 
@@ -35,9 +40,9 @@ NOTHING, VISIT = 0, 1
 @_jit
 def key_row(
     k: int,
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
     version: int,
-    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    book: Arrays5,
     cnt: np.ndarray,
 ) -> bool:
     """Whether any configuration of key ``k`` fits; its row of pressures (``keys[3][k]``)
@@ -58,7 +63,7 @@ def scan(
     jobs: np.ndarray,
     start: int,
     kid: np.ndarray,
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
     kdead: np.ndarray,
     held: np.ndarray,
     blocked: np.ndarray,
@@ -70,7 +75,7 @@ def scan(
     extra: int,
     relevant: np.ndarray,
     version: int,
-    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    book: Arrays5,
     cnt: np.ndarray,
     head: np.ndarray,
     nxt: np.ndarray,
@@ -151,9 +156,9 @@ def _start(
     factor: float,
     ns: int,
     nn: int,
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    links: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
+    book: Arrays5,
+    links: Arrays5,
     state: tuple[
         np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
     ],
@@ -161,11 +166,13 @@ def _start(
     pad: int,
     out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     out_factor: np.ndarray,
+    queued: np.ndarray,
 ) -> int:
     """Start job ``j`` (key ``k``) in configuration ``c``: its nodes
     (:func:`~cosched.nodeshare._book_kernels.take`) from ``out_nodes[nn]`` on, the book
-    changed (:func:`~cosched.nodeshare._book_kernels.move`), the start written as row
-    ``ns`` of ``out``; returns the change in free cores below the cap."""
+    changed (:func:`~cosched.nodeshare._book_kernels.move`), the job no longer
+    ``queued``, the start written as row ``ns`` of ``out``; returns the change in free
+    cores below the cap."""
     ks, kneed, kcores, _, _, _ = keys
     order, st_code, st_free, _, ok = book
     cnt, head, tail, nxt, prv = links
@@ -177,7 +184,27 @@ def _start(
                     cnt, head, tail, nxt, prv, below_cap, pressure_of, node_pressure,
                     node_jobs, count, pad)  # fmt: skip
     out_job[ns], out_cfg[ns], out_end[ns], out_factor[ns] = j, c, nn + n, factor
+    queued[j] = False
     return int(delta)
+
+
+@_jit
+def _choice(
+    j: int,
+    k: int,
+    keys: Keys,
+    version: int,
+    book: Arrays5,
+    cnt: np.ndarray,
+    coef: np.ndarray,
+    vic: np.ndarray,
+) -> tuple[int, float]:
+    """Algorithm 1's choice for job ``j`` of key ``k`` now: ``(configuration, factor)``
+    (:func:`~cosched.nodeshare._book_kernels.choose` on the key's row), ``(-1, inf)`` if
+    none fits."""
+    if not key_row(k, keys, version, book, cnt):
+        return -1, np.inf
+    return choose(keys[3][k], coef[j], vic[j])
 
 
 @_jit
@@ -191,14 +218,14 @@ def easy_pass(
     now: float,
     relevant: np.ndarray,
     jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
     kmin: np.ndarray,
     kdead: np.ndarray,
     held: np.ndarray,
     fstate: np.ndarray,
     istate: np.ndarray,
-    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    links: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    book: Arrays5,
+    links: Arrays5,
     state: tuple[
         np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
     ],
@@ -244,7 +271,6 @@ def easy_pass(
     caller), with the heads' starts made.
     """
     kid, blocked, coef, vic, est, size = jobs
-    kp, kfit, kver = keys[3], keys[4], keys[5]
     cnt, head, nxt = links[0], links[1], links[3]
     node_jobs, count = state[5], state[6]
     out_end, out_nodes = out[2], out[3]
@@ -264,18 +290,14 @@ def easy_pass(
                 continue
             k = kid[j]
             tried += 1
-            bc = -1
-            best = np.inf
-            if kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt):
-                bc, best = choose(kp[k], coef[j], vic[j])
+            bc, best = _choice(j, k, keys, version, book, cnt, coef, vic)
             if bc < 0:
                 nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)
                 top = j
                 break
             usable_free += _start(j, k, bc, best, ns, nn, keys, book, links, state, width,
-                                  pad, out, out_factor)  # fmt: skip
+                                  pad, out, out_factor, queued)  # fmt: skip
             version += 1
-            queued[j] = False
             nn = out_end[ns]
             ns += 1
             ends[j] = now + est[j] * best
@@ -300,18 +322,14 @@ def easy_pass(
         j = window_jobs[pos]
         k = kid[j]
         tried += 1
-        bc = -1
-        best = np.inf
-        if kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt):
-            bc, best = choose(kp[k], coef[j], vic[j])
+        bc, best = _choice(j, k, keys, version, book, cnt, coef, vic)
         if bc < 0:
             nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)
             kdead[k] = True
         else:
             usable_free += _start(j, k, bc, best, ns, nn, keys, book, links, state, width,
-                                  pad, out, out_factor)  # fmt: skip
+                                  pad, out, out_factor, queued)  # fmt: skip
             version += 1
-            queued[j] = False
             if now + est[j] * best > shadow:
                 # It holds its nodes past the shadow time: those the head counts on
                 # come out of the extra nodes (scan found no more than extra).

@@ -10,7 +10,7 @@ from itertools import islice
 
 from cosched.nodeshare.configurations import Configuration
 from cosched.nodeshare.interference import InterferenceModel
-from cosched.nodeshare.placement import _BASE, NodeBook
+from cosched.nodeshare.placement import _BASE, NodeBook, Plan
 
 
 class ReferenceBook:
@@ -126,9 +126,29 @@ class ReferenceBook:
                 out.append((k, pressure))
         return out
 
-    # Algorithm 1's choice among the fits and the capacity test read the book only
-    # through fits, _take and usable_free: the book's own code serves both books.
-    best = NodeBook.best
+    def best(
+        self,
+        sensitivity: int,
+        configs: Sequence[Configuration],
+        coeffs: Sequence[tuple[float, float]],
+    ) -> Plan | None:
+        """Algorithm 1's choice as the book made it before stop 27 (a Python loop; the
+        book now calls the kernel ``choose``): the smallest factor, the first on ties."""
+        victim = self.model.victim[sensitivity]
+        best_k, best_factor = -1, float("inf")
+        for k, pressure in self.fits(sensitivity, configs):
+            a, b = coeffs[k]
+            factor = a * (1.0 + victim * pressure) + b
+            if factor < best_factor:
+                best_k, best_factor = k, factor
+        if best_k < 0:
+            return None
+        cfg = configs[best_k]
+        nodes = self._take(sensitivity, cfg.nodes, cfg.cores)
+        return Plan(cfg, nodes, best_factor, coeffs[best_k])
+
+    # The capacity test reads the book only through usable_free: the book's own code
+    # serves both books.
     blocked_by_capacity = NodeBook.blocked_by_capacity
 
     def first_node(self, sensitivity: int, cores: int) -> int:

@@ -83,14 +83,19 @@ def test_invariants(data, nodes, seed, restriction, degraded, rates, combined):
         assert not any(d for _, d, _ in policy.chosen.values())
 
 
-def test_same_seed_same_schedule():
+def mixed_workload() -> tuple[Workload, Platform]:
+    """200 jobs of 1 to 63 cores every 10 s, annotated, on 4 nodes (cap 3)."""
     rng = np.random.default_rng(3)
     rows = [
         (float(10 * i), int(rng.integers(1, 64)), float(rng.integers(1, 900)), 1e4)
         for i in range(200)
     ]
     w = annotate_nodeshare(Workload.from_jobs(rows), rng=np.random.default_rng(5))
-    platform = Platform(nodes=4, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+    return w, Platform(nodes=4, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+
+
+def test_same_seed_same_schedule():
+    w, platform = mixed_workload()
     runs = [
         Simulation(w, platform, make_policy(name)).run().jobs
         for name in ("nodeshare", "nodeshare", "nodeshare-easy", "nodeshare-easy")

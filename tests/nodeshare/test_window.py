@@ -11,12 +11,19 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
 from cosched.policies.reservation import node_reservation
-from tests.nodeshare.test_invariants import RUNS, _setup
+from tests.nodeshare.test_invariants import RUNS, _setup, mixed_workload
 
 
-def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params):
+class _Loop(ns.CoschedulingBackfill):
+    """nodeshare-easy through its loop of Python methods (a subclass, as a user's
+    variant: it does not take the one-kernel pass)."""
+
+    name = ""
+
+
+def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, cls=_Loop, **params):
     monkeypatch.setattr(ns, "_SCAN_FROM", scan_from)
-    policy = ns.CoschedulingBackfill(**params)
+    policy = cls(**params)
     r = Simulation(w, platform, policy, check=True).run()
     return r, policy
 
@@ -26,18 +33,53 @@ def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, **params)
 def test_scanned_window_schedules_as_the_job_by_job_visit(
     data, nodes, seed, restriction, degraded, rates, window
 ) -> None:
-    # Every window scanned (from 1 job) against every window visited job by job: the
-    # same starts, ends, placements, configurations and blocked record, bit for bit.
+    # Every window scanned (from 1 job) against every window visited job by job, and
+    # every pass as one kernel (the built-in policy): the same starts, ends,
+    # placements, configurations, blocked record and engine counters, bit for bit.
     w, platform = _setup(data, nodes, seed)
     params = dict(restriction=restriction, degraded=degraded, rates=rates, window=window)
     with pytest.MonkeyPatch.context() as mp:
         a, pa = _run(w, platform, 10**9, mp, **params)
         b, pb = _run(w, platform, 1, mp, **params)
-    for col in ("start_time", "end_time"):
-        assert a.jobs[col].to_numpy().tobytes() == b.jobs[col].to_numpy().tobytes()
-    assert a.placements == b.placements
-    assert pa.chosen == pb.chosen
-    assert pa.blocked == pb.blocked
+        c, pc = _run(w, platform, 10**9, mp, cls=ns.CoschedulingBackfill, **params)
+    for other, po in ((b, pb), (c, pc)):
+        for col in ("start_time", "end_time"):
+            assert a.jobs[col].to_numpy().tobytes() == other.jobs[col].to_numpy().tobytes()
+        assert a.placements == other.placements
+        assert a.stats == other.stats
+        assert pa.chosen == po.chosen
+        assert pa.blocked == po.blocked
+
+
+def test_a_variant_places_through_its_own_methods() -> None:
+    # A subclass, or plan replaced on the instance, keeps the loop through plan(): each
+    # blocked head and each start is planned there (the one-kernel pass never calls it).
+    w, platform = mixed_workload()
+    seen = {"sub": 0, "patched": 0, "kernel": 0}
+
+    class Counting(ns.CoschedulingBackfill):
+        name = ""
+
+        def plan(self, job, view, book=None):
+            seen["sub"] += 1
+            return super().plan(job, view, book)
+
+    patched = ns.CoschedulingBackfill()
+    plain = patched.plan
+
+    def counted(job, view, book=None):
+        seen["patched"] += 1
+        return plain(job, view, book)
+
+    patched.plan = counted  # type: ignore[method-assign]
+    kernel = ns.CoschedulingBackfill()
+    plain_k = kernel.plan
+    runs = [Simulation(w, platform, p).run() for p in (Counting(), patched)]
+    kernel_run = Simulation(w, platform, kernel).run()
+    assert kernel.plan == plain_k  # not replaced: the kernel pass, plan() never called
+    assert seen["sub"] >= len(w) and seen["patched"] >= len(w)
+    for r in runs:
+        assert r.placements == kernel_run.placements
 
 
 @settings(max_examples=200, deadline=None)
@@ -118,3 +160,18 @@ def test_the_queued_mask_gives_the_queue_behind_the_head(
     spy = _WindowSpy(restriction=restriction, degraded=degraded, rates=rates, window=window)
     spy.windows = 0
     Simulation(w, platform, spy, check=True).run()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([-1.0, 0.0, 0.5, 2.0, 3.0, 7.25, 1e9, np.inf]), min_size=1, max_size=80
+    ),
+    data=st.data(),
+)
+def test_kth_smallest_is_the_partition(values, data) -> None:
+    # Many ties, k small (the sorted buffer) and large (np.partition): the k-th smallest.
+    k = data.draw(st.integers(1, len(values)))
+    x = np.array(values)
+    assert kern.kth_smallest(x, k) == np.partition(x, k - 1)[k - 1] == sorted(values)[k - 1]
+    assert x.tolist() == values  # the input is left as it was

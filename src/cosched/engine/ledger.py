@@ -75,19 +75,21 @@ class NodeLedger:
         """Why ``placement`` cannot be applied now, or None if it can."""
         if not placement:
             return "empty placement"
+        free, by_node, cap = self._free, self._by_node, self.max_jobs
+        nodes = len(free)
         seen: set[int] = set()
         for node, slots in placement:
-            if not 0 <= node < len(self._free):
+            if not 0 <= node < nodes:
                 return f"node {node} does not exist"
             if node in seen:
                 return f"node {node} appears twice"
             seen.add(node)
             if slots < 1:
                 return f"takes {slots} slots on node {node}"
-            if slots > self._free[node]:
-                return f"node {node} has {self._free[node]} free slots, {slots} asked"
-            if len(self._by_node[node]) >= self.max_jobs:
-                return f"node {node} already runs {self.max_jobs} jobs (the cap)"
+            if slots > free[node]:
+                return f"node {node} has {free[node]} free slots, {slots} asked"
+            if len(by_node[node]) >= cap:
+                return f"node {node} already runs {cap} jobs (the cap)"
         return None
 
     def verify(self) -> str | None:
@@ -107,32 +109,41 @@ class NodeLedger:
 
     # -- changes -------------------------------------------------------------------------
 
-    def _usable(self, node: int) -> int:
-        """Free slots of ``node`` that a new job could use (0 at the job cap)."""
-        return self._free[node] if len(self._by_node[node]) < self.max_jobs else 0
-
     def place(self, idx: int, placement: Placement) -> None:
         """Give job ``idx`` its slots (call :meth:`problem` first)."""
-        for node, slots in placement:
-            before = self._usable(node)
-            if not self._by_node[node]:
-                self._empty -= 1
-            self._by_node[node].append(idx)
-            self._free[node] -= slots
-            self._total_free += self._usable(node) - before
+        self._change(idx, placement, True)
         self._placed[idx] = placement
 
     def release(self, idx: int) -> Placement:
         """Take job ``idx``'s slots back; returns its placement."""
         placement = self._placed.pop(idx)
-        for node, slots in placement:
-            before = self._usable(node)
-            self._by_node[node].remove(idx)
-            if not self._by_node[node]:
-                self._empty += 1
-            self._free[node] += slots
-            self._total_free += self._usable(node) - before
+        self._change(idx, placement, False)
         return placement
+
+    def _change(self, idx: int, placement: Placement, joins: bool) -> None:
+        """Job ``idx`` joins (or leaves) the nodes of ``placement``. The total of usable
+        free slots counts a node's free slots only while it is below the job cap."""
+        free, by_node, cap = self._free, self._by_node, self.max_jobs
+        total, empty = self._total_free, self._empty
+        for node, slots in placement:
+            jobs = by_node[node]
+            left = free[node]
+            if len(jobs) < cap:
+                total -= left
+            if joins:
+                if not jobs:
+                    empty -= 1
+                jobs.append(idx)
+                left -= slots
+            else:
+                jobs.remove(idx)
+                if not jobs:
+                    empty += 1
+                left += slots
+            free[node] = left
+            if len(jobs) < cap:
+                total += left
+        self._total_free, self._empty = total, empty
 
     def first_fit(self, units: int) -> Placement:
         """A placement for a count-based job of ``units`` (see the module docstring).

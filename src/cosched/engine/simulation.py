@@ -584,11 +584,13 @@ class Simulation:
         self._seq += 1
         remaining = max(self._run[idx] - self._done[idx], 0.0)
         heapq.heappush(self._heap, (now + remaining / rate, self._seq, idx, self._ver[idx]))
-        self._drop_release(idx)
+        releases = self._releases
+        if releases is not None:
+            self._drop_release(idx)
         est_left = max(self._est[idx] - self._done[idx], 0.0)
         self._est_end[idx] = now + est_left / rate
-        if self._releases is not None:
-            bisect.insort(self._releases, (self._est_end[idx], idx, self._sizes[idx]))
+        if releases is not None:
+            bisect.insort(releases, (self._est_end[idx], idx, self._sizes[idx]))
         self._stats["rate_changes"] += 1
         self._epoch += 1
 

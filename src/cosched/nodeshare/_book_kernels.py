@@ -10,8 +10,9 @@ free cores, then code), so a change of the book moves counts and links only.
 
 Every rule that reads the buckets is written here once: :func:`usable` (may a node
 in a state take a job), :func:`fit_row` (for each configuration of a job, the pressure
-on the worst of its best nodes), :func:`take` (those nodes) and :func:`move` (a job
-joins or leaves nodes). The book's Python methods call them, and so does the backfill
+on the worst of its best nodes), :func:`choose` (the configuration Algorithm 1 picks
+from those pressures), :func:`take` (its nodes) and :func:`move` (a job joins or leaves
+nodes). The book's Python methods call them, and so does the backfill
 window's scan (:mod:`cosched.nodeshare._window_kernels`).
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` or without numba they
@@ -24,7 +25,11 @@ import numpy as np
 
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["co_pressure", "fit_row", "jobs_on", "move", "new_factors", "take"]
+#: A node's state code counts its jobs per class in base 8: ``low + 8 x moderate + 64 x
+#: high`` (a job of class ``s`` adds ``BASE ** s``; cap <= 7 jobs a node).
+BASE = 8
+
+__all__ = ["BASE", "choose", "co_pressure", "fit_row", "jobs_on", "move", "new_factors", "take"]
 
 
 @_jit
@@ -79,6 +84,26 @@ def fit_row(
                 any_fit = True
                 left -= 1
     return any_fit
+
+
+@_jit
+def choose(row: np.ndarray, coef: np.ndarray, victim: float) -> tuple[int, float]:
+    """Algorithm 1's choice among a job's configurations: ``(c, factor)`` for the
+    smallest run-time factor ``a (1 + victim x pressure) + b`` (``a, b = coef[c]``) over
+    the configurations that fit (``row[c]``, the pressure from :func:`fit_row`; NaN: it
+    does not fit), the first on ties; ``(-1, inf)`` if none fits or no factor is finite.
+    """
+    best = np.inf
+    bc = -1
+    for c in range(len(row)):
+        p = row[c]
+        if p != p:  # this configuration does not fit
+            continue
+        f = coef[c, 0] * (1.0 + victim * p) + coef[c, 1]
+        if f < best:
+            best = f
+            bc = c
+    return bc, best
 
 
 @_jit

@@ -11,16 +11,51 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosched.nodeshare._book_kernels import fit_row, take
+from cosched.nodeshare._book_kernels import BASE, choose, fit_row, move, take
 
 # The same decorator as the profile kernels (numba with cache=True, else plain Python).
 from cosched.policies._profile_kernels import _jit
 
-__all__ = ["NOTHING", "VISIT", "node_shadow", "queued_after", "scan"]
+__all__ = [
+    "NOTHING",
+    "VISIT",
+    "easy_pass",
+    "key_row",
+    "kth_smallest",
+    "node_shadow",
+    "queued_after",
+    "scan",
+]
 
+
+#: The per-key table ``(class, needs, cores, pressures, fits, version)`` of
+#: :class:`~cosched.nodeshare.window.WindowScan`, and five of the book's arrays.
+Keys = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Arrays5 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: What :func:`scan` found: nothing to do, or a job to visit.
 NOTHING, VISIT = 0, 1
+
+
+@_jit
+def key_row(
+    k: int,
+    keys: Keys,
+    version: int,
+    book: Arrays5,
+    cnt: np.ndarray,
+) -> bool:
+    """Whether any configuration of key ``k`` fits; its row of pressures (``keys[3][k]``)
+    recomputed by :func:`~cosched.nodeshare._book_kernels.fit_row` first if it is not
+    for the book's ``version``."""
+    ks, kneed, kcores, kp, kfit, kver = keys
+    if kver[k] != version:
+        order, st_code, st_free, st_press, ok = book
+        kfit[k] = fit_row(
+            ks[k], kneed[k], kcores[k], kp[k], order, st_code, st_free, st_press, ok, cnt
+        )
+        kver[k] = version
+    return bool(kfit[k])
 
 
 @_jit
@@ -28,12 +63,11 @@ def scan(
     jobs: np.ndarray,
     start: int,
     kid: np.ndarray,
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
     kdead: np.ndarray,
     held: np.ndarray,
     blocked: np.ndarray,
-    ca: np.ndarray,
-    cb: np.ndarray,
+    coef: np.ndarray,
     vic: np.ndarray,
     est: np.ndarray,
     now: float,
@@ -41,7 +75,7 @@ def scan(
     extra: int,
     relevant: np.ndarray,
     version: int,
-    book: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    book: Arrays5,
     cnt: np.ndarray,
     head: np.ndarray,
     nxt: np.ndarray,
@@ -53,50 +87,32 @@ def scan(
     does anything.
 
     ``keys`` is the per-key table ``(class, needs, cores, pressures, fits, version)``
-    (see :class:`~cosched.nodeshare.window.WindowScan`); a row not for the book's
-    ``version`` is recomputed by :func:`~cosched.nodeshare._book_kernels.fit_row` from
-    the book's arrays (``book`` = ``NodeBook.fit_arrays``, ``cnt``) when first read.
-    ``held[k, c]`` (``-1``: not counted since the last start) is the number of nodes the
+    (see :class:`~cosched.nodeshare.window.WindowScan`), each row read through
+    :func:`key_row` (``book`` = ``NodeBook.fit_arrays``, ``cnt``). ``held[k, c]``
+    (``-1``: not counted since the last start) is the number of nodes the
     head counts on (``relevant``) among those configuration ``c`` of key ``k`` takes
     (:func:`~cosched.nodeshare._book_kernels.take`, into ``buf``).
 
     A job does something if its key is not dead (found unfit in this pass) and either
     no configuration of its key fits and the job is not ``blocked`` yet (its visit
     records why; a job already recorded only makes the key dead, which the scan does
-    itself), or no factor is finite, or Algorithm 1's choice (smallest ``a (1 + victim
-    x pressure) + b`` over the fitting configurations, the first on ties; the same
-    operations as ``NodeBook.best``) ends by ``shadow`` or holds at most ``extra``
-    relevant nodes.
+    itself), or no factor is finite, or Algorithm 1's choice
+    (:func:`~cosched.nodeshare._book_kernels.choose`, as ``NodeBook.best``) ends by
+    ``shadow`` or holds at most ``extra`` relevant nodes.
     """
     ks, kneed, kcores, kp, kfit, kver = keys
-    order, st_code, st_free, st_press, ok = book
-    width = kp.shape[1]
+    order, st_code, st_free, _, ok = book
     for i in range(start, len(jobs)):
         j = jobs[i]
         k = kid[j]
         if kdead[k]:
             continue
-        if kver[k] != version:
-            kfit[k] = fit_row(
-                ks[k], kneed[k], kcores[k], kp[k], order, st_code, st_free, st_press, ok, cnt
-            )
-            kver[k] = version
-        if not kfit[k]:
+        if not (kfit[k] if kver[k] == version else key_row(k, keys, version, book, cnt)):
             if blocked[j]:  # nothing to record: the key is dead for this pass
                 kdead[k] = True
                 continue
             return VISIT, i
-        best = np.inf
-        bc = -1
-        v = vic[j]
-        for c in range(width):
-            p = kp[k, c]
-            if p != p:  # this configuration does not fit
-                continue
-            f = ca[j, c] * (1.0 + v * p) + cb[j, c]
-            if f < best:
-                best = f
-                bc = c
+        bc, best = choose(kp[k], coef[j], vic[j])
         if bc < 0:
             return VISIT, i
         if now + est[j] * best <= shadow:
@@ -116,6 +132,221 @@ def scan(
 
 
 @_jit
+def _blocked(
+    j: int, k: int, usable_free: int, kmin: np.ndarray, blocked: np.ndarray,
+    out_blocked: np.ndarray, nb: int,
+) -> int:  # fmt: skip
+    """Record job ``j`` (key ``k``) as blocked, once: ``out_blocked[nb] = (j, 1)`` when
+    too few cores are free below the cap for its smallest configuration (capacity,
+    ``NodeBook.blocked_by_capacity``), ``(j, 0)`` otherwise (fragmentation); returns
+    the new count."""
+    if blocked[j]:
+        return nb
+    blocked[j] = True
+    out_blocked[nb, 0] = j
+    out_blocked[nb, 1] = 1 if usable_free < kmin[k] else 0
+    return nb + 1
+
+
+@_jit
+def _start(
+    j: int,
+    k: int,
+    c: int,
+    factor: float,
+    ns: int,
+    nn: int,
+    keys: Keys,
+    book: Arrays5,
+    links: Arrays5,
+    state: tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+    ],
+    width: int,
+    pad: int,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    out_factor: np.ndarray,
+    queued: np.ndarray,
+) -> int:
+    """Start job ``j`` (key ``k``) in configuration ``c``: its nodes
+    (:func:`~cosched.nodeshare._book_kernels.take`) from ``out_nodes[nn]`` on, the book
+    changed (:func:`~cosched.nodeshare._book_kernels.move`), the job no longer
+    ``queued``, the start written as row ``ns`` of ``out``; returns the change in free
+    cores below the cap."""
+    ks, kneed, kcores, _, _, _ = keys
+    order, st_code, st_free, _, ok = book
+    cnt, head, tail, nxt, prv = links
+    code, free, below_cap, pressure_of, node_pressure, node_jobs, count = state
+    out_job, out_cfg, out_end, out_nodes = out
+    n = take(ks[k], kneed[k, c], kcores[k, c], out_nodes[nn:], order, st_code, st_free, ok,
+             cnt, head, nxt)  # fmt: skip
+    _, delta = move(j, out_nodes[nn : nn + n], BASE ** ks[k], kcores[k, c], width, code, free,
+                    cnt, head, tail, nxt, prv, below_cap, pressure_of, node_pressure,
+                    node_jobs, count, pad)  # fmt: skip
+    out_job[ns], out_cfg[ns], out_end[ns], out_factor[ns] = j, c, nn + n, factor
+    queued[j] = False
+    return int(delta)
+
+
+@_jit
+def _choice(
+    j: int,
+    k: int,
+    keys: Keys,
+    version: int,
+    book: Arrays5,
+    cnt: np.ndarray,
+    coef: np.ndarray,
+    vic: np.ndarray,
+) -> tuple[int, float]:
+    """Algorithm 1's choice for job ``j`` of key ``k`` now: ``(configuration, factor)``
+    (:func:`~cosched.nodeshare._book_kernels.choose` on the key's row), ``(-1, inf)`` if
+    none fits."""
+    if not key_row(k, keys, version, book, cnt):
+        return -1, np.inf
+    return choose(keys[3][k], coef[j], vic[j])
+
+
+@_jit
+def easy_pass(
+    first: int,
+    cand: np.ndarray,
+    queued: np.ndarray,
+    submitted: int,
+    window: int,
+    ends: np.ndarray,
+    now: float,
+    relevant: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: Keys,
+    kmin: np.ndarray,
+    kdead: np.ndarray,
+    held: np.ndarray,
+    fstate: np.ndarray,
+    istate: np.ndarray,
+    book: Arrays5,
+    links: Arrays5,
+    state: tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+    ],
+    width: int,
+    pad: int,
+    buf: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    out_factor: np.ndarray,
+    out_blocked: np.ndarray,
+) -> tuple[int, int, int, int, int]:
+    """One scheduling pass of ``nodeshare-easy``, with the node book's own kernels.
+
+    ``first >= 0``: a full pass. The queued jobs (``queued[:submitted]``) from ``first``
+    are placed in order by Algorithm 1 (:func:`key_row`,
+    :func:`~cosched.nodeshare._book_kernels.choose`,
+    :func:`~cosched.nodeshare._book_kernels.take`) and started
+    (:func:`~cosched.nodeshare._book_kernels.move`; their estimated end ``now`` +
+    estimate x factor into ``ends``) until one fits nowhere: the head (recorded as
+    blocked; ``istate[3]``, -1 if every queued job started). The head gets the EASY
+    reservation (:func:`node_shadow`: ``fstate[0]`` the shadow time, ``istate[0]``
+    the extra nodes, ``relevant``) and the next ``window`` queued jobs behind it are
+    the backfill window. ``first < 0``: the window is ``cand``, under the reservation
+    already in ``fstate``, ``istate`` and ``relevant``.
+
+    The window is :func:`scan`'s, each job it finds visited here: a key that fits
+    nowhere, or no finite factor, records the job as blocked (once) and makes the key
+    dead for the pass; otherwise the job starts on Algorithm 1's choice, and if it ends
+    after the shadow time the nodes the head counts on among its nodes come out of the
+    extra nodes.
+
+    ``jobs`` = ``(key id, blocked, (a, b) per configuration, victim, estimate, size)``
+    by job index and ``keys`` the per-key table (:class:`~cosched.nodeshare.window.
+    WindowScan`); ``book`` = ``NodeBook.fit_arrays``, ``links`` = ``(cnt, head, tail,
+    nxt, prv)``, ``state`` = ``(code, free, below_cap, pressure_of, node_pressure,
+    node_jobs, count)`` as :func:`~cosched.nodeshare._book_kernels.move` takes them;
+    ``istate[1]`` the book's version and ``istate[2]`` its free cores below the cap,
+    both kept up to date. Starts go to ``out`` = ``(job, configuration, end of its nodes
+    in out_nodes, out_nodes)`` and ``out_factor``, blocked records to ``out_blocked``
+    as ``(job, capacity)`` rows.
+
+    Returns ``(starts, heads started, blocked records, placements tried, status)``;
+    status 1: the head is wider than the machine (``node_reservation`` raises for the
+    caller), with the heads' starts made.
+    """
+    kid, blocked, coef, vic, est, size = jobs
+    cnt, head, nxt = links[0], links[1], links[3]
+    node_jobs, count = state[5], state[6]
+    out_end, out_nodes = out[2], out[3]
+    version, usable_free = istate[1], istate[2]
+    ns = 0  # starts
+    nn = 0  # nodes written to out_nodes
+    nb = 0  # blocked records
+    tried = 0
+    heads = 0
+    extra = istate[0]
+    shadow = fstate[0]
+    window_jobs = cand
+    if first >= 0:
+        top = -1
+        for j in range(first, submitted):
+            if not queued[j]:
+                continue
+            k = kid[j]
+            tried += 1
+            bc, best = _choice(j, k, keys, version, book, cnt, coef, vic)
+            if bc < 0:
+                nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)
+                top = j
+                break
+            usable_free += _start(j, k, bc, best, ns, nn, keys, book, links, state, width,
+                                  pad, out, out_factor, queued)  # fmt: skip
+            version += 1
+            nn = out_end[ns]
+            ns += 1
+            ends[j] = now + est[j] * best
+        heads = ns
+        istate[3] = top
+        if top < 0:
+            istate[1], istate[2] = version, usable_free
+            return ns, heads, nb, tried, 0
+        shadow, extra, fine = node_shadow(ends, node_jobs, count, now, size[top], relevant)
+        if not fine:
+            istate[1], istate[2] = version, usable_free
+            return ns, heads, nb, tried, 1
+        window_jobs = queued_after(queued, top + 1, submitted, window)
+    kdead[:] = False
+    held[:] = -1
+    pos = 0
+    while pos < len(window_jobs):
+        _, pos = scan(window_jobs, pos, kid, keys, kdead, held, blocked, coef, vic, est,
+                      now, shadow, extra, relevant, version, book, cnt, head, nxt, buf)  # fmt: skip
+        if pos < 0:
+            break
+        j = window_jobs[pos]
+        k = kid[j]
+        tried += 1
+        bc, best = _choice(j, k, keys, version, book, cnt, coef, vic)
+        if bc < 0:
+            nb = _blocked(j, k, usable_free, kmin, blocked, out_blocked, nb)
+            kdead[k] = True
+        else:
+            usable_free += _start(j, k, bc, best, ns, nn, keys, book, links, state, width,
+                                  pad, out, out_factor, queued)  # fmt: skip
+            version += 1
+            if now + est[j] * best > shadow:
+                # It holds its nodes past the shadow time: those the head counts on
+                # come out of the extra nodes (scan found no more than extra).
+                for m in range(nn, out_end[ns]):
+                    if relevant[out_nodes[m]]:
+                        relevant[out_nodes[m]] = False
+                        extra -= 1
+            nn = out_end[ns]
+            ns += 1
+            held[:] = -1
+        pos += 1
+    fstate[0] = shadow
+    istate[0], istate[1], istate[2] = extra, version, usable_free
+    return ns, heads, nb, tried, 0
+
+
+@_jit
 def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndarray:
     """The first ``most`` indices ``i`` from ``first`` (up to ``end``) with ``queued[i]``."""
     out = np.empty(most, dtype=np.int64)
@@ -127,6 +358,36 @@ def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndar
             out[n] = i
             n += 1
     return out[:n]
+
+
+#: Up to this k, :func:`kth_smallest` keeps the k smallest in a sorted buffer.
+_FEW = 32
+
+
+@_jit
+def kth_smallest(values: np.ndarray, k: int) -> float:
+    """The ``k``-th smallest of ``values`` (1-based; ``np.partition(values, k - 1)[k -
+    1]``, an order statistic, so exact). For a small ``k`` one pass keeps the ``k``
+    smallest so far in a sorted buffer (most values are larger than its last and cost
+    one comparison); otherwise ``np.partition``."""
+    if k > _FEW:
+        return float(np.partition(values, k - 1)[k - 1])
+    buf = np.empty(k)
+    n = 0
+    for i in range(len(values)):
+        v = values[i]
+        if n == k:
+            if not v < buf[k - 1]:
+                continue
+            pos = k - 1
+        else:
+            pos = n
+            n += 1
+        while pos > 0 and buf[pos - 1] > v:  # insertion: shift the larger ones up
+            buf[pos] = buf[pos - 1]
+            pos -= 1
+        buf[pos] = v
+    return float(buf[k - 1])
 
 
 @_jit
@@ -171,7 +432,7 @@ def node_shadow(
         k = need - free
         if k > m:
             return np.nan, 0, False
-        shadow = np.partition(occupied[:m], k - 1)[k - 1]
+        shadow = kth_smallest(occupied[:m], k)
     by_shadow = 0
     for i in range(m):
         if occupied[i] <= shadow:

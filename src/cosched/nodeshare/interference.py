@@ -143,6 +143,9 @@ class InterferenceModel:
     victim: tuple[float, float, float] = DEFAULT_VICTIM
     pressure: tuple[float, float, float] = DEFAULT_PRESSURE
     rates: RateReading = "dynamic"
+    _speedups: dict[float, float] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "victim", _triple("victim", self.victim))
@@ -162,10 +165,15 @@ class InterferenceModel:
 
     def memory_speedup(self, fraction: float) -> float:
         """Speedup of the computation part when using ``fraction`` of each node's cores."""
-        for frac, value in self.speedup.items():  # sorted ascending
-            if frac >= fraction - 1e-12:
-                return value
-        return 1.0
+        got = self._speedups.get(fraction)
+        if got is None:
+            got = 1.0
+            for frac, value in self.speedup.items():  # sorted ascending
+                if frac >= fraction - 1e-12:
+                    got = value
+                    break
+            self._speedups[fraction] = got  # a handful of fractions: each found once
+        return got
 
     def coefficients(
         self,

@@ -24,7 +24,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.nodeshare import _book_kernels as kern
-from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
+from cosched.nodeshare.configurations import Configuration
 from cosched.nodeshare.interference import InterferenceModel
 
 __all__ = [
@@ -35,12 +35,13 @@ __all__ = [
     "allowed",
     "decode",
     "encode",
+    "listed",
     "shapes",
 ]
 
 Restriction = Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]
 LOW, MODERATE, HIGH = 0, 1, 2
-_BASE = 8  # counts per class fit in 3 bits (cap <= 7 jobs a node)
+_BASE = kern.BASE  # counts per class fit in 3 bits (cap <= 7 jobs a node)
 _CODES = _BASE**3
 
 
@@ -91,6 +92,13 @@ def allowed(restriction: str, code: int, sensitivity: int) -> bool:
         return True
     counts[sensitivity] += 1
     return RESTRICTIONS[restriction](*counts)
+
+
+def listed(row: np.ndarray | None) -> list[tuple[int, float]]:
+    """``(k, pressure)`` of the configurations that fit in a row of pressures."""
+    if row is None:
+        return []
+    return [(k, p) for k, p in enumerate(row.tolist()) if p == p]
 
 
 def shapes(configs: Sequence[Configuration]) -> tuple[np.ndarray, np.ndarray]:
@@ -150,6 +158,10 @@ class NodeBook:
         self.count = np.zeros(nodes, dtype=np.int64)
         self.node_jobs = np.full((cap, nodes), pad, dtype=np.int64)
         self.usable_free = nodes * cores  # free cores on nodes below the cap
+        self.state = (
+            self.code, self.free, self._below_cap, self._pressure_of, self.node_pressure,
+            self.node_jobs, self.count,
+        )  # fmt: skip
         #: bumped at every :meth:`add` and :meth:`remove` (a caller's caches key on it).
         self.version = 0
 
@@ -177,7 +189,7 @@ class NodeBook:
 
     def _init_arrays(self) -> None:
         nodes, cores, width = self.nodes, self.cores, self.cores + 1
-        self._width = width
+        self.width = width  # states per code: a state's id is code x width + free
         st_code = np.repeat(np.arange(_CODES, dtype=np.int64), width)
         st_free = np.tile(np.arange(width, dtype=np.int64), _CODES)
         pressure_of = np.array(self.pressure_of)
@@ -207,14 +219,17 @@ class NodeBook:
             self.nxt[-1] = -1
             self.cnt[cores], self.head[cores], self._tail[cores] = nodes, 0, nodes - 1
         self._out = np.empty(nodes, dtype=np.int64)
-        self._row = np.empty(len(PAPER_SHAPES))
+        #: the arrays :func:`~cosched.nodeshare._book_kernels.move` changes, as the
+        #: window kernels take them: ``(cnt, head, tail, nxt, prv)`` and ``(code, free,
+        #: below_cap, pressure_of, node_pressure, node_jobs, count)``.
+        self.links = (self.cnt, self.head, self._tail, self.nxt, self._prv)
 
     # -- state changes -------------------------------------------------------------------
 
     def _move(self, idx: int, nodes: Sequence[int], step: int, cores: int) -> None:
         self.version += 1
         ok, delta = kern.move(
-            idx, np.array(nodes, dtype=np.int64), step, cores, self._width, self.code,
+            idx, np.array(nodes, dtype=np.int64), step, cores, self.width, self.code,
             self.free, self.cnt, self.head, self._tail, self.nxt, self._prv,
             self._below_cap, self._pressure_of, self.node_pressure, self.node_jobs,
             self.count, self.pad,
@@ -232,7 +247,7 @@ class NodeBook:
         """Take job ``idx`` off ``nodes``."""
         self._move(idx, nodes, -(_BASE**sensitivity), -cores)
 
-    def jobs_on(self, nodes: Sequence[int]) -> list[int]:
+    def jobs_on(self, nodes: Sequence[int] | np.ndarray) -> list[int]:
         """The jobs on ``nodes`` (a job on several of them once per node)."""
         return kern.jobs_on(np.array(nodes, dtype=np.int64), self.node_jobs, self.count).tolist()
 
@@ -280,39 +295,50 @@ class NodeBook:
     ) -> Sequence[tuple[int, float]]:
         """``(k, pressure)`` for each configuration ``configs[k]`` that fits now, with the
         pressure on the worst of its best nodes (in ``configs`` order)."""
-        return self.fits_of(sensitivity, shapes(configs))
+        return listed(self.pressures(sensitivity, configs))
 
     def fits_of(
         self, sensitivity: int, shape: tuple[np.ndarray, np.ndarray]
     ) -> list[tuple[int, float]]:
         """:meth:`fits` for configurations given as :func:`shapes`."""
+        return listed(self.pressures_of(sensitivity, shape))
+
+    def pressures(self, sensitivity: int, configs: Sequence[Configuration]) -> np.ndarray | None:
+        """Per configuration, the pressure on the worst of its best nodes (NaN: it does
+        not fit), or None if none fits."""
+        return self.pressures_of(sensitivity, shapes(configs))
+
+    def pressures_of(
+        self, sensitivity: int, shape: tuple[np.ndarray, np.ndarray]
+    ) -> np.ndarray | None:
+        """:meth:`pressures` for configurations given as :func:`shapes` (a new array)."""
         needs, cores = shape
-        out = self._row
-        if len(needs) > len(out):
-            out = self._row = np.empty(len(needs))
+        out = np.empty(len(needs))
         if not kern.fit_row(sensitivity, needs, cores, out, *self.fit_arrays, self.cnt):
-            return []
-        return [(k, p) for k, p in enumerate(out[: len(needs)].tolist()) if p == p]
+            return None
+        return out
 
     def best(
         self,
         sensitivity: int,
         configs: Sequence[Configuration],
-        coeffs: Sequence[tuple[float, float]],
+        coeffs: Sequence[tuple[float, float]] | np.ndarray,
     ) -> Plan | None:
-        """The fastest placement of a job over ``configs`` (Algorithm 1), or None."""
-        victim = self.model.victim[sensitivity]
-        best_k, best_factor = -1, float("inf")
-        for k, pressure in self.fits(sensitivity, configs):
-            a, b = coeffs[k]
-            factor = a * (1.0 + victim * pressure) + b
-            if factor < best_factor:
-                best_k, best_factor = k, factor
-        if best_k < 0:
+        """The fastest placement of a job over ``configs`` (Algorithm 1), or None.
+
+        ``coeffs[k]`` is ``(a, b)`` of configuration ``k``; the choice is
+        :func:`~cosched.nodeshare._book_kernels.choose`'s (the window kernels' too).
+        """
+        row = self.pressures(sensitivity, configs)
+        if row is None:
             return None
-        cfg = configs[best_k]
+        coef = np.asarray(coeffs, dtype=np.float64)
+        k, factor = kern.choose(row, coef, self.model.victim[sensitivity])
+        if k < 0:
+            return None
+        cfg = configs[k]
         nodes = self._take(sensitivity, cfg.nodes, cfg.cores)
-        return Plan(cfg, nodes, best_factor, coeffs[best_k])
+        return Plan(cfg, nodes, factor, (float(coef[k, 0]), float(coef[k, 1])))
 
     def blocked_by_capacity(self, configs: Sequence[Configuration]) -> bool:
         """Whether too few cores are free in total for any configuration (else fragmentation).

@@ -36,7 +36,7 @@ from cosched.errors import ConfigError
 from cosched.nodeshare._window_kernels import node_shadow, queued_after
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
-from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, shapes
+from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, listed, shapes
 from cosched.nodeshare.running import RunningJobs
 from cosched.nodeshare.window import WindowScan
 from cosched.platform import Allocation, Platform
@@ -93,7 +93,10 @@ class _MemoBook(NodeBook):
         jobs: int = 0,
     ) -> None:
         super().__init__(nodes, cores, cap, model, restriction, pad=jobs)
-        self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], Sequence[Any]]] = {}
+        self._fits: dict[
+            tuple[int, int],
+            tuple[Sequence[Configuration], np.ndarray | None, list[tuple[int, float]]],
+        ] = {}
         self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any]]] = {}
 
@@ -109,9 +112,9 @@ class _MemoBook(NodeBook):
         self._changed()
         super().remove(idx, nodes, cores, sensitivity)
 
-    def fits(
+    def _entry(
         self, sensitivity: int, configs: Sequence[Configuration]
-    ) -> Sequence[tuple[int, float]]:
+    ) -> tuple[Sequence[Configuration], np.ndarray | None, list[tuple[int, float]]]:
         # Jobs of one size share one configurations tuple (the policy caches it), so
         # the tuple's identity keys the memo; the entry keeps the tuple to check it.
         key = (sensitivity, id(configs))
@@ -120,8 +123,17 @@ class _MemoBook(NodeBook):
             shape = self._shapes.get(id(configs))
             if shape is None or shape[0] is not configs:
                 shape = self._shapes[id(configs)] = (configs, shapes(configs))
-            entry = self._fits[key] = (configs, self.fits_of(sensitivity, shape[1]))
-        return entry[1]
+            row = self.pressures_of(sensitivity, shape[1])
+            entry = self._fits[key] = (configs, row, listed(row))
+        return entry
+
+    def pressures(self, sensitivity: int, configs: Sequence[Configuration]) -> np.ndarray | None:
+        return self._entry(sensitivity, configs)[1]
+
+    def fits(
+        self, sensitivity: int, configs: Sequence[Configuration]
+    ) -> Sequence[tuple[int, float]]:
+        return self._entry(sensitivity, configs)[2]
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
         key = (sensitivity, need, cores)
@@ -136,6 +148,8 @@ class _MemoBook(NodeBook):
 #: :class:`~cosched.nodeshare.window.WindowScan`), and a lower bound of its run-time
 #: factor in any placement (``min(a + b)``).
 _JobInfo = tuple[int, tuple[Configuration, ...], list[tuple[float, float]], int, float]
+
+_NO_JOBS = np.zeros(0, dtype=np.int64)
 
 #: Backfill windows of at least this many jobs are scanned as arrays (WindowScan); a
 #: shorter one (arrivals while the head still blocks) is visited job by job.
@@ -330,7 +344,7 @@ class _NodeShareBase(Policy):
                     scan = self._scan = WindowScan(len(view.sizes))
                 key = scan.key(size, s, configs)
                 victim = self._model.victim[s]
-                scan.record(job.index, key, view.estimate(job), victim, coeffs)
+                scan.record(job.index, key, view.estimate(job), victim, coeffs, size)
             else:
                 key = self._keys.setdefault((size, s), len(self._keys))
             info = self._info[job.index] = (s, configs, coeffs, key, low)
@@ -364,15 +378,29 @@ class _NodeShareBase(Policy):
         self._info.pop(job.index, None)  # a started job is never placed again
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
-        a, b = plan.coeffs
-        self._run[job.index] = _Running(plan.nodes, cfg.cores, s, a, b, plan.factor)
-        self.chosen[job.index] = (cfg.shape, cfg.degraded, plan.factor)
+        start = self._record(job, s, cfg, plan.nodes, plan.factor, plan.coeffs)
+        if self._live is not None:
+            self._touched.update(book.jobs_on(plan.nodes))
+        return start
+
+    def _record(
+        self,
+        job: Job,
+        s: int,
+        cfg: Configuration,
+        nodes: tuple[int, ...],
+        factor: float,
+        coeffs: tuple[float, float],
+    ) -> Start:
+        """The policy's records of a start already in the book; its decision."""
+        a, b = coeffs
+        self._run[job.index] = _Running(nodes, cfg.cores, s, a, b, factor)
+        self.chosen[job.index] = (cfg.shape, cfg.degraded, factor)
         if self._track_ends:
             self._stale.append(job.index)
         if self._live is not None:
-            self._live.start(job.index, plan.nodes, s, a, b, plan.factor)
-            self._touched.update(book.jobs_on(plan.nodes))
-        return Start(job, placement=on_nodes(plan.nodes, cfg.cores))
+            self._live.start(job.index, nodes, s, a, b, factor)
+        return Start(job, placement=on_nodes(nodes, cfg.cores))
 
     def _new_rates(self, started: Sequence[Job]) -> dict[int, float]:
         run = self._run
@@ -485,22 +513,36 @@ class CoschedulingBackfill(_NodeShareBase):
         return super().commit(job, plan, book)
 
     def schedule(self, view: SystemView) -> list[Decision]:
-        book = self.book_for(view)
+        book = self._book or self.book_for(view)
         fresh, self._fresh = self._fresh, []
         queue = view.queue
-        first = next(iter(queue), None)
-        if first is None:
+        if not queue:
             return []
-        if not (self._dirty or self._backfilled) and first.index == self._head:
+        first = next(iter(queue))
+        incremental = not (self._dirty or self._backfilled) and first.index == self._head
+        if incremental:
             # Nothing ended and nothing was backfilled: the head still blocks, the
             # reservation stands, and only arrivals inside the window are new.
             skip = len(queue) - len(fresh) - 1
             cand = fresh[: max(self.window - skip, 0)]
+            if not cand:
+                return []
+        # The built-in policy runs each pass as one kernel; a variant (a subclass, or
+        # plan or commit replaced on the instance) keeps the loop through its methods.
+        one_kernel = type(self) is CoschedulingBackfill and not (
+            "plan" in self.__dict__ or "commit" in self.__dict__
+        )
+        if incremental:
+            if one_kernel:
+                jobs = np.array([job.index for job in cand], dtype=np.int64)
+                return self._kernel_pass(view, book, -1, jobs)
             if len(cand) >= _SCAN_FROM:
                 jobs = np.array([job.index for job in cand], dtype=np.int64)
                 return self._scan_window(view, book, jobs)
             return self._backfill(view, book, cand)
         self._dirty = False
+        if one_kernel:
+            return self._kernel_pass(view, book, first.index, _NO_JOBS)
         out: list[Decision] = []
         started: list[tuple[float, int]] = []
         head = None
@@ -546,12 +588,76 @@ class CoschedulingBackfill(_NodeShareBase):
         shadow, extra, ok = node_shadow(
             ends, book.node_jobs, book.count, view.now, need, self._relevant
         )
-        if not ok:  # the head is wider than the machine: node_reservation says so
-            empty_at = ends[book.node_jobs].max(axis=0)
-            occupied = empty_at[empty_at > -np.inf]
-            free = len(empty_at) - len(occupied)
-            node_reservation(occupied, free=free, need=need, now=view.now)
+        if not ok:
+            self._too_wide(view, book, ends, need)
         self._shadow, self._extra = float(shadow), int(extra)
+
+    @staticmethod
+    def _too_wide(view: SystemView, book: NodeBook, ends: np.ndarray, need: int) -> None:
+        """The head is wider than the machine: node_reservation says so (raises)."""
+        empty_at = ends[book.node_jobs].max(axis=0)
+        occupied = empty_at[empty_at > -np.inf]
+        free = len(empty_at) - len(occupied)
+        node_reservation(occupied, free=free, need=need, now=view.now)
+
+    def _kernel_pass(
+        self, view: SystemView, book: _MemoBook, first: int, cand: np.ndarray
+    ) -> list[Decision]:
+        """A pass as one kernel call (:meth:`WindowScan.easy_pass`): from the head
+        candidate ``first`` (a full pass: heads, reservation, backfill window), or,
+        ``first < 0``, the arrivals ``cand`` under the reservation in force; then the
+        policy's records of what it did. The same starts, in the same order, with the
+        same records as the loop through :meth:`plan`, :meth:`_reserve` and
+        :meth:`_visit` (a differential test runs both)."""
+        scan = self._scan  # every queued job was recorded at its submission
+        assert scan is not None
+        if len(self._relevant) != book.nodes:
+            self._relevant = np.zeros(book.nodes, dtype=np.bool_)
+        if first >= 0:
+            ends = self._ends_for(view)
+            # Every estimated end the reservation reads is fresh; this pass's starts
+            # are read from the engine at the next one.
+            self._stale = []
+        else:  # the arrivals' pass reads no end (a full pass made the array)
+            assert self._ends is not None
+            ends = self._ends
+        t0 = time.perf_counter_ns()
+        done = scan.easy_pass(
+            book,
+            first,
+            cand,
+            queued=self._queued,
+            submitted=self._submitted,
+            window=self.window,
+            ends=ends,
+            now=view.now,
+            relevant=self._relevant,
+            reservation=(self._shadow, self._extra),
+        )
+        self.place_ns += time.perf_counter_ns() - t0
+        self.place_calls += done.tried
+        if first >= 0:
+            self._head = done.head
+            if not done.fits:
+                self._too_wide(view, book, ends, int(scan.size[done.head]))
+        self._shadow, self._extra = done.reservation
+        for j, by_cap in done.blocked:
+            self.blocked[j] = "capacity" if by_cap else "fragmentation"
+        if not done.jobs:
+            self._backfilled = False
+            return []
+        book._changed()
+        out: list[Decision] = []
+        info, job, record = self._info, view.job, self._record
+        for j, c, factor, nodes in zip(
+            done.jobs, done.configs, done.factors, done.nodes, strict=True
+        ):
+            s, configs, coeffs, _, _ = info.pop(j)
+            out.append(record(job(j), s, configs[c], nodes, factor, coeffs[c]))
+        if self._live is not None:
+            self._touched.update(book.jobs_on(done.taken))
+        self._backfilled = len(done.jobs) > done.heads
+        return out
 
     def _ends_for(self, view: SystemView) -> np.ndarray:
         """Estimated ends by job index, refreshed from the engine for the stale jobs."""

@@ -31,6 +31,7 @@ over without any effect.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,10 +39,12 @@ from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
 
-__all__ = ["WindowScan"]
+__all__ = ["Pass", "WindowScan"]
 
 #: Configurations a job can have at most (one per paper shape).
 _WIDTH = len(PAPER_SHAPES)
+#: Cores of a key with no configuration (more than any book has free: blocked by capacity).
+_NONE = np.iinfo(np.int64).max
 
 
 class WindowScan:
@@ -55,8 +58,8 @@ class WindowScan:
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)
-        self.ca = np.zeros((jobs, _WIDTH))
-        self.cb = np.zeros((jobs, _WIDTH))
+        self.size = np.zeros(jobs, dtype=np.int64)  # in nodes (its base configuration's)
+        self.coef = np.zeros((jobs, _WIDTH, 2))  # (a, b) per configuration
         #: per job: already in the policy's record of blocked jobs.
         self.blocked = np.zeros(jobs, dtype=np.bool_)
         self._ids: dict[tuple[int, int], int] = {}
@@ -70,10 +73,17 @@ class WindowScan:
         self._kp = np.zeros((0, _WIDTH))
         self._kfit = np.zeros(0, dtype=np.bool_)
         self._kver = np.zeros(0, dtype=np.int64)
+        self._kmin = np.zeros(0, dtype=np.int64)  # fewest cores of a configuration
         #: per key: found with no fitting configuration in this pass (a dead key).
         self.dead = np.zeros(0, dtype=np.bool_)
         self._held = np.zeros((0, _WIDTH), dtype=np.int64)
         self._buf = np.zeros(0, dtype=np.int64)
+        self._out_job = self._out_cfg = self._out_end = self._out_nodes = self._buf
+        self._out_factor = np.zeros(0)
+        self._out_blocked = np.zeros((0, 2), dtype=np.int64)
+        self._fixed: tuple[NodeBook, tuple[Any, ...]] | None = None
+        self._fstate = np.zeros(1)  # the shadow time
+        self._istate = np.zeros(4, dtype=np.int64)  # extra nodes, version, free, head
 
     def key(self, size: int, sensitivity: int, configs: Sequence[Configuration]) -> int:
         """The id of the ``(size, class)`` key (configurations depend on size only)."""
@@ -84,6 +94,7 @@ class WindowScan:
             if got >= len(self._kfit):
                 self._grow(max(16, len(self._kfit)))
             self._ks[got] = sensitivity
+            self._kmin[got] = min((c.nodes * c.cores for c in configs), default=_NONE)
             for c, cfg in enumerate(configs):
                 self._kneed[got, c] = cfg.nodes
                 self._kcores[got, c] = cfg.cores
@@ -96,8 +107,9 @@ class WindowScan:
         self._ks = rows(self._ks, 0)
         self._kneed, self._kcores = rows(self._kneed, -1), rows(self._kcores, -1)
         self._kp, self._kfit = rows(self._kp, np.nan), rows(self._kfit, False)
-        self._kver = rows(self._kver, -1)
+        self._kver, self._kmin = rows(self._kver, -1), rows(self._kmin, 0)
         self.dead, self._held = rows(self.dead, False), rows(self._held, -1)
+        self._fixed = None  # the kernel's arrays are new
 
     def record(
         self,
@@ -106,14 +118,16 @@ class WindowScan:
         estimate: float,
         victim: float,
         coeffs: Sequence[tuple[float, float]],
+        size: int,
     ) -> None:
-        """Store job ``idx``'s key, estimate, victim weight and ``(a, b)`` per configuration."""
+        """Store job ``idx``'s key, estimate, victim weight, ``(a, b)`` per configuration
+        and size in nodes."""
         self.kid[idx] = key
+        self.size[idx] = size
         self.est[idx] = estimate
         self.vic[idx] = victim
-        for k, (a, b) in enumerate(coeffs):
-            self.ca[idx, k] = a
-            self.cb[idx, k] = b
+        if coeffs:
+            self.coef[idx, : len(coeffs)] = coeffs
 
     def new_pass(self) -> None:
         """Forget the dead keys and the relevant-node counts (a new backfill pass)."""
@@ -145,8 +159,114 @@ class WindowScan:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
         _, pos = kern.scan(
-            jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.ca,
-            self.cb, self.vic, self.est, now, shadow, extra, relevant, book.version,
+            jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.coef,
+            self.vic, self.est, now, shadow, extra, relevant, book.version,
             book.fit_arrays, book.cnt, book.head, book.nxt, self._buf,
         )  # fmt: skip
         return int(pos)
+
+    def easy_pass(
+        self,
+        book: NodeBook,
+        first: int,
+        cand: np.ndarray,
+        *,
+        queued: np.ndarray,
+        submitted: int,
+        window: int,
+        ends: np.ndarray,
+        now: float,
+        relevant: np.ndarray,
+        reservation: tuple[float, int],
+    ) -> Pass:
+        """One pass of ``nodeshare-easy`` in one kernel call
+        (:func:`~cosched.nodeshare._window_kernels.easy_pass`: from the head candidate
+        ``first``, or, ``first < 0``, only the arrivals ``cand`` under ``reservation``,
+        the ``(shadow time, extra nodes)`` in force). The book is changed in place
+        (its ``version`` and ``usable_free`` too); what the pass did is returned."""
+        fixed = self._fixed
+        if (
+            fixed is None
+            or fixed[0] is not book
+            or len(self._out_blocked) <= max(window, len(cand))
+        ):
+            fixed = self._arrays(book, max(window, len(cand)))
+        istate, fstate = self._istate, self._fstate
+        istate[0], istate[1], istate[2] = reservation[1], book.version, book.usable_free
+        fstate[0] = reservation[0]
+        started, heads, nb, tried, status = kern.easy_pass(
+            first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
+        )
+        book.version, book.usable_free = int(istate[1]), int(istate[2])
+        reservation = (float(fstate[0]), int(istate[0]))
+        blocked = [(j, c == 1) for j, c in self._out_blocked[:nb].tolist()] if nb else []
+        if not started:
+            return Pass(heads, tried, int(istate[3]), reservation, status == 0, blocked)
+        ends_at = self._out_end[:started].tolist()
+        flat = self._out_nodes[: ends_at[-1]]
+        taken = flat.tolist()
+        return Pass(
+            heads,
+            tried,
+            int(istate[3]),
+            reservation,
+            status == 0,
+            blocked,
+            self._out_job[:started].tolist(),
+            self._out_cfg[:started].tolist(),
+            self._out_factor[:started].tolist(),
+            [tuple(taken[lo:hi]) for lo, hi in zip([0, *ends_at], ends_at, strict=False)],
+            flat,
+        )
+
+    def _arrays(self, book: NodeBook, window: int) -> tuple[NodeBook, tuple[Any, ...]]:
+        """The arrays :func:`~cosched.nodeshare._window_kernels.easy_pass` reads and
+        writes besides those of one pass (output buffers sized for ``book``)."""
+        nodes = book.nodes * book.cap  # at most this many (job, node) pairs start
+        if len(self._out_job) < nodes:
+            self._out_job = np.zeros(nodes, dtype=np.int64)
+            self._out_cfg = np.zeros(nodes, dtype=np.int64)
+            self._out_end = np.zeros(nodes, dtype=np.int64)
+            self._out_nodes = np.zeros(nodes, dtype=np.int64)
+            self._out_factor = np.zeros(nodes)
+        if len(self._out_blocked) <= window:
+            self._out_blocked = np.zeros((window + 1, 2), dtype=np.int64)
+        if len(self._buf) != book.nodes:
+            self._buf = np.zeros(book.nodes, dtype=np.int64)
+        jobs = (self.kid, self.blocked, self.coef, self.vic, self.est, self.size)
+        keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
+        out = (self._out_job, self._out_cfg, self._out_end, self._out_nodes)
+        self._fixed = book, (
+            jobs, keys, self._kmin, self.dead, self._held, self._fstate, self._istate,
+            book.fit_arrays, book.links, book.state, book.width, book.pad, self._buf, out,
+            self._out_factor, self._out_blocked,
+        )  # fmt: skip
+        return self._fixed
+
+
+class Pass(NamedTuple):
+    """What :meth:`WindowScan.easy_pass` did.
+
+    Attributes:
+        heads: how many jobs started ahead of the head (the rest were backfilled).
+        tried: placements tried (a diagnostic).
+        head: the blocked head (-1: none; a window of arrivals: -1).
+        reservation: the shadow time and extra nodes left.
+        fits: False when the head is wider than the machine (no reservation made).
+        blocked: ``(job, by capacity)`` for each job recorded as blocked, in order.
+        jobs, configs, factors, nodes: the jobs started, in order, each with the index of
+            its configuration, its run-time factor and its nodes.
+        taken: all their nodes, one after the other.
+    """
+
+    heads: int
+    tried: int
+    head: int
+    reservation: tuple[float, int]
+    fits: bool
+    blocked: list[tuple[int, bool]]
+    jobs: Sequence[int] = ()
+    configs: Sequence[int] = ()
+    factors: Sequence[float] = ()
+    nodes: Sequence[tuple[int, ...]] = ()
+    taken: np.ndarray = np.zeros(0, dtype=np.int64)

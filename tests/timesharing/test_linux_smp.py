@@ -11,12 +11,6 @@ preempts the PE where its goodness beats the runner's by the most.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -25,9 +19,9 @@ from cosched.timesharing import TSParams, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.workloads import bsp_jobs
+from tests.timesharing.test_linux import assert_interpreted_matches
 
 RNG = np.random.default_rng
-ROOT = Path(__file__).resolve().parents[2]
 #: HZ 100 (6 ticks a slice, 60 ms), free switches, one run queue for a 2-PE node.
 HAND = TSParams(local="linux24", linux_hz=100, context_switch=0.0, linux_smp=2)
 #: Rows of the three processes A, B, C (the rows after the two PEs).
@@ -204,19 +198,4 @@ SMP_RUN = (
 def test_the_same_source_interpreted_gives_the_same_bits_with_one_queue() -> None:
     # As test_linux's check: NUMBA_DISABLE_JIT=1 runs the node-wide queue's rules as
     # plain Python, in a fresh process, with the same results bit for bit.
-    cases = [("SB", 0), ("SB", 1), ("FCS", 0)]
-    code = (
-        SMP_RUN
-        + "import sys\nfrom cosched.timesharing import kernel as K\nassert not K._NUMBA\n"
-        + "print(json.dumps([run(s, w) for s, w in json.loads(sys.argv[1])]))\n"
-    )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(cases)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-2000:]
-    scope: dict[str, object] = {}
-    exec(SMP_RUN, scope)
-    compiled = [scope["run"](s, w) for s, w in cases]  # type: ignore[operator]
-    assert json.loads(out.stdout) == compiled
+    assert_interpreted_matches(SMP_RUN, [("SB", 0), ("SB", 1), ("FCS", 0)])

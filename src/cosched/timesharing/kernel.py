@@ -2074,7 +2074,7 @@ def fcs_slot(S: Any, t: float) -> None:
     push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     col = S.G[S_GSCOL]
     for n in range(S.G[F_NNODES]):
-        if S.I[n, N_NPROCS] == 0:
+        if S.I[n, N_NPROCS] == 0 and S.I[n, N_CUR] < 0:
             continue
         fold(S, n, t)
         p = S.I[n, col + active]

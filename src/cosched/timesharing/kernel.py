@@ -743,7 +743,8 @@ def switch_to(S: Any, n: int, p: int, t: float) -> None:
         NF[n, N_ACT] = t
     S.I[n, N_CUR] = p
     PI[p, P_STATE] = RUNNING
-    PI[p, P_CPU] = n
+    if S.G[F_SMP] > 1:  # with one queue per PE a process runs only on its own
+        PI[p, P_CPU] = n
     cost = S.GF[R_CS] if p != S.I[n, N_LAST] else 0.0
     if cost > 0:
         PI[p, P_SWITCHES] += 1
@@ -1311,7 +1312,8 @@ def spin_expired(S: Any, n: int, p: int, t: float) -> None:
 def leave(S: Any, n: int, t: float) -> None:
     """The running process gave up the CPU (I/O, block, end)."""
     S.I[n, N_CUR] = -1
-    S.F[n, N_IDLE] = t
+    if S.G[F_SMP] > 1:
+        S.F[n, N_IDLE] = t
     S.F[n, N_PRE] = INF
     S.I[n, N_FORCE] = 0
     S.I[n, N_TARGET] = -1

@@ -1,4 +1,4 @@
-"""FCS sections 3 and 4 under the two local schedulers (issue 15, stop 26).
+"""FCS sections 3 and 4 under the two local schedulers (issue 15, stops 26-27).
 
 The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4), whose scheduler favours
 processes that sleep often (a new epoch gives a sleeper counter / 2 + NICE_TO_TICKS, and
@@ -6,9 +6,14 @@ a woken process preempts when its goodness is higher). This script runs the FCS
 reproduction's scenarios under SB and FCS (GS and FCFS have no local scheduler) with
 the model's default 60-level MLFQ and with ``local = "linux24"`` at several HZ, and
 prints each job's end time (s) beside the paper's, then per scheme, section and local
-scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround):
+scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround), and
+over all of them ("all").
+``--smp`` adds Linux with one run queue per node of that many PEs (stop 27; the paper's
+nodes are 4-way), ``--wake-preempt`` its reschedule_idle readings (0: 2.4.18 built for
+Alpha, a woken process never preempts a busy PE; 1: as written):
 
-    python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--scenarios ...]
+    python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--smp 1 4]
+        [--wake-preempt 0 1] [--scenarios ...]
 """
 
 from __future__ import annotations
@@ -49,30 +54,38 @@ def main() -> None:
     ap.add_argument("--scenarios", nargs="*", default=["balanced", "imbalanced",
                     "complementing", "mixed"])  # fmt: skip
     ap.add_argument("--schemes", nargs="*", default=["SB", "FCS"])
+    ap.add_argument("--smp", type=int, nargs="*", default=[1],
+                    help="PEs per Linux run queue (1: one queue per PE)")  # fmt: skip
+    ap.add_argument("--wake-preempt", type=int, nargs="*", default=[0],
+                    help="with --smp > 1: linux_wake_preempt values")  # fmt: skip
     ap.add_argument("--no-mlfq", action="store_true", help="skip the MLFQ runs")
     args = ap.parse_args()
-    locals_ = ([] if args.no_mlfq else [("mlfq", None)]) + [("linux24", h) for h in args.hz]
+    locals_: list[tuple[str, dict[str, int]]] = [] if args.no_mlfq else [("mlfq", {})]
+    for hz in args.hz:
+        for smp in args.smp:
+            for wp in args.wake_preempt if smp > 1 else [0]:
+                label = f"linux24 HZ {hz}" + (f" smp {smp} wp {wp}" if smp > 1 else "")
+                extra = {"linux_hz": hz, "linux_smp": smp, "linux_wake_preempt": wp}
+                locals_.append((label, extra))
     errors: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for scenario in args.scenarios:
         for scheme in args.schemes:
-            for local, hz in locals_:
-                params = {**BASE, "scenario": scenario, "scheme": scheme, "local": local}
-                if hz is not None:
-                    params["linux_hz"] = hz
+            for label, extra in locals_:
+                params = {**BASE, "scenario": scenario, "scheme": scheme,
+                          "local": "mlfq" if label == "mlfq" else "linux24", **extra}  # fmt: skip
                 if scenario in ("sweep3d", "sage", "sage+sweep3d"):
                     params["quantum"] = 0.2
                 out = run_cell(params, 20031110, CellEnv())
                 ends = [round(out[f"job{k}_end"], 1) for k in (1, 2, 3)]
                 ends = [e for e in ends if not math.isnan(e)]
-                label = local if hz is None else f"{local} HZ {hz}"
                 paper = PAPER.get((scenario, scheme), ())
                 print(f"{scenario} | {scheme} | {label} | ends {ends} | turnaround "
                       f"{out['turnaround']:.1f} | paper {list(paper)}", flush=True)  # fmt: skip
                 section = "3" if scenario in SECTION3 else "4"
                 got = ends if len(paper) > 1 else [out["turnaround"]]
-                errors[(scheme, section, label)] += [
-                    abs(math.log(g / p)) for g, p in zip(got, paper, strict=False)
-                ]
+                err = [abs(math.log(g / p)) for g, p in zip(got, paper, strict=False)]
+                errors[(scheme, section, label)] += err
+                errors[("all", "3+4", label)] += err
     print("\nscheme | section | local | mean |ln(cosched / paper)| over jobs")
     for (scheme, section, label), e in sorted(errors.items()):
         print(f"{scheme} | {section} | {label} | {sum(e) / len(e):.3f}")

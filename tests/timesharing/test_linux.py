@@ -171,22 +171,27 @@ LINUX_RUN = (
 )
 
 
-def test_the_same_source_interpreted_gives_the_same_bits_under_linux() -> None:
-    # As test_kernel's check of the recorded cases: NUMBA_DISABLE_JIT=1 runs the Linux
-    # rules as plain Python, in a fresh process, with the same results bit for bit.
-    cases = [("SB", 2), ("SB", 5), ("FCS", 3), ("Local", 4)]
+def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
+    """``run_code`` defines ``run(*case)``, returning JSON: every case run interpreted
+    (``NUMBA_DISABLE_JIT=1``, a fresh process) gives what it gives compiled here."""
     code = (
-        LINUX_RUN
+        run_code
         + "import sys\nfrom cosched.timesharing import kernel as K\nassert not K._NUMBA\n"
-        + "print(json.dumps([run(s, k) for s, k in json.loads(sys.argv[1])]))\n"
+        + "print(json.dumps([run(*c) for c in json.loads(sys.argv[1])]))\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(cases)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     scope: dict[str, object] = {}
-    exec(LINUX_RUN, scope)
-    compiled = [scope["run"](s, k) for s, k in cases]  # type: ignore[operator]
+    exec(run_code, scope)
+    compiled = [scope["run"](*c) for c in cases]  # type: ignore[operator]
     assert json.loads(out.stdout) == compiled
+
+
+def test_the_same_source_interpreted_gives_the_same_bits_under_linux() -> None:
+    # As test_kernel's check of the recorded cases: NUMBA_DISABLE_JIT=1 runs the Linux
+    # rules as plain Python, in a fresh process, with the same results bit for bit.
+    assert_interpreted_matches(LINUX_RUN, [("SB", 2), ("SB", 5), ("FCS", 3), ("Local", 4)])

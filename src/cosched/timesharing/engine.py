@@ -243,6 +243,14 @@ class TimeSharingSim:
         # Linux 2.4's local scheduler; gang scheduling (GS, FCFS) has no local one.
         g[K.F_LINUX] = int(p.local == "linux24" and (not flags.gang or flags.fcs))
         g[K.F_NTT] = p.linux_slice_ticks()
+        # Linux 2.4 on SMP nodes: PEs per run queue, PROC_CHANGE_PENALTY and the
+        # wake-up preemption of reschedule_idle (one queue per PE: the uniprocessor's).
+        smp = int(p.linux_smp) if g[K.F_LINUX] else 1
+        if smp > 1 and nodes % smp:
+            raise ConfigError(f"linux_smp={smp} PEs per node must divide the machine's {nodes} PEs")
+        g[K.F_SMP] = smp
+        g[K.F_PEN] = int(p.linux_change_penalty) if smp > 1 else 0
+        g[K.F_WPRE] = int(p.linux_wake_preempt) if smp > 1 else 1
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels + 2 * p2)

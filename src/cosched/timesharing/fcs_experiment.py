@@ -186,8 +186,9 @@ def scenario_jobs(
 
 def _params(params: Mapping[str, Scalar]) -> TSParams:
     """The model's parameters: T_slice, cslots_MIN, SB spinning the FCS paper's 120 us
-    (at least one latency), the local scheduler (``local``, ``linux_hz``: the model's
-    MLFQ unless the spec names Linux 2.4's)."""
+    (at least one latency), the local scheduler (``local``, ``linux_hz``,
+    ``linux_smp``, ``linux_wake_preempt``: the model's MLFQ unless the spec names Linux
+    2.4's)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
@@ -195,6 +196,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
         local=str(params.get("local", base.local)),
         linux_hz=float(params.get("linux_hz", base.linux_hz)),  # type: ignore[arg-type]
+        linux_smp=int(params.get("linux_smp", base.linux_smp)),  # type: ignore[arg-type]
+        linux_wake_preempt=int(params.get("linux_wake_preempt", base.linux_wake_preempt)),  # type: ignore[arg-type]
     )
 
 

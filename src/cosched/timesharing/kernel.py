@@ -87,12 +87,13 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
 
     #: numba's options for every kernel function (``_nrt`` is not in numba's stubs).
     _OPTIONS: dict[str, Any] = {"cache": True, "error_model": "numpy", "_nrt": False}
-    #: Functions compiled out of line: the entry points and what runs at most once per
-    #: job, slot or second. Every other function is inlined into its callers.
+    #: Functions compiled out of line: the entry points, what runs at most once per
+    #: job, slot or second, and Linux 2.4's reschedule_idle (a call only ``linux24``
+    #: pays). Every other function is inlined into its callers.
     _OUT_OF_LINE = frozenset(
         ("run_kernel", "fold_all", "raise_all", "gang_slot", "fcs_slot", "fcs_enter",
          "start_job", "try_start", "place", "gang_start", "fcs_start", "end_job",
-         "check_all", "snapshot", "lazy_flush")
+         "check_all", "snapshot", "lazy_flush", "linux_place", "linux_fcs_modes")
     )  # fmt: skip
 
     #: Functions that allocate scratch arrays (the EASY front's reservation, run once
@@ -146,7 +147,8 @@ N_PL = 10  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang 
 # Node float columns.
 N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
-K_NF = 12
+N_IDLE = 12  # when the PE's process last left it (Linux's last_schedule, for idle PEs)
+K_NF = 13
 # Process integer columns (P_SEED and P_NITER copy the job's, for the hot path).
 P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
 P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
@@ -156,7 +158,10 @@ P_DRAW, P_KLASS, P_SENT, P_RECEIVED, P_SWITCHES, P_SEED, P_NITER = range(16, 23)
 P_CSLOTS, P_TSLOTS, P_CCOMM = range(23, 26)
 # Linux 2.4 (``F_LINUX``): the process's counter, in timer ticks.
 P_CNT = 26
-K_PI = 27
+# The PE the process runs on or ran on last (Linux's ``p->processor``); its home PE
+# (``P_NODE``: placement, gang cell) unless a node-wide run queue moved it.
+P_CPU = 27
+K_PI = 28
 # Process float columns (P_JCOMP, P_JIO, P_SKEW copy the job's).
 P_REM, P_QLEFT, P_COMPUTE_T, P_SPIN_T, P_IO_T, P_BLOCKED_T, P_TBLOCK = range(7)
 P_JCOMP, P_JIO, P_SKEW = range(7, 10)
@@ -201,7 +206,11 @@ F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_st
 F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
 # The local scheduler is Linux 2.4's (TSParams.local "linux24"), and its NICE_TO_TICKS(0).
 F_LINUX, F_NTT = K_SI + 12, K_SI + 13
-G_GSR = K_SI + 14  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+# Linux 2.4 on SMP nodes: PEs per node sharing one run queue (1: one queue per PE),
+# PROC_CHANGE_PENALTY (0 with one PE per queue), and whether a woken process may
+# preempt a busy PE of its node (reschedule_idle; 1 always with one PE per queue).
+F_SMP, F_PEN, F_WPRE = K_SI + 14, K_SI + 15, K_SI + 16
+G_GSR = K_SI + 17  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -670,12 +679,12 @@ def requeue(S: Any, p: int, head: bool) -> None:
 
 
 @njit
-def pick(S: Any, n: int) -> int:
+def pick(S: Any, n: int, t: float) -> int:
     """The ready process at the head of the highest non-empty level (-1: none)."""
     if S.G[F_FCS]:
-        return pick_fcs(S, n)
+        return pick_fcs(S, n, t)
     if S.G[F_LINUX]:
-        return linux_choice(S, n, False)
+        return linux_choice(S, n, False, t)
     return mlfq_choice(S, n, False)
 
 
@@ -708,18 +717,20 @@ def fcs_slot_f(S: Any, n: int) -> int:
 
 
 @njit
-def pick_fcs(S: Any, n: int) -> int:
+def pick_fcs(S: Any, n: int, t: float) -> int:
     """FCS's local scheduler (Algorithm 1, outside a CS slot): the active slot's F
     process first if ready, else the MLFQ's choice among the DC and F processes (a CS
     process runs only in its own slot)."""
     PI = S.I
     sp = fcs_slot_f(S, n)
+    if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_SMP] > 1:
+        sp = linux_node_f(S, n)  # one run queue: another PE's slot F process
     if sp >= 0 and PI[sp, P_STATE] == READY:
         if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
-            linux_recalc(S, n)  # it may run only with ticks left: a new epoch
+            linux_recalc(S, n, t)  # it may run only with ticks left: a new epoch
         return sp
     if S.G[F_LINUX]:
-        return linux_choice(S, n, True)
+        return linux_choice(S, n, True, t)
     return mlfq_choice(S, n, True)
 
 
@@ -732,6 +743,8 @@ def switch_to(S: Any, n: int, p: int, t: float) -> None:
         NF[n, N_ACT] = t
     S.I[n, N_CUR] = p
     PI[p, P_STATE] = RUNNING
+    if S.G[F_SMP] > 1:  # with one queue per PE a process runs only on its own
+        PI[p, P_CPU] = n
     cost = S.GF[R_CS] if p != S.I[n, N_LAST] else 0.0
     if cost > 0:
         PI[p, P_SWITCHES] += 1
@@ -763,7 +776,7 @@ def dispatch(S: Any, n: int, t: float) -> None:
                     switch_to(S, n, sp, t)
                 return
             S.I[n, N_MODE] = MODE_LOCAL  # the slot's process ended: the gap is local
-    best = pick(S, n)
+    best = pick(S, n, t)
     if best >= 0:
         switch_to(S, n, best, t)
 
@@ -811,7 +824,7 @@ def preempt(S: Any, n: int, t: float) -> None:
         linux_schedule(S, n, t)
         return
     if target < 0 or S.I[target, P_STATE] != READY:
-        target = pick(S, n)
+        target = pick(S, n, t)
         if target < 0 or target == cur:
             return
         favoured = S.G[F_FCS] and S.G[F_FPRE] and target == fcs_slot_f(S, n)  # slot's F
@@ -866,7 +879,7 @@ def expire(S: Any, n: int, p: int, t: float) -> None:
         PI[p, P_LEVEL] -= 1
     S.F[p, P_QLEFT] = S.GF[G_QU + PI[p, P_LEVEL]]
     requeue(S, p, False)
-    best = pick(S, n)
+    best = pick(S, n, t)
     if best == p:
         PI[p, P_STATE] = RUNNING
     else:
@@ -924,9 +937,13 @@ def raise_all(S: Any, t: float) -> None:
 # spent, a new epoch gives every process, sleeping ones included,
 # ``counter / 2 + NICE_TO_TICKS(nice)``, so that a process that sleeps often comes
 # back with more; a woken process preempts the running one at once when its goodness
-# is higher. Here every PE has its own queue and epochs (the processes are bound to
-# PEs), nice is 0, and a tick that falls during a context switch or an interrupt is
-# charged to no process.
+# is higher. Nice is 0, and a tick that falls during a context switch or an interrupt
+# is charged to no process. By default every PE has its own queue and epochs (the
+# processes are bound to PEs); with ``F_SMP`` > 1 the PEs of a node (``F_SMP``
+# consecutive PEs) share one run queue and one epoch, as an SMP kernel's do: any PE of
+# the node runs any of its processes, goodness adds PROC_CHANGE_PENALTY (``F_PEN``) on
+# the PE a process ran on last, and a process that becomes runnable looks for a PE by
+# ``reschedule_idle()`` (:func:`linux_place`; docs/design.md, "Issue 15, stop 27").
 @njit
 def linux_tick_of(S: Any, t: float) -> int:
     """The index of the last timer tick at or before ``t`` (tick k falls at k / HZ)."""
@@ -955,50 +972,92 @@ def linux_expiry(S: Any, n: int, p: int) -> float:
 
 @njit
 def linux_goodness(S: Any, n: int, q: int) -> int:
-    """goodness(): 0 for a spent counter, else counter + 20 (nice 0), + 1 if ``q``'s
-    memory map is the CPU's (the process that ran last: no switch)."""
+    """goodness() on PE ``n``: 0 for a spent counter, else counter + 20 (nice 0),
+    + PROC_CHANGE_PENALTY if ``q`` ran last on ``n`` (``F_PEN``: 0 with one queue per
+    PE), + 1 if ``q``'s memory map is the PE's (the process that ran last: no switch)."""
     c = S.I[q, P_CNT]
     if c <= 0:
         return 0
-    return c + 20 + (1 if q == S.I[n, N_LAST] else 0)
+    pen = S.G[F_PEN] if S.I[q, P_CPU] == n else 0
+    return c + 20 + pen + (1 if q == S.I[n, N_LAST] else 0)
+
+
+@njit
+def linux_first(S: Any, n: int) -> int:
+    """The first PE of ``n``'s node: the PEs sharing its run queue are ``F_SMP``
+    consecutive ones."""
+    return n - n % S.G[F_SMP]
 
 
 @njit
 def linux_best(S: Any, n: int, skip_cs: bool) -> tuple[int, int]:
-    """The ready process of the highest goodness (the run queue's first on a tie: the
+    """schedule()'s pass on PE ``n`` over its run queue (the processes of its node's
+    PEs): the ready process of the highest goodness (the queue's first on a tie: the
     lowest queue key) and its goodness; (-1, -1) if none (``skip_cs``: FCS's CS
-    processes left out)."""
+    processes left out; under FCS a process whose own PE holds a CS slot is suspended by
+    the node manager)."""
     PI = S.I
     best = -1
     bg = -1
     bk = 0
-    for k in range(S.I[n, N_NPROCS]):
-        q = S.I[n, N_PL + k]
-        if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
-            g = linux_goodness(S, n, q)
-            if g > bg or (g == bg and PI[q, P_QKEY] < bk):
-                best = q
-                bg = g
-                bk = PI[q, P_QKEY]
+    m0 = linux_first(S, n)
+    for m in range(m0, m0 + S.G[F_SMP]):
+        if S.G[F_FCS] and S.I[m, N_MODE] != MODE_LOCAL:
+            continue
+        for k in range(S.I[m, N_NPROCS]):
+            q = S.I[m, N_PL + k]
+            if PI[q, P_STATE] == READY and not (skip_cs and PI[q, P_KLASS] == CL_CS):
+                g = linux_goodness(S, n, q)
+                if g > bg or (g == bg and PI[q, P_QKEY] < bk):
+                    best = q
+                    bg = g
+                    bk = PI[q, P_QKEY]
     return best, bg
 
 
 @njit
-def linux_recalc(S: Any, n: int) -> None:
-    """A new epoch on node ``n``: every process's counter becomes counter / 2 +
-    NICE_TO_TICKS (integer halving, as ``counter >> 1``)."""
-    for k in range(S.I[n, N_NPROCS]):
-        q = S.I[n, N_PL + k]
-        S.I[q, P_CNT] = (S.I[q, P_CNT] >> 1) + S.G[F_NTT]
+def linux_recalc(S: Any, n: int, t: float) -> None:
+    """A new epoch on PE ``n``'s run queue at ``t``: every process of its node
+    (``for_each_task``) gets counter / 2 + NICE_TO_TICKS (integer halving, as ``counter
+    >> 1``). The processes running on the node's other PEs are charged their ticks to
+    ``t`` first, and their PEs' events follow their new counters."""
+    m0 = linux_first(S, n)
+    smp = S.G[F_SMP]
+    if smp > 1:
+        for m in range(m0, m0 + smp):
+            if m != n and S.I[m, N_CUR] >= 0:
+                fold(S, m, t)
+    for m in range(m0, m0 + smp):
+        for k in range(S.I[m, N_NPROCS]):
+            q = S.I[m, N_PL + k]
+            S.I[q, P_CNT] = (S.I[q, P_CNT] >> 1) + S.G[F_NTT]
+    if smp > 1:
+        for m in range(m0, m0 + smp):
+            if m != n and S.I[m, N_CUR] >= 0:
+                resched(S, m, t)
 
 
 @njit
-def linux_choice(S: Any, n: int, skip_cs: bool) -> int:
+def linux_node_f(S: Any, n: int) -> int:
+    """FCS with one run queue per node: the first ready F process of an active local
+    slot on another PE of ``n``'s node (-1: none); the node manager prioritizes it over
+    all other processes of the queue (Algorithm 1)."""
+    m0 = linux_first(S, n)
+    for m in range(m0, m0 + S.G[F_SMP]):
+        if m != n:
+            sp = fcs_slot_f(S, m)
+            if sp >= 0 and S.I[sp, P_STATE] == READY:
+                return sp
+    return -1
+
+
+@njit
+def linux_choice(S: Any, n: int, skip_cs: bool, t: float) -> int:
     """schedule()'s choice among node ``n``'s ready processes (-1: none); when every
     one has spent its counter, a new epoch first."""
     best, g = linux_best(S, n, skip_cs)
     if best >= 0 and g == 0:
-        linux_recalc(S, n)
+        linux_recalc(S, n, t)
         best, g = linux_best(S, n, skip_cs)
     return best
 
@@ -1009,11 +1068,13 @@ def linux_schedule(S: Any, n: int, t: float) -> None:
     woken process's goodness above it): it competes in its place in the queue."""
     cur = S.I[n, N_CUR]
     S.I[cur, P_STATE] = READY
-    best = pick(S, n)
+    best = pick(S, n, t)
     if best < 0 or best == cur:
         S.I[cur, P_STATE] = RUNNING
         return
     switch_to(S, n, best, t)
+    if S.G[F_SMP] > 1:  # __schedule_tail(): the runnable ``cur`` looks for another PE
+        linux_place(S, cur, t)
 
 
 @njit
@@ -1022,31 +1083,111 @@ def linux_expire(S: Any, n: int, t: float) -> None:
     stopped every other process, so the slot's process is the only runnable one: a new
     epoch, and it runs on."""
     if S.G[F_FCS] and S.I[n, N_MODE] == MODE_CS:
-        linux_recalc(S, n)
+        linux_recalc(S, n, t)
         return
     linux_schedule(S, n, t)
 
 
 @njit
-def linux_wake(S: Any, n: int, q: int, t: float, queue_move: int) -> None:
-    """wake_up_process(): ``q`` (ready) joins the head of the run queue; on an idle CPU
-    it is scheduled now, otherwise it preempts at once (after the overhead under way)
-    if its goodness is above the running process's (FCS with ``F_FPRE``: or it is the
-    active slot's F process). The queue move is charged as under the MLFQ
-    (``queue_move``): 2 always (a wake-up by the NIC's interrupt), 1 when a process
-    holds the CPU (an I/O completion), 0 never (a new process)."""
+def linux_wake(S: Any, q: int, t: float, queue_move: int) -> None:
+    """wake_up_process(): ``q`` (ready) joins the head of the run queue and looks for a
+    PE (:func:`linux_place`). The queue move is charged as under the MLFQ, on the PE
+    ``q`` ran on last (``queue_move``): 2 always (a wake-up by the NIC's interrupt), 1
+    when a process holds that PE (an I/O completion), 0 never (a new process)."""
     qc = S.G[S_QC] + 1
     S.G[S_QC] = qc
     S.I[q, P_QKEY] = -qc
-    cur = S.I[n, N_CUR]
-    if queue_move == 2 or (queue_move == 1 and cur >= 0):
+    n = S.I[q, P_CPU]
+    if queue_move == 2 or (queue_move == 1 and S.I[n, N_CUR] >= 0):
         charge(S, n, t, S.GF[R_QM], 2)
-    if cur < 0:
-        dispatch(S, n, t)
+    linux_place(S, q, t)
+
+
+@njit
+def linux_free(S: Any, n: int) -> bool:
+    """May PE ``n``'s local scheduler run a process of the run queue (FCS: not while
+    the node manager holds it for a CS slot)?"""
+    return not (S.G[F_FCS] and S.I[n, N_MODE] == MODE_CS)
+
+
+@njit
+def linux_place(S: Any, q: int, t: float) -> None:
+    """reschedule_idle(): the runnable ``q`` looks for a PE of its node. If the PE it
+    ran on last is idle, that PE schedules now; else the idle PE that went idle first;
+    else (``F_WPRE``) the PE whose running process ``q`` beats by the most goodness
+    (``q``'s goodness on that PE minus the runner's, > 0) is preempted at once, after
+    the overhead under way (FCS with ``F_FPRE``: failing that, the PE whose active slot
+    is ``q``'s, if ``q`` is its F process). With one queue per PE this is the
+    uniprocessor rule: an idle PE schedules, a busy one is preempted when ``q``'s
+    goodness is the higher. Under FCS a CS process, or one whose PE holds a CS slot,
+    runs only on its own PE in its own slot (Algorithm 1)."""
+    PI = S.I
+    h = PI[q, P_NODE]
+    if S.G[F_FCS] and (PI[q, P_KLASS] == CL_CS or S.I[h, N_MODE] == MODE_CS):
+        if S.I[h, N_CUR] < 0:
+            dispatch(S, h, t)
+            resched(S, h, t)
         return
-    better = linux_goodness(S, n, q) > linux_goodness(S, n, cur)
-    if (better or (S.G[F_FPRE] and q == fcs_slot_f(S, n))) and t < S.F[n, N_PRE]:
-        S.F[n, N_PRE] = t
+    n = PI[q, P_CPU]
+    if S.I[n, N_CUR] < 0 and linux_free(S, n):
+        dispatch(S, n, t)
+        resched(S, n, t)
+        return
+    m0 = linux_first(S, n)
+    tgt = -1
+    oldest = INF
+    for m in range(m0, m0 + S.G[F_SMP]):
+        if S.I[m, N_CUR] < 0 and linux_free(S, m) and S.F[m, N_IDLE] < oldest:
+            oldest = S.F[m, N_IDLE]
+            tgt = m
+    if tgt >= 0:
+        dispatch(S, tgt, t)
+        resched(S, tgt, t)
+        return
+    if S.G[F_WPRE]:
+        top = 0
+        for m in range(m0, m0 + S.G[F_SMP]):
+            cur = S.I[m, N_CUR]
+            if cur >= 0 and linux_free(S, m):
+                fold(S, m, t)  # the runner's counter at t
+                prio = linux_goodness(S, m, q) - linux_goodness(S, m, cur)
+                if prio > top:
+                    top = prio
+                    tgt = m
+    if tgt < 0 and S.G[F_FPRE] and q == fcs_slot_f(S, h) and linux_free(S, h):
+        tgt = h
+    if tgt >= 0 and t < S.F[tgt, N_PRE]:
+        S.F[tgt, N_PRE] = t
+        resched(S, tgt, t)
+
+
+@njit
+def linux_fcs_modes(S: Any, t: float) -> None:
+    """FCS heartbeat with one run queue per node, before Algorithm 1 runs on each PE:
+    every PE takes its mode for the new slot (CS: its slot's process is CS), and a
+    running process that may not run on now leaves its PE (a CS process outside its own
+    slot and PE, one whose own PE holds a CS slot, the PE's CS slot's other processes),
+    so that no PE picks from the queue by the old slot's modes."""
+    PI = S.I
+    col = S.G[S_GSCOL] + S.G[S_GSACTIVE]
+    for n in range(S.G[F_NNODES]):
+        S.I[n, N_MODE] = fcs_mode(S, n)
+    for n in range(S.G[F_NNODES]):
+        cur = S.I[n, N_CUR]
+        if cur < 0:
+            continue
+        if S.I[n, N_MODE] == MODE_CS:
+            stay = cur == S.I[n, col]
+        else:
+            h = PI[cur, P_NODE]
+            stay = PI[cur, P_KLASS] != CL_CS and S.I[h, N_MODE] == MODE_LOCAL
+        if not stay:
+            fold(S, n, t)
+            requeue(S, cur, True)
+            if S.F[cur, P_QLEFT] == INF:
+                S.F[cur, P_QLEFT] = S.GF[G_QU + PI[cur, P_LEVEL]]
+            S.I[n, N_CUR] = -1
+            S.F[n, N_IDLE] = t
 
 
 # ---------------------------------------------------------------- the program
@@ -1171,6 +1312,8 @@ def spin_expired(S: Any, n: int, p: int, t: float) -> None:
 def leave(S: Any, n: int, t: float) -> None:
     """The running process gave up the CPU (I/O, block, end)."""
     S.I[n, N_CUR] = -1
+    if S.G[F_SMP] > 1:
+        S.F[n, N_IDLE] = t
     S.F[n, N_PRE] = INF
     S.I[n, N_FORCE] = 0
     S.I[n, N_TARGET] = -1
@@ -1186,16 +1329,17 @@ def finish(S: Any, n: int, p: int, t: float) -> None:
     j = S.G[S_JB] + PI[p, P_JOB]
     S.I[j, J_DONE] += 1
     fold(S, n, t)
-    k = S.I[n, N_NPROCS]
+    h = PI[p, P_NODE]  # its home PE's list (``n`` runs it: h unless a node-wide queue)
+    k = S.I[h, N_NPROCS]
     NPL = S.I
     a = 0
-    while NPL[n, N_PL + a] != p:
+    while NPL[h, N_PL + a] != p:
         a += 1
     for b in range(a, k - 1):
-        NPL[n, N_PL + b] = NPL[n, N_PL + b + 1]
-    NPL[n, N_PL + k - 1] = -1
-    S.I[n, N_NPROCS] = k - 1
-    set_speed(S, n)
+        NPL[h, N_PL + b] = NPL[h, N_PL + b + 1]
+    NPL[h, N_PL + k - 1] = -1
+    S.I[h, N_NPROCS] = k - 1
+    set_speed(S, h)
     leave(S, n, t)
     if S.I[j, J_DONE] == S.I[j, J_NPROCS]:
         end_job(S, j, t)
@@ -1232,7 +1376,7 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
     """The NIC deposits a message into ``q``'s endpoint and reacts per scheme."""
     PI = S.I
     PI[q, P_INBOX0 + side] += 1
-    n = PI[q, P_NODE]
+    n = PI[q, P_CPU]  # the PE it runs on, or ran on last (its home but under SMP)
     st = PI[q, P_STATE]
     arrival = S.G[F_ARRIVAL]
     if st == RUNNING:
@@ -1246,7 +1390,7 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         S.F[q, P_BLOCKED_T] += t - S.F[q, P_TBLOCK]
         PI[q, P_STATE] = READY
         if S.G[F_LINUX]:
-            linux_wake(S, n, q, t, 2)
+            linux_wake(S, q, t, 2)
             resched(S, n, t)
             return
         boost(S, q)
@@ -1285,6 +1429,7 @@ def io_done(S: Any, p: int, t: float) -> None:
         if S.I[n, N_CUR] < 0 and S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]] == p:
             S.I[n, N_CUR] = p
             S.I[n, N_LAST] = p
+            PI[p, P_CPU] = n
             PI[p, P_STATE] = RUNNING
             ovh = NF[n, N_OVH]
             NF[n, N_ACT] = ovh if ovh > t else t
@@ -1292,8 +1437,8 @@ def io_done(S: Any, p: int, t: float) -> None:
         return
     PI[p, P_STATE] = READY
     if S.G[F_LINUX]:
-        linux_wake(S, n, p, t, 1)
-        resched(S, n, t)
+        linux_wake(S, p, t, 1)
+        resched(S, PI[p, P_CPU], t)
         return
     top = S.G[F_TOP]
     PI[p, P_LEVEL] = top
@@ -1645,6 +1790,7 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_JOB] = i
         PI[p, P_RANK] = r
         PI[p, P_NODE] = tmp[r]
+        PI[p, P_CPU] = tmp[r]
         PI[p, P_STATE] = READY
         PI[p, P_PHASE] = P_COMPUTE
         PI[p, P_WAITING] = -1
@@ -1673,7 +1819,7 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         S.I[n, N_NPROCS] = c + 1
         set_speed(S, n)
         if S.G[F_LINUX]:  # a new process joins the run queue as a woken one does
-            linux_wake(S, n, p, t, 0)
+            linux_wake(S, p, t, 0)
             resched(S, n, t)
             continue
         PI[p, P_LEVEL] = top
@@ -1855,6 +2001,7 @@ def fcs_run(S: Any, n: int, p: int, t: float) -> None:
     """Put ``p`` on node ``n``'s CPU at a heartbeat (the heartbeat pays the switch)."""
     S.I[n, N_CUR] = p
     S.I[n, N_LAST] = p
+    S.I[p, P_CPU] = n
     S.I[p, P_STATE] = RUNNING
     S.I[p, P_SWITCHES] += 1
     ovh = S.F[n, N_OVH]
@@ -1866,6 +2013,16 @@ def fcs_run(S: Any, n: int, p: int, t: float) -> None:
 
 
 @njit
+def fcs_mode(S: Any, n: int) -> int:
+    """Node ``n``'s mode in the active slot: CS if the slot's process is a live CS
+    process (it runs alone, polling), else local."""
+    sp = S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]]
+    if sp >= 0 and S.I[sp, P_KLASS] == CL_CS and S.I[sp, P_STATE] != DONE:
+        return MODE_CS
+    return MODE_LOCAL
+
+
+@njit
 def fcs_enter(S: Any, n: int, t: float) -> None:
     """Algorithm 1 of the FCS paper on node ``n`` for the new active slot: a CS
     process runs alone for the whole slot, polling; otherwise the local scheduler runs
@@ -1873,7 +2030,7 @@ def fcs_enter(S: Any, n: int, t: float) -> None:
     PI = S.I
     sp = S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]]
     cur = S.I[n, N_CUR]
-    if sp >= 0 and PI[sp, P_KLASS] == CL_CS and PI[sp, P_STATE] != DONE:
+    if fcs_mode(S, n) == MODE_CS:
         S.I[n, N_MODE] = MODE_CS
         S.F[sp, P_QLEFT] = INF
         if cur == sp:
@@ -1893,10 +2050,10 @@ def fcs_enter(S: Any, n: int, t: float) -> None:
         cur = -1
     if S.G[F_LINUX] and cur >= 0:
         PI[cur, P_STATE] = READY  # Linux: it competes in its place (no spurious epoch)
-        best = pick_fcs(S, n)
+        best = pick_fcs(S, n, t)
         PI[cur, P_STATE] = RUNNING
     else:
-        best = pick_fcs(S, n)
+        best = pick_fcs(S, n, t)
     if best < 0 or best == cur:
         return
     if cur >= 0:
@@ -1919,7 +2076,7 @@ def fcs_slot(S: Any, t: float) -> None:
     push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     col = S.G[S_GSCOL]
     for n in range(S.G[F_NNODES]):
-        if S.I[n, N_NPROCS] == 0:
+        if S.I[n, N_NPROCS] == 0 and S.I[n, N_CUR] < 0:
             continue
         fold(S, n, t)
         p = S.I[n, col + active]
@@ -1927,14 +2084,22 @@ def fcs_slot(S: Any, t: float) -> None:
             fcs_reclassify(S, n, p)
             charge(S, n, t, S.GF[R_CLS], 1)
     S.G[S_GSACTIVE] = nxt
+    smp = S.G[F_SMP] > 1
+    if smp:
+        linux_fcs_modes(S, t)
     for n in range(S.G[F_NNODES]):
-        if S.I[n, N_NPROCS] == 0:
+        if S.I[n, N_NPROCS] == 0 and S.I[n, N_CUR] < 0:
             continue
         fcs_enter(S, n, t)
         charge(S, n, t, S.GF[R_NM], 1)
         if nxt != active:
             charge(S, n, t, S.GF[R_GSCS], 0)
         resched(S, n, t)
+    if smp:  # a PE left idle while its node's queue holds a runnable process takes it
+        for n in range(S.G[F_NNODES]):
+            if S.I[n, N_CUR] < 0 and S.I[n, N_MODE] == MODE_LOCAL:
+                dispatch(S, n, t)
+                resched(S, n, t)
 
 
 # -------------------------------------------------------------- checks, loop
@@ -1946,17 +2111,19 @@ def check_all(S: Any, t: float) -> bool:
         cur = S.I[n, N_CUR]
         running = 0
         first = -1
-        for a in range(S.I[n, N_NPROCS]):
-            q = S.I[n, N_PL + a]
-            if S.I[q, P_STATE] == RUNNING:
-                running += 1
-                if first < 0:
-                    first = q
+        m0 = n - n % S.G[F_SMP]  # the processes of its run queue (its node's PEs)
+        for m in range(m0, m0 + S.G[F_SMP]):
+            for a in range(S.I[m, N_NPROCS]):
+                q = S.I[m, N_PL + a]
+                if S.I[q, P_STATE] == RUNNING and S.I[q, P_CPU] == n:
+                    running += 1
+                    if first < 0:
+                        first = q
         if running > 1 or (running == 1 and first != cur):
             S.G[S_ERRNODE] = n
             S.G[S_ERR] = 1
             return False
-        if cur >= 0 and S.I[cur, P_STATE] != RUNNING:
+        if cur >= 0 and (S.I[cur, P_STATE] != RUNNING or S.I[cur, P_CPU] != n):
             S.G[S_ERRNODE] = n
             S.G[S_ERR] = 2
             return False

@@ -137,6 +137,23 @@ class TSParams:
             200 ... 81 from HZ 1600; :meth:`linux_slice_ticks`). Default 4096: the FCS
             paper, section 2.6, "we increased the HZ value to 4096" (1024, the Alpha
             default, is "~1 ms").
+        linux_smp: ``linux24`` on SMP nodes: the number of consecutive PEs (kernel rows)
+            that form one node and share one run queue and one epoch, so that any of
+            them runs any of the node's processes (Linux 2.4's one ``runqueue_head``;
+            the FCS paper's Wolverine nodes are 4-way). 1 (default): one queue per PE,
+            the processes bound to their PEs. The machine's PEs must be a multiple.
+        linux_change_penalty: ``linux24`` with ``linux_smp`` > 1: PROC_CHANGE_PENALTY,
+            the goodness a process gains on the PE it ran on last (20 in Linux's
+            include/asm-alpha/smp.h; 15 on i386).
+        linux_wake_preempt: ``linux24`` with ``linux_smp`` > 1: 1, a woken (or
+            preempted) process that finds no idle PE preempts the PE of its node where
+            its goodness beats the runner's by the most (kernel/sched.c's
+            ``reschedule_idle()`` as written); 0 (default), never: the kernel the FCS
+            paper's Alpha nodes ran, 2.4.18 built for Alpha, whose ``cycles_t`` is 32
+            bits, so that ``oldest_idle == -1ULL`` is always false and the busy PEs
+            are never compared (reported on linux-kernel in July 2003 on a 4-way ES40
+            running 2.4.18, fixed in 2.4.22). One queue per PE keeps the
+            uniprocessor rule (a woken process with the higher goodness preempts).
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -168,6 +185,9 @@ class TSParams:
     fcs_f_preempt: float = 1
     local: str = "mlfq"
     linux_hz: float = 4096
+    linux_smp: float = 1
+    linux_change_penalty: float = 20
+    linux_wake_preempt: float = 0
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:
@@ -181,6 +201,7 @@ class TSParams:
             positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
             positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
+            positive = positive and f.name not in {"linux_change_penalty", "linux_wake_preempt"}
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
@@ -190,8 +211,19 @@ class TSParams:
             v = getattr(self, name)
             if int(v) != v or (name == "fcs_tslots_max" and v < 1):
                 raise ConfigError(f"{name} must be an integer (>= 1 for tslots) (got {v!r})")
-        if int(self.linux_hz) != self.linux_hz:
-            raise ConfigError(f"linux_hz must be an integer (got {self.linux_hz!r})")
+        for name in ("linux_hz", "linux_smp", "linux_change_penalty"):
+            v = getattr(self, name)
+            if int(v) != v:
+                raise ConfigError(f"{name} must be an integer (got {v!r})")
+        if self.linux_wake_preempt not in (0, 1):
+            raise ConfigError(
+                f"linux_wake_preempt must be 0 or 1 (got {self.linux_wake_preempt!r})"
+            )
+        if self.linux_smp > 1 and self.local != "linux24":
+            raise ConfigError(
+                f"linux_smp > 1 (got {self.linux_smp!r}) is Linux 2.4's run queue: it "
+                "needs local='linux24'"
+            )
         if self.fcs_f_preempt not in (0, 1):
             raise ConfigError(f"fcs_f_preempt must be 0 or 1 (got {self.fcs_f_preempt!r})")
         if self.spin_factor < 1.0:

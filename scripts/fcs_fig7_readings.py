@@ -9,7 +9,7 @@ Runs the dynamic workload of ``cosched reproduce fcs`` (the spec's parameters: L
 jobs on 32 PEs, run times clipped at 600 s then divided by 10, MPL 6, EASY in front)
 under each scheme at each offered load, for each reading given (``--reading`` takes
 ``key=value[,key=value]`` of :data:`cosched.timesharing.fcs_experiment.READINGS` or of
-the spec's parameters, e.g. ``time_scale=1`` or ``local=linux24``;
+the spec's parameters, e.g. ``time_scale=1``, ``local=linux24`` or ``slot_clock=heartbeat``;
 several readings are compared one after the other; none: the defaults), and prints per
 reading, scheme and load the mean response, the accepted load over the makespan and
 over the arrival window, the PEs' shares of computing, spinning and idling (per
@@ -41,7 +41,8 @@ ACCOUNTS = ("compute", "spin", "context_switch", "interrupt")
 BASE: dict[str, Any] = {
     "scenario": "dynamic", "nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1,
     "cslots_min": 20, "f_preempt": 0, "dyn_pes": 32, "dyn_mpl": 6, "max_run": 600.0,
-    "time_scale": 10.0, "local": "mlfq", "linux_hz": 4096,
+    "time_scale": 10.0, "local": "mlfq", "linux_hz": 4096, "slot_clock": "assigned",
+    "tcomm": "wall",
 }  # fmt: skip
 
 

@@ -187,7 +187,9 @@ def scenario_jobs(
 def _params(params: Mapping[str, Scalar]) -> TSParams:
     """The model's parameters: T_slice, cslots_MIN, SB spinning the FCS paper's 120 us
     (at least one latency), the local scheduler (``local``, ``linux_hz``: the model's
-    MLFQ unless the spec names Linux 2.4's)."""
+    MLFQ unless the spec names Linux 2.4's), FCS's slot clock (``slot_clock``:
+    ``TSParams.fcs_slot_clock``, "assigned" unless the spec names "heartbeat") and what
+    its T_comm counts (``tcomm``: ``TSParams.fcs_tcomm``, "wall" unless "running")."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
@@ -195,6 +197,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
         local=str(params.get("local", base.local)),
         linux_hz=float(params.get("linux_hz", base.linux_hz)),  # type: ignore[arg-type]
+        fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
+        fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
     )
 
 

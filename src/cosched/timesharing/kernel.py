@@ -163,7 +163,8 @@ P_JCOMP, P_JIO, P_SKEW = range(7, 10)
 # FCS: time waiting in blocking receives and compute seconds at the last reset; the
 # time the current receive began.
 P_TCOMM, P_TCPU0, P_TRECV = range(10, 13)
-K_PF = 13
+P_TWAIT0 = 13  # FCS: spin + blocked seconds at the last reset (F_TCRUN's T_comm)
+K_PF = 14
 # Job integer columns.
 J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = range(9)
 # The imbalance pattern: rank r computes J_SLOW times more when
@@ -201,7 +202,9 @@ F_EASY = K_SI + 10  # admission by EASY backfilling instead of FCFS (see easy_st
 F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSParams.fcs_f_preempt)
 # The local scheduler is Linux 2.4's (TSParams.local "linux24"), and its NICE_TO_TICKS(0).
 F_LINUX, F_NTT = K_SI + 12, K_SI + 13
-G_GSR = K_SI + 14  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_HBCLOCK = K_SI + 14  # FCS: every heartbeat ages every process (TSParams.fcs_slot_clock)
+F_TCRUN = K_SI + 15  # FCS: T_comm counts spin and blocked time only (TSParams.fcs_tcomm)
+G_GSR = K_SI + 16  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -1809,6 +1812,7 @@ def fcs_reset(S: Any, p: int) -> None:
     """FCS: restart a process's measurements (class change or age expiration)."""
     S.F[p, P_TCPU0] = S.F[p, P_COMPUTE_T]
     S.F[p, P_TCOMM] = 0.0
+    S.F[p, P_TWAIT0] = S.F[p, P_SPIN_T] + S.F[p, P_BLOCKED_T]
     S.I[p, P_CCOMM] = 0
 
 
@@ -1818,7 +1822,10 @@ def fcs_reclassify(S: Any, n: int, p: int) -> None:
 
     Granularity ``g = (T_cpu + T_comm) / C_comm`` and compute per communication
     ``T_cpu / C_comm`` over the measurements since the last reset (a process that
-    completed no blocking communication has infinite granularity: DC).
+    completed no blocking communication has infinite granularity: DC). T_comm is the
+    wall time of the completed receives, or with ``F_TCRUN`` the seconds spent spinning,
+    polling or blocked (a block counted when it ends), not those suspended or ready.
+    With ``F_HBCLOCK`` it runs for every process at every heartbeat.
     """
     PI = S.I
     cs = PI[p, P_CSLOTS] + 1
@@ -1829,10 +1836,13 @@ def fcs_reclassify(S: Any, n: int, p: int) -> None:
         return
     c = PI[p, P_CCOMM]
     tcpu = S.F[p, P_COMPUTE_T] - S.F[p, P_TCPU0]
+    tcomm = S.F[p, P_TCOMM]
+    if S.G[F_TCRUN]:
+        tcomm = S.F[p, P_SPIN_T] + S.F[p, P_BLOCKED_T] - S.F[p, P_TWAIT0]
     g = INF
     tbar = INF
     if c > 0:
-        g = (tcpu + S.F[p, P_TCOMM]) / c
+        g = (tcpu + tcomm) / c
         tbar = tcpu / c
     old = PI[p, P_KLASS]
     age = ts % S.G[F_TSMAX] == 0
@@ -1909,8 +1919,9 @@ def fcs_enter(S: Any, n: int, t: float) -> None:
 @njit
 def fcs_slot(S: Any, t: float) -> None:
     """FCS heartbeat (the machine manager's multi-context-switch, every quantum): the
-    ending slot's processes are reclassified (Algorithm 2), then every node applies
-    Algorithm 1 to the next non-empty row."""
+    ending slot's processes are reclassified (Algorithm 2; with ``F_HBCLOCK`` every live
+    process, its age counted in heartbeats), then every node applies Algorithm 1 to the
+    next non-empty row."""
     nxt = next_gang_row(S)
     if nxt < 0:
         S.G[S_TICKING] = 0
@@ -1922,6 +1933,11 @@ def fcs_slot(S: Any, t: float) -> None:
         if S.I[n, N_NPROCS] == 0:
             continue
         fold(S, n, t)
+        if S.G[F_HBCLOCK]:
+            for a in range(S.I[n, N_NPROCS]):
+                fcs_reclassify(S, n, S.I[n, N_PL + a])
+                charge(S, n, t, S.GF[R_CLS], 1)
+            continue
         p = S.I[n, col + active]
         if p >= 0 and S.I[p, P_STATE] != DONE:
             fcs_reclassify(S, n, p)

@@ -9,10 +9,11 @@ prints each job's end time (s) beside the paper's, then per scheme, section and 
 scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround):
 
     python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--scenarios ...]
-        [--slot-clocks assigned heartbeat]
+        [--reading slot_clock=heartbeat,tcomm=running ...]
 
-``--slot-clocks`` runs each configuration under each of FCS's slot clocks
-(``TSParams.fcs_slot_clock``; issue 15, stop 27); SB ignores it.
+``--reading`` (repeatable) runs each configuration under each reading given, a list of
+the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
+none: the spec's defaults); SB ignores FCS's readings.
 """
 
 from __future__ import annotations
@@ -54,16 +55,16 @@ def main() -> None:
                     "complementing", "mixed"])  # fmt: skip
     ap.add_argument("--schemes", nargs="*", default=["SB", "FCS"])
     ap.add_argument("--no-mlfq", action="store_true", help="skip the MLFQ runs")
-    ap.add_argument("--slot-clocks", nargs="*", default=["assigned"])
+    ap.add_argument("--reading", action="append", default=[])
     args = ap.parse_args()
     locals_ = ([] if args.no_mlfq else [("mlfq", None)]) + [("linux24", h) for h in args.hz]
-    runs = [(local, hz, clock) for local, hz in locals_ for clock in args.slot_clocks]
+    runs = [(local, hz, text) for local, hz in locals_ for text in args.reading or [""]]
     errors: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for scenario in args.scenarios:
         for scheme in args.schemes:
-            for local, hz, clock in runs:
-                params = {**BASE, "scenario": scenario, "scheme": scheme, "local": local,
-                          "slot_clock": clock}  # fmt: skip
+            for local, hz, text in runs:
+                how = dict(part.split("=", 1) for part in filter(None, text.split(",")))
+                params = {**BASE, "scenario": scenario, "scheme": scheme, "local": local, **how}
                 if hz is not None:
                     params["linux_hz"] = hz
                 if scenario in ("sweep3d", "sage", "sage+sweep3d"):
@@ -72,7 +73,7 @@ def main() -> None:
                 ends = [round(out[f"job{k}_end"], 1) for k in (1, 2, 3)]
                 ends = [e for e in ends if not math.isnan(e)]
                 label = local if hz is None else f"{local} HZ {hz}"
-                label += "" if clock == "assigned" else f", {clock} clock"
+                label += f", {text}" if text else ""
                 paper = PAPER.get((scenario, scheme), ())
                 print(f"{scenario} | {scheme} | {label} | ends {ends} | turnaround "
                       f"{out['turnaround']:.1f} | paper {list(paper)}", flush=True)  # fmt: skip

@@ -16,8 +16,9 @@ sample is put in one state:
 * ``local slot``: the active row has no live process on the PE (a hole of the matrix)
   or its process is DC or F, and the local scheduler runs the PE's DC and F processes:
   ``computing``, ``spinning``, ``other``, or idle, either with a DC or F process there
-  (all blocked, waiting for messages: ``idle, DC/F blocked``) or with CS processes only
-  (they run only in their own slots: ``idle, CS only``).
+  (all blocked, waiting for messages: ``idle, DC/F blocked``), or with CS processes only,
+  blocked (``idle, CS only``), or with a CS process ready to run (``idle, a CS process
+  ready``: it runs only in its own slot).
 
 Then, per job kind and rank role (``fine``, ``imbalanced fast``, ``imbalanced slow``,
 ``coarse``, ``serial``: a one-rank job), the class each process ends with, among the
@@ -45,7 +46,8 @@ from cosched.timesharing.workloads import dynamic_workload
 
 STATES = ("empty", "CS slot, computing", "CS slot, polling", "CS slot, other",
           "local slot, computing", "local slot, spinning", "local slot, other",
-          "local slot, idle, DC/F blocked", "local slot, idle, CS only")  # fmt: skip
+          "local slot, idle, DC/F blocked", "local slot, idle, CS only",
+          "local slot, idle, a CS process ready")  # fmt: skip
 #: The class the thresholds of Table 2 give each role alone (docs/timesharing.md).
 INTENDED = {"fine": "CS", "imbalanced fast": "F", "imbalanced slow": "DC", "coarse": "DC",
             "serial": "DC"}  # fmt: skip
@@ -80,7 +82,11 @@ def sample(S: Any, pes: int, t: float, counts: np.ndarray) -> None:
             counts[5 if SI[cur, K.P_INRECV] else 4] += 1
         else:
             procs = SI[n, K.N_PL : K.N_PL + k]
-            counts[7 if (SI[procs, K.P_KLASS] != K.CL_CS).any() else 8] += 1
+            cs = SI[procs, K.P_KLASS] == K.CL_CS
+            if (cs & (SI[procs, K.P_STATE] == K.READY)).any():
+                counts[9] += 1
+            else:
+                counts[8 if cs.all() else 7] += 1
 
 
 def roles(sim: TimeSharingSim, kinds: list[str]) -> list[str]:

@@ -162,6 +162,33 @@ def test_running_tcomm_leaves_out_a_receive_suspended_across_slots() -> None:
         assert all(FCS_CLASSES[S.I[q, K.P_KLASS]] == "CS" for q in range(4, 14))
 
 
+def test_cs_local_fills_a_hole_of_the_matrix_with_a_cs_process() -> None:
+    # MPL 2 on 2 PEs, every process CS (cslots_MIN 1000), 100 ms slots, 2 ms switches.
+    # Row 0: job A, one task of 1 s on PE 0 (PE 1 is a hole of row 0). Row 1: job B,
+    # whose rank 1 (PE 1) computes 2 s and rank 0 (PE 0) next to nothing, then they
+    # exchange one message. Default: B's rank 1 runs only in row 1's slots, 98 ms each
+    # from 0.102 s: 10 slots (0.98 s) by 2.0 s; A ends at 2.0202 s, and from the
+    # heartbeat at 2.1 s (a switch, 2 ms) row 1 runs alone: B ends at 2.102 + 1.02 + L.
+    # With fcs_cs_local, the local scheduler runs B's rank 1 in row 0's hole as well:
+    # it computes its 2 s losing at most a gang switch per heartbeat (21 by 2.1 s), one
+    # context switch and its partner's wake-up. A, whose row 1 slot holds B's rank 0 on
+    # PE 0 (a CS slot: it polls), ends at 2.0202 s either way.
+    jobs = [(0.0, 1.0, 1, 1.0, 1.0, 0), (0.0, 2.0, 2, 2.0, 1e-6, 0)]
+    ends = {}
+    for cs_local in (0, 1):
+        p = P.with_(fcs_cslots_min=1000, fcs_cs_local=cs_local)
+        r = simulate(bsp_jobs(jobs, params=p), scheme="FCS", nodes=2, mpl=2, rng=RNG(0),
+                     params=p)  # fmt: skip
+        ends[cs_local] = r.jobs.sort_values("job_id")["end_time"].tolist()
+    L = P.latency
+    # A (1 s + L of work): 0.1 s, then 9 slots of 98 ms, the rest in the slot from 2.002 s
+    a_end = 0.2 * 10 + 0.002 + (1.0 + L - 0.1 - 9 * 0.098)
+    assert ends[0][0] == pytest.approx(a_end, abs=1e-9)
+    assert ends[1][0] == pytest.approx(a_end, abs=1e-9)
+    assert ends[0][1] == pytest.approx(2.1 + 0.002 + (2.0 - 10 * 0.098) + L, abs=1e-9)
+    assert 2.0 + L < ends[1][1] <= 2.0 + 21 * 0.002 + 200e-6 + L + 1e-3
+
+
 def test_bad_fcs_inputs_are_named() -> None:
     with pytest.raises(ConfigError, match="fcs_tslots_max"):
         TSParams(fcs_tslots_max=2.5)
@@ -169,6 +196,8 @@ def test_bad_fcs_inputs_are_named() -> None:
         TSParams(fcs_slot_clock="heartbeats")
     with pytest.raises(UnknownNameError, match="FCS T_comm reading 'cpu'"):
         TSParams(fcs_tcomm="cpu")
+    with pytest.raises(ConfigError, match="fcs_cs_local must be 0 or 1"):
+        TSParams(fcs_cs_local=2)
     with pytest.raises(ConfigError, match="bsp job 1"):
         bsp_jobs([(0.0, 1.0, 2, 0.0, 1.0, 0)])
     w = bsp_jobs([(0.0, 1.0, 2, GRAIN, 1.0, 0)])

@@ -204,7 +204,8 @@ F_FPRE = K_SI + 11  # FCS: a woken F process of the active slot preempts (TSPara
 F_LINUX, F_NTT = K_SI + 12, K_SI + 13
 F_HBCLOCK = K_SI + 14  # FCS: every heartbeat ages every process (TSParams.fcs_slot_clock)
 F_TCRUN = K_SI + 15  # FCS: T_comm counts spin and blocked time only (TSParams.fcs_tcomm)
-G_GSR = K_SI + 16  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_CSLOCAL = K_SI + 16  # FCS: CS processes run in local slots but F ones (fcs_cs_local)
+G_GSR = K_SI + 17  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -714,16 +715,17 @@ def fcs_slot_f(S: Any, n: int) -> int:
 def pick_fcs(S: Any, n: int) -> int:
     """FCS's local scheduler (Algorithm 1, outside a CS slot): the active slot's F
     process first if ready, else the MLFQ's choice among the DC and F processes (a CS
-    process runs only in its own slot)."""
+    process runs only in its own slot; with ``F_CSLOCAL`` in any slot but an F one)."""
     PI = S.I
     sp = fcs_slot_f(S, n)
     if sp >= 0 and PI[sp, P_STATE] == READY:
         if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
             linux_recalc(S, n)  # it may run only with ticks left: a new epoch
         return sp
+    skip_cs = S.G[F_CSLOCAL] == 0 or sp >= 0
     if S.G[F_LINUX]:
-        return linux_choice(S, n, True)
-    return mlfq_choice(S, n, True)
+        return linux_choice(S, n, skip_cs)
+    return mlfq_choice(S, n, skip_cs)
 
 
 @njit
@@ -1792,6 +1794,9 @@ def fcs_start(S: Any, n: int, p: int, row: int, t: float) -> None:
     S.G[S_QC] = qc
     PI[p, P_QKEY] = -qc if S.G[F_LINUX] else qc  # Linux: the head of the run queue
     if row != S.G[S_GSACTIVE]:
+        if S.G[F_CSLOCAL] and S.I[n, N_CUR] < 0:
+            dispatch(S, n, t)  # an idle local slot may run it
+            resched(S, n, t)
         return
     cur = S.I[n, N_CUR]
     if cur >= 0:

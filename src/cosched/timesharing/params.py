@@ -152,6 +152,11 @@ class TSParams:
             process of the machine at every heartbeat.
         fcs_tcomm: what FCS's T_comm counts, one of :data:`FCS_TCOMM`: ``wall`` (the
             default) or ``running`` (spin, poll and blocked time only).
+        fcs_cs_local: 0 (default): a CS process runs only in its own slot; 1: the local
+            scheduler may also run it in a DC slot or a slot with no live process on the
+            PE, never in an F slot (Algorithm 1, "let local OS scheduler schedule all
+            processes"; section 2.2, "CS processes are no longer allowed to run in the F
+            slots").
         local: the node's local scheduler, one of :data:`LOCAL_SCHEDULERS` (``mlfq``,
             the default; ``linux24`` for Linux 2.4's). Gang scheduling (GS, and FCFS as
             its one-row matrix) has no local scheduler and is the same under both.
@@ -192,6 +197,7 @@ class TSParams:
     fcs_f_preempt: float = 1
     fcs_slot_clock: str = "assigned"
     fcs_tcomm: str = "wall"
+    fcs_cs_local: float = 0
     local: str = "mlfq"
     linux_hz: float = 4096
 
@@ -211,6 +217,7 @@ class TSParams:
             positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
             positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
+            positive = positive and f.name != "fcs_cs_local"
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
@@ -222,8 +229,9 @@ class TSParams:
                 raise ConfigError(f"{name} must be an integer (>= 1 for tslots) (got {v!r})")
         if int(self.linux_hz) != self.linux_hz:
             raise ConfigError(f"linux_hz must be an integer (got {self.linux_hz!r})")
-        if self.fcs_f_preempt not in (0, 1):
-            raise ConfigError(f"fcs_f_preempt must be 0 or 1 (got {self.fcs_f_preempt!r})")
+        for name in ("fcs_f_preempt", "fcs_cs_local"):
+            if getattr(self, name) not in (0, 1):
+                raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:

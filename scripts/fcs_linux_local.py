@@ -14,6 +14,11 @@ Alpha, a woken process never preempts a busy PE; 1: as written):
 
     python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--smp 1 4]
         [--wake-preempt 0 1] [--scenarios ...]
+        [--reading slot_clock=heartbeat,tcomm=running ...]
+
+``--reading`` (repeatable) runs each configuration under each reading given, a list of
+the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
+none: the spec's defaults); SB ignores FCS's readings.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ def main() -> None:
     ap.add_argument("--wake-preempt", type=int, nargs="*", default=[0],
                     help="with --smp > 1: linux_wake_preempt values")  # fmt: skip
     ap.add_argument("--no-mlfq", action="store_true", help="skip the MLFQ runs")
+    ap.add_argument("--reading", action="append", default=[])
     args = ap.parse_args()
     locals_: list[tuple[str, dict[str, int]]] = [] if args.no_mlfq else [("mlfq", {})]
     for hz in args.hz:
@@ -67,17 +73,21 @@ def main() -> None:
                 label = f"linux24 HZ {hz}" + (f" smp {smp} wp {wp}" if smp > 1 else "")
                 extra = {"linux_hz": hz, "linux_smp": smp, "linux_wake_preempt": wp}
                 locals_.append((label, extra))
+    runs = [(lab, extra, text) for lab, extra in locals_ for text in args.reading or [""]]
     errors: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for scenario in args.scenarios:
         for scheme in args.schemes:
-            for label, extra in locals_:
+            for local_label, extra, text in runs:
+                how = dict(part.split("=", 1) for part in filter(None, text.split(",")))
                 params = {**BASE, "scenario": scenario, "scheme": scheme,
-                          "local": "mlfq" if label == "mlfq" else "linux24", **extra}  # fmt: skip
+                          "local": "mlfq" if local_label == "mlfq" else "linux24",
+                          **extra, **how}  # fmt: skip
                 if scenario in ("sweep3d", "sage", "sage+sweep3d"):
                     params["quantum"] = 0.2
                 out = run_cell(params, 20031110, CellEnv())
                 ends = [round(out[f"job{k}_end"], 1) for k in (1, 2, 3)]
                 ends = [e for e in ends if not math.isnan(e)]
+                label = local_label + (f", {text}" if text else "")
                 paper = PAPER.get((scenario, scheme), ())
                 print(f"{scenario} | {scheme} | {label} | ends {ends} | turnaround "
                       f"{out['turnaround']:.1f} | paper {list(paper)}", flush=True)  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cosched.errors import ConfigError, WorkloadError
+from cosched.errors import ConfigError, UnknownNameError, WorkloadError
 from cosched.timesharing import TSParams, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import FCS_CLASSES, TimeSharingSim
@@ -94,9 +94,110 @@ def test_reclassification_resets_to_cs_every_tslots_max() -> None:
     assert seen == want
 
 
+def test_heartbeat_clock_classifies_after_cslots_min_heartbeats() -> None:
+    # Three DC jobs (10 s of computation per communication) at MPL 3, one per matrix
+    # row, cslots_MIN 4, heartbeats every 100 ms from 0.1 s. Assigned slots (the
+    # default): row r's slot ends at heartbeats r + 1, r + 4, r + 7, r + 10, so row 0 is
+    # evaluated first at heartbeat 10 (1.0 s), rows 1-2 at 11 and 12; at 0.41 s row 0
+    # has had 2 slots and rows 1-2 one each, all CS. Heartbeat clock: every process
+    # counts every heartbeat and is evaluated at the 4th (0.4 s): CS at 0.31 s (3 each),
+    # DC at 0.41 s (cslots back to 0); with tslots_MAX 8 all six are reset to CS
+    # together at the 8th heartbeat and DC again at the 12th (cslots 4 after the reset).
+    jobs = [(0.0, 30.0, 2, 10.0, 1.0, 0)] * 3
+    got = {}
+    for clock in ("assigned", "heartbeat"):
+        p = P.with_(fcs_cslots_min=4, fcs_tslots_max=8, fcs_slot_clock=clock)
+        sim = TimeSharingSim(bsp_jobs(jobs, params=p), scheme="FCS", nodes=2, mpl=3,
+                             rng=RNG(0), params=p)  # fmt: skip
+        S = sim.state
+        procs = range(2, 8)  # process rows follow the 2 node rows, job by job
+        seen = []
+        for horizon in (0.31, 0.41, 0.81, 1.01, 1.11, 1.21):
+            sim.run(horizon=horizon)
+            rows = [S.I[sim.jb + S.I[q, K.P_JOB], K.J_ROW] for q in procs]
+            seen.append([(FCS_CLASSES[S.I[q, K.P_KLASS]], S.I[q, K.P_TSLOTS],
+                          S.I[q, K.P_CSLOTS]) for q in procs])  # fmt: skip
+        got[clock] = (rows, seen)
+    rows, seen = got["assigned"]
+    assert sorted(set(rows)) == [0, 1, 2] and rows[0] == rows[1]  # a job's two ranks
+    for q, r in enumerate(rows):  # tslots: the ends of the process's own slots so far
+        ends = [sum(1 for h in range(1, k + 1) if (h - 1) % 3 == r) for k in (3, 4, 8, 10, 11, 12)]
+        assert [s[q][1] for s in seen] == ends
+        first_dc = 3 * 3 + r + 1  # the heartbeat ending its 4th own slot
+        klass = [s[q][0] for s in seen]
+        assert klass == ["DC" if k >= first_dc else "CS" for k in (3, 4, 8, 10, 11, 12)]
+    rows, seen = got["heartbeat"]
+    want = [("CS", 3, 3), ("DC", 4, 0), ("CS", 8, 0), ("CS", 10, 2), ("CS", 11, 3),
+            ("DC", 12, 0)]  # fmt: skip
+    for k, w in enumerate(want):
+        assert seen[k] == [w] * 6
+
+
+def test_running_tcomm_leaves_out_a_receive_suspended_across_slots() -> None:
+    # Six balanced 2-rank jobs (rings) on 2 PEs at MPL 6, one per row, 100 ms slots,
+    # cslots_MIN 5. The grain puts the end of job 1's first slot (t = 0.1 s, no switch
+    # before it) in the middle of a receive: 84.5 iterations of grain + L, then half a
+    # latency of the 85th receive. Both ranks are suspended there for the 5 other slots
+    # (5 x 100 ms plus switches) and find the message there when they resume. Wall
+    # T_comm counts those 0.5 s: over about 410 receives by the end of its 5th own slot
+    # (heartbeat 25, 2.5 s) g = grain + L + 0.5 s / 410, about 2.4 ms > CS_thresh
+    # (2 ms), and T_cpu / C_comm = grain < F_thresh (1.7 ms): F. Counting only the time
+    # spent spinning, polling or blocked, every receive of a lockstep ring waits at most
+    # one latency in its slot: g <= grain + L = 1.185 ms < 2 ms, CS.
+    base = P.with_(fcs_cslots_min=5)
+    grain = (0.1 - 84.5 * base.latency) / 85
+    jobs = [(0.0, 3.0, 2, grain, 1.0, 0)] * 6
+    for tcomm, want in (("wall", "F"), ("running", "CS")):
+        p = base.with_(fcs_tcomm=tcomm)
+        w = bsp_jobs(jobs, params=p, ring=True)
+        sim = TimeSharingSim(w, scheme="FCS", nodes=2, mpl=6, rng=RNG(0), params=p)
+        S = sim.state
+        sim.run(horizon=2.49)  # job 1 has had 4 own slots: not evaluated yet
+        assert [S.I[q, K.P_TSLOTS] for q in (2, 3)] == [4, 4]
+        assert S.F[2, K.P_TCOMM] > 0.5  # the suspended receive, in the wall count
+        wait = S.F[2, K.P_SPIN_T] + S.F[2, K.P_BLOCKED_T]
+        assert wait <= S.I[2, K.P_CCOMM] * p.latency * (1 + 1e-9)
+        sim.run(horizon=2.51)
+        assert [FCS_CLASSES[S.I[q, K.P_KLASS]] for q in (2, 3)] == [want, want]
+        assert all(FCS_CLASSES[S.I[q, K.P_KLASS]] == "CS" for q in range(4, 14))
+
+
+def test_cs_local_fills_a_hole_of_the_matrix_with_a_cs_process() -> None:
+    # MPL 2 on 2 PEs, every process CS (cslots_MIN 1000), 100 ms slots, 2 ms switches.
+    # Row 0: job A, one task of 1 s on PE 0 (PE 1 is a hole of row 0). Row 1: job B,
+    # whose rank 1 (PE 1) computes 2 s and rank 0 (PE 0) next to nothing, then they
+    # exchange one message. Default: B's rank 1 runs only in row 1's slots, 98 ms each
+    # from 0.102 s: 10 slots (0.98 s) by 2.0 s; A ends at 2.0202 s, and from the
+    # heartbeat at 2.1 s (a switch, 2 ms) row 1 runs alone: B ends at 2.102 + 1.02 + L.
+    # With fcs_cs_local, the local scheduler runs B's rank 1 in row 0's hole as well:
+    # it computes its 2 s losing at most a gang switch per heartbeat (21 by 2.1 s), one
+    # context switch and its partner's wake-up. A, whose row 1 slot holds B's rank 0 on
+    # PE 0 (a CS slot: it polls), ends at 2.0202 s either way.
+    jobs = [(0.0, 1.0, 1, 1.0, 1.0, 0), (0.0, 2.0, 2, 2.0, 1e-6, 0)]
+    ends = {}
+    for cs_local in (0, 1):
+        p = P.with_(fcs_cslots_min=1000, fcs_cs_local=cs_local)
+        r = simulate(bsp_jobs(jobs, params=p), scheme="FCS", nodes=2, mpl=2, rng=RNG(0),
+                     params=p)  # fmt: skip
+        ends[cs_local] = r.jobs.sort_values("job_id")["end_time"].tolist()
+    L = P.latency
+    # A (1 s + L of work): 0.1 s, then 9 slots of 98 ms, the rest in the slot from 2.002 s
+    a_end = 0.2 * 10 + 0.002 + (1.0 + L - 0.1 - 9 * 0.098)
+    assert ends[0][0] == pytest.approx(a_end, abs=1e-9)
+    assert ends[1][0] == pytest.approx(a_end, abs=1e-9)
+    assert ends[0][1] == pytest.approx(2.1 + 0.002 + (2.0 - 10 * 0.098) + L, abs=1e-9)
+    assert 2.0 + L < ends[1][1] <= 2.0 + 21 * 0.002 + 200e-6 + L + 1e-3
+
+
 def test_bad_fcs_inputs_are_named() -> None:
     with pytest.raises(ConfigError, match="fcs_tslots_max"):
         TSParams(fcs_tslots_max=2.5)
+    with pytest.raises(UnknownNameError, match="FCS slot clock 'heartbeats'"):
+        TSParams(fcs_slot_clock="heartbeats")
+    with pytest.raises(UnknownNameError, match="FCS T_comm reading 'cpu'"):
+        TSParams(fcs_tcomm="cpu")
+    with pytest.raises(ConfigError, match="fcs_cs_local must be 0 or 1"):
+        TSParams(fcs_cs_local=2)
     with pytest.raises(ConfigError, match="bsp job 1"):
         bsp_jobs([(0.0, 1.0, 2, 0.0, 1.0, 0)])
     w = bsp_jobs([(0.0, 1.0, 2, GRAIN, 1.0, 0)])

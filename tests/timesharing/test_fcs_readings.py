@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from cosched.errors import ConfigError
+from cosched.errors import ConfigError, UnknownNameError
 from cosched.experiments.model import CellEnv
 from cosched.metrics import accepted_saturation
 from cosched.timesharing import TSParams, simulate
-from cosched.timesharing.fcs_experiment import run_cell, window_accepted
+from cosched.timesharing.fcs_experiment import _params, run_cell, window_accepted
 from cosched.timesharing.workloads import bsp_jobs, dynamic_workload, whole_nodes
 from cosched.workload.job import Workload
 
@@ -148,3 +148,15 @@ def test_the_cell_refuses_an_unknown_reading() -> None:
                       ({"node_pes": 3}, "node_pes"), ({"estimate": 0.5}, "estimate")):  # fmt: skip
         with pytest.raises(ConfigError, match=word):
             run_cell({**base, **bad}, 1, CellEnv())
+
+
+def test_the_cell_passes_fcs_classification_readings_to_the_model() -> None:
+    # The fcs cell's slot_clock, tcomm and cs_local are TSParams' fcs_slot_clock,
+    # fcs_tcomm and fcs_cs_local (issue 15, stop 27); unset, the model's defaults.
+    base = {"quantum": 0.1, "cslots_min": 20}
+    d = _params(base)
+    assert (d.fcs_slot_clock, d.fcs_tcomm, d.fcs_cs_local) == ("assigned", "wall", 0)
+    r = _params({**base, "slot_clock": "heartbeat", "tcomm": "running", "cs_local": 1})
+    assert (r.fcs_slot_clock, r.fcs_tcomm, r.fcs_cs_local) == ("heartbeat", "running", 1)
+    with pytest.raises(UnknownNameError, match="FCS slot clock"):
+        _params({**base, "slot_clock": "tick"})

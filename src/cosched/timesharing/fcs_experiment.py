@@ -188,7 +188,10 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     """The model's parameters: T_slice, cslots_MIN, SB spinning the FCS paper's 120 us
     (at least one latency), the local scheduler (``local``, ``linux_hz``,
     ``linux_smp``, ``linux_wake_preempt``: the model's MLFQ unless the spec names Linux
-    2.4's)."""
+    2.4's), FCS's slot clock (``slot_clock``: ``TSParams.fcs_slot_clock``, "assigned"
+    unless the spec names "heartbeat") and what its T_comm counts (``tcomm``:
+    ``TSParams.fcs_tcomm``, "wall" unless "running"), whether CS processes run in DC
+    slots (``cs_local``: ``TSParams.fcs_cs_local``)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
@@ -198,6 +201,9 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         linux_hz=float(params.get("linux_hz", base.linux_hz)),  # type: ignore[arg-type]
         linux_smp=int(params.get("linux_smp", base.linux_smp)),  # type: ignore[arg-type]
         linux_wake_preempt=int(params.get("linux_wake_preempt", base.linux_wake_preempt)),  # type: ignore[arg-type]
+        fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
+        fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
+        fcs_cs_local=int(params.get("cs_local", 0)),  # type: ignore[arg-type]
     )
 
 

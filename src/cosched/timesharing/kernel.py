@@ -168,7 +168,8 @@ P_JCOMP, P_JIO, P_SKEW = range(7, 10)
 # FCS: time waiting in blocking receives and compute seconds at the last reset; the
 # time the current receive began.
 P_TCOMM, P_TCPU0, P_TRECV = range(10, 13)
-K_PF = 13
+P_TWAIT0 = 13  # FCS: spin + blocked seconds at the last reset (F_TCRUN's T_comm)
+K_PF = 14
 # Job integer columns.
 J_NITER, J_DONE, J_ROW, J_NPROCS, J_P0, J_STARTED, J_PROCS, J_SEED, J_PARITY = range(9)
 # The imbalance pattern: rank r computes J_SLOW times more when
@@ -210,7 +211,10 @@ F_LINUX, F_NTT = K_SI + 12, K_SI + 13
 # PROC_CHANGE_PENALTY (0 with one PE per queue), and whether a woken process may
 # preempt a busy PE of its node (reschedule_idle; 1 always with one PE per queue).
 F_SMP, F_PEN, F_WPRE = K_SI + 14, K_SI + 15, K_SI + 16
-G_GSR = K_SI + 17  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_HBCLOCK = K_SI + 17  # FCS: every heartbeat ages every process (TSParams.fcs_slot_clock)
+F_TCRUN = K_SI + 18  # FCS: T_comm counts spin and blocked time only (TSParams.fcs_tcomm)
+F_CSLOCAL = K_SI + 19  # FCS: CS processes run in local slots but F ones (fcs_cs_local)
+G_GSR = K_SI + 20  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -720,7 +724,7 @@ def fcs_slot_f(S: Any, n: int) -> int:
 def pick_fcs(S: Any, n: int, t: float) -> int:
     """FCS's local scheduler (Algorithm 1, outside a CS slot): the active slot's F
     process first if ready, else the MLFQ's choice among the DC and F processes (a CS
-    process runs only in its own slot)."""
+    process runs only in its own slot; with ``F_CSLOCAL`` in any slot but an F one)."""
     PI = S.I
     sp = fcs_slot_f(S, n)
     if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_SMP] > 1:
@@ -729,9 +733,10 @@ def pick_fcs(S: Any, n: int, t: float) -> int:
         if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
             linux_recalc(S, n, t)  # it may run only with ticks left: a new epoch
         return sp
+    skip_cs = S.G[F_CSLOCAL] == 0 or sp >= 0
     if S.G[F_LINUX]:
-        return linux_choice(S, n, True, t)
-    return mlfq_choice(S, n, True)
+        return linux_choice(S, n, skip_cs, t)
+    return mlfq_choice(S, n, skip_cs)
 
 
 @njit
@@ -1935,6 +1940,9 @@ def fcs_start(S: Any, n: int, p: int, row: int, t: float) -> None:
     S.G[S_QC] = qc
     PI[p, P_QKEY] = -qc if S.G[F_LINUX] else qc  # Linux: the head of the run queue
     if row != S.G[S_GSACTIVE]:
+        if S.G[F_CSLOCAL] and S.I[n, N_CUR] < 0:
+            dispatch(S, n, t)  # an idle local slot may run it
+            resched(S, n, t)
         return
     cur = S.I[n, N_CUR]
     if cur >= 0:
@@ -1955,6 +1963,7 @@ def fcs_reset(S: Any, p: int) -> None:
     """FCS: restart a process's measurements (class change or age expiration)."""
     S.F[p, P_TCPU0] = S.F[p, P_COMPUTE_T]
     S.F[p, P_TCOMM] = 0.0
+    S.F[p, P_TWAIT0] = S.F[p, P_SPIN_T] + S.F[p, P_BLOCKED_T]
     S.I[p, P_CCOMM] = 0
 
 
@@ -1964,7 +1973,10 @@ def fcs_reclassify(S: Any, n: int, p: int) -> None:
 
     Granularity ``g = (T_cpu + T_comm) / C_comm`` and compute per communication
     ``T_cpu / C_comm`` over the measurements since the last reset (a process that
-    completed no blocking communication has infinite granularity: DC).
+    completed no blocking communication has infinite granularity: DC). T_comm is the
+    wall time of the completed receives, or with ``F_TCRUN`` the seconds spent spinning,
+    polling or blocked (a block counted when it ends), not those suspended or ready.
+    With ``F_HBCLOCK`` it runs for every process at every heartbeat.
     """
     PI = S.I
     cs = PI[p, P_CSLOTS] + 1
@@ -1975,10 +1987,13 @@ def fcs_reclassify(S: Any, n: int, p: int) -> None:
         return
     c = PI[p, P_CCOMM]
     tcpu = S.F[p, P_COMPUTE_T] - S.F[p, P_TCPU0]
+    tcomm = S.F[p, P_TCOMM]
+    if S.G[F_TCRUN]:
+        tcomm = S.F[p, P_SPIN_T] + S.F[p, P_BLOCKED_T] - S.F[p, P_TWAIT0]
     g = INF
     tbar = INF
     if c > 0:
-        g = (tcpu + S.F[p, P_TCOMM]) / c
+        g = (tcpu + tcomm) / c
         tbar = tcpu / c
     old = PI[p, P_KLASS]
     age = ts % S.G[F_TSMAX] == 0
@@ -2066,8 +2081,9 @@ def fcs_enter(S: Any, n: int, t: float) -> None:
 @njit
 def fcs_slot(S: Any, t: float) -> None:
     """FCS heartbeat (the machine manager's multi-context-switch, every quantum): the
-    ending slot's processes are reclassified (Algorithm 2), then every node applies
-    Algorithm 1 to the next non-empty row."""
+    ending slot's processes are reclassified (Algorithm 2; with ``F_HBCLOCK`` every live
+    process, its age counted in heartbeats), then every node applies Algorithm 1 to the
+    next non-empty row."""
     nxt = next_gang_row(S)
     if nxt < 0:
         S.G[S_TICKING] = 0
@@ -2079,6 +2095,11 @@ def fcs_slot(S: Any, t: float) -> None:
         if S.I[n, N_NPROCS] == 0 and S.I[n, N_CUR] < 0:
             continue
         fold(S, n, t)
+        if S.G[F_HBCLOCK]:
+            for a in range(S.I[n, N_NPROCS]):
+                fcs_reclassify(S, n, S.I[n, N_PL + a])
+                charge(S, n, t, S.GF[R_CLS], 1)
+            continue
         p = S.I[n, col + active]
         if p >= 0 and S.I[p, P_STATE] != DONE:
             fcs_reclassify(S, n, p)

@@ -13,6 +13,8 @@ from typing import Any
 from cosched.errors import ConfigError, UnknownNameError
 
 __all__ = [
+    "FCS_SLOT_CLOCKS",
+    "FCS_TCOMM",
     "LOCAL_SCHEDULERS",
     "OTHER_SCHEMES",
     "SCHEMES",
@@ -27,6 +29,21 @@ __all__ = [
 #: epochs of per-process tick counters, goodness, wake-up preemption; see the kernel's
 #: ``linux_*`` functions).
 LOCAL_SCHEDULERS = ("mlfq", "linux24")
+#: What ages an FCS process (``TSParams.fcs_slot_clock``): ``assigned``, the end of each
+#: of its own assigned slots (Table 1: cslots, tslots "Assigned times slots"; Algorithm
+#: 2 "invoked for every process that has just finished running in its assigned time
+#: slot"), or ``heartbeat``, every machine time slot, every live process reclassified at
+#: every heartbeat (section 5.2: "FCS always coschedules a job in its first few seconds
+#: of running": cslots_MIN 20 x T_slice 100 ms = 2 s, where at MPL 6 its own slots take
+#: 12 s).
+FCS_SLOT_CLOCKS = ("assigned", "heartbeat")
+#: What FCS's T_comm counts (``TSParams.fcs_tcomm``): ``wall``, the wall time from
+#: entering a blocking receive to its completion (Table 1: "Total time waiting for
+#: blocking commun. to complete"), suspensions by the node manager included; or
+#: ``running``, only the time the process spins, polls or is blocked in it (section 2.3:
+#: "Measurements are taken whenever a process is running"), not the time it is
+#: suspended or ready without the CPU.
+FCS_TCOMM = ("wall", "running")
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
 _MLFQ_ONLY_ARRIVAL = ("interrupt", "periodic")
@@ -128,6 +145,18 @@ class TSParams:
             chosen first when the CPU frees (and preempts by the MLFQ's rule, a higher
             level), the node manager prioritising it at the heartbeat alone (Algorithm
             1 says "prioritize it over all other processes", not when).
+        fcs_slot_clock: what counts FCS's cslots and tslots, one of
+            :data:`FCS_SLOT_CLOCKS`: ``assigned`` (the default) counts the end of each of
+            a process's own assigned slots, when Algorithm 2 then runs for it;
+            ``heartbeat`` counts every heartbeat and runs Algorithm 2 for every live
+            process of the machine at every heartbeat.
+        fcs_tcomm: what FCS's T_comm counts, one of :data:`FCS_TCOMM`: ``wall`` (the
+            default) or ``running`` (spin, poll and blocked time only).
+        fcs_cs_local: 0 (default): a CS process runs only in its own slot; 1: the local
+            scheduler may also run it in a DC slot or a slot with no live process on the
+            PE, never in an F slot (Algorithm 1, "let local OS scheduler schedule all
+            processes"; section 2.2, "CS processes are no longer allowed to run in the F
+            slots").
         local: the node's local scheduler, one of :data:`LOCAL_SCHEDULERS` (``mlfq``,
             the default; ``linux24`` for Linux 2.4's). Gang scheduling (GS, and FCFS as
             its one-row matrix) has no local scheduler and is the same under both.
@@ -183,6 +212,9 @@ class TSParams:
     fcs_classify: float = 0.0
     fcs_nm: float = 0.0
     fcs_f_preempt: float = 1
+    fcs_slot_clock: str = "assigned"
+    fcs_tcomm: str = "wall"
+    fcs_cs_local: float = 0
     local: str = "mlfq"
     linux_hz: float = 4096
     linux_smp: float = 1
@@ -192,8 +224,12 @@ class TSParams:
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:
             raise UnknownNameError("local scheduler", str(self.local), LOCAL_SCHEDULERS)
+        if self.fcs_slot_clock not in FCS_SLOT_CLOCKS:
+            raise UnknownNameError("FCS slot clock", str(self.fcs_slot_clock), FCS_SLOT_CLOCKS)
+        if self.fcs_tcomm not in FCS_TCOMM:
+            raise UnknownNameError("FCS T_comm reading", str(self.fcs_tcomm), FCS_TCOMM)
         for f in fields(self):
-            if f.name == "local":
+            if f.name in ("local", "fcs_slot_clock", "fcs_tcomm"):
                 continue
             v = getattr(self, f.name)
             if not isinstance(v, int | float) or not math.isfinite(v):
@@ -202,6 +238,7 @@ class TSParams:
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
             positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
             positive = positive and f.name not in {"linux_change_penalty", "linux_wake_preempt"}
+            positive = positive and f.name != "fcs_cs_local"
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
@@ -224,8 +261,9 @@ class TSParams:
                 f"linux_smp > 1 (got {self.linux_smp!r}) is Linux 2.4's run queue: it "
                 "needs local='linux24'"
             )
-        if self.fcs_f_preempt not in (0, 1):
-            raise ConfigError(f"fcs_f_preempt must be 0 or 1 (got {self.fcs_f_preempt!r})")
+        for name in ("fcs_f_preempt", "fcs_cs_local"):
+            if getattr(self, name) not in (0, 1):
+                raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:

@@ -18,7 +18,9 @@ Alpha, a woken process never preempts a busy PE; 1: as written):
 
 ``--reading`` (repeatable) runs each configuration under each reading given, a list of
 the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
-none: the spec's defaults); SB ignores FCS's readings.
+none: the spec's defaults; stop 28: ``noise_period``, ``noise_duration``, OS noise under
+every scheme); SB ignores FCS's readings. ``--schemes SB GS FCS`` adds GS (no local
+scheduler: run it with ``--hz`` and no value, the MLFQ row only).
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ PAPER = {
     ("sage", "FCS"): (264,),
     ("sage+sweep3d", "SB"): (272,),
     ("sage+sweep3d", "FCS"): (235,),
+    # GS (no local scheduler: the same under every --hz; issue 15, stop 28's noise)
+    ("balanced", "GS"): (124, 124),
+    ("imbalanced", "GS"): (244, 245),
+    ("complementing", "GS"): (185, 186, 308),
+    ("mixed", "GS"): (185, 185, 305),
+    ("sweep3d", "GS"): (232,),
+    ("sage", "GS"): (261,),
+    ("sage+sweep3d", "GS"): (245,),
 }
 SECTION3 = ("balanced", "imbalanced", "complementing", "mixed")
 #: The FCS spec's parameters (cosched/experiments/specs/fcs.toml, full grid).

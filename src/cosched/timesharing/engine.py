@@ -211,6 +211,9 @@ class TimeSharingSim:
                                    (K.J_PERIOD, "imbalance_period", 2),
                                    (K.J_RING, "ring", 0)):  # fmt: skip
             tab_i[jobs, col] = t[name].to_numpy().astype(np.int64) if name in t.columns else default
+        tab_i[:nodes, K.N_NK] = -1  # every PE's noise daemon sleeps
+        if p.noise_period > 0:  # drawn after the job seeds: no noise, the same draws
+            tab_f[:nodes, K.N_NPH] = rng.uniform(0.0, p.noise_period, nodes)
         tmp_b = K.G_GSR + mpl
         q_b = tmp_b + max(nodes, mpl) + 1
         tree_b = q_b + max(n_jobs, 1)
@@ -275,9 +278,13 @@ class TimeSharingSim:
         gf[K.R_TICK] = p.tick
         gf[K.R_HZ] = p.linux_hz
         gf[K.R_RAISE] = p.raise_period
+        gf[K.R_NPER] = p.noise_period
+        gf[K.R_NDUR] = p.noise_duration
         gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU : K.G_QU + levels] = quanta
         self.margin = 2 * nodes * mpl + 2 * nodes + 16
+        if p.noise_period > 0:  # a job's start wakes every PE's noise daemon
+            self.margin += nodes
         cap = 4 * self.margin + 4 * n_procs + 64
         self.state = K.State(
             I=tab_i,

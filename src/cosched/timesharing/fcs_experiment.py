@@ -191,7 +191,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     2.4's), FCS's slot clock (``slot_clock``: ``TSParams.fcs_slot_clock``, "assigned"
     unless the spec names "heartbeat") and what its T_comm counts (``tcomm``:
     ``TSParams.fcs_tcomm``, "wall" unless "running"), whether CS processes run in DC
-    slots (``cs_local``: ``TSParams.fcs_cs_local``)."""
+    slots (``cs_local``: ``TSParams.fcs_cs_local``), OS noise (``noise_period``,
+    ``noise_duration``: none unless the spec names them)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
@@ -204,6 +205,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
         fcs_cs_local=int(params.get("cs_local", 0)),  # type: ignore[arg-type]
+        noise_period=float(params.get("noise_period", 0.0)),  # type: ignore[arg-type]
+        noise_duration=float(params.get("noise_duration", 0.0)),  # type: ignore[arg-type]
     )
 
 

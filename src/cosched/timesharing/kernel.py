@@ -33,6 +33,9 @@ What costs CPU time, and when (Table 3 of the paper for the values):
   endpoint of the node (``endpoint_check`` each);
 * PB's endpoint poll every tick: ``procs * endpoint_check / tick`` of the CPU, charged
   as a constant slow-down of the running process.
+* OS noise (a named reading, off by default): ``noise_duration`` every
+  ``noise_period`` on every PE, at a phase of its own, charged as an interrupt
+  (:func:`noise`).
 
 Speed comes from four choices. A node has at most one pending CPU event: the running
 process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
@@ -93,7 +96,8 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     _OUT_OF_LINE = frozenset(
         ("run_kernel", "fold_all", "raise_all", "gang_slot", "fcs_slot", "fcs_enter",
          "start_job", "try_start", "place", "gang_start", "fcs_start", "end_job",
-         "check_all", "snapshot", "lazy_flush", "linux_place", "linux_fcs_modes")
+         "check_all", "snapshot", "lazy_flush", "linux_place", "linux_fcs_modes",
+         "noise_arm")
     )  # fmt: skip
 
     #: Functions that allocate scratch arrays (the EASY front's reservation, run once
@@ -136,6 +140,7 @@ EPS = 1e-12
 READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
 P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
 EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
+EV_NOISE = 5  # a PE's daemon steals the CPU (TSParams.noise_period; object: the PE)
 
 # All rows of the two tables ``I`` (int64) and ``F`` (float64): nodes are rows
 # 0..N-1, processes the next P rows (a process's id is its row), jobs the next J rows
@@ -143,12 +148,16 @@ EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 # Node integer columns; the node's process list and its gang cells follow.
 N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS, N_LAST, N_MODE = range(9)
 N_LAZY = 9  # 1: the node's CPU event is a CS poller's spin end kept out of the tree
-N_PL = 10  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
+# The index k of the PE's next noise hit, at N_NPH + k * noise_period (-1: the daemon
+# sleeps: no event pending; TSParams.noise_period, issue 15 stop 28).
+N_NK = 10
+N_PL = 11  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
 # Node float columns.
 N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
 N_IDLE = 12  # when the PE's process last left it (Linux's last_schedule, for idle PEs)
-K_NF = 13
+N_NPH = 13  # the phase of the PE's noise daemon, in [0, noise_period)
+K_NF = 14
 # Process integer columns (P_SEED and P_NITER copy the job's, for the hot path).
 P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
 P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
@@ -222,7 +231,8 @@ R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF,
 R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
 R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs
 R_HZ = K_SF + 17  # Linux 2.4's timer frequency
-G_QU = K_SF + 18
+R_NPER, R_NDUR = K_SF + 18, K_SF + 19  # OS noise: period (0: none) and duration
+G_QU = K_SF + 20
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
 # FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
 CL_CS, CL_F, CL_DC = 0, 1, 2
@@ -1514,6 +1524,45 @@ def pb_tick(S: Any, n: int, t: float) -> None:
     S.I[n, N_TARGET] = cand
 
 
+# ------------------------------------------------------------------- OS noise
+# A named reading (issue 15, stop 28; docs/design.md): every PE runs a daemon that takes
+# the CPU for ``noise_duration`` every ``noise_period``, at ``N_NPH + k * noise_period``
+# (the phase drawn per PE from the run's generator), charged as an interrupt: the
+# running process (computing, spinning or polling) is delayed by it, its quantum and
+# spin budget untouched; a process that becomes ready during it starts after it. The
+# daemons sleep while no job runs (a hit then takes nothing), so that a run ends.
+@njit
+def noise_arm(S: Any, t: float) -> None:
+    """A job starts at ``t``: wake every sleeping daemon, at its first hit after ``t``."""
+    per = S.GF[R_NPER]
+    for n in range(S.G[F_NNODES]):
+        if S.I[n, N_NK] >= 0:
+            continue
+        ph = S.F[n, N_NPH]
+        k = int(np.floor((t - ph) / per)) + 1
+        if k < 0:
+            k = 0
+        while ph + k * per <= t:
+            k += 1
+        S.I[n, N_NK] = k
+        push(S, ph + k * per, EV_NOISE, n, 0)
+
+
+@njit
+def noise(S: Any, n: int, t: float) -> None:
+    """PE ``n``'s daemon runs: charge its CPU time, then sleep to its next hit; with no
+    job running, it sleeps until the next job starts (nothing charged)."""
+    if not S.G[S_RUNNING]:
+        S.I[n, N_NK] = -1
+        return
+    fold(S, n, t)
+    charge(S, n, t, S.GF[R_NDUR], 1)
+    resched(S, n, t)
+    k = S.I[n, N_NK] + 1
+    S.I[n, N_NK] = k
+    push(S, S.F[n, N_NPH] + k * S.GF[R_NPER], EV_NOISE, n, 0)
+
+
 # ------------------------------------------------------------------ job start
 @njit
 def place(S: Any, procs: int) -> int:
@@ -1778,6 +1827,8 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
     S.G[S_NEXTPROC] = p0 + k
     PI[jr, J_P0] = p0
     S.G[S_RUNNING] += 1
+    if S.GF[R_NPER] > 0:
+        noise_arm(S, t)
     slow = PF[jr, J_SLOW]
     parity = PI[jr, J_PARITY]
     blk = PI[jr, J_BLOCK]
@@ -2299,6 +2350,8 @@ def run_kernel(S: Any, margin: int) -> int:
                     io_done(S, obj, t)
                 elif kind == EV_RAISE:
                     raise_all(S, t)
+                elif kind == EV_NOISE:
+                    noise(S, obj, t)
                 else:
                     gang_slot(S, t)
         if SI[S_ERR] == ERR_HEAP:

@@ -183,6 +183,14 @@ class TSParams:
             are never compared (reported on linux-kernel in July 2003 on a 4-way ES40
             running 2.4.18, fixed in 2.4.22). One queue per PE keeps the
             uniprocessor rule (a woken process with the higher goodness preempts).
+        noise_period: OS noise, a named reading (issue 15, stop 28): every PE runs a
+            daemon that takes its CPU for ``noise_duration`` every ``noise_period``
+            seconds, at a phase of its own drawn from the run's generator (uniform in
+            ``[0, noise_period)``), charged as an interrupt under every scheme (the FCS
+            paper blames SB's losses on "noise created by system daemons", section 3).
+            0 (default): no noise.
+        noise_duration: the CPU time the daemon takes at each hit; < ``noise_period``,
+            and 0 when ``noise_period`` is 0.
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -220,6 +228,8 @@ class TSParams:
     linux_smp: float = 1
     linux_change_penalty: float = 20
     linux_wake_preempt: float = 0
+    noise_period: float = 0.0
+    noise_duration: float = 0.0
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:
@@ -238,7 +248,8 @@ class TSParams:
             positive = positive and f.name not in {"queue_move", "endpoint_check"}
             positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
             positive = positive and f.name not in {"linux_change_penalty", "linux_wake_preempt"}
-            positive = positive and f.name != "fcs_cs_local"
+            positive = positive and f.name not in {"fcs_cs_local", "noise_period"}
+            positive = positive and f.name != "noise_duration"
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")
@@ -264,6 +275,16 @@ class TSParams:
         for name in ("fcs_f_preempt", "fcs_cs_local"):
             if getattr(self, name) not in (0, 1):
                 raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
+        if self.noise_period == 0 and self.noise_duration != 0:
+            raise ConfigError(
+                f"noise_duration must be 0 without noise (noise_period 0; got "
+                f"{self.noise_duration!r})"
+            )
+        if self.noise_period > 0 and self.noise_duration >= self.noise_period:
+            raise ConfigError(
+                f"noise_duration must be < noise_period {self.noise_period!r} (got "
+                f"{self.noise_duration!r})"
+            )
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:

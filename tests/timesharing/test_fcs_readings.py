@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from cosched.errors import ConfigError, UnknownNameError
@@ -14,7 +15,13 @@ from cosched.experiments.model import CellEnv
 from cosched.metrics import accepted_saturation
 from cosched.timesharing import TSParams, simulate
 from cosched.timesharing.fcs_experiment import _params, run_cell, window_accepted
-from cosched.timesharing.workloads import bsp_jobs, dynamic_workload, whole_nodes
+from cosched.timesharing.workloads import (
+    DYNAMIC_KINDS,
+    DYNAMIC_MIXES,
+    bsp_jobs,
+    dynamic_workload,
+    whole_nodes,
+)
 from cosched.workload.job import Workload
 
 RNG = np.random.default_rng
@@ -160,3 +167,55 @@ def test_the_cell_passes_fcs_classification_readings_to_the_model() -> None:
     assert (r.fcs_slot_clock, r.fcs_tcomm, r.fcs_cs_local) == ("heartbeat", "running", 1)
     with pytest.raises(UnknownNameError, match="FCS slot clock"):
         _params({**base, "slot_clock": "tick"})
+
+
+DYN = {"scenario": "dynamic", "scheme": "FCS", "nodes": 4, "job_time": 15.0, "grain": 1e-3,
+       "quantum": 0.1, "cslots_min": 20, "load": 0.7, "n_jobs": 12, "dyn_pes": 8,
+       "dyn_mpl": 2, "max_run": 20.0, "time_scale": 10.0}  # fmt: skip
+
+
+def test_a_mix_of_one_kind_draws_only_that_kind_at_its_grain() -> None:
+    # Each job's compute share of an iteration is grain / (grain + L) and its slow ranks
+    # compute 2 + 2 L / grain of the grain (section 3.2's imbalance) or 1 (balanced):
+    # a table of one kind gives every multi-rank job exactly that.
+    lat = P.latency
+    for grain, mult in ((5e-3, 1.0), (20e-3, None)):
+        w = dynamic_workload(30, rng=RNG(3), pes=8, max_run=20.0, time_scale=10.0, params=P,
+                             kinds={"only": (grain, mult, 2)})  # fmt: skip
+        t = w.table
+        assert set(t["kind"]) == {"only"}
+        par = t[t["procs"] > 1]
+        assert len(par) > 0
+        assert np.allclose(par["dcs_comp"], grain / (grain + lat))
+        assert np.allclose(par["imbalance"], 2 + 2 * lat / grain if mult is None else 1.0)
+
+
+def test_every_named_mix_draws_from_its_own_table() -> None:
+    for name, table in DYNAMIC_MIXES.items():
+        w = dynamic_workload(60, rng=RNG(5), pes=8, max_run=20.0, time_scale=10.0, params=P,
+                             kinds=table)  # fmt: skip
+        assert set(w.table["kind"]) <= set(table), name
+    # no-fine is DYNAMIC_KINDS without the fine balanced jobs
+    assert set(DYNAMIC_MIXES["no-fine"]) == set(DYNAMIC_KINDS) - {"fine"}
+
+
+def test_the_equal_mix_is_the_default_workload_bit_for_bit() -> None:
+    assert DYNAMIC_MIXES["equal"] is DYNAMIC_KINDS
+    a = dynamic_workload(40, rng=RNG(7), pes=8, max_run=20.0, time_scale=10.0, params=P)
+    b = dynamic_workload(40, rng=RNG(7), pes=8, max_run=20.0, time_scale=10.0, params=P,
+                         kinds=DYNAMIC_MIXES["equal"])  # fmt: skip
+    pd.testing.assert_frame_equal(a.table, b.table, check_exact=True)
+    unset = run_cell(DYN, 1, CellEnv())
+    equal = run_cell({**DYN, "mix": "equal"}, 1, CellEnv())
+    assert unset == equal  # every figure the same float, bit for bit
+    other = run_cell({**DYN, "mix": "grains"}, 1, CellEnv())
+    assert other["mean_response"] != unset["mean_response"]
+
+
+def test_the_cell_refuses_an_unknown_mix_naming_it_and_the_choices() -> None:
+    with pytest.raises(
+        ConfigError, match=r"'mix' must be one of equal, grains, spread, no-fine \(got 'coarse'\)"
+    ):
+        run_cell({**DYN, "mix": "coarse"}, 1, CellEnv())
+    with pytest.raises(ConfigError, match="dynamic-apps"):
+        run_cell({**DYN, "scenario": "dynamic-apps", "mix": "grains"}, 1, CellEnv())

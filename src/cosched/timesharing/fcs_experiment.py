@@ -61,6 +61,7 @@ from cosched.timesharing.engine import simulate
 from cosched.timesharing.params import TSParams
 from cosched.timesharing.workloads import (
     APP_KINDS,
+    DYNAMIC_MIXES,
     LOAD_BY,
     SAGE_GRAIN,
     SAGE_SLOW,
@@ -102,8 +103,11 @@ DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
 #: scheme allocates PEs) or "node" (batch FCFS allocates whole nodes of ``node_pes``
 #: PEs, the time-sharing schemes PEs); ``load_by`` (:data:`LOAD_BY`); ``estimate``, the
 #: request as a multiple of the isolated run time (EASY's estimate is the request times
-#: the MPL).
-READINGS: dict[str, Scalar] = {"alloc": "pe", "node_pes": 2, "load_by": "arrivals", "estimate": 1.0}
+#: the MPL); ``mix``, the job kinds of the synthetic set (:data:`DYNAMIC_MIXES`; "equal"
+#: is :data:`DYNAMIC_KINDS`: docs/timesharing.md, "The dynamic workload's job mix").
+READINGS: dict[str, Scalar] = {
+    "alloc": "pe", "node_pes": 2, "load_by": "arrivals", "estimate": 1.0, "mix": "equal",
+}  # fmt: skip
 ALLOC = ("pe", "node")
 #: Deciles of Figure 8's response-time CDFs.
 DECILES = tuple(range(10, 100, 10))
@@ -138,6 +142,13 @@ def check(params: Mapping[str, Scalar]) -> None:
             raise ConfigError("'node_pes' must be an integer >= 1 that divides 'dyn_pes'")
         if not float(r["estimate"]) >= 1.0:  # type: ignore[arg-type]
             raise ConfigError(f"'estimate' must be >= 1 (got {r['estimate']!r})")
+        if r["mix"] not in DYNAMIC_MIXES:
+            raise ConfigError(f"'mix' must be one of {', '.join(DYNAMIC_MIXES)} (got {r['mix']!r})")
+        if params["scenario"] == "dynamic-apps" and r["mix"] != READINGS["mix"]:
+            raise ConfigError(
+                f"'mix' applies to the 'dynamic' scenario; 'dynamic-apps' runs Figure 9's "
+                f"SAGE and SWEEP3D set (got mix={r['mix']!r})"
+            )
         return
     if params["scenario"] not in SCENARIOS:
         raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
@@ -240,7 +251,7 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
         max_run=float(params["max_run"]),  # type: ignore[arg-type]
         time_scale=float(params["time_scale"]),  # type: ignore[arg-type]
         params=ts,
-        kinds=APP_KINDS if apps else None,
+        kinds=APP_KINDS if apps else DYNAMIC_MIXES[str(how["mix"])],
         load_by=str(how["load_by"]),
     )
     scheme = str(params["scheme"])

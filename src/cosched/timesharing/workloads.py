@@ -23,6 +23,7 @@ from cosched.workload.transforms import scale_to_load
 __all__ = [
     "APP_KINDS",
     "DYNAMIC_KINDS",
+    "DYNAMIC_MIXES",
     "LOAD_BY",
     "SAGE_GRAIN",
     "SAGE_SLOW",
@@ -176,6 +177,24 @@ DYNAMIC_KINDS: dict[str, tuple[float, float | None, int]] = {
     "fine": (1e-3, 1.0, 2),
     "imbalanced": (1e-3, None, 2),
     "coarse": (50e-3, 1.0, 2),
+}
+#: The readings of section 5.1's "different granularity and communication pattern,
+#: chosen randomly" (docs/timesharing.md, "The dynamic workload's job mix"): name -> a
+#: kinds table like :data:`DYNAMIC_KINDS`, each kind drawn with equal probability.
+#: ``equal`` is :data:`DYNAMIC_KINDS` (the default); ``grains``: balanced jobs of 1, 5,
+#: 20 and 50 ms granularity (the granularity random, the pattern not); ``spread``: the
+#: same four granularities, each balanced or with section 3.2's imbalance (both random,
+#: eight kinds); ``no-fine``: :data:`DYNAMIC_KINDS` without its fine balanced jobs (half
+#: imbalanced, half coarse: every job leaves time for another to fill).
+DYNAMIC_MIXES: dict[str, dict[str, tuple[float, float | None, int]]] = {
+    "equal": DYNAMIC_KINDS,
+    "grains": {f"g{ms}": (ms * 1e-3, 1.0, 2) for ms in (1, 5, 20, 50)},
+    "spread": {
+        f"{kind}{ms}": (ms * 1e-3, mult, 2)
+        for ms in (1, 5, 20, 50)
+        for kind, mult in (("balanced", 1.0), ("imbalanced", None))
+    },
+    "no-fine": {k: DYNAMIC_KINDS[k] for k in ("imbalanced", "coarse")},
 }
 #: How :func:`dynamic_workload` sets the offered load: the two readings of the FCS
 #: paper (section 5.1 scales arrival times, section 5.2 says run times).

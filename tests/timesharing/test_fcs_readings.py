@@ -15,6 +15,7 @@ from cosched.experiments.model import CellEnv
 from cosched.metrics import accepted_saturation
 from cosched.timesharing import TSParams, simulate
 from cosched.timesharing.fcs_experiment import _params, run_cell, window_accepted
+from cosched.timesharing.fcs_report import _readings_text
 from cosched.timesharing.workloads import (
     DYNAMIC_KINDS,
     DYNAMIC_MIXES,
@@ -219,3 +220,8 @@ def test_the_cell_refuses_an_unknown_mix_naming_it_and_the_choices() -> None:
         run_cell({**DYN, "mix": "coarse"}, 1, CellEnv())
     with pytest.raises(ConfigError, match="dynamic-apps"):
         run_cell({**DYN, "scenario": "dynamic-apps", "mix": "grains"}, 1, CellEnv())
+
+
+def test_the_report_names_a_mix_other_than_the_default() -> None:
+    assert "mix" not in _readings_text(pd.DataFrame([{"alloc": "node"}]))
+    assert _readings_text(pd.DataFrame([{"mix": "spread"}])).endswith("the 'spread' mix")

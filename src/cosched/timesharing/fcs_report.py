@@ -170,6 +170,7 @@ def _readings_text(dyn: pd.DataFrame) -> str:
         f"{load}; {alloc}; EASY backfilling in front of every scheme, estimates = "
         + ("isolated run time" if est == 1.0 else f"{est:g} x isolated run time")
         + " x MPL"
+        + ("" if how["mix"] == READINGS["mix"] else f"; job kinds: the {how['mix']!r} mix")
     )
 
 

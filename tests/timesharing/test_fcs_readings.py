@@ -192,10 +192,15 @@ def test_a_mix_of_one_kind_draws_only_that_kind_at_its_grain() -> None:
 
 
 def test_every_named_mix_draws_from_its_own_table() -> None:
+    # The mix changes the kinds only: sizes, arrivals and isolated run times (hence the
+    # work with_accepted divides by the makespan) are those of the default.
+    ref = dynamic_workload(60, rng=RNG(5), pes=8, max_run=20.0, time_scale=10.0, params=P)
+    same = ["submit_time", "procs", "requested_time"]
     for name, table in DYNAMIC_MIXES.items():
         w = dynamic_workload(60, rng=RNG(5), pes=8, max_run=20.0, time_scale=10.0, params=P,
                              kinds=table)  # fmt: skip
         assert set(w.table["kind"]) <= set(table), name
+        pd.testing.assert_frame_equal(w.table[same], ref.table[same], check_exact=True)
     # no-fine is DYNAMIC_KINDS without the fine balanced jobs
     assert set(DYNAMIC_MIXES["no-fine"]) == set(DYNAMIC_KINDS) - {"fine"}
 

@@ -215,9 +215,9 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         linux_wake_preempt=int(params.get("linux_wake_preempt", base.linux_wake_preempt)),  # type: ignore[arg-type]
         fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
-        fcs_cs_local=int(params.get("cs_local", 0)),  # type: ignore[arg-type]
-        noise_period=float(params.get("noise_period", 0.0)),  # type: ignore[arg-type]
-        noise_duration=float(params.get("noise_duration", 0.0)),  # type: ignore[arg-type]
+        fcs_cs_local=int(params.get("cs_local", base.fcs_cs_local)),  # type: ignore[arg-type]
+        noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
+        noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
     )
 
 

@@ -44,6 +44,12 @@ FCS_SLOT_CLOCKS = ("assigned", "heartbeat")
 #: "Measurements are taken whenever a process is running"), not the time it is
 #: suspended or ready without the CPU.
 FCS_TCOMM = ("wall", "running")
+#: The numeric parameters that may be 0 (every other one must be > 0; none negative).
+_MAY_BE_ZERO = frozenset({
+    "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
+    "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local",
+    "linux_change_penalty", "linux_wake_preempt", "noise_period", "noise_duration",
+})  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
 _MLFQ_ONLY_ARRIVAL = ("interrupt", "periodic")
@@ -244,12 +250,7 @@ class TSParams:
             v = getattr(self, f.name)
             if not isinstance(v, int | float) or not math.isfinite(v):
                 raise ConfigError(f"{f.name} must be a finite number (got {v!r})")
-            positive = f.name not in {"latency_fixed", "context_switch", "interrupt"}
-            positive = positive and f.name not in {"queue_move", "endpoint_check"}
-            positive = positive and f.name not in {"fcs_classify", "fcs_nm", "fcs_f_preempt"}
-            positive = positive and f.name not in {"linux_change_penalty", "linux_wake_preempt"}
-            positive = positive and f.name not in {"fcs_cs_local", "noise_period"}
-            positive = positive and f.name != "noise_duration"
+            positive = f.name not in _MAY_BE_ZERO
             if v < 0 or (positive and v == 0):
                 need = "> 0" if positive else ">= 0"
                 raise ConfigError(f"{f.name} must be {need} (got {v!r})")

@@ -487,7 +487,7 @@ def _open_trace(path: str) -> BinaryIO:
         text = _one_member_text(probe.read())
         if text is not None:
             probe.close()
-            return _Text(text)  # type: ignore[return-value]
+            return io.BytesIO(text)  # shares ``text``: a whole read returns it uncopied
         probe.seek(0)
     return gzip.GzipFile(fileobj=probe, mode="rb")  # type: ignore[return-value]
 
@@ -510,24 +510,6 @@ def _one_member_text(raw: bytes) -> bytes | None:
     except zlib.error:
         return None
     return text if inflater.eof and not inflater.unused_data else None
-
-
-class _Text:
-    """Bytes already in memory, read as a file is (``read(size)``, ``close``)."""
-
-    def __init__(self, text: bytes) -> None:
-        self._text = text
-        self._at = 0
-
-    def read(self, size: int = -1) -> bytes:
-        start = self._at
-        end = len(self._text) if size < 0 else min(start + size, len(self._text))
-        self._at = end
-        # A read of everything returns the text itself (bytes slicing does not copy it).
-        return self._text[start:end]
-
-    def close(self) -> None:
-        self._text = b""
 
 
 def _normalised_blocks(fh: BinaryIO, size: int, path: str) -> Iterator[bytes]:

@@ -128,20 +128,23 @@ class NodeLedger:
         for node, slots in placement:
             jobs = by_node[node]
             left = free[node]
-            if len(jobs) < cap:
+            before = len(jobs)
+            if before < cap:
                 total -= left
             if joins:
-                if not jobs:
+                if not before:
                     empty -= 1
                 jobs.append(idx)
                 left -= slots
+                after = before + 1
             else:
                 jobs.remove(idx)
-                if not jobs:
+                after = before - 1
+                if not after:
                     empty += 1
                 left += slots
             free[node] = left
-            if len(jobs) < cap:
+            if after < cap:
                 total += left
         self._total_free, self._empty = total, empty
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -569,35 +569,41 @@ class Simulation:
 
     def set_rate(self, idx: int, rate: float) -> None:
         """Change a running job's progress rate now and re-plan its completion."""
-        if not rate > 0 or not math.isfinite(rate):
-            raise InvariantError(f"progress rate must be positive and finite, got {rate}")
-        if idx not in self._running:
-            raise InvariantError(f"job index {idx} is not running")
-        now = self._now
-        old = self._rate[idx]
-        if rate == old:
-            return
-        self._done[idx] += (now - self._upd[idx]) * old
-        self._upd[idx] = now
-        self._rate[idx] = rate
-        self._ver[idx] += 1
-        self._seq += 1
-        remaining = max(self._run[idx] - self._done[idx], 0.0)
-        heapq.heappush(self._heap, (now + remaining / rate, self._seq, idx, self._ver[idx]))
-        releases = self._releases
-        if releases is not None:
-            self._drop_release(idx)
-        est_left = max(self._est[idx] - self._done[idx], 0.0)
-        self._est_end[idx] = now + est_left / rate
-        if releases is not None:
-            bisect.insort(releases, (self._est_end[idx], idx, self._sizes[idx]))
-        self._stats["rate_changes"] += 1
-        self._epoch += 1
+        self._set_rates(((idx, rate),))
+
+    def _set_rates(self, changes: Iterable[tuple[int, float]]) -> None:
+        """:meth:`set_rate` for each ``(index, rate)`` in turn."""
+        now, running, isfinite = self._now, self._running, math.isfinite
+        rates, done, upd, ver = self._rate, self._done, self._upd, self._ver
+        run, est, est_end, heap = self._run, self._est, self._est_end, self._heap
+        releases, push, changed = self._releases, heapq.heappush, 0
+        for idx, rate in changes:
+            if not rate > 0 or not isfinite(rate):
+                raise InvariantError(f"progress rate must be positive and finite, got {rate}")
+            if idx not in running:
+                raise InvariantError(f"job index {idx} is not running")
+            old = rates[idx]
+            if rate == old:
+                continue
+            done[idx] += (now - upd[idx]) * old
+            upd[idx] = now
+            rates[idx] = rate
+            ver[idx] += 1
+            self._seq += 1
+            remaining = max(run[idx] - done[idx], 0.0)
+            push(heap, (now + remaining / rate, self._seq, idx, ver[idx]))
+            if releases is not None:
+                self._drop_release(idx)
+            est_end[idx] = now + max(est[idx] - done[idx], 0.0) / rate
+            if releases is not None:
+                bisect.insort(releases, (est_end[idx], idx, self._sizes[idx]))
+            changed += 1
+        self._stats["rate_changes"] += changed
+        self._epoch += changed
 
     def _update_rates(self, started: list[Job], finished: list[Job]) -> None:
         assert self.rate_model is not None
-        for idx, rate in sorted(self.rate_model.update(self._view, started, finished).items()):
-            self.set_rate(idx, rate)
+        self._set_rates(sorted(self.rate_model.update(self._view, started, finished).items()))
 
     def _check_capacity(self) -> None:
         if self._ledger is not None:

@@ -146,6 +146,9 @@ class InterferenceModel:
     _speedups: dict[float, float] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _terms: dict[int, tuple[Sequence[ConfigurationShape], list[tuple[float, float, float]]]] = (
+        field(default_factory=dict, init=False, repr=False, compare=False)
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "victim", _triple("victim", self.victim))
@@ -207,17 +210,24 @@ class InterferenceModel:
         comm_penalty: float,
         degradation: float,
     ) -> list[tuple[float, float]]:
-        """:meth:`coefficients` of one job for each configuration in ``configs``."""
-        return [
-            self.coefficients(
-                fraction=c.fraction,
-                node_ratio=c.node_ratio,
-                halvings=c.halvings,
-                comm_fraction=comm_fraction,
-                comm_penalty=comm_penalty,
-                degradation=degradation,
+        """:meth:`coefficients` of one job for each configuration in ``configs``
+        (the same operations in the same order, so the same bits; the per-configuration
+        terms are found once per ``configs`` object, which the policies cache)."""
+        terms = self._terms.get(id(configs))
+        if terms is None or terms[0] is not configs:
+            if len(self._terms) >= 4096:  # callers passing a new sequence each time
+                self._terms.clear()
+            terms = self._terms[id(configs)] = (
+                configs,
+                [
+                    (c.halvings, self.memory_speedup(c.fraction), math.log2(c.node_ratio))
+                    for c in configs
+                ],
             )
-            for c in configs
+        rest, comm = 1.0 - comm_fraction, 1.0 + comm_penalty
+        return [
+            (rest * degradation**h / speedup, comm_fraction * comm**log_ratio)
+            for h, speedup, log_ratio in terms[1]
         ]
 
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:

@@ -22,15 +22,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from cosched.engine.simulation import Simulation
 from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
-from cosched.experiments.store import CellResult
 from cosched.experiments.traces import find_trace
 from cosched.metrics import summarize
 from cosched.nodeshare import outputs
@@ -42,6 +40,9 @@ from cosched.workload.job import Workload
 from cosched.workload.loader import TooWide
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
+
+if TYPE_CHECKING:
+    from cosched.experiments.store import CellResult
 
 __all__ = [
     "PAPER",
@@ -130,12 +131,20 @@ class Cell:
 
 @functools.lru_cache(maxsize=4)
 def _window(trace: int, jobs: int, path: Path) -> Workload:
-    w = load_workload(path, rules=LoadRules(too_wide=TooWide.DROP))
-    w = window(w, WINDOW_STARTS[trace], jobs)
-    t = w.table.copy()
+    start = WINDOW_STARTS[trace]
+    rules = LoadRules(too_wide=TooWide.DROP)
+    # An SWF trace lists its jobs in submit order (the format's definition), so the
+    # window lies in its first lines: read that many and 2% more (for the jobs the
+    # rules drop), and the whole file only if they hold too few jobs.
+    w = load_workload(path, rules=rules, limit=(start + jobs) * 51 // 50)
+    if len(w) < start + jobs:
+        w = load_workload(path, rules=rules)
+    w = window(w, start, jobs)
     # Keep RICC's node count n as the base configuration (n x 16) of the 16-core machine.
-    t["procs"] = (np.ceil(t["procs"].to_numpy() / TRACE_CORES) * CORES).astype(np.int64)
-    return w.replace_table(t, f"procs = ceil(procs / {TRACE_CORES}) x {CORES} (node count kept)")
+    procs = (np.ceil(w.columns["procs"] / TRACE_CORES) * CORES).astype(np.int64)
+    return w.with_columns(
+        {"procs": procs}, f"procs = ceil(procs / {TRACE_CORES}) x {CORES} (node count kept)"
+    )
 
 
 def prepare(trace: int, jobs: int, seed: int, path: Path | None = None) -> Workload:
@@ -164,7 +173,7 @@ def simulate_cell(cell: Cell, path: Path | None = None) -> dict[str, Any]:
     # The node sweep goes below the widest job (Trace1 has jobs of up to 1,024 nodes):
     # jobs wider than the machine are dropped (after the profiles were drawn, so the
     # other jobs keep theirs) and counted in the record.
-    fits = w.table["procs"].to_numpy() <= cell.nodes * CORES
+    fits = w.columns["procs"] <= cell.nodes * CORES
     dropped = int((~fits).sum())
     if dropped:
         w = filter_jobs(w, fits)
@@ -242,5 +251,10 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> CellResul
     metrics: dict[str, Any] = {k: v for k, v in rec.items() if k not in _NOT_METRICS}
     for group in ("execution", "blocked", "configurations"):
         metrics |= {f"{group}.{k}": v for k, v in rec.get(group, {}).items()}
+    # Not at import: preparing and simulating a cell need neither pandas nor the store.
+    import pandas as pd
+
+    from cosched.experiments.store import CellResult
+
     table = pd.DataFrame({"turnaround": np.asarray(rec["turnaround"], dtype=np.float64)})
     return CellResult(metrics, {"turnaround": table}, info={"diagnostic": rec["diagnostic"]})

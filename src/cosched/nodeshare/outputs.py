@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import PAPER_SHAPES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SLOWDOWN_THRESHOLDS",

@@ -257,6 +257,29 @@ class Workload:
     def __iter__(self) -> Iterator[Job]:
         return iter(self.jobs())
 
+    def _in_columns(self) -> bool:
+        """Whether the table is held as :class:`Columns` (no DataFrame made yet or not)."""
+        return isinstance(self.__dict__[Workload.__dict__["table"].slot], Columns)
+
+    def rows(self, which: slice | np.ndarray, note: str) -> Workload:
+        """A copy with the rows ``which`` selects (a slice, or one boolean per job, in
+        submit order) and one more note; a table held as numpy columns stays so (no
+        pandas), a DataFrame stays one."""
+        if self._in_columns():
+            return self.replace_table(self.columns.rows(which), note)
+        t = self.table
+        return self.replace_table(t.iloc[which] if isinstance(which, slice) else t.loc[which], note)
+
+    def with_columns(self, columns: Mapping[str, Any], note: str) -> Workload:
+        """A copy with ``columns`` added (or replaced) and one more note; a table held as
+        numpy columns stays so (no pandas), a DataFrame stays one."""
+        if not self._in_columns():
+            return self.replace_table(self.table.assign(**columns), note)
+        cols = Columns(self.columns)  # the arrays are shared, not copied
+        for name, values in columns.items():
+            cols[name] = values
+        return self.replace_table(cols, note)
+
     def replace_table(self, table: pd.DataFrame | Columns, note: str | None = None) -> Workload:
         """A copy with another table (re-sorted) and, optionally, one more note."""
         notes = self.notes if note is None else (*self.notes, note)

@@ -252,19 +252,34 @@ def _read_head(path: str, limit: int) -> tuple[bytes, int, bool]:
     complete = True
     try:
         with opener(path, "rb") as fh:
-            for line in fh:
-                if not line.split(b";", 1)[0].strip():  # header, comment or blank line
-                    if taken < limit or not taken:
+            for block in _blocks(fh.read):
+                # A block of data lines only (the common case) is taken or counted
+                # whole; any other block line by line, by the same rules.
+                n = block.count(b"\n") + (not block.endswith(b"\n"))
+                if b";" not in block and not _has_blank(block):
+                    if taken + n <= limit:
+                        lines.append(block)
+                        taken += n
+                        continue
+                    if taken == limit and limit and scanned + len(block) <= COUNT_BUDGET:
+                        skipped += n
+                        scanned += len(block)
+                        continue
+                for line in _split_keep(block):
+                    if not line.split(b";", 1)[0].strip():  # header, comment or blank line
+                        if taken < limit or not taken:
+                            lines.append(line)
+                        continue
+                    if taken < limit:
                         lines.append(line)
-                    continue
-                if taken < limit:
-                    lines.append(line)
-                    taken += 1
-                    continue
-                skipped += 1
-                scanned += len(line)
-                if scanned > COUNT_BUDGET:
-                    complete = False
+                        taken += 1
+                        continue
+                    skipped += 1
+                    scanned += len(line)
+                    if scanned > COUNT_BUDGET:
+                        complete = False
+                        break
+                if not complete:
                     break
     except (OSError, EOFError, zlib.error) as exc:
         raise WorkloadFormatError(f"corrupt gzip data ({exc})", path=path) from None
@@ -272,6 +287,42 @@ def _read_head(path: str, limit: int) -> tuple[bytes, int, bool]:
     if b"\r" in text:
         text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return text, skipped, complete
+
+
+#: A line of only whitespace (as ``bytes.strip`` counts it) after another line.
+_BLANK = re.compile(rb"\n[ \t\r\x0b\x0c]*(?:\n|\Z)")
+
+
+def _has_blank(block: bytes) -> bool:
+    """Whether a block of lines holds a blank line (a search for the line end that
+    starts one, which is fast; the first line is checked on its own)."""
+    return not block[: block.find(b"\n")].strip() or bool(_BLANK.search(block, 0, len(block) - 1))
+
+
+def _blocks(read: Callable[[int], bytes], size: int = 1 << 18) -> Iterator[bytes]:
+    """A binary stream (its ``read``) as blocks of whole lines, each ending with
+    ``\\n`` (but the stream's last line, which may have none)."""
+    rest = b""
+    while chunk := read(size):
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            rest = chunk
+            continue
+        yield chunk[: cut + 1]
+        rest = chunk[cut + 1 :]
+    if rest:
+        yield rest
+
+
+def _split_keep(block: bytes) -> list[bytes]:
+    """The lines of ``block`` split at ``\\n`` only, each with its line end."""
+    parts = block.split(b"\n")
+    last = parts.pop()
+    out = [p + b"\n" for p in parts]
+    if last:
+        out.append(last)
+    return out
 
 
 def _decode(line: bytes) -> str:

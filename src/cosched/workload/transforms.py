@@ -10,12 +10,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError, WorkloadError
 from cosched.workload.job import Workload
+
+if TYPE_CHECKING:  # pandas is loaded only where a transform needs it
+    import pandas as pd
 
 __all__ = [
     "filter_jobs",
@@ -30,7 +33,7 @@ __all__ = [
     "window",
 ]
 
-Predicate = Callable[[pd.DataFrame], "np.ndarray | pd.Series"]
+Predicate = Callable[["pd.DataFrame"], "np.ndarray | pd.Series"]
 
 
 def _count(name: str, value: object) -> int:
@@ -53,13 +56,11 @@ def _positive(name: str, value: object) -> float:
 
 
 def _with_submit(w: Workload, submit: np.ndarray, note: str) -> Workload:
-    t = w.table.copy()
-    t["submit_time"] = submit
-    return w.replace_table(t, note)
+    return w.with_columns({"submit_time": submit}, note)
 
 
 def _scaled_submit(w: Workload, factor: float) -> np.ndarray:
-    sub = w.table["submit_time"].to_numpy()
+    sub = w.columns["submit_time"]
     first = float(sub[0]) if len(sub) else 0.0
     return first + (sub - first) * factor
 
@@ -78,7 +79,7 @@ def first_n(w: Workload, n: int) -> Workload:
         ConfigError: ``n`` is not an integer >= 0.
     """
     n = _count("n", n)
-    return w.replace_table(w.table.iloc[:n], f"kept the first {n} of {len(w)} jobs (first_n)")
+    return w.rows(slice(0, n), f"kept the first {n} of {len(w)} jobs (first_n)")
 
 
 def window(w: Workload, start: int, count: int) -> Workload:
@@ -97,9 +98,10 @@ def window(w: Workload, start: int, count: int) -> Workload:
     """
     start = _count("start", start)
     count = _count("count", count)
-    kept = w.table.iloc[start : start + count]
-    return w.replace_table(
-        kept, f"kept jobs {start}..{start + count - 1} in submit order ({len(kept)} jobs, window)"
+    n = len(range(len(w))[start : start + count])
+    return w.rows(
+        slice(start, start + count),
+        f"kept jobs {start}..{start + count - 1} in submit order ({n} jobs, window)",
     )
 
 
@@ -121,10 +123,10 @@ def time_window(w: Workload, t0: float, t1: float) -> Workload:
     hi = _finite("t1", t1)
     if hi < lo:
         raise ConfigError(f"t1 must be >= t0, got t0={t0!r}, t1={t1!r}")
-    sub = w.table["submit_time"].to_numpy()
-    kept = w.table.loc[(sub >= lo) & (sub < hi)]
-    return w.replace_table(
-        kept, f"kept the {len(kept)} jobs submitted in [{lo:g}, {hi:g}) (time_window)"
+    sub = w.columns["submit_time"]
+    kept = (sub >= lo) & (sub < hi)
+    return w.rows(
+        kept, f"kept the {int(kept.sum())} jobs submitted in [{lo:g}, {hi:g}) (time_window)"
     )
 
 
@@ -149,8 +151,7 @@ def filter_jobs(w: Workload, mask_or_predicate: np.ndarray | pd.Series | Predica
             f"mask_or_predicate must give {len(w)} booleans, got dtype {arr.dtype} "
             f"and shape {arr.shape}"
         )
-    kept = w.table.loc[arr]
-    return w.replace_table(kept, f"kept {len(kept)} of {len(w)} jobs (filter_jobs)")
+    return w.rows(arr, f"kept {int(arr.sum())} of {len(w)} jobs (filter_jobs)")
 
 
 def rebase(w: Workload) -> Workload:
@@ -162,7 +163,7 @@ def rebase(w: Workload) -> Workload:
     Returns:
         The shifted workload (an empty one is returned unchanged, with a note).
     """
-    sub = w.table["submit_time"].to_numpy()
+    sub = w.columns["submit_time"]
     first = float(sub[0]) if len(sub) else 0.0
     return _with_submit(w, sub - first, f"shifted submit times by {-first:g} s (rebase)")
 
@@ -181,7 +182,7 @@ def shift(w: Workload, seconds: float) -> Workload:
         ConfigError: ``seconds`` is not finite or would make a submit time negative.
     """
     s = _finite("seconds", seconds)
-    sub = w.table["submit_time"].to_numpy() + s
+    sub = w.columns["submit_time"] + s
     if len(sub) and sub[0] < 0:
         raise ConfigError(f"seconds={seconds!r} would make the first submit time {sub[0]:g} < 0")
     return _with_submit(w, sub, f"shifted submit times by {s:g} s (shift)")
@@ -226,15 +227,15 @@ def offered_load(w: Workload, capacity_procs: int) -> float:
             times).
     """
     cap = _positive("capacity_procs", capacity_procs)
-    sub = w.table["submit_time"].to_numpy()
+    sub = w.columns["submit_time"]
     span = float(sub[-1] - sub[0]) if len(sub) else 0.0
     if span <= 0:
         raise WorkloadError(
             f"workload {w.name!r}: offered load is undefined, all {len(sub)} jobs "
             "are submitted at the same time"
         )
-    t = w.table
-    work = float(np.dot(t["run_time"].to_numpy(), t["procs"].to_numpy(dtype=np.float64)))
+    t = w.columns
+    work = float(np.dot(t["run_time"], t["procs"].astype(np.float64)))
     return work / (cap * span)
 
 
@@ -273,6 +274,8 @@ def merge(a: Workload, b: Workload) -> Workload:
     Returns:
         The merged workload.
     """
+    import pandas as pd
+
     table = pd.concat([a.table, b.table], ignore_index=True)
     ids = table["job_id"].to_numpy()
     dup = len(ids) - len(np.unique(ids))

@@ -53,4 +53,4 @@ def pick(rng: np.random.Generator, shares: np.ndarray, n: int) -> np.ndarray:
 
 def with_columns(w: Workload, columns: Mapping[str, np.ndarray], note: str) -> Workload:
     """A copy of ``w`` with ``columns`` added (or replaced) and ``note`` appended."""
-    return w.replace_table(w.table.assign(**columns), note=note)
+    return w.with_columns(columns, note)

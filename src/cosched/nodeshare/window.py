@@ -192,23 +192,23 @@ class WindowScan:
         ):
             fixed = self._arrays(book, max(window, len(cand)))
         istate, fstate = self._istate, self._fstate
-        istate[0], istate[1], istate[2] = reservation[1], book.version, book.usable_free
+        istate[:3] = reservation[1], book.version, book.usable_free
         fstate[0] = reservation[0]
         started, heads, nb, tried, status = kern.easy_pass(
             first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
         )
-        book.version, book.usable_free = int(istate[1]), int(istate[2])
-        reservation = (float(fstate[0]), int(istate[0]))
+        extra, book.version, book.usable_free, head = istate.tolist()
+        reservation = (fstate.item(0), extra)
         blocked = [(j, c == 1) for j, c in self._out_blocked[:nb].tolist()] if nb else []
         if not started:
-            return Pass(heads, tried, int(istate[3]), reservation, status == 0, blocked)
+            return Pass(heads, tried, head, reservation, status == 0, blocked)
         ends_at = self._out_end[:started].tolist()
         flat = self._out_nodes[: ends_at[-1]]
         taken = flat.tolist()
         return Pass(
             heads,
             tried,
-            int(istate[3]),
+            head,
             reservation,
             status == 0,
             blocked,

@@ -158,3 +158,54 @@ def test_a_cut_down_spec_reports_what_it_lacks_instead_of_failing(tmp_path: Path
     report = (tmp_path / "report.md").read_text()
     assert "variant 'fcfs' on Trace1 at 1158 nodes, which this run does not have" in report
     assert "| fig1-vs-easy-T1 |" in report  # the claims present are still judged
+
+
+@needs_trace
+@pytest.mark.slow
+def test_windows_read_from_the_first_lines_match_the_whole_trace():
+    """``_window`` reads only the trace's first lines (the jobs are in submit order): each
+    of the four windows is the one cut from the whole trace, column for column."""
+    from cosched.nodeshare import experiment
+    from cosched.workload import LoadRules, load_workload
+    from cosched.workload.loader import TooWide
+    from cosched.workload.transforms import window
+
+    whole = load_workload(SHARED / TRACE, rules=LoadRules(too_wide=TooWide.DROP))
+    for i, start in enumerate(experiment.WINDOW_STARTS):
+        got = experiment._window(i, 20_000, SHARED / TRACE)
+        want = window(whole, start, 20_000)
+        assert len(got) == 20_000
+        for col in ("job_id", "submit_time", "run_time", "requested_time"):
+            np.testing.assert_array_equal(got.columns[col], want.columns[col])
+        np.testing.assert_array_equal(
+            got.columns["procs"], np.ceil(want.columns["procs"] / 8).astype(np.int64) * 16
+        )
+
+
+def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
+    """The bench's path (prepare a window, simulate it) loads no pandas: about 0.2 s of
+    every run (issue 18). On a small SWF file in place of the trace. (Reading the
+    result's ``jobs`` as a DataFrame loads it, as it should.)"""
+    import subprocess
+    import sys
+
+    lines = [
+        f"{i} {i * 10} -1 {50 + i} 16 -1 -1 16 100 -1 1 1 1 -1 1 -1 -1 -1" for i in range(1, 41)
+    ]
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxProcs: 64\n; MaxNodes: 8\n" + "\n".join(lines) + "\n")
+    code = (
+        "import sys\n"
+        "from cosched.nodeshare import experiment as e\n"
+        "e.WINDOW_STARTS = (0,)\n"
+        "from cosched.engine.simulation import Simulation\n"
+        "from cosched.platform import Platform\n"
+        "from cosched.policies.base import make_policy\n"
+        f"w = e.prepare(0, 30, 1, {str(path)!r})\n"
+        "p = Platform(nodes=8, cores=16, allocation='nodes', max_jobs_per_node=3)\n"
+        "r = Simulation(w, p, make_policy('nodeshare-easy')).run()\n"
+        "print('pandas' in sys.modules)\n"
+        "assert r.stats['decisions'] == 30\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr

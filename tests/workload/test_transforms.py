@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from cosched.errors import ConfigError, WorkloadError
+from cosched.workload.columns import Columns
 from cosched.workload.job import Workload
 from cosched.workload.loader import load_workload
 from cosched.workload.transforms import (
@@ -134,3 +135,50 @@ def test_transforms_are_pure(w: Workload) -> None:
     for f in (rebase, lambda x: scale_arrivals(x, 2), lambda x: shift(x, 3)):
         f(w)
     assert w.table.equals(before) and w.notes == ("loaded",)
+
+
+def _both() -> tuple[Workload, Workload]:
+    """The bundled example held as numpy columns (as the reader makes it) and as a
+    DataFrame."""
+    c = load_workload(EXAMPLE)
+    return c, Workload.from_table(c.columns.to_frame(), name=c.name, notes=c.notes)
+
+
+def _in_columns(w: Workload) -> bool:
+    return isinstance(w.__dict__["_table_value"], Columns) and "_table_frame" not in w.__dict__
+
+
+def test_transforms_keep_columns_and_give_the_pandas_results() -> None:
+    """A table held as columns stays so through the row and column transforms (no
+    DataFrame is made), with the values and notes the DataFrame path gives."""
+    c, w = _both()
+    assert _in_columns(c) and not _in_columns(w)
+    mask = np.arange(len(w)) % 3 == 0
+    sub = w.columns["submit_time"]
+    for name, f in {
+        "window": lambda x: window(x, 5, 20),
+        "first_n": lambda x: first_n(x, 7),
+        "filter": lambda x: filter_jobs(x, mask),
+        "time_window": lambda x: time_window(x, float(sub[10]), float(sub[40])),
+        "shift": lambda x: shift(x, 30.0),
+        "rebase": rebase,
+        "scale": lambda x: scale_arrivals(x, 0.5),
+    }.items():
+        got, want = f(c), f(w)
+        assert _in_columns(got) and not _in_columns(want), name
+        assert got.notes == want.notes, name
+        assert list(got.columns) == list(want.columns), name
+        for col in want.columns:
+            np.testing.assert_array_equal(got.columns[col], want.columns[col], err_msg=name)
+    assert offered_load(c, 64) == offered_load(w, 64)
+
+
+def test_with_columns_keeps_the_form() -> None:
+    c, w = _both()
+    extra = {"x": np.arange(len(w)), "procs": w.columns["procs"] * 2}
+    got, want = c.with_columns(extra, "n"), w.with_columns(extra, "n")
+    assert _in_columns(got) and not _in_columns(want)
+    for col in want.columns:
+        np.testing.assert_array_equal(got.columns[col], want.columns[col])
+    assert got.notes[-1] == want.notes[-1] == "n"
+    assert list(c.columns["procs"]) == list(w.columns["procs"])  # the input is unchanged

@@ -77,3 +77,45 @@ def test_a_copy_of_a_table_without_rows_keeps_its_columns() -> None:
     empty = Columns({"a": np.empty(0), "b": np.empty(0)})
     assert len(empty) == 0 and Columns(empty).columns == ["a", "b"]
     assert empty.copy().columns == ["a", "b"]
+
+
+def test_jobs_built_in_bulk_equal_jobs_built_by_the_constructor() -> None:
+    """A workload's jobs are made without ``Job.__init__`` (job.py, ``_new_job``): each
+    must equal, field for field and type for type, the job the constructor makes."""
+    from cosched.workload.job import Job
+
+    rng = np.random.default_rng(3)
+    n = 50
+    cols = Columns(
+        {
+            "job_id": np.arange(1, n + 1),
+            "submit_time": np.sort(rng.uniform(0, 1000, n)),
+            "run_time": rng.uniform(1, 100, n),
+            "requested_time": rng.uniform(100, 200, n),
+            "procs": rng.integers(1, 9, n),
+            "user_id": np.where(rng.random(n) < 0.2, np.nan, rng.integers(1, 5, n)),
+            "queue": rng.integers(0, 3, n),
+            "p_a": rng.integers(0, 3, n),
+            "p_b": rng.random(n),
+        }
+    )
+    w = Workload.from_table(cols)
+    for job, i in zip(w.jobs(), range(n), strict=True):
+        want = Job(
+            i,
+            int(cols["job_id"][i]),
+            float(cols["submit_time"][i]),
+            float(cols["run_time"][i]),
+            float(cols["requested_time"][i]),
+            int(cols["procs"][i]),
+            None if np.isnan(cols["user_id"][i]) else int(cols["user_id"][i]),
+            int(cols["queue"][i]),
+            {"p_a": int(cols["p_a"][i]), "p_b": float(cols["p_b"][i])},
+        )
+        assert job == want
+        for f in dataclasses.fields(Job):
+            assert type(getattr(job, f.name)) is type(getattr(want, f.name)) or f.name == "extra"
+        assert dict(job.extra) == dict(want.extra)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            job.procs = 3  # type: ignore[misc]
+    assert [j.index for j in w.job_records(offset=7)] == list(range(7, 7 + n))

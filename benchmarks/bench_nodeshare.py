@@ -9,6 +9,11 @@ Usage::
 
     python benchmarks/bench_nodeshare.py                       # all four policies
     python benchmarks/bench_nodeshare.py --policies nodeshare --jobs 20000
+    python benchmarks/bench_nodeshare.py --policies nodeshare-easy --repeat 3
+
+``--repeat N`` simulates each policy N times in the one process (a new policy each
+time), one line each: the first run also loads the kernels, the later ones show the
+simulation alone.
 """
 
 from __future__ import annotations
@@ -35,10 +40,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
     ap.add_argument("--jobs", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each policy (default 1)")
     args = ap.parse_args()
     w = prepare(0, args.jobs, 1)
     platform = Platform(nodes=1158, cores=16, allocation="nodes", max_jobs_per_node=3)
-    for key in args.policies:
+    for key in [k for k in args.policies for _ in range(args.repeat)]:
         name, params = POLICIES[key]
         policy = make_policy(name, **params)
         t0 = time.process_time()

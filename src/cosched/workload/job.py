@@ -286,7 +286,8 @@ class Workload:
         return iter(self.jobs())
 
     def _in_columns(self) -> bool:
-        """Whether the table is held as :class:`Columns` (no DataFrame made yet or not)."""
+        """Whether the table was given as :class:`Columns` (its DataFrame, if any, made
+        from them since)."""
         return isinstance(self.__dict__[Workload.__dict__["table"].slot], Columns)
 
     def rows(self, which: slice | np.ndarray, note: str) -> Workload:

@@ -37,7 +37,7 @@ from cosched.platform.machine import Allocation
 from cosched.policies.base import make_policy
 from cosched.workload import LoadRules, load_workload
 from cosched.workload.job import Workload
-from cosched.workload.loader import TooWide
+from cosched.workload.loader import TooWide, load_workload_with_report
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
@@ -135,9 +135,9 @@ def _window(trace: int, jobs: int, path: Path) -> Workload:
     rules = LoadRules(too_wide=TooWide.DROP)
     # An SWF trace lists its jobs in submit order (the format's definition), so the
     # window lies in its first lines: read that many and 2% more (for the jobs the
-    # rules drop), and the whole file only if they hold too few jobs.
-    w = load_workload(path, rules=rules, limit=(start + jobs) * 51 // 50)
-    if len(w) < start + jobs:
+    # rules drop), and the whole file only if they hold too few jobs and it has more.
+    w, counts = load_workload_with_report(path, rules=rules, limit=(start + jobs) * 51 // 50)
+    if len(w) < start + jobs and counts.get("limit"):
         w = load_workload(path, rules=rules)
     w = window(w, start, jobs)
     # Keep RICC's node count n as the base configuration (n x 16) of the 16-core machine.

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from cosched.errors import ConfigError
-from cosched.workload.job import Workload
 
 
 def check_rng(rng: object) -> np.random.Generator:
@@ -49,8 +48,3 @@ def pick(rng: np.random.Generator, shares: np.ndarray, n: int) -> np.ndarray:
     cum = np.cumsum(shares)
     cum[-1] = 1.0  # guards against a last cumulative share a rounding error below 1
     return np.searchsorted(cum, rng.random(n), side="right").astype(np.int8)
-
-
-def with_columns(w: Workload, columns: Mapping[str, np.ndarray], note: str) -> Workload:
-    """A copy of ``w`` with ``columns`` added (or replaced) and ``note`` appended."""
-    return w.with_columns(columns, note)

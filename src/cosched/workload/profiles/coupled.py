@@ -37,7 +37,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.workload.job import Workload
-from cosched.workload.profiles._common import check_prob, check_rng, with_columns
+from cosched.workload.profiles._common import check_prob, check_rng
 
 __all__ = ["DEFAULT_WINDOW", "NO_MATE", "annotate_coupled", "pair_workloads"]
 
@@ -124,8 +124,8 @@ def pair_workloads(
     ia, ib = pairs[:, 0], pairs[:, 1]
     note = f"coupled profile: {pairs.shape[0]} mate pairs by {how}"
     return (
-        with_columns(a, {"coupled_mate": _mates(a, ia, b, ib)}, note + f" with {b.name!r}"),
-        with_columns(b, {"coupled_mate": _mates(b, ib, a, ia)}, note + f" with {a.name!r}"),
+        a.with_columns({"coupled_mate": _mates(a, ia, b, ib)}, note + f" with {b.name!r}"),
+        b.with_columns({"coupled_mate": _mates(b, ib, a, ia)}, note + f" with {a.name!r}"),
     )
 
 

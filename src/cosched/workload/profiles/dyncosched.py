@@ -42,7 +42,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.workload.job import Workload
-from cosched.workload.profiles._common import check_rng, with_columns
+from cosched.workload.profiles._common import check_rng
 
 __all__ = ["JOB_TYPES", "WORKLOADS", "annotate_dyncosched"]
 
@@ -100,4 +100,4 @@ def annotate_dyncosched(
         "dcs_comm": shares[:, 2],
         "dcs_skew": np.full(n, float(skew)),
     }
-    return with_columns(w, cols, f"dyncosched profile: workload {workload}, skew {skew:g}")
+    return w.with_columns(cols, f"dyncosched profile: workload {workload}, skew {skew:g}")

@@ -56,7 +56,6 @@ from cosched.workload.profiles._common import (
     check_rng,
     check_shares,
     pick,
-    with_columns,
 )
 
 __all__ = [
@@ -187,4 +186,4 @@ def annotate_lomarc(
         "lomarc_cpu_slowdown": np.where(good, float(good_slowdown), float(poor_slowdown)),
     }
     label = mixture if isinstance(mixture, str) else tuple(float(s) for s in shares)
-    return with_columns(w, cols, f"lomarc profile: mixture {label}")
+    return w.with_columns(cols, f"lomarc profile: mixture {label}")

@@ -36,7 +36,6 @@ from cosched.workload.profiles._common import (
     check_rng,
     check_shares,
     pick,
-    with_columns,
 )
 
 __all__ = ["SENSITIVITY", "SENSITIVITY_CODES", "annotate_nodeshare"]
@@ -86,4 +85,4 @@ def annotate_nodeshare(
         "ns_comm_penalty": rng.uniform(cp[0], cp[1], n),
         "ns_degradation": rng.uniform(dg[0], dg[1], n),
     }
-    return with_columns(w, cols, "nodeshare profile")
+    return w.with_columns(cols, "nodeshare profile")

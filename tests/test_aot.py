@@ -45,8 +45,8 @@ def kernels() -> Any:
 @pytest.fixture
 def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget the module this process loaded, so that :func:`_aot.load` looks again."""
-    monkeypatch.setattr(_aot, "_loaded", None)
-    monkeypatch.setattr(_aot, "_tried_build", False)
+    monkeypatch.setattr(_aot, "_loaded", {})
+    monkeypatch.setattr(_aot, "_tried_build", set())
 
 
 # -- the batch loop ------------------------------------------------------------------
@@ -253,7 +253,7 @@ def test_a_build_without_a_compiler_is_recorded_and_not_tried_again(
     failed = _aot.kernel_dir() / "failed.txt"
     assert "numba's just-in-time kernels instead" in failed.read_text()
     assert not list(_aot.kernel_dir().glob(".build-*"))  # the temporary folder is gone
-    monkeypatch.setattr(_aot, "_tried_build", False)  # as a new process would start
+    monkeypatch.setattr(_aot, "_tried_build", set())  # as a new process would start
 
     def no_child(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a failed build was tried again")
@@ -270,7 +270,7 @@ def test_a_build_for_other_source_is_refused(
     # The child compiles the source it imports; if that is not the source the parent
     # hashed (edited in between), the build fails instead of filing it under the key.
     monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
-    monkeypatch.setattr(_aot, "_key", lambda: "0" * 20)
+    monkeypatch.setattr(_aot, "_key", lambda group="batch": "0" * 20)
     assert _aot.load(build=True) is None
     assert "source changed" in (tmp_path / ("0" * 20) / "failed.txt").read_text()
 

@@ -23,6 +23,17 @@ folder to retry).
 
 The compiled functions check nothing about their arguments (a wrong dtype or layout
 crashes the process); :func:`batch_loop` and :func:`parse_block` here check them first.
+The other kernels are called by cosched's own classes on arrays they build, and
+:class:`Checked` checks each call against its signature in :data:`KERNELS` when asked to
+(:func:`checking`; the test suite always does).
+
+Kernels that call each other (the node-sharing family's) are marked with :func:`kernel`
+instead of being decorated with numba at import: their module stays plain Python, so
+importing it loads no numba. :func:`kernels` hands a caller the compiled form of a
+module's kernels: the ahead-of-time ones when the module is built, else numba's, which
+:func:`jitted` makes by compiling the module's marked functions in place (each marked
+function becomes one numba dispatcher, in its own module and in every module that
+imported it, so that compiled kernels call compiled kernels).
 """
 
 from __future__ import annotations
@@ -33,27 +44,88 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import FunctionType, ModuleType
+from typing import Any, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "CHECK",
     "ENABLED",
     "KERNELS",
+    "Checked",
     "available",
     "batch_loop",
     "build",
+    "checking",
+    "jitted",
+    "kernel",
     "kernel_dir",
+    "kernels",
     "load",
     "parse_block",
 ]
 
-_NAME = "_cosched_kernels"
+F = TypeVar("F", bound=Callable[..., Any])
+
 #: Bumped when the way the module is built changes.
-_FORMAT = 1
+_FORMAT = 2
 _PACKAGE = Path(__file__).resolve().parent
+
+# The node-sharing family's kernels called from Python (the node book's, the running
+# jobs' and nodeshare-easy's pass), with the arrays their callers pass: every array
+# C-contiguous; the window kernels' tuples are those of ``WindowScan._arrays`` and
+# ``NodeBook`` (fit_arrays, links, state).
+_I1, _I2, _F1, _F2, _F3 = "i8[::1]", "i8[:, ::1]", "f8[::1]", "f8[:, ::1]", "f8[:, :, ::1]"
+_B1, _B2 = "b1[::1]", "b1[:, ::1]"
+
+
+def _tuple(*items: str) -> str:
+    return "Tuple((" + ", ".join(items) + "))"
+
+
+_BOOK_ARRAYS = _tuple(_I1, _I1, _I1, _F1, _B2)  # NodeBook.fit_arrays
+_KEYS = _tuple(_I1, _I2, _I2, _F2, _B1, _I1)  # WindowScan's per-key table
+_BOOK = "cosched.nodeshare._book_kernels"
+_WINDOW = "cosched.nodeshare._window_kernels"
+_NODESHARE: tuple[tuple[str, str, str], ...] = (
+    (_BOOK, "choose", f"Tuple((i8, f8))({_F1}, {_F2}, f8)"),
+    (_BOOK, "co_pressure", f"f8({_I1}, {_F1}, f8)"),
+    (_BOOK, "fit_row", f"b1(i8, {_I1}, {_I1}, {_F1}, {_I1}, {_I1}, {_I1}, {_F1}, {_B2}, {_I1})"),
+    (_BOOK, "jobs_on", f"{_I1}({_I1}, {_I2}, {_I1})"),
+    (
+        _BOOK,
+        "move",
+        f"Tuple((b1, i8))(i8, {_I1}, i8, i8, i8, {_I1}, {_I1}, {_I1}, {_I1}, {_I1}, {_I1},"
+        f" {_I1}, {_B1}, {_F1}, {_F1}, {_I2}, {_I1}, i8)",
+    ),
+    (
+        _BOOK,
+        "new_factors",
+        f"i8({_I1}, {_I2}, {_I1}, {_F1}, {_I1}, {_F1}, {_F1}, {_F1}, {_F1}, {_F1}, {_B1},"
+        f" {_I1}, {_F1})",
+    ),
+    (_BOOK, "take", f"i8(i8, i8, i8, {_I1}, {_I1}, {_I1}, {_I1}, {_B2}, {_I1}, {_I1}, {_I1})"),
+    (
+        _WINDOW,
+        "easy_pass",
+        f"Tuple((i8, i8, i8, i8, i8))(i8, {_I1}, {_B1}, i8, i8, {_F1}, f8, {_B1},"
+        f" {_tuple(_I1, _B1, _F3, _F1, _F1, _I1)}, {_KEYS}, {_I1}, {_B1}, {_I2}, {_F1}, {_I1},"
+        f" {_BOOK_ARRAYS}, {_tuple(*[_I1] * 5)}, {_tuple(_I1, _I1, _B1, _F1, _F1, _I2, _I1)},"
+        f" i8, i8, {_I1}, {_tuple(*[_I1] * 4)}, {_F1}, {_I2})",
+    ),
+    (_WINDOW, "node_shadow", f"Tuple((f8, i8, b1))({_F1}, {_I2}, {_I1}, f8, i8, {_B1})"),
+    (_WINDOW, "queued_after", f"{_I1}({_B1}, i8, i8, i8)"),
+    (
+        _WINDOW,
+        "scan",
+        f"Tuple((i8, i8))({_I1}, i8, {_I1}, {_KEYS}, {_B1}, {_I2}, {_B1}, {_F3}, {_F1}, {_F1},"
+        f" f8, f8, i8, {_B1}, i8, {_BOOK_ARRAYS}, {_I1}, {_I1}, {_I1}, {_I1})",
+    ),
+)
 
 #: (module, function, numba signature) of every exported kernel. Arrays are
 #: C-contiguous (``[::1]``) where the callers pass fresh arrays.
@@ -69,10 +141,28 @@ KERNELS: tuple[tuple[str, str, str], ...] = (
         "parse_block",
         "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
     ),
+    *_NODESHARE,
 )
 
-_loaded: ModuleType | None = None
-_tried_build = False
+#: The kernels are built as one extension module per *group*, so that a family builds
+#: only what it runs: ``batch`` (the batch loop and the SWF parser, which every large
+#: FCFS or EASY run uses) and ``nodeshare`` (the node-sharing family's). A kernel's
+#: group is its module's.
+GROUPS = {"batch": "_cosched_kernels", "nodeshare": "_cosched_nodeshare"}
+_GROUP_OF = {_BOOK: "nodeshare", _WINDOW: "nodeshare"}
+
+
+def _group(module: str) -> str:
+    return _GROUP_OF.get(module, "batch")
+
+
+def _kernels_in(group: str) -> tuple[tuple[str, str, str], ...]:
+    return tuple(k for k in KERNELS if _group(k[0]) == group)
+
+
+#: The modules loaded in this process, and the groups this process tried to build.
+_loaded: dict[str, ModuleType] = {}
+_tried_build: set[str] = set()
 
 
 #: The interpreter's own file name ending of an extension module
@@ -99,8 +189,9 @@ def _numba_version() -> str:
     return "unknown"
 
 
-def _key() -> str:
-    """A hash of what the built module depends on: the kernels' source and the versions."""
+def _key(group: str = "batch") -> str:
+    """A hash of what a group's built module depends on: its kernels' source and the
+    versions."""
     h = hashlib.sha256()
     parts = [
         str(_FORMAT),
@@ -108,11 +199,12 @@ def _key() -> str:
         _EXT_SUFFIX,
         np.__version__,
         _numba_version(),
-        repr(KERNELS),
+        group,
+        repr(_kernels_in(group)),
     ]
     for part in parts:
         h.update(part.encode() + b"\0")
-    for module in sorted({m for m, _, _ in KERNELS}):
+    for module in sorted({m for m, _, _ in _kernels_in(group)}):
         h.update(_source_file(module).read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
@@ -133,13 +225,14 @@ def _cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("cosched")) / "kernels"
 
 
-def kernel_dir() -> Path:
-    """The folder that holds (or will hold) this installation's compiled kernels."""
-    return _cache_root() / _key()
+def kernel_dir(group: str = "batch") -> Path:
+    """The folder that holds (or will hold) this installation's compiled kernels of
+    ``group``."""
+    return _cache_root() / _key(group)
 
 
-def _module_path(folder: Path) -> Path:
-    return folder / (_NAME + _EXT_SUFFIX)
+def _module_path(folder: Path, group: str = "batch") -> Path:
+    return folder / (GROUPS[group] + _EXT_SUFFIX)
 
 
 #: Whether the ahead-of-time kernels may be used (tests set it to False to run numba's).
@@ -153,35 +246,36 @@ def available() -> bool:
     return ENABLED and env not in {"0", "no", "off", "false"}
 
 
-def load(*, build: bool = False) -> ModuleType | None:
-    """The compiled kernels, building them first if ``build`` and they are missing.
+def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
+    """The compiled kernels of ``group``, building them first if ``build`` and they are
+    missing.
 
     None when they are disabled, missing (and not to be built) or cannot be built: the
     caller then runs numba's just-in-time kernels. Never raises for a missing compiler
     or an unwritable cache.
     """
-    global _loaded, _tried_build
     if not available():
         return None
-    if _loaded is not None:
-        return _loaded
+    got = _loaded.get(group)
+    if got is not None:
+        return got
     try:
-        folder = kernel_dir()
-        path = _module_path(folder)
+        folder = kernel_dir(group)
+        path = _module_path(folder, group)
         if not path.is_file():
-            if not build or _tried_build:
+            if not build or group in _tried_build:
                 return None
-            _tried_build = True
-            if not _build_in_child(folder):
+            _tried_build.add(group)
+            if not _build_in_child(folder, group):
                 return None
-        _loaded = _import(path)
+        got = _loaded[group] = _import(path, group)
     except (OSError, ImportError):
         return None
-    return _loaded
+    return got
 
 
-def _import(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(_NAME, path)
+def _import(path: Path, group: str = "batch") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(GROUPS[group], path)
     if spec is None or spec.loader is None:  # pragma: no cover
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -189,8 +283,9 @@ def _import(path: Path) -> ModuleType:
     return module
 
 
-def _build_in_child(folder: Path) -> bool:
-    """Build the module into ``folder`` in a child process, once across processes."""
+def _build_in_child(folder: Path, group: str = "batch") -> bool:
+    """Build ``group``'s module into ``folder`` in a child process, once across
+    processes."""
     if (folder / "failed.txt").exists():
         return False
     folder.mkdir(parents=True, exist_ok=True)
@@ -199,7 +294,7 @@ def _build_in_child(folder: Path) -> bool:
             import fcntl
 
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # another process may be building
-        if _module_path(folder).is_file():
+        if _module_path(folder, group).is_file():
             return True
         if (folder / "failed.txt").exists():
             return False
@@ -210,21 +305,22 @@ def _build_in_child(folder: Path) -> bool:
         try:
             code = (
                 "import sys; sys.path.insert(0, sys.argv[1]); "
-                "from cosched._aot import build; build(sys.argv[2], sys.argv[3])"
+                "from cosched._aot import build; build(sys.argv[2], sys.argv[3], sys.argv[4])"
             )
+            argv = [str(_PACKAGE.parent), str(tmp), folder.name, group]
             try:
                 done = subprocess.run(
-                    [sys.executable, "-c", code, str(_PACKAGE.parent), str(tmp), folder.name],
+                    [sys.executable, "-c", code, *argv],
                     capture_output=True,
                     timeout=900,
                     check=False,
                 )
                 output = (done.stdout + done.stderr).decode(errors="replace")
-                ok = done.returncode == 0 and _module_path(tmp).is_file()
+                ok = done.returncode == 0 and _module_path(tmp, group).is_file()
             except (OSError, subprocess.TimeoutExpired) as exc:
                 output, ok = f"{type(exc).__name__}: {exc}", False
             if ok:
-                os.replace(_module_path(tmp), _module_path(folder))
+                os.replace(_module_path(tmp, group), _module_path(folder, group))
             else:
                 _write_atomically(folder / "failed.txt", _failure_text(output))
             return ok
@@ -253,36 +349,273 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def build(out: str | os.PathLike[str], key: str | None = None) -> Path:
-    """Compile :data:`KERNELS` into ``out`` (imports numba; minutes' worth of nothing else).
+# -- kernels marked, compiled in place, handed out -------------------------------------
+
+#: Every function marked by :func:`kernel` (plain Python until :func:`jitted`).
+_MARKED: set[Callable[..., Any]] = set()
+#: The numba dispatcher made for each marked function (one per function, shared by
+#: every module that names it).
+_DISPATCHERS: dict[Callable[..., Any], Any] = {}
+_JITTED: set[str] = set()
+
+
+def kernel(f: F) -> F:
+    """Mark ``f`` as a kernel: a plain function until :func:`jitted` compiles its module
+    with numba (``cache=True``, ``nogil=True``), or compiled ahead of time when it is in
+    :data:`KERNELS`. Importing a module of marked kernels loads no numba."""
+    _MARKED.add(f)
+    return f
+
+
+def jitted(name: str) -> ModuleType:
+    """The module ``name`` with each marked function in its namespace replaced by its
+    numba dispatcher, and so the modules those functions come from (a compiled kernel's
+    callees must be compiled too). Without numba, or with ``NUMBA_DISABLE_JIT=1``, the
+    functions stay (or are) plain Python, with the same results."""
+    import importlib
+
+    module = importlib.import_module(name)
+    if name in _JITTED:
+        return module
+    try:
+        from numba import njit
+    except ImportError:  # pragma: no cover - numba is a dependency
+        _JITTED.add(name)
+        return module
+    _JITTED.add(name)  # before the walk: modules may import each other's kernels
+    for attr, value in list(vars(module).items()):
+        if not (isinstance(value, FunctionType) and value in _MARKED):
+            continue
+        if value.__module__ != name:
+            jitted(value.__module__)
+        dispatcher = _DISPATCHERS.get(value)
+        if dispatcher is None:
+            dispatcher = _DISPATCHERS[value] = njit(cache=True, nogil=True)(value)
+        setattr(module, attr, dispatcher)
+    return module
+
+
+@dataclass(frozen=True)
+class _Array:
+    dtype: np.dtype[Any]
+    ndim: int
+    contiguous: bool
+
+
+#: An argument's type as a signature in :data:`KERNELS` writes it: a scalar code, an
+#: array or a tuple of types.
+_Type = str | _Array | tuple[Any, ...]
+_CODES = {"i8": np.int64, "f8": np.float64, "b1": np.bool_, "u1": np.uint8}
+
+
+def _parse(text: str, i: int = 0) -> tuple[_Type, int]:
+    """One type of a signature from ``text[i:]`` (the forms :data:`KERNELS` uses:
+    ``i8``, ``f8[:, ::1]``, ``Tuple((t, ...))``) and where it ends."""
+    if text.startswith("Tuple((", i):
+        items: list[_Type] = []
+        i += len("Tuple((")
+        while True:
+            item, i = _parse(text, i)
+            items.append(item)
+            if text.startswith("))", i):
+                return tuple(items), i + 2
+            if not text.startswith(", ", i):
+                raise ValueError(f"bad signature {text!r} at {i}")
+            i += 2
+    code = text[i : i + 2]
+    if code not in _CODES:
+        raise ValueError(f"bad signature {text!r} at {i}")
+    i += 2
+    if not text.startswith("[", i):
+        return code, i
+    end = text.index("]", i)
+    dims = text[i + 1 : end].split(", ")
+    if any(d != ":" for d in dims[:-1]) or dims[-1] not in {":", "::1"}:
+        raise ValueError(f"bad array type in {text!r} at {i}")
+    return _Array(np.dtype(_CODES[code]), len(dims), dims[-1] == "::1"), end + 1
+
+
+def _arguments(signature: str) -> tuple[_Type, ...]:
+    """The argument types of a signature ``ret(arg, ...)`` (``void`` or a type)."""
+    i = 4 if signature.startswith("void") else _parse(signature)[1]
+    if signature[i] != "(" or not signature.endswith(")"):
+        raise ValueError(f"bad signature {signature!r}")
+    args: list[_Type] = []
+    i += 1
+    while i < len(signature) - 1:
+        arg, i = _parse(signature, i)
+        args.append(arg)
+        if signature.startswith(", ", i):
+            i += 2
+    return tuple(args)
+
+
+def _describe(a: Any) -> str:
+    if isinstance(a, np.ndarray):
+        layout = "contiguous" if a.flags.c_contiguous else "strided"
+        ro = "" if a.flags.writeable else "read-only "
+        return f"a {ro}{a.ndim}-d {layout} {a.dtype} array"
+    return f"{type(a).__name__} {a!r}"[:80]
+
+
+def _check(kind: _Type, a: Any, where: str) -> None:
+    """Raise TypeError unless ``a`` is what the compiled code reads as ``kind``."""
+    if isinstance(kind, _Array):
+        if not (
+            isinstance(a, np.ndarray)
+            and a.dtype == kind.dtype
+            and a.ndim == kind.ndim
+            and (a.flags.c_contiguous or not kind.contiguous)
+            and a.flags.writeable
+        ):
+            layout = "contiguous " if kind.contiguous else ""
+            raise TypeError(
+                f"{where} must be a writeable {kind.ndim}-d {layout}{kind.dtype} array, "
+                f"not {_describe(a)}"
+            )
+    elif isinstance(kind, tuple):
+        if not (isinstance(a, tuple) and len(a) == len(kind)):
+            raise TypeError(f"{where} must be a tuple of {len(kind)}, not {_describe(a)}")
+        for k, (item, x) in enumerate(zip(kind, a, strict=True)):
+            _check(item, x, f"{where}[{k}]")
+    else:
+        ok = (
+            isinstance(a, (bool, np.bool_))
+            if kind == "b1"
+            else isinstance(a, (int, np.integer, float, np.floating))
+            if kind == "f8"
+            else isinstance(a, (int, np.integer))
+        )
+        if not ok:
+            raise TypeError(f"{where} must be {kind}, not {_describe(a)}")
+
+
+class Checked:
+    """A kernel compiled ahead of time, called after its arguments are checked against
+    its signature (dtype, dimensions, layout, writeable; scalars' kinds), with a
+    TypeError naming the kernel and the argument otherwise.
+
+    The kernels' callers pass the same arrays call after call (a book's, a window's), so
+    each argument is checked when it is not the object checked last time at its
+    position: an array's dtype, dimensions and flags are not changed in place (cosched
+    never does), and the object held keeps its identity from being reused.
+    """
+
+    __slots__ = ("_func", "_kinds", "_last", "_name")
+
+    def __init__(self, name: str, func: Callable[..., Any], signature: str) -> None:
+        self._name, self._func = name, func
+        self._kinds = _arguments(signature)
+        self._last: list[Any] = [_NOT_SEEN] * len(self._kinds)
+
+    def __call__(self, *args: Any) -> Any:
+        last = self._last
+        if len(args) != len(last):
+            raise TypeError(f"{self._name} takes {len(last)} arguments, not {len(args)}")
+        for i, a in enumerate(args):
+            if a is not last[i]:
+                _check(self._kinds[i], a, f"{self._name}'s argument {i}")
+                last[i] = a
+        return self._func(*args)
+
+
+_NOT_SEEN = object()
+
+
+class _Kernels:
+    """A module's kernels, each resolved on first use (see :func:`kernels`)."""
+
+    def __init__(self, name: str, compiled: ModuleType | None) -> None:
+        self._name, self._compiled = name, compiled
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # A policy is pickled after a run (to a worker, into results): its kernels are
+        # looked up again where it is unpickled.
+        return kernels, (self._name,)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        signature = _SIGNATURES.get((self._name, attr))
+        if self._compiled is not None and signature is not None:
+            func: Any = getattr(self._compiled, attr)
+            if checking():
+                func = Checked(attr, func, signature)
+        else:
+            func = getattr(jitted(self._name), attr)
+        setattr(self, attr, func)
+        return func
+
+
+_SIGNATURES = {(m, f): sig for m, f, sig in KERNELS}
+_HANDED: dict[tuple[str, bool, bool], _Kernels] = {}
+
+#: Whether :func:`kernels` hands out the compiled kernels wrapped in :class:`Checked`
+#: (``COSCHED_CHECK_KERNELS=1`` also turns it on; the test suite does).
+CHECK = False
+
+
+def checking() -> bool:
+    """Whether the kernels :func:`kernels` hands out check every call (:data:`CHECK`)."""
+    env = os.environ.get("COSCHED_CHECK_KERNELS", "0").strip().lower()
+    return CHECK or env not in {"0", "no", "off", "false", ""}
+
+
+def kernels(name: str, *, build: bool = True) -> Any:
+    """The kernels of module ``name``, compiled, as attributes: those in :data:`KERNELS`
+    from the module compiled ahead of time (:func:`load`, building it first if
+    ``build``); the others, or all when that module is missing or disabled, numba's
+    (:func:`jitted`). Either gives the same results as the module's Python source.
+
+    The ones compiled ahead of time are handed out bare, for their callers in cosched
+    only: each builds every array it passes with the signature's dtype, dimensions and
+    layout (a wrong one would be misread, not refused). A check in Python on every call
+    costs more than the whole gain (docs/design.md, "Issue 18, stop 30"), so
+    :class:`Checked` wraps them only when :func:`checking`: the test suite runs every
+    call through it.
+    """
+    compiled = load(build=build, group=_group(name))
+    key = (name, compiled is not None, checking())
+    got = _HANDED.get(key)
+    if got is None:
+        got = _HANDED[key] = _Kernels(name, compiled)
+    return got
+
+
+def build(out: str | os.PathLike[str], key: str | None = None, group: str = "batch") -> Path:
+    """Compile the kernels of ``group`` (:data:`KERNELS`) into ``out`` (imports numba;
+    seconds' to tens of seconds' worth of nothing else).
 
     ``key``, when given, must be this source's :func:`_key` (the parent process asked
     for this source's module). The built module is loaded and checked against the
     kernels run as Python on a small workload before it is reported built.
     """
-    import importlib
     import warnings
 
-    if key is not None and key != _key():
+    if key is not None and key != _key(group):
         raise RuntimeError(f"the kernels' source changed during the build ({key})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc is pending deprecation
         from numba.pycc import CC
 
-        cc = CC(_NAME)
+        cc = CC(GROUPS[group])
         cc.output_dir = os.fspath(out)
         cc.verbose = False
-        for module, name, signature in KERNELS:
-            func = getattr(importlib.import_module(module), name)
+        for module, name, signature in _kernels_in(group):
+            func = getattr(jitted(module), name)  # its callees compiled (kernel())
             cc.export(name, signature)(getattr(func, "py_func", func))
         cc.compile()
-    path = _module_path(Path(out))
-    _self_check(_import(path))
+    path = _module_path(Path(out), group)
+    built = _import(path, group)
+    if group == "nodeshare":
+        _self_check_nodeshare(built)
+    else:
+        _self_check(built)
     return path
 
 
 def _self_check(module: ModuleType) -> None:
-    """The compiled kernels give the Python functions' results on a small case."""
+    """The compiled batch kernels give the Python functions' results on a small case."""
     from cosched.engine._batch_kernels import batch_loop as plain_loop
     from cosched.workload._swf_kernel import parse_block as jit_parse
 
@@ -307,6 +640,28 @@ def _self_check(module: ModuleType) -> None:
     b, where2, ok2 = jit_parse.py_func(data, flags, flags)
     if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
         raise RuntimeError("the compiled SWF parser differs from its source")
+
+
+def _self_check_nodeshare(module: ModuleType) -> None:
+    """The node-sharing kernels as compiled give their source's results on small cases
+    (whole schedules are compared in tests/nodeshare/test_compiled.py)."""
+    from cosched.nodeshare import _book_kernels as book
+    from cosched.nodeshare import _window_kernels as window
+
+    row = np.array([0.5, np.nan, 0.0])
+    coef = np.array([[1.0, 0.1], [0.5, 0.0], [1.2, 0.0]])
+    node_jobs = np.array([[4, -1, 5], [7, -1, -1]], dtype=np.int64)
+    count = np.array([2, 0, 1], dtype=np.int64)
+    nodes = np.array([2, 0], dtype=np.int64)
+    queued = np.array([True, False, True, True, False, True])
+    cases = [
+        (module.choose(row, coef, 0.4), book.choose(row, coef, 0.4)),
+        (module.jobs_on(nodes, node_jobs, count), book.jobs_on(nodes, node_jobs, count)),
+        (module.queued_after(queued, 1, 6, 2), window.queued_after(queued, 1, 6, 2)),
+    ]
+    for got, want in cases:
+        if not np.array_equal(np.asarray(got), np.asarray(want)):
+            raise RuntimeError("a compiled node-sharing kernel differs from its source")
 
 
 def _run_loop(

@@ -15,15 +15,18 @@ from those pressures), :func:`take` (its nodes) and :func:`move` (a job joins or
 nodes). The book's Python methods call them, and so does the backfill
 window's scan (:mod:`cosched.nodeshare._window_kernels`).
 
-Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` or without numba they
-run as plain Python on the same arrays, with the same results.
+The functions are marked with :func:`cosched._aot.kernel`, not compiled at import (so
+importing this module loads no numba). Callers take the compiled forms from
+``cosched._aot.kernels(__name__)``: compiled ahead of time (the ones in
+:data:`cosched._aot.KERNELS`) or by numba (``cache=True``). Called from here they run as
+plain Python on the same arrays, with the same results (tests do).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cosched.policies._profile_kernels import _jit
+from cosched._aot import kernel
 
 #: A node's state code counts its jobs per class in base 8: ``low + 8 x moderate + 64 x
 #: high`` (a job of class ``s`` adds ``BASE ** s``; cap <= 7 jobs a node).
@@ -32,7 +35,7 @@ BASE = 8
 __all__ = ["BASE", "choose", "co_pressure", "fit_row", "jobs_on", "move", "new_factors", "take"]
 
 
-@_jit
+@kernel
 def usable(
     st: int, s: int, cores: int, st_code: np.ndarray, st_free: np.ndarray, ok: np.ndarray
 ) -> bool:
@@ -41,7 +44,7 @@ def usable(
     return st_free[st] >= cores and ok[s, st_code[st]]
 
 
-@_jit
+@kernel
 def fit_row(
     s: int,
     needs: np.ndarray,
@@ -86,7 +89,7 @@ def fit_row(
     return any_fit
 
 
-@_jit
+@kernel
 def choose(row: np.ndarray, coef: np.ndarray, victim: float) -> tuple[int, float]:
     """Algorithm 1's choice among a job's configurations: ``(c, factor)`` for the
     smallest run-time factor ``a (1 + victim x pressure) + b`` (``a, b = coef[c]``) over
@@ -106,7 +109,7 @@ def choose(row: np.ndarray, coef: np.ndarray, victim: float) -> tuple[int, float
     return bc, best
 
 
-@_jit
+@kernel
 def take(
     s: int,
     need: int,
@@ -138,7 +141,7 @@ def take(
     return n
 
 
-@_jit
+@kernel
 def move(
     idx: int,
     nodes: np.ndarray,
@@ -228,7 +231,7 @@ def move(
     return True, delta
 
 
-@_jit
+@kernel
 def jobs_on(nodes: np.ndarray, node_jobs: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The jobs on ``nodes`` (a job on several of them appears once per node)."""
     n = 0
@@ -244,7 +247,7 @@ def jobs_on(nodes: np.ndarray, node_jobs: np.ndarray, count: np.ndarray) -> np.n
     return out
 
 
-@_jit
+@kernel
 def co_pressure(nodes: np.ndarray, node_pressure: np.ndarray, own: float) -> float:
     """Largest summed pressure over ``nodes``, less the job's ``own``: the pressure of
     its co-runners (the interference model's reading)."""
@@ -256,7 +259,7 @@ def co_pressure(nodes: np.ndarray, node_pressure: np.ndarray, own: float) -> flo
     return top - own
 
 
-@_jit
+@kernel
 def new_factors(
     jobs: np.ndarray,
     spans: np.ndarray,

@@ -2,19 +2,18 @@
 (:class:`cosched.nodeshare.window.WindowScan`).
 
 Imported with the node-sharing policies (the family's own kernels, like those of
-:mod:`cosched.nodeshare._book_kernels`: no other policy loads numba for them).
-Compiled with numba (``cache=True``: once per machine); with ``NUMBA_DISABLE_JIT=1`` or
-without numba they run as plain Python on the same arrays, with the same results.
+:mod:`cosched.nodeshare._book_kernels`: no other policy loads them). Marked with
+:func:`cosched._aot.kernel` like those: callers take the compiled forms from
+``cosched._aot.kernels(__name__)`` (ahead of time, else numba's); called from here they
+run as plain Python on the same arrays, with the same results.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from cosched._aot import kernel
 from cosched.nodeshare._book_kernels import BASE, choose, fit_row, move, take
-
-# The same decorator as the profile kernels (numba with cache=True, else plain Python).
-from cosched.policies._profile_kernels import _jit
 
 __all__ = [
     "NOTHING",
@@ -37,7 +36,7 @@ Arrays5 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 NOTHING, VISIT = 0, 1
 
 
-@_jit
+@kernel
 def key_row(
     k: int,
     keys: Keys,
@@ -58,7 +57,7 @@ def key_row(
     return bool(kfit[k])
 
 
-@_jit
+@kernel
 def scan(
     jobs: np.ndarray,
     start: int,
@@ -131,7 +130,7 @@ def scan(
     return NOTHING, -1
 
 
-@_jit
+@kernel
 def _blocked(
     j: int, k: int, usable_free: int, kmin: np.ndarray, blocked: np.ndarray,
     out_blocked: np.ndarray, nb: int,
@@ -148,7 +147,7 @@ def _blocked(
     return nb + 1
 
 
-@_jit
+@kernel
 def _start(
     j: int,
     k: int,
@@ -188,7 +187,7 @@ def _start(
     return int(delta)
 
 
-@_jit
+@kernel
 def _choice(
     j: int,
     k: int,
@@ -207,7 +206,7 @@ def _choice(
     return choose(keys[3][k], coef[j], vic[j])
 
 
-@_jit
+@kernel
 def easy_pass(
     first: int,
     cand: np.ndarray,
@@ -346,7 +345,7 @@ def easy_pass(
     return ns, heads, nb, tried, 0
 
 
-@_jit
+@kernel
 def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndarray:
     """The first ``most`` indices ``i`` from ``first`` (up to ``end``) with ``queued[i]``."""
     out = np.empty(most, dtype=np.int64)
@@ -364,7 +363,7 @@ def queued_after(queued: np.ndarray, first: int, end: int, most: int) -> np.ndar
 _FEW = 32
 
 
-@_jit
+@kernel
 def kth_smallest(values: np.ndarray, k: int) -> float:
     """The ``k``-th smallest of ``values`` (1-based; ``np.partition(values, k - 1)[k -
     1]``, an order statistic, so exact). For a small ``k`` one pass keeps the ``k``
@@ -390,7 +389,7 @@ def kth_smallest(values: np.ndarray, k: int) -> float:
     return float(buf[k - 1])
 
 
-@_jit
+@kernel
 def node_shadow(
     ends: np.ndarray,
     node_jobs: np.ndarray,

@@ -22,8 +22,9 @@ from typing import Literal
 
 import numpy as np
 
+from cosched import _aot
 from cosched.errors import ConfigError
-from cosched.nodeshare import _book_kernels as kern
+from cosched.nodeshare import _book_kernels
 from cosched.nodeshare.configurations import Configuration
 from cosched.nodeshare.interference import InterferenceModel
 
@@ -41,7 +42,7 @@ __all__ = [
 
 Restriction = Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]
 LOW, MODERATE, HIGH = 0, 1, 2
-_BASE = kern.BASE  # counts per class fit in 3 bits (cap <= 7 jobs a node)
+_BASE = _book_kernels.BASE  # counts per class fit in 3 bits (cap <= 7 jobs a node)
 _CODES = _BASE**3
 
 
@@ -101,6 +102,19 @@ def listed(row: np.ndarray | None) -> list[tuple[int, float]]:
     return [(k, p) for k, p in enumerate(row.tolist()) if p == p]
 
 
+def _int_array(values: Sequence[int] | np.ndarray, what: str) -> np.ndarray:
+    """``values`` as a new 1-d int64 array, the form the compiled kernels read (they
+    check nothing themselves: see :func:`cosched._aot.kernels`)."""
+    a = np.array(values, dtype=np.int64)
+    if a.ndim != 1:
+        raise ValueError(f"{what} must be a flat sequence of integers, got shape {a.shape}")
+    return a
+
+
+def _node_array(nodes: Sequence[int] | np.ndarray) -> np.ndarray:
+    return _int_array(nodes, "nodes")
+
+
 def shapes(configs: Sequence[Configuration]) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and cores per node of each configuration, as arrays (for the kernels)."""
     needs = np.array([c.nodes for c in configs], dtype=np.int64)
@@ -153,6 +167,8 @@ class NodeBook:
         pad: int = -1,
     ) -> None:
         self._rules(nodes, cores, cap, model, restriction)
+        #: the kernels, compiled (ahead of time, else by numba).
+        self.kern = _aot.kernels(_book_kernels.__name__)
         self._init_arrays()
         self.pad = pad
         self.count = np.zeros(nodes, dtype=np.int64)
@@ -228,8 +244,8 @@ class NodeBook:
 
     def _move(self, idx: int, nodes: Sequence[int], step: int, cores: int) -> None:
         self.version += 1
-        ok, delta = kern.move(
-            idx, np.array(nodes, dtype=np.int64), step, cores, self.width, self.code,
+        ok, delta = self.kern.move(
+            idx, _node_array(nodes), step, cores, self.width, self.code,
             self.free, self.cnt, self.head, self._tail, self.nxt, self._prv,
             self._below_cap, self._pressure_of, self.node_pressure, self.node_jobs,
             self.count, self.pad,
@@ -249,7 +265,7 @@ class NodeBook:
 
     def jobs_on(self, nodes: Sequence[int] | np.ndarray) -> list[int]:
         """The jobs on ``nodes`` (a job on several of them once per node)."""
-        return kern.jobs_on(np.array(nodes, dtype=np.int64), self.node_jobs, self.count).tolist()
+        return self.kern.jobs_on(_node_array(nodes), self.node_jobs, self.count).tolist()
 
     def empty_nodes(self) -> list[int]:
         """Nodes with no job, in bucket order."""
@@ -263,7 +279,7 @@ class NodeBook:
 
     def co_pressure(self, nodes: Sequence[int], own: float) -> float:
         """Largest pressure of co-runners over ``nodes`` for a job exerting ``own``."""
-        return float(kern.co_pressure(np.array(nodes, dtype=np.int64), self.node_pressure, own))
+        return float(self.kern.co_pressure(_node_array(nodes), self.node_pressure, own))
 
     def _fit(self, sensitivity: int, need: int, cores: int) -> float | None:
         """Pressure on the worst of the best ``need`` usable nodes, or None if too few."""
@@ -273,7 +289,7 @@ class NodeBook:
 
     def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
         out = self._out
-        n = kern.take(
+        n = self.kern.take(
             sensitivity, need, cores, out, *self.fit_arrays[:3], self.fit_arrays[4],
             self.cnt, self.head, self.nxt,
         )  # fmt: skip
@@ -312,9 +328,11 @@ class NodeBook:
         self, sensitivity: int, shape: tuple[np.ndarray, np.ndarray]
     ) -> np.ndarray | None:
         """:meth:`pressures` for configurations given as :func:`shapes` (a new array)."""
-        needs, cores = shape
+        needs, cores = (_int_array(a, "a shape") for a in shape)
+        if len(needs) != len(cores):
+            raise ValueError(f"a shape has {len(needs)} node counts and {len(cores)} core counts")
         out = np.empty(len(needs))
-        if not kern.fit_row(sensitivity, needs, cores, out, *self.fit_arrays, self.cnt):
+        if not self.kern.fit_row(sensitivity, needs, cores, out, *self.fit_arrays, self.cnt):
             return None
         return out
 
@@ -332,8 +350,10 @@ class NodeBook:
         row = self.pressures(sensitivity, configs)
         if row is None:
             return None
-        coef = np.asarray(coeffs, dtype=np.float64)
-        k, factor = kern.choose(row, coef, self.model.victim[sensitivity])
+        coef = np.ascontiguousarray(coeffs, dtype=np.float64)
+        if coef.shape != (len(row), 2):
+            raise ValueError(f"coeffs must be (a, b) per configuration, got shape {coef.shape}")
+        k, factor = self.kern.choose(row, coef, self.model.victim[sensitivity])
         if k < 0:
             return None
         cfg = configs[k]

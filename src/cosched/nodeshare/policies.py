@@ -30,10 +30,11 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from cosched import _aot
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.nodeshare._window_kernels import node_shadow, queued_after
+from cosched.nodeshare import _window_kernels
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, listed, shapes
@@ -563,7 +564,9 @@ class CoschedulingBackfill(_NodeShareBase):
     def _backfill_window(self, view: SystemView, book: _MemoBook, head: int) -> list[Decision]:
         """The backfill behind ``head``: the next ``window`` queued jobs (the engine
         queues jobs in index order and keeps them until they start)."""
-        jobs = queued_after(self._queued, head + 1, self._submitted, self.window)
+        jobs = _aot.kernels(_window_kernels.__name__).queued_after(
+            self._queued, head + 1, self._submitted, self.window
+        )
         if len(jobs) < _SCAN_FROM:
             return self._backfill(view, book, [view.job(i) for i in jobs.tolist()])
         return self._scan_window(view, book, jobs)
@@ -585,7 +588,7 @@ class CoschedulingBackfill(_NodeShareBase):
         self._stale = [idx for _, idx in started]
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
-        shadow, extra, ok = node_shadow(
+        shadow, extra, ok = _aot.kernels(_window_kernels.__name__).node_shadow(
             ends, book.node_jobs, book.count, view.now, need, self._relevant
         )
         if not ok:

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from cosched.nodeshare import _book_kernels as kern
+from cosched import _aot
+from cosched.nodeshare import _book_kernels
 from cosched.nodeshare.interference import InterferenceModel
 
 __all__ = ["RunningJobs"]
@@ -29,6 +30,7 @@ class RunningJobs:
     """
 
     def __init__(self, jobs: int, model: InterferenceModel) -> None:
+        self._kern = _aot.kernels(_book_kernels.__name__)
         self._spans = np.zeros((jobs, 2), dtype=np.int64)  # empty span: not running
         self._arena = np.zeros(1024, dtype=np.int64)
         self._used = 0
@@ -78,7 +80,9 @@ class RunningJobs:
         """``{job: 1 / factor}`` for the running jobs among ``touched`` whose factor
         changed since their last rate (every job just started), in index order."""
         jobs = np.array(sorted(touched), dtype=np.int64)
-        n = kern.new_factors(
+        if jobs.ndim != 1:  # the compiled kernel checks nothing (cosched._aot.kernels)
+            raise ValueError(f"touched must be job indices, got shape {jobs.shape}")
+        n = self._kern.new_factors(
             jobs, self._spans, self._arena, node_pressure, self._sens, self._ca, self._cb,
             self._victim, self._pressure, self._factor, self._fresh, self._out, self._rate,
         )  # fmt: skip

@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cosched.nodeshare import _window_kernels as kern
+from cosched import _aot
+from cosched.nodeshare import _window_kernels
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
 
@@ -55,6 +56,7 @@ class WindowScan:
     """
 
     def __init__(self, jobs: int) -> None:
+        self._kern = _aot.kernels(_window_kernels.__name__)  # compiled
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)
@@ -158,7 +160,7 @@ class WindowScan:
         if len(self._buf) != book.nodes:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
-        _, pos = kern.scan(
+        _, pos = self._kern.scan(
             jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.coef,
             self.vic, self.est, now, shadow, extra, relevant, book.version,
             book.fit_arrays, book.cnt, book.head, book.nxt, self._buf,
@@ -194,7 +196,7 @@ class WindowScan:
         istate, fstate = self._istate, self._fstate
         istate[:3] = reservation[1], book.version, book.usable_free
         fstate[0] = reservation[0]
-        started, heads, nb, tried, status = kern.easy_pass(
+        started, heads, nb, tried, status = self._kern.easy_pass(
             first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
         )
         extra, book.version, book.usable_free, head = istate.tolist()

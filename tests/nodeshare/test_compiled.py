@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _book_kernels, _window_kernels
 from cosched.nodeshare import policies as ns
 from tests.nodeshare.test_invariants import RUNS, _setup
+from tests.nodeshare.test_reproduce import loaded_on_the_bench_path
 
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
 NODESHARE = [k for k in _aot.KERNELS if k[0].startswith("cosched.nodeshare.")]
@@ -158,29 +158,6 @@ def test_jitted_compiles_each_kernel_once_for_every_module_that_names_it() -> No
 def test_a_run_with_the_compiled_kernels_loads_no_numba(compiled: Any, tmp_path: Path) -> None:
     """Importing the family and running nodeshare-easy and nodeshare loads no numba
     when the kernels are compiled ahead of time (0.4-0.6 s of every run, issue 18)."""
-    lines = [
-        f"{i} {i * 10} -1 {50 + i} {16 * (1 + i % 3)} -1 -1 {16 * (1 + i % 3)} 100 -1 1 1 1"
-        " -1 1 -1 -1 -1"
-        for i in range(1, 41)
-    ]
-    path = tmp_path / "t.swf"
-    path.write_text("; MaxProcs: 64\n; MaxNodes: 8\n" + "\n".join(lines) + "\n")
-    code = (
-        "import sys\n"
-        "from cosched.nodeshare import experiment as e\n"
-        "e.WINDOW_STARTS = (0,)\n"
-        "from cosched.engine.simulation import Simulation\n"
-        "from cosched.platform import Platform\n"
-        "from cosched.policies.base import make_policy\n"
-        f"w = e.prepare(0, 30, 1, {str(path)!r})\n"
-        "p = Platform(nodes=8, cores=16, allocation='nodes', max_jobs_per_node=3)\n"
-        "for name in ('nodeshare-easy', 'nodeshare'):\n"
-        "    r = Simulation(w, p, make_policy(name)).run()\n"
-        "    assert r.stats['decisions'] == 30\n"
-        "print('numba' in sys.modules)\n"
-    )
     env = {**os.environ, "COSCHED_CHECK_KERNELS": "0"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
-    assert out.stdout.strip() == "False", out.stderr
+    loaded = loaded_on_the_bench_path(tmp_path, ("nodeshare-easy", "nodeshare"), env)
+    assert loaded == {"pandas": False, "numba": False}

@@ -182,15 +182,19 @@ def test_windows_read_from_the_first_lines_match_the_whole_trace():
         )
 
 
-def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
-    """The bench's path (prepare a window, simulate it) loads no pandas: about 0.2 s of
-    every run (issue 18). On a small SWF file in place of the trace. (Reading the
-    result's ``jobs`` as a DataFrame loads it, as it should.)"""
+def loaded_on_the_bench_path(
+    tmp_path: Path, policies: tuple[str, ...] = ("nodeshare-easy",), env: dict | None = None
+) -> dict[str, bool]:
+    """Whether pandas and numba were loaded by a child process that prepares a window
+    and simulates it with each of ``policies``, as the bench does (on a small SWF file
+    in place of the trace)."""
     import subprocess
     import sys
 
     lines = [
-        f"{i} {i * 10} -1 {50 + i} 16 -1 -1 16 100 -1 1 1 1 -1 1 -1 -1 -1" for i in range(1, 41)
+        f"{i} {i * 10} -1 {50 + i} {16 * (1 + i % 3)} -1 -1 {16 * (1 + i % 3)} 100 -1 1 1 1"
+        " -1 1 -1 -1 -1"
+        for i in range(1, 41)
     ]
     path = tmp_path / "t.swf"
     path.write_text("; MaxProcs: 64\n; MaxNodes: 8\n" + "\n".join(lines) + "\n")
@@ -203,9 +207,20 @@ def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
         "from cosched.policies.base import make_policy\n"
         f"w = e.prepare(0, 30, 1, {str(path)!r})\n"
         "p = Platform(nodes=8, cores=16, allocation='nodes', max_jobs_per_node=3)\n"
-        "r = Simulation(w, p, make_policy('nodeshare-easy')).run()\n"
-        "print('pandas' in sys.modules)\n"
-        "assert r.stats['decisions'] == 30\n"
+        f"for name in {policies!r}:\n"
+        "    r = Simulation(w, p, make_policy(name)).run()\n"
+        "    assert r.stats['decisions'] == 30\n"
+        "print('pandas' in sys.modules, 'numba' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False", out.stderr
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    pandas, numba = out.stdout.split()
+    return {"pandas": pandas == "True", "numba": numba == "True"}
+
+
+def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
+    """The bench's path (prepare a window, simulate it) loads no pandas: about 0.2 s of
+    every run (issue 18). (Reading the result's ``jobs`` as a DataFrame loads it, as it
+    should.)"""
+    assert not loaded_on_the_bench_path(tmp_path)["pandas"]

@@ -18,8 +18,9 @@ window's scan (:mod:`cosched.nodeshare._window_kernels`).
 The functions are marked with :func:`cosched._aot.kernel`, not compiled at import (so
 importing this module loads no numba). Callers take the compiled forms from
 ``cosched._aot.kernels(__name__)``: compiled ahead of time (the ones in
-:data:`cosched._aot.KERNELS`) or by numba (``cache=True``). Called from here they run as
-plain Python on the same arrays, with the same results (tests do).
+:data:`cosched._aot.KERNELS`) or by numba (``cache=True``; :func:`cosched._aot.jitted`
+then replaces this module's functions with numba's, in place). Until then they run as
+plain Python on the same arrays, with the same results.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 Imported with the node-sharing policies (the family's own kernels, like those of
 :mod:`cosched.nodeshare._book_kernels`: no other policy loads them). Marked with
 :func:`cosched._aot.kernel` like those: callers take the compiled forms from
-``cosched._aot.kernels(__name__)`` (ahead of time, else numba's); called from here they
-run as plain Python on the same arrays, with the same results.
+``cosched._aot.kernels(__name__)`` (ahead of time, else numba's, compiled in place by
+:func:`cosched._aot.jitted`); until then they run as plain Python on the same arrays,
+with the same results.
 """
 
 from __future__ import annotations

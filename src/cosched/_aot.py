@@ -686,17 +686,8 @@ def _run_loop(
 
 
 def _checked(a: Any, dtype: type) -> np.ndarray:
-    if not (
-        isinstance(a, np.ndarray)
-        and a.dtype == dtype
-        and a.ndim == 1
-        and a.flags.c_contiguous
-        and a.flags.writeable
-    ):
-        raise TypeError(
-            f"a compiled kernel needs a writeable 1-d contiguous {dtype.__name__} array"
-        )
-    return a
+    _check(_Array(np.dtype(dtype), 1, True), a, "a compiled kernel's array")
+    return a  # type: ignore[no-any-return]
 
 
 def batch_loop(module: ModuleType, *args: Any) -> None:

@@ -198,9 +198,24 @@ class InterferenceModel:
             comm_penalty: the job's communication penalty per doubling of nodes.
             degradation: the job's slowdown per halving of its cores.
         """
-        a = (1.0 - comm_fraction) * degradation**halvings / self.memory_speedup(fraction)
-        b = comm_fraction * (1.0 + comm_penalty) ** math.log2(node_ratio)
-        return a, b
+        terms = [(halvings, self.memory_speedup(fraction), math.log2(node_ratio))]
+        return self._from_terms(terms, comm_fraction, comm_penalty, degradation)[0]
+
+    @staticmethod
+    def _from_terms(
+        terms: Sequence[tuple[float, float, float]],
+        comm_fraction: float,
+        comm_penalty: float,
+        degradation: float,
+    ) -> list[tuple[float, float]]:
+        """``(a, b)`` per configuration from its ``(halvings, memory speedup, log2 node
+        ratio)``: ``a = (1 - comm_fraction) x degradation ** halvings / speedup`` and ``b =
+        comm_fraction x (1 + comm_penalty) ** log2 ratio``."""
+        rest, comm = 1.0 - comm_fraction, 1.0 + comm_penalty
+        return [
+            (rest * degradation**h / speedup, comm_fraction * comm**log_ratio)
+            for h, speedup, log_ratio in terms
+        ]
 
     def coefficients_for(
         self,
@@ -224,11 +239,7 @@ class InterferenceModel:
                     for c in configs
                 ],
             )
-        rest, comm = 1.0 - comm_fraction, 1.0 + comm_penalty
-        return [
-            (rest * degradation**h / speedup, comm_fraction * comm**log_ratio)
-            for h, speedup, log_ratio in terms[1]
-        ]
+        return self._from_terms(terms[1], comm_fraction, comm_penalty, degradation)
 
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:
         """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""

@@ -103,12 +103,13 @@ def listed(row: np.ndarray | None) -> list[tuple[int, float]]:
 
 
 def _int_array(values: Sequence[int] | np.ndarray, what: str) -> np.ndarray:
-    """``values`` as a new 1-d int64 array, the form the compiled kernels read (they
-    check nothing themselves: see :func:`cosched._aot.kernels`)."""
-    a = np.array(values, dtype=np.int64)
+    """``values`` as a 1-d contiguous, writeable int64 array (``values`` itself when it
+    is one), the form the compiled kernels read (they check nothing themselves: see
+    :func:`cosched._aot.kernels`)."""
+    a = np.asarray(values, dtype=np.int64)  # an int64 array is not copied
     if a.ndim != 1:
         raise ValueError(f"{what} must be a flat sequence of integers, got shape {a.shape}")
-    return a
+    return a if a.flags.c_contiguous and a.flags.writeable else a.copy()
 
 
 def _node_array(nodes: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -30,11 +30,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from cosched import _aot
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.nodeshare import _window_kernels
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, listed, shapes
@@ -564,9 +562,9 @@ class CoschedulingBackfill(_NodeShareBase):
     def _backfill_window(self, view: SystemView, book: _MemoBook, head: int) -> list[Decision]:
         """The backfill behind ``head``: the next ``window`` queued jobs (the engine
         queues jobs in index order and keeps them until they start)."""
-        jobs = _aot.kernels(_window_kernels.__name__).queued_after(
-            self._queued, head + 1, self._submitted, self.window
-        )
+        scan = self._scan  # every queued job was recorded at its submission
+        assert scan is not None
+        jobs = scan.kern.queued_after(self._queued, head + 1, self._submitted, self.window)
         if len(jobs) < _SCAN_FROM:
             return self._backfill(view, book, [view.job(i) for i in jobs.tolist()])
         return self._scan_window(view, book, jobs)
@@ -588,7 +586,9 @@ class CoschedulingBackfill(_NodeShareBase):
         self._stale = [idx for _, idx in started]
         if len(self._relevant) != book.nodes:
             self._relevant = np.zeros(book.nodes, dtype=np.bool_)
-        shadow, extra, ok = _aot.kernels(_window_kernels.__name__).node_shadow(
+        scan = self._scan  # every queued job was recorded at its submission
+        assert scan is not None
+        shadow, extra, ok = scan.kern.node_shadow(
             ends, book.node_jobs, book.count, view.now, need, self._relevant
         )
         if not ok:

@@ -56,7 +56,8 @@ class WindowScan:
     """
 
     def __init__(self, jobs: int) -> None:
-        self._kern = _aot.kernels(_window_kernels.__name__)  # compiled
+        #: the window kernels, compiled (ahead of time, else by numba).
+        self.kern = _aot.kernels(_window_kernels.__name__)
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)
@@ -160,7 +161,7 @@ class WindowScan:
         if len(self._buf) != book.nodes:
             self._buf = np.zeros(book.nodes, dtype=np.int64)
         keys = (self._ks, self._kneed, self._kcores, self._kp, self._kfit, self._kver)
-        _, pos = self._kern.scan(
+        _, pos = self.kern.scan(
             jobs, start, self.kid, keys, self.dead, self._held, self.blocked, self.coef,
             self.vic, self.est, now, shadow, extra, relevant, book.version,
             book.fit_arrays, book.cnt, book.head, book.nxt, self._buf,
@@ -196,7 +197,7 @@ class WindowScan:
         istate, fstate = self._istate, self._fstate
         istate[:3] = reservation[1], book.version, book.usable_free
         fstate[0] = reservation[0]
-        started, heads, nb, tried, status = self._kern.easy_pass(
+        started, heads, nb, tried, status = self.kern.easy_pass(
             first, cand, queued, submitted, window, ends, now, relevant, *fixed[1]
         )
         extra, book.version, book.usable_free, head = istate.tolist()

@@ -93,23 +93,31 @@ def main() -> None:
     if args.out:
         df.to_csv(args.out, index=False)
     df["frac_idle"] = 1.0 - df[[f"frac_{c}" for c in ACCOUNTS]].sum(axis=1)
-    cols = ["mean_response", "accepted", "window_accepted", "frac_compute", "frac_spin",
-            "frac_idle"]  # fmt: skip
+    cols = ["mean_response", "accepted", "window_accepted", "queue_accepted", "frac_compute",
+            "frac_spin", "frac_idle"]  # fmt: skip
     print("reading | scheme | load | " + " | ".join(cols) + " (mean over seeds)")
     for (reading, scheme, load), g in df.groupby(["reading", "scheme", "load"], sort=False):
         vals = " | ".join(f"{g[c].mean():.3f}" for c in cols)
         print(f"{reading} | {scheme} | {load:g} | {vals}")
-    print("\nreading | scheme | saturation point per seed (window accepted load)")
-    for (reading, scheme), g in df.groupby(["reading", "scheme"], sort=False):
-        sats = []
-        for _, s in g.groupby("seed"):
-            sat = accepted_saturation(s["load"].tolist(), s["window_accepted"].tolist())
-            sats.append(sat.label())
-        print(f"{reading} | {scheme} | {', '.join(sats)}")
+    for measure in ("window_accepted", "queue_accepted"):
+        print(f"\nreading | scheme | saturation point per seed ({measure})")
+        for (reading, scheme), g in df.groupby(["reading", "scheme"], sort=False):
+            sats = []
+            for _, s in g.groupby("seed"):
+                sat = accepted_saturation(s["load"].tolist(), s[measure].tolist())
+                sats.append(sat.label())
+            print(f"{reading} | {scheme} | {', '.join(sats)}")
     if {"FCFS", "FCS"} <= set(args.schemes):
         print("\nreading | FCS's highest accepted load minus FCFS's, per seed | mean [95%]")
         for reading, g in df.groupby("reading", sort=False):
             gap = _capacity_gap()(g.drop(columns=["accepted"]))
+            ci = mean_ci(gap)
+            per = ", ".join(f"{v:+.4f}" for v in gap)
+            print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")
+        print("\nreading | the same by the queue accepted load, per seed | mean [95%]")
+        for reading, g in df.groupby("reading", sort=False):
+            top = g.groupby(["seed", "scheme"])["queue_accepted"].max().unstack()
+            gap = (top["FCS"] - top["FCFS"]).to_numpy(dtype=float)
             ci = mean_ci(gap)
             per = ", ".join(f"{v:+.4f}" for v in gap)
             print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")

@@ -14,8 +14,9 @@ from cosched.errors import ConfigError, UnknownNameError
 from cosched.experiments.model import CellEnv
 from cosched.metrics import accepted_saturation
 from cosched.timesharing import TSParams, simulate
-from cosched.timesharing.fcs_experiment import _params, run_cell, window_accepted
-from cosched.timesharing.fcs_report import _readings_text
+from cosched.timesharing.fcs_claims import claims
+from cosched.timesharing.fcs_experiment import _params, queue_accepted, run_cell, window_accepted
+from cosched.timesharing.fcs_report import _readings_text, accepted_saturation_by_scheme
 from cosched.timesharing.workloads import (
     DYNAMIC_KINDS,
     DYNAMIC_MIXES,
@@ -125,6 +126,40 @@ def test_window_accepted_counts_the_work_done_by_the_last_arrival() -> None:
     got = window_accepted(np.array([0.0, 1.0, 10.0]), np.array([0.0, 6.0, 12.0]),
                           np.array([5.0, 14.0, 13.0]), np.array([10.0, 8.0, 1.0]), 2)  # fmt: skip
     assert got == pytest.approx(0.7)
+
+
+def test_queue_accepted_counts_the_work_that_left_the_queue_by_the_last_arrival() -> None:
+    # The same three jobs on 2 PEs, last arrival at 10 s. Jobs 1 and 2 started by 10 s
+    # and count whole (10 + 8 PE-s, job 2 half done); job 3 is still queued at 10 s.
+    # (10 + 8) / (2 x 10) = 0.9, where the work done is 0.7.
+    submit, start = np.array([0.0, 1.0, 10.0]), np.array([0.0, 6.0, 12.0])
+    work = np.array([10.0, 8.0, 1.0])
+    assert queue_accepted(submit, start, work, 2) == pytest.approx(0.9)
+    # A job that starts at the last arrival has left the queue: an empty queue at T
+    # gives the offered load, (10 + 8 + 1) / 20.
+    assert queue_accepted(submit, np.array([0.0, 6.0, 10.0]), work, 2) == pytest.approx(0.95)
+
+
+def test_figure_7_saturation_claims_read_the_queue() -> None:
+    # One seed, two schemes, three loads. FCFS keeps up to 0.6 by both readings (queue
+    # 0.5, 0.6, then 0.6 < 0.95 x 0.7); FCS keeps up to 0.7 by the queue but only to 0.5
+    # by the work done (0.5 < 0.95 x 0.6). The claims take the queue: FCS 0.7, FCFS 0.6,
+    # FCS - FCFS +0.1.
+    rows = []
+    for scheme, queue, done in (("FCFS", (0.5, 0.6, 0.6), (0.5, 0.6, 0.6)),
+                                ("FCS", (0.5, 0.6, 0.7), (0.5, 0.5, 0.5))):  # fmt: skip
+        for load, q, d in zip((0.5, 0.6, 0.7), queue, done, strict=True):
+            rows.append({"scenario": "dynamic", "scheme": scheme, "seed": 1, "load": load,
+                         "queue_accepted": q, "window_accepted": d})  # fmt: skip
+    dyn = pd.DataFrame(rows)
+    by_queue = accepted_saturation_by_scheme(dyn)
+    by_done = accepted_saturation_by_scheme(dyn, "window_accepted")
+    assert by_queue[("FCS", 1)].bounded_load == 0.7 and by_queue[("FCFS", 1)].bounded_load == 0.6
+    assert by_done[("FCS", 1)].bounded_load == 0.5
+    got = {c.id: c.measure(dyn) for c in claims() if c.id.startswith("fig7-saturation")}
+    assert got["fig7-saturation-FCS"].tolist() == [0.7]
+    assert got["fig7-saturation-FCFS"].tolist() == [0.6]
+    assert got["fig7-saturation-FCS-above-FCFS"] == pytest.approx([0.1])
 
 
 def test_accepted_saturation_is_where_the_accepted_load_stops_keeping_up() -> None:

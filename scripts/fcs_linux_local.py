@@ -19,8 +19,10 @@ Alpha, a woken process never preempts a busy PE; 1: as written):
 ``--reading`` (repeatable) runs each configuration under each reading given, a list of
 the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
 none: the spec's defaults; stop 28: ``noise_period``, ``noise_duration``, OS noise under
-every scheme); SB ignores FCS's readings. ``--schemes SB GS FCS`` adds GS (no local
-scheduler: run it with ``--hz`` and no value, the MLFQ row only).
+every scheme; stop 31: ``block=4``, the imbalance on alternating four-way nodes, and
+``f_all=1``, every F process favoured in local slots); SB ignores FCS's readings.
+``--schemes SB GS FCS`` adds GS (no local scheduler: run it with ``--hz`` and no value,
+the MLFQ row only).
 """
 
 from __future__ import annotations

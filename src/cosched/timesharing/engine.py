@@ -246,6 +246,7 @@ class TimeSharingSim:
         g[K.F_HBCLOCK] = int(flags.fcs and p.fcs_slot_clock == "heartbeat")
         g[K.F_TCRUN] = int(flags.fcs and p.fcs_tcomm == "running")
         g[K.F_CSLOCAL] = int(flags.fcs and p.fcs_cs_local == 1)
+        g[K.F_FALL] = int(flags.fcs and p.fcs_f_all == 1)
         # Linux 2.4's local scheduler; gang scheduling (GS, FCFS) has no local one.
         g[K.F_LINUX] = int(p.local == "linux24" and (not flags.gang or flags.fcs))
         g[K.F_NTT] = p.linux_slice_ticks()

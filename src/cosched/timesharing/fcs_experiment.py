@@ -155,6 +155,9 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
     if params.get("topology", "ring") not in TOPOLOGIES:
         raise ConfigError(f"'topology' must be one of {', '.join(TOPOLOGIES)}")
+    block = params.get("block", 1)
+    if not (str(block).isdigit() and int(block) >= 1):  # type: ignore[arg-type]
+        raise ConfigError(f"'block' must be an integer >= 1 (got {block!r})")
 
 
 def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
@@ -163,13 +166,26 @@ def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
 
 
 def scenario_jobs(
-    scenario: str, nodes: int, job_time: float, grain: float, params: TSParams
+    scenario: str,
+    nodes: int,
+    job_time: float,
+    grain: float,
+    params: TSParams,
+    block: int = 1,
 ) -> list[tuple[float, ...]]:
-    """The ``bsp_jobs`` tuples of a scenario."""
-    slow = 2 + 2 * params.latency / grain  # slow * grain = 2 * (grain + L)
+    """The ``bsp_jobs`` tuples of a scenario; ``block`` consecutive ranks (PEs) are
+    slow or fast together in the imbalanced and complementing jobs (1: alternating
+    PEs; 4: alternating four-way nodes, the paper's "every alternating node (four
+    processes)")."""
+    # A slow rank's iteration: its computing when its neighbours are fast (block 1: their
+    # messages wait for it), its computing and one latency when a neighbour is slow too
+    # (block > 1). The slow factors give the imbalanced job alone twice the balanced
+    # job's time (2 (grain + L) an iteration) and the complementing job 3 three times.
+    waits = 0 if block == 1 else 1
+    slow = 2 + (2 - waits) * params.latency / grain
     balanced = (0.0, job_time, nodes, grain, 1.0, 0)
-    imb1 = (0.0, job_time, nodes, grain, slow, 1)
-    imb2 = (0.0, job_time, nodes, grain, slow, 0)
+    imb1 = (0.0, job_time, nodes, grain, slow, 1, block, 2)
+    imb2 = (0.0, job_time, nodes, grain, slow, 0, block, 2)
     if scenario == "balanced":
         return [balanced, balanced]
     if scenario == "imbalanced":
@@ -190,9 +206,9 @@ def scenario_jobs(
         return pairs[scenario]
     if scenario == "complementing":
         idle = 1e-6  # the even ranks of the non-communicating jobs: next to nothing
-        lone = (0.0, job_time, nodes, job_time, idle, 0)
-        slow3 = 3 + 3 * params.latency / grain  # slow3 * grain = 3 * (grain + L)
-        return [lone, lone, (0.0, job_time, nodes, grain, slow3, 0)]
+        lone = (0.0, job_time, nodes, job_time, idle, 0, block, 2)
+        slow3 = 3 + (3 - waits) * params.latency / grain
+        return [lone, lone, (0.0, job_time, nodes, grain, slow3, 0, block, 2)]
     return [imb1, imb2, balanced]
 
 
@@ -203,7 +219,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     2.4's), FCS's slot clock (``slot_clock``: ``TSParams.fcs_slot_clock``, "assigned"
     unless the spec names "heartbeat") and what its T_comm counts (``tcomm``:
     ``TSParams.fcs_tcomm``, "wall" unless "running"), whether CS processes run in DC
-    slots (``cs_local``: ``TSParams.fcs_cs_local``), OS noise (``noise_period``,
+    slots (``cs_local``: ``TSParams.fcs_cs_local``), whether every F process is favoured
+    in local slots (``f_all``: ``TSParams.fcs_f_all``), OS noise (``noise_period``,
     ``noise_duration``: none unless the spec names them)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
@@ -217,6 +234,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
         fcs_cs_local=int(params.get("cs_local", base.fcs_cs_local)),  # type: ignore[arg-type]
+        fcs_f_all=int(params.get("f_all", base.fcs_f_all)),  # type: ignore[arg-type]
         noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
         noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
     )
@@ -352,6 +370,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         float(params["job_time"]),  # type: ignore[arg-type]
         grain,
         ts,
+        int(params.get("block", 1)),  # type: ignore[arg-type]
     )
     w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
     scheme = str(params["scheme"])

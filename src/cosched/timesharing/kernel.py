@@ -223,7 +223,8 @@ F_SMP, F_PEN, F_WPRE = K_SI + 14, K_SI + 15, K_SI + 16
 F_HBCLOCK = K_SI + 17  # FCS: every heartbeat ages every process (TSParams.fcs_slot_clock)
 F_TCRUN = K_SI + 18  # FCS: T_comm counts spin and blocked time only (TSParams.fcs_tcomm)
 F_CSLOCAL = K_SI + 19  # FCS: CS processes run in local slots but F ones (fcs_cs_local)
-G_GSR = K_SI + 20  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_FALL = K_SI + 20  # FCS: every F process goes before DC ones in local slots (fcs_f_all)
+G_GSR = K_SI + 21  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -731,14 +732,59 @@ def fcs_slot_f(S: Any, n: int) -> int:
 
 
 @njit
+def fcs_ready_f(S: Any, n: int) -> int:
+    """FCS with ``F_FALL``: the ready F process of PE ``n``'s run queue (the processes of
+    its node's PEs in local slots) that was queued first (-1: none)."""
+    PI = S.I
+    best = -1
+    bk = 0
+    m0 = linux_first(S, n)
+    for m in range(m0, m0 + S.G[F_SMP]):
+        if S.I[m, N_MODE] != MODE_LOCAL:
+            continue
+        for k in range(S.I[m, N_NPROCS]):
+            q = S.I[m, N_PL + k]
+            ready_f = PI[q, P_STATE] == READY and PI[q, P_KLASS] == CL_F
+            if ready_f and (best < 0 or PI[q, P_QKEY] < bk):
+                best = q
+                bk = PI[q, P_QKEY]
+    return best
+
+
+@njit
+def fcs_wake_favoured(S: Any, n: int, q: int) -> bool:
+    """FCS with ``F_FPRE``: does the woken ``q`` preempt PE ``n``'s runner? The active
+    slot's F process does; with ``F_FALL`` so does any F process, unless an F process
+    runs."""
+    if not S.G[F_FPRE]:
+        return False
+    if q == fcs_slot_f(S, n):
+        return True
+    cur = S.I[n, N_CUR]
+    return (
+        bool(S.G[F_FALL])
+        and S.I[q, P_KLASS] == CL_F
+        and not (cur >= 0 and S.I[cur, P_KLASS] == CL_F)
+    )
+
+
+@njit
 def pick_fcs(S: Any, n: int, t: float) -> int:
     """FCS's local scheduler (Algorithm 1, outside a CS slot): the active slot's F
-    process first if ready, else the MLFQ's choice among the DC and F processes (a CS
-    process runs only in its own slot; with ``F_CSLOCAL`` in any slot but an F one)."""
+    process first if ready (with ``F_FALL``, failing it, any ready F process of the run
+    queue: :func:`fcs_ready_f`), else the MLFQ's choice among the DC and F processes (a
+    CS process runs only in its own slot; with ``F_CSLOCAL`` in any slot but an F
+    one)."""
     PI = S.I
     sp = fcs_slot_f(S, n)
     if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_SMP] > 1:
         sp = linux_node_f(S, n)  # one run queue: another PE's slot F process
+    if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_FALL]:
+        f = fcs_ready_f(S, n)
+        if f >= 0:
+            if S.G[F_LINUX] and PI[f, P_CNT] <= 0:
+                linux_recalc(S, n, t)
+            return f
     if sp >= 0 and PI[sp, P_STATE] == READY:
         if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
             linux_recalc(S, n, t)  # it may run only with ticks left: a new epoch
@@ -842,7 +888,7 @@ def preempt(S: Any, n: int, t: float) -> None:
         target = pick(S, n, t)
         if target < 0 or target == cur:
             return
-        favoured = S.G[F_FCS] and S.G[F_FPRE] and target == fcs_slot_f(S, n)  # slot's F
+        favoured = S.G[F_FCS] and fcs_wake_favoured(S, n, target)  # slot's F
         if S.I[target, P_LEVEL] <= S.I[cur, P_LEVEL] and not favoured:
             return
     fold(S, n, t)
@@ -1169,7 +1215,7 @@ def linux_place(S: Any, q: int, t: float) -> None:
                 if prio > top:
                     top = prio
                     tgt = m
-    if tgt < 0 and S.G[F_FPRE] and q == fcs_slot_f(S, h) and linux_free(S, h):
+    if tgt < 0 and fcs_wake_favoured(S, h, q) and linux_free(S, h):
         tgt = h
     if tgt >= 0 and t < S.F[tgt, N_PRE]:
         S.F[tgt, N_PRE] = t
@@ -1416,9 +1462,7 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
         cur = S.I[n, N_CUR]
         if arrival == ARR_INTERRUPT:
             request_preempt(S, n, t, q)
-        elif (
-            cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or (S.G[F_FPRE] and q == fcs_slot_f(S, n))
-        ):
+        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or fcs_wake_favoured(S, n, q):
             request_preempt(S, n, t, -1)
         resched(S, n, t)
         return

@@ -47,7 +47,7 @@ FCS_TCOMM = ("wall", "running")
 #: The numeric parameters that may be 0 (every other one must be > 0; none negative).
 _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
-    "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local",
+    "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
     "linux_change_penalty", "linux_wake_preempt", "noise_period", "noise_duration",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
@@ -163,6 +163,13 @@ class TSParams:
             PE, never in an F slot (Algorithm 1, "let local OS scheduler schedule all
             processes"; section 2.2, "CS processes are no longer allowed to run in the F
             slots").
+        fcs_f_all: 0 (default): the local scheduler favours the active slot's F
+            process only; 1: it favours every F process over the DC ones in every local
+            slot, the active slot's F first, then the F process queued first, and with
+            ``fcs_f_preempt`` a woken F process preempts a running non-F one (section
+            2.2: "The local scheduler's decision in choosing among processes in the DC
+            time slots and F gaps is affected by the communication characterization of
+            processes, which could lead to less-blocking processes").
         local: the node's local scheduler, one of :data:`LOCAL_SCHEDULERS` (``mlfq``,
             the default; ``linux24`` for Linux 2.4's). Gang scheduling (GS, and FCFS as
             its one-row matrix) has no local scheduler and is the same under both.
@@ -229,6 +236,7 @@ class TSParams:
     fcs_slot_clock: str = "assigned"
     fcs_tcomm: str = "wall"
     fcs_cs_local: float = 0
+    fcs_f_all: float = 0
     local: str = "mlfq"
     linux_hz: float = 4096
     linux_smp: float = 1
@@ -273,7 +281,7 @@ class TSParams:
                 f"linux_smp > 1 (got {self.linux_smp!r}) is Linux 2.4's run queue: it "
                 "needs local='linux24'"
             )
-        for name in ("fcs_f_preempt", "fcs_cs_local"):
+        for name in ("fcs_f_preempt", "fcs_cs_local", "fcs_f_all"):
             if getattr(self, name) not in (0, 1):
                 raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
         if self.noise_period == 0 and self.noise_duration != 0:

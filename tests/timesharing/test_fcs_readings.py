@@ -203,6 +203,12 @@ def test_the_cell_passes_fcs_classification_readings_to_the_model() -> None:
     assert (r.fcs_slot_clock, r.fcs_tcomm, r.fcs_cs_local) == ("heartbeat", "running", 1)
     with pytest.raises(UnknownNameError, match="FCS slot clock"):
         _params({**base, "slot_clock": "tick"})
+    # stop 31: f_all and context_switch are fcs_f_all and context_switch (200 us unset).
+    assert (d.fcs_f_all, d.context_switch) == (0, 200e-6)
+    r = _params({**base, "f_all": 1, "context_switch": 5e-5})
+    assert (r.fcs_f_all, r.context_switch) == (1, 5e-5)
+    with pytest.raises(ConfigError, match="context_switch"):
+        _params({**base, "context_switch": -1.0})
 
 
 DYN = {"scenario": "dynamic", "scheme": "FCS", "nodes": 4, "job_time": 15.0, "grain": 1e-3,

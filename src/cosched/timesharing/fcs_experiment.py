@@ -220,8 +220,9 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     unless the spec names "heartbeat") and what its T_comm counts (``tcomm``:
     ``TSParams.fcs_tcomm``, "wall" unless "running"), whether CS processes run in DC
     slots (``cs_local``: ``TSParams.fcs_cs_local``), whether every F process is favoured
-    in local slots (``f_all``: ``TSParams.fcs_f_all``), OS noise (``noise_period``,
-    ``noise_duration``: none unless the spec names them)."""
+    in local slots (``f_all``: ``TSParams.fcs_f_all``), the cost of a local context
+    switch (``context_switch``: the model's 200 us unless the spec names one), OS noise
+    (``noise_period``, ``noise_duration``: none unless the spec names them)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
@@ -235,6 +236,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
         fcs_cs_local=int(params.get("cs_local", base.fcs_cs_local)),  # type: ignore[arg-type]
         fcs_f_all=int(params.get("f_all", base.fcs_f_all)),  # type: ignore[arg-type]
+        context_switch=float(params.get("context_switch", base.context_switch)),  # type: ignore[arg-type]
         noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
         noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
     )

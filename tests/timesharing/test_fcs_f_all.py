@@ -39,6 +39,12 @@ def test_block_puts_the_imbalance_on_alternating_nodes() -> None:
     for r in range(8):
         assert (_compute(imb[0], r) > 0.001) is (r >= 4)
         assert (_compute(imb[1], r) > 0.001) is (r < 4)
+    # SAGE: one rank in four slow (block 1: ranks 0, 4, 8, 12 on 16 PEs, one in every
+    # four-way node); block 4: one node in four (ranks 0-3).
+    for block, slow_ranks in ((1, {0, 4, 8, 12}), (4, {0, 1, 2, 3})):
+        sage = scenario_jobs("sage", 16, 60.0, 0.001, P, block=block)[0]
+        got = {r for r in range(16) if _compute(sage, r) > sage[3] * 1.5}
+        assert got == slow_ranks
     # Block 1 is the alternating PEs of before.
     one = scenario_jobs("imbalanced", 8, 60.0, 0.001, P)
     assert [(_compute(one[0], r) > 0.001) for r in range(4)] == [False, True, False, True]

@@ -197,7 +197,7 @@ def scenario_jobs(
         sweep = (0.0, job_time * 111 / 60, nodes, grain, 1.0, 0)
         t_sage = job_time * 126 / 60
         run = t_sage * (SAGE_GRAIN + params.latency) / (SAGE_SLOW * SAGE_GRAIN)
-        sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, 1, 4)
+        sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, block, 4)
         pairs: dict[str, list[tuple[float, ...]]] = {
             "sweep3d": [sweep, sweep],
             "sage": [sage, sage],

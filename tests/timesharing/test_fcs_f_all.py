@@ -63,6 +63,10 @@ def test_block_keeps_each_job_alone_at_the_papers_times() -> None:
     assert [imb["job1_end"], imb["job2_end"]] == pytest.approx([4.0, 8.0], rel=0.005)
     ends = [comp["job1_end"], comp["job2_end"], comp["job3_end"]]
     assert ends == pytest.approx([2.0, 4.0, 10.0], rel=0.005)
+    # SAGE alone takes 126/60 job_time whether its slow rank is one in four PEs or one
+    # four-way node in four (16 PEs): 4.2, then 8.4 s.
+    sage = run_cell({**base, "scenario": "sage", "nodes": 16, "quantum": 0.2}, 1, CellEnv())
+    assert [sage["job1_end"], sage["job2_end"]] == pytest.approx([4.2, 8.4], rel=0.005)
 
 
 def test_the_cell_refuses_a_bad_block() -> None:

@@ -192,11 +192,13 @@ def scenario_jobs(
         return [imb1, imb2]
     if scenario in ("sweep3d", "sage", "sage+sweep3d"):
         # SWEEP3D alone: 111/60 of the block. SAGE alone: its slow rank's compute sets
-        # the pace (its neighbours' messages wait for it), so n_iter iterations take
-        # n_iter * SAGE_SLOW * SAGE_GRAIN; n_iter = run / (grain + L).
+        # the pace (its neighbours' messages wait for it; with block > 1 it waits one
+        # latency for its slow neighbour), so n_iter iterations take
+        # n_iter * (SAGE_SLOW * SAGE_GRAIN + waits * L); n_iter = run / (grain + L).
         sweep = (0.0, job_time * 111 / 60, nodes, grain, 1.0, 0)
         t_sage = job_time * 126 / 60
-        run = t_sage * (SAGE_GRAIN + params.latency) / (SAGE_SLOW * SAGE_GRAIN)
+        pace = SAGE_SLOW * SAGE_GRAIN + waits * params.latency
+        run = t_sage * (SAGE_GRAIN + params.latency) / pace
         sage = (0.0, run, nodes, SAGE_GRAIN, SAGE_SLOW, 0, block, 4)
         pairs: dict[str, list[tuple[float, ...]]] = {
             "sweep3d": [sweep, sweep],

@@ -116,8 +116,7 @@ def main() -> None:
             print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")
         print("\nreading | the same by the queue accepted load, per seed | mean [95%]")
         for reading, g in df.groupby("reading", sort=False):
-            top = g.groupby(["seed", "scheme"])["queue_accepted"].max().unstack()
-            gap = (top["FCS"] - top["FCFS"]).to_numpy(dtype=float)
+            gap = _capacity_gap(column="queue_accepted")(g.drop(columns=["accepted"]))
             ci = mean_ci(gap)
             per = ", ".join(f"{v:+.4f}" for v in gap)
             print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")

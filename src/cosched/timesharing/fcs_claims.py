@@ -138,15 +138,17 @@ def _saturation(scheme: str) -> Measure:
     return measure
 
 
-def _capacity_gap(scenario: str = "dynamic", relative: bool = False) -> Measure:
+def _capacity_gap(
+    scenario: str = "dynamic", relative: bool = False, column: str = "accepted"
+) -> Measure:
     """Per seed: FCS's highest accepted load of the sweep minus FCFS's (``relative``: in
-    % of FCFS's)."""
+    % of FCFS's; ``column``: which accepted load, by default over the makespan)."""
 
     def measure(results: pd.DataFrame) -> np.ndarray:
         dyn = select(results, {"scenario": scenario})
         if dyn.empty:
             return np.empty(0)
-        top = with_accepted(dyn).groupby(["seed", "scheme"])["accepted"].max().unstack()
+        top = with_accepted(dyn).groupby(["seed", "scheme"])[column].max().unstack()
         if "FCS" not in top or "FCFS" not in top:
             return np.empty(0)
         gap = top["FCS"] - top["FCFS"]

@@ -310,7 +310,8 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
         params=ts,
         easy=True,
     )
-    iso = w.table.set_index("job_id")["requested_time"]
+    by_id = w.table.set_index("job_id")
+    iso = by_id["requested_time"]
     compute = float(r.nodes["compute"].sum())
     if units != pes:  # whole nodes: a unit's computing stands for its job's PEs there
         size = w.table["procs"].to_numpy(dtype=float)
@@ -324,7 +325,7 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
     bslow = np.maximum(resp / np.maximum(alone, bound), 1.0)
     submit = j["submit_time"].to_numpy(dtype=float)
     start = j["start_time"].to_numpy(dtype=float)
-    work = alone * w.table.set_index("job_id")["procs"].loc[j["job_id"]].to_numpy(dtype=float)
+    work = alone * by_id["procs"].loc[j["job_id"]].to_numpy(dtype=float)
     out: dict[str, Any] = {
         "turnaround": float(r.end_time),
         "mean_response": float(resp.mean()),

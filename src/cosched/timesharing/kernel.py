@@ -779,16 +779,13 @@ def pick_fcs(S: Any, n: int, t: float) -> int:
     sp = fcs_slot_f(S, n)
     if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_SMP] > 1:
         sp = linux_node_f(S, n)  # one run queue: another PE's slot F process
-    if not (sp >= 0 and PI[sp, P_STATE] == READY) and S.G[F_FALL]:
+    f = sp if sp >= 0 and PI[sp, P_STATE] == READY else -1
+    if f < 0 and S.G[F_FALL]:
         f = fcs_ready_f(S, n)
-        if f >= 0:
-            if S.G[F_LINUX] and PI[f, P_CNT] <= 0:
-                linux_recalc(S, n, t)
-            return f
-    if sp >= 0 and PI[sp, P_STATE] == READY:
-        if S.G[F_LINUX] and PI[sp, P_CNT] <= 0:
+    if f >= 0:
+        if S.G[F_LINUX] and PI[f, P_CNT] <= 0:
             linux_recalc(S, n, t)  # it may run only with ticks left: a new epoch
-        return sp
+        return f
     skip_cs = S.G[F_CSLOCAL] == 0 or sp >= 0
     if S.G[F_LINUX]:
         return linux_choice(S, n, skip_cs, t)

@@ -20,7 +20,10 @@ Alpha, a woken process never preempts a busy PE; 1: as written):
 the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
 none: the spec's defaults; stop 28: ``noise_period``, ``noise_duration``, OS noise under
 every scheme; stop 31: ``block=4``, the imbalance on alternating four-way nodes, and
-``f_all=1``, every F process favoured in local slots); SB ignores FCS's readings.
+``f_all=1``, every F process favoured in local slots; stop 32: ``t_spin`` and
+``latency`` in s, the spin of SB and FCS and the message latency, and
+``random_counter=1``, Linux 2.4's processes starting with random counters; ``nodes``,
+the PEs); SB ignores FCS's readings.
 ``--schemes SB GS FCS`` adds GS (no local scheduler: run it with ``--hz`` and no value,
 the MLFQ row only).
 """

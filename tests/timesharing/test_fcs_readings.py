@@ -271,3 +271,36 @@ def test_the_cell_refuses_an_unknown_mix_naming_it_and_the_choices() -> None:
 def test_the_report_names_a_mix_other_than_the_default() -> None:
     assert "mix" not in _readings_text(pd.DataFrame([{"alloc": "node"}]))
     assert _readings_text(pd.DataFrame([{"mix": "spread"}])).endswith("the 'spread' mix")
+
+
+def test_the_cell_reads_the_latency_and_one_spin_for_sb_and_fcs() -> None:
+    # Issue 15, stop 32. Unset: L = 185.48 us (4 KiB), FCS spins the paper's 120 us and
+    # SB one latency (it cannot block before a coscheduled message could arrive).
+    base = {"quantum": 0.1, "cslots_min": 20}
+    d = _params(base)
+    assert math.isclose(d.latency, 185.48e-6)
+    assert (d.fcs_spin, d.spin_factor) == (120e-6, 1.0)
+    # The FCS paper's rule, twice the communication operation, on the model's 4 KiB.
+    r = _params({**base, "t_spin": 2 * d.latency})
+    assert math.isclose(r.fcs_spin, 2 * d.latency) and math.isclose(r.spin_factor, 2.0)
+    # Wolverine's 60 us operation: 120 us is then two latencies for both schemes.
+    r = _params({**base, "latency": "6e-5"})
+    assert math.isclose(r.latency, 60e-6) and r.msg_size == d.msg_size
+    assert r.fcs_spin == 120e-6 and math.isclose(r.spin_factor, 2.0)
+    bad_readings = [({"latency": 0}, "latency"), ({"latency": "fast"}, "latency"),
+                    ({"t_spin": -1e-4}, "t_spin"), ({"t_spin": 1e-4}, "below one")]  # fmt: skip
+    for bad, word in bad_readings:
+        with pytest.raises(ConfigError, match=word):
+            _params({**base, **bad})
+
+
+def test_a_balanced_job_alone_keeps_its_time_at_another_latency() -> None:
+    # bsp_jobs sizes the iterations by grain + L, so at Wolverine's 60 us a balanced
+    # ring job alone still takes job_time: FCFS ends the pair at job_time and twice it.
+    cell = {"scenario": "balanced", "scheme": "FCFS", "nodes": 4, "job_time": 2.0,
+            "grain": 1e-3, "quantum": 0.1, "cslots_min": 20, "latency": 6e-5}  # fmt: skip
+    out = run_cell(cell, 1, CellEnv())
+    assert out["job1_end"] == pytest.approx(2.0, rel=1e-3)
+    assert out["job2_end"] == pytest.approx(4.0, rel=1e-3)
+    with pytest.raises(ConfigError, match="below one latency"):
+        run_cell({**cell, "scheme": "SB", "t_spin": 3e-5}, 1, CellEnv())

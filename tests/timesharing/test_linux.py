@@ -21,7 +21,7 @@ import pytest
 from cosched.errors import ConfigError, UnknownNameError
 from cosched.timesharing import OTHER_SCHEMES, SCHEMES, TSParams, jobs_table, simulate
 from cosched.timesharing import kernel as K
-from cosched.timesharing.engine import TimeSharingSim
+from cosched.timesharing.engine import TimeSharingSim, job_seeds
 from cosched.timesharing.workloads import bsp_jobs
 
 RNG = np.random.default_rng
@@ -70,6 +70,37 @@ def test_the_slice_at_hz_4096_is_81_ticks() -> None:
                        params=p).run(horizon=81 / 4096)  # fmt: skip
     got = r.procs.sort_values("job_id")["compute"].to_numpy()
     assert got == pytest.approx([81 / 4096 - 200e-6, 0.0], abs=1e-9)
+
+
+def test_a_random_starting_counter_is_drawn_from_1_to_nice_to_ticks() -> None:
+    # linux_random_counter (issue 15, stop 32): 1 + floor(u * NTT) of a uniform draw of
+    # the task's own; every value 1 .. NTT occurs, none outside, the same on a rerun.
+    draws = [K.linux_start_counter(12345, r, 81) for r in range(4000)]
+    assert set(draws) == set(range(1, 82))
+    assert draws == [K.linux_start_counter(12345, r, 81) for r in range(4000)]
+    with pytest.raises(ConfigError, match="linux_random_counter"):
+        TSParams(local="linux24", linux_random_counter=2)
+    with pytest.raises(ConfigError, match="needs local='linux24'"):
+        TSParams(linux_random_counter=1)
+
+
+@pytest.mark.parametrize(
+    ("horizon", "a", "b"), [(0.04, 0.0, 0.04), (0.05, 0.01, 0.04), (0.11, 0.07, 0.04),
+                            (0.17, 0.07, 0.10)],
+)  # fmt: skip
+def test_random_starting_counters_order_the_first_epoch(horizon: float, a: float, b: float) -> None:
+    # By hand (HZ 100, 6 ticks, switches free): with seed 1 the two one-task jobs draw
+    # counters A 1 and B 4 (linux_start_counter of their job seeds). B's goodness 24
+    # beats A's 21: B runs to 0.04, then A (21 against B's spent 0) to 0.05. Both spent:
+    # the epoch gives both 6, and A, whose map is loaded, runs to 0.11; B to 0.17.
+    # Full counters (the default) would run A first (the tie goes to the queue's first).
+    p = HAND.with_(linux_random_counter=1)
+    seeds = [int(x) for x in job_seeds(RNG(1), 2)]
+    assert [K.linux_start_counter(x, 0, 6) for x in seeds] == [1, 4]
+    r = TimeSharingSim(cpu_bound(2, p), scheme="SB", nodes=1, mpl=2, rng=RNG(1),
+                       params=p).run(horizon=horizon)  # fmt: skip
+    got = r.procs.sort_values("job_id")["compute"].to_numpy()
+    assert got == pytest.approx([a, b], abs=1e-9)
 
 
 def sleeper_setup(count: int) -> tuple[TimeSharingSim, int, int]:

@@ -250,6 +250,7 @@ class TimeSharingSim:
         # Linux 2.4's local scheduler; gang scheduling (GS, FCFS) has no local one.
         g[K.F_LINUX] = int(p.local == "linux24" and (not flags.gang or flags.fcs))
         g[K.F_NTT] = p.linux_slice_ticks()
+        g[K.F_CNT0] = int(g[K.F_LINUX] and p.linux_random_counter == 1)
         # Linux 2.4 on SMP nodes: PEs per run queue, PROC_CHANGE_PENALTY and the
         # wake-up preemption of reschedule_idle (one queue per PE: the uniprocessor's).
         smp = int(p.linux_smp) if g[K.F_LINUX] else 1

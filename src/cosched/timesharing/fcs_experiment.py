@@ -44,7 +44,9 @@ the cell reports mean and median response and slowdown, and the deciles of
 the response times of the shorter and the longer half of the jobs (by isolated run
 time: Figure 8). SB spins for the FCS paper's
 120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
-(L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1.
+(L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1. The readings
+``latency`` and ``t_spin`` (seconds) set the message latency and both schemes' spin
+(docs/timesharing.md, "Section 3.4 under SB").
 """
 
 from __future__ import annotations
@@ -158,6 +160,7 @@ def check(params: Mapping[str, Scalar]) -> None:
     block = params.get("block", 1)
     if not (str(block).isdigit() and int(block) >= 1):  # type: ignore[arg-type]
         raise ConfigError(f"'block' must be an integer >= 1 (got {block!r})")
+    _params(params)  # the model's readings (latency, t_spin, costs) before any run
 
 
 def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
@@ -224,16 +227,33 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     slots (``cs_local``: ``TSParams.fcs_cs_local``), whether every F process is favoured
     in local slots (``f_all``: ``TSParams.fcs_f_all``), the cost of a local context
     switch (``context_switch``: the model's 200 us unless the spec names one), OS noise
-    (``noise_period``, ``noise_duration``: none unless the spec names them)."""
+    (``noise_period``, ``noise_duration``: none unless the spec names them), the one-way
+    latency of a message (``latency``, in s: the model's 185.48 us at 4 KiB unless the
+    spec names one; sets ``latency_per_byte``) and the spin time of SB and FCS
+    (``t_spin``, in s, for both: unset, FCS spins the paper's 120 us and SB the larger
+    of 120 us and one latency; set, it must be at least one latency), and whether Linux
+    2.4's processes start with random counters (``random_counter``:
+    ``TSParams.linux_random_counter``)."""
     base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
+    if "latency" in params:
+        lat = _seconds(params, "latency")
+        base = base.with_(latency_fixed=0.0, latency_per_byte=lat / base.msg_size)
+    t_spin = _seconds(params, "t_spin") if "t_spin" in params else base.fcs_spin
+    if "t_spin" in params and t_spin < base.latency:
+        raise ConfigError(
+            f"'t_spin' ({t_spin:g} s) is below one latency ({base.latency:g} s): SB would "
+            "block before a coscheduled partner's message could arrive"
+        )
     return base.with_(
         fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
-        spin_factor=max(1.0, base.fcs_spin / base.latency),
+        spin_factor=max(1.0, t_spin / base.latency),
+        fcs_spin=t_spin,
         fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
         local=str(params.get("local", base.local)),
         linux_hz=float(params.get("linux_hz", base.linux_hz)),  # type: ignore[arg-type]
         linux_smp=int(params.get("linux_smp", base.linux_smp)),  # type: ignore[arg-type]
         linux_wake_preempt=int(params.get("linux_wake_preempt", base.linux_wake_preempt)),  # type: ignore[arg-type]
+        linux_random_counter=int(params.get("random_counter", base.linux_random_counter)),  # type: ignore[arg-type]
         fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
         fcs_cs_local=int(params.get("cs_local", base.fcs_cs_local)),  # type: ignore[arg-type]
@@ -242,6 +262,22 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
         noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
     )
+
+
+def _seconds(params: Mapping[str, Scalar], key: str) -> float:
+    """The cell's reading ``key``, a time in seconds > 0 (a number, or its text as the
+    scripts' ``--reading key=value`` give it).
+
+    Raises:
+        ConfigError: not a finite number > 0, naming ``key``.
+    """
+    try:
+        value = float(params[key])  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{key!r} must be a time in seconds > 0 (got {params[key]!r})")
+    return value
 
 
 def window_accepted(

@@ -224,7 +224,11 @@ F_HBCLOCK = K_SI + 17  # FCS: every heartbeat ages every process (TSParams.fcs_s
 F_TCRUN = K_SI + 18  # FCS: T_comm counts spin and blocked time only (TSParams.fcs_tcomm)
 F_CSLOCAL = K_SI + 19  # FCS: CS processes run in local slots but F ones (fcs_cs_local)
 F_FALL = K_SI + 20  # FCS: every F process goes before DC ones in local slots (fcs_f_all)
-G_GSR = K_SI + 21  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_CNT0 = K_SI + 21  # Linux 2.4: a process starts with a random counter (linux_random_counter)
+G_GSR = K_SI + 22  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+#: The draw index of a process's starting counter (F_CNT0): above any iteration's skew
+#: draw (one per iteration), below the rank's offset (2^40) in skew_unit.
+CNT0_DRAW = 1 << 39
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
 K_SF = 6
@@ -1002,6 +1006,14 @@ def raise_all(S: Any, t: float) -> None:
 # the node runs any of its processes, goodness adds PROC_CHANGE_PENALTY (``F_PEN``) on
 # the PE a process ran on last, and a process that becomes runnable looks for a PE by
 # ``reschedule_idle()`` (:func:`linux_place`; docs/design.md, "Issue 15, stop 27").
+@njit
+def linux_start_counter(seed: int, rank: int, ntt: int) -> int:
+    """The starting counter of task ``rank`` of a job with ``seed`` under
+    ``linux_random_counter``: uniform in 1 .. ``ntt``, a draw of its own (index
+    :data:`CNT0_DRAW`, never one of the skew's)."""
+    return 1 + int(skew_unit(seed, rank, CNT0_DRAW) * ntt)
+
+
 @njit
 def linux_tick_of(S: Any, t: float) -> int:
     """The index of the last timer tick at or before ``t`` (tick k falls at k / HZ)."""
@@ -1895,6 +1907,8 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_NBR1] = p + 1 if r + 1 < k else (p0 if ring else -1)
         if S.G[F_LINUX]:
             PI[p, P_CNT] = S.G[F_NTT]
+            if S.G[F_CNT0]:
+                PI[p, P_CNT] = linux_start_counter(PI[p, P_SEED], r, S.G[F_NTT])
     for r in range(k):
         p = p0 + r
         PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)

@@ -48,7 +48,8 @@ FCS_TCOMM = ("wall", "running")
 _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
     "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
-    "linux_change_penalty", "linux_wake_preempt", "noise_period", "noise_duration",
+    "linux_change_penalty", "linux_wake_preempt", "linux_random_counter", "noise_period",
+    "noise_duration",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
@@ -196,6 +197,11 @@ class TSParams:
             are never compared (reported on linux-kernel in July 2003 on a 4-way ES40
             running 2.4.18, fixed in 2.4.22). One queue per PE keeps the
             uniprocessor rule (a woken process with the higher goodness preempts).
+        linux_random_counter: ``linux24``: 0 (default), every process starts with a
+            full counter (NICE_TO_TICKS); 1, with one drawn uniformly from 1 ..
+            NICE_TO_TICKS from its job's seed and its rank (a forked child takes half
+            its parent's counter, and the launcher's is whatever it has left), so that
+            the nodes' epochs do not start in step (issue 15, stop 32).
         noise_period: OS noise, a named reading (issue 15, stop 28): every PE runs a
             daemon that takes its CPU for ``noise_duration`` every ``noise_period``
             seconds, at a phase of its own drawn from the run's generator (uniform in
@@ -242,6 +248,7 @@ class TSParams:
     linux_smp: float = 1
     linux_change_penalty: float = 20
     linux_wake_preempt: float = 0
+    linux_random_counter: float = 0
     noise_period: float = 0.0
     noise_duration: float = 0.0
 
@@ -281,7 +288,12 @@ class TSParams:
                 f"linux_smp > 1 (got {self.linux_smp!r}) is Linux 2.4's run queue: it "
                 "needs local='linux24'"
             )
-        for name in ("fcs_f_preempt", "fcs_cs_local", "fcs_f_all"):
+        if self.linux_random_counter == 1 and self.local != "linux24":
+            raise ConfigError(
+                "linux_random_counter=1 draws Linux 2.4's starting counters: it needs "
+                "local='linux24'"
+            )
+        for name in ("fcs_f_preempt", "fcs_cs_local", "fcs_f_all", "linux_random_counter"):
             if getattr(self, name) not in (0, 1):
                 raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
         if self.noise_period == 0 and self.noise_duration != 0:

@@ -1,0 +1,67 @@
+"""Each job's progress over time in one FCS scenario (issue 15, stop 32).
+
+Runs one of the fcs cell's section 3-4 scenarios under one scheme, stopping at each
+horizon given, and prints per job the mean over its ranks of the CPU time computed, spun
+and blocked (s), the messages received and the context switches. It shows who gets the
+CPU while the jobs share it, for instance whether SB's balanced job 3 of the mixed set
+is starved while the imbalanced pair runs (the paper's 213 / 214 / 276 s imply it is):
+
+    python scripts/fcs_job_progress.py --scenario mixed --scheme SB --horizons 50 100 150
+        [--reading local=linux24,linux_hz=4096,linux_smp=4,block=4,...]
+
+``--reading`` takes the fcs cell's parameters as in ``scripts/fcs_linux_local.py``
+(its ``BASE`` below them; section 4's scenarios use the 200 ms quantum).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from cosched.timesharing.engine import TimeSharingSim
+from cosched.timesharing.fcs_experiment import _params, check, scenario_jobs
+from cosched.timesharing.workloads import bsp_jobs
+
+#: The FCS spec's parameters (as in scripts/fcs_linux_local.py).
+BASE = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,
+        "f_preempt": 0, "topology": "ring"}  # fmt: skip
+COLUMNS = ["compute", "spin", "blocked", "received", "switches"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", default="mixed")
+    ap.add_argument("--scheme", default="SB")
+    ap.add_argument("--horizons", type=float, nargs="+", default=[50.0, 100.0, 150.0])
+    ap.add_argument("--reading", default="")
+    ap.add_argument("--seed", type=int, default=20031110)
+    args = ap.parse_args()
+    how = dict(part.split("=", 1) for part in filter(None, args.reading.split(",")))
+    params = {**BASE, "scenario": args.scenario, "scheme": args.scheme, **how}
+    if args.scenario in ("sweep3d", "sage", "sage+sweep3d"):
+        params["quantum"] = 0.2
+    check(params)
+    ts = _params(params)
+    nodes = int(params["nodes"])
+    jobs = scenario_jobs(args.scenario, nodes, float(params["job_time"]),
+                         float(params["grain"]), ts, int(params.get("block", 1)))  # fmt: skip
+    w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
+    scheme = "GS" if args.scheme == "FCFS" else args.scheme
+    mpl = 1 if args.scheme == "FCFS" else len(jobs)
+    sim = TimeSharingSim(w, scheme=scheme, nodes=nodes, mpl=mpl,
+                         rng=np.random.default_rng(args.seed), params=ts)  # fmt: skip
+    print("time (s) | job | " + " | ".join(COLUMNS) + " (means over the job's ranks)")
+    for h in sorted(args.horizons):
+        r = sim.run(horizon=h)
+        by_job = r.procs.groupby("job_id")[COLUMNS].mean()
+        for job, row in by_job.iterrows():
+            cells = " | ".join(f"{row[c]:.2f}" for c in COLUMNS)
+            print(f"{h:g} | {job} | {cells}", flush=True)
+        done = r.jobs.sort_values("job_id")
+        for _, j in done.iterrows():
+            print(f"{h:g} | job {j['job_id']} ended at {j['end_time']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

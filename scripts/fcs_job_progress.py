@@ -17,15 +17,10 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
+from fcs_linux_local import BASE  # this script's folder is first on sys.path
 
-from cosched.timesharing.engine import TimeSharingSim
-from cosched.timesharing.fcs_experiment import _params, check, scenario_jobs
-from cosched.timesharing.workloads import bsp_jobs
+from cosched.timesharing.fcs_experiment import _params, check, scenario_sim
 
-#: The FCS spec's parameters (as in scripts/fcs_linux_local.py).
-BASE = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,
-        "f_preempt": 0, "topology": "ring"}  # fmt: skip
 COLUMNS = ["compute", "spin", "blocked", "received", "switches"]
 
 
@@ -42,15 +37,7 @@ def main() -> None:
     if args.scenario in ("sweep3d", "sage", "sage+sweep3d"):
         params["quantum"] = 0.2
     check(params)
-    ts = _params(params)
-    nodes = int(params["nodes"])
-    jobs = scenario_jobs(args.scenario, nodes, float(params["job_time"]),
-                         float(params["grain"]), ts, int(params.get("block", 1)))  # fmt: skip
-    w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
-    scheme = "GS" if args.scheme == "FCFS" else args.scheme
-    mpl = 1 if args.scheme == "FCFS" else len(jobs)
-    sim = TimeSharingSim(w, scheme=scheme, nodes=nodes, mpl=mpl,
-                         rng=np.random.default_rng(args.seed), params=ts)  # fmt: skip
+    sim = scenario_sim(params, args.seed, _params(params))
     print("time (s) | job | " + " | ".join(COLUMNS) + " (means over the job's ranks)")
     for h in sorted(args.horizons):
         r = sim.run(horizon=h)

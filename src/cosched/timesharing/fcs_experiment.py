@@ -59,7 +59,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
-from cosched.timesharing.engine import simulate
+from cosched.timesharing.engine import TimeSharingSim, simulate
 from cosched.timesharing.params import TSParams
 from cosched.timesharing.workloads import (
     APP_KINDS,
@@ -85,6 +85,7 @@ __all__ = [
     "run_cell",
     "run_dynamic",
     "scenario_jobs",
+    "scenario_sim",
     "window_accepted",
 ]
 
@@ -130,6 +131,7 @@ def check(params: Mapping[str, Scalar]) -> None:
             raise ConfigError(f"the fcs cell needs the parameter {key!r}")
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
+    _params(params)  # the model's readings (latency, t_spin, costs) before any run
     if params["scenario"] in DYNAMIC:
         for key in DYNAMIC_KEYS:
             if key not in params:
@@ -160,7 +162,6 @@ def check(params: Mapping[str, Scalar]) -> None:
     block = params.get("block", 1)
     if not (str(block).isdigit() and int(block) >= 1):  # type: ignore[arg-type]
         raise ConfigError(f"'block' must be an integer >= 1 (got {block!r})")
-    _params(params)  # the model's readings (latency, t_spin, costs) before any run
 
 
 def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
@@ -396,34 +397,41 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
     return out
 
 
-def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
-    """One scenario under one scheme: each job's end time, turnaround, mean response
-    and (FCS) the final classes of the processes."""
-    check(params)
+def scenario_sim(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> TimeSharingSim:
+    """The simulation of a section 3-4 scenario cell (``params`` checked, ``ts`` its
+    model parameters), ready to run: FCFS is the gang matrix with one row, the other
+    schemes get one row per job. ``scripts/fcs_job_progress.py`` runs it to horizons."""
     nodes = int(params["nodes"])  # type: ignore[arg-type]
-    grain = float(params["grain"])  # type: ignore[arg-type]
-    ts = _params(params)
-    if params["scenario"] in DYNAMIC:
-        return run_dynamic(params, seed, ts)
     jobs = scenario_jobs(
         str(params["scenario"]),
         nodes,
         float(params["job_time"]),  # type: ignore[arg-type]
-        grain,
+        float(params["grain"]),  # type: ignore[arg-type]
         ts,
         int(params.get("block", 1)),  # type: ignore[arg-type]
     )
     w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
     scheme = str(params["scheme"])
-    mpl = 1 if scheme == "FCFS" else len(jobs)
-    r = simulate(
+    return TimeSharingSim(
         w,
         scheme="GS" if scheme == "FCFS" else scheme,
         nodes=nodes,
-        mpl=mpl,
+        mpl=1 if scheme == "FCFS" else len(jobs),
         rng=np.random.default_rng(seed),
         params=ts,
     )
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """One scenario under one scheme: each job's end time, turnaround, mean response
+    and (FCS) the final classes of the processes."""
+    check(params)
+    nodes = int(params["nodes"])  # type: ignore[arg-type]
+    ts = _params(params)
+    if params["scenario"] in DYNAMIC:
+        return run_dynamic(params, seed, ts)
+    scheme = str(params["scheme"])
+    r = scenario_sim(params, seed, ts).run()
     j = r.jobs.sort_values("job_id")
     ends = j["end_time"].to_numpy(dtype=float)
     out: dict[str, Any] = {f"job{k + 1}_end": float(e) for k, e in enumerate(ends)}

@@ -1906,9 +1906,8 @@ def start_job(S: Any, i: int, row: int, t: float) -> None:
         PI[p, P_NBR0] = p - 1 if r > 0 else (p0 + k - 1 if ring else -1)
         PI[p, P_NBR1] = p + 1 if r + 1 < k else (p0 if ring else -1)
         if S.G[F_LINUX]:
-            PI[p, P_CNT] = S.G[F_NTT]
-            if S.G[F_CNT0]:
-                PI[p, P_CNT] = linux_start_counter(PI[p, P_SEED], r, S.G[F_NTT])
+            ntt = S.G[F_NTT]
+            PI[p, P_CNT] = linux_start_counter(PI[p, P_SEED], r, ntt) if S.G[F_CNT0] else ntt
     for r in range(k):
         p = p0 + r
         PF[p, P_REM] = PF[p, P_JCOMP] * factor(S, p)

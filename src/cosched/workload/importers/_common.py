@@ -4,6 +4,11 @@ Each importer turns its records into :class:`Record` objects (epoch seconds, cou
 names, with the source file and line), and :func:`build_trace` turns those into an
 :class:`~cosched.workload.swf.SwfTrace` with a header saying how, plus the conversion
 notes (jobs kept, dropped or changed, by reason).
+
+Every value is range-checked where it is read, so that what is written is what the SWF
+reader accepts: counts, durations, memory and job numbers at most 2^53 (SWF values pass
+through float64, exact only up to there), time stamps between 1970 and 9999, numbers in
+ASCII digits only. A value outside is an error naming file, line and field.
 """
 
 from __future__ import annotations
@@ -26,9 +31,19 @@ import numpy as np
 from cosched.errors import ConfigError, WorkloadFormatError
 from cosched.workload.columns import Columns
 from cosched.workload.job import SWF_FIELDS
-from cosched.workload.swf import SwfHeader, SwfTrace
+from cosched.workload.swf import MAX_EXACT_INT, SwfHeader, SwfTrace
 
 __all__ = ["ImportOptions", "ImportResult", "Record", "build_trace"]
+
+#: The problem of a count, duration, memory size or job number beyond 2^53.
+TOO_LARGE = f"too large to be held exactly (more than 2^53 = {MAX_EXACT_INT})"
+NOT_COUNT = "not a count (a whole number >= 0)"
+#: The latest time stamp read (9999-12-30 00:00 UTC): Python's dates end with the year
+#: 9999, and the header prints the first and last times in the log's own time zone.
+MAX_EPOCH = 253402128000
+TIME_RANGE = "time out of range (1970-01-01 to 9999-12-30)"
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_DIGITS = len(str(MAX_EXACT_INT))
 
 #: The name kinds written as integers, with their SWF field.
 NAME_FIELDS: dict[str, str] = {
@@ -87,9 +102,14 @@ class ImportOptions:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         if self.cores is not None and self.nodes is None:
             raise ConfigError("cores per node needs the node count too (--nodes)")
+        if (self.nodes or 0) * (self.cores or 1) > MAX_EXACT_INT:
+            raise ConfigError(f"--nodes (times --cores): {TOO_LARGE}")
         unknown = sorted(set(self.ids) - set(NAME_FIELDS))
         if unknown:
             raise ConfigError(f"id mapping: unknown kind(s) {unknown} (known: {list(NAME_FIELDS)})")
+        for kind, names in self.ids.items():
+            for name, number in names.items():
+                check_id_number("id mapping", kind, name, number)
 
 
 @dataclass
@@ -144,11 +164,58 @@ class Tally:
         self.sentences.setdefault(key, sentence)
 
     def notes(self) -> list[str]:
+        # The first ``{n}`` only, not ``format``: a sentence may quote a name (a
+        # partition) holding braces.
         return [
-            self.sentences[k].format(n=self.counts[k])
+            self.sentences[k].replace("{n}", str(self.counts[k]), 1)
             for k in self.sentences
             if self.counts[k] and self.sentences[k]
         ]
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def is_digits(text: str) -> bool:
+    """Whether ``text`` is ASCII digits only (``str.isdigit`` also takes '²' and '٣')."""
+    return _DIGITS.fullmatch(text) is not None
+
+
+def digits(text: str) -> int:
+    """The value of ASCII digits ``text``, at most 2^53 + 1: every larger number is
+    refused alike, and Python converts no more than 4300 digits."""
+    text = text.lstrip("0")
+    if len(text) > _MAX_DIGITS:
+        return MAX_EXACT_INT + 1
+    return min(int(text or "0"), MAX_EXACT_INT + 1)
+
+
+def read_count(text: str) -> int | str:
+    """The whole number 0..2^53 written in ``text``, or the problem."""
+    if not is_digits(text):
+        return NOT_COUNT
+    value = digits(text)
+    return TOO_LARGE if value > MAX_EXACT_INT else value
+
+
+def too_large(value: float) -> bool:
+    """Whether a computed count, duration or memory size is beyond what SWF holds."""
+    return not value <= MAX_EXACT_INT  # NaN and infinity too
+
+
+def shown(text: str | None, width: int = 60) -> str | None:
+    """``text`` for an error message, cut to ``width`` characters (a line of one field)."""
+    if text is None or len(text) <= width:
+        return text
+    return f"{text[: width - 3]}..."
+
+
+def check_id_number(source: str, kind: str, name: str, number: object) -> None:
+    """An operator's number for a name must be an integer 1..2^53."""
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ConfigError(f"{source}: {kind} {name!r} must map to an integer >= 1")
+    if number > MAX_EXACT_INT:
+        raise ConfigError(f"{source}: {kind} {name!r}: {TOO_LARGE}")
 
 
 # --------------------------------------------------------------------------- files
@@ -211,10 +278,7 @@ def read_ids(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
                 "mapping names to numbers"
             )
         for name, number in names.items():
-            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-                raise ConfigError(
-                    f"id mapping {spath}: {kind} {name!r} must map to an integer >= 1"
-                )
+            check_id_number(f"id mapping {spath}", kind, name, number)
         out[kind] = dict(names)
     return out
 
@@ -240,9 +304,6 @@ class Stamp:
     later: int | None = None  # the second occurrence, for a time in the repeated hour
 
 
-_EPOCH = re.compile(r"^\d{1,12}$")
-
-
 @lru_cache(maxsize=65536)
 def _local(text: str, tz: str) -> Stamp | str:
     """Epoch seconds of local ``text`` in ``tz``, or the reason it cannot be read."""
@@ -250,13 +311,16 @@ def _local(text: str, tz: str) -> Stamp | str:
         naive = datetime.fromisoformat(text)
     except ValueError:
         return "not a time stamp (ISO YYYY-MM-DDTHH:MM:SS or epoch seconds)"
-    if naive.tzinfo is not None:
-        return Stamp(int(naive.timestamp()))
-    z = zone(tz)
-    first = naive.replace(tzinfo=z, fold=0)
-    second = naive.replace(tzinfo=z, fold=1)
-    e0, e1 = int(first.timestamp()), int(second.timestamp())
-    back = datetime.fromtimestamp(e0, z).replace(tzinfo=None)
+    try:
+        if naive.tzinfo is not None:
+            return Stamp(int(naive.timestamp()))
+        z = zone(tz)
+        first = naive.replace(tzinfo=z, fold=0)
+        second = naive.replace(tzinfo=z, fold=1)
+        e0, e1 = int(first.timestamp()), int(second.timestamp())
+        back = datetime.fromtimestamp(e0, z).replace(tzinfo=None)
+    except (OverflowError, ValueError, OSError):  # year 1 or 9999 moved out of range
+        return TIME_RANGE
     if back != naive:
         return f"does not exist in {tz} (skipped by the spring daylight-saving change)"
     return Stamp(e0, e1 if e1 != e0 else None)
@@ -264,9 +328,10 @@ def _local(text: str, tz: str) -> Stamp | str:
 
 def parse_stamp(text: str, tz: str) -> Stamp | str:
     """A time stamp as epoch digits or ISO local time in ``tz``; a str is the problem."""
-    if _EPOCH.match(text):
-        return Stamp(int(text))
-    return _local(text, tz)
+    s = Stamp(digits(text)) if is_digits(text) else _local(text, tz)
+    if isinstance(s, Stamp) and not 0 <= s.epoch <= MAX_EPOCH:
+        return TIME_RANGE
+    return s
 
 
 def order_stamps(stamps: list[Stamp | None], tally: Tally) -> list[int | None]:
@@ -327,6 +392,8 @@ def number_names(records: list[Record], ids: Mapping[str, Mapping[str, int]], ta
         seen = sorted({r.names[kind] for r in records if r.names.get(kind)})
         nxt = max(given.values(), default=0) + 1
         new = [n for n in seen if n not in given]
+        if nxt + len(new) - 1 > MAX_EXACT_INT:
+            raise ConfigError(f"id mapping: the {kind} numbers after its largest: {TOO_LARGE}")
         for name in new:
             given[name] = nxt
             nxt += 1
@@ -344,16 +411,30 @@ def number_names(records: list[Record], ids: Mapping[str, Mapping[str, int]], ta
 # --------------------------------------------------------------------------- the table
 
 
-def _peak(records: list[Record], size: list[int]) -> int:
-    """Largest sum of ``size`` over jobs running at once (ends before starts at a tie)."""
-    events: list[tuple[int, int]] = []
-    for r, s in zip(records, size, strict=True):
+def _peak(records: list[Record], size: list[int], fact: str) -> int:
+    """Largest sum of ``size`` over jobs running at once (ends before starts at a tie).
+
+    Raises:
+        WorkloadFormatError: the sum passes 2^53 (the header fact ``fact`` could not be
+            held), naming the job whose start makes it do so.
+    """
+    events: list[tuple[int, int, int]] = []
+    for i, (r, s) in enumerate(zip(records, size, strict=True)):
         if r.start is not None and r.end is not None and r.end > r.start:
-            events += [(r.start, s), (r.end, -s)]
+            events += [(r.start, s, i), (r.end, -s, i)]
     events.sort(key=lambda e: (e[0], e[1]))
     peak = now = 0
-    for _, d in events:
+    for _, d, i in events:
         now += d
+        if now > MAX_EXACT_INT:
+            r = records[i]
+            raise WorkloadFormatError(
+                f"the jobs running at this job's start hold together a number {TOO_LARGE}; "
+                "pass --nodes/--cores to give the machine's size",
+                path=r.path,
+                line=r.line,
+                field=fact,
+            )
         peak = max(peak, now)
     return peak
 
@@ -367,8 +448,8 @@ def machine_facts(
         said = f"--nodes {opts.nodes}" + (f" --cores {opts.cores}" if opts.cores else "")
         return opts.nodes, procs, f"MaxNodes/MaxProcs given by the operator ({said})"
     cpus = [r.alloc_procs or 0 for r in records]
-    peak_procs = _peak(records, cpus) or None
-    peak_nodes = _peak(records, nodes_used) or None
+    peak_procs = _peak(records, cpus, "MaxProcs") or None
+    peak_nodes = _peak(records, nodes_used, "MaxNodes") or None
     return (
         peak_nodes,
         peak_procs,

@@ -8,7 +8,7 @@ import zlib
 
 __all__ = ["detect_file", "sniff_text", "wrong_format"]
 
-_PBS = re.compile(r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}:\d{2};[A-Za-z];[^;]*;")
+_PBS = re.compile(r"^[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2};[A-Za-z];[^;]*;")
 _SWF_LINE = re.compile(r"^\s*-?\d+(?:\.\d+)?(?:\s+-?\d+(?:\.\d+)?){17}\s*$")
 _SACCT_NAMES = ("JobID", "JobIDRaw")
 

@@ -17,36 +17,51 @@ from dataclasses import dataclass, field
 
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers._common import (
+    MAX_EPOCH,
+    TIME_RANGE,
+    TOO_LARGE,
     ImportOptions,
     ImportResult,
     Record,
     Stamp,
     Tally,
     build_trace,
+    digits,
     expand_paths,
     in_order,
+    is_digits,
     order_stamps,
     parse_stamp,
+    read_count,
     read_text,
+    shown,
+    too_large,
 )
 from cosched.workload.importers.detect import sniff_text, wrong_format
 
 __all__ = ["import_pbs", "parse_walltime"]
 
-_LINE = re.compile(r"^(\d{2})/(\d{2})/(\d{4}) (\d{2}:\d{2}:\d{2});([A-Za-z]);([^;]*);(.*)$")
-_WALL = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+)$")
-_SIZE = re.compile(r"^(\d+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?$", re.IGNORECASE)
+_LINE = re.compile(
+    r"^([0-9]{2})/([0-9]{2})/([0-9]{4}) ([0-9]{2}:[0-9]{2}:[0-9]{2});([A-Za-z]);([^;]*);(.*)$"
+)
+_WALL = re.compile(r"^(?:(?:([0-9]+):)?([0-9]+):)?([0-9]+)$")
+_SIZE = re.compile(r"^([0-9]+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?$", re.IGNORECASE)
+_EXIT = re.compile(r"^[+-]?([0-9]+)$")
+#: A host or vnode name: ASCII letters, digits, ``.``, ``-``, ``_`` and brackets.
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-\[\]]*$")
+_NOT_HOSTS = "not a host/cpu list (host/0*4+host/0-3,5)"
 _SIZE_KB = {"b": 1 / 1024, "kb": 1, "mb": 1024, "gb": 1024**2, "tb": 1024**3, "pb": 1024**4}
 _NAMES = {"user": "user", "group": "group", "account": "account", "queue": "queue"}
 _USED = frozenset({"E", "D", "A", "Q"})
 
 
 def parse_walltime(text: str) -> int | None:
-    """Seconds of ``[[HH:]MM:]SS`` (or plain seconds), None when malformed."""
+    """Seconds of ``[[HH:]MM:]SS`` (or plain seconds), None when malformed. A number of
+    more than 16 digits counts as 2^53 + 1 (the caller refuses any result beyond 2^53)."""
     m = _WALL.match(text)
     if not m:
         return None
-    h, mi, s = (int(x) if x else 0 for x in m.groups())
+    h, mi, s = (digits(x) if x else 0 for x in m.groups())
     return h * 3600 + mi * 60 + s
 
 
@@ -125,24 +140,28 @@ class _Fields:
             path=self.job.path,
             line=self.job.line,
             field=name,
-            value=self.job.attrs.get(name),
+            value=shown(self.job.attrs.get(name)),
         )
 
     def time(self, name: str) -> Stamp | None:
         text = self.job.attrs.get(name)
-        if text is None or text in ("0", ""):
+        if text is None or text == "":
             return None
-        if not text.isdigit():
+        if not is_digits(text):
             raise self.bad(name, "not a time (epoch seconds)")
-        return Stamp(int(text))
+        epoch = digits(text)
+        if epoch > MAX_EPOCH:
+            raise self.bad(name, TIME_RANGE)
+        return Stamp(epoch) if epoch else None  # 0: not recorded
 
     def count(self, name: str) -> int | None:
         text = self.job.attrs.get(name)
         if text is None:
             return None
-        if not text.isdigit():
-            raise self.bad(name, "not a count (a whole number >= 0)")
-        return int(text) or None
+        value = read_count(text)
+        if isinstance(value, str):
+            raise self.bad(name, value)
+        return value or None
 
     def walltime(self, name: str) -> int | None:
         text = self.job.attrs.get(name)
@@ -151,6 +170,8 @@ class _Fields:
         seconds = parse_walltime(text)
         if seconds is None:
             raise self.bad(name, "not a wall time ([[HH:]MM:]SS)")
+        if too_large(seconds):
+            raise self.bad(name, TOO_LARGE)
         return seconds
 
 
@@ -159,15 +180,19 @@ def _chunks(spec: str, fields: _Fields, name: str, per: str) -> int:
     total = 0
     for chunk in spec.split("+"):
         parts = chunk.split(":")
-        count = int(parts[0]) if parts[0].isdigit() else 1  # a host name counts as 1
+        if not is_digits(parts[0]) and not _HOST.match(parts[0]):
+            raise fields.bad(name, "a chunk is not N:ncpus=M (or a host name)")
+        count = digits(parts[0]) if is_digits(parts[0]) else 1  # a host name counts as 1
         each = 1
         for p in parts[1:]:
             key, _, value = p.partition("=")
             if key == per:
-                if not value.isdigit():
+                if not is_digits(value):
                     raise fields.bad(name, f"{per} is not a count")
-                each = int(value)
+                each = digits(value)
         total += count * each
+        if too_large(total):
+            raise fields.bad(name, f"processors {TOO_LARGE}")
     return total
 
 
@@ -178,23 +203,31 @@ def _exec_host(text: str, fields: _Fields) -> tuple[int, int]:
     hosts = set()
     for part in text.split("+"):
         host, sep, slots = part.partition("/")
+        if not _HOST.match(host):
+            raise fields.bad("exec_host", _NOT_HOSTS)
         hosts.add(host)
-        if not sep:
-            cpus += 1
-            continue
-        slots, _, mult = slots.partition("*")
-        n = 0
-        for piece in slots.split(","):
-            lo, dash, hi = piece.partition("-")
-            if not lo.isdigit() or (dash and not hi.isdigit()):
-                raise fields.bad("exec_host", "not a host/cpu list")
-            n += int(hi) - int(lo) + 1 if dash else 1
-        if mult:
-            if not mult.isdigit():
-                raise fields.bad("exec_host", "not a host/cpu list")
-            n = int(mult) * (n if n > 1 else 1)
-        cpus += n
+        cpus += _slots(slots, fields) if sep else 1
+        if too_large(cpus):
+            raise fields.bad("exec_host", f"processors {TOO_LARGE}")
     return cpus, len(hosts)
+
+
+def _slots(text: str, fields: _Fields) -> int:
+    """CPUs of one host's slots: ``0-3,5`` (5), ``0*4`` (4)."""
+    slots, star, mult = text.partition("*")
+    n = 0
+    for piece in slots.split(","):
+        lo, dash, hi = piece.partition("-")
+        if not is_digits(lo) or (dash and not is_digits(hi)):
+            raise fields.bad("exec_host", _NOT_HOSTS)
+        if dash and digits(hi) < digits(lo):
+            raise fields.bad("exec_host", "a cpu range that ends before it starts")
+        n += digits(hi) - digits(lo) + 1 if dash else 1
+    if star:
+        if not is_digits(mult):
+            raise fields.bad("exec_host", _NOT_HOSTS)
+        n = digits(mult) * (n if n > 1 else 1)
+    return n
 
 
 def _requested_procs(fields: _Fields, tally: Tally) -> int | None:
@@ -223,7 +256,10 @@ def _memory_kb(fields: _Fields, procs: int | None) -> float | None:
         unit, factor = (unit[:-1] + "b") if unit != "w" else "b", 8.0
     else:
         factor = 1.0
-    return int(m.group(1)) * factor * _SIZE_KB[unit] / procs
+    kb = float(m.group(1)) * factor * _SIZE_KB[unit] / procs
+    if too_large(kb):
+        raise fields.bad("Resource_List.mem", f"KB per processor {TOO_LARGE}")
+    return kb
 
 
 def _status(job: _Job, fields: _Fields, tally: Tally) -> int:
@@ -233,10 +269,10 @@ def _status(job: _Job, fields: _Fields, tally: Tally) -> int:
     if code is None:
         tally.add("no_exit_status", "wrote status -1 for {n} E records without Exit_status")
         return -1
-    try:
-        return 1 if int(code) == 0 else 0
-    except ValueError:
-        raise fields.bad("Exit_status", "not an integer") from None
+    m = _EXIT.match(code)
+    if not m:
+        raise fields.bad("Exit_status", "not an integer")
+    return 1 if digits(m.group(1)) == 0 else 0
 
 
 def _ended(job: _Job, opts: ImportOptions, tally: Tally) -> tuple[Record, int]:

@@ -13,17 +13,23 @@ from collections.abc import Iterable
 
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers._common import (
+    TOO_LARGE,
     ImportOptions,
     ImportResult,
     Record,
     Stamp,
     Tally,
     build_trace,
+    digits,
     expand_paths,
     in_order,
+    is_digits,
     order_stamps,
     parse_stamp,
+    read_count,
     read_text,
+    shown,
+    too_large,
 )
 from cosched.workload.sacct import SACCT_COLUMNS, SACCT_COMMAND
 
@@ -71,8 +77,8 @@ STATE_STATUS: dict[str, int] = {
 }
 
 _NEVER = frozenset({"None", "Unknown", ""})
-_DURATION = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
-_MEM = re.compile(r"^(\d+(?:\.\d+)?)([KMGTP]?)([nc]?)$")
+_DURATION = re.compile(r"^(?:([0-9]+)-)?([0-9]+)(?::([0-9]+))?(?::([0-9]+))?$")
+_MEM = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMGTP]?)([nc]?)$")
 _MEM_KB = {"K": 1.0, "": 1024.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3, "P": 1024.0**4}
 _PENDING_RANGE = re.compile(r"_\[")
 _NAME_COLUMNS = {
@@ -87,15 +93,16 @@ _NAME_COLUMNS = {
 def parse_duration(text: str) -> int | None:
     """Seconds of a Slurm time string (``minutes``, ``minutes:seconds``,
     ``hours:minutes:seconds``, ``days-hours``, ``days-hours:minutes``,
-    ``days-hours:minutes:seconds``), or None when malformed."""
+    ``days-hours:minutes:seconds``), or None when malformed. A number of more than 16
+    digits counts as 2^53 + 1 (the caller refuses any result beyond 2^53)."""
     m = _DURATION.match(text)
     if not m:
         return None
     days, a, b, c = m.groups()
-    parts = [int(a)] + [int(x) for x in (b, c) if x is not None]
+    parts = [digits(a)] + [digits(x) for x in (b, c) if x is not None]
     if days is not None:
         h, mi, s = ([*parts, 0, 0])[:3]
-        return int(days) * 86400 + h * 3600 + mi * 60 + s
+        return digits(days) * 86400 + h * 3600 + mi * 60 + s
     if len(parts) == 1:
         return parts[0] * 60
     if len(parts) == 2:
@@ -120,7 +127,7 @@ class _Row:
 
     def bad(self, name: str, problem: str) -> WorkloadFormatError:
         return WorkloadFormatError(
-            problem, path=self.path, line=self.line, field=name, value=self.get(name)
+            problem, path=self.path, line=self.line, field=name, value=shown(self.get(name))
         )
 
     def stamp(self, name: str, tz: str) -> Stamp | None:
@@ -136,9 +143,10 @@ class _Row:
         text = self.get(name)
         if not self.has(name) or text == "":
             return None
-        if not text.isdigit():
-            raise self.bad(name, "not a count (a whole number >= 0)")
-        return int(text) or None
+        value = read_count(text)
+        if isinstance(value, str):
+            raise self.bad(name, value)
+        return value or None
 
 
 def _check_header(path: str, first: str) -> dict[str, int]:
@@ -189,7 +197,7 @@ def _rows(path: str, tally: Tally) -> list[_Row]:
                 f"expected {width} fields separated by '|' (as the header), found {len(values)}",
                 path=path,
                 line=k,
-                value=text,
+                value=shown(text, 80),
             )
         out.append(_Row(path, k, cols, values))
     tally.add("records", "", len(out))
@@ -214,6 +222,8 @@ def _req_time(row: _Row, tally: Tally) -> int | None:
     seconds = parse_duration(text)
     if seconds is None:
         raise row.bad("Timelimit", "not a time limit ([D-]HH:MM:SS, UNLIMITED, Partition_Limit)")
+    if too_large(seconds):
+        raise row.bad("Timelimit", TOO_LARGE)
     return seconds
 
 
@@ -226,17 +236,23 @@ def _req_mem(row: _Row, cpus: int | None, nodes: int | None) -> float | None:
     if not m:
         raise row.bad("ReqMem", "not a memory size (a number with K/M/G/T, optional n or c)")
     kb = float(m.group(1)) * _MEM_KB[m.group(2)]
-    if m.group(3) == "c":
-        return kb
-    if not cpus:
-        return None
-    return kb * (nodes or 1) / cpus  # per node (suffix n, or none: --mem's meaning)
+    if m.group(3) != "c":
+        if not cpus:
+            return None
+        kb = kb * (nodes or 1) / cpus  # per node (suffix n, or none: --mem's meaning)
+    if too_large(kb):
+        raise row.bad("ReqMem", f"KB per processor {TOO_LARGE}")
+    return kb
 
 
 def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
     raw = row.get("JobIDRaw")
-    if not raw.isdigit() or int(raw) < 1:
+    if not is_digits(raw) or digits(raw) < 1:
         raise row.bad("JobIDRaw", "not a positive job number")
+    if too_large(digits(raw)):
+        raise row.bad("JobIDRaw", TOO_LARGE)
+    if not row.get("JobID"):
+        raise row.bad("JobID", "a job without its JobID")
     status = _status(row)
     stamps = [
         row.stamp(n, opts.tz) if row.has(n) else None
@@ -265,7 +281,7 @@ def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
         req_mem_kb=_req_mem(row, cpus, nodes) if row.has("ReqMem") else None,
         status=status,
         names=names,
-        job_number=int(raw),
+        job_number=digits(raw),
     )
 
 
@@ -275,6 +291,14 @@ def _merge_het(parts: list[tuple[Record, int]]) -> tuple[Record, int]:
     for r, n in parts[1:]:
         first.alloc_procs = (first.alloc_procs or 0) + (r.alloc_procs or 0) or None
         first.req_procs = (first.req_procs or 0) + (r.req_procs or 0) or None
+        for name, total in (("NCPUS", first.alloc_procs), ("ReqCPUS", first.req_procs)):
+            if too_large(total or 0):
+                raise WorkloadFormatError(
+                    f"the heterogeneous job's components together: {TOO_LARGE}",
+                    path=r.path,
+                    line=r.line,
+                    field=name,
+                )
         first.submit = min(x for x in (first.submit, r.submit) if x is not None)
         if first.end is not None and r.end is not None:
             first.end = max(first.end, r.end)
@@ -289,6 +313,8 @@ def _dedupe(rows: list[_Row], tally: Tally) -> list[_Row]:
     latest: dict[str, _Row] = {}
     for row in rows:
         key = row.get("JobIDRaw")
+        if is_digits(key):  # 0042 and 42 are one job number
+            key = str(digits(key))
         old = latest.get(key)
         if old is not None:
             tally.add("duplicates", "dropped {n} duplicate records (same JobIDRaw in two dumps)")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cosched.errors import ConfigError, WorkloadError
+from cosched.errors import ConfigError, WorkloadError, WorkloadFormatError
 from cosched.platform.machine import Platform
 from cosched.workload.job import SWF_FIELDS
 from cosched.workload.loader import (
@@ -144,22 +144,71 @@ def test_too_wide_machine_choice(tmp_path: Path) -> None:
     assert load_workload(by_nodes, platform=wide).table["procs"].tolist() == [4, 12]
 
 
-def test_limit_counts_data_lines_before_the_rules(tmp_path: Path) -> None:
+def test_limit_counts_the_jobs_the_rules_keep(tmp_path: Path) -> None:
     path = trace_file(
         tmp_path,
         line(1, 0, 10, 1, 1, 20),
-        line(2, 1, -1, 1, 1, 20),
+        line(2, 1, -1, 1, 1, 20),  # no run time: dropped
         line(3, 2, 10, 1, 1, 20),
-        line(4, 3, 10, 1, 1, 20),
+        line(4, 3, 10, -1, -1, 20),  # no processor count: dropped
+        line(5, 4, 10, 1, 1, 20),
+        line(6, 5, 10, 1, 1, 20),
+        line(7, 6, 10, 1, 1, 20),
     )
     w, report = load_workload_with_report(path, limit=3)
-    assert w.table["job_id"].tolist() == [1, 3]
-    assert report["limit"] == 1 and report["nonpositive_run"] == 1
+    assert w.table["job_id"].tolist() == [1, 3, 5]
+    # Cut after line 5 (the third kept job): lines 6 and 7 are left out, and the rules
+    # count what they did up to the cut.
+    assert report["limit"] == 2 and report["lines"] == 5
+    assert report["nonpositive_run"] == 1 and report["no_procs"] == 1 and report["jobs"] == 3
+    assert "kept the first 3 jobs of the trace (2 data lines left out after them" in w.notes[0]
+    assert load_workload(path, limit=4).table["job_id"].tolist() == [1, 3, 5, 6]
     assert len(load_workload(path, limit=0)) == 0
-    assert len(load_workload(path, limit=99)) == 3
+    assert len(load_workload(path, limit=99)) == 5  # the file holds five kept jobs
+    assert load_workload_with_report(path, limit=99)[1]["limit"] == 0
+    assert load_workload(path, limit=2).table["job_id"].tolist() == [1, 3]
     for bad in (-1, 2.5, True):
         with pytest.raises(ConfigError, match="limit"):
             load_workload(path, limit=bad)  # type: ignore[arg-type]
+
+
+def test_limit_refuses_only_lines_before_its_last_job(tmp_path: Path) -> None:
+    rows = [
+        line(1, 0, 10, 1, 1, 20),
+        line(2, 1, -1, 1, 1, 20),  # dropped
+        line(3, 2, 10, 1, 1, 20),
+        line(4, 3, -1, 1, 1, 20),  # dropped
+        line(5, 4, 10, 1, 1, 20),
+    ]
+    path = trace_file(tmp_path, *rows, "1 2 3 not a job line")
+    # The third kept job is on line 6 of the file (a header line first): the malformed
+    # line 7 after it is not the load's business...
+    assert load_workload(path, limit=3).table["job_id"].tolist() == [1, 3, 5]
+    # ...but it is for a fourth job.
+    with pytest.raises(WorkloadFormatError) as info:
+        load_workload(path, limit=4)
+    assert info.value.line == 7
+    # A job too wide for the machine is refused when it lies before the cut, not after.
+    wide = trace_file(tmp_path, *rows[:3], line(4, 3, 10, 99, 99, 20), rows[4])
+    assert load_workload(wide, limit=2).table["job_id"].tolist() == [1, 3]
+    with pytest.raises(WorkloadError, match="job 4 asks for 99 processors"):
+        load_workload(wide, limit=3)
+
+
+@pytest.mark.traces
+def test_limit_gives_exactly_k_jobs_of_cea_curie() -> None:
+    trace = TRACES / "CEA-Curie-2011-2.1-cln.swf.gz"
+    if not trace.is_file():
+        pytest.skip("needs the archive traces in ../shared/traces")
+    ids = read_swf(trace).table["job_id"].to_numpy()
+    assert (np.diff(ids) > 0).all()  # file order is job id order in this trace
+    whole = load_workload(trace).table["job_id"].to_numpy()
+    for k in (1000, 20_000):
+        w, report = load_workload_with_report(trace, limit=k)
+        assert len(w) == k
+        # The first k jobs the rules keep, in file order: the k smallest kept ids.
+        assert sorted(w.table["job_id"].tolist()) == np.sort(whole)[:k].tolist()
+        assert report["lines"] > k  # the trace's first lines hold jobs the rules drop
 
 
 def test_missing_submit_dropped_and_order_sorted(tmp_path: Path) -> None:

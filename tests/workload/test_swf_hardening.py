@@ -101,6 +101,48 @@ def test_the_largest_exact_integer_is_read_exactly(tmp_path: Path) -> None:
     assert int(read_swf(write_text(tmp_path, text)).table["job_id"][0]) == MAX_EXACT_INT
 
 
+@pytest.mark.parametrize("parser", ["python", "pandas", "compiled", "numba", "numpy"])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (str(MAX_EXACT_INT), None),  # 2^53 is held exactly: accepted
+        (f"{MAX_EXACT_INT}.0", None),
+        (str(MAX_EXACT_INT + 1), "too large to be held exactly"),  # float64 reads 2^53
+        (f"{MAX_EXACT_INT + 1}.0", "too large to be held exactly"),
+        ("9.007199254740993e15", "too large to be held exactly"),
+        (f"{2**52}.5", "non-integer value"),  # float64 reads 2^52
+    ],
+)
+def test_the_2_53_bound_is_checked_on_the_text_by_every_parser(
+    tmp_path: Path, parser: str, value: str, problem: str | None
+) -> None:
+    # Enough lines for the compiled and pandas parsers to take the block; the value on
+    # the last line (file line 3 + 3000).
+    lines = [job_line(k) for k in range(1, 3000)] + [job_line(3000, run_time=value)]
+    path = write_text(tmp_path, HEADER + "\n".join(lines) + "\n")
+    kind, got = _read_with(path, parser)
+    if problem is None:
+        assert kind == "table", got
+        assert got[0][SWF_FIELDS.index("run_time")][-1] == float(MAX_EXACT_INT)  # type: ignore[index]
+        return
+    assert kind == "error"
+    assert f"{path}:3003: field 'run_time' " in str(got) and problem in str(got)
+    assert f"(got '{value}')" in str(got)
+
+
+def test_the_2_53_bound_holds_for_a_limited_and_a_streamed_read(tmp_path: Path) -> None:
+    from cosched.workload.swf import SwfStream
+
+    text = HEADER + job_line(1) + "\n" + job_line(2, run_time=str(MAX_EXACT_INT + 1)) + "\n"
+    path = write_text(tmp_path, text)
+    with pytest.raises(WorkloadFormatError, match="too large") as err:
+        read_swf(path, limit=2)
+    assert (err.value.line, err.value.field) == (5, "run_time")
+    with pytest.raises(WorkloadFormatError, match="too large") as err:
+        list(SwfStream(path))
+    assert (err.value.line, err.value.field) == (5, "run_time")
+
+
 def test_duplicate_job_ids_name_both_lines(tmp_path: Path) -> None:
     text = HEADER + "\n".join([job_line(1), job_line(2), job_line(1).replace("10", "30", 1)])
     with pytest.raises(
@@ -195,11 +237,11 @@ def test_a_limit_reads_only_the_head_of_the_file(
     w, counts = load_workload_with_report(path, limit=2)
     assert list(w.table["job_id"]) == [1, 2] and w.max_procs == 64
     assert counts["limit"] == 4  # lines 3-5 and the unparsed one, counted
-    assert "(4 jobs left out, limit)" in w.notes[0]
+    assert "(4 data lines left out after them, limit)" in w.notes[0]
     # Past the counting budget the reader stops: the count is a lower bound, and said so.
     monkeypatch.setattr(swf, "COUNT_BUDGET", 10)
     w, counts = load_workload_with_report(path, limit=2)
-    assert counts["limit"] == 1 and "at least 1 jobs left out" in w.notes[0]
+    assert counts["limit"] == 1 and "at least 1 data lines left out" in w.notes[0]
     assert "not read" in w.notes[0]
     w, counts = load_workload_with_report(path, limit=0)
     assert len(w) == 0 and w.max_procs == 64  # the header is read all the same

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cosched.errors import CoschedError
@@ -43,9 +44,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lub.add_argument("--nodes", type=int, required=True, help="machine size in nodes")
-    lub.add_argument("--jobs", type=int, required=True, help="number of jobs")
-    lub.add_argument("--seed", type=int, required=True, help="random seed")
+    from cosched.cli._checks import MAX_SIZE, count
+
+    lub.add_argument(
+        "--nodes", type=count(1, MAX_SIZE), required=True, help="machine size in nodes"
+    )
+    lub.add_argument("--jobs", type=count(0), required=True, help="number of jobs")
+    lub.add_argument("--seed", type=count(0), required=True, help="random seed")
     lub.add_argument("--typeless", action="store_true", help="single-class model (queue 0)")
     rate = lub.add_mutually_exclusive_group()
     rate.add_argument("--alpha", type=float, help="shape of the inter-arrival gamma")
@@ -62,9 +67,11 @@ def run_lublin(args: argparse.Namespace) -> int:
     """
     import numpy as np
 
+    from cosched.cli._checks import check_writable
     from cosched.workload.models import lublin_chunks
     from cosched.workload.swf import swf_table, write_swf_chunks
 
+    check_writable(Path(args.output), flags=("-o/--output",))
     totals = {"work": 0.0, "first": float("nan"), "last": float("nan")}
 
     def tables() -> Iterator[pd.DataFrame]:

@@ -1,7 +1,8 @@
 """The ``cosched`` command: parses, calls the library, maps errors to exit codes.
 
 Exit codes: 0 success, 2 bad input or configuration (a :class:`CoschedError`, printed
-as one line on stderr), 130 interrupted, 141 output pipe closed (``| head``).
+as one line on stderr; also running out of memory), 130 interrupted, 141 output pipe
+closed (``| head``).
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         return int(args.func(args))
     except CoschedError as exc:
         print(f"cosched: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        # A machine or workload too large for this computer (``--nodes 2**50`` with a
+        # policy that keeps per-node state): one line, not a traceback.
+        print("cosched: error: out of memory (a smaller machine or workload may fit)",
+              file=sys.stderr)  # fmt: skip
         return 2
     except KeyboardInterrupt:
         print("cosched: interrupted", file=sys.stderr)

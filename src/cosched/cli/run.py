@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cosched.cli._checks import MAX_SIZE, check_writable, check_writable_dir, count
 from cosched.errors import ConfigError
 from cosched.workload.rules import NonpositiveRun, Overrun, ProcsField, TooWide
 
@@ -22,7 +22,15 @@ if TYPE_CHECKING:  # the heavy modules load when a command runs, not for --help
     from cosched.policies.requirements import MachineFlags, Requirements
     from cosched.workload.job import Workload
 
-__all__ = ["check_writable", "describe_policy", "machine_flags", "register"]
+__all__ = [
+    "MAX_SIZE",
+    "check_writable",
+    "check_writable_dir",
+    "count",
+    "describe_policy",
+    "machine_flags",
+    "register",
+]
 
 SHOWN = [
     ("jobs", "jobs", "{:.0f}"),
@@ -90,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--tau", type=float, default=10.0, help="bounded-slowdown bound (s)")
     p.add_argument(
         "--seed",
-        type=int,
+        type=count(0),
         default=0,
         help="seed of generated workloads, annotators and randomised policies",
     )
@@ -162,7 +170,12 @@ def loader_flags(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
         default="error",
         help="jobs larger than the machine: error, drop or clip",
     )
-    lo.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    lo.add_argument(
+        "--limit",
+        type=count(0),
+        metavar="K",
+        help="keep the first K jobs of the trace that the loader rules keep",
+    )
     workload_format_flags(p)
     return lo
 
@@ -205,16 +218,17 @@ def _machine_flags(p: argparse.ArgumentParser) -> None:
     m = p.add_argument_group(
         "machine (default: from the trace header and what the policy's family needs)"
     )
-    m.add_argument("--procs", type=int, help="N processors (N / cores nodes)")
-    m.add_argument("--nodes", type=int, help="N nodes")
-    m.add_argument("--cores", type=int, help="cores per node")
+    size = count(1, MAX_SIZE)
+    m.add_argument("--procs", type=size, help="N processors (N / cores nodes)")
+    m.add_argument("--nodes", type=size, help="N nodes")
+    m.add_argument("--cores", type=size, help="cores per node")
     m.add_argument(
         "--allocation",
         choices=["cores", "nodes"],
         help="what a job takes: cores (a pool, default) or whole nodes",
     )
-    m.add_argument("--mpl", type=int, help="slots per core (hardware threads or time shares)")
-    m.add_argument("--max-jobs-per-node", type=int, help="cap on jobs sharing a node")
+    m.add_argument("--mpl", type=size, help="slots per core (hardware threads or time shares)")
+    m.add_argument("--max-jobs-per-node", type=size, help="cap on jobs sharing a node")
 
 
 def machine_flags(args: argparse.Namespace) -> MachineFlags:
@@ -229,20 +243,6 @@ def machine_flags(args: argparse.Namespace) -> MachineFlags:
         mpl=args.mpl,
         max_jobs_per_node=args.max_jobs_per_node,
     )
-
-
-def check_writable(*paths: Path | None) -> None:
-    """Raise ConfigError now, before any work, if an output file cannot be written."""
-    for path in paths:
-        if path is None:
-            continue
-        parent = path.parent if str(path.parent) else Path(".")
-        if path.is_dir():
-            raise ConfigError(f"output {path} is a directory")
-        if not parent.is_dir():
-            raise ConfigError(f"output {path}: folder {parent} does not exist")
-        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise ConfigError(f"output {path} cannot be written (permission denied)")
 
 
 def open_for(args: argparse.Namespace, cls: type[Policy]) -> Workload:
@@ -319,7 +319,7 @@ def _return_freed_memory() -> None:
 def _run(args: argparse.Namespace) -> int:
     import gc
 
-    check_writable(args.jobs_out, args.summary_out)
+    check_writable(args.jobs_out, args.summary_out, flags=("--jobs-out", "--summary-out"))
     # Before the imports (numpy's, pyarrow's: at the default threshold the collector ran
     # about 4 ms of a 0.26 s run on SDSC-SP2 rescanning their new objects).
     gc.set_threshold(*GC_THRESHOLD)  # this process is ours: timing only, never results

@@ -32,8 +32,10 @@ _SHOWN = (
 def add_run_options(p: argparse.ArgumentParser, *, out_required: bool = True) -> None:
     """The options every experiment command shares: store, executor, traces."""
     p.add_argument("--out", type=Path, required=out_required, help="the store folder (created)")
+    from cosched.cli._checks import count
+
     p.add_argument(
-        "--workers", type=int, default=1, help="local processes to run cells in (default 1)"
+        "--workers", type=count(1), default=1, help="local processes to run cells in (default 1)"
     )
     p.add_argument(
         "--dask",
@@ -92,13 +94,16 @@ def _show(table: Any) -> None:
 
 
 def run_and_report(run: Any, out: Path) -> int:
-    """Call ``run()``; map failures and Ctrl-C to exit codes with a message.
+    """Check that store ``out`` can be written, call ``run()``; map failures and Ctrl-C
+    to exit codes with a message.
 
     Returns:
         0 when every cell is done, 1 when some failed, 130 on Ctrl-C.
     """
+    from cosched.cli._checks import check_writable_dir
     from cosched.experiments.runner import ExperimentError
 
+    check_writable_dir(out)
     try:
         table = run()
     except ExperimentError as exc:

@@ -9,6 +9,7 @@ traces, checking them, recording provenance) and then builds the report. Sweeps
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -27,6 +28,8 @@ from cosched.experiments.traces import file_sha256, find_trace
 __all__ = ["ExperimentError", "call_cell", "provenance", "run_experiment", "run_tasks"]
 
 Progress = Callable[[int, int], None]
+
+log = logging.getLogger("cosched.experiments")
 
 
 class ExperimentError(CoschedError, RuntimeError):
@@ -89,7 +92,7 @@ def run_tasks(
     store = Store(out)
     executor = executor if executor is not None else Serial()
     env = env if env is not None else CellEnv()
-    todo = [t for t in tasks if not store.done(t.key)]
+    todo, damaged = _to_run(store, tasks)
     finished = len(tasks) - len(todo)
     started = time.time()
     if progress is not None:
@@ -111,7 +114,7 @@ def run_tasks(
         "started": started,
         "to_run": len(todo),
         "total": len(tasks),
-    }
+    } | ({"recomputed": damaged} if damaged else {})
     try:
         executor.run(todo, env, done)
     except BaseException:
@@ -130,6 +133,25 @@ def run_tasks(
         info = [(k, labels[k], e) for k, e in zip(bad["key"], bad["error"], strict=True)]
         raise error_type(table, info)
     return table
+
+
+def _to_run(store: Store, tasks: Sequence[CellTask]) -> tuple[list[CellTask], list[str]]:
+    """The tasks to run: those not finished, and those whose stored files are damaged.
+
+    A damaged cell's files are removed (it is then simply not finished, whatever
+    happens to its rerun) and a warning names the file; the problems are returned too.
+    """
+    todo: list[CellTask] = []
+    damaged: list[str] = []
+    for t in tasks:
+        problem = store.damage(t.key) if store.done(t.key) else None
+        if problem is not None:
+            damaged.append(problem)
+            log.warning("cosched: %s; recomputing that cell", problem)
+            store.forget(t.key)
+        if not store.done(t.key):
+            todo.append(t)
+    return todo, damaged
 
 
 def provenance(

@@ -10,7 +10,11 @@ Layout of a store folder ``DIR``::
 
 Each file is written to a temporary file in its folder and moved into place with
 ``os.replace``, so a reader (or a rerun after a crash) sees a whole file or none. The
-cell file is written last: its presence marks the cell finished. ``results.parquet`` is
+cell file is written last: its presence marks the cell finished, and its metadata holds
+the SHA-256 of each per-cell table, so a table damaged or deleted later (a full disk, a
+copy cut short, a stray ``rm``) is seen. A rerun recomputes a cell whose files fail
+that check (:meth:`Store.damage`, :meth:`Store.forget`), and a reader of a table or row gets a
+:class:`StoreError` naming the file, never a pyarrow traceback. ``results.parquet`` is
 built from the cell files alone, in key order, and its metadata holds only what defines
 the experiment, so it is byte-identical whatever the number of workers, the executor or
 the interruptions. The command lines of the invocations go to ``runs.jsonl`` instead.
@@ -18,9 +22,11 @@ the interruptions. The command lines of the invocations go to ``runs.jsonl`` ins
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -40,11 +46,31 @@ __all__ = [
     "CellOutcome",
     "CellResult",
     "Store",
+    "StoreError",
     "read_results",
 ]
 
 #: Key of the provenance JSON in the Parquet file metadata.
 META_KEY = b"cosched"
+
+#: Key, in a cell file's metadata, of its tables' checksums: ``{name: {"sha256": hex}}``.
+TABLES_KEY = "stored_tables"
+
+#: What pyarrow raises on a file it cannot read (truncated, not Parquet, unreadable).
+_UNREADABLE = (pa.ArrowException, OSError, ValueError)
+
+
+class StoreError(ConfigError):
+    """A file of a store cannot be used; names the file and how to recompute it.
+
+    Attributes:
+        path: the damaged or missing file.
+    """
+
+    def __init__(self, path: Path, problem: str, fix: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}; {fix}")
 
 
 @dataclass
@@ -121,6 +147,40 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read(path: Path) -> pa.Table:
+    """A whole Parquet file, or :class:`StoreError` naming it."""
+    try:
+        return pq.read_table(path)
+    except FileNotFoundError:
+        raise StoreError(path, "missing", _FIX) from None
+    except _UNREADABLE as exc:
+        raise StoreError(path, f"cannot be read ({_reason(exc)})", _FIX) from None
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of pyarrow's message, without the path the error names already."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return re.sub(r"^Could not open Parquet input source '[^']*': ", "", text)
+
+
+_FIX = "remove it and rerun the command that wrote the store to recompute that cell"
+
+
+def _one_row(path: Path) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = _read(path).to_pylist()
+    if len(rows) != 1:
+        raise StoreError(path, f"holds {len(rows)} rows, not 1", _FIX)
+    return rows[0]
+
+
 class Store:
     """A store folder (see the module docstring)."""
 
@@ -135,9 +195,78 @@ class Store:
         """The file recording cell ``key``'s failure."""
         return self.root / "failed" / f"{key}.parquet"
 
+    def table_path(self, name: str, key: str) -> Path:
+        """The file of cell ``key``'s per-cell table ``name``."""
+        return self.root / name / f"{key}.parquet"
+
     def done(self, key: str) -> bool:
-        """Whether cell ``key`` finished (a failed cell is not done: it is retried)."""
+        """Whether cell ``key`` finished (a failed cell is not done: it is retried).
+
+        Only the cell file's presence is looked at; :meth:`damage` checks its contents.
+        """
         return self.cell_path(key).is_file()
+
+    def damage(self, key: str) -> str | None:
+        """Why finished cell ``key`` cannot be used as stored, or None if it can.
+
+        The cell file must read whole with one row, and each table its metadata lists
+        must be present with the recorded SHA-256. A cell file without that record (a
+        store written before checksums were kept) has its tables' footers read instead,
+        which catches a truncated file but not a deleted one.
+        """
+        path = self.cell_path(key)
+        try:
+            table = _read(path)
+            meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+        except StoreError as exc:
+            return f"{exc.path}: {exc.problem}"
+        except ValueError as exc:
+            return f"{path}: metadata cannot be read ({_reason(exc)})"
+        if table.num_rows != 1:
+            return f"{path}: holds {table.num_rows} rows, not 1"
+        sums = meta.get(TABLES_KEY)
+        if sums is None:
+            return self._legacy_damage(key)
+        for name, want in sorted(sums.items()):
+            sub = self.table_path(name, key)
+            if not sub.is_file():
+                return f"{sub}: missing"
+            if _sha256(sub) != want.get("sha256"):
+                return f"{sub}: damaged (its SHA-256 differs from the one recorded in {path})"
+        return None
+
+    def _legacy_damage(self, key: str) -> str | None:
+        for sub in sorted(self.root.glob(f"*/{key}.parquet")):
+            if sub.parent.name in ("cells", "failed"):
+                continue
+            try:
+                pq.read_metadata(sub)
+            except _UNREADABLE as exc:
+                return f"{sub}: cannot be read ({_reason(exc)})"
+        return None
+
+    def forget(self, key: str) -> None:
+        """Remove finished cell ``key``'s files (its cell file and per-cell tables), so
+        that it runs again; its failure record, if any, stays until the rerun."""
+        self.cell_path(key).unlink(missing_ok=True)
+        for sub in self.root.glob(f"*/{key}.parquet"):
+            if sub.parent.name != "failed":
+                sub.unlink(missing_ok=True)
+
+    def table(self, name: str, key: str) -> pd.DataFrame:
+        """Cell ``key``'s per-cell table ``name``, checked against its cell file's record.
+
+        Raises:
+            StoreError: the cell has not finished, the table is missing, damaged or
+                unreadable; the message names the file and how to recompute it.
+        """
+        if not self.done(key):
+            raise StoreError(self.cell_path(key), "missing (the cell has not finished)", _FIX)
+        path = self.table_path(name, key)
+        want = self.info(key).get(TABLES_KEY, {}).get(name)
+        if want is not None and path.is_file() and _sha256(path) != want.get("sha256"):
+            raise StoreError(path, "damaged (its SHA-256 differs from the recorded one)", _FIX)
+        return _read(path).to_pandas()
 
     def write(self, task: CellTask, outcome: CellOutcome) -> None:
         """Store one finished or failed cell atomically (the parent calls this)."""
@@ -153,13 +282,14 @@ class Store:
             row |= {"status": "failed", "error": outcome.error}
             _write(_table([row], list(row)), self.failed_path(task.key), info)
             return
+        sums: dict[str, dict[str, Any]] = {}
         for name, frame in sorted(outcome.tables.items()):
-            path = self.root / name / f"{task.key}.parquet"
-            with atomic(path) as tmp:
+            with atomic(self.table_path(name, task.key)) as tmp:
                 frame.to_parquet(tmp, index=False)
+                sums[name] = {"sha256": _sha256(tmp)}
         row |= {"status": "ok", "error": ""}
         row |= {k: _clean(v) for k, v in outcome.metrics.items()}
-        _write(_table([row], list(row)), self.cell_path(task.key), info)
+        _write(_table([row], list(row)), self.cell_path(task.key), info | {TABLES_KEY: sums})
         self.failed_path(task.key).unlink(missing_ok=True)
 
     def remove_temporaries(self) -> int:
@@ -180,16 +310,32 @@ class Store:
         """The stored row of a cell (``status`` ``missing`` if it never ran)."""
         for path in (self.cell_path(task.key), self.failed_path(task.key)):
             if path.is_file():
-                rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
-                return rows[0]
+                return _one_row(path)
         return {"key": task.key, **task.columns, "status": "missing", "error": ""}
 
+    def finished(self, key: str) -> dict[str, Any] | None:
+        """The stored row of finished cell ``key`` (None if it has not finished).
+
+        Raises:
+            StoreError: its cell file cannot be read.
+        """
+        path = self.cell_path(key)
+        return _one_row(path) if path.is_file() else None
+
     def info(self, key: str) -> dict[str, Any]:
-        """The metadata kept beside a stored cell (label, wall time, traceback)."""
+        """The metadata kept beside a stored cell (label, wall time, traceback, the
+        checksums of its tables).
+
+        Raises:
+            StoreError: the cell or failure file cannot be read.
+        """
         for path in (self.cell_path(key), self.failed_path(key)):
             if path.is_file():
-                meta = pq.read_schema(path).metadata or {}
-                return dict(json.loads(meta.get(META_KEY, b"{}")))
+                try:
+                    meta = pq.read_schema(path).metadata or {}
+                    return dict(json.loads(meta.get(META_KEY, b"{}")))
+                except _UNREADABLE as exc:
+                    raise StoreError(path, f"cannot be read ({_reason(exc)})", _FIX) from None
         return {}
 
     def assemble(self, tasks: Sequence[CellTask], meta: Mapping[str, Any]) -> pd.DataFrame:
@@ -226,9 +372,19 @@ def read_results(root: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     path = Path(root) / "results.parquet"
     if not path.is_file():
         raise ConfigError(f"{path} not found: run the experiment into {Path(root)} first")
-    table = pq.read_table(path)
-    meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    table, meta = _read_results(path)
     return table.to_pandas(), meta
+
+
+def _read_results(path: Path) -> tuple[pa.Table, dict[str, Any]]:
+    """``results.parquet`` and its metadata; a damaged file is a :class:`StoreError`."""
+    fix = f"rerun the command that wrote {path.parent} to rebuild it from the cell files"
+    try:
+        table = pq.read_table(path)
+        meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    except _UNREADABLE as exc:
+        raise StoreError(path, f"cannot be read ({_reason(exc)})", fix) from None
+    return table, dict(meta)
 
 
 def attach_claims(root: str | os.PathLike[str], claims: pd.DataFrame) -> None:
@@ -238,13 +394,11 @@ def attach_claims(root: str | os.PathLike[str], claims: pd.DataFrame) -> None:
     (the columns of ``claims.parquet``), so the results file alone says how each of the
     paper's claims came out. :func:`read_claims` reads it back.
     """
-    path = Path(root) / "results.parquet"
-    table = pq.read_table(path)
-    meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    table, meta = _read_results(Path(root) / "results.parquet")
     meta["claim_table"] = [
         {k: _clean(v) for k, v in row.items()} for row in claims.to_dict("records")
     ]
-    _write(table, path, meta)
+    _write(table, Path(root) / "results.parquet", meta)
 
 
 def read_claims(root: str | os.PathLike[str]) -> pd.DataFrame:

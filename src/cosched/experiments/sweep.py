@@ -100,7 +100,7 @@ class WorkloadSpec:
         path: (swf) the trace, as written: relative to ``root``, or ``bundled:NAME``.
         procs_field, overrun, nonpositive_run, too_wide: (swf) :class:`LoadRules`
             options; None keeps the loader's default.
-        limit: (swf) keep only the first ``limit`` data lines.
+        limit: (swf) keep only the first ``limit`` jobs the loader rules keep.
         jobs, nodes, typeless, alpha: (lublin) :func:`generate_lublin` arguments.
         load: target offered load (swf: arrivals scaled with ``scale_to_load``; lublin:
             passed to the generator).
@@ -329,8 +329,8 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
     "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
               "an integer >= 0"),
-    "size": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-             "an integer >= 1"),
+    "size": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 2**53,
+             "an integer from 1 to 2^53"),
     "number": (lambda v: isinstance(v, int | float) and not isinstance(v, bool)
                and math.isfinite(v) and v > 0, "a number > 0"),
     "flag": (lambda v: isinstance(v, bool), "true or false"),
@@ -643,7 +643,12 @@ def _execute(cell: Cell) -> CellResult:
     stats = {f"stats.{k}": v for k, v in sorted(result.stats.items())}
     diag = {f"diagnostics.{k}": v for k, v in sorted(result.diagnostics.items())}
     record = {"platform": platform.describe(), "workload_jobs": len(workload), **metrics}
-    return CellResult({**record, **stats, **diag}, {"jobs": result.jobs})
+    jobs = result.jobs
+    if result.placements:  # where jobs ran: what ``compare`` says acted
+        from cosched.metrics.colocation import placement_columns
+
+        jobs = jobs.assign(**placement_columns(jobs, result.placements))
+    return CellResult({**record, **stats, **diag}, {"jobs": jobs})
 
 
 def sweep_cell(cell: Cell, env: CellEnv) -> CellResult:

@@ -6,21 +6,22 @@ time of 0 or -1, a run time above the requested limit, a size above the machine.
 sentence with its count to the workload's notes, and :func:`load_workload_with_report`
 also returns the counts as a dict.
 
-The rules apply in this order: ``limit`` (first N data lines), jobs without a submit
-time dropped, ``procs_field``, ``nonpositive_run``, missing requested times filled,
-``overrun``, ``too_wide``.
+The rules apply in this order: jobs without a submit time dropped, ``procs_field``,
+``nonpositive_run``, missing requested times filled, ``overrun``, ``too_wide``. A
+``limit`` of K keeps the first K jobs these rules keep: the trace is cut after the data
+line of its K-th kept job, and the rules' notes count what they did up to that line.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from cosched.errors import ConfigError, WorkloadError
+from cosched.errors import ConfigError, WorkloadError, WorkloadFormatError
 from cosched.platform.machine import Platform
 from cosched.workload.columns import Columns
 from cosched.workload.job import SWF_FIELDS, Workload
@@ -252,23 +253,97 @@ def _check_limit(limit: int | None) -> None:
 
 
 def _apply_limit(s: _State, limit: int | None, trace: SwfTrace) -> None:
+    """Note what ``limit`` left out (``trace`` is already cut by :func:`_limited`)."""
     if limit is None:
         return
-    n = max(len(s.table) - int(limit), 0) + trace.skipped
     if not trace.complete:
         s.record(
             "limit",
-            n,
-            f"kept the first {int(limit)} data lines of the trace (at least {{n}} jobs left "
-            "out, limit; the rest of the file was not read)",
+            trace.skipped,
+            f"kept the first {int(limit)} jobs of the trace (at least {{n}} data lines "
+            "left out after them, limit; the rest of the file was not read)",
         )
     else:
         s.record(
             "limit",
-            n,
-            f"kept the first {int(limit)} data lines of the trace ({{n}} jobs left out, limit)",
+            trace.skipped,
+            f"kept the first {int(limit)} jobs of the trace ({{n}} data lines left out "
+            "after them, limit)",
         )
-    s.keep(np.arange(len(s.table)) < limit)
+
+
+def _kept_lines(trace: SwfTrace, rules: LoadRules, platform: Platform | None) -> np.ndarray:
+    """The file lines of the jobs the rules keep (a too-wide job counts as dropped here;
+    the load itself still refuses it if it lies before the cut)."""
+    if rules.too_wide is TooWide.ERROR:
+        rules = replace(rules, too_wide=TooWide.DROP)
+    s = _State(Columns(trace.columns), np.asarray(trace.line_numbers), {}, [])
+    apply_rules(s, rules, trace, platform)
+    return s.lines
+
+
+def _head(trace: SwfTrace, rows: int) -> SwfTrace:
+    """``trace``'s first ``rows`` data lines; the others join the lines left out."""
+    if rows == len(trace):
+        return trace
+    return SwfTrace(
+        table=trace.columns.rows(slice(0, rows)),
+        header=trace.header,
+        path=trace.path,
+        line_numbers=np.asarray(trace.line_numbers)[:rows],
+        skipped=trace.skipped + len(trace) - rows,
+        complete=trace.complete,
+    )
+
+
+def _cut(
+    trace: SwfTrace, limit: int, rules: LoadRules, platform: Platform | None
+) -> tuple[SwfTrace | None, int]:
+    """``trace`` cut after the line of its ``limit``-th kept job (None if it holds fewer
+    kept jobs and more data lines follow it in the file), and its kept jobs."""
+    kept = _kept_lines(trace, rules, platform)
+    if len(kept) >= limit:
+        last = int(kept[limit - 1]) if limit else 0
+        rows = int(np.searchsorted(np.asarray(trace.line_numbers), last, side="right"))
+        return _head(trace, rows), len(kept)
+    if trace.skipped == 0 and trace.complete:
+        return trace, len(kept)  # the whole file holds fewer jobs
+    return None, len(kept)
+
+
+def _limited(
+    source: str | os.PathLike[str] | SwfTrace,
+    limit: int,
+    rules: LoadRules,
+    platform: Platform | None,
+) -> SwfTrace:
+    """The data lines up to the ``limit``-th job the rules keep, read from the file's
+    start with the reader's ``limit`` (never the whole of a long file).
+
+    A read of ``n`` lines that keeps ``k < limit`` jobs is followed by one of ``2n``
+    (few rereads however many lines the rules drop). Should that longer read refuse a
+    line, the line may lie after the cut, so reading falls back to adding exactly the
+    ``limit - k`` lines that could complete the jobs; those never pass the line of the
+    ``limit``-th kept job, so an error then is one the load would meet anyway.
+    """
+    if isinstance(source, SwfTrace):
+        return _cut(source, limit, rules, platform)[0] or source
+    n, careful = limit, False
+    known: tuple[int, int] | None = None  # (lines read, jobs kept) by the last good read
+    while True:
+        try:
+            trace = read_swf(source, limit=n)
+        except WorkloadFormatError:
+            if known is None or careful:
+                raise
+            careful = True
+            n = known[0] + limit - known[1]
+            continue
+        cut, kept = _cut(trace, limit, rules, platform)
+        if cut is not None:
+            return cut
+        known = (n, kept)
+        n = n + limit - kept if careful else max(2 * n, n + limit - kept)
 
 
 #: A loaded workload's columns: the required ones, then every other SWF field.
@@ -311,10 +386,12 @@ def load_workload_with_report(
         ``jobs`` (loaded).
     """
     _check_limit(limit)
-    if isinstance(source, SwfTrace):
+    if limit is not None:
+        trace = _limited(source, int(limit), rules, platform)
+    elif isinstance(source, SwfTrace):
         trace = source
     else:
-        trace = read_swf(source, limit=None if limit is None else int(limit))
+        trace = read_swf(source)
     # The rules replace columns and never write into one: the trace's arrays are shared.
     s = _State(Columns(trace.columns), np.asarray(trace.line_numbers), {"lines": len(trace)}, [])
     _apply_limit(s, limit, trace)
@@ -347,8 +424,8 @@ def load_workload(
         rules: how to resolve questionable jobs (default ``LoadRules()``; see there).
         platform: the machine for the too-wide check; by default the header's MaxProcs,
             else MaxNodes.
-        limit: keep only the first ``limit`` data lines of the trace (file order),
-            before any other rule.
+        limit: keep only the first ``limit`` jobs (file order) that the rules keep;
+            the trace is read from its start only as far as they need.
 
     Returns:
         The workload: the required columns plus every other SWF field under its SWF

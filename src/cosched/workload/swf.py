@@ -63,8 +63,13 @@ _SIGNED_FIELDS: frozenset[str] = frozenset({"status", "think_time"})
 
 _INT_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in FRACTIONAL_FIELDS]
 #: Every value passes through float64, which holds integers exactly only up to 2^53; a
-#: larger one (a 20-digit job id) would silently change, so it is an error.
+#: larger one (a 20-digit job id) would silently change, so it is an error. 2^53 itself
+#: is held exactly and accepted.
 MAX_EXACT_INT = 2**53
+#: From here up float64 has no room for a half (2^52 + 0.5 rounds to a whole number) and
+#: from 2^53 it rounds integers (2^53 + 1 reads as 2^53): an integer-field value read as
+#: this large is checked again on its text, exactly.
+_EXACT_CHECK = 2**52
 _NONNEG_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in _SIGNED_FIELDS]
 
 # A header fact is "; Key: value" with a CamelCase key; requiring an upper-case first
@@ -348,11 +353,25 @@ def _split_header(data: bytes) -> tuple[list[str], int]:
     return lines, min(pos, len(data))
 
 
-def _value_problem(j: int, v: float) -> str | None:
-    """Why value ``v`` is not acceptable in SWF field ``j`` (None if it is)."""
+def _value_problem(j: int, v: float, text: bytes = b"") -> str | None:
+    """Why value ``v`` (read from ``text``) is not acceptable in SWF field ``j`` (None
+    if it is). A large value in an integer field is judged on ``text``, exactly: the
+    float may have rounded ``2^53 + 1`` down to ``2^53`` or a fraction away."""
     name = SWF_FIELDS[j]
     if not math.isfinite(v):
         return "non-numeric value"
+    if name not in FRACTIONAL_FIELDS and abs(v) >= _EXACT_CHECK and text:
+        from decimal import Decimal, InvalidOperation  # only for these rare values
+        from fractions import Fraction
+
+        try:
+            exact = Fraction(Decimal(text.decode("ascii", "replace")))
+        except (InvalidOperation, ValueError):
+            return "non-numeric value"
+        if exact.denominator != 1:
+            return "non-integer value in an integer field"
+        if abs(exact) > MAX_EXACT_INT:
+            return f"integer too large to be held exactly (more than 2^53 = {MAX_EXACT_INT})"
     if name not in FRACTIONAL_FIELDS and v != math.floor(v):
         return "non-integer value in an integer field"
     if name not in FRACTIONAL_FIELDS and abs(v) > MAX_EXACT_INT:
@@ -369,8 +388,8 @@ def _bad_rows(a: np.ndarray) -> bool:
     if not np.isfinite(a).all():
         return True
     ints = a[:, _INT_COLS]
-    if (ints != np.floor(ints)).any() or (np.abs(ints) > MAX_EXACT_INT).any():
-        return True
+    if (ints != np.floor(ints)).any() or (np.abs(ints) >= _EXACT_CHECK).any():
+        return True  # a large one to the line-by-line pass, which reads its text exactly
     nonneg = a[:, _NONNEG_COLS]
     return bool(((nonneg < 0) & (nonneg != -1)).any() or (a[:, 0] <= 0).any())
 
@@ -425,7 +444,7 @@ def _slow_parse(data: bytes, path: str, first_line: int) -> tuple[np.ndarray, np
                 v = float(tok)
             except ValueError:
                 v = math.nan
-            problem = _value_problem(j, v)
+            problem = _value_problem(j, v, tok)
             if problem:
                 text = _decode(tok)
                 raise WorkloadFormatError(

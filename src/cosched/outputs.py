@@ -11,7 +11,8 @@ Formats (:data:`JOB_FORMATS`), chosen by ``--jobs-format`` or the file's extensi
   ``allocated_resources`` as an interval set such as ``0-3 8``, ...), which evalys
   loads and draws;
 * ``swf``: the simulated schedule as Standard Workload Format: the input's fields kept,
-  the wait (field 3) and run time (field 4) filled from the simulation. SWF holds whole
+  the wait (field 3) and run time (field 4) filled from the simulation, and a header
+  ``Note`` naming cosched's version and the policy with its parameters. SWF holds whole
   seconds: start and end are rounded to the nearest second (wait = round(start) -
   submit, run = round(end) - round(start)), so a schedule with fractional times (jobs
   slowed by co-location) reads back within half a second.
@@ -247,6 +248,8 @@ def write_jobs(
     placements: Mapping[int, Sequence[tuple[int, int]]] | None = None,
     workload: object = None,
     tau: float = 10.0,
+    policy: str | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> str:
     """Write a run's per-job table; returns the format used.
 
@@ -259,6 +262,8 @@ def write_jobs(
         placements: the run's placements, if placement-aware.
         workload: the :class:`~cosched.workload.job.Workload` that ran (for ``swf``).
         tau: bound of the bounded slowdown (csv, parquet).
+        policy, params: the policy that made the schedule and its parameters, recorded
+            with cosched's version in an SWF header's ``Note`` lines.
     """
     from cosched.metrics.summary import outcome_columns, outcomes
 
@@ -282,10 +287,36 @@ def write_jobs(
         end = np.rint(jobs["end_time"].to_numpy(dtype=float))
         t["wait_time"] = start - np.rint(t["submit_time"].to_numpy(dtype=float))
         t["run_time"] = end - start
-        write_swf(workload.replace_table(t), target)
+        out = Workload.from_table(
+            t,
+            name=workload.name,
+            max_procs=workload.max_procs,
+            max_nodes=workload.max_nodes,
+            header=_provenance(workload.header, policy, params),
+            notes=workload.notes,
+        )
+        write_swf(out, target)
     else:
         outcomes(jobs, tau=tau).to_parquet(target, index=False)
     return kind
+
+
+def _provenance(
+    header: Mapping[str, str], policy: str | None, params: Mapping[str, Any] | None
+) -> dict[str, str]:
+    """The source's header with a ``Note`` saying cosched (version) wrote the schedule,
+    and under which policy and parameters: the source's notes describe the log, not
+    the simulated schedule."""
+    from cosched import __version__
+
+    line = f"schedule simulated by cosched {__version__}"
+    if policy is not None:
+        line += f" under policy {policy}"
+        if params:
+            line += " (" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + ")"
+    out = {str(k): str(v) for k, v in header.items()}
+    out["Note"] = f"{out['Note']}\n{line}" if out.get("Note") else line
+    return out
 
 
 class JobsWriter:

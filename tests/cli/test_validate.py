@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from cosched.cli.main import main
-from cosched.metrics.validate import binned_level, compare_schedules
+from cosched.metrics.validate import ScheduleComparison, binned_level, compare_schedules, judge
 
 FIX = Path(__file__).resolve().parents[1] / "workload" / "fixtures"
 
@@ -46,6 +46,26 @@ def test_ks_and_within_an_hour_by_hand() -> None:
     assert c.simulated["mean_wait"] == pytest.approx((3600 + 3601 + 7200) / 4)
 
 
+@pytest.mark.parametrize(
+    ("ks", "within", "level"),
+    [
+        (0.05, 0.95, "close"),
+        (0.10, 0.80, "close"),  # both bounds are inclusive
+        (0.11, 0.95, "loose"),  # the CDFs 11 points apart somewhere
+        (0.05, 0.79, "loose"),  # one job in five and a bit off by over an hour
+        (0.25, 0.50, "loose"),
+        (0.26, 0.95, "poor"),
+        (0.05, 0.49, "poor"),
+        (0.413, 0.478, "poor"),  # the SDSC-SP2 log imported from sacct, under EASY
+    ],
+)
+def test_the_judgement_thresholds(ks: float, within: float, level: str) -> None:
+    cmp = ScheduleComparison({}, {}, ks, 0.0, within, 3600.0)
+    j = judge(cmp)
+    assert j.level == level
+    assert f"KS {ks:.3f}" in j.why and "close needs KS <= 0.1 and >= 80%" in j.why
+
+
 def test_binned_level_integrates_the_step_function() -> None:
     # A 2-processor job on [5, 15) and a 1-processor job on [0, 30), bins of 0-10-20-40:
     # (10 + 2 x 5) / 10 = 2, (10 + 2 x 5) / 10 = 2, 10 / 20 = 0.5.
@@ -72,4 +92,5 @@ def test_validate_on_a_sacct_dump_prints_the_check_and_draws_the_figure(
     assert "8 jobs with a recorded start" in out
     assert "cannot hold 0 jobs at their logged start" in out
     assert "started within 3600 s of the recorded start  1.0000" in out
+    assert "\njudgement " in out and "\nmeaning   " in out
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -24,7 +24,7 @@ from cosched.compare.analysis import (
     summary_table,
     winners_losers,
 )
-from cosched.compare.render import verdict
+from cosched.compare.mechanisms import Mechanisms, Share, Sweep, verdict
 from cosched.compare.study import load_store
 from cosched.errors import ConfigError
 
@@ -121,19 +121,24 @@ def _summary(base: float, other: float, ci: float) -> pd.DataFrame:
     return summary_table(results, ["easy", "nodeshare"])
 
 
+FAMILIES = {"easy": "batch", "nodeshare": "nodeshare"}
+SHARED = {"nodeshare": Mechanisms("nodeshare", Share(0.5, 0.5), None, Share(0.0, 0.0))}
+
+
+def _verdict(summary: pd.DataFrame, sweeps: dict[str, Sweep] | None = None) -> str:
+    return " ".join(verdict(summary, ["easy"], FAMILIES, mechs=SHARED, sweeps=sweeps))
+
+
 def test_the_verdict_changes_with_the_numbers() -> None:
-    assert verdict(_summary(7200, 3600, 1), ["easy"], None, None).startswith(
-        "**Share: nodeshare.**"
-    )
-    assert verdict(_summary(3600, 7200, 1), ["easy"], None, None).startswith(
-        "**Do not share: keep easy.**"
-    )
+    assert _verdict(_summary(7200, 3600, 1)).startswith("**Share nodes: nodeshare.**")
+    assert _verdict(_summary(3600, 7200, 1)).startswith("**Do not share: keep easy.**")
     # 10% lower, but the two runs are 2000 s apart: within the interval.
-    assert verdict(_summary(7200, 6480, 1000), ["easy"], None, None).startswith(
-        "**No clear answer.**"
-    )
-    flip = verdict(_summary(7200, 3600, 1), ["easy"], None, ("nodeshare", 2.5, (0, 8)))
-    assert "flips at 2.50 times" in flip
+    assert _verdict(_summary(7200, 6480, 1000)).startswith("**No clear answer.**")
+    # 3600 + 1440 x s crosses EASY's 7200 s at s = 2.5.
+    curve = [(s, 3600.0 + 1440.0 * s, 0.0) for s in (0.0, 1.0, 4.0)]
+    sweep = Sweep("nodeshare", curve, "interference strength", " times the preset")
+    flip = _verdict(_summary(7200, 3600, 1), {"nodeshare": sweep})
+    assert "flips where the interference strength is 2.50 times the preset" in flip
 
 
 def test_easy_must_win_where_node_sharing_cannot_backfill(tmp_path: Path) -> None:
@@ -163,7 +168,11 @@ def test_node_sharing_must_win_without_interference(tmp_path: Path) -> None:
     policies = f"easy,nodeshare-easy({none})"
     assert main(["compare", str(trace), "--out", str(out), "--policies", policies]) == 0
     text = (out / "report.md").read_text()
-    assert "**Share: nodeshare-easy(" in text
+    # One job at a time: no node is shared and no job shrunk; each ran on 4 nodes where
+    # one would hold it. The verdict names that mechanism, not sharing.
+    assert "**Spread jobs over more nodes: nodeshare-easy(" in text
+    assert "0% of jobs (0% of their node-hours) shared a node" in text
+    assert "100% of jobs (100% of their node-hours) ran spread over more nodes" in text
     _, table, _ = load_store(out)
     shared = table[table["arm"].str.startswith("nodeshare-easy(")]["mean_turnaround"]
     assert shared.to_numpy() == pytest.approx(1000.0)

@@ -17,6 +17,7 @@ from cosched.metrics import JobClasses
 from cosched.metrics.validate import (
     ScheduleComparison,
     compare_schedules,
+    judge,
     over_time,
     peak_level,
 )
@@ -127,6 +128,8 @@ def _report(
         f"  KS statistic of the waits  {cmp.ks_statistic:.4f} (p = {cmp.ks_pvalue:.3g})",
         f"  started within {cmp.within:g} s of the recorded start  {cmp.within_share:.4f}",
     ]
+    j = judge(cmp)
+    lines += ["", f"judgement {j.level}: {j.why}", f"meaning   {j.meaning}"]
     return "\n".join(lines)
 
 
@@ -146,6 +149,7 @@ def _record(
         "ks_pvalue": cmp.ks_pvalue,
         "within": cmp.within,
         "within_share": cmp.within_share,
+        "judgement": judge(cmp).level,
         "replay": dict(rec.diagnostics),
     }
 

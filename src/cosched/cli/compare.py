@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
+
+from cosched.cli._checks import count
 
 __all__ = ["register"]
 
@@ -18,12 +19,13 @@ def register(sub: Any) -> None:
         description="Run the space-sharing baselines and every coscheduling family that "
         "applies to the machine on one trace (the randomised ones over several seeds), "
         "through the resumable experiment store in DIR/store, then write DIR/report.md and "
-        "DIR/report.html: summary with 95%% confidence intervals, distributions, per-class "
+        "DIR/report.html: summary with 95% confidence intervals, distributions, per-class "
         "breakdown, who wins and who loses, utilization and queue over time, a Gantt chart "
         "of the busiest day, the interference robustness sweep and a verdict.",
         epilog="examples:\n"
         "  cosched compare --out answer\n"
-        "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2",
+        "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2\n"
+        "  cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -51,12 +53,28 @@ def register(sub: Any) -> None:
         help="the machine when the trace header does not say: nodes=N,cores=C "
         "(also procs=P, max_jobs_per_node=K)",
     )
-    p.add_argument("--limit", type=int, help="keep the first K jobs of the trace")
+    p.add_argument("--limit", type=count(0), metavar="K", help="keep the first K jobs of the trace")
     p.add_argument(
         "--gantt-window",
         metavar="START:END",
         help="the Gantt chart's window in seconds of the trace's clock (default: the "
         "busiest day of the best coscheduling policy)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="one seed per policy and no robustness sweeps: the fastest first answer",
+    )
+    p.add_argument(
+        "--no-robustness",
+        action="store_true",
+        help="skip the robustness sweeps (interference strength, gang's switch cost, "
+        "LOMARC's job-type mixes)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the comparison of another trace that --out holds",
     )
     p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
     p.add_argument(
@@ -89,6 +107,11 @@ def _flags(text: str | None) -> Any:
             raise ConfigError(f"--machine {key} must be an integer, got {value!r}") from None
         if values[key] < 1:
             raise ConfigError(f"--machine {key} must be >= 1, got {value}")
+    if "nodes" in values and "cores" not in values:
+        raise ConfigError(
+            f"--machine {text!r}: missing cores: give the cores per node, "
+            f"e.g. --machine nodes={values['nodes']},cores=C"
+        )
     return MachineFlags(
         procs=values.get("procs"),
         nodes=values.get("nodes"),
@@ -157,40 +180,111 @@ def _split(text: str) -> list[str]:
     return [*out, cur]
 
 
-def _writable_dir(out: Path) -> None:
-    from cosched.errors import ConfigError
-
-    target = out if out.exists() else out.parent if str(out.parent) else Path(".")
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} exists and is not a folder")
-    if not target.is_dir():
-        raise ConfigError(f"--out {out}: folder {target} does not exist")
-    if not os.access(target, os.W_OK):
-        raise ConfigError(f"--out {out} cannot be written (permission denied)")
-
-
 def _compare(args: argparse.Namespace) -> int:
+    from cosched.cli._checks import check_writable_dir
     from cosched.cli.progress import ProgressBar
-    from cosched.compare.study import build_report, plan, run
+    from cosched.compare.study import build_report, cost, plan, run, workload_jobs
     from cosched.workload.sources import open_workload
 
-    _writable_dir(args.out)
     flags = _flags(args.machine)
     workload = _workload(args.trace, args.limit)
+    _same_trace(args.out, workload, force=args.force)
     probe = None
     if workload["kind"] == "swf":
         probe = open_workload(workload["path"], limit=args.limit)
     policies = None
     if args.policies:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
-    comparison = plan(workload, policies=policies, seeds=args.seeds, flags=flags, probe=probe)
+    seeds = 1 if args.quick else args.seeds
+    robust = not (args.quick or args.no_robustness)
+    comparison = plan(
+        workload, policies=policies, seeds=seeds, flags=flags, probe=probe, robustness=robust
+    )
     comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
         print(f"note      {note}")
-    args.out.mkdir(parents=True, exist_ok=True)
+    for line in _cost_lines(cost(comparison, args.out, workload_jobs(workload, probe)), args):
+        print(line, flush=True)
+    check_writable_dir(args.out)
     bar = ProgressBar("compare", unit="runs")
     run(comparison, args.out, workers=args.workers, dask=args.dask, progress=bar.update)
     bar.close()
-    path = build_report(args.out)
+    from cosched.cli.report import report_with_warnings
+
+    path = report_with_warnings(build_report, args.out, "compare")
     print(f"cosched compare: report in {path} and {path.with_suffix('.html')}")
     return 0
+
+
+def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:
+    """Refuse an --out that holds another trace's comparison (unless --force, which
+    clears it): one store must never mix two traces' runs."""
+    import json
+    import shutil
+
+    from cosched.errors import ConfigError
+
+    plan = out / "plan.json"
+    if not plan.is_file():
+        return
+    try:
+        held = json.loads(plan.read_text())["workload"]
+    except (ValueError, KeyError, TypeError):
+        held = None
+    if held == workload:
+        return
+    if not force:
+        what = _describe(held)
+        raise ConfigError(
+            f"--out {out} holds the comparison of {what}; choose a new folder, or pass "
+            "--force to replace it"
+        )
+    for name in ("store", "figures"):
+        shutil.rmtree(out / name, ignore_errors=True)
+    for name in ("plan.json", "results.parquet", "report.md", "report.html"):
+        (out / name).unlink(missing_ok=True)
+
+
+def _describe(workload: Any) -> str:
+    """A stored plan's trace, as the refusal names it."""
+    if not isinstance(workload, dict):
+        return "an unreadable plan"
+    what = str(workload.get("path") or workload.get("name") or workload.get("kind"))
+    if workload.get("kind") == "lublin":
+        what = "a generated lublin workload"
+    if workload.get("limit") is not None:
+        what += f" (first {workload['limit']} jobs)"
+    return what
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(seconds, 1):.0f} s" if seconds > 0 else "0 s"
+    return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+
+
+def _cost_lines(c: Any, args: argparse.Namespace) -> list[str]:
+    """What will run and about how long it takes, before it starts."""
+    from cosched.compare.study import REPORT_SECONDS
+
+    todo = ", ".join(f"{what} {n}" for what, n in sorted(c.todo.items()))
+    left = c.runs - c.stored
+    lines = [
+        f"plan      {c.runs} runs"
+        + (f", {c.stored} already stored, {left} to do" if c.stored else "")
+        + (f": {todo}" if todo else "")
+    ]
+    workers = max(1, args.workers)
+    wall = f" (runs on {workers} workers: about {_duration(c.cpu_seconds / workers)})"
+    lines.append(
+        f"estimate  about {_duration(c.cpu_seconds)} of CPU for the runs and "
+        f"{_duration(REPORT_SECONDS)} for the report{wall if workers > 1 and left else ''}, "
+        "from each family's speed measured on a 2-core development machine "
+        "(cosched.compare.study.JOBS_PER_SECOND); a loaded machine takes longer"
+    )
+    if c.compiling:
+        lines.append(
+            f"note      the first {', '.join(c.compiling)} run compiles its numba kernels "
+            "(10-45 s, once: numba caches them)"
+        )
+    return lines

@@ -378,6 +378,8 @@ def _run(args: argparse.Namespace) -> int:
             placements=result.placements,
             workload=w,
             tau=args.tau,
+            policy=result.policy,
+            params=result.params,
         )
     if args.summary_out:
         record = _summary_record(args, w, platform, result, metrics, notes)

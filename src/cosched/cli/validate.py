@@ -5,8 +5,9 @@ The trace's recorded schedule (each job's logged start, as the log says; the
 hold at their logged start) and the named policy run on the same jobs and machine;
 printed side by side:
 mean and per-class waits, the Kolmogorov-Smirnov statistic between the two wait
-distributions, the share of jobs started within an hour of their recorded start; and a
-figure of utilization and queue length over time.
+distributions, the share of jobs started within an hour of their recorded start, the
+judgement those give (:func:`cosched.metrics.validate.judge`); and a figure of
+utilization and queue length over time.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Replay the trace's recorded schedule (the logged starts) and simulate "
         "a policy on the same jobs and machine; print mean and per-class waits side by "
         "side, the Kolmogorov-Smirnov statistic between the wait distributions, the share "
-        "of jobs started within --within seconds of their recorded start, and draw "
-        "utilization and queue length over time.",
+        "of jobs started within --within seconds of their recorded start, a judgement "
+        "(close, loose or poor, with its thresholds) of what that means for a what-if, "
+        "and draw utilization and queue length over time.",
         epilog="examples:\n"
         "  cosched validate ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy "
         "--figure kth.png\n"

@@ -1,14 +1,17 @@
-"""The comparison's report: ``report.md`` (PNG figures) and ``report.html`` (one
-self-contained file with inline SVG figures), and the verdict computed from the numbers.
+"""The comparison's report: ``report.md`` (figures as PNG, with an SVG of each beside it)
+and ``report.html`` (one self-contained file with the figures inline as SVG).
+
+Every section is computed from the store's tables; the verdict's paragraphs come from
+:mod:`cosched.compare.mechanisms`. Each figure is drawn on its own (:class:`Document`):
+one that fails leaves a note naming its error, never a lost report.
 """
 
 from __future__ import annotations
 
-import html
-import io
 import math
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +19,6 @@ import pandas as pd
 
 from cosched.compare.analysis import (
     SUMMARY_METRICS,
-    break_even,
     busiest_day,
     ci95,
     class_means,
@@ -24,14 +26,23 @@ from cosched.compare.analysis import (
     summary_table,
     winners_losers,
 )
+from cosched.compare.document import Document, write_html
+from cosched.compare.gantt import machine_of
+from cosched.compare.mechanisms import report_verdict, robustness_note
 from cosched.metrics.summary import JobClasses
+from cosched.platform import Platform
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from cosched.compare.study import Comparison
 
-__all__ = ["verdict", "write_report"]
+__all__ = ["FigureWarning", "write_report"]
+
+
+class FigureWarning(UserWarning):
+    """A figure of the report could not be drawn; the report has a note in its place."""
+
 
 #: ``(strength, mean turnaround, CI half-width)`` points of the robustness sweep.
 Curve = list[tuple[float, float, float]]
@@ -58,172 +69,97 @@ def _best(summary: pd.DataFrame, among: Sequence[str], key: str = "mean_turnarou
     return str(part.sort_values(key, kind="stable").iloc[0]["policy"])
 
 
-def verdict(
-    summary: pd.DataFrame,
-    baselines: Sequence[str],
-    wl: pd.DataFrame | None,
-    robustness: tuple[str, float | None, tuple[float, float]] | None,
-) -> str:
-    """The answer, computed from the numbers: which policy, by how much, for whom, and
-    the caveat (where the interference assumption would flip it).
-
-    Args:
-        summary: :func:`~cosched.compare.analysis.summary_table` of the main policies.
-        baselines: the space-sharing baselines among them.
-        wl: :func:`~cosched.compare.analysis.winners_losers` of the best coscheduling
-            policy against the best baseline (None when there is none).
-        robustness: ``(policy, break-even strength or None, (lowest, highest) strength
-            tried)`` of the interference sweep.
-    """
-    base = _best(summary, baselines)
-    others = [p for p in summary["policy"] if p not in baselines]
-    cosched = _best(summary, others)
-    if base is None:
-        return "No baseline ran, so there is nothing to compare against."
-    b = summary.set_index("policy").loc[base]
-    if cosched is None:
-        hours = b["mean_turnaround"] / 3600
-        return f"Only baselines ran; {base} has the lowest mean turnaround ({hours:.2f} h)."
-    c = summary.set_index("policy").loc[cosched]
-    gain = (b["mean_turnaround"] - c["mean_turnaround"]) / b["mean_turnaround"]
-    separated = abs(b["mean_turnaround"] - c["mean_turnaround"]) > (
-        b["mean_turnaround_ci"] + c["mean_turnaround_ci"]
-    )
-    seeds = int(c["seeds"])
-    ci = (
-        f" (95% CI ± {c['mean_turnaround_ci'] / 3600:.2f} h over {seeds} seeds)"
-        if seeds > 1
-        else ""
-    )
-    words = []
-    if gain > 0 and separated:
-        words.append(
-            f"**Share: {cosched}.** It gives the lowest mean turnaround, "
-            f"{c['mean_turnaround'] / 3600:.2f} h{ci}, against "
-            f"{b['mean_turnaround'] / 3600:.2f} h under {base}, the best space-sharing "
-            f"baseline: {100 * gain:.0f}% lower."
-        )
-    elif gain > 0:
-        words.append(
-            f"**No clear answer.** {cosched} has a lower mean turnaround than {base} "
-            f"({c['mean_turnaround'] / 3600:.2f} h{ci} against "
-            f"{b['mean_turnaround'] / 3600:.2f} h, {100 * gain:.0f}% lower), but the "
-            "difference is within the confidence intervals."
-        )
-    else:
-        words.append(
-            f"**Do not share: keep {base}.** The best coscheduling policy, {cosched}, has "
-            f"a mean turnaround of {c['mean_turnaround'] / 3600:.2f} h{ci} against "
-            f"{b['mean_turnaround'] / 3600:.2f} h under {base}: {100 * -gain:.0f}% higher."
-        )
-    bs_gain = (b["mean_bounded_slowdown"] - c["mean_bounded_slowdown"]) / b["mean_bounded_slowdown"]
-    words.append(
-        f"Mean bounded slowdown is {100 * abs(bs_gain):.0f}% "
-        f"{'lower' if bs_gain > 0 else 'higher'} under {cosched}."
-    )
-    if wl is not None and len(wl):
-        named = wl[wl["jobs"] > 0]
-        gainers = named[named["median_ratio"] < 0.95]
-        losers = named[named["median_ratio"] > 1.05]
-
-        def describe(rows: pd.DataFrame) -> str:
-            return ", ".join(
-                f"{d} {w} jobs (median turnaround ratio {r:.2f})"
-                for d, w, r in zip(
-                    rows["duration_class"], rows["width_class"], rows["median_ratio"], strict=True
-                )
-            )
-
-        if len(gainers):
-            words.append(f"Who gains: {describe(gainers)}.")
-        if len(losers):
-            words.append(f"Who loses: {describe(losers)}.")
-        if not len(gainers) and not len(losers):
-            words.append("No job class's median turnaround changes by more than 5%.")
-    if robustness is not None:
-        policy, flip, (lo, hi) = robustness
-        if flip is None:
-            words.append(
-                f"Caveat: {policy}'s result rests on the interference model, which no trace "
-                f"records; the verdict against {base} does not change for interference "
-                f"strengths from {lo:g} to {hi:g} times the preset in force."
-            )
-        else:
-            words.append(
-                f"Caveat: {policy}'s result rests on the interference model, which no trace "
-                f"records; against {base} the verdict flips at {flip:.2f} times the preset "
-                "interference strength (see the robustness section)."
-            )
-    return " ".join(words)
-
-
-def _svg(fig: Figure) -> str:
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None})
-    text = buf.getvalue()
-    return text[text.find("<svg") :]
-
-
-def _save(out: Path, name: str, fig: Figure, svgs: dict[str, str]) -> str:
-    import matplotlib.pyplot as plt
-
-    (out / "figures").mkdir(exist_ok=True)
-    fig.savefig(out / "figures" / f"{name}.png", dpi=150, metadata={"Software": None})
-    svgs[name] = _svg(fig)
-    plt.close(fig)
-    return f"figures/{name}.png"
-
-
-def _md_table(frame: pd.DataFrame) -> list[str]:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v) for v in row) + " |")
-    return lines
-
-
-@dataclass
-class _Doc:
-    """The report as Markdown lines plus the SVG of each figure (for the HTML)."""
-
-    out: Path
-    md: list[str] = field(default_factory=list)
-    svgs: dict[str, str] = field(default_factory=dict)
-
-    def add(self, *lines: str) -> None:
-        self.md.extend(lines)
-
-    def table(self, frame: pd.DataFrame) -> None:
-        self.md.extend([*_md_table(frame), ""])
-
-    def figure(self, name: str, fig: Figure) -> None:
-        self.md.extend([f"![{name}]({_save(self.out, name, fig, self.svgs)})", ""])
-
-
-def _machine(platform: str) -> tuple[int, int, str]:
-    """``(nodes, cores, allocation)`` of a run's machine description
-    (``N nodes x C core(s) (mode, ...)``, :meth:`Platform.describe`)."""
-    nodes = int(platform.split(" nodes")[0].split()[-1])
-    cores = int(platform.split(" x ")[1].split()[0])
-    return nodes, cores, "nodes" if "(nodes" in platform else "cores"
-
-
-def _capacity(platform: str) -> float:
-    """Allocation units of a run's machine."""
-    nodes, cores, mode = _machine(platform)
-    return float(nodes if mode == "nodes" else nodes * cores)
-
-
-def _summary_rows(summary: pd.DataFrame) -> pd.DataFrame:
-    head = ["policy"] + [f"{label} ({u})" if u else label for _, label, u in SUMMARY_METRICS]
+def _summary_rows(summary: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    metrics = [m for m in SUMMARY_METRICS if m[0] in keys]
+    head = ["policy"] + [f"{label} ({u})" if u else label for _, label, u in metrics]
     rows = []
     for r in summary.to_dict("records"):
         n = int(r["seeds"])
-        cells = [
-            _fmt(r.get(k, math.nan), r.get(f"{k}_ci", 0.0), u, n) for k, _, u in SUMMARY_METRICS
-        ]
+        cells = [_fmt(r.get(k, math.nan), r.get(f"{k}_ci", 0.0), u, n) for k, _, u in metrics]
         rows.append([r["policy"], *cells])
     return pd.DataFrame(rows, columns=head)
+
+
+#: The summary's two tables: times (h), then slowdown and machine figures; one table of
+#: eleven columns with intervals does not fit a page's width.
+_TIMES = ("mean_wait", "median_wait", "p95_wait", "mean_turnaround", "median_turnaround",
+          "p95_turnaround")  # fmt: skip
+
+
+def _utilization_note(
+    table: pd.DataFrame, shown: Sequence[str], machines: Mapping[str, Platform]
+) -> str | None:
+    """What utilization means where a processor takes several jobs at once (mpl > 1)."""
+    multi = [p for p in shown if machines[p].mpl > 1]
+    if not multi:
+        return None
+    busy = []
+    for p in multi:
+        part = table[table["arm"] == p]
+        if "node_busy_utilization" in part and part["node_busy_utilization"].notna().any():
+            busy.append(f"{p} {part['node_busy_utilization'].mean():.2f}")
+    named = "; ".join(f"`{p}`: {machines[p].mpl} slots per processor" for p in multi)
+    mpl = machines[multi[0]].mpl
+    share = "half" if mpl == 2 else f"1/{mpl}"
+    text = (
+        "Utilization is the share of the machine's capacity that jobs hold. Where a "
+        f"processor can take several jobs at once ({named}), every slot counts in the "
+        f"capacity: a processor running one job in one of its {mpl} slots counts as {share} "
+        "busy. Their utilization is therefore not comparable with a baseline's (where a "
+        "processor is either busy or idle), and a low value does not mean idle processors."
+    )
+    if busy:
+        text += f" Share of node-time with at least one job on the node: {', '.join(busy)}."
+    return text
+
+
+@dataclass
+class _Run:
+    """What the sections share: the arms that ran, their first run's jobs and machines."""
+
+    comparison: Comparison
+    table: pd.DataFrame
+    jobs: Mapping[str, Sequence[pd.DataFrame]]
+    classes: JobClasses
+    main: list[str]
+    baselines: list[str]
+    shown: list[str]
+    machines: dict[str, Platform]
+    summary: pd.DataFrame
+    base: str | None
+    best_co: str | None
+
+    @property
+    def first(self) -> dict[str, pd.DataFrame]:
+        return {p: self.jobs[p][0] for p in self.shown}
+
+    @property
+    def procs(self) -> int:
+        return max(self.machines[p].procs for p in self.main)
+
+    def level(self, policy: str) -> float:
+        return float(self.summary.set_index("policy").loc[policy, "mean_turnaround"])
+
+
+def _facts(
+    comparison: Comparison,
+    table: pd.DataFrame,
+    jobs: Mapping[str, Sequence[pd.DataFrame]],
+    classes: JobClasses,
+) -> _Run:
+    from cosched.compare.study import BASELINES
+
+    ran = set(table["arm"])
+    main = [a.label for a in comparison.main if a.label in ran]
+    baselines = [a.label for a in comparison.main if a.label in ran and a.policy in BASELINES]
+    reference = [a.label for a in comparison.arms if a.role == "reference" and a.label in ran]
+    shown = main + reference
+    machines = {p: machine_of(str(table[table["arm"] == p]["platform"].iloc[0])) for p in shown}
+    summary = summary_table(table, main)
+    return _Run(
+        comparison, table, jobs, classes, main, baselines, shown, machines, summary,
+        _best(summary, baselines), _best(summary, [p for p in main if p not in baselines]),
+    )  # fmt: skip
 
 
 def write_report(
@@ -234,59 +170,67 @@ def write_report(
     *,
     classes: JobClasses,
 ) -> Path:
-    """Write ``report.md`` and ``report.html``; return the Markdown path."""
-    from cosched.compare import figures
-    from cosched.compare.study import BASELINES
+    """Write ``report.md`` and ``report.html``; return the Markdown path.
 
-    ran = set(table["arm"])
-    main = [a.label for a in comparison.main if a.label in ran]
-    baselines = [a.label for a in comparison.main if a.label in ran and a.policy in BASELINES]
-    random = {a.label for a in comparison.main if a.random}
-    reference = [a.label for a in comparison.arms if a.role == "reference" and a.label in ran]
-    shown = main + reference
-    summary = summary_table(table, main)
-    by_policy = summary.set_index("policy")
-    first = {p: jobs[p][0] for p in shown}
-    platform = {p: str(table[table["arm"] == p]["platform"].iloc[0]) for p in shown}
-    capacity = {p: _capacity(platform[p]) for p in shown}
-    procs = int(max(_machine(platform[p])[0] * _machine(platform[p])[1] for p in main))
-    base = _best(summary, baselines)
-    best_co = _best(summary, [p for p in main if p not in baselines])
-    wl = None
-    if base is not None and best_co is not None:
-        ratios = pd.concat(
-            job_ratios(j, first[base], capacity_procs=procs, classes=classes) for j in jobs[best_co]
-        )
-        wl = winners_losers(ratios)
+    Each figure is drawn on its own: one that fails is replaced by a note naming the
+    error, and a :class:`FigureWarning` says so (the caller decides how to show it).
+    """
+    run = _facts(comparison, table, jobs, classes)
+    doc = Document(out)
+    where = str(comparison.workload.get("path") or comparison.workload.get("kind"))
+    doc.add(f"# Should jobs share nodes or time slices on this machine? ({Path(where).name})", "")
+    wl = _winners_losers(run)
     curve = _robustness_curve(comparison, table)
-    robustness = None
-    if curve and base is not None:
-        level = float(by_policy.loc[base, "mean_turnaround"])
-        flip = break_even([c[0] for c in curve], [c[1] for c in curve], level)
-        swept = comparison.robustness[0].label.rsplit("@", 1)[0]
-        robustness = (swept, flip, (curve[0][0], curve[-1][0]))
-
-    doc = _Doc(out)
-    where = comparison.workload.get("path") or comparison.workload.get("kind")
-    doc.add(f"# Should jobs share nodes or time slices on this machine? ({where})", "")
-    answer = verdict(summary, baselines, wl, robustness)
-    if best_co is not None and _machine(platform[best_co])[1] == 1 and "nodeshare" in best_co:
-        answer += (
-            f" Note: on this machine's single-core nodes no two jobs can share a node, so "
-            f"{best_co}'s gain comes from its malleable configurations (a job run on fewer "
-            "processors than it asked for, more slowly), not from sharing; pass "
-            "`--machine nodes=N,cores=C` if the nodes have several cores."
+    swept = comparison.robustness[0].label.rsplit("@", 1)[0] if curve else ""
+    doc.add("## Verdict", "")  # built from the runs' measured mechanisms
+    for paragraph in report_verdict(comparison, table, jobs, run.summary, wl):
+        doc.add(paragraph, "")
+    _how_section(doc, run)
+    _summary_section(doc, run)
+    _figure_sections(doc, run, wl)
+    if curve and run.base is not None:
+        _robustness_section(doc, run, curve, swept)
+    mixes = [a for a in comparison.arms if a.role == "mix" and a.label in set(table["arm"])]
+    if mixes and run.base is not None:
+        _mix_section(doc, table, mixes, run.base, run.level(run.base))
+    path = out / "report.md"
+    path.write_text("\n".join(doc.md) + "\n")
+    write_html(out / "report.html", doc.md, doc.svgs)
+    for name, error in doc.failed:
+        warnings.warn(
+            FigureWarning(f"figure {name!r} could not be drawn ({error}); the report has a note"),
+            stacklevel=2,
         )
-    doc.add("## Verdict", "", answer, "")
+    return path
+
+
+def _winners_losers(run: _Run) -> pd.DataFrame | None:
+    """Per class, the best coscheduling policy's jobs against the best baseline's."""
+    if run.base is None or run.best_co is None:
+        return None
+    base = run.jobs[run.base][0]
+    ratios = pd.concat(
+        job_ratios(j, base, capacity_procs=run.procs, classes=run.classes)
+        for j in run.jobs[run.best_co]
+    )
+    return winners_losers(ratios)
+
+
+def _how_section(doc: Document, run: _Run) -> None:
+    by_policy = run.summary.set_index("policy")
+    random = {a.label for a in run.comparison.main if a.random}
     doc.add("## How it was run", "")
-    for p in main:
+    for p in run.main:
         n = int(by_policy.loc[p, "seeds"])
         kind = f"{n} seeds (profiles drawn at random)" if p in random else "one run"
-        doc.add(f"- `{p}` on {platform[p]}: {kind}")
-    for p in reference:
+        doc.add(f"- `{p}` on {run.machines[p].describe()}: {kind}")
+    for p in run.shown[len(run.main) :]:
         doc.add(f"- `{p}`: the schedule the log records (each job's logged start), for reference")
-    doc.add(*(f"- {note}" for note in comparison.notes))
+    doc.add(*(f"- {note}" for note in run.comparison.notes))
     doc.add("")
+
+
+def _summary_section(doc: Document, run: _Run) -> None:
     doc.add(
         "## Summary",
         "",
@@ -294,22 +238,59 @@ def write_report(
         "shown when a policy ran with several seeds); times in hours.",
         "",
     )
-    doc.table(_summary_rows(summary_table(table, shown)))
-    if reference and base is not None:
-        _reference_section(doc, first[reference[0]], first[base], base, capacity[base])
+    full = summary_table(run.table, run.shown)
+    doc.table(_summary_rows(full, _TIMES))
+    doc.table(_summary_rows(full, [k for k, _, _ in SUMMARY_METRICS if k not in _TIMES]))
+    note = _utilization_note(run.table, run.shown, run.machines)
+    if note is not None:
+        doc.add(note, "")
+    recorded = run.shown[len(run.main) :]
+    if recorded and run.base is not None:
+        first = run.first
+        capacity = run.machines[run.base].capacity
+        _reference_section(doc, first[recorded[0]], first[run.base], run.base, capacity)
+
+
+def _class_ci(run: _Run) -> pd.DataFrame:
+    """Per policy and class: mean turnaround over seeds (each seed's class mean) and
+    the half-width of its 95% confidence interval."""
+    rows = []
+    for p in run.shown:
+        per_seed = pd.concat(
+            class_means({p: [j]}, capacity_procs=run.procs, classes=run.classes)
+            for j in run.jobs[p]
+        )
+        for (d, w), part in per_seed.groupby(["duration_class", "width_class"], observed=True):
+            mean, half, _ = ci95(part["mean_turnaround"].dropna().tolist() or [math.nan])
+            rows.append(
+                {"policy": p, "duration_class": d, "width_class": w,
+                 "mean_turnaround": mean / 3600, "mean_turnaround_ci": half / 3600}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _figure_sections(doc: Document, run: _Run, wl: pd.DataFrame | None) -> None:
+    from cosched.compare import figures
+
+    first = run.first
     doc.add("## Distributions", "")
-    doc.figure("cdf", figures.cdf_figure(first, shown))
-    means = class_means({p: jobs[p] for p in shown}, capacity_procs=procs, classes=classes)
+    doc.figure("cdf", lambda: figures.cdf_figure(first, run.shown))
+    c = run.classes
     doc.add(
         "## By job class",
         "",
-        f"Classes: short <= {classes.short:g} s < medium <= {classes.medium:g} s < long run "
-        f"time; wide jobs take more than {classes.wide_fraction:g} of the processors.",
+        f"Classes: short <= {c.short:g} s < medium <= {c.medium:g} s < long run time; wide "
+        f"jobs take more than {c.wide_fraction:g} of the processors. Error bars: the 95% "
+        "confidence interval over seeds.",
         "",
     )
     doc.figure(
-        "classes", figures.class_figure(means, main, "mean_turnaround", "mean turnaround (s)")
+        "classes",
+        lambda: figures.class_figure(
+            _class_ci(run), run.main, "mean_turnaround", "mean turnaround (h)"
+        ),
     )
+    base, best_co = run.base, run.best_co
     if wl is not None and base is not None and best_co is not None:
         doc.add(
             f"## Who wins and who loses: {best_co} against {base}",
@@ -325,41 +306,89 @@ def write_report(
         )
         wl_table.columns = ["duration", "width", "jobs", "faster (%)", "slower (%)", "median ratio"]
         doc.table(wl_table)
-        doc.figure("ratios", figures.ratio_figure(wl, best_co, base))
-    doc.add("## Over time", "")
-    doc.figure("time", figures.time_figure(first, shown, capacity))
-    shown_policy = best_co or base
-    if shown_policy is not None:
-        g = first[shown_policy]
-        window = comparison.gantt_window or busiest_day(g)
-        res = _gantt_resources(g, platform[shown_policy])
-        days = f"{window[0] / 86400:.1f} to {window[1] / 86400:.1f} days"
-        what = "the chosen window" if comparison.gantt_window else "the busiest day"
-        doc.add(f"## Gantt chart of {what}", "")
-        doc.figure("gantt", figures.gantt_figure(g, res, window, f"{shown_policy}, {days}"))
-    if curve and base is not None:
-        level = float(by_policy.loc[base, "mean_turnaround"])
-        doc.add(
-            "## Robustness: how strong must interference be to change the answer?",
-            "",
-            f"`{robustness[0] if robustness else ''}` with its victim weights (how much "
-            "co-located jobs slow "
-            "each other) multiplied by a strength factor; 1 is the preset in force. "
-            f"{base}'s mean turnaround ({level / 3600:.2f} h) is the line to beat.",
-            "",
-        )
-        rows = [[f"{s:g}", f"{m / 3600:.2f} ± {h / 3600:.2f}"] for s, m, h in curve]
-        doc.table(pd.DataFrame(rows, columns=["strength", "mean turnaround (h)"]))
-        doc.figure("robustness", _robust_fig(curve, base, level))
-    mixes = [a for a in comparison.arms if a.role == "mix" and a.label in ran]
-    if mixes and base is not None:
-        _mix_section(
-            doc, comparison, table, mixes, base, float(by_policy.loc[base, "mean_turnaround"])
-        )
-    path = out / "report.md"
-    path.write_text("\n".join(doc.md) + "\n")
-    _write_html(out / "report.html", doc.md, doc.svgs)
-    return path
+        doc.figure("ratios", lambda: figures.ratio_figure(wl, best_co, base))
+    doc.add(
+        "## Over time",
+        "",
+        "Utilization and queued jobs of each policy (first seed), with "
+        f"{base or 'the best baseline'} in grey behind it.",
+        "",
+    )
+    capacity = {p: float(m.capacity) for p, m in run.machines.items()}
+    notes = {p: f"(share of {m.mpl}\nslots each)" for p, m in run.machines.items()
+             if m.mpl > 1}  # fmt: skip
+    doc.figure("time", lambda: figures.time_figure(first, run.shown, capacity, base, notes=notes))
+    _gantt_section(doc, run)
+
+
+def _gantt_arms(run: _Run) -> list[str]:
+    """The best arm of each coscheduling family (best first), then the best baseline:
+    each family's way of sharing the machine, beside the schedule it is compared with."""
+    from cosched.policies.base import policy_class
+
+    policy = {a.label: a.policy for a in run.comparison.main}
+    best: dict[str, str] = {}
+    ranked = run.summary.sort_values("mean_turnaround", kind="stable")["policy"]
+    for p in ranked:
+        if p not in run.baselines:
+            best.setdefault(policy_class(policy[p]).family, str(p))
+    return [*best.values(), *([run.base] if run.base is not None else [])]
+
+
+def _gantt_section(doc: Document, run: _Run) -> None:
+    from cosched.compare import figures
+    from cosched.compare.gantt import lanes
+
+    drawn = _gantt_arms(run)
+    if not drawn:
+        return
+    window = run.comparison.gantt_window or busiest_day(run.first[drawn[0]])
+    what = "the chosen window" if run.comparison.gantt_window else f"{drawn[0]}'s busiest day"
+    days = f"{window[0] / 86400:.1f} to {window[1] / 86400:.1f} days"
+    doc.add(
+        f"## Gantt chart of {what} ({days})",
+        "",
+        "Each job on the processors it held (first seed), under the best policy of each "
+        "coscheduling family and the best baseline; a job keeps its colour in every "
+        "panel. Runs record how many processors "
+        "and slots a job held, not which: lanes are reconstructed by replaying starts and "
+        "ends, a job taking the lowest free processors of the first slot with room. Where "
+        "a processor takes several jobs at once, its slots are drawn as bands over all "
+        "the processors: a LOMARC pair's second job in slot 2 above its partner, a gang "
+        "matrix's rows one above the other.",
+        "",
+    )
+
+    def draw() -> Figure:
+        panels = []
+        for p in drawn:
+            jobs = run.first[p]
+            panels.append((jobs, lanes(jobs, run.machines[p], window), p))
+        return figures.gantt_figure(panels, window)
+
+    doc.figure("gantt", draw)
+
+
+def _robustness_section(doc: Document, run: _Run, curve: Curve, swept: str) -> None:
+    from cosched.compare import figures
+
+    base = run.base
+    assert base is not None
+    level = run.level(base)
+    doc.add(
+        "## Robustness: how strong must interference be to change the answer?",
+        "",
+        f"`{swept}` with its victim weights (how much co-located jobs slow each other) "
+        "multiplied by a strength factor; 1 is the preset in force. "
+        f"{base}'s mean turnaround ({level / 3600:.2f} h) is the line to beat.",
+        "",
+    )
+    rows = [[f"{s:g}", f"{m / 3600:.2f} ± {h / 3600:.2f}"] for s, m, h in curve]
+    doc.table(pd.DataFrame(rows, columns=["strength", "mean turnaround (h)"]))
+    note = robustness_note(run.comparison, run.table, run.jobs)  # a flat curve tests nothing
+    if note is not None:
+        doc.add(note, "")
+    doc.figure("robustness", lambda: figures.robustness_figure(curve, base, level, swept))
 
 
 def _robustness_curve(comparison: Comparison, table: pd.DataFrame) -> Curve:
@@ -373,25 +402,9 @@ def _robustness_curve(comparison: Comparison, table: pd.DataFrame) -> Curve:
     return sorted(curve)
 
 
-def _gantt_resources(jobs: pd.DataFrame, platform: str) -> list[list[int]]:
-    """Lanes of the Gantt chart: the cores each job held (a job on shared nodes holds
-    ``occupancy x cores`` of them), assigned lowest first."""
-    from cosched.outputs import assign_resources
-    from cosched.platform import Platform
-
-    nodes, cores, mode = _machine(platform)
-    if mode == "nodes":
-        held = jobs["occupancy"] if "occupancy" in jobs else jobs["size"]
-        size = [max(1, round(float(h) * cores)) for h in held]
-    else:
-        size = [int(v) for v in jobs["size"]]
-    return assign_resources(jobs.assign(size=size), Platform(nodes, cores))
-
-
 def _mix_section(
-    doc: _Doc, comparison: Comparison, table: pd.DataFrame, mixes: Sequence[Any], base: str,
-    level: float,
-) -> None:  # fmt: skip
+    doc: Document, table: pd.DataFrame, mixes: Sequence[Any], base: str, level: float
+) -> None:
     """LOMARC under the paper's other job-type mixes (no log records the mix)."""
     import inspect
 
@@ -406,26 +419,26 @@ def _mix_section(
             continue
         mean, half, _ = ci95(part["mean_turnaround"].tolist())
         cpu, net, disk = MIXTURES[mix]
-        verdict_word = (
-            "lower" if mean + half < level else "higher" if mean - half > level else "even"
-        )
+        change = f"{100 * abs(mean - level) / level:.0f}% {'lower' if mean < level else 'higher'}"
+        if mean - half <= level <= mean + half:
+            change += " (within the CI)"
         shares = f"{cpu:.0%} / {net:.0%} / {disk:.0%}"
-        hours = f"{mean / 3600:.2f} ± {half / 3600:.2f}"
-        rows.append([mix, shares, hours, f"{100 * (level - mean) / level:+.0f}%", verdict_word])
+        rows.append([mix, shares, _fmt(mean, half, "h", len(part)), change])
     doc.add(
         f"## Robustness: {main} under other job-type mixes",
         "",
         f"LOMARC pairs jobs by their dominant resource, which no log records; the report "
         f"draws them from the paper's mixtures (CPU / network / disk-bound shares). Mean "
-        f"turnaround against {base}'s {level / 3600:.2f} h (lower: pairing wins):",
+        f"turnaround against {base}'s {level / 3600:.2f} h (lower: pairing wins; within the "
+        "CI: the 95% interval includes the baseline's mean):",
         "",
     )
-    doc.table(pd.DataFrame(rows, columns=["mix", "CPU / net / disk", "mean turnaround (h)",
-                                          f"vs {base}", "against the baseline"]))  # fmt: skip
+    columns = ["mix", "CPU / net / disk", "mean turnaround (h)", f"against {base}"]
+    doc.table(pd.DataFrame(rows, columns=columns))
 
 
 def _reference_section(
-    doc: _Doc, recorded: pd.DataFrame, simulated: pd.DataFrame, base: str, capacity: float
+    doc: Document, recorded: pd.DataFrame, simulated: pd.DataFrame, base: str, capacity: float
 ) -> None:
     """Does the simulated baseline look like the machine? The log's schedule beside
     the best baseline's, on the jobs the log gives a start for."""
@@ -446,78 +459,3 @@ def _reference_section(
         "what the machine did (`cosched validate` gives the full check).",
         "",
     )
-
-
-def _robust_fig(curve: list[tuple[float, float, float]], base: str, level: float) -> Any:
-    from cosched.compare.figures import HEIGHT, PALETTE, WIDTH, _plt
-
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT))
-    xs = [c[0] for c in curve]
-    ax.errorbar(
-        xs,
-        [c[1] / 3600 for c in curve],
-        yerr=[c[2] / 3600 for c in curve],
-        color=PALETTE[0],
-        marker="o",
-        capsize=3,
-        label="node sharing",
-    )
-    ax.axhline(level / 3600, color=PALETTE[3], linestyle="--", label=base)
-    ax.set_xlabel("interference strength (x the preset's victim weights)")
-    ax.set_ylabel("mean turnaround (h)")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
-
-
-def _write_html(path: Path, md: list[str], svgs: Mapping[str, str]) -> None:
-    body: list[str] = []
-    in_table = False
-    for line in md:
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if not in_table:
-                body.append(
-                    "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cells) + "</tr>"
-                )
-                in_table = True
-            elif not set(line) <= set("|-"):
-                body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-            continue
-        if in_table:
-            body.append("</table>")
-            in_table = False
-        if line.startswith("!["):
-            name = line.split("figures/")[1].split(".png")[0]
-            body.append(f"<figure>{svgs[name]}</figure>")
-        elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.startswith("- "):
-            body.append(f"<li>{_inline(line[2:])}</li>")
-        elif line:
-            body.append(f"<p>{_inline(line)}</p>")
-    if in_table:
-        body.append("</table>")
-    style = (
-        "body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #ccc;"
-        "padding:0.2em 0.5em;text-align:right}th{background:#f3f3f3}figure{margin:1em 0}"
-        "svg{max-width:100%;height:auto}"
-    )
-    path.write_text(
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>cosched compare</title>"
-        f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
-
-
-def _inline(text: str) -> str:
-    out = html.escape(text)
-    while "**" in out:
-        out = out.replace("**", "<strong>", 1).replace("**", "</strong>", 1)
-    while "`" in out:
-        out = out.replace("`", "<code>", 1).replace("`", "</code>", 1)
-    return out

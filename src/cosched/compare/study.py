@@ -6,7 +6,11 @@ An *arm* is one policy with fixed parameters under a label (``easy``,
 executes them through the experiment framework (a resumable store under ``DIR/store``;
 the deterministic arms once, the randomised ones over several seeds); and
 :func:`build_report` rebuilds every number, figure and the verdict from ``DIR/plan.json``
-and that store alone.
+and that store alone. :func:`cost` says beforehand what will run and about how long it
+takes. The robustness sweeps (interference strength, gang's switch cost, LOMARC's
+job-type mixes) are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
+A family whose mechanism cannot act on the machine (node sharing on single-core nodes)
+is left out of the default run and named in :attr:`Comparison.not_applicable`.
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc", "gang")
 #: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
 #: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
 STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
+#: Efficiencies of a time-sliced job (quantum / (quantum + switch cost)) in gang's
+#: robustness sweep: how much may each context switch cost before time slicing stops
+#: paying? The main arm gives the point at its own switch cost (0 s by default: 1).
+EFFICIENCIES = (0.9, 0.75, 0.5)
 VICTIMS = ("victim_low", "victim_moderate", "victim_high")
 _ARM = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 
@@ -60,10 +68,12 @@ class Arm:
         policy: the policy name (or ``file.py:Class`` reference).
         params: its parameters.
         random: whether it draws profiles at random (run over several seeds).
-        role: ``main`` (compared), ``robustness`` (the interference sweep), ``mix``
-            (LOMARC under another job-type mix) or ``reference`` (the log's recorded
-            schedule, shown but never a candidate).
-        strength: the interference strength of a robustness arm.
+        role: ``main`` (compared), ``robustness`` (the interference sweep),
+            ``efficiency`` (gang's switch-cost sweep), ``mix`` (LOMARC under another
+            job-type mix) or ``reference`` (the log's recorded schedule, shown but never
+            a candidate).
+        strength: the interference strength of a robustness arm, the efficiency of a
+            time-sliced job in an ``efficiency`` arm.
         profile_params: parameters of the family's annotator (LOMARC's ``mixture``).
     """
 
@@ -100,6 +110,8 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     #: ``(start, end)`` in seconds of the Gantt chart (None: the busiest day).
     gantt_window: tuple[float, float] | None = None
+    #: Families left out because their mechanism cannot act on this machine, and why.
+    not_applicable: dict[str, str] = field(default_factory=dict)
 
     @property
     def main(self) -> list[Arm]:
@@ -138,6 +150,7 @@ class Comparison:
             "flags": self.flags,
             "notes": self.notes,
             "gantt_window": list(self.gantt_window) if self.gantt_window else None,
+            "not_applicable": self.not_applicable,
             "specs": self.specs(),
         }
 
@@ -150,6 +163,7 @@ class Comparison:
             flags=dict(data["flags"]),
             notes=list(data["notes"]),
             gantt_window=tuple(data["gantt_window"]) if data.get("gantt_window") else None,
+            not_applicable=dict(data.get("not_applicable") or {}),
         )
 
 
@@ -177,66 +191,143 @@ def plan(
     seeds: int,
     flags: MachineFlags | None,
     probe: Any = None,
+    robustness: bool = True,
 ) -> Comparison:
     """What to run on ``workload``.
 
     Args:
         workload: a sweep workload entry (``{"kind": "swf", "path": ...}``).
         policies: ``NAME`` or ``NAME(key=value,...)`` to compare (None:
-            :data:`DEFAULT_POLICIES`, keeping those whose machine can be built).
+            :data:`DEFAULT_POLICIES`, keeping those whose machine can be built and
+            whose mechanism can act on it).
         seeds: runs of each randomised arm (profiles drawn by an annotator).
         flags: what the user said about the machine.
         probe: the loaded workload, to check each policy's machine before any run.
+        robustness: add the robustness sweeps (interference, gang's switch cost,
+            LOMARC's job-type mixes).
 
     Raises:
-        ConfigError: an unknown policy or parameter, a named policy whose machine cannot
-            be built, no baseline, or ``seeds`` < 1: all before any simulation.
+        ConfigError: an empty trace, an unknown policy or parameter, a named policy
+            whose machine cannot be built, a job wider than a machine, no baseline, or
+            ``seeds`` < 1: all before any simulation.
     """
     if seeds < 1:
         raise ConfigError(f"--seeds must be >= 1, got {seeds}")
+    if probe is not None and len(probe) == 0:
+        where = Path(str(workload.get("path") or workload.get("name", "the trace"))).name
+        raise ConfigError(f"{where}: the trace has no jobs")
     chosen = list(policies) if policies is not None else list(DEFAULT_POLICIES)
     notes: list[str] = []
+    skipped: dict[str, str] = {}
     arms = []
     for text in chosen:
         arm = parse_arm(text)
+        cls = policy_class(arm.policy)
         try:
-            build_platform(policy_class(arm.policy).requires, flags or MachineFlags(), probe)
+            platform, _ = build_platform(cls.requires, flags or MachineFlags(), probe)
         except ConfigError as exc:
+            why = machine_flags(str(exc))
             if policies is not None:
-                raise ConfigError(f"policy {arm.policy!r}: {exc}") from None
-            notes.append(f"left out {arm.policy}: {exc}")
+                raise ConfigError(f"policy {arm.policy!r}: {why}") from None
+            notes.append(f"left out {arm.policy}: {why}")
+            continue
+        _check_width(probe, platform, arm.policy)
+        if policies is None and cls.family == "nodeshare" and platform.cores == 1:
+            skipped["nodeshare"] = NOT_APPLICABLE_NODESHARE
             continue
         arms.append(arm)
+    notes += [f"left out {f}: not applicable: {why}" for f, why in skipped.items()]
     if not any(a.policy in BASELINES for a in arms):
         raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
     if _has_recorded_starts(probe):
         # The log's own schedule as a reference row: does the simulated baseline look
         # like the machine (docs/operator-logs.md)?
         arms.append(Arm("recorded", "recorded", role="reference"))
-    swept = [a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p]
-    sweep = swept[0] if swept else None
-    if sweep is not None:
-        preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
-        for s in STRENGTHS:
-            params = {**sweep.params, **{k: v * s for k, v in preset.items()}}
-            if s == 1.0:
-                params = dict(sweep.params)
-            arms.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
-    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
-    if mixed is not None:
-        # LOMARC's answer depends on the job-type mix no log records: the paper's three.
-        import inspect
-
-        from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
-
-        default = inspect.signature(annotate_lomarc).parameters["mixture"].default
-        for mix in (m for m in MIXTURES if m != default):  # the main arm runs the default
-            arms.append(
-                Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix",
-                    None, {"mixture": mix})
-            )  # fmt: skip
+    if robustness:
+        arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
-    return Comparison(workload, arms, seeds, given, notes)
+    return Comparison(workload, arms, seeds, given, notes, not_applicable=skipped)
+
+
+def machine_flags(text: str) -> str:
+    """A machine error in ``compare``'s words: ``run``'s ``--procs N`` / ``--cores C``
+    are ``compare``'s ``--machine procs=N`` / ``--machine cores=C``."""
+    return _RUN_FLAG.sub(lambda m: f"--machine {m[1]}={m[2] or m[1][0].upper()}", text)
+
+
+_RUN_FLAG = re.compile(r"--(procs|nodes|cores)\b(?: ([0-9]+|[A-Z])\b)?")
+
+
+#: Why node sharing is left out of the default run on single-core nodes.
+NOT_APPLICABLE_NODESHARE = (
+    "its nodes have one core each, so no two jobs can share a node; node sharing would "
+    "act only by shrinking jobs onto fewer processors, which needs malleable "
+    "applications. Name it in --policies to see that anyway, or give the machine's "
+    "real shape with --machine nodes=N,cores=C."
+)
+
+
+def _check_width(probe: Any, platform: Any, policy: str) -> None:
+    """A job wider than the machine is an error naming compare's flag, before any run."""
+    table = getattr(probe, "table", None)
+    if table is None or not len(table):
+        return
+    k = int(table["procs"].to_numpy().argmax())
+    procs = int(table["procs"].iloc[k])
+    if procs > platform.procs:
+        raise ConfigError(
+            f"job {table['job_id'].iloc[k]} asks for {procs} processors but {policy}'s "
+            f"machine ({platform.describe()}) has {platform.procs}; give the machine's "
+            "size with --machine nodes=N,cores=C"
+        )
+
+
+def _interference_arms(arms: Sequence[Arm]) -> list[Arm]:
+    """Node sharing with its victim weights scaled by each of :data:`STRENGTHS`."""
+    sweep = next((a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p), None)
+    if sweep is None:
+        return []
+    preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
+    out = []
+    for s in STRENGTHS:
+        params = {**sweep.params, **{k: v * s for k, v in preset.items()}}
+        if s == 1.0:
+            params = dict(sweep.params)
+        out.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
+    return out
+
+
+def _efficiency_arms(arms: Sequence[Arm]) -> list[Arm]:
+    """Gang with the switch cost that gives each of :data:`EFFICIENCIES`."""
+    gang = next((a for a in arms if a.policy == "gang" and a.role == "main"), None)
+    if gang is None:
+        return []
+    from cosched.gang.policies import Gang
+
+    quantum = Gang(**gang.params).quantum
+    out = []
+    for eff in EFFICIENCIES:
+        params = {**gang.params, "switch_cost": quantum * (1 / eff - 1)}
+        out.append(Arm(f"{gang.label}@eff{eff:g}", "gang", params, False, "efficiency", eff))
+    return out
+
+
+def _mix_arms(arms: Sequence[Arm]) -> list[Arm]:
+    """LOMARC under the paper's other job-type mixes (no log records the mix)."""
+    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
+    if mixed is None:
+        return []
+    import inspect
+
+    from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
+
+    default = inspect.signature(annotate_lomarc).parameters["mixture"].default
+    return [
+        Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix", None,
+            {"mixture": mix})
+        for mix in MIXTURES
+        if mix != default  # the main arm runs the default
+    ]  # fmt: skip
 
 
 def _has_recorded_starts(probe: Any) -> bool:
@@ -258,30 +349,158 @@ def run(
     """Run every cell not yet in ``out/store`` (locally or on Dask), then write
     ``out/results.parquet``: one row per arm and seed. ``out/plan.json`` is written
     first, so an interrupted comparison resumes from it."""
-    from cosched.experiments.sweep import cells, run_sweep, spec_from_dict
+    from cosched.experiments.store import Store
+    from cosched.experiments.sweep import SweepError, cells, run_sweep, spec_from_dict
 
     (out / "plan.json").write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
     specs = [spec_from_dict(s, source="compare") for s in comparison.specs()]
     total = sum(len(cells(s)) for s in specs)
-    offset = 0
-    for spec in specs:
+    store = Store(out / "store")
+    stored = [sum(store.done(c.key) for c in cells(s)) for s in specs]
+    # Stored runs are counted at once, before any run, so that a resumed comparison's
+    # progress (and its ETA) moves only with the runs it does.
+    fresh = 0
+    for spec, before in zip(specs, stored, strict=True):
 
-        def step(finished: int, n: int, before: int = offset) -> None:
+        def step(finished: int, n: int, base: int = fresh, had: int = before) -> None:
             if progress is not None:
-                progress(before + finished, total)
+                progress(sum(stored) + base + max(finished - had, 0), total)
 
-        run_sweep(
-            spec,
-            out / "store",
-            workers=workers,
-            dask=dask,
-            progress=step,
-            command="cosched compare",
-            report=False,
-        )
-        offset += len(cells(spec))
+        try:
+            run_sweep(
+                spec,
+                out / "store",
+                workers=workers,
+                dask=dask,
+                progress=step,
+                command="cosched compare",
+                report=False,
+            )
+        except SweepError as exc:
+            exc.args = (_failed_runs(exc.failed, total),)
+            raise
+        fresh += len(cells(spec)) - before
     _, table, _ = load_store(out)
     table.to_parquet(out / "results.parquet", index=False)
+
+
+# -- what it costs ------------------------------------------------------------------------
+
+#: Jobs per CPU second of one run of each family: the sweep's cell function
+#: (annotation, simulation, summary) on the whole KTH-SP2 log (28,467 jobs, its
+#: 100 single-core nodes), ``time.process_time`` of each family's second cell in one
+#: process (kernels loaded), on the development machine (a 2-core VM): fcfs and EASY
+#: over 500,000, conservative 215,000, LOMARC 32,000-50,000, node sharing 4,100-4,500
+#: (simulation and annotation only), gang 3,300-3,500. Rounded down to the slowest of
+#: each family. Drawing the report is not in it.
+JOBS_PER_SECOND = {"batch": 200_000.0, "nodeshare": 4_100.0, "lomarc": 30_000.0, "gang": 3_300.0}
+#: CPU seconds of a run beyond its jobs (the store's files, the summary): EASY and
+#: node sharing over the 300-job example through the sweep took 0.05-0.11 s a run.
+RUN_OVERHEAD = 0.1
+#: CPU seconds of drawing the report (and of the process's imports), about the same
+#: for any trace: ``cosched report`` on the bundled example's comparison and on
+#: KTH-SP2's took 15.2 and 15.5 s.
+REPORT_SECONDS = 15.0
+#: For a family not in the table (a user's policy): the slowest.
+_SLOWEST = min(JOBS_PER_SECOND.values())
+#: The module of each family's numba kernels: a fresh install compiles them on the
+#: family's first run (10-45 s), after which numba's cache holds them.
+KERNELS = {"nodeshare": "nodeshare/_book_kernels", "lomarc": "lomarc/_kernel"}
+
+
+#: How the plan names the runs of each arm role (main arms go by their family).
+_ROLE_NAMES = {
+    "robustness": "interference sweep",
+    "efficiency": "switch-cost sweep",
+    "mix": "job-type mixes",
+    "reference": "recorded schedule",
+}
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a comparison will run.
+
+    Attributes:
+        runs: simulations in all.
+        stored: those already in the store (a resumed comparison).
+        todo: simulations still to do: the main arms by family (``nodeshare``), the
+            others by what they are (``interference sweep``).
+        cpu_seconds: estimated CPU time of those, from :data:`JOBS_PER_SECOND`.
+        compiling: families whose numba kernels are not cached yet.
+    """
+
+    runs: int
+    stored: int
+    todo: dict[str, int]
+    cpu_seconds: float
+    compiling: list[str]
+
+
+def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
+    """The runs of ``comparison`` not yet in ``out/store``, and their estimated time on a
+    trace of ``jobs`` jobs."""
+    from cosched.experiments.store import Store
+    from cosched.experiments.sweep import cells, spec_from_dict
+
+    store = Store(out / "store") if (out / "store").is_dir() else None
+    roles: dict[tuple[str, str, str], str] = {}
+    for a in comparison.arms:  # a run shared by a main arm and a sweep counts as main
+        roles.setdefault(_key(a.policy, a.params, a.profile_params), a.role)
+    runs = stored = 0
+    todo: dict[str, int] = {}
+    seconds = 0.0
+    families = set()
+    for s in comparison.specs():
+        for c in cells(spec_from_dict(s, source="compare")):
+            runs += 1
+            if store is not None and store.done(c.key):
+                stored += 1
+                continue
+            family = policy_class(c.policy).family
+            families.add(family)
+            role = roles.get(_key(c.policy, dict(c.params), dict(c.workload.profile_params or ())))
+            what = _ROLE_NAMES.get(role or "main", family)
+            todo[what] = todo.get(what, 0) + 1
+            seconds += RUN_OVERHEAD + jobs / JOBS_PER_SECOND.get(family, _SLOWEST)
+    return Cost(runs, stored, todo, seconds, sorted(f for f in families if _compiles(f)))
+
+
+def _compiles(family: str) -> bool:
+    """Whether numba's cache lacks the family's kernels (its first run compiles them)."""
+    import os
+
+    module = KERNELS.get(family)
+    if module is None:
+        return False
+    folder, name = module.split("/")
+    root = Path(__file__).resolve().parents[1] / folder / "__pycache__"
+    places = [root]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return not any(any(p.rglob(f"{name}.*.nbi")) for p in places if p.is_dir())
+
+
+def workload_jobs(workload: dict[str, Any], probe: Any) -> int:
+    """Jobs in the comparison's trace (the loaded probe, else the generator's count)."""
+    if probe is not None:
+        return len(probe)
+    return int(workload.get("jobs") or 0)
+
+
+def _failed_runs(failed: Sequence[tuple[str, str, str]], total: int) -> str:
+    """The failed runs of a comparison, each distinct error once."""
+    by_error: dict[str, list[str]] = {}
+    for _, label, error in failed:
+        by_error.setdefault(error, []).append(label)
+    lines = [
+        f"{len(failed)} of {total} runs failed (the others are stored; the same command "
+        "runs these again):"
+    ]
+    for error, labels in by_error.items():
+        more = f" and {len(labels) - 1} more" if len(labels) > 1 else ""
+        lines.append(f"  {error} ({labels[0]}{more})")
+    return "\n".join(lines)
 
 
 # -- from the store to the numbers --------------------------------------------------------
@@ -293,20 +512,10 @@ def _key(
     return policy, json.dumps(params, sort_keys=True), json.dumps(profile or {}, sort_keys=True)
 
 
-def _stored(out: Path, key: str) -> dict[str, Any] | None:
-    """The stored row of a finished cell (None if it has not finished)."""
-    import pyarrow.parquet as pq
-
-    path = out / "store" / "cells" / f"{key}.parquet"
-    if not path.is_file():
-        return None
-    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
-    return rows[0]
-
-
 def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.DataFrame]]]:
     """The plan; one results row per arm and finished run (an arm's label, policy,
     seed, platform and metrics); the per-job tables by arm label, in seed order."""
+    from cosched.experiments.store import Store
     from cosched.experiments.sweep import cells, spec_from_dict
 
     path = out / "plan.json"
@@ -319,13 +528,14 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
     skip = {"key", "workload", "policy", "params", "estimates", "tau", "seed", "status", "error"}
     rows = []
     jobs: dict[str, list[pd.DataFrame]] = {}
+    store = Store(out / "store")
     for s in comparison.specs():
         for c in sorted(cells(spec_from_dict(s, source="compare")), key=lambda c: c.seed):
-            stored = _stored(out, c.key)
+            stored = store.finished(c.key)
             if stored is None:
                 continue
             metrics = {k: v for k, v in stored.items() if k not in skip and k[:6] != "param_"}
-            table = pd.read_parquet(out / "store" / "jobs" / f"{c.key}.parquet")
+            table = store.table("jobs", c.key)
             profile = dict(c.workload.profile_params or ())
             for label in labels.get(_key(c.policy, dict(c.params), profile), []):
                 rows.append({"arm": label, "policy": c.policy, "seed": c.seed} | metrics)

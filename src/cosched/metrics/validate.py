@@ -3,7 +3,8 @@
 Both tables are per-job outcome tables (``job_id, submit_time, start_time, end_time,
 procs, run_time``) of the same jobs in the same order: the ``recorded`` policy's replay
 and a simulated policy's run. :func:`compare_schedules` gives the numbers of
-``cosched validate``; :func:`binned_level` the utilization and queue length over time.
+``cosched validate``, :func:`judge` what they mean for a what-if, :func:`binned_level`
+the utilization and queue length over time.
 """
 
 from __future__ import annotations
@@ -17,7 +18,24 @@ from scipy import stats
 from cosched.errors import ConfigError
 from cosched.metrics.summary import JobClasses, summarize
 
-__all__ = ["ScheduleComparison", "binned_level", "compare_schedules", "over_time", "peak_level"]
+__all__ = [
+    "CLOSE",
+    "LOOSE",
+    "Judgement",
+    "ScheduleComparison",
+    "binned_level",
+    "compare_schedules",
+    "judge",
+    "over_time",
+    "peak_level",
+]
+
+#: ``(largest KS statistic, smallest share started within the tolerance)`` of a close
+#: match: the two wait distributions are nowhere more than 10 percentage points apart
+#: and four jobs in five start within the tolerance of their logged start.
+CLOSE = (0.10, 0.80)
+#: The same bounds of a loose match: 25 points, half the jobs.
+LOOSE = (0.25, 0.50)
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,56 @@ class ScheduleComparison:
     ks_pvalue: float
     within_share: float
     within: float
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What a :class:`ScheduleComparison` says about a what-if on this machine.
+
+    Attributes:
+        level: ``close``, ``loose`` or ``poor``.
+        why: the numbers against the thresholds.
+        meaning: how far a what-if's numbers can be read as the machine's.
+    """
+
+    level: str
+    why: str
+    meaning: str
+
+
+_MEANING = {
+    "close": "the simulated baseline reproduces the machine's schedule, so a what-if's "
+    "numbers (hours of wait and turnaround) can be read as this machine's",
+    "loose": "the simulated baseline has the machine's character but not its numbers: "
+    "read a what-if as the difference between policies, not as the hours this machine "
+    "would see",
+    "poor": "the simulated baseline is not what the machine did (its priorities, "
+    "reservations, limits or downtime are not in the model): a what-if compares "
+    "policies on a model machine fed this workload, and its hours say nothing about "
+    "this site's own waits",
+}
+
+
+def judge(cmp: ScheduleComparison) -> Judgement:
+    """``close`` when both the KS statistic and the share started within the tolerance
+    meet :data:`CLOSE`, ``loose`` when they meet :data:`LOOSE`, else ``poor``.
+
+    The thresholds bound the size of the gap, not its significance: with thousands of
+    jobs any difference is significant (p near 0), so a p-value cannot grade the match.
+    """
+    ks, within = cmp.ks_statistic, cmp.within_share
+    level = "poor"
+    for name, (ks_max, within_min) in (("close", CLOSE), ("loose", LOOSE)):
+        if ks <= ks_max and within >= within_min:
+            level = name
+            break
+    why = (
+        f"KS {ks:.3f} and {100 * within:.1f}% within {cmp.within:g} s; close needs KS <= "
+        f"{CLOSE[0]:g} and >= {100 * CLOSE[1]:g}%, loose KS <= {LOOSE[0]:g} and "
+        f">= {100 * LOOSE[1]:g}% (the largest gap between the two wait distributions, "
+        "and the share of jobs started near their logged start)"
+    )
+    return Judgement(level, why, _MEANING[level])
 
 
 def compare_schedules(

@@ -14,7 +14,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from cosched.errors import ConfigError
-from cosched.experiments.claims import Claim, Improvement, Value, evaluate, verdict
+from cosched.experiments.claims import (
+    SEED_CAP,
+    Claim,
+    Improvement,
+    Value,
+    agreement,
+    evaluate,
+    rejudge,
+    verdict,
+)
 from cosched.experiments.model import CellEnv, experiment_from_dict
 from cosched.experiments.runner import run_experiment
 from cosched.experiments.stats import Interval
@@ -27,6 +36,8 @@ HALF_123 = T2 / math.sqrt(3)
 
 
 def claim(low: float, high: float, **kw: Any) -> Claim:
+    if kw.get("tol_abs") or kw.get("tol_rel"):
+        kw.setdefault("tolerance_reason", "a hand case")
     return Claim(
         id="c",
         description="d",
@@ -46,28 +57,39 @@ def test_mean_inside_the_widened_range_agrees() -> None:
     assert claim(1, 18, tol_abs=1, tol_rel=0.1).target() == pytest.approx((-0.8, 19.8))
 
 
-def test_interval_reaching_the_target_is_partly() -> None:
-    ci = Interval(2.0, HALF_123, 3)
-    # target [4.48, 5.52]; interval high 4.4841 reaches it
-    v, why = verdict(claim(5, 5, tol_abs=0.52), ci)
-    assert v == "partly" and "interval reaches" in why
-    # target [4.5, 5.5]; 4.4841 < 4.5: not reached, but the sign agrees
-    v, why = verdict(claim(5, 5, tol_abs=0.5), ci)
-    assert v == "partly" and "same sign" in why
+def test_interval_reaching_the_target_is_inconclusive_below_the_seed_cap() -> None:
+    # target [4.48, 5.52]; the interval [-0.4841, 4.4841] reaches it
+    v, why = verdict(claim(5, 5, tol_abs=0.52), Interval(2.0, HALF_123, 3))
+    assert v == "inconclusive" and "interval over 3 seeds reaches it" in why
+    # the same interval over SEED_CAP seeds settles on the mean: 2 is off the target
+    assert verdict(claim(5, 5, tol_abs=0.52), Interval(2.0, HALF_123, SEED_CAP))[0] == ("disagrees")
+    # target [4.5, 5.5]: 4.4841 < 4.5 does not reach it
+    assert verdict(claim(5, 5, tol_abs=0.5), Interval(2.0, HALF_123, 3))[0] == "disagrees"
+
+
+def test_direction_needs_a_signed_claim_and_the_whole_interval_on_the_papers_side() -> None:
+    # paper +5 (target [4.5, 5.5]); cosched 2 +- 1: the interval [1, 3] is positive
+    signed = claim(5, 5, tol_abs=0.5, direction=True)
+    v, why = verdict(signed, Interval(2.0, 1.0, 3))
+    assert v == "direction" and why == "same sign as the paper's, below its range"
+    # an unsigned claim (a wait in minutes) is only off the paper's value
+    assert verdict(claim(5, 5, tol_abs=0.5), Interval(2.0, 1.0, 3))[0] == "disagrees"
+    # [-0.4841, 4.4841] straddles 0: the sign is not established
+    assert verdict(signed, Interval(2.0, HALF_123, 3))[0] == "disagrees"
 
 
 def test_sign_is_the_papers_range_not_the_widened_target() -> None:
     # paper "1% to 18% lower", tolerance 2 points: target [-1, 20] crosses 0, but the
-    # paper's own range is positive, so +50% is the same sign (partly), -5% opposite.
-    c = claim(1, 18, tol_abs=2)
+    # paper's own range is positive, so +50% is the same sign (direction), -5% opposite.
+    c = claim(1, 18, tol_abs=2, direction=True)
     v, why = verdict(c, Interval(50.0, math.nan, 1))
-    assert v == "partly" and why.startswith("same sign, above")
+    assert v == "direction" and why.endswith("above its range")
     v, why = verdict(c, Interval(-5.0, math.nan, 1))
     assert v == "disagrees" and "opposite sign" in why
 
 
 def test_opposite_sign_disagrees_and_one_seed_has_no_interval() -> None:
-    v, why = verdict(claim(5, 5, tol_abs=0.5), Interval(-2.0, HALF_123, 3))
+    v, why = verdict(claim(5, 5, tol_abs=0.5, direction=True), Interval(-2.0, 1.0, 3))
     assert v == "disagrees" and "opposite sign" in why
     # one-sided "worse than PSS" (< 0): +6.41 on one seed disagrees, -6.3 agrees
     assert verdict(claim(-math.inf, 0.0), Interval(6.41, math.nan, 1))[0] == "disagrees"
@@ -75,17 +97,56 @@ def test_opposite_sign_disagrees_and_one_seed_has_no_interval() -> None:
     assert verdict(claim(0, 1), Interval(math.nan, math.nan, 0))[0] == "not run"
 
 
-def test_factor_rule() -> None:
-    # paper 61 min, tolerance 15%: target [51.85, 70.15]; 32 is 51.85 / 32 = 1.62x off
-    c = claim(61, 61, tol_rel=0.15, partly="factor", factor=2.0)
-    assert c.target() == pytest.approx((51.85, 70.15))
-    v, why = verdict(c, Interval(32.0, math.nan, 1))
-    assert v == "partly" and "x1.62" in why
-    assert verdict(c, Interval(20.0, math.nan, 1))[0] == "disagrees"  # 2.59x
-    # above: 140 / 70.15 = 1.996x (partly), 141 / 70.15 = 2.010x (disagrees)
-    v, why = verdict(c, Interval(140.0, math.nan, 1))
-    assert v == "partly" and why.startswith("within a factor 2 (above")
-    assert verdict(c, Interval(141.0, math.nan, 1))[0] == "disagrees"
+def test_not_simulated_keeps_its_reason_and_a_tolerance_needs_one() -> None:
+    c = claim(1, 1, not_simulated="the trace is not public")
+    assert verdict(c, Interval(1.0, math.nan, 1)) == ("not simulated", "the trace is not public")
+    with pytest.raises(ConfigError, match="tolerance needs its tolerance_reason"):
+        Claim("c", "d", "p", 1, 1, lambda r: np.empty(0), "why", tol_abs=1.0)
+    with pytest.raises(ConfigError, match="paper_line needs a quote"):
+        Claim("c", "d", "p", 1, 1, lambda r: np.empty(0), "why", paper_line=3)
+
+
+def test_agreement_leaves_out_calibrated_and_not_simulated_by_hand() -> None:
+    verdicts = ["agrees", "agrees", "direction", "inconclusive", "disagrees", "calibrated",
+                "not simulated"]  # fmt: skip
+    tally = agreement(pd.DataFrame({"verdict": verdicts}))
+    # 7 declared less 1 calibrated and 1 not simulated = 5; 2 of them agree
+    assert tally.counted == 5 and tally.agreement == pytest.approx(0.4)
+    assert tally.text() == (
+        "2 of 5 agree (40%); 1 direction, 1 inconclusive, 1 disagrees, 1 calibrated, "
+        "1 not simulated"
+    )
+    with pytest.raises(ConfigError, match="unknown verdicts"):
+        agreement(pd.DataFrame({"verdict": ["partly"]}))
+
+
+def test_a_fitted_claim_is_calibrated_and_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosched.experiments import calibration
+
+    fit = calibration.Calibration("k", "toy", "3", ("fit-*",), "by hand", ("held",))
+    monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
+    t = table([("a", 1, 2.0), ("a", 2, 2.0)])
+    mk = lambda cid: Claim(cid, "d", "2", 2, 2, Value({"variant": "a"}, "x"), "why")  # noqa: E731
+    out = evaluate([mk("fit-one"), mk("held")], t, "toy")
+    assert out["verdict"].tolist() == ["calibrated", "agrees"]
+    assert "fit of k = 3" in out["reason"].iloc[0] and "alone: agrees" in out["reason"].iloc[0]
+    assert agreement(out).text() == "1 of 1 agree (100%); 1 calibrated"
+    # another reproduction's claim of the same id is not the toy fit's
+    assert evaluate([mk("fit-one")], t, "other")["verdict"].tolist() == ["agrees"]
+
+
+def test_rejudge_reads_a_stored_tables_numbers() -> None:
+    stored = pd.DataFrame(
+        [{"claim": "c", "cosched": 2.0, "cosched_low": 2.0 - HALF_123,
+          "cosched_high": 2.0 + HALF_123, "seeds": 3}]
+    )  # fmt: skip
+    out = rejudge([claim(5, 5, tol_abs=0.52)], stored, "toy")
+    assert out["verdict"].tolist() == ["inconclusive"]
+    assert out["cosched_high"].iloc[0] == pytest.approx(2.0 + HALF_123)
+    # a declared claim the stored table does not hold
+    assert rejudge([claim(5, 5)], stored.assign(claim="gone"), "toy")["verdict"].tolist() == [
+        "not run"
+    ]
 
 
 def table(rows: list[tuple[str, int, float]]) -> pd.DataFrame:
@@ -108,10 +169,11 @@ def test_improvement_is_paired_by_seed_or_against_a_single_baseline() -> None:
 
 def test_evaluate_reports_reason_only_when_not_agreeing() -> None:
     t = table([("a", 1, 1.0), ("a", 2, 2.0), ("a", 3, 3.0)])
-    c1 = Claim("ok", "d", "2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=0.1)
-    c2 = Claim("off", "d", "5", 5, 5, Value({"variant": "a"}, "x"), "why", tol_abs=0.5)
+    kw: dict[str, Any] = {"tolerance_reason": "by hand"}
+    c1 = Claim("ok", "d", "2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=0.1, **kw)
+    c2 = Claim("off", "d", "5", 5, 5, Value({"variant": "a"}, "x"), "why", tol_abs=0.52, **kw)
     out = evaluate([c1, c2], t, "toy")
-    assert out["verdict"].tolist() == ["agrees", "partly"]
+    assert out["verdict"].tolist() == ["agrees", "inconclusive"]
     assert out["reason"].tolist()[0] == ""
     assert out["reason"].tolist()[1].endswith(": why")
     row = out.iloc[1]
@@ -129,7 +191,12 @@ def toy_cell(params: Mapping[str, Any], seed: int, env: CellEnv) -> dict[str, fl
 
 
 def toy_claims() -> list[Claim]:
-    return [Claim("x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model", tol_abs=0.5)]
+    return [
+        Claim(
+            "x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model", tol_abs=0.52,
+            tolerance_reason="a toy's", paper_line=1, quote="five",
+        )
+    ]  # fmt: skip
 
 
 def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
@@ -147,7 +214,7 @@ def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
     meta = json.loads(stored.schema.metadata[META_KEY])
     assert meta["claims"] == "tests.experiments.test_claims:toy_claims"
     rows = stored.to_pylist()
-    assert [(r["claim"], r["verdict"], r["seeds"]) for r in rows] == [("x-a1", "partly", 3)]
+    assert [(r["claim"], r["verdict"], r["seeds"]) for r in rows] == [("x-a1", "inconclusive", 3)]
     assert rows[0]["cosched"] == pytest.approx(2.0)
     results = json.loads(pq.read_schema(tmp_path / "results.parquet").metadata[META_KEY])
     assert results["spec"]["claims"] == "tests.experiments.test_claims:toy_claims"
@@ -156,7 +223,8 @@ def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
     assert carried.to_dict("records") == stored.to_pandas().to_dict("records")
     assert len(pq.read_table(tmp_path / "results.parquet")) == 2 * 3
     report = (tmp_path / "report.md").read_text()
-    assert "| x-a1 | x of a=1 | 5 | 2 [-0.484, 4.48] | 3 | partly |" in report
+    assert "| x-a1 | x of a=1 | 5 | 2 [-0.484, 4.48] | 3 | inconclusive |" in report
+    assert rows[0]["paper_line"] == 1 and rows[0]["quote"] == "five"
 
 
 def test_a_claims_key_that_cannot_be_imported_is_refused() -> None:
@@ -179,7 +247,9 @@ def test_every_reproduction_declares_claims_with_unique_ids(name: str) -> None:
     assert len(declared) >= 10
     empty = pd.DataFrame({"key": [], "status": [], "seed": []})
     out = evaluate(declared, empty, name)
-    assert (out["verdict"] == "not run").all()
+    # With no results every claim is "not run", but for those declared not simulated.
+    expected = ["not simulated" if c.not_simulated else "not run" for c in declared]
+    assert out["verdict"].tolist() == expected
     assert out["claim"].is_unique
     # Every claim names the modelling choice that a disagreement would be put down to.
     assert all(len(c.reason) > 20 for c in declared)
@@ -218,3 +288,47 @@ def test_coupled_extra_wait_is_the_worst_scheme_minus_base_by_hand() -> None:
     )
     # seed 0: max(900, 1200) - 600 = 600 s = 10 min; seed 1: 720 - 660 = 60 s = 1 min
     assert _extra(0.5, "x", 1 / 60)(t).tolist() == pytest.approx([10.0, 1.0])
+
+
+# -- the calibration record against the declared claims and the stored tables -----------
+
+
+def _declared(family: str) -> list[Claim]:
+    import tomllib
+
+    from cosched.experiments.model import resolve
+    from cosched.experiments.reproductions import spec_text
+
+    return list(resolve(tomllib.loads(spec_text(family))["claims"])())
+
+
+def test_every_registered_fit_names_declared_claims() -> None:
+    from fnmatch import fnmatchcase
+
+    from cosched.experiments.calibration import CALIBRATIONS
+
+    for fit in CALIBRATIONS:
+        ids = [c.id for c in _declared(fit.family)]
+        for pattern in (*fit.fitted_to, *fit.held_out):
+            matched = [i for i in ids if fnmatchcase(i, pattern)]
+            assert matched, f"{fit.parameter} ({fit.family}): {pattern!r} matches no claim"
+        held = [i for i in ids if fit.holds_out(i)]
+        assert held, f"{fit.parameter}: no held-out claim tests it"
+
+
+@pytest.mark.parametrize("family", ["lomarc", "nodeshare", "dyncosched", "coupled", "fcs"])
+def test_no_calibrated_claim_enters_an_agreement_count(family: str) -> None:
+    from cosched.experiments.calibration import calibration_of
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "claims" / f"{family}.csv"
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    fitted = [calibration_of(family, str(c)) is not None for c in frame["claim"]]
+    # every claim in a fit set is stored as calibrated (unless it cannot be simulated) ...
+    stored = frame.loc[fitted, "verdict"].tolist()
+    assert all(v in ("calibrated", "not simulated", "not run") for v in stored), stored
+    # ... and the agreement figure's denominator leaves every one of them out
+    tally = agreement(frame)
+    uncounted = int((frame["verdict"].isin(["calibrated", "not simulated"])).sum())
+    assert tally.counted == len(frame) - uncounted
+    assert tally.counts.get("agrees", 0) == int((frame["verdict"] == "agrees").sum())
+    assert not any(f and v == "agrees" for f, v in zip(fitted, frame["verdict"], strict=True))

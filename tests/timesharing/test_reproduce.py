@@ -32,7 +32,7 @@ def tiny_spec() -> dict:
 
 def test_the_spec_covers_every_scheme_once() -> None:
     quick = spec("dyncosched", quick=True).tasks()
-    assert len({t.key for t in quick}) == len(quick) == 122
+    assert len({t.key for t in quick}) == len(quick) == 142  # MPL 16 too: every claim's cells
     wl7 = [t for t in quick if t.columns["workload"] == "WL7"]
     assert len(wl7) == 3 * len(SCHEMES)  # Figure 3: three loads x every scheme
     assert len(spec("dyncosched").tasks()) == 202 * 3  # 202 configurations x 3 seeds

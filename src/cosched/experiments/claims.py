@@ -1,28 +1,40 @@
 """A paper's claims as data: declared per family, judged from the stored results alone.
 
 A family declares its paper's claims as :class:`Claim` values (an id, what the paper
-says with its number or range, how to compute cosched's value per seed from the results
-table, a tolerance, and the modelling choice that explains a disagreement) in a
-function named by the spec's ``claims`` key (``module:function`` returning the list).
-The report builder (:mod:`cosched.experiments.report`) calls :func:`evaluate` on the
-results, writes the claim table to ``DIR/claims.parquet`` beside ``results.parquet``
-(whose provenance names the declaring function in its spec) and puts it at the top of
-the report; ``scripts/readme_status.py`` builds the README's status column from it.
+says with its number or range, the paper's words and the line of its text they start
+on, how to compute cosched's value per seed from the results table, a tolerance with its
+reason, and the modelling choice that explains a disagreement) in a function named by
+the spec's ``claims`` key (``module:function`` returning the list); the declaring module
+names the paper's text file (``/work/shared/papers/<PAPER>.txt``) in a constant
+``PAPER``. The report builder (:mod:`cosched.experiments.report`) calls :func:`evaluate`
+on the results, writes the claim table to ``DIR/claims.parquet`` beside
+``results.parquet`` (whose provenance names the declaring function in its spec) and
+puts it at the top of the report; ``scripts/readme_status.py`` builds the README's
+status column and ``docs/fidelity.md`` from it.
 
 The verdict (:func:`verdict`), for a paper range ``[low, high]`` (a single number has
 ``low == high``; a one-sided claim such as "worse than PSS" has an infinite end) widened
 by the tolerance ``tol = max(tol_abs, tol_rel * max(|low|, |high|))`` (finite ends
-only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval:
+only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
+Each verdict means one thing:
 
 * **agrees**: the mean lies in the target;
-* **partly**: it does not, but the interval reaches the target (the seeds cannot
-  exclude the paper's value), or the direction agrees: with ``partly="sign"`` the
-  paper's range (before the tolerance) lies on one side of 0 and the mean on the same
-  side; with ``partly="factor"`` both are positive and the mean is within a factor
-  ``factor`` of the target;
-* **disagrees**: otherwise.
+* **inconclusive**: it does not, but the interval reaches the target: the seeds can
+  neither confirm nor exclude the paper's value; more seeds settle it, up to
+  :data:`SEED_CAP`, beyond which the mean alone decides;
+* **direction**: for a claim declared ``direction=True`` (a signed comparison: an
+  improvement, a difference, an ordering), the paper's range lies on one side of 0 and
+  cosched's whole interval on the same side, but outside the target;
+* **disagrees**: otherwise;
+* **calibrated**: the claim was a target of a parameter fitted to the paper's output
+  (:mod:`cosched.experiments.calibration`); cosched's number is shown, never counted;
+* **not simulated**: the claim is declared with ``not_simulated`` (the reason: a trace
+  that is not public, a machine the paper does not describe) and kept in the table;
+* **not run**: the results hold no finished cell for it (a quick grid, say).
 
 One seed gives no interval: the interval is the mean itself, and the table says so.
+The agreement figure (:func:`agreement`) is agrees over every declared claim less the
+calibrated and not simulated ones, with the direction and inconclusive counts beside it.
 """
 
 from __future__ import annotations
@@ -40,19 +52,49 @@ from cosched.experiments.stats import Interval, mean_ci
 
 __all__ = [
     "COLUMNS",
+    "SEED_CAP",
+    "UNCOUNTED",
+    "VERDICTS",
     "Claim",
     "Improvement",
     "Measure",
+    "Tally",
     "Value",
+    "agreement",
     "claims_markdown",
     "combine",
     "evaluate",
+    "not_simulated",
     "per_seed",
+    "rejudge",
     "select",
     "verdict",
 ]
 
-Verdict = Literal["agrees", "partly", "disagrees", "not run"]
+Verdict = Literal[
+    "agrees",
+    "direction",
+    "inconclusive",
+    "disagrees",
+    "calibrated",
+    "not simulated",
+    "not run",
+]
+#: The verdicts in the order tables and counts list them.
+VERDICTS: tuple[Verdict, ...] = (
+    "agrees",
+    "direction",
+    "inconclusive",
+    "disagrees",
+    "calibrated",
+    "not simulated",
+    "not run",
+)
+#: Verdicts left out of the agreement figure's denominator.
+UNCOUNTED = frozenset({"calibrated", "not simulated"})
+#: Seeds beyond which an interval reaching the target no longer makes a claim
+#: inconclusive: the mean alone decides.
+SEED_CAP = 20
 #: Columns of the claim table (``claims.parquet``), in order.
 COLUMNS = (
     "experiment",
@@ -66,8 +108,11 @@ COLUMNS = (
     "cosched_low",
     "cosched_high",
     "seeds",
+    "tolerance",
     "verdict",
     "reason",
+    "paper_line",
+    "quote",
 )
 
 Measure = Callable[[pd.DataFrame], np.ndarray]
@@ -159,6 +204,11 @@ class Improvement:
             return 100.0 * gain / ref
 
 
+def not_simulated(results: pd.DataFrame) -> np.ndarray:
+    """The measure of a claim declared ``not_simulated``: no value."""
+    return np.empty(0)
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim of a paper, and how cosched's number for it is computed.
@@ -174,8 +224,16 @@ class Claim:
         reason: the modelling choice behind a disagreement (shown unless it agrees).
         unit: unit of the paper's and cosched's numbers.
         tol_abs, tol_rel: tolerance around the paper's range (see the module docstring).
-        partly: ``sign`` or ``factor``: which weaker agreement counts as *partly*.
-        factor: the factor of ``partly="factor"``.
+        tolerance_reason: why the tolerance is what it is (required when it is not 0).
+        direction: the claim is a signed comparison (an improvement, a difference, an
+            ordering), so cosched's whole interval on the paper's side of 0 but its mean
+            outside the target is *direction*; otherwise such a mean *disagrees*.
+        paper_line: the 1-based line of the paper's text (the declaring module's
+            ``PAPER``) where ``quote`` starts.
+        quote: the paper's words the claim rests on, as printed (whitespace may differ;
+            it may run on into the following lines).
+        not_simulated: why the claim cannot be simulated (the verdict is then *not
+            simulated*, and ``measure`` is not called).
     """
 
     id: str
@@ -188,14 +246,19 @@ class Claim:
     unit: str = ""
     tol_abs: float = 0.0
     tol_rel: float = 0.0
-    partly: Literal["sign", "factor"] = "sign"
-    factor: float = 2.0
+    tolerance_reason: str = ""
+    direction: bool = False
+    paper_line: int | None = None
+    quote: str = ""
+    not_simulated: str = ""
 
     def __post_init__(self) -> None:
         if not self.low <= self.high:
             raise ConfigError(f"claim {self.id}: low {self.low} above high {self.high}")
-        if self.partly not in ("sign", "factor"):
-            raise ConfigError(f"claim {self.id}: partly must be 'sign' or 'factor'")
+        if (self.tol_abs or self.tol_rel) and not self.tolerance_reason:
+            raise ConfigError(f"claim {self.id}: a tolerance needs its tolerance_reason")
+        if self.paper_line is not None and (self.paper_line < 1 or not self.quote):
+            raise ConfigError(f"claim {self.id}: paper_line needs a quote and is 1-based")
 
     def target(self) -> tuple[float, float]:
         """The paper's range widened by the tolerance."""
@@ -203,14 +266,28 @@ class Claim:
         tol = max(self.tol_abs, self.tol_rel * max(ends, default=0.0))
         return self.low - tol, self.high + tol
 
+    def tolerance(self) -> str:
+        """The tolerance and its reason, as the claim table shows it."""
+        parts = []
+        if self.tol_abs:
+            parts.append(f"{self.tol_abs:g}{' ' + self.unit if self.unit else ''}")
+        if self.tol_rel:
+            parts.append(f"{100 * self.tol_rel:g}% of the paper's value")
+        if not parts:
+            return "none: the paper's range itself"
+        text = " or ".join(parts) + (", whichever is larger" if len(parts) == 2 else "")
+        return f"{text} ({self.tolerance_reason})"
+
 
 def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
     """The verdict on ``claim`` given cosched's interval, and why it is not *agrees*.
 
     The second item is empty for *agrees*; otherwise it says how cosched's number
     stands against the paper's (the declared modelling reason is added by
-    :func:`evaluate`).
+    :func:`evaluate`). *Calibrated* is :func:`evaluate`'s (it needs the experiment).
     """
+    if claim.not_simulated:
+        return "not simulated", claim.not_simulated
     if ci.n == 0 or math.isnan(ci.mean):
         return "not run", "no finished cell for this claim"
     lo, hi = claim.target()
@@ -219,53 +296,143 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
         return "agrees", ""
     half = 0.0 if math.isnan(ci.half) else ci.half
     side = "above" if m > hi else "below"
-    if m - half <= hi and m + half >= lo:
-        return "partly", f"mean {side} the paper's, but its 95% interval reaches it"
+    if m - half <= hi and m + half >= lo and ci.n < SEED_CAP:
+        return "inconclusive", (
+            f"mean {side} the paper's, but its 95% interval over {ci.n} seeds reaches it "
+            f"(more seeds, up to {SEED_CAP}, settle it)"
+        )
     # Signs are the paper's own (its range before the tolerance widened it).
     positive, negative = claim.low > 0, claim.high < 0
-    if claim.partly == "sign":
-        if (positive and m > 0) or (negative and m < 0):
-            return "partly", f"same sign, {side} the paper's range"
-    elif lo > 0 and m > 0:
-        near = lo if m < lo else hi
-        ratio = max(m / near, near / m)
-        if ratio <= claim.factor:
-            return "partly", f"within a factor {claim.factor:g} ({side}: x{ratio:.2f})"
-    return "disagrees", f"{side} the paper's range" + (
-        ", opposite sign" if (positive and m < 0) or (negative and m > 0) else ""
-    )
+    if claim.direction and ((positive and m - half > 0) or (negative and m + half < 0)):
+        return "direction", f"same sign as the paper's, {side} its range"
+    opposite = (positive and m < 0) or (negative and m > 0)
+    return "disagrees", f"{side} the paper's range" + (", opposite sign" if opposite else "")
 
 
-def evaluate(claims: Sequence[Claim], results: pd.DataFrame, experiment: str = "") -> pd.DataFrame:
-    """The claim table (columns :data:`COLUMNS`) of ``claims`` on ``results``."""
+def _row(c: Claim, ci: Interval, experiment: str) -> dict[str, Any]:
+    """One row of the claim table: ``c`` judged on ``ci``, calibrated fits set apart."""
+    from cosched.experiments.calibration import calibration_of
+
+    v, why = verdict(c, ci)
+    fit = calibration_of(experiment, c.id) if v not in ("not simulated", "not run") else None
+    if fit is not None:
+        against = f"{v}: {why}" if why else v
+        v, why = (
+            "calibrated",
+            (
+                f"a target of the fit of {fit.parameter} = {fit.value}, so not counted "
+                f"(against the paper alone: {against})"
+            ),
+        )
+        reason = why
+    elif v in ("agrees", "not run", "not simulated"):
+        reason = why
+    else:
+        reason = f"{why}: {c.reason}"
+    half = 0.0 if math.isnan(ci.half) else ci.half
+    return {
+        "experiment": experiment,
+        "claim": c.id,
+        "description": c.description,
+        "paper": c.paper,
+        "paper_low": float(c.low),
+        "paper_high": float(c.high),
+        "unit": c.unit,
+        "cosched": ci.mean,
+        "cosched_low": ci.mean - half if ci.n else math.nan,
+        "cosched_high": ci.mean + half if ci.n else math.nan,
+        "seeds": ci.n,
+        "tolerance": c.tolerance(),
+        "verdict": v,
+        "reason": reason,
+        "paper_line": c.paper_line,
+        "quote": c.quote,
+    }
+
+
+def _unique(claims: Sequence[Claim]) -> None:
     ids = [c.id for c in claims]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ConfigError(f"two claims have the id {dup!r}")
+
+
+def _table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    # Whole line numbers or None (JSON null in results.parquet's metadata), never NaN.
+    table["paper_line"] = pd.Series([r["paper_line"] for r in rows], dtype=object)
+    return table
+
+
+def evaluate(claims: Sequence[Claim], results: pd.DataFrame, experiment: str = "") -> pd.DataFrame:
+    """The claim table (columns :data:`COLUMNS`) of ``claims`` on ``results``.
+
+    ``experiment`` names the reproduction, whose registered calibrations
+    (:mod:`cosched.experiments.calibration`) make their fit sets *calibrated*.
+    """
+    _unique(claims)
     rows = []
     for c in claims:
-        ci = mean_ci(np.asarray(c.measure(results), dtype=np.float64))
-        v, why = verdict(c, ci)
-        half = 0.0 if math.isnan(ci.half) else ci.half
-        reason = "" if v == "agrees" else f"{why}: {c.reason}" if v != "not run" else why
-        rows.append(
-            {
-                "experiment": experiment,
-                "claim": c.id,
-                "description": c.description,
-                "paper": c.paper,
-                "paper_low": float(c.low),
-                "paper_high": float(c.high),
-                "unit": c.unit,
-                "cosched": ci.mean,
-                "cosched_low": ci.mean - half if ci.n else math.nan,
-                "cosched_high": ci.mean + half if ci.n else math.nan,
-                "seeds": ci.n,
-                "verdict": v,
-                "reason": reason,
-            }
-        )
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+        values = np.empty(0) if c.not_simulated else c.measure(results)
+        rows.append(_row(c, mean_ci(np.asarray(values, dtype=np.float64)), experiment))
+    return _table(rows)
+
+
+def rejudge(claims: Sequence[Claim], stored: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """The claim table of ``claims`` judged on the numbers a stored table holds.
+
+    ``stored`` is a claim table (``claims.parquet`` or a ``docs/claims`` copy): each
+    claim's mean, interval ends and seed count are read from its row with the same id
+    (the interval is symmetric about the mean), so the current declarations and verdict
+    rule apply without a new simulation. A declared claim without a stored number is
+    *not run* (or *not simulated*, if so declared).
+    """
+    _unique(claims)
+    by_id = {str(r["claim"]): r for r in stored.to_dict("records")}
+    rows = []
+    for c in claims:
+        r = by_id.get(c.id)
+        ci = Interval(math.nan, math.nan, 0)
+        if r is not None and int(r["seeds"]) > 0 and math.isfinite(float(r["cosched"])):
+            n = int(r["seeds"])
+            half = (float(r["cosched_high"]) - float(r["cosched_low"])) / 2
+            ci = Interval(float(r["cosched"]), half if n >= 2 else math.nan, n)
+        rows.append(_row(c, ci, experiment))
+    return _table(rows)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A claim table's verdict counts and its agreement figure."""
+
+    counts: Mapping[str, int]
+
+    @property
+    def counted(self) -> int:
+        """Declared claims less the calibrated and not simulated ones."""
+        return sum(n for v, n in self.counts.items() if v not in UNCOUNTED)
+
+    @property
+    def agreement(self) -> float:
+        """Agrees over :attr:`counted` (NaN when nothing is counted)."""
+        return self.counts.get("agrees", 0) / self.counted if self.counted else math.nan
+
+    def text(self) -> str:
+        """``A of N agree (P%); D direction, I inconclusive`` and the uncounted."""
+        c = self.counts
+        pct = "n/a" if math.isnan(self.agreement) else f"{100 * self.agreement:.0f}%"
+        head = f"{c.get('agrees', 0)} of {self.counted} agree ({pct})"
+        rest = [f"{c[v]} {v}" for v in VERDICTS[1:] if c.get(v)]
+        return head + ("; " + ", ".join(rest) if rest else "")
+
+
+def agreement(table: pd.DataFrame) -> Tally:
+    """The verdict counts of a claim table (:class:`Tally`)."""
+    counts = table["verdict"].value_counts().to_dict() if len(table) else {}
+    unknown = sorted(set(counts) - set(VERDICTS))
+    if unknown:
+        raise ConfigError(f"claim table has unknown verdicts {unknown}")
+    return Tally({v: int(counts[v]) for v in VERDICTS if counts.get(v)})
 
 
 def _num(v: float) -> str:
@@ -275,20 +442,22 @@ def _num(v: float) -> str:
 
 
 def claims_markdown(table: pd.DataFrame) -> list[str]:
-    """The claim table as Markdown, with a count of the verdicts."""
-    counts = table["verdict"].value_counts().to_dict()
-    order = ("agrees", "partly", "disagrees", "not run")
+    """The claim table as Markdown, with its verdict counts and agreement figure."""
     lines = [
         "## The paper's claims",
         "",
         "Each claim of the paper beside cosched's mean over seeds and its 95% Student-t "
-        "interval (one seed: no interval). Verdict: *agrees* (cosched's mean within the "
-        "paper's value or range, widened by the claim's tolerance), *partly* (not, but the "
-        "interval reaches the paper's, or the sign or order of magnitude agrees), "
-        "*disagrees* (otherwise; the reason names the modelling choice). The table is "
-        "also `claims.parquet`.",
+        "interval (one seed: no interval). Verdicts: *agrees* (the mean within the "
+        "paper's value or range widened by the claim's stated tolerance), *direction* "
+        "(a signed comparison whose whole interval has the paper's sign, but outside the "
+        "tolerance), *inconclusive* (the mean outside, but the interval reaches the "
+        f"paper's: more seeds, up to {SEED_CAP}, settle it), *disagrees* (otherwise; the "
+        "reason names the modelling choice), *calibrated* (a target of a parameter "
+        "fitted to the paper: shown, not counted), *not simulated* (with the reason). "
+        "The agreement figure is agrees over the claims less the calibrated and not "
+        "simulated ones. The table is also `claims.parquet`.",
         "",
-        "Verdicts: " + ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k)) + ".",
+        "Claims: " + agreement(table).text() + ".",
         "",
         "| claim | what | paper | cosched (95% interval) | seeds | verdict | reason |",
         "|---|---|---|---|---|---|---|",

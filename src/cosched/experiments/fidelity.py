@@ -1,0 +1,347 @@
+"""docs/fidelity.md: per paper, the claims' verdicts, the calibrations and each gap's cause.
+
+The counts come from the stored claim tables (``docs/claims/*.csv``, written by
+``scripts/readme_status.py``); the causes are data here (:data:`CAUSES`): for each claim
+cosched does not reproduce (*disagrees*, or *direction*: the sign right, the size not),
+its cause, classified as one of :data:`KINDS`, and the evidence that would close it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Literal
+
+import pandas as pd
+
+from cosched.experiments.calibration import calibrations
+from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
+
+__all__ = ["CAUSES", "KINDS", "PAPERS", "REJUDGED", "Cause", "cause_of", "fidelity_markdown"]
+
+Kind = Literal["missing mechanism", "reading without evidence", "paper under-specified", "bug"]
+#: The kinds of cause of a gap between cosched and a paper.
+KINDS: tuple[Kind, ...] = (
+    "missing mechanism",
+    "reading without evidence",
+    "paper under-specified",
+    "bug",
+)
+#: Reproduction -> the paper it reproduces (its text in ../shared/papers/).
+PAPERS = {
+    "lomarc": "lomarc-hyperthreaded-coscheduling",
+    "nodeshare": "hpc-coscheduling-malleable-configurations",
+    "dyncosched": "dynamic-coscheduling-cluster-simulation",
+    "fcs": "flexible-coscheduling-fcs",
+    "coupled": "coupled-systems-coscheduling",
+}
+#: The ``judged`` cell of a claims copy whose verdicts were re-judged from its numbers.
+REJUDGED = "re-judged from the stored numbers (scripts/readme_status.py --rejudge)"
+#: Verdicts whose cause docs/fidelity.md gives.
+GAPS = ("disagrees", "direction")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why some claims of a reproduction are not reproduced.
+
+    Attributes:
+        family: the reproduction.
+        claims: claim ids or :func:`fnmatch.fnmatchcase` patterns.
+        kind: one of :data:`KINDS`.
+        cause: what in the model, the reading or the paper makes the gap.
+        evidence: what would close it (a measurement, a trace, a test).
+    """
+
+    family: str
+    claims: tuple[str, ...]
+    kind: Kind
+    cause: str
+    evidence: str
+
+
+def cause_of(family: str, claim: str) -> Cause | None:
+    """The first cause of ``family`` whose patterns hold ``claim`` (else None)."""
+    for c in CAUSES:
+        if c.family == family and any(fnmatchcase(claim, p) for p in c.claims):
+            return c
+    return None
+
+
+def _num(v: float) -> str:
+    if isinstance(v, float) and math.isnan(v):
+        return "n/a"
+    return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def _summary(copies: dict[str, pd.DataFrame]) -> list[str]:
+    head = ["paper", "claims", *VERDICTS, "agreement"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, frame in copies.items():
+        t = agreement(frame)
+        pct = "n/a" if math.isnan(t.agreement) else f"{100 * t.agreement:.0f}%"
+        counts = [str(t.counts.get(v, 0)) for v in VERDICTS]
+        lines.append(f"| {name} | {len(frame)} | " + " | ".join(counts) + f" | {pct} |")
+    return [*lines, ""]
+
+
+def _calibrations(name: str, frame: pd.DataFrame) -> list[str]:
+    fits = calibrations(name)
+    if not fits:
+        return ["No parameter of this reproduction is registered as fitted to the paper.", ""]
+    lines = [
+        "| parameter | value | fitted to | method | held-out claims: verdicts |",
+        "|---|---|---|---|---|",
+    ]
+    for fit in fits:
+        fitted = [c for c in frame["claim"] if fit.fits(c)]
+        held = frame[[fit.holds_out(c) for c in frame["claim"]]]
+        tally = agreement(held).text() if len(held) else "none declared"
+        lines.append(
+            f"| {_cell(fit.parameter)} | {_cell(fit.value)} | {', '.join(fitted) or '-'} | "
+            f"{_cell(fit.method)} | {tally} |"
+        )
+    return [*lines, ""]
+
+
+def _gaps(name: str, frame: pd.DataFrame) -> list[str]:
+    """The claims that disagree or are off in size, grouped by their cause."""
+    gaps = frame[frame["verdict"].isin(GAPS)]
+    if gaps.empty:
+        return ["No claim disagrees or is off in size only.", ""]
+    groups: dict[int, list[str]] = {}
+    for r in gaps.itertuples(index=False):
+        c = cause_of(name, str(r.claim))
+        unit = f" {r.unit}" if r.unit else ""
+        row = f"| {r.claim} | {_cell(r.paper)} | {_num(float(r.cosched))}{unit} | {r.verdict} |"
+        groups.setdefault(CAUSES.index(c) if c else -1, []).append(row)
+    lines = []
+    for key, rows in groups.items():
+        if key < 0:
+            lines += ["**Unclassified.**", ""]
+        else:
+            c = CAUSES[key]
+            lines += [f"**{c.kind.capitalize()}.** {c.cause[0].upper()}{c.cause[1:]}. "
+                      f"*Evidence that would close it:* {c.evidence}.", ""]  # fmt: skip
+        lines += ["| claim | paper | cosched | verdict |", "|---|---|---|---|", *rows, ""]
+    return lines
+
+
+def _inconclusive(frame: pd.DataFrame) -> list[str]:
+    rows = frame[frame["verdict"] == "inconclusive"]
+    if rows.empty:
+        return []
+    listed = ", ".join(f"{r.claim} ({r.seeds} seeds)" for r in rows.itertuples(index=False))
+    return [
+        f"**Inconclusive** (more seeds, up to {SEED_CAP}, settle them): {listed}.",
+        "",
+    ]
+
+
+def _not_simulated(frame: pd.DataFrame) -> list[str]:
+    rows = frame[frame["verdict"] == "not simulated"]
+    if rows.empty:
+        return []
+    items = [f"{r.claim} ({_cell(r.reason)})" for r in rows.itertuples(index=False)]
+    return [f"**Not simulated**: {'; '.join(items)}.", ""]
+
+
+def _paper(name: str, frame: pd.DataFrame) -> list[str]:
+    command = str(frame["command"].iloc[0]) if len(frame) else "?"
+    judged = str(frame["judged"].iloc[0]) if "judged" in frame.columns and len(frame) else ""
+    seeds = int(frame["seeds"].max()) if len(frame) else 0
+    quoted = int(frame["quote"].astype(bool).sum()) if "quote" in frame.columns else 0
+    return [
+        f"## {name} ({PAPERS[name]})",
+        "",
+        f"Claims: {agreement(frame).text()}. Numbers from `{command}` (up to {seeds} "
+        f"seeds); verdicts {judged or 'when the report was built'}; {quoted} of "
+        f"{len(frame)} claims quote the paper's text with its line "
+        f"(`docs/claims/{name}.csv`).",
+        "",
+        "### Calibrations",
+        "",
+        *_calibrations(name, frame),
+        "### What is not reproduced, and why",
+        "",
+        *_gaps(name, frame),
+        *_inconclusive(frame),
+        *_not_simulated(frame),
+    ]
+
+
+def fidelity_markdown(copies: dict[str, pd.DataFrame]) -> str:
+    """docs/fidelity.md from the claim copies (reproduction -> its table)."""
+    lines = [
+        "# Fidelity to the papers",
+        "",
+        "Generated by `python scripts/readme_status.py` from `docs/claims/*.csv` (the claim "
+        "tables of the reproductions' runs) and from the data in "
+        "`cosched.experiments.calibration` (fitted parameters) and "
+        "`cosched.experiments.fidelity.CAUSES` (causes). Do not edit by hand.",
+        "",
+        "Each claim is a number or a comparison the paper's results state, with the line of "
+        "the paper's text it quotes. Verdicts: **agrees** (cosched's mean within the "
+        "paper's value widened by the claim's stated tolerance), **direction** (a signed "
+        "comparison whose whole interval has the paper's sign, the size outside the "
+        f"tolerance), **inconclusive** (the mean outside, the 95% interval reaching the "
+        f"paper's value: more seeds, up to {SEED_CAP}, settle it), **disagrees**, "
+        "**calibrated** (a target of a parameter fitted to the paper: shown, never "
+        "counted), **not simulated** (with the reason), **not run** (declared, but the "
+        "stored run has no cell for it). The agreement figure is agrees over all declared "
+        "claims less the calibrated and not simulated ones.",
+        "",
+        "A table whose verdicts are marked *re-judged* holds the numbers of the run its "
+        "command names, judged again under the current declarations and verdict rule "
+        "without a new simulation (`python scripts/readme_status.py --rejudge NAME`); a "
+        "claim declared after that run is *not run* until the reproduction is run again.",
+        "",
+        *_summary(copies),
+        "Causes: **missing mechanism** (the model lacks something the paper's system "
+        "has), **reading without evidence** (a choice the text does not settle, made "
+        "without a measurement), **paper under-specified** (the paper omits an input: a "
+        "trace that is not public, a machine detail), **bug**.",
+        "",
+    ]
+    for name, frame in copies.items():
+        lines += _paper(name, frame)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_LOMARC_LOAD = (
+    "the paper gives its workloads' loads only as Table 4's 'Load', not a utilization; "
+    "typeless Lublin workloads offer 0.73 / 0.99 / 1.71 (W1-W3), so W2 and W3 are "
+    "saturated for most of the run and any capacity cuts an ever-growing wait, while W1 "
+    "and W2 leave the work done set by the arrivals"
+)
+_LOMARC_LOAD_CLOSE = (
+    "the paper's workload files, or its W1-W3 utilizations under PSS, to set the offered "
+    "loads; then a sweep of the offered load shows which claims follow it"
+)
+_FCS_SECTION5 = (
+    "section 5's workload is given as Lublin's model at MPL 6 on 32 PEs, without the job "
+    "kinds (which jobs are imbalanced or communicating), the requests or the arrival "
+    "scaling; no reading of it tried brings FCS's throughput above FCFS's "
+    "(docs/timesharing.md, 'Figure 7's saturation, re-read')"
+)
+_DCS_WORKLOAD = (
+    "the paper's LLNL workload model is not given; Lublin jobs with run times / 400 at "
+    "4 KiB messages stand in, and the time scale sets how many messages, switches and "
+    "interrupts a job incurs (docs/timesharing.md)"
+)
+_COUPLED_TRACES = (
+    "the Intrepid and Eureka traces are not public: Atlas packed to load 0.94 (a pool of "
+    "nodes, no Blue Gene/P partitions, many short jobs) and KTH SP2 stand in"
+)
+
+#: Each gap's cause, per reproduction: the first entry whose patterns hold a claim.
+CAUSES: tuple[Cause, ...] = (
+    # LOMARC
+    Cause("lomarc", ("fig*-L-R-overlap-*", "fig6-AC-overlap-*"), "reading without evidence",
+          "under the overlap reading (the one Table 2's worked example supports) fewer "
+          "matchable pairs pass MAX_SLOWDOWN than Table 5 reports, and AC pairs at no "
+          "cost unless it pages: section 4.1's formula and section 6's results cannot "
+          "both be followed",
+          "the authors' simulator or its slowdown table; failing that, the section 6 "
+          "claims under both readings side by side (this table)"),
+    Cause("lomarc", ("fig6-*-response-M1-W2", "fig6-*-response-M1-W3", "text-L-R-makespan-*",
+                     "fig8-*-E-M1-*"), "paper under-specified", _LOMARC_LOAD,
+          _LOMARC_LOAD_CLOSE),
+    Cause("lomarc", ("fig*-L-R-vs-L-U1-*", "fig*-L-FM-vs-L-R-*"), "paper under-specified",
+          "the heuristics choose among fewer candidates than Table 5's (13 jobs queued "
+          "per search on W1 against 36, 126 on W3 against 222), so they differ less; "
+          "the paper's queue lengths follow from workloads it does not give",
+          "the paper's workloads, or Table 5's queue lengths reached by the offered load; "
+          "then the heuristic-to-heuristic gaps measured again"),
+    Cause("lomarc", ("fig7-*-bounded-*", "fig9-*-bounded-*"), "paper under-specified",
+          "only medium and long jobs pair (the paper's rule) while 43% of the typeless "
+          "Lublin jobs run 60 s or less and dominate the 60 s-bounded mean; the paper's "
+          "job-length mix per class is not given",
+          "the paper's workload's share of short jobs; the bounded gain measured on a "
+          "workload with that share"),
+    Cause("lomarc", ("fig8-utilization-*",), "reading without evidence",
+          "a node running two jobs counts once in the node-busy share (the paper's "
+          "'utilization' as docs/lomarc.md reads it), so pairing lowers it wherever "
+          "arrivals, not capacity, set the work done",
+          "the paper's definition of utilization for a paired node; the claim under the "
+          "hardware-thread share"),
+    Cause("lomarc", ("*",), "paper under-specified", _LOMARC_LOAD, _LOMARC_LOAD_CLOSE),
+    # node sharing
+    Cause("nodeshare", ("fig1-*", "fig4-*"), "paper under-specified",
+          "the Cab trace is not public: RICC windows stand in (node counts kept, serial "
+          "jobs on whole nodes, offered loads 0.89-1.20 of 1,158 nodes, mostly single-node "
+          "jobs), so waits and what backfilling recovers differ from Cab's",
+          "the Cab windows, or a public trace with Cab's job-size mix and load"),
+    Cause("nodeshare", ("table2-*",), "paper under-specified",
+          "RICC's jobs are mostly single-node, so a blocked head rarely finds free cores "
+          "a smaller shape could use: almost every block is a capacity block",
+          "Cab's job-size distribution (the trace), or the paper's per-shape block counts"),
+    Cause("nodeshare", ("fig5-*",), "paper under-specified",
+          "the slowdown between sensitivity classes and the memory speedup per core "
+          "fraction are not tabulated; the preset fitted to Figure 3 is mild (co-runners "
+          "cost at most 9%), so avoiding them saves little execution time",
+          "the paper's interference table (improvement[fractionCores], the class "
+          "slowdowns), or Figure 5's execution times to fit the class slowdowns held out "
+          "from Figure 3"),
+    Cause("nodeshare", ("*",), "paper under-specified",
+          "the Cab trace and the interference values are not given", "the Cab windows"),
+    # coupled
+    Cause("coupled", ("fig4-base-slowdown", "fig4-extra-slowdown-*"), "paper under-specified",
+          _COUPLED_TRACES + "; mean slowdown weighs a minute of wait by 1 / run time, and "
+          "Atlas's median job runs 2.6 min",
+          "a compute trace with Intrepid's job lengths at Intrepid's size"),
+    Cause("coupled", ("fig3-extra-wait-analysis-*",), "paper under-specified",
+          _COUPLED_TRACES + "; the 2-minute rule pairs 24-26% of the packed KTH jobs "
+          "(the paper: 5-10%), and those wait for mates on a congested compute machine",
+          "Eureka's trace, or a pairing rule tuned to the paper's 5-10% and the extra "
+          "wait measured held out"),
+    Cause("coupled", ("fig3-extra-wait-*", "fig5-sync-compute-*", "fig10-lost-compute"),
+          "paper under-specified",
+          _COUPLED_TRACES + "; a held node of a pool costs the queue differently from a "
+          "held Blue Gene/P partition (partitions are not modelled)",
+          "the Intrepid trace; a partition model of Intrepid, its extra wait measured at "
+          "the same loads"),
+    Cause("coupled", ("fig5-yield-syncs-longer-*",), "paper under-specified",
+          _COUPLED_TRACES + "; at loads 0.5 and 0.75 one of the two scheme pairs (the "
+          "same remote scheme) has the compute machine's yield syncing sooner than its "
+          "hold: not investigated further",
+          "a per-pair breakdown of the sync times (which mates, how long held) on the "
+          "stand-in traces, then on Eureka's trace"),
+    Cause("coupled", ("fig4-base-slowdown-analysis-*",), "paper under-specified",
+          "KTH SP2 packed to the analysis load stands in for Eureka (not public); its "
+          "short jobs weigh each minute of wait by 1 / run time",
+          "Eureka's trace, or a stand-in with Eureka's job lengths"),
+    Cause("coupled", ("*",), "paper under-specified", _COUPLED_TRACES,
+          "the Intrepid and Eureka traces"),
+    # FCS
+    Cause("fcs", ("s4-*-SB*",), "missing mechanism",
+          "SB has no per-block wake-up cost (interrupt and cache refill), so on "
+          "fine-grained balanced jobs it runs as fast as batch, against both time-sharing "
+          "papers",
+          "a wake-up cost fitted on section 3.1 and SWEEP3D only, then held out on 3.3, "
+          "3.4 and the dynamic coscheduling paper's Table 5"),
+    Cause("fcs", ("s4-*",), "missing mechanism",
+          "no cache or working-set reload after a switch, which the paper blames for "
+          "GS's and FCS's section 4 overhead; SAGE and SWEEP3D are skeletons",
+          "a reload cost per switch from the applications' working sets, measured, and "
+          "section 4 run with it"),
+    Cause("fcs", ("fig7-*", "fig8-*", "fig9-*"), "paper under-specified", _FCS_SECTION5,
+          "the paper's workload (job kinds, requests), or the FCS throughput gap measured "
+          "on each kind of job alone"),
+    Cause("fcs", ("*",), "missing mechanism",
+          "section 3's per-job shapes under SB and GS (section 3.4's job 3) are not "
+          "reproduced by any reading of the documented Linux scheduler",
+          "the SB wake-up cost above, held out on section 3.4"),
+    # dynamic coscheduling
+    Cause("dyncosched", ("fig3-*",), "reading without evidence",
+          "every iteration's I/O gives up the CPU, so the spinning and blocking schemes' "
+          "ceilings are about half the paper's; " + _DCS_WORKLOAD,
+          "the paper's I/O model per iteration, or Figure 3 at the paper's time scale"),
+    Cause("dyncosched", ("*",), "paper under-specified", _DCS_WORKLOAD,
+          "the LLNL workload model; failing that, the claims at several time scales"),
+)  # fmt: skip

@@ -243,3 +243,11 @@ def test_kth_reports_are_written(tmp_path: Path, policies: str, limit: str) -> N
     assert "could not be drawn" not in text
     assert "![gantt](figures/gantt.png)" in text
     assert "(KTH-SP2-1996-2.1-cln.swf.gz)" in text.splitlines()[0]
+
+
+def test_html_renders_the_verdicts_emphasis_and_leaves_lone_stars() -> None:
+    from cosched.compare.document import _inline
+
+    assert _inline("*Time slicing*: gang") == "<em>Time slicing</em>: gang"
+    assert _inline("**Pair jobs.** x") == "<strong>Pair jobs.</strong> x"
+    assert _inline("2 * 3 * 4") == "2 * 3 * 4"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,4 +133,8 @@ def _inline(text: str) -> str:
         out = out.replace("**", "<strong>", 1).replace("**", "</strong>", 1)
     while "`" in out:
         out = out.replace("`", "<code>", 1).replace("`", "</code>", 1)
-    return out
+    return _EMPHASIS.sub(r"<em>\1</em>", out)
+
+
+#: Markdown's ``*words*`` (after ``**`` is taken): no space just inside either star.
+_EMPHASIS = re.compile(r"\*([^*\s](?:[^*]*[^*\s])?)\*")

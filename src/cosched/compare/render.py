@@ -222,7 +222,11 @@ def _how_section(doc: Document, run: _Run) -> None:
     doc.add("## How it was run", "")
     for p in run.main:
         n = int(by_policy.loc[p, "seeds"])
-        kind = f"{n} seeds (profiles drawn at random)" if p in random else "one run"
+        kind = (
+            f"{n} seed{'s' if n > 1 else ''} (profiles drawn at random)"
+            if p in random
+            else "one run"
+        )
         doc.add(f"- `{p}` on {run.machines[p].describe()}: {kind}")
     for p in run.shown[len(run.main) :]:
         doc.add(f"- `{p}`: the schedule the log records (each job's logged start), for reference")

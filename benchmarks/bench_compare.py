@@ -5,7 +5,7 @@
 
 Runs the command in a fresh process into a new folder (nothing reused from a store),
 then prints wall-clock seconds, the CPU seconds of the process and its children, the
-number of simulations and the report's size. Targets (issue 13): the bundled example
+number of simulations and the report's size. Targets: the bundled example
 under 60 s on one core, KTH-SP2 (full trace) under 10 minutes with two workers.
 """
 

@@ -4,8 +4,7 @@ Default: CPU seconds (``time.process_time``) of the whole simulation and inside 
 the policy's methods (``schedule`` contains ``_reserve``, ``_backfill`` and ``commit``;
 ``on_submit``, ``on_finish`` and ``_new_rates`` run from the engine; ``_backfill`` is
 the short windows' per-job loop, ``_scan_window`` the long windows' scan, both in
-variants only since stop 27, where ``_kernel_pass`` is the built-in policy's pass), by
-wrapping them. With
+variants only, ``_kernel_pass`` the built-in policy's pass), by wrapping them. With
 ``--profile``: the 30 functions of largest own time under cProfile instead. Usage::
 
     python benchmarks/nodeshare_breakdown.py --jobs 100000
@@ -22,8 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: Methods timed (those a version lacks are left out: ``_scan_window`` is stop 26's,
-#: ``_kernel_pass`` stop 27's, the whole pass in one kernel).
+#: Methods timed (those a policy lacks are left out: ``_scan_window`` is the variants'
+#: long-window scan, ``_kernel_pass`` the built-in policy's whole pass in one kernel).
 METHODS = (
     "schedule",
     "_kernel_pass",

@@ -1,4 +1,4 @@
-"""Why the compute machine's slowdown moves so much more than Intrepid's (issue 14).
+"""Why the compute machine's slowdown moves so much more than Intrepid's.
 
 Mean slowdown is the mean of (wait + run) / run: one extra minute of wait adds
 1 / run (in minutes) to a job's slowdown, so an extra wait spread evenly over the jobs

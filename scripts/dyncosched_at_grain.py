@@ -3,7 +3,7 @@
 ``cosched reproduce dyncosched`` uses messages of ``msg_factor`` x 4,096 bytes, a
 parameter of its spec (1 by default: the paper's own 4,096 bytes; see
 docs/timesharing.md, "Time scale of the reproduction"). This script runs the same spec
-with another ``msg_factor``, e.g. 16 (64 KiB, the grain used before issue 15) (the same
+with another ``msg_factor``, e.g. 16 (64 KiB, a coarser grain than the paper's) (the same
 as copying the spec with ``--print-spec``, editing ``msg_factor`` and running the copy
 with ``cosched sweep``). Usage::
 

@@ -1,4 +1,4 @@
-"""Each job's progress over time in one FCS scenario (issue 15, stop 32).
+"""Each job's progress over time in one FCS scenario.
 
 Runs one of the fcs cell's section 3-4 scenarios under one scheme, stopping at each
 horizon given, and prints per job the mean over its ranks of the CPU time computed, spun

@@ -1,4 +1,4 @@
-"""FCS sections 3 and 4 under the two local schedulers (issue 15, stops 26-27).
+"""FCS sections 3 and 4 under the two local schedulers.
 
 The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4), whose scheduler favours
 processes that sleep often (a new epoch gives a sleeper counter / 2 + NICE_TO_TICKS, and
@@ -8,7 +8,7 @@ the model's default 60-level MLFQ and with ``local = "linux24"`` at several HZ, 
 prints each job's end time (s) beside the paper's, then per scheme, section and local
 scheduler the mean over jobs of |ln(cosched / paper)| (section 4: the turnaround), and
 over all of them ("all").
-``--smp`` adds Linux with one run queue per node of that many PEs (stop 27; the paper's
+``--smp`` adds Linux with one run queue per node of that many PEs (the paper's
 nodes are 4-way), ``--wake-preempt`` its reschedule_idle readings (0: 2.4.18 built for
 Alpha, a woken process never preempts a busy PE; 1: as written):
 
@@ -17,10 +17,10 @@ Alpha, a woken process never preempts a busy PE; 1: as written):
         [--reading slot_clock=heartbeat,tcomm=running ...]
 
 ``--reading`` (repeatable) runs each configuration under each reading given, a list of
-the fcs cell's parameters (issue 15, stop 27: ``slot_clock``, ``tcomm``, ``cs_local``;
-none: the spec's defaults; stop 28: ``noise_period``, ``noise_duration``, OS noise under
-every scheme; stop 31: ``block=4``, the imbalance on alternating four-way nodes, and
-``f_all=1``, every F process favoured in local slots; stop 32: ``t_spin`` and
+the fcs cell's parameters (FCS's classification: ``slot_clock``, ``tcomm``, ``cs_local``;
+none: the spec's defaults; ``noise_period``, ``noise_duration``, OS noise under every
+scheme; ``block=4``, the imbalance on alternating four-way nodes, and ``f_all=1``, every
+F process favoured in local slots; ``t_spin`` and
 ``latency`` in s, the spin of SB and FCS and the message latency, and
 ``random_counter=1``, Linux 2.4's processes starting with random counters; ``nodes``,
 the PEs); SB ignores FCS's readings.
@@ -53,7 +53,7 @@ PAPER = {
     ("sage", "FCS"): (264,),
     ("sage+sweep3d", "SB"): (272,),
     ("sage+sweep3d", "FCS"): (235,),
-    # GS (no local scheduler: the same under every --hz; issue 15, stop 28's noise)
+    # GS (no local scheduler: the same under every --hz; used by the noise readings)
     ("balanced", "GS"): (124, 124),
     ("imbalanced", "GS"): (244, 245),
     ("complementing", "GS"): (185, 186, 308),

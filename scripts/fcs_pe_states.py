@@ -1,5 +1,5 @@
 """Where FCS's PE time goes on the dynamic workload, and how its processes end up
-classified, under each reading of its slot clock (issue 15, stop 27).
+classified, under each reading of its slot clock.
 
     python scripts/fcs_pe_states.py [--jobs 1000] [--load 0.9] [--seed 20031110]
         [--slot-clocks assigned heartbeat] [--dt 0.0173] [--reading key=value,...]

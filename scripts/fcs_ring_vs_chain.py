@@ -1,7 +1,8 @@
-"""FCS section 3: each job's end time with its ranks on a ring and on a chain (issue 15).
+"""FCS section 3: each job's end time with its ranks on a ring and on a chain.
 
 The paper's building block communicates "in a nearest-neighbor, ring pattern" (section
-3); before stop 25 cosched's jobs were chains (the end ranks have one neighbour). This
+3); cosched's jobs are rings, and this compares them with chains (the end ranks have one
+neighbour). This
 prints the four scenarios under the four schemes with the full spec's parameters:
 
     python scripts/fcs_ring_vs_chain.py

@@ -1,4 +1,4 @@
-"""FCS section 3 under SB with a flatter local scheduler (issue 15, a lead).
+"""FCS section 3 under SB with a flatter local scheduler.
 
 The paper's SB loses to FCS on the complementing jobs (section 3.3: SB's job 3 ends at
 244 s, jobs 1-2 at 144 / 142 s; FCS 197 s), where cosched's SB packs them as well as

@@ -1,4 +1,4 @@
-"""LOMARC: where the relative bounded response and AC's gain come from (issue 14).
+"""LOMARC: where the relative bounded response and AC's gain come from.
 
 Runs PSS, AC, L-U1 and L-R under the default reading of the slowdown formula (as
 printed, ``sl = ... + sl_mem``), and AC and L-U1 under the overlap reading (each job's

@@ -1,11 +1,11 @@
-"""LOMARC: the two readings of section 4.1's slowdown formula side by side (issue 14).
+"""LOMARC: the two readings of section 4.1's slowdown formula side by side.
 
     python scripts/lomarc_slowdown_reading.py                  # W1, W3; 8,000 jobs; seeds 0-4
     python scripts/lomarc_slowdown_reading.py --jobs 1500 --seeds 0,1 --workloads W1
 
 Section 4.1 prints the pair slowdown as ``sl = (f_comp*2 + f_diff) * min{f_CPU,A,
 f_CPU,B} + sl_mem + min{f_net,A, f_net,B}*2 + min{f_disk,A, f_disk,B}*2``: the shared
-parts only (``printed``, cosched's default since stop 25). The other reading,
+parts only (``printed``, cosched's default). The other reading,
 ``overlap``, is ``1 + sum_r (c_r - 1) m_r`` (each job's own time plus the extra cost of
 the shared parts), the form that reproduces the paper's Table 2 estimates
 (docs/lomarc.md). This script measures what the choice changes:

@@ -1,4 +1,4 @@
-"""Node sharing, Table 2: what counts as a blocked job, under several readings (issue 14).
+"""Node sharing, Table 2: what counts as a blocked job, under several readings.
 
     python scripts/nodeshare_table2_readings.py                      # Trace1, seed 1, 1,158 nodes
     python scripts/nodeshare_table2_readings.py --nodes 1158,1400 --jobs 100000

@@ -1,4 +1,4 @@
-"""How EASY's 150-job window makes it lose to FCFS on a RICC window (issue 14).
+"""How EASY's 150-job window makes it lose to FCFS on a RICC window.
 
     python scripts/nodeshare_window_mechanism.py                 # Trace2, 100,000 jobs
     python scripts/nodeshare_window_mechanism.py --traces 2,4 --step 600

@@ -301,7 +301,7 @@ def test_no_home_folder_means_no_cache_and_no_stray_folder(
 
 def test_the_module_file_ending_is_the_one_pycc_writes() -> None:
     # pycc names the module with sysconfig's EXT_SUFFIX; the loader reads the same ending
-    # from the import system, without importing sysconfig (issue 18, stop 27).
+    # from the import system, without importing sysconfig (a part of every run's fixed cost).
     import sysconfig
 
     assert sysconfig.get_config_var("EXT_SUFFIX") == _aot._EXT_SUFFIX

@@ -570,9 +570,9 @@ def kernels(name: str, *, build: bool = True) -> Any:
     The ones compiled ahead of time are handed out bare, for their callers in cosched
     only: each builds every array it passes with the signature's dtype, dimensions and
     layout (a wrong one would be misread, not refused). A check in Python on every call
-    costs more than the whole gain (docs/design.md, "Issue 18, stop 30"), so
-    :class:`Checked` wraps them only when :func:`checking`: the test suite runs every
-    call through it.
+    costs more than the whole gain (docs/design.md, "The node-sharing kernels compiled
+    ahead of time"), so :class:`Checked` wraps them only when :func:`checking`: the test
+    suite runs every call through it.
     """
     compiled = load(build=build, group=_group(name))
     key = (name, compiled is not None, checking())

@@ -177,7 +177,7 @@ def _arrow_array(pa: Any, values: np.ndarray) -> Any:
 
 #: Rows pyarrow's CSV writer formats at a time. Its default (1,024) took 25-26 ms for
 #: SDSC-SP2's 54,034 rows, 16,384 about 21 ms (the same bytes; docs/performance.md,
-#: issue 18 stop 27), for about 1 MiB of text held at once.
+#: "The fixed cost of a run"), for about 1 MiB of text held at once.
 CSV_BATCH_ROWS = 16_384
 
 

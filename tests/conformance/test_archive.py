@@ -1,4 +1,4 @@
-"""Every registered policy on a real archive trace, from the command line (issue 11)."""
+"""Every registered policy on a real archive trace, from the command line."""
 
 from __future__ import annotations
 

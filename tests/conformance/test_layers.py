@@ -74,7 +74,7 @@ def test_a_run_loads_pandas_and_numba_only_when_it_needs_them(
 def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None:
     # The other commands' modules, the accounting-log importers, numpy.ma (through
     # np.median), tempfile and importlib.resources cost about 25 ms of a 0.27 s run on
-    # SDSC-SP2 (issue 18, stop 27).
+    # SDSC-SP2.
     from cosched.workload.sources import bundled_path
 
     out, trace = str(tmp_path) + "/jobs.csv", str(bundled_path())  # a file: its format sniffed
@@ -88,6 +88,7 @@ def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None
     )
     done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    expected = ["cosched.cli.main", "cosched.cli.progress", "cosched.cli.run",
-                "cosched.cli.traceinfo", "cosched.workload.importers.detect"]  # fmt: skip
+    expected = ["cosched.cli._checks", "cosched.cli.main", "cosched.cli.progress",
+                "cosched.cli.run", "cosched.cli.traceinfo",
+                "cosched.workload.importers.detect"]  # fmt: skip
     assert loaded == str(expected)

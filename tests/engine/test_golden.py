@@ -8,7 +8,7 @@ from cosched import simulate
 from cosched.platform import Platform
 from cosched.workload.job import Workload
 
-# 100 processors; (submit, procs, run = request): the case of issue 2 that separates
+# 100 processors; (submit, procs, run = request): the case that separates
 # EASY (one reservation, for the head) from conservative (a reservation for every job).
 SEPARATING = [(0, 70, 100), (1, 80, 100), (2, 90, 100), (50, 20, 250)]
 

@@ -1,6 +1,7 @@
-"""The node book as it was before it moved into arrays (stop 26): buckets in a dict,
-their order in a sorted list. A straightforward reference for the differential tests of
-:class:`cosched.nodeshare.placement.NodeBook` (same fits, nodes and plans)."""
+"""A reference implementation of the node book with buckets in a dict, their order in a
+sorted list, kept to check the array version against: a straightforward reference for
+the differential tests of :class:`cosched.nodeshare.placement.NodeBook` (same fits,
+nodes and plans)."""
 
 from __future__ import annotations
 
@@ -132,8 +133,8 @@ class ReferenceBook:
         configs: Sequence[Configuration],
         coeffs: Sequence[tuple[float, float]],
     ) -> Plan | None:
-        """Algorithm 1's choice as the book made it before stop 27 (a Python loop; the
-        book now calls the kernel ``choose``): the smallest factor, the first on ties."""
+        """Algorithm 1's choice as a plain Python loop (the book calls the kernel
+        ``choose``): the smallest factor, the first on ties."""
         victim = self.model.victim[sensitivity]
         best_k, best_factor = -1, float("inf")
         for k, pressure in self.fits(sensitivity, configs):

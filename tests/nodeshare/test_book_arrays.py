@@ -1,7 +1,7 @@
-"""The node book in arrays against the dict-and-sorted-list book it replaced.
+"""The node book in arrays against a dict-and-sorted-list reference book.
 
-:class:`~tests.nodeshare.reference_book.ReferenceBook` is the book as it was before
-stop 26 (buckets in a dict, their order in a sorted list). Through random starts and
+:class:`~tests.nodeshare.reference_book.ReferenceBook` is a reference implementation of
+the book (buckets in a dict, their order in a sorted list). Through random starts and
 finishes on random machines, both must agree on every fit, every take (the same nodes
 in the same order), every plan, the empty nodes and the free cores below the cap.
 """

@@ -1,6 +1,6 @@
 """The node-sharing kernels compiled ahead of time: the same schedules as numba's, their
 signatures those of the Python source, every misread argument refused when checked,
-and no numba loaded by a run that has them (issue 18, stop 30)."""
+and no numba loaded by a run that has them."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_jitted_compiles_each_kernel_once_for_every_module_that_names_it() -> No
 
 def test_a_run_with_the_compiled_kernels_loads_no_numba(compiled: Any, tmp_path: Path) -> None:
     """Importing the family and running nodeshare-easy and nodeshare loads no numba
-    when the kernels are compiled ahead of time (0.4-0.6 s of every run, issue 18)."""
+    when the kernels are compiled ahead of time (0.4-0.6 s of every run)."""
     env = {**os.environ, "COSCHED_CHECK_KERNELS": "0"}
     loaded = loaded_on_the_bench_path(tmp_path, ("nodeshare-easy", "nodeshare"), env)
     assert loaded == {"pandas": False, "numba": False}

@@ -221,6 +221,6 @@ def loaded_on_the_bench_path(
 
 def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
     """The bench's path (prepare a window, simulate it) loads no pandas: about 0.2 s of
-    every run (issue 18). (Reading the result's ``jobs`` as a DataFrame loads it, as it
+    every run. (Reading the result's ``jobs`` as a DataFrame loads it, as it
     should.)"""
     assert not loaded_on_the_bench_path(tmp_path)["pandas"]

@@ -1,4 +1,4 @@
-"""Family shortcuts give the answers of the plain code (issue 18, stop 24).
+"""Family shortcuts give the answers of the plain code.
 
 LOMARC's vectorised pair screen (``may_screen``) against ``MatchRules.screen`` pair by
 pair: every pair the screen accepts is kept, and the slowdowns are the model's, bit for

@@ -1,4 +1,4 @@
-"""The vectorised forms of shared rules give the answers of their plain forms (issue 18).
+"""The vectorised forms of shared rules give the answers of their plain forms.
 
 ``node_reservation`` (EASY's rule from per-node emptying times) against the release
 walk of ``reservation`` fed one release per node; ``priority_indices`` against the

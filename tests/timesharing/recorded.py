@@ -2,13 +2,11 @@
 
 ``tests/timesharing/data/recorded.json`` holds, for every case below, a SHA-256 of the
 run's exact results (every job time, node account and counter, floats written in hex)
-and a few readable numbers. It was recorded at issue 15 from the Python reference
-engine, after the process-model fix of that issue and while the compiled kernel still
-agreed with it bit for bit (the differential test of issue 7); the reference engine was
-then deleted and the kernel became the one source of the model. The FCS cases were
-added when FCS was written (issue 15), recorded from the kernel after its hand-checked
-scenarios (tests/timesharing/test_fcs.py) passed. A test runs every case
-and compares: any change of the model's results shows as a changed fingerprint.
+and a few readable numbers. It was recorded from a Python reference engine of the
+process model while the compiled kernel agreed with it bit for bit (a differential
+test); the kernel is the one source of the model. The FCS cases were recorded from the
+kernel after its hand-checked scenarios (tests/timesharing/test_fcs.py) passed. A test
+runs every case and compares: any change of the model's results shows as a changed fingerprint.
 
 Re-record only for a deliberate change of the model, stating why in the commit:
 

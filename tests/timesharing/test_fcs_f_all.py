@@ -1,5 +1,5 @@
 """Two readings of the FCS paper's section 3 (docs/timesharing.md, "Alternating nodes and
-F processes favoured everywhere (issue 15, stop 31)"): the imbalance on alternating
+F processes favoured everywhere"): the imbalance on alternating
 four-way nodes (the cell's ``block``) and the local scheduler favouring every F process
 in local slots (``TSParams.fcs_f_all``); hand-checked."""
 

@@ -195,7 +195,7 @@ def test_the_cell_refuses_an_unknown_reading() -> None:
 
 def test_the_cell_passes_fcs_classification_readings_to_the_model() -> None:
     # The fcs cell's slot_clock, tcomm and cs_local are TSParams' fcs_slot_clock,
-    # fcs_tcomm and fcs_cs_local (issue 15, stop 27); unset, the model's defaults.
+    # fcs_tcomm and fcs_cs_local; unset, the model's defaults.
     base = {"quantum": 0.1, "cslots_min": 20}
     d = _params(base)
     assert (d.fcs_slot_clock, d.fcs_tcomm, d.fcs_cs_local) == ("assigned", "wall", 0)
@@ -203,7 +203,7 @@ def test_the_cell_passes_fcs_classification_readings_to_the_model() -> None:
     assert (r.fcs_slot_clock, r.fcs_tcomm, r.fcs_cs_local) == ("heartbeat", "running", 1)
     with pytest.raises(UnknownNameError, match="FCS slot clock"):
         _params({**base, "slot_clock": "tick"})
-    # stop 31: f_all and context_switch are fcs_f_all and context_switch (200 us unset).
+    # f_all and context_switch are fcs_f_all and context_switch (200 us unset).
     assert (d.fcs_f_all, d.context_switch) == (0, 200e-6)
     r = _params({**base, "f_all": 1, "context_switch": 5e-5})
     assert (r.fcs_f_all, r.context_switch) == (1, 5e-5)
@@ -274,7 +274,7 @@ def test_the_report_names_a_mix_other_than_the_default() -> None:
 
 
 def test_the_cell_reads_the_latency_and_one_spin_for_sb_and_fcs() -> None:
-    # Issue 15, stop 32. Unset: L = 185.48 us (4 KiB), FCS spins the paper's 120 us and
+    # Unset: L = 185.48 us (4 KiB), FCS spins the paper's 120 us and
     # SB one latency (it cannot block before a coscheduled message could arrive).
     base = {"quantum": 0.1, "cslots_min": 20}
     d = _params(base)

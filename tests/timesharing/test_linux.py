@@ -1,7 +1,7 @@
 """Hand-checked scenarios of the Linux 2.4 local scheduler (``TSParams.local``).
 
-The rules (kernel/sched.c and kernel/timer.c of Linux 2.4.18; docs/design.md, "Issue 15,
-stop 26"): each timer tick takes one from the running process's counter; goodness is
+The rules (kernel/sched.c and kernel/timer.c of Linux 2.4.18; docs/design.md, "The paper's
+Linux local scheduler"): each timer tick takes one from the running process's counter; goodness is
 counter + 20 - nice (+ 1 for the process whose memory map is loaded, 0 for a spent
 counter); when every runnable process's counter is spent, every process gets
 counter / 2 + NICE_TO_TICKS(0); a woken process preempts when its goodness is higher.
@@ -73,7 +73,7 @@ def test_the_slice_at_hz_4096_is_81_ticks() -> None:
 
 
 def test_a_random_starting_counter_is_drawn_from_1_to_nice_to_ticks() -> None:
-    # linux_random_counter (issue 15, stop 32): 1 + floor(u * NTT) of a uniform draw of
+    # linux_random_counter: 1 + floor(u * NTT) of a uniform draw of
     # the task's own; every value 1 .. NTT occurs, none outside, the same on a rerun.
     draws = [K.linux_start_counter(12345, r, 81) for r in range(4000)]
     assert set(draws) == set(range(1, 82))

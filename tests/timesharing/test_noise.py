@@ -1,4 +1,4 @@
-"""OS noise, a named reading (issue 15, stop 28): hand-checked scenarios."""
+"""OS noise, a named reading: hand-checked scenarios."""
 
 from __future__ import annotations
 

@@ -219,7 +219,7 @@ def test_class_params_is_frozen() -> None:
     assert isinstance(LublinParams().batch, LublinClassParams)
 
 
-# Targets: the reference generator's measured output (issue 3), 128 nodes. A single
+# Targets: the reference generator's measured output, 128 nodes. A single
 # 200,000-job sample has a seed-to-seed spread of 1.5-3% on the heavy-tailed means
 # (inter-arrival, class-separated run time, load), so the statistics pool 20
 # independent 200,000-job workloads (fixed seeds 0..19) before comparing. Fast enough

@@ -59,7 +59,7 @@ def test_a_gzip_trace_reads_as_its_text(tmp_path: Path, compress: object) -> Non
 @pytest.mark.parametrize("damage", ["crc", "length", "truncated", "deflate", "garbage after"])
 def test_a_damaged_gzip_gives_gzipfiles_own_message(tmp_path: Path, damage: str) -> None:
     # The one-call path gives up on anything but one valid member; GzipFile then reads
-    # the file and its message is the one the reader gave before (issue 18, stop 27).
+    # the file and its message is GzipFile's own.
     good = gzip.compress(_text(40))
     bad = {
         "crc": good[:-8] + bytes(b ^ 1 for b in good[-8:-4]) + good[-4:],

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -81,6 +80,8 @@ def check_writable_dir(path: Path, flag: str = "--out") -> None:
     created or written)."""
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{flag} {path} exists and is not a folder")
+    import tempfile  # only where a folder is checked: `cosched run` does not load it
+
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=path, prefix=".cosched-probe.", suffix=".tmp")

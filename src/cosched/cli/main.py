@@ -62,7 +62,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     only the named command's own parser); every other one (``--help``, ``--version``,
     no command, an unknown command) gets every command, so the top-level help and
     errors list them all. Importing and registering the ten modules cost about a tenth
-    of a ``cosched run`` on SDSC-SP2 (docs/performance.md, issue 18 stop 27).
+    of a ``cosched run`` on SDSC-SP2 (docs/performance.md, "The fixed cost of a run").
     """
     parser = argparse.ArgumentParser(
         prog="cosched",

@@ -296,9 +296,9 @@ GC_THRESHOLD = (100_000, 50, 100)
 #: default glibc raises its mmap threshold after the first large block is freed, and
 #: from then on the reader's and the loader's freed copies stay in the heap: a full
 #: CEA-Curie EASY run peaked at 306 MiB instead of about 275 MiB (docs/performance.md).
-#: Thresholds of 1 MiB (stop 24) mapped every column afresh: a Curie run took 117,000
-#: page faults, 0.25 s of system time, against 43,000 and 0.13 s with these, for 12 MiB
-#: more at the peak (docs/performance.md, issue 18 stop 26).
+#: Thresholds of 1 MiB map every column afresh: a Curie run took 117,000 page faults,
+#: 0.25 s of system time, against 43,000 and 0.13 s with these, for 12 MiB more at the
+#: peak (docs/performance.md, "The batch loop and parser compiled ahead of time").
 MALLOC_OPTIONS = ((-1, 4 << 20), (-3, 32 << 20))
 
 

@@ -38,10 +38,11 @@ __all__ = ["AOT_BUILD_FROM", "AOT_FROM", "COMPILE_FROM", "eligible", "try_run"]
 #: Workloads with at least this many jobs run the compiled loop, by policy code (FCFS,
 #: EASY); smaller ones the same loop as plain Python. Importing numba and loading the
 #: cached machine code costs 0.4-0.6 s of CPU per process; the plain loop costs about
-#: 2 µs a job for FCFS and 5-15 µs for EASY (docs/performance.md, issue 18), hence the
-#: break-even sizes. ``COSCHED_FASTPATH_COMPILE_FROM`` (or setting this) overrides both
-#: and :data:`AOT_FROM`: compiled from exactly that size, ahead of time when that form
-#: can be built, else just in time (tests use it to run both forms on the same
+#: 2 µs a job for FCFS and 5-15 µs for EASY (docs/performance.md, "The fast path for
+#: FCFS, EASY and conservative"), hence the break-even sizes.
+#: ``COSCHED_FASTPATH_COMPILE_FROM`` (or setting this) overrides both and
+#: :data:`AOT_FROM`: compiled from exactly that size, ahead of time when that form can be
+#: built, else just in time (tests use it to run both forms on the same
 #: workloads; ``COSCHED_AOT=0`` leaves out the ahead-of-time form).
 COMPILE_FROM: int | None = None
 _BREAK_EVEN = (250_000, 100_000)
@@ -53,7 +54,8 @@ LOADED_COMPILE_FROM = 10_000
 #: is built: loading it (about 2 ms) costs what the plain FCFS loop spends on 1,000 jobs.
 AOT_FROM = 1_000
 #: ... and build it first when it is not (once per machine and version, about 6 s of
-#: CPU in a child process; docs/performance.md, issue 18 stop 26).
+#: CPU in a child process; docs/performance.md, "The batch loop and parser compiled
+#: ahead of time").
 AOT_BUILD_FROM = 10_000
 
 

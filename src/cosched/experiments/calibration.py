@@ -133,7 +133,8 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         ),
         method="chosen over the overlap reading (which reproduces Table 2's worked "
         "example) because under it L-R's response and bounded response on W1 and W3 and "
-        "AC against PSS move the paper's way (docs/lomarc.md, 'Issue 14, stop 25')",
+        "AC against PSS move the paper's way (docs/lomarc.md, 'The printed formula as the "
+        "default, the full grid')",
         held_out=(
             "fig6-L-FM-*",
             "fig7-L-FM-*",

@@ -1,4 +1,4 @@
-"""Job-level gang scheduling (issue 16): an Ousterhout matrix on the job-level engine.
+"""Job-level gang scheduling: an Ousterhout matrix on the job-level engine.
 
 Importing the package registers ``gang`` and ``gang-slurm``
 (:mod:`cosched.gang.policies`); the matrix is in :mod:`.matrix`, the per-job

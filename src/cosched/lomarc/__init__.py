@@ -1,4 +1,4 @@
-"""LOMARC: pair coscheduling on standard and hyperthreaded nodes (issue 4).
+"""LOMARC: pair coscheduling on standard and hyperthreaded nodes.
 
 Importing this package registers the policies ``lomarc``, ``lomarc-pss``,
 ``lomarc-ac``, ``lomarc-am``, ``lomarc-n``, ``lomarc-u1``, ``lomarc-u2``, ``lomarc-r``

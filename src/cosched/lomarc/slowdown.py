@@ -24,7 +24,7 @@ Two readings of the overall formula, both named options (``formula``):
   bounded below by 1 (a paired job never runs faster than alone). It is the reading
   section 6's own numbers support: with it L-R gains what Figures 6 and 7 report on W1,
   the MAX_SLOWDOWN filter passes a share of pairs close to Table 5's, and AC loses to
-  PSS as the paper says (docs/lomarc.md, "Issue 14, stop 25").
+  PSS as the paper says (docs/lomarc.md, "The printed formula as the default, the full grid").
 * ``overlap``: each job's own time plus the extra cost of its shared parts, the form
   written out above, with ``max(sl_AB, sl_mem)`` for a pair that pages (section 4.2
   measured 2.5 as a whole pair's slowdown). It reproduces every estimate of section

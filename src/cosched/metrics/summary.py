@@ -143,7 +143,7 @@ def _quantiles(values: np.ndarray, percentiles: Sequence[float]) -> tuple[float,
     - (b - a) * (1 - gamma)`` when ``gamma >= 0.5``. NaN when any value is NaN.
     ``np.median`` and ``np.percentile`` check for NaN and masked arrays through
     ``numpy.ma``, whose import is about 6 ms of a 0.26 s ``cosched run`` on SDSC-SP2,
-    and partition the column once each (docs/performance.md, issue 18 stop 27). Held
+    and partition the column once each (docs/performance.md, "The fixed cost of a run"). Held
     to numpy's by hypothesis tests (tests/metrics/test_quantiles.py).
     """
     if values.dtype.kind == "f" and np.isnan(values).any():

@@ -1,4 +1,4 @@
-"""Multi-core node sharing with malleable configurations (issue 5).
+"""Multi-core node sharing with malleable configurations.
 
 Importing the package registers the policies ``nodeshare`` and ``nodeshare-easy``
 (:mod:`cosched.nodeshare.policies`). The model is in :mod:`.interference`, the

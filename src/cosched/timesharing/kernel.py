@@ -51,7 +51,7 @@ completions, the raise, the gang slot) in a binary heap. Every event takes a seq
 number from one counter when it is scheduled, so the merged order is the order of a
 single heap of all events. And numba compiles the kernel without reference counting.
 
-Two kinds of CPU event skip the tree (issue 15, stop 25). One due now when nothing else
+Two kinds of CPU event skip the tree. One due now when nothing else
 is due now is the next event of all (every later event takes a larger sequence number),
 so the loop takes it from the slot ``G[S_IMM]`` (a poller woken by its message, a
 process back from I/O in its coscheduled slot). And an FCS poller's spin end in its CS
@@ -63,8 +63,7 @@ the run, and counted as an event then.
 A CPU event that is replaced before it falls is counted in ``G[S_STALE]`` (and its time
 in ``GF[S_STALET]``) if it falls within the horizon: the model's event count and last
 event time are those of a single heap that kept replaced events and skipped them when
-they came up (how the kernel worked until issue 15 stop 24, and what the recorded
-results hold).
+they came up (what the recorded results hold).
 
 State lives in the named tuple :class:`State` (arrays only, so the kernel compiles once
 per machine with ``cache=True``): two tables ``I`` (int64) and ``F`` (float64) whose
@@ -149,7 +148,7 @@ EV_NOISE = 5  # a PE's daemon steals the CPU (TSParams.noise_period; object: the
 N_CUR, N_VER, N_FORCE, N_TARGET, N_RR, N_BUSY, N_NPROCS, N_LAST, N_MODE = range(9)
 N_LAZY = 9  # 1: the node's CPU event is a CS poller's spin end kept out of the tree
 # The index k of the PE's next noise hit, at N_NPH + k * noise_period (-1: the daemon
-# sleeps: no event pending; TSParams.noise_period, issue 15 stop 28).
+# sleeps: no event pending; TSParams.noise_period).
 N_NK = 10
 N_PL = 11  # I[n, N_PL + k]: k-th process of node n; I[n, G[S_GSCOL] + r]: gang row r
 # Node float columns.
@@ -990,7 +989,7 @@ def raise_all(S: Any, t: float) -> None:
 
 # ------------------------------------------------------------ Linux 2.4's scheduler
 # The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4.18). Its scheduler, by the
-# rules of kernel/sched.c and kernel/timer.c (docs/design.md, "Issue 15, stop 26"):
+# rules of kernel/sched.c and kernel/timer.c (docs/design.md, "The paper's Linux local scheduler"):
 # every process has a counter of timer ticks; each tick (1/HZ) takes one from the
 # running process, and at 0 it must reschedule; ``schedule()`` runs the runnable
 # process of the highest goodness (counter + 20 - nice, + 1 for the process whose
@@ -1005,7 +1004,7 @@ def raise_all(S: Any, t: float) -> None:
 # consecutive PEs) share one run queue and one epoch, as an SMP kernel's do: any PE of
 # the node runs any of its processes, goodness adds PROC_CHANGE_PENALTY (``F_PEN``) on
 # the PE a process ran on last, and a process that becomes runnable looks for a PE by
-# ``reschedule_idle()`` (:func:`linux_place`; docs/design.md, "Issue 15, stop 27").
+# ``reschedule_idle()`` (:func:`linux_place`; docs/design.md, "One run queue per node").
 @njit
 def linux_start_counter(seed: int, rank: int, ntt: int) -> int:
     """The starting counter of task ``rank`` of a job with ``seed`` under
@@ -1578,8 +1577,9 @@ def pb_tick(S: Any, n: int, t: float) -> None:
 
 
 # ------------------------------------------------------------------- OS noise
-# A named reading (issue 15, stop 28; docs/design.md): every PE runs a daemon that takes
-# the CPU for ``noise_duration`` every ``noise_period``, at ``N_NPH + k * noise_period``
+# A named reading (docs/design.md, "System noise as a named reading"): every PE runs a
+# daemon that takes the CPU for ``noise_duration`` every ``noise_period``, at
+# ``N_NPH + k * noise_period``
 # (the phase drawn per PE from the run's generator), charged as an interrupt: the
 # running process (computing, spinning or polling) is delayed by it, its quantum and
 # spin budget untouched; a process that becomes ready during it starts after it. The

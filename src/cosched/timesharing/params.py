@@ -201,8 +201,8 @@ class TSParams:
             full counter (NICE_TO_TICKS); 1, with one drawn uniformly from 1 ..
             NICE_TO_TICKS from its job's seed and its rank (a forked child takes half
             its parent's counter, and the launcher's is whatever it has left), so that
-            the nodes' epochs do not start in step (issue 15, stop 32).
-        noise_period: OS noise, a named reading (issue 15, stop 28): every PE runs a
+            the nodes' epochs do not start in step.
+        noise_period: OS noise, a named reading: every PE runs a
             daemon that takes its CPU for ``noise_duration`` every ``noise_period``
             seconds, at a phase of its own drawn from the run's generator (uniform in
             ``[0, noise_period)``), charged as an interrupt under every scheme (the FCS

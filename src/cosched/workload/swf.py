@@ -565,9 +565,9 @@ def _open_trace(path: str) -> BinaryIO:
 #: A gzip file up to this size is decompressed by one ``zlib`` call when it is one
 #: whole member (every archive trace but the largest): ``GzipFile`` decompresses in 8
 #: KiB steps and checks the CRC in Python, 2-4 ms more on SDSC-SP2's 1.2 MB (docs/
-#: performance.md, issue 18 stop 27). Anything else (several members, trailing bytes,
-#: a corrupt or truncated stream) is read by ``GzipFile`` as before, so every error
-#: message is its own.
+#: performance.md, "The fixed cost of a run"). Anything else (several members, trailing
+#: bytes, a corrupt or truncated stream) is read by ``GzipFile``, so every error message
+#: is its own.
 ONE_CALL_GZIP_BYTES = 2 << 20
 
 

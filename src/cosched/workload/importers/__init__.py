@@ -41,7 +41,8 @@ FORMATS = ("slurm", "pbs")
 
 #: The names loaded on first use (PEP 562): recognising a file's format
 #: (:func:`detect_file`, what every ``cosched run`` of a trace does) loads only the light
-#: ``detect`` module, not the importers (about 7 ms, docs/performance.md, issue 18 stop 27).
+#: ``detect`` module, not the importers (about 7 ms; docs/performance.md, "The fixed cost
+#: of a run").
 _LAZY = {
     "ImportOptions": "_common",
     "ImportResult": "_common",

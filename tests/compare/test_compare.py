@@ -242,6 +242,7 @@ def test_a_log_with_recorded_starts_gets_a_reference_row(tmp_path: Path) -> None
     assert "## Does the simulated baseline look like your machine?" in text
     assert "statistic of the two wait distributions is 0.000" in text
     assert "100.0% of the jobs start within 1 h" in text
+    assert "**The match is close**" in text
 
 
 def test_lomarc_is_run_under_the_papers_three_mixes(tmp_path: Path) -> None:

@@ -446,11 +446,12 @@ def _reference_section(
 ) -> None:
     """Does the simulated baseline look like the machine? The log's schedule beside
     the best baseline's, on the jobs the log gives a start for."""
-    from cosched.metrics.validate import compare_schedules
+    from cosched.metrics.validate import compare_schedules, judge
 
     sim = simulated[simulated["job_id"].isin(recorded["job_id"])].reset_index(drop=True)
     rec = recorded.reset_index(drop=True)
     cmp = compare_schedules(rec, sim, capacity=int(capacity))
+    verdict = judge(cmp)
     doc.add(
         "## Does the simulated baseline look like your machine?",
         "",
@@ -459,7 +460,9 @@ def _reference_section(
         f"{cmp.simulated['mean_wait'] / 3600:.2f} h simulated; the Kolmogorov-Smirnov "
         f"statistic of the two wait distributions is {cmp.ks_statistic:.3f}; "
         f"{100 * cmp.within_share:.1f}% of the jobs start within {cmp.within / 3600:g} h of "
-        "their logged start. A what-if is believed only as far as this baseline resembles "
-        "what the machine did (`cosched validate` gives the full check).",
+        "their logged start.",
+        "",
+        f"**The match is {verdict.level}** ({verdict.why}): {verdict.meaning}. "
+        "`cosched validate` gives the full check.",
         "",
     )

@@ -1,158 +1,129 @@
-"""Overhead of the TCP transport: messages and wall time per paired job, TCP vs in-process.
+"""The coupled quick reproduction over TCP and in-process: wall times, ratio, same results.
 
-The two machines of the coupled reproduction (LLNL Atlas compute, KTH SP2 analysis at
-offered load 0.5), ``--days`` days of each, ``--proportion`` of the analysis jobs paired
-with the nearest compute job (``pair_nearest``), each scheme combination run twice:
-in this process (``local``) and with each machine in its own ``cosched coupled serve``
-process on 127.0.0.1 (``tcp``). The job tables must be identical (checked).
+Runs the cells of ``cosched reproduce coupled --quick`` (35 cells: the load study's 15
+and the proportion study's 20, ten days of LLNL Atlas coupled with KTH SP2) in this
+process, each cell twice in a row: with both machines in this process (``--transport
+local``), then with each machine in its own ``cosched coupled serve`` process on
+127.0.0.1 (``--transport tcp``), so that both see the same load when the machine is
+shared. The tcp outcomes go to one store, the in-process ones to another (the same
+runner builds both tables); the two ``results.parquet`` must hold the same table, value
+for value (checked; the bytes are compared too). Wall time is ``time.perf_counter``
+around each cell, summed (for tcp: the serve processes' start with the first cell and
+their stop included; the store's writes and the report left out: the same work for
+both). Usage::
 
-Counted per run: calls the coordinator makes to the domains (advance, pass, state,
-notices, finish) and calls between domains (Algorithm 1's mate id, status, try-start,
-start; try-hold for groups). In-process they are function calls; over TCP each is one
-signed request and one reply, so TCP messages = 2 x requests. Wall time is
-``time.perf_counter`` around the run (process start-up and shut-down included for tcp,
-workload building excluded). Usage::
+    python benchmarks/bench_coupled_transport.py                  # stores in a temp folder
+    python benchmarks/bench_coupled_transport.py --out /tmp/bench  # keep the stores
 
-    python benchmarks/bench_coupled_transport.py                 # 2 days, HH and YY
-    python benchmarks/bench_coupled_transport.py --days 10 --schemes HH HY YH YY
+Exit status 1 if the tables differ.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+import tempfile
 import time
-from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-SHARED = Path(
+TRACES = Path(
     os.environ.get("COSCHED_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces")
 )
-SCHEMES = {
-    "HH": ("hold", "hold"),
-    "HY": ("hold", "yield"),
-    "YH": ("yield", "hold"),
-    "YY": ("yield", "yield"),
-}
 
 
-class Counted:
-    """Counts the calls made through an object (a peer link or a coordinator member)."""
+class Paired:
+    """An executor that runs each cell in-process, then over TCP, and times both: the
+    two transports see the same load, cell by cell (the machine may be shared)."""
 
-    def __init__(self, inner: Any, counter: Counter[str], kind: str, methods: set[str]) -> None:
-        self._inner = inner
-        self._counter = counter
-        self._kind = kind
-        self._methods = methods
-        self.name = getattr(inner, "name", "")
+    description = "serial (each cell in-process, then over tcp)"
 
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._inner, attr)
-        if attr in self._methods and callable(value):
+    def __init__(self) -> None:
+        self.local: dict[str, Any] = {}
+        self.wall = {"local": 0.0, "tcp": 0.0}
 
-            def call(*args: Any, **kw: Any) -> Any:
-                self._counter[self._kind] += 1
-                return value(*args, **kw)
+    def run(self, tasks: Sequence[Any], env: Any, done: Callable[[Any, Any], None]) -> None:
+        from cosched.experiments.executors import execute
 
-            return call
-        return value
-
-
-PEER_CALLS = {"mate_id", "mate_status", "try_start_mate", "start_mate", "try_hold_mate"}
-DRIVER_CALLS = {"refresh", "advance", "run_pass", "notify", "finish"}
+        for task in tasks:
+            t0 = time.perf_counter()
+            self.local[task.key] = execute(task, dataclasses.replace(env, transport="local"))
+            t1 = time.perf_counter()
+            outcome = execute(task, env)
+            self.wall["local"] += t1 - t0
+            self.wall["tcp"] += time.perf_counter() - t1
+            done(task, outcome)
 
 
-def run_local(specs: list[Any]) -> tuple[Any, Counter[str]]:
-    from cosched.coupled.coordinator import Coordinator, LocalMember
-    from cosched.coupled.protocol import LocalLink
+class Replay:
+    """An executor that hands over outcomes computed before (the in-process ones)."""
 
-    counter: Counter[str] = Counter()
-    doms = [s.build() for s in specs]
-    a, b = doms
-    a.connect(b.name, Counted(LocalLink(b, a), counter, "peer", PEER_CALLS))  # type: ignore[arg-type]
-    b.connect(a.name, Counted(LocalLink(a, b), counter, "peer", PEER_CALLS))  # type: ignore[arg-type]
-    members = [Counted(LocalMember(d), counter, "driver", DRIVER_CALLS) for d in doms]
-    coord = Coordinator(members)  # type: ignore[arg-type]
-    coord.linked(a.name, b.name)
-    return coord.run(), counter
+    description = "serial"
+
+    def __init__(self, outcomes: dict[str, Any]) -> None:
+        self.outcomes = outcomes
+
+    def run(self, tasks: Sequence[Any], env: Any, done: Callable[[Any, Any], None]) -> None:
+        for task in tasks:
+            done(task, self.outcomes[task.key])
+
+
+def run(root: Path, traces: Path) -> dict[str, float]:
+    """The quick reproduction's cells into ``root/tcp`` and ``root/local``; wall times."""
+    from cosched.coupled.transport import close_kept
+    from cosched.experiments.reproductions import spec
+    from cosched.experiments.runner import run_experiment
+
+    paired = Paired()
+    common = {"command": "cosched reproduce coupled --quick", "trace_dirs": [traces]}
+    exp = spec("coupled", quick=True)
+    run_experiment(exp, root / "tcp", executor=paired, report=False, transport="tcp", **common)
+    t0 = time.perf_counter()
+    close_kept()  # the serve processes' stop belongs to the tcp run
+    paired.wall["tcp"] += time.perf_counter() - t0
+    replay = Replay(paired.local)
+    run_experiment(exp, root / "local", executor=replay, report=False, **common)
+    return paired.wall
 
 
 def main() -> int:
     import pandas as pd
 
-    from cosched.coupled import verify_sync
-    from cosched.coupled.spec import DomainSpec
-    from cosched.coupled.transport import run_tcp
-    from cosched.coupled.workloads import (
-        ANALYSIS_PLATFORM,
-        COMPUTE_PLATFORM,
-        analysis_workload,
-        compute_workload,
-        pair_nearest,
-    )
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--days", type=float, default=2.0, help="simulated days (default 2)")
-    ap.add_argument("--proportion", type=float, default=0.1, help="paired share (default 0.1)")
-    ap.add_argument(
-        "--schemes", nargs="+", default=["HH", "YY"], choices=list(SCHEMES), help="combinations"
-    )
+    ap.add_argument("--out", type=Path, help="folder for the two stores (default: a temp one)")
+    ap.add_argument("--traces", type=Path, default=TRACES, help=f"trace folder ({TRACES})")
     args = ap.parse_args()
-    if not SHARED.is_dir():
-        print(f"traces not found under {SHARED}; set COSCHED_TRACES", file=sys.stderr)
+    if not args.traces.is_dir():
+        print(f"traces not found under {args.traces}; set COSCHED_TRACES", file=sys.stderr)
         return 2
-    span = args.days * 86400.0
-    wc = compute_workload(SHARED, span=span)
-    wa = analysis_workload(SHARED, load=0.5, span=span)
-    wc, wa = pair_nearest(wc, wa, proportion=args.proportion, rng=np.random.default_rng(1))
-    pairs = int((wa.table["coupled_mate"] >= 0).sum())
+    with tempfile.TemporaryDirectory(prefix="bench-coupled-") as tmp:
+        root = args.out or Path(tmp)
+        for sub in ("local", "tcp"):
+            if (root / sub).exists() and any((root / sub).iterdir()):
+                print(f"{root / sub} is not empty: the cells would be skipped", file=sys.stderr)
+                return 2
+        walls = run(root, args.traces)
+        for transport in ("local", "tcp"):
+            print(f"{transport:5}: {walls[transport]:8.1f} s", flush=True)
+        local = pd.read_parquet(root / "local" / "results.parquet")
+        tcp = pd.read_parquet(root / "tcp" / "results.parquet")
+        same_bytes = (root / "local" / "results.parquet").read_bytes() == (
+            root / "tcp" / "results.parquet"
+        ).read_bytes()
+        try:
+            pd.testing.assert_frame_equal(local, tcp, check_exact=True)
+        except AssertionError as exc:
+            print(f"results differ: {exc}", file=sys.stderr)
+            return 1
+    ratio = walls["tcp"] / walls["local"]
+    print(f"ratio: tcp / local = {ratio:.2f}x ({len(local)} cells)")
     print(
-        f"{args.days:g} days: compute {len(wc)} jobs, analysis {len(wa)} jobs, {pairs} pairs "
-        f"(each pair = 2 paired jobs)"
+        "results.parquet: same table, every value exact"
+        + ("; identical bytes" if same_bytes else " (the files' bytes differ)")
     )
-    print(
-        "scheme transport  wall_s  instants  driver_req  peer_req  messages  "
-        "msgs/paired_job  ms/paired_job"
-    )
-    for name in args.schemes:
-        sc, sa = SCHEMES[name]
-        specs = [
-            DomainSpec("compute", wc, COMPUTE_PLATFORM, scheme=sc),  # type: ignore[arg-type]
-            DomainSpec("analysis", wa, ANALYSIS_PLATFORM, scheme=sa),  # type: ignore[arg-type]
-        ]
-        t0 = time.perf_counter()
-        local, counter = run_local(specs)
-        t_local = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        tcp = run_tcp(specs)
-        t_tcp = time.perf_counter() - t0
-        verify_sync(tcp)
-        for n in local.results:
-            pd.testing.assert_frame_equal(
-                local.results[n].jobs, tcp.results[n].jobs, check_exact=True
-            )
-        paired_jobs = 2 * pairs
-        rows = [
-            ("local", t_local, local.stats["instants"], counter["driver"], counter["peer"], 0),
-            (
-                "tcp",
-                t_tcp,
-                tcp.stats["instants"],
-                tcp.stats["driver_messages"],
-                tcp.stats["peer_messages"],
-                2 * (tcp.stats["driver_messages"] + tcp.stats["peer_messages"]),
-            ),
-        ]
-        for transport, wall, inst, drv, peer, msgs in rows:
-            print(
-                f"{name:6} {transport:9} {wall:7.2f} {inst:9d} {drv:11d} {peer:9d} {msgs:9d}"
-                f" {msgs / paired_jobs:16.1f} {1000 * wall / paired_jobs:14.2f}"
-            )
-        print(f"{name}: job tables identical; tcp / local wall time = {t_tcp / t_local:.1f}x")
     return 0
 
 

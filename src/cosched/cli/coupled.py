@@ -2,8 +2,11 @@
 
 ``run`` simulates the domains of a TOML spec (see :mod:`cosched.coupled.spec`) in this
 process (``--transport local``) or each in its own ``serve`` process on the loopback
-address (``--transport tcp``), and prints one summary line per machine. ``serve`` is
-what ``run --transport tcp`` starts; it is not meant to be started by hand.
+address (``--transport tcp``), and prints one summary line per machine. A machine
+whose process was lost (died or stopped answering, and never came back) makes the
+run exit 1, with one line naming it, unless ``--allow-lost`` accepts the others'
+results alone. ``serve`` is what ``run --transport tcp`` starts; it is not meant to be
+started by hand.
 """
 
 from __future__ import annotations
@@ -63,6 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=0,
         help="tcp: start a domain process that died again, at most this many times (default 0)",
     )
+    r.add_argument(
+        "--allow-lost",
+        action="store_true",
+        help="tcp: exit 0 even if a machine's process was lost (it died or stopped "
+        "answering and never came back); by default such a run exits 1, since its "
+        "results lack that machine and its peers' paired jobs started alone",
+    )
     r.add_argument("--json", type=Path, help="also write the metrics and faults to this file")
     r.set_defaults(func=_run)
 
@@ -71,7 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="serve one machine's domain (started by `coupled run --transport tcp`)",
         description="Serve one machine's domain over TCP: the driver sends its settings and "
         "workload, its peers call the protocol. Reads the shared secret (hex) from the "
-        "--secret-file; prints its address on one line, then serves until stopped.",
+        "--secret-file; prints its address on one line, then serves until stopped. "
+        "Messages that are malformed, too large, not signed with the secret, replayed or "
+        "from an address not allowed are refused, counted and logged; they never stop it.",
         epilog="examples:\n"
         "  echo $SECRET | cosched coupled serve --name compute --secret-file -\n"
         "  cosched coupled serve --name analysis --port 5601 --secret-file key.hex",
@@ -140,8 +152,14 @@ def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout if args.idle_timeout > 0 else None,
     )
     print(f"cosched coupled serve: {args.name} listening on {server.address}", flush=True)
-    logging.getLogger("cosched.coupled.serve").info("%s serving on %s", args.name, server.address)
-    server.serve_forever()
+    log = logging.getLogger("cosched.coupled.serve")
+    log.info("%s serving on %s", args.name, server.address)
+    try:
+        server.serve_forever()
+    except Exception:  # its stderr is often nowhere: the traceback goes to the log
+        log.exception("%s stopped by an internal error", args.name)
+        return 1
+    log.info("%s stopped; refusals %s", args.name, server.report()["refused"])
     return 0
 
 
@@ -185,4 +203,21 @@ def _run(args: argparse.Namespace) -> int:
             "stats": dict(res.stats),
         }
         args.json.write_text(json.dumps(out, indent=1, sort_keys=True, default=float) + "\n")
+    return _lost_status(res.faults, args)
+
+
+def _lost_status(faults: Any, args: argparse.Namespace) -> int:
+    """The exit status of a finished run: 1 if a machine was lost (not --allow-lost)."""
+    lost = [f for f in faults if f["event"] == "lost"]
+    for f in lost:
+        where = f"; its log is in {args.logs}" if args.logs else ""
+        print(
+            f"cosched: machine {f['domain']!r} was lost at t={f['time']:g} (its process died "
+            f"or stopped answering and never came back): the results lack it and its "
+            f"peers' paired jobs started alone{where}",
+            file=sys.stderr,
+        )
+    if lost and not args.allow_lost:
+        print("cosched: run again, or pass --allow-lost to accept these results", file=sys.stderr)
+        return 1
     return 0

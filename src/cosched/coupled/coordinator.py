@@ -17,6 +17,13 @@ When nothing is due anywhere but jobs are queued, every domain gets one more pas
 hold-hold deadlock of Figure 2), or a :class:`CoupledError` for any other stall. Hold
 releases that keep failing with nothing running and nothing left to arrive are the
 same deadlock and end the same way, so a run never hangs.
+
+For domains in other processes every call is a round trip, so the coordinator can
+batch its calls (``batch``): while no domain can call a peer (each state says until
+when: :func:`~cosched.coupled.protocol.domain_quiet`), every domain runs its own
+instants up to that time alone, in one call; at an instant where no domain with an
+event can call a peer, that domain advances and passes in one call. The schedules,
+counters and instants are those of the instant-by-instant run.
 """
 
 from __future__ import annotations
@@ -25,11 +32,22 @@ import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, TypedDict
+from typing import Any, TypedDict
 
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledDeadlockError, CoupledError
-from cosched.coupled.protocol import LocalLink
+from cosched.coupled.protocol import (
+    LocalLink,
+    LocalMember,
+    Member,
+    MemberState,
+    domain_idle,
+    domain_quiet,
+    domain_state,
+    domain_waits,
+    domain_window,
+    last_arrival,
+)
 from cosched.engine.simulation import SimulationResult
 from cosched.errors import ConfigError
 
@@ -42,6 +60,12 @@ __all__ = [
     "MemberDownError",
     "MemberState",
     "Outage",
+    "domain_idle",
+    "domain_quiet",
+    "domain_state",
+    "domain_waits",
+    "domain_window",
+    "last_arrival",
     "run_coupled",
 ]
 
@@ -61,25 +85,6 @@ class Outage:
     end: float = math.inf
 
 
-class MemberState(NamedTuple):
-    """What the clock needs to know about one domain between instants."""
-
-    #: when the domain's next event is due (inf: none).
-    next_time: float
-    #: jobs submitted so far.
-    submitted: int
-    #: jobs started so far.
-    started: int
-    #: jobs running now.
-    running: int
-    #: jobs waiting in the queue (holders included).
-    queued: int
-    #: jobs holding units.
-    holding: int
-    #: jobs in the domain's workload.
-    total: int
-
-
 class MemberDownError(CoupledError):
     """A domain served by another process did not answer (dead, hung or cut off)."""
 
@@ -87,138 +92,6 @@ class MemberDownError(CoupledError):
         self.name = name
         self.why = why
         super().__init__(f"domain {name!r} is unreachable: {why}")
-
-
-class Member(Protocol):
-    """A domain as the clock drives it: in this process (:class:`LocalMember`) or in
-    another one (:class:`cosched.coupled.transport.RemoteMember`).
-
-    Every call but :meth:`state` may raise :class:`MemberDownError`; the coordinator then
-    treats the domain as down from that instant on.
-    """
-
-    name: str
-
-    def state(self) -> MemberState:
-        """The domain's counters and next event time (cached by remote members)."""
-        ...
-
-    def refresh(self) -> None:
-        """Bring :meth:`state` up to date (a round trip for a remote member)."""
-        ...
-
-    def advance(self, t: float) -> None:
-        """Handle the events due at ``t`` with coscheduling gated."""
-        ...
-
-    def run_pass(self) -> None:
-        """One coscheduling pass now."""
-        ...
-
-    def notify(self, name: str, down: bool) -> None:
-        """Domain ``name`` went down or came back: holders are re-checked next pass."""
-        ...
-
-    def finish(self) -> SimulationResult:
-        """The domain's result (see :meth:`Domain.finish`)."""
-        ...
-
-    def waits(self) -> list[tuple[str, str | None, int | None]]:
-        """Per holding job: the line of :meth:`Domain.waits`, the peer and the mate id."""
-        ...
-
-    def blocked(self, job_id: int) -> str:
-        """See :meth:`Domain.blocked`."""
-        ...
-
-    @property
-    def capacity(self) -> int:
-        """Allocation units of the machine."""
-        ...
-
-    @property
-    def release_period(self) -> float | None:
-        """The domain's release period (for the deadlock hint)."""
-        ...
-
-
-class LocalMember:
-    """A :class:`Domain` in this process, driven by direct calls."""
-
-    def __init__(self, domain: Domain) -> None:
-        self.domain = domain
-        self.name = domain.name
-
-    def state(self) -> MemberState:
-        """See :meth:`Member.state`."""
-        return domain_state(self.domain)
-
-    def refresh(self) -> None:
-        """Nothing to do: :meth:`state` reads the domain."""
-
-    def advance(self, t: float) -> None:
-        """See :meth:`Member.advance`."""
-        self.domain.gated = True
-        self.domain.sim.advance(t)
-
-    def run_pass(self) -> None:
-        """See :meth:`Member.run_pass`."""
-        self.domain.extra_pass()
-
-    def notify(self, name: str, down: bool) -> None:
-        """See :meth:`Member.notify`."""
-        if name == self.name:
-            self.domain.down = down
-        self.domain.recheck = True
-
-    def finish(self) -> SimulationResult:
-        """See :meth:`Member.finish`."""
-        return self.domain.finish()
-
-    def waits(self) -> list[tuple[str, str | None, int | None]]:
-        """See :meth:`Member.waits`."""
-        return domain_waits(self.domain)
-
-    def blocked(self, job_id: int) -> str:
-        """See :meth:`Member.blocked`."""
-        return self.domain.blocked(job_id)
-
-    @property
-    def capacity(self) -> int:
-        """See :meth:`Member.capacity`."""
-        return self.domain.view.capacity
-
-    @property
-    def release_period(self) -> float | None:
-        """See :meth:`Member.release_period`."""
-        return self.domain.release_period
-
-
-def domain_state(d: Domain) -> MemberState:
-    """The :class:`MemberState` of a domain in this process."""
-    v = d.view
-    return MemberState(
-        d.sim.next_time(),
-        len(d.submitted),
-        v.started_count,
-        v.n_running,
-        len(v.queue),
-        len(v.holding),
-        len(d.workload),
-    )
-
-
-def domain_waits(d: Domain) -> list[tuple[str, str | None, int | None]]:
-    """See :meth:`Member.waits`."""
-    out: list[tuple[str, str | None, int | None]] = []
-    for line, idx in zip(d.waits(), sorted(d.view.holding), strict=True):
-        mates = d.mates(idx)
-        if len(mates) == 1:
-            ((name, mate),) = mates.items()
-            out.append((line, name, mate))
-        else:
-            out.append((line, None, None))
-    return out
 
 
 class Fault(TypedDict):
@@ -266,8 +139,20 @@ class Coordinator:
         outages: periods during which a domain is unreachable.
         on_instant: called with the instant's time after each instant (tests and
             progress reports); a remote transport also uses it to let a restarted
-            domain rejoin.
+            domain rejoin. Not called inside a window (see ``batch``).
+        batch: spare calls to the members (each is a round trip for a domain in
+            another process): at an instant where no pass can call a peer every member
+            advances and passes in one call, and while every domain is quiet
+            (:attr:`MemberState.quiet`) each runs its instants alone up to the end of
+            the quiet time, in one call (:func:`domain_window`). The schedules, the
+            counters and the instants are the same as without.
     """
+
+    #: Simulated seconds of the first window; halved or doubled to keep windows near
+    #: :data:`WINDOW_INSTANTS` instants (each window is one request to a remote member).
+    WINDOW_SPAN = 86400.0
+    WINDOW_SPAN_MAX = 30 * 86400.0
+    WINDOW_INSTANTS = 2000
 
     def __init__(
         self,
@@ -275,12 +160,13 @@ class Coordinator:
         *,
         outages: Sequence[Outage] = (),
         on_instant: Callable[[Coordinator, float], None] | None = None,
+        batch: bool = False,
     ) -> None:
         names = [d.name for d in domains]
         if len(set(names)) != len(names) or not names:
             raise ConfigError(f"domain names must be unique and non-empty, got {names}")
         self.members: list[Member] = [
-            LocalMember(d) if isinstance(d, Domain) else d for d in domains
+            LocalMember(d, quiet=batch) if isinstance(d, Domain) else d for d in domains
         ]
         self._local = {d.name: d for d in domains if isinstance(d, Domain)}
         self._by_name = {m.name: m for m in self.members}
@@ -305,6 +191,8 @@ class Coordinator:
         self.now = 0.0
         #: members that came back since the last instant (all of them pass next).
         self._rejoined = False
+        self.batch = batch
+        self._span = self.WINDOW_SPAN
 
     @property
     def domains(self) -> list[Domain]:
@@ -392,11 +280,24 @@ class Coordinator:
             if change == t:
                 self._apply_changes(t)
                 active = live
+            alone = change > t and not self._rejoined and not self.lost
             if self._rejoined:
                 self._rejoined = False
                 active = live
+            if self.batch and alone:
+                # A window resets the idle count: it must end before all jobs have
+                # arrived (the run cannot be frozen before: see _frozen).
+                arrivals = max(m.last_arrival for m in live)
+                quiet = min(s.quiet for s in states.values())
+                if min(quiet, arrivals) > t:
+                    last = self._window(min(quiet, arrivals, change, t + self._span))
+                    idle = 0
+                    continue
             mark = self._progress()
-            self._instant(t, active)
+            if self.batch and alone:
+                self._step(t, active, states)
+            else:
+                self._instant(t, active)
             stuck = self._progress() == mark and self._frozen()
             idle = idle + 1 if stuck else 0
             if idle > 2 * self._holders() + 4:
@@ -425,6 +326,63 @@ class Coordinator:
         for m in self._live():
             self._call(m, "advance", t)
         self._passes(active)
+
+    def _step(self, t: float, active: Sequence[Member], states: Mapping[str, MemberState]) -> None:
+        """:meth:`_instant` in fewer calls (``batch``): if no pass at ``t`` can call a
+        peer, every member advances and passes in one call, all at once; otherwise all
+        advance (at once), the active ones pass in order, and the states are read again
+        only if a pass may have changed another domain."""
+        self._stats["instants"] += 1
+        self.now = t
+        live = self._live()
+        if all(states[m.name].quiet > t for m in active):
+            for m in live:
+                if m in active:
+                    self._call(m, "step", t, True)
+                else:
+                    self._call(m, "idle", 1, t)
+            return
+        lead = active[0]
+        for m in live:
+            if m is not lead:
+                self._call(m, "step", t, False)
+        for m in live:
+            if m is not lead:
+                self._call(m, "state")  # every domain is at t before a pass can call it
+        touched = False
+        for m in active:
+            ok, _ = self._call(m, "step", t if m is lead else None, True)
+            touched = touched or (ok and bool(self._call(m, "touched")[1]))
+        if touched:
+            for m in self._live():
+                if m is not active[-1]:
+                    self._call(m, "refresh")
+
+    def _window(self, until: float) -> float:
+        """Every live domain runs its own instants before ``until`` alone (all quiet
+        until then: no pass calls a peer), then gets the others' instants as idle ones;
+        the time of the last instant."""
+        live = self._live()
+        for m in live:
+            self._call(m, "window", until)
+        own: dict[str, list[float]] = {}
+        for m in live:
+            ok, times = self._call(m, "window_times")
+            if ok:
+                own[m.name] = times
+        instants = sorted(set().union(*own.values()))
+        last = instants[-1] if instants else self.now
+        for m in self._live():
+            n = len(instants) - len(own.get(m.name, instants))
+            if n:
+                self._call(m, "idle", n, last)
+        self._stats["instants"] += len(instants)
+        self.now = last
+        if len(instants) > 2 * self.WINDOW_INSTANTS:
+            self._span /= 2
+        elif len(instants) < self.WINDOW_INSTANTS // 2:
+            self._span = min(2 * self._span, self.WINDOW_SPAN_MAX)
+        return last
 
     def _passes(self, active: Sequence[Member]) -> None:
         for m in active:

@@ -80,7 +80,7 @@ def _simulate(specs: list[DomainSpec], transport: str) -> CoupledResult:
     if transport == "tcp":
         from cosched.coupled.transport import run_tcp
 
-        return run_tcp(specs)
+        return run_tcp(specs, keep=True)  # the processes serve every cell
     raise ConfigError(f"transport must be 'local' or 'tcp', got {transport!r}")
 
 

@@ -5,7 +5,9 @@ The process binds a ZeroMQ ROUTER socket on a loopback TCP port, prints one line
 of requests (see :mod:`cosched.coupled.wire` for the frames):
 
 * from the driver (``cosched coupled run``): ``hello``, ``setup`` (the domain's settings
-  and workload, its peers' addresses), ``state``, ``advance``, ``pass``, ``notify``,
+  and workload, its peers' addresses), ``state``, ``advance``, ``pass``, ``step``
+  (advance and pass in one), ``window``, ``idle`` (see
+  :class:`~cosched.coupled.coordinator.Coordinator`'s ``batch``), ``notify``,
   ``catch_up``, ``finish``, ``waits``, ``blocked``, ``stop``;
 * from peer domains, the four calls of Algorithm 1 (:class:`~cosched.coupled.protocol.Peer`):
   ``mate_id``, ``mate_status``, ``try_start``, ``start_mate``.
@@ -13,29 +15,44 @@ of requests (see :mod:`cosched.coupled.wire` for the frames):
 While this domain waits for a peer's answer it keeps serving (the peer's try-start
 pass may ask about this domain's jobs). A peer that does not answer within the call
 timeout is treated as down for the rest of the instant: the call answers as a cut
-link does (Algorithm 1 then starts the job alone). A message that is not authentic,
-of another version, malformed, from an address not in the allow list, or not expected
-now is answered with an error and logged; it never stops the process.
+link does (Algorithm 1 then starts the job alone).
+
+Nothing that arrives on the port stops the process. A message that is malformed, of
+another version, too large, not authentic, a replay, from an address not in the allow
+list, or not expected now is refused: answered with an error, counted by reason
+(:attr:`DomainServer.refusals`, sent back in the ``hello``, ``finish`` and ``stop``
+replies) and
+logged with the peer's address. ZeroMQ itself drops, before the application sees a
+byte of it, a connection whose bytes are not ZeroMQ or whose frame announces more than
+:data:`~cosched.coupled.wire.MAX_MESSAGE`; a connection beyond
+:data:`MAX_CONNECTIONS` is closed as soon as the socket's monitor reports it.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
+import socket
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
-from cosched.coupled.coordinator import domain_state, domain_waits
+from cosched.coupled.coordinator import domain_idle, domain_state, domain_waits, domain_window
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledError
 from cosched.coupled.protocol import MateStatus
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.wire import (
+    MAX_MESSAGE,
     VERSION,
     Channel,
+    Sequences,
     Unreachable,
     WireError,
     decode,
@@ -48,13 +65,30 @@ from cosched.coupled.wire import (
 from cosched.errors import ConfigError, CoschedError
 from cosched.workload.job import Workload
 
-__all__ = ["DRIVER", "DomainServer", "RemoteLink"]
+__all__ = ["DRIVER", "MAX_CONNECTIONS", "DomainServer", "RemoteLink"]
 
 log = logging.getLogger("cosched.coupled.serve")
 
 #: The sender name of the coordinating process.
 DRIVER = "driver"
 PEER_OPS = {"mate_id", "mate_status", "try_start", "start_mate", "try_hold"}
+#: Connections open at once; one more is closed at once. A run needs one from the
+#: driver and one from each linked peer (briefly two while a timed-out link reconnects).
+MAX_CONNECTIONS = 128
+#: Complete messages ZeroMQ queues per connection before it stops reading from it.
+RECEIVE_QUEUE = 16
+#: Milliseconds a connection may take to complete ZeroMQ's handshake.
+HANDSHAKE_MS = 10_000
+#: Milliseconds the last replies may take to leave when the process stops.
+STOP_LINGER_MS = 1000
+#: Seconds between the reply to ``stop`` and closing the socket.
+STOP_PAUSE_S = 0.2
+#: Refusals of one reason logged one by one; after that every LOG_EVERY-th (the counts
+#: stay exact): a flood must not fill the disk.
+LOG_EACH = 100
+LOG_EVERY = 1000
+#: The monitor events the server acts on.
+EVENTS = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 
 
 class RemoteLink:
@@ -69,6 +103,9 @@ class RemoteLink:
         self.name = name
         self.channel = channel
         self.suspect = False
+        #: the mate status that came with the last ``mate_id`` answer, for the
+        #: ``mate_status`` call that follows it (any other call drops it).
+        self._status: tuple[int, MateStatus] | None = None
 
     @property
     def cut(self) -> bool:
@@ -77,6 +114,7 @@ class RemoteLink:
         return self.suspect or s.domain_down or self.name in s.down
 
     def _call(self, op: str, **args: Any) -> Any:
+        self._status = None
         try:
             result, _ = self.channel.call(op, args)
         except Unreachable as exc:
@@ -92,15 +130,22 @@ class RemoteLink:
         if self.cut:
             return None
         try:
-            k = self._call("mate_id", job_id=job_id, mate_id=mate_id)
+            k, status = self._call("mate_id", job_id=job_id, mate_id=mate_id)
         except Unreachable:
             return None
-        return None if k is None else int(k)
+        if k is None:
+            return None
+        self._status = (int(k), MateStatus(status))
+        return int(k)
 
     def mate_status(self, mate_id: int) -> MateStatus:
         """See :meth:`Peer.mate_status`."""
         if self.cut:
             return MateStatus.UNKNOWN
+        hint, self._status = self._status, None
+        if hint is not None and hint[0] == mate_id:
+            # Algorithm 1 asks right after mate_id; nothing reached the peer since.
+            return hint[1]
         try:
             return MateStatus(self._call("mate_status", mate_id=mate_id))
         except Unreachable:
@@ -167,21 +212,29 @@ class DomainServer:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.linger = 0
+        self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        self.sock.rcvhwm = RECEIVE_QUEUE
+        self.sock.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_MS)
+        self.monitor = self.sock.get_monitor_socket(EVENTS)
         try:
             if port:
                 self.sock.bind(f"tcp://{host}:{port}")
             else:
                 port = self.sock.bind_to_random_port(f"tcp://{host}")
         except zmq.ZMQError as exc:
-            self.sock.close(0)
-            self.ctx.term()
+            self._close_sockets()
             raise ConfigError(f"cannot listen on {host}:{port}: {exc}") from None
         self.address = f"tcp://{host}:{port}"
+        self.port = port
         self.domain: Domain | None = None
         self.links: dict[str, RemoteLink] = {}
         self.down: set[str] = set()
         self.faults: list[dict[str, Any]] = []
-        self.refused = 0
+        #: Messages and connections refused since the process started, by reason.
+        self.refusals: Counter[str] = Counter()
+        #: Open connections (file descriptor: peer address), from the monitor.
+        self.connections: dict[int, str] = {}
+        self.sequences = Sequences()
         self.running = True
         self._ops: dict[str, Callable[[str, dict[str, Any], bytes], tuple[Any, bytes]]] = {
             "hello": self._hello,
@@ -189,6 +242,9 @@ class DomainServer:
             "state": self._state,
             "advance": self._advance,
             "pass": self._pass,
+            "step": self._step,
+            "window": self._window,
+            "idle": self._idle,
             "notify": self._notify,
             "catch_up": self._catch_up,
             "finish": self._finish,
@@ -212,60 +268,132 @@ class DomainServer:
     def serve_forever(self) -> None:
         """Answer requests until ``stop`` (or the idle timeout)."""
         last = time.monotonic()
+        poller = zmq.Poller()
+        poller.register(self.sock, zmq.POLLIN)
+        poller.register(self.monitor, zmq.POLLIN)
         try:
             while self.running:
-                if self.sock.poll(200, zmq.POLLIN):
+                ready = dict(poller.poll(200))
+                if self.monitor in ready:
+                    self.watch()
+                if self.sock in ready:
                     self.serve_one()
                     last = time.monotonic()
                 elif self.idle_timeout is not None and time.monotonic() - last > self.idle_timeout:
                     log.warning("%s: no request for %g s, exiting", self.name, self.idle_timeout)
                     return
         finally:
+            if not self.running:
+                # Closed at once after ``stop``, the socket lost the reply in 3 of 9
+                # runs here, its linger notwithstanding; after a pause, in none of 6.
+                time.sleep(STOP_PAUSE_S)
             self.close()
 
     def close(self) -> None:
         """Close the sockets."""
         for link in self.links.values():
             link.channel.close()
-        self.sock.close(linger=0)
+        self._close_sockets()
+
+    def _close_sockets(self) -> None:
+        # Linger: replies still queued get a moment to leave.
+        self.sock.close(linger=STOP_LINGER_MS)
+        self.monitor.close(linger=0)
         self.ctx.term()
+
+    def report(self) -> dict[str, Any]:
+        """The refusal counts (by reason) and the connections open now."""
+        return {"refused": dict(sorted(self.refusals.items())), "open": len(self.connections)}
+
+    def refuse(self, reason: str, who: str, text: str, what: str = "message") -> None:
+        """Count a refusal and log it (each of the first :data:`LOG_EACH` of a reason,
+        then every :data:`LOG_EVERY`-th)."""
+        self.refusals[reason] += 1
+        n = self.refusals[reason]
+        if n <= LOG_EACH or n % LOG_EVERY == 0:
+            more = f" ({n} {reason} refusals so far)" if n > LOG_EACH else ""
+            log.warning("%s: refused a %s from %s: %s%s", self.name, what, who, text, more)
+
+    # -- connections ------------------------------------------------------------------------
+
+    def watch(self) -> None:
+        """Handle the connection events the monitor has (without waiting)."""
+        while self.monitor.poll(0):
+            event = recv_monitor_message(self.monitor, zmq.NOBLOCK)
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_DISCONNECTED:
+                self.connections.pop(fd, None)
+            elif event["event"] == zmq.EVENT_ACCEPTED:
+                self._accepted(fd)
+
+    def _accepted(self, fd: int) -> None:
+        """Note a new connection, or close it if :data:`MAX_CONNECTIONS` are open."""
+        try:
+            with socket.socket(fileno=os.dup(fd)) as conn:
+                if conn.getsockname()[1] != self.port:
+                    return  # the descriptor was closed and reused since the event
+                host, port = conn.getpeername()[:2]
+                who = f"{host}:{port}"
+                if len(self.connections) < MAX_CONNECTIONS:
+                    self.connections[fd] = who
+                    return
+                # A shutdown through a duplicate of ZeroMQ's descriptor ends the
+                # connection; ZeroMQ sees the peer hang up and closes its descriptor.
+                conn.shutdown(socket.SHUT_RDWR)
+                why = f"{len(self.connections)} connections open, the limit"
+                self.refuse("connections", who, why, "connection")
+        except OSError:
+            return  # closed already (by ZeroMQ: not ZeroMQ bytes, or a frame too large)
+
+    # -- messages ---------------------------------------------------------------------------
 
     def serve_one(self) -> None:
         """Answer the next message on the socket (which must have one)."""
+        self.watch()
         frames = self.sock.recv_multipart(copy=False)
+        try:
+            self._serve(frames)
+        except Exception:  # the message boundary: nothing a message holds stops the process
+            self.refusals["internal"] += 1
+            log.exception("%s: a message could not be handled", self.name)
+
+    def _serve(self, frames: list[Any]) -> None:
         routing = frames[0].bytes
-        addr = frames[-1].get("Peer-Address") if len(frames) > 1 else "?"
-        raw = [f.bytes for f in frames[1:]]
+        addr = _peer_address(frames[-1]) if len(frames) > 1 else None
+        if addr is None:
+            # ZeroMQ gives no address for a ZMTP 1.0 or 2.0 peer (whose five bytes
+            # ``\x01\x00\x02\x00A`` make a message): it cannot pass the allow list.
+            self._refuse_reply(routing, "address", "?", "no peer address (not ZMTP 3)")
+            return
         if addr not in self.allow:
-            self.refused += 1
-            log.warning("%s: refused a message from %s (not an allowed address)", self.name, addr)
-            self._reply(routing, {"id": -1, "ok": False, "error": f"address {addr} not allowed"})
+            self._refuse_reply(routing, "address", addr, f"address {addr} not allowed")
+            return
+        size = sum(len(f) for f in frames[1:])
+        if size > MAX_MESSAGE:
+            why = f"oversized message: {size} bytes in {len(frames) - 1} frames"
+            self._refuse_reply(routing, "oversized", addr, why)
             return
         try:
-            msg = decode(self.secret, raw)
+            msg = decode(self.secret, [f.bytes for f in frames[1:]])
+            self.sequences.check(msg)
         except WireError as exc:
-            self.refused += 1
-            log.warning("%s: refused a message from %s: %s", self.name, addr, exc)
-            self._reply(routing, {"id": -1, "ok": False, "error": str(exc)})
+            self._refuse_reply(routing, exc.reason, addr, str(exc))
             return
         rid = msg.body["id"]
         op = msg.body.get("op")
         handler = self._ops.get(op) if isinstance(op, str) else None
         args = msg.body.get("args")
+        who = f"{msg.sender!r} at {addr}"
         if handler is None or not isinstance(args, dict):
-            self.refused += 1
-            log.warning("%s: unknown operation from %s: %r", self.name, msg.sender, msg.body)
-            self._reply(routing, {"id": rid, "ok": False, "error": f"unknown operation {op!r}"})
+            self._refuse_reply(routing, "operation", who, f"unknown operation {op!r}", rid)
             return
         if op in PEER_OPS and msg.sender not in self.links:
-            self.refused += 1
-            log.warning("%s: %s from %r, which is not a linked peer", self.name, op, msg.sender)
-            self._reply(routing, {"id": rid, "ok": False, "error": f"{msg.sender!r} is no peer"})
+            why = f"{op}: {msg.sender!r} is not a linked peer"
+            self._refuse_reply(routing, "operation", who, why, rid)
             return
         if op not in PEER_OPS and op != "hello" and msg.sender != DRIVER:
-            self.refused += 1
-            log.warning("%s: %s from %r, only the driver may ask it", self.name, op, msg.sender)
-            self._reply(routing, {"id": rid, "ok": False, "error": f"{op} is the driver's"})
+            why = f"{op} is the driver's: {msg.sender!r} may not ask it"
+            self._refuse_reply(routing, "operation", who, why, rid)
             return
         try:
             result, blob = handler(msg.sender, args, msg.blob)
@@ -278,6 +406,10 @@ class DomainServer:
             self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: internal error {exc!r}"})
             return
         self._reply(routing, {"id": rid, "ok": True, "result": result}, blob)
+
+    def _refuse_reply(self, routing: bytes, reason: str, who: str, why: str, rid: int = -1) -> None:
+        self.refuse(reason, who, why)
+        self._reply(routing, {"id": rid, "ok": False, "error": why})
 
     def _reply(self, routing: bytes, body: dict[str, Any], blob: bytes = b"") -> None:
         self.sock.send_multipart([routing, *encode(self.secret, self.name, body, blob)])
@@ -294,6 +426,7 @@ class DomainServer:
             "name": self.name,
             "version": VERSION.decode(),
             "ready": self.domain is not None,
+            **self.report(),
         }, b""
 
     def _setup(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
@@ -341,6 +474,42 @@ class DomainServer:
         self._need().extra_pass()
         return None, b""
 
+    def _step(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        """The instants owed (``idle``: ``[n, t]`` or null, see ``_idle``), ``advance``
+        to ``t`` (null: stay), then a ``pass`` if asked, in one round trip; the state
+        after, and whether the pass called a peer (its state may be stale)."""
+        calls = self._peer_calls()
+        self._owed(args)
+        for link in self.links.values():
+            link._status = None
+        if args["t"] is not None:
+            self._advance(sender, args, blob)
+        if args["pass"] is True:
+            self._pass(sender, args, blob)
+        return [*domain_state(self._need()), self._peer_calls() > calls], b""
+
+    def _window(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        """This domain's own instants before ``until`` alone (see ``domain_window``): the
+        state after, and their times as little-endian float64 in the blob (exact)."""
+        d = self._need()
+        self._owed(args)
+        times = domain_window(d, number(args["until"], "until"))
+        return list(domain_state(d)), np.asarray(times, dtype="<f8").tobytes()
+
+    def _idle(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        """``n`` other domains' instants, the last at ``t`` (see ``domain_idle``)."""
+        d = self._need()
+        domain_idle(d, integer(args["n"], "n"), number(args["t"], "t"))
+        return list(domain_state(d)), b""
+
+    def _owed(self, args: dict[str, Any]) -> None:
+        owed = args.get("idle")
+        if owed is not None:
+            self._idle(DRIVER, {"n": owed[0], "t": owed[1]}, b"")
+
+    def _peer_calls(self) -> int:
+        return sum(link.channel.sent for link in self.links.values())
+
     def _notify(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         d = self._need()
         name, down = str(args["name"]), bool(args["down"])
@@ -381,6 +550,7 @@ class DomainServer:
             "diagnostics": {k: float(v) for k, v in res.diagnostics.items()},
             "faults": list(self.faults),
             "peer_calls": sum(link.channel.sent for link in self.links.values()),
+            **self.report(),
         }
         return meta, frame_table(res.jobs)
 
@@ -392,16 +562,18 @@ class DomainServer:
 
     def _stop(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         self.running = False
-        return None, b""
+        return self.report(), b""
 
     # -- the peers' operations (Algorithm 1's remote calls) ------------------------------
 
     def _mate_id(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         # The sender is authenticated (signed with the shared secret): the call's origin.
-        k = self._need().confirm_mate(
+        d = self._need()
+        k = d.confirm_mate(
             integer(args["mate_id"], "mate_id"), sender, integer(args["job_id"], "job_id")
         )
-        return k, b""
+        # With the mate's status: Algorithm 1 asks for it next (a round trip spared).
+        return [k, None if k is None else d.status(k).value], b""
 
     def _mate_status(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         return self._need().status(integer(args["mate_id"], "mate_id")).value, b""
@@ -415,3 +587,11 @@ class DomainServer:
     def _start_mate(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         self._need().start_holding(integer(args["mate_id"], "mate_id"))
         return None, b""
+
+
+def _peer_address(frame: Any) -> str | None:
+    """The sender's IP address ZeroMQ attaches to a received frame (None: not given)."""
+    try:
+        return str(frame.get("Peer-Address"))
+    except zmq.ZMQError:
+        return None

@@ -10,7 +10,11 @@ minimum with coscheduling gated, then lets the domains with an event run their p
 one at a time, in the given order; during a pass a domain calls its peers directly
 (Algorithm 1's four calls), and nobody else moves. So no domain ever runs past a time
 at which a peer could still send it a message, and a run over TCP makes the same
-decisions, in the same order, as the in-process run.
+decisions, in the same order, as the in-process run. Since every call is a round trip
+here, the coordinator batches them (``Coordinator(batch=True)``, unless a per-instant
+hook is given): the instants at which no domain can call a peer cost one request per
+domain with an event, or one per window of many such instants. ``run_tcp(keep=True)``
+leaves the processes running for the next run (an experiment's cells).
 
 Faults: every request has a timeout. A domain that does not answer the driver in time
 (dead, hung, cut off) is down from that instant: the others are told, its paired jobs'
@@ -23,6 +27,7 @@ current time (its state before the crash is not persisted; the replay is marked
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import math
@@ -37,6 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import zmq
 
 from cosched.coupled.coordinator import (
@@ -46,15 +52,23 @@ from cosched.coupled.coordinator import (
     MemberDownError,
     MemberState,
     Outage,
+    last_arrival,
 )
-from cosched.coupled.errors import CoupledError
+from cosched.coupled.errors import CoupledDeadlockError, CoupledError
 from cosched.coupled.server import DRIVER
 from cosched.coupled.spec import DomainSpec, default_links
 from cosched.coupled.wire import Channel, RemoteError, Unreachable, frame_table, read_table
 from cosched.engine.simulation import SimulationResult
 from cosched.errors import ConfigError
 
-__all__ = ["DEFAULT_TIMEOUT", "Cluster", "RemoteMember", "run_tcp"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Cluster",
+    "RemoteMember",
+    "close_kept",
+    "kept_cluster",
+    "run_tcp",
+]
 
 log = logging.getLogger("cosched.coupled.transport")
 
@@ -67,7 +81,13 @@ READY = "cosched coupled serve:"
 
 
 class RemoteMember:
-    """A domain in a serve process, as the coordinator drives it (see :class:`Member`)."""
+    """A domain in a serve process, as the coordinator drives it (see :class:`Member`).
+
+    Requests that return the domain's state (``state``, ``step``, ``window``,
+    ``idle``) are sent without waiting: the coordinator sends one to every domain, then
+    reads the answers (:meth:`state`), so the domains work at the same time and a
+    round of requests costs one round trip.
+    """
 
     def __init__(self, spec: DomainSpec, channel: Channel, timeout: float, pass_timeout: float):
         self.spec = spec
@@ -76,7 +96,12 @@ class RemoteMember:
         self.timeout = timeout
         self.pass_timeout = pass_timeout
         self._state = MemberState(math.inf, 0, 0, 0, 0, 0, len(spec.workload))
-        self._pending: tuple[int, str, float] | None = None
+        self._pending: tuple[tuple[int, str, float], Callable[[Any, bytes], None]] | None = None
+        self._touched = True
+        self._times: list[float] = []
+        #: idle instants not sent yet (count, time of the last): they change nothing
+        #: the coordinator reads, so they travel with the next step or window.
+        self._owed: tuple[int, float] | None = None
         self.meta: dict[str, Any] = {}
 
     def call(
@@ -89,19 +114,33 @@ class RemoteMember:
             CoupledError: the domain answered with an error.
         """
         self._drain()
+        owed = self._take_owed()
+        if owed is not None:
+            self._guard(lambda: self.channel.call("idle", {"n": owed[0], "t": owed[1]}))
         return self._guard(lambda: self.channel.call(op, args, blob, **kw))
 
-    def _post(self, op: str, args: dict[str, Any] | None = None) -> None:
-        """Send a request whose reply is read before the next one (pipelining: the
-        coordinator sends ``advance`` and ``state`` to every domain, then reads)."""
-        self._drain()
-        self._pending = self._guard(lambda: self.channel.send(op, args))
+    def _take_owed(self) -> tuple[int, float] | None:
+        owed, self._owed = self._owed, None
+        return owed
 
-    def _drain(self) -> Any:
-        ticket, self._pending = self._pending, None
-        if ticket is None:
-            return None
-        return self._guard(lambda: self.channel.wait(ticket))
+    def _post(
+        self,
+        op: str,
+        args: dict[str, Any] | None,
+        on_reply: Callable[[Any, bytes], None],
+        timeout: float = 0.0,
+    ) -> None:
+        """Send a request whose answer :meth:`_drain` reads (and gives ``on_reply``)
+        before the next request to this domain."""
+        self._drain()
+        ticket = self._guard(lambda: self.channel.send(op, args, timeout=timeout))
+        self._pending = (ticket, on_reply)
+
+    def _drain(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            ticket, on_reply = pending
+            on_reply(*self._guard(lambda: self.channel.wait(ticket)))
 
     def _guard(self, fn: Callable[[], Any]) -> Any:
         try:
@@ -113,6 +152,18 @@ class RemoteMember:
             self._pending = None
             raise CoupledError(f"domain {self.name!r}: {exc}") from None
 
+    def _read_state(self, result: Any, blob: bytes = b"") -> None:
+        a, b, c, d, e, f = (int(x) for x in result[1:7])
+        self._state = MemberState(float(result[0]), a, b, c, d, e, f, float(result[7]))
+
+    def _read_step(self, result: Any, blob: bytes) -> None:
+        self._read_state(result)
+        self._touched = bool(result[8])
+
+    def _read_window(self, result: Any, blob: bytes) -> None:
+        self._read_state(result)
+        self._times = [float(x) for x in np.frombuffer(blob, dtype="<f8")]
+
     def setup(self, peers: Mapping[str, str]) -> None:
         """Send the settings, the workload and the peers' addresses."""
         self.call(
@@ -122,23 +173,47 @@ class RemoteMember:
         )
 
     def state(self) -> MemberState:
-        """The state at the last :meth:`refresh` (waits for its answer)."""
-        if self._pending is not None and self._pending[1] == "state":
-            result, _ = self._drain()
-            self._state = MemberState(float(result[0]), *(int(x) for x in result[1:]))
+        """The state after the last request (waits for its answer)."""
+        self._drain()
         return self._state
 
     def refresh(self) -> None:
         """Ask the domain for its state (the answer is read by :meth:`state`)."""
-        self._post("state")
+        self._post("state", None, self._read_state)
 
     def advance(self, t: float) -> None:
         """See :meth:`Member.advance` (the answer is read before the next request)."""
-        self._post("advance", {"t": t})
+        self.step(t, False)
 
     def run_pass(self) -> None:
         """See :meth:`Member.run_pass` (may wait for peers: a longer timeout)."""
-        self.call("pass", timeout=self.pass_timeout)
+        self.step(None, True)
+        self._drain()
+
+    def step(self, t: float | None, run_pass: bool) -> None:
+        """See :meth:`Member.step` (a pass may wait for peers: a longer timeout)."""
+        timeout = self.pass_timeout if run_pass else 0.0
+        args = {"idle": self._take_owed(), "t": t, "pass": run_pass}
+        self._post("step", args, self._read_step, timeout)
+
+    def touched(self) -> bool:
+        """See :meth:`Member.touched`: whether the last step's pass called a peer."""
+        self._drain()
+        return self._touched
+
+    def window(self, until: float) -> None:
+        """See :meth:`Member.window` (many instants: a much longer timeout)."""
+        args = {"idle": self._take_owed(), "until": until}
+        self._post("window", args, self._read_window, self.pass_timeout * 10)
+
+    def window_times(self) -> list[float]:
+        """See :meth:`Member.window_times`."""
+        self._drain()
+        return self._times
+
+    def idle(self, n: int, t: float) -> None:
+        """See :meth:`Member.idle`: sent with the next request (the state is the same)."""
+        self._owed = (n + (self._owed[0] if self._owed else 0), t)
 
     def notify(self, name: str, down: bool) -> None:
         """See :meth:`Member.notify`."""
@@ -185,6 +260,11 @@ class RemoteMember:
     def release_period(self) -> float | None:
         """See :meth:`Member.release_period`."""
         return self.spec.release_period
+
+    @property
+    def last_arrival(self) -> float:
+        """See :meth:`Member.last_arrival`."""
+        return last_arrival(self.spec.workload)
 
 
 class Cluster:
@@ -453,6 +533,7 @@ def run_tcp(
     log_dir: Path | None = None,
     cluster: Cluster | None = None,
     restarts: int = 0,
+    keep: bool = False,
 ) -> CoupledResult:
     """Run the domains as serve processes on the loopback address.
 
@@ -467,12 +548,85 @@ def run_tcp(
         cluster: running processes to reuse (their links and timeout stay); default:
             start new ones and stop them at the end.
         restarts: how many times a domain process that died is started again.
+        keep: leave the processes running for the next call with the same domain
+            names, links and timeout (see :func:`kept_cluster`): an experiment's cells
+            then pay the processes' start once, not per cell.
     """
     if cluster is not None:
         cluster.load(specs)
         return _drive(cluster, specs, outages, on_instant)
+    if keep:
+        return _drive_kept(specs, links, outages, timeout, on_instant)
     with Cluster(specs, links=links, timeout=timeout, log_dir=log_dir, restarts=restarts) as own:
         return _drive(own, specs, outages, on_instant)
+
+
+#: Clusters kept running between runs (see :func:`kept_cluster`), by domain names,
+#: links and timeout.
+_KEPT: dict[tuple[Any, ...], Cluster] = {}
+
+
+def kept_cluster(
+    specs: Sequence[DomainSpec],
+    links: Sequence[tuple[str, str]] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> tuple[Cluster, bool]:
+    """A running cluster for these domains, kept for later runs; and whether it was
+    started just now (already set up with ``specs``).
+
+    A kept cluster whose processes are not all alive is stopped and replaced. Every
+    kept cluster is stopped when this process exits (:func:`close_kept`), and each of
+    its serve processes exits by itself after ``--idle-timeout`` without a request.
+    """
+    names = tuple(s.name for s in specs)
+    key = (names, tuple(links) if links is not None else default_links(list(names)), timeout)
+    kept = _KEPT.pop(key, None)
+    if kept is not None:
+        if all(p.poll() is None for p in kept.procs.values()):
+            _KEPT[key] = kept
+            return kept, False
+        kept.close()
+    if not _KEPT:
+        atexit.unregister(close_kept)  # registered once, whatever came before
+        atexit.register(close_kept)
+    fresh = Cluster(specs, links=links, timeout=timeout).__enter__()
+    _KEPT[key] = fresh
+    return fresh, True
+
+
+def close_kept() -> None:
+    """Stop every kept cluster."""
+    while _KEPT:
+        _, cluster = _KEPT.popitem()
+        cluster.close()
+
+
+def _drive_kept(
+    specs: Sequence[DomainSpec],
+    links: Sequence[tuple[str, str]] | None,
+    outages: Sequence[Outage],
+    timeout: float,
+    on_instant: Callable[[Cluster, Coordinator, float], None] | None,
+) -> CoupledResult:
+    """:func:`_drive` on a kept cluster; one that lost a domain or failed (a deadlock
+    aside: a result of the schedule, not of the processes) is stopped."""
+    cluster, fresh = kept_cluster(specs, links, timeout)
+    ok = False
+    try:
+        if not fresh:
+            cluster.load(specs)
+        res = _drive(cluster, specs, outages, on_instant)
+        ok = not res.faults
+        return res
+    except CoupledDeadlockError:
+        ok = True
+        raise
+    finally:
+        if not ok:
+            for key, kept in list(_KEPT.items()):
+                if kept is cluster:
+                    del _KEPT[key]
+            cluster.close()
 
 
 def _drive(
@@ -488,22 +642,25 @@ def _drive(
 
     sent = cluster.messages()
     members = [cluster.members[s.name] for s in specs]
-    coord = Coordinator(members, outages=outages, on_instant=hook)
+    # Per-instant hooks (fault tests) see every instant: no windows then.
+    coord = Coordinator(members, outages=outages, on_instant=hook, batch=on_instant is None)
     for a, b in cluster.links:
         coord.linked(a, b)
     res = coord.run()
     faults = list(res.faults)
-    peer_calls = 0
+    peer_calls = refused = 0
     for m in cluster.members.values():
         for f in m.meta.get("faults", []):
             faults.append(
                 Fault(event="timeout", domain=m.name, time=float(f["time"]), why=str(f["why"]))
             )
         peer_calls += int(m.meta.get("peer_calls", 0))
+        refused += sum(int(n) for n in m.meta.get("refused", {}).values())
         m.meta = {}
     stats = {
         **res.stats,
         "driver_messages": cluster.messages() - sent,
         "peer_messages": peer_calls,
+        "refused_messages": refused,
     }
     return CoupledResult(res.results, res.capacities, res.links, stats, tuple(faults))

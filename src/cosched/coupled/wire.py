@@ -4,15 +4,22 @@ A message is five ZeroMQ frames (after the ROUTER's routing id on the serving si
 
     [VERSION, sender, body, blob, mac]
 
-* ``VERSION``: the protocol version, ``b"cosched-coupled/1"``; any other is refused;
+* ``VERSION``: the protocol version, ``b"cosched-coupled/2"``; any other is refused;
 * ``sender``: the sending domain's name (``driver`` for the coordinator), UTF-8;
-* ``body``: JSON, a request ``{"id": n, "op": name, "args": {...}}`` or a reply
-  ``{"id": n, "ok": true, "result": ...}`` / ``{"id": n, "ok": false, "error": text}``;
-  floats travel as Python's ``repr`` (exact), ``Infinity`` and ``NaN`` included;
+* ``body``: JSON, a request ``{"id": n, "seq": s, "op": name, "args": {...}}`` or a
+  reply ``{"id": n, "seq": s, "ok": true, "result": ...}`` /
+  ``{"id": n, "seq": s, "ok": false, "error": text}``; floats travel as Python's
+  ``repr`` (exact), ``Infinity`` and ``NaN`` included;
 * ``blob``: bytes that do not fit JSON (a workload or result table as Parquet), often
   empty;
 * ``mac``: HMAC-SHA256 over the other four frames (each prefixed by its length) with
   the run's shared secret.
+
+``seq`` is the sending process's sequence number: above every number it sent before,
+and at least the wall clock in nanoseconds when it was sent (so a restarted sender
+continues above its predecessor). A receiver accepts from each sender only numbers
+above the last one it accepted (:class:`Sequences`): a recorded message sent again is
+refused, since the number is inside the signed part.
 
 Framing, delivery and reconnection are ZeroMQ's; this module only builds and checks
 the frames.
@@ -24,6 +31,7 @@ import hashlib
 import hmac
 import io
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -35,10 +43,12 @@ import zmq
 from cosched.coupled.errors import CoupledError
 
 __all__ = [
+    "MAX_MESSAGE",
     "VERSION",
     "Channel",
     "Message",
     "RemoteError",
+    "Sequences",
     "Unreachable",
     "WireError",
     "decode",
@@ -47,24 +57,98 @@ __all__ = [
     "read_table",
 ]
 
+log = logging.getLogger("cosched.coupled.wire")
+
 #: The protocol version every frame set starts with.
-VERSION = b"cosched-coupled/1"
+VERSION = b"cosched-coupled/2"
 #: Longest body accepted (bytes): a protocol message is a few hundred bytes; a larger
 #: one is malformed.
 MAX_BODY = 1 << 16
+#: Longest sender name accepted (bytes).
+MAX_SENDER = 256
+#: Largest message (all frames together, bytes) sent or accepted. The largest real one
+#: is a workload as Parquet in ``setup``: about 12 bytes per job (5.5 MB for the
+#: 243,306 jobs of SDSC-BLUE), so this leaves room for about five million jobs. It is
+#: also the serving socket's ZeroMQ ``MAXMSGSIZE``: a frame announcing more is refused
+#: on its length, before its bytes are read, and its connection closed.
+MAX_MESSAGE = 64 << 20
+#: How long before a receiver started a sequence number may have been stamped (ns):
+#: older ones are replays of an earlier run (allowance for clocks out of step when
+#: the domains run on several hosts).
+CLOCK_SLACK_NS = 60 * 10**9
 
 
 class WireError(CoupledError):
-    """A frame set that is not a valid, authentic message of this protocol version."""
+    """A frame set that is not a valid, authentic, fresh message of this protocol version.
+
+    Attributes:
+        reason: one word for the refusal counts: ``malformed``, ``version``,
+            ``oversized``, ``signature`` or ``replay``.
+    """
+
+    def __init__(self, message: str, reason: str = "malformed") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
 class Message:
-    """A decoded, authenticated message."""
+    """A decoded, authenticated message (``seq``: the sender's sequence number)."""
 
     sender: str
     body: dict[str, Any]
     blob: bytes = b""
+    seq: int = 0
+
+
+class _Stamps:
+    """This process's sequence numbers: increasing, and never below the wall clock."""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def __call__(self) -> int:
+        self.last = max(self.last + 1, time.time_ns())
+        return self.last
+
+
+_stamp = _Stamps()
+
+
+class Sequences:
+    """The last sequence number accepted from each sender; refuses replays.
+
+    A number must be above the last one accepted from the same sender, and above this
+    receiver's start minus :data:`CLOCK_SLACK_NS` (a message recorded in an earlier
+    run with the same secret is refused by a receiver that never saw its sender).
+    Senders are authenticated names, so the table holds only the run's own domains.
+    """
+
+    def __init__(self) -> None:
+        self.floor = time.time_ns() - CLOCK_SLACK_NS
+        self.last: dict[str, int] = {}
+
+    def check(self, msg: Message) -> None:
+        """Accept ``msg``'s sequence number (remembered) or refuse it.
+
+        Raises:
+            WireError: (reason ``replay``) not above the last one from that sender.
+        """
+        last = self.last.get(msg.sender)
+        if last is None and msg.seq <= self.floor:
+            age = (self.floor + CLOCK_SLACK_NS - msg.seq) / 1e9
+            raise WireError(
+                f"replayed message from {msg.sender!r}: stamped {age:.0f} s before this "
+                "process started (or the sender's clock is behind)",
+                "replay",
+            )
+        if last is not None and msg.seq <= last:
+            raise WireError(
+                f"replayed or reordered message from {msg.sender!r}: sequence number "
+                f"{msg.seq} is not above the last accepted, {last}",
+                "replay",
+            )
+        self.last[msg.sender] = msg.seq
 
 
 def _mac(secret: bytes, frames: list[bytes]) -> bytes:
@@ -76,28 +160,36 @@ def _mac(secret: bytes, frames: list[bytes]) -> bytes:
 
 
 def encode(secret: bytes, sender: str, body: dict[str, Any], blob: bytes = b"") -> list[bytes]:
-    """The signed frames of one message."""
-    frames = [VERSION, sender.encode(), json.dumps(body, allow_nan=True).encode(), blob]
+    """The signed frames of one message (``body`` gets this process's next ``seq``)."""
+    text = json.dumps({**body, "seq": _stamp()}, allow_nan=True).encode()
+    frames = [VERSION, sender.encode(), text, blob]
     return [*frames, _mac(secret, frames)]
 
 
 def decode(secret: bytes, frames: list[bytes]) -> Message:
-    """Check and decode a frame set.
+    """Check and decode a frame set (cheap checks first, the signature, then JSON).
 
     Raises:
-        WireError: wrong frame count or version, bad signature, or a body that is not
-            a JSON object with an integer ``id``.
+        WireError: wrong frame count or version, a part too long, a bad signature, or
+            a body that is not a JSON object with an integer ``id`` and a positive
+            integer ``seq``.
     """
     if len(frames) != 5:
         raise WireError(f"malformed message: {len(frames)} frames, expected 5")
     version, sender, body, blob, mac = frames
     if version != VERSION:
         shown = version[:40].decode("utf-8", "replace")
-        raise WireError(f"unsupported protocol version {shown!r} (this is {VERSION.decode()})")
+        raise WireError(
+            f"unsupported protocol version {shown!r} (this is {VERSION.decode()})", "version"
+        )
+    if len(body) > MAX_BODY or len(sender) > MAX_SENDER:
+        raise WireError(
+            f"oversized message: body of {len(body)} bytes (at most {MAX_BODY}), sender "
+            f"of {len(sender)} (at most {MAX_SENDER})",
+            "oversized",
+        )
     if not hmac.compare_digest(mac, _mac(secret, frames[:4])):
-        raise WireError("authentication failed (bad signature: wrong shared secret?)")
-    if len(body) > MAX_BODY:
-        raise WireError(f"malformed message: body of {len(body)} bytes")
+        raise WireError("authentication failed (bad signature: wrong shared secret?)", "signature")
     try:
         name = sender.decode()
         obj = json.loads(body)
@@ -105,7 +197,10 @@ def decode(secret: bytes, frames: list[bytes]) -> Message:
         raise WireError(f"malformed message body: {exc}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), int):
         raise WireError("malformed message: the body must be an object with an integer id")
-    return Message(name, obj, blob)
+    seq = obj.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq <= 0:
+        raise WireError(f"malformed message: sequence number {seq!r}, expected an integer > 0")
+    return Message(name, obj, blob, seq)
 
 
 def frame_table(df: pd.DataFrame) -> bytes:
@@ -197,6 +292,7 @@ class Channel:
         self.serve = serve
         self.sent = 0
         self._next_id = 0
+        self._replies = Sequences()
         self._sock = self._open()
 
     def _open(self) -> Any:
@@ -248,15 +344,25 @@ class Channel:
 
         Raises:
             Unreachable: not connected within the timeout.
+            WireError: the message would be larger than :data:`MAX_MESSAGE`.
         """
         limit = timeout or self.timeout
         self._next_id += 1
         rid = self._next_id
         body = {"id": rid, "op": op, "args": args or {}}
+        frames = encode(self.secret, self.sender, body, blob)
+        size = sum(len(f) for f in frames)
+        if size > MAX_MESSAGE:
+            raise WireError(
+                f"{op} to {self.address} would be a message of {size} bytes, over the "
+                f"protocol's limit of {MAX_MESSAGE} (a workload of more than about five "
+                "million jobs)",
+                "oversized",
+            )
         if not self._sock.poll(int(limit * 1000), zmq.POLLOUT):
             self.reset()
             raise Unreachable(f"{self.address} is not connected ({op}, waited {limit:g} s)")
-        self._sock.send_multipart(encode(self.secret, self.sender, body, blob))
+        self._sock.send_multipart(frames)
         self.sent += 1
         return rid, op, time.monotonic() + limit
 
@@ -277,6 +383,11 @@ class Channel:
                 msg = decode(self.secret, self._sock.recv_multipart())
                 if msg.body.get("id") != rid:
                     continue  # the late reply of a request that timed out
+                try:
+                    self._replies.check(msg)
+                except WireError as exc:
+                    log.warning("%s: dropped a reply: %s", self.address, exc)
+                    continue
                 if not msg.body.get("ok"):
                     raise RemoteError(f"{self.address}: {msg.body.get('error')}")
                 return msg.body.get("result"), msg.blob

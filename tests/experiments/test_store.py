@@ -22,6 +22,7 @@ from cosched.experiments import cells, run_sweep, spec_from_dict
 from cosched.experiments import sweep as sweep_mod
 from cosched.experiments.report import build_report
 from cosched.experiments.store import Store, StoreError, read_results
+from tests.experiments.test_sweep import count_runs
 
 SPEC: dict[str, Any] = {
     "name": "damage",
@@ -45,18 +46,6 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _ran(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    ran: list[str] = []
-    real = sweep_mod._execute
-
-    def counting(cell: sweep_mod.Cell) -> Any:
-        ran.append(cell.key)
-        return real(cell)
-
-    monkeypatch.setattr(sweep_mod, "_execute", counting)
-    return ran
-
-
 def test_damaged_and_deleted_files_are_recomputed_with_a_warning(
     reference: Path,
     tmp_path: Path,
@@ -72,7 +61,7 @@ def test_damaged_and_deleted_files_are_recomputed_with_a_warning(
     (store / "cells" / f"{keys[2]}.parquet").unlink()
     (store / "jobs" / f"{keys[3]}.parquet").unlink()
     (store / "results.parquet").unlink()
-    ran = _ran(monkeypatch)
+    ran = count_runs(monkeypatch)
     with caplog.at_level(logging.WARNING, logger="cosched.experiments"):
         run_sweep(spec_from_dict(SPEC), store, report=False)
     assert sorted(ran) == keys[:4]  # the two untouched cells were not run again

@@ -21,9 +21,13 @@ same deadlock and end the same way, so a run never hangs.
 For domains in other processes every call is a round trip, so the coordinator can
 batch its calls (``batch``): while no domain can call a peer (each state says until
 when: :func:`~cosched.coupled.protocol.domain_quiet`), every domain runs its own
-instants up to that time alone, in one call; at an instant where no domain with an
-event can call a peer, that domain advances and passes in one call. The schedules,
-counters and instants are those of the instant-by-instant run.
+instants up to that time alone, in one call. Otherwise each domain with an event
+advances and passes in one call, and a domain behind the instant reaches it on the
+first call a pass makes to it (:meth:`Member.pass_at`), or counts it as an idle
+instant if none does; and while only one domain has events (the others' next events
+are later), it runs them one after another in one call (:meth:`Member.run_ahead`),
+the others following it the same way. The schedules, counters and instants are those
+of the instant-by-instant run.
 """
 
 from __future__ import annotations
@@ -142,10 +146,13 @@ class Coordinator:
             domain rejoin. Not called inside a window (see ``batch``).
         batch: spare calls to the members (each is a round trip for a domain in
             another process): at an instant where no pass can call a peer every member
-            advances and passes in one call, and while every domain is quiet
+            advances and passes in one call; while every domain is quiet
             (:attr:`MemberState.quiet`) each runs its instants alone up to the end of
-            the quiet time, in one call (:func:`domain_window`). The schedules, the
-            counters and the instants are the same as without.
+            the quiet time, in one call (:func:`domain_window`); at other instants each
+            domain with an event advances and passes in one call
+            (:meth:`Member.pass_at`), and while one domain alone has events it runs
+            them in one call (:meth:`Member.run_ahead`). The schedules, the counters
+            and the instants are the same as without.
     """
 
     #: Simulated seconds of the first window; halved or doubled to keep windows near
@@ -293,6 +300,13 @@ class Coordinator:
                     last = self._window(min(quiet, arrivals, change, t + self._span))
                     idle = 0
                     continue
+                if len(active) == 1 and arrivals > t:
+                    # The others have no event before their next time: until then
+                    # only the active domain's passes can change anything.
+                    others = [states[m.name].next_time for m in live if m is not active[0]]
+                    last = self._ahead(active[0], min(*others, arrivals, change, t + self._span))
+                    idle = 0
+                    continue
             mark = self._progress()
             if self.batch and alone:
                 self._step(t, active, states)
@@ -329,9 +343,10 @@ class Coordinator:
 
     def _step(self, t: float, active: Sequence[Member], states: Mapping[str, MemberState]) -> None:
         """:meth:`_instant` in fewer calls (``batch``): if no pass at ``t`` can call a
-        peer, every member advances and passes in one call, all at once; otherwise all
-        advance (at once), the active ones pass in order, and the states are read again
-        only if a pass may have changed another domain."""
+        peer, every member advances and passes in one call, all at once; otherwise the
+        active ones advance and pass in order, one call each, and a domain behind the
+        instant is brought to it by the first call a pass makes to it (or, if none
+        does, counts the instant as an idle one)."""
         self._stats["instants"] += 1
         self.now = t
         live = self._live()
@@ -342,21 +357,26 @@ class Coordinator:
                 else:
                     self._call(m, "idle", 1, t)
             return
-        lead = active[0]
-        for m in live:
-            if m is not lead:
-                self._call(m, "step", t, False)
-        for m in live:
-            if m is not lead:
-                self._call(m, "state")  # every domain is at t before a pass can call it
-        touched = False
+        behind = {m.name: m for m in live}
         for m in active:
-            ok, _ = self._call(m, "step", t if m is lead else None, True)
-            touched = touched or (ok and bool(self._call(m, "touched")[1]))
-        if touched:
-            for m in self._live():
-                if m is not active[-1]:
-                    self._call(m, "refresh")
+            others = {n: p for n, p in behind.items() if n != m.name}
+            ok, synced = self._call(m, "pass_at", t, m.name in behind, others)
+            behind.pop(m.name, None)
+            for name in synced if ok else ():
+                behind.pop(name, None)
+        for m in behind.values():
+            self._call(m, "idle", 1, t)
+
+    def _ahead(self, lead: Member, until: float) -> float:
+        """``lead`` runs its instants before ``until`` and before any other domain's
+        next event, each as :meth:`_step` would (the others behind until a pass calls
+        them: :meth:`Member.run_ahead`); the time of the last instant."""
+        behind = {m.name: m for m in self._live() if m is not lead}
+        ok, times = self._call(lead, "run_ahead", until, behind)
+        if ok and times:
+            self._stats["instants"] += len(times)
+            self.now = times[-1]
+        return self.now
 
     def _window(self, until: float) -> float:
         """Every live domain runs its own instants before ``until`` alone (all quiet

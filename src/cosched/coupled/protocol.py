@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 import math
 import weakref
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
@@ -166,7 +167,7 @@ class MemberState(NamedTuple):
 
 class Member(Protocol):
     """A domain as the clock drives it: in this process (:class:`LocalMember`) or in
-    another one (:class:`cosched.coupled.transport.RemoteMember`).
+    another one (:class:`cosched.coupled.remote.RemoteMember`).
 
     Every call but :meth:`state` may raise
     :class:`~cosched.coupled.coordinator.MemberDownError`; the coordinator then treats
@@ -196,8 +197,23 @@ class Member(Protocol):
         member sends it without waiting (:meth:`state` reads the answer)."""
         ...
 
-    def touched(self) -> bool:
-        """Whether the last :meth:`step`'s pass may have changed another domain."""
+    def pass_at(self, t: float, advance: bool, behind: Mapping[str, Member]) -> list[str]:
+        """At instant ``t``: :meth:`advance` to ``t`` if ``advance``, then one pass.
+
+        ``behind`` are the other domains not advanced to ``t`` yet. Each of them that
+        the pass calls must reach ``t`` first (with its owed idle instants): a remote
+        member's peer brings itself there on the first call (``sync``), a local member
+        advances them all before its pass. The names of those brought to ``t``.
+        """
+        ...
+
+    def run_ahead(self, until: float, behind: Mapping[str, Member]) -> list[float]:
+        """Run the domain's instants before ``until`` and before the next event of every
+        domain in ``behind`` (which changes only when a pass calls it), each as
+        :meth:`pass_at` with ``behind`` would; their times. Valid while no other
+        domain has an event before ``until``: then only this domain's passes act.
+        Afterwards the others count the instants they were not brought to as idle
+        ones."""
         ...
 
     def window(self, until: float) -> None:
@@ -286,9 +302,23 @@ class LocalMember:
         if run_pass:
             self.run_pass()
 
-    def touched(self) -> bool:
-        """See :meth:`Member.touched` (reading a local domain's state costs nothing)."""
-        return True
+    def pass_at(self, t: float, advance: bool, behind: Mapping[str, Member]) -> list[str]:
+        """See :meth:`Member.pass_at` (here every domain behind advances first)."""
+        for peer in behind.values():
+            peer.advance(t)
+        if advance:
+            self.advance(t)
+        self.run_pass()
+        return list(behind)
+
+    def run_ahead(self, until: float, behind: Mapping[str, Member]) -> list[float]:
+        """See :meth:`Member.run_ahead` (every domain behind advances at each instant)."""
+        times: list[float] = []
+        sim = self.domain.sim
+        while (t := sim.next_time()) < _first(until, behind):
+            self.pass_at(t, True, behind)
+            times.append(t)
+        return times
 
     def window(self, until: float) -> None:
         """See :meth:`Member.window`."""
@@ -334,6 +364,11 @@ class LocalMember:
     def last_arrival(self) -> float:
         """See :meth:`Member.last_arrival`."""
         return last_arrival(self.domain.workload)
+
+
+def _first(until: float, behind: Mapping[str, Member]) -> float:
+    """The earliest of ``until`` and the next events of ``behind``."""
+    return min([until, *(p.state().next_time for p in behind.values())])
 
 
 def domain_state(d: Domain, *, quiet: bool = True) -> MemberState:

@@ -46,6 +46,7 @@ from zmq.utils.monitor import recv_monitor_message
 from cosched.coupled.coordinator import domain_idle, domain_state, domain_waits, domain_window
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledError
+from cosched.coupled.link import RemoteLink
 from cosched.coupled.protocol import MateStatus
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.wire import (
@@ -53,7 +54,6 @@ from cosched.coupled.wire import (
     VERSION,
     Channel,
     Sequences,
-    Unreachable,
     WireError,
     decode,
     encode,
@@ -69,6 +69,8 @@ __all__ = ["DRIVER", "MAX_CONNECTIONS", "DomainServer", "RemoteLink"]
 
 log = logging.getLogger("cosched.coupled.serve")
 
+#: An operation: (sender, arguments, binary part) -> (result, binary part).
+Handler = Callable[[str, dict[str, Any], bytes], tuple[Any, bytes]]
 #: The sender name of the coordinating process.
 DRIVER = "driver"
 PEER_OPS = {"mate_id", "mate_status", "try_start", "start_mate", "try_hold"}
@@ -89,94 +91,6 @@ LOG_EACH = 100
 LOG_EVERY = 1000
 #: The monitor events the server acts on.
 EVENTS = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
-
-
-class RemoteLink:
-    """A :class:`~cosched.coupled.protocol.Peer` over the network.
-
-    The link is cut while this domain or the peer is down (the driver's notices), and
-    for the rest of the instant after the peer failed to answer a call in time.
-    """
-
-    def __init__(self, server: DomainServer, name: str, channel: Channel) -> None:
-        self.server = server
-        self.name = name
-        self.channel = channel
-        self.suspect = False
-        #: the mate status that came with the last ``mate_id`` answer, for the
-        #: ``mate_status`` call that follows it (any other call drops it).
-        self._status: tuple[int, MateStatus] | None = None
-
-    @property
-    def cut(self) -> bool:
-        """Whether calls are not even tried."""
-        s = self.server
-        return self.suspect or s.domain_down or self.name in s.down
-
-    def _call(self, op: str, **args: Any) -> Any:
-        self._status = None
-        try:
-            result, _ = self.channel.call(op, args)
-        except Unreachable as exc:
-            log.warning("peer %s unreachable: %s", self.name, exc)
-            self.suspect = True
-            now = self.server.domain.view.now if self.server.domain is not None else math.nan
-            self.server.faults.append({"time": now, "why": f"{op} to {self.name}: {exc}"})
-            raise
-        return result
-
-    def mate_id(self, job_id: int, mate_id: int) -> int | None:
-        """See :meth:`Peer.mate_id`."""
-        if self.cut:
-            return None
-        try:
-            k, status = self._call("mate_id", job_id=job_id, mate_id=mate_id)
-        except Unreachable:
-            return None
-        if k is None:
-            return None
-        self._status = (int(k), MateStatus(status))
-        return int(k)
-
-    def mate_status(self, mate_id: int) -> MateStatus:
-        """See :meth:`Peer.mate_status`."""
-        if self.cut:
-            return MateStatus.UNKNOWN
-        hint, self._status = self._status, None
-        if hint is not None and hint[0] == mate_id:
-            # Algorithm 1 asks right after mate_id; nothing reached the peer since.
-            return hint[1]
-        try:
-            return MateStatus(self._call("mate_status", mate_id=mate_id))
-        except Unreachable:
-            return MateStatus.UNKNOWN
-
-    def try_start_mate(self, mate_id: int) -> bool:
-        """See :meth:`Peer.try_start_mate`."""
-        if self.cut:
-            return False
-        try:
-            return bool(self._call("try_start", mate_id=mate_id))
-        except Unreachable:
-            return False
-
-    def start_mate(self, mate_id: int) -> None:
-        """See :meth:`Peer.start_mate`."""
-        if self.cut:
-            return
-        try:
-            self._call("start_mate", mate_id=mate_id)
-        except Unreachable:
-            return
-
-    def try_hold_mate(self, mate_id: int) -> bool:
-        """See :meth:`Peer.try_hold_mate`."""
-        if self.cut:
-            return False
-        try:
-            return bool(self._call("try_hold", mate_id=mate_id))
-        except Unreachable:
-            return False
 
 
 class DomainServer:
@@ -236,7 +150,7 @@ class DomainServer:
         self.connections: dict[int, str] = {}
         self.sequences = Sequences()
         self.running = True
-        self._ops: dict[str, Callable[[str, dict[str, Any], bytes], tuple[Any, bytes]]] = {
+        self._ops: dict[str, Handler] = {
             "hello": self._hello,
             "setup": self._setup,
             "state": self._state,
@@ -244,6 +158,7 @@ class DomainServer:
             "pass": self._pass,
             "step": self._step,
             "window": self._window,
+            "ahead": self._ahead,
             "idle": self._idle,
             "notify": self._notify,
             "catch_up": self._catch_up,
@@ -251,11 +166,11 @@ class DomainServer:
             "waits": self._waits,
             "blocked": self._blocked,
             "stop": self._stop,
-            "mate_id": self._mate_id,
-            "mate_status": self._mate_status,
-            "try_start": self._try_start,
-            "start_mate": self._start_mate,
-            "try_hold": self._try_hold,
+            "mate_id": self._peer(self._mate_id),
+            "mate_status": self._peer(self._mate_status),
+            "try_start": self._peer(self._try_start),
+            "start_mate": self._peer(self._start_mate),
+            "try_hold": self._peer(self._try_hold),
         }
 
     @property
@@ -477,16 +392,66 @@ class DomainServer:
     def _step(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         """The instants owed (``idle``: ``[n, t]`` or null, see ``_idle``), ``advance``
         to ``t`` (null: stay), then a ``pass`` if asked, in one round trip; the state
-        after, and whether the pass called a peer (its state may be stale)."""
-        calls = self._peer_calls()
+        after, and the state of each peer the pass called as that peer answered last.
+        ``sync`` (peer name: ``{"idle": [n, t] or null, "t": t}``) is sent with the
+        pass's first call to that peer, which then catches up to the instant before it
+        answers (see ``_peer``)."""
         self._owed(args)
+        sync = args.get("sync") or {}
+        for name, link in self.links.items():
+            link.begin(sync.get(name))
+        try:
+            if args["t"] is not None:
+                self._advance(sender, args, blob)
+            if args["pass"] is True:
+                self._pass(sender, args, blob)
+        finally:
+            for link in self.links.values():
+                link.sync = None  # a peer not called stays behind: the driver knows
+        seen = {name: link.seen for name, link in self.links.items() if link.seen is not None}
+        return [*domain_state(self._need()), seen], b""
+
+    def _ahead(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        """This domain's instants before ``until`` and before the next event of every
+        peer in ``sync`` (peer name: its owed idle instants, ``[n, t]`` or null), each
+        run as a ``step`` with a ``sync`` would run it; the limit follows the peers'
+        next events as their answers give them (nothing else moves a peer meanwhile).
+        The state after; per peer the idle instants it still owes (``[n, t]`` or null)
+        and its state as it answered last (null: not called); the times in the blob
+        (as ``window``'s)."""
+        d = self._need()
+        self._owed(args)
+        owed: dict[str, Any] = dict(args["sync"])
+        for name in owed:
+            if name not in self.links:
+                raise CoupledError(f"ahead: {name!r} is not a linked peer")
+        seen: dict[str, list[Any]] = {}
+        limit = number(args["until"], "until")
+        times: list[float] = []
         for link in self.links.values():
-            link._status = None
-        if args["t"] is not None:
-            self._advance(sender, args, blob)
-        if args["pass"] is True:
-            self._pass(sender, args, blob)
-        return [*domain_state(self._need()), self._peer_calls() > calls], b""
+            link.begin(None)
+        try:
+            while (t := d.sim.next_time()) < limit:
+                for name, link in self.links.items():
+                    link.sync = {"idle": owed[name], "t": t} if name in owed else None
+                    link.seen = None
+                self._advance(sender, {"t": t}, b"")
+                self._pass(sender, args, blob)
+                times.append(t)
+                for name in owed:
+                    link = self.links[name]
+                    if link.seen is not None:
+                        seen[name] = link.seen
+                        limit = min(limit, float(link.seen[0]))
+                    if link.sync is None:  # called: the peer is at t
+                        owed[name] = None
+                    else:
+                        owed[name] = [1 + (owed[name][0] if owed[name] else 0), t]
+        finally:
+            for link in self.links.values():
+                link.sync = None
+        peers = {name: [owed[name], seen.get(name)] for name in owed}
+        return [*domain_state(d), peers], np.asarray(times, dtype="<f8").tobytes()
 
     def _window(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         """This domain's own instants before ``until`` alone (see ``domain_window``): the
@@ -506,9 +471,6 @@ class DomainServer:
         owed = args.get("idle")
         if owed is not None:
             self._idle(DRIVER, {"n": owed[0], "t": owed[1]}, b"")
-
-    def _peer_calls(self) -> int:
-        return sum(link.channel.sent for link in self.links.values())
 
     def _notify(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         d = self._need()
@@ -566,6 +528,23 @@ class DomainServer:
 
     # -- the peers' operations (Algorithm 1's remote calls) ------------------------------
 
+    def _peer(self, op: Handler) -> Handler:
+        """``op`` after the caller's ``sync`` (if any: this domain is behind the
+        instant of the caller's pass, see ``_step``), answered as ``[result, state]``:
+        the state travels back to the driver with the caller's step."""
+
+        def handle(sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+            sync = args.get("sync")
+            if sync is not None:
+                if not isinstance(sync, dict):
+                    raise WireError(f"sync must be an object, got {sync!r}")
+                self._owed(sync)
+                self._advance(sender, sync, b"")
+            result, out = op(sender, args, blob)
+            return [result, list(domain_state(self._need()))], out
+
+        return handle
+
     def _mate_id(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         # The sender is authenticated (signed with the shared secret): the call's origin.
         d = self._need()
@@ -573,7 +552,20 @@ class DomainServer:
             integer(args["mate_id"], "mate_id"), sender, integer(args["job_id"], "job_id")
         )
         # With the mate's status: Algorithm 1 asks for it next (a round trip spared).
-        return [k, None if k is None else d.status(k).value], b""
+        if k is None:
+            return [None, None, None, True], b""
+        status = d.status(k)
+        done = None
+        passes = d.counters["try_start"]  # counts the try-starts that ran a pass
+        if args.get("then") is True:
+            # And the call that follows for a job with one mate (RemoteLink.mate_id).
+            if status is MateStatus.HOLDING:
+                d.start_holding(k)
+            elif status in (MateStatus.QUEUING, MateStatus.UNSUBMITTED):
+                done = d.try_start(k)
+        # Whether nothing changed here: no mate started, no try-start pass ran.
+        pure = status is not MateStatus.HOLDING and d.counters["try_start"] == passes
+        return [k, status.value, done, pure], b""
 
     def _mate_status(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         return self._need().status(integer(args["mate_id"], "mate_id")).value, b""

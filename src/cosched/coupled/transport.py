@@ -11,9 +11,14 @@ one at a time, in the given order; during a pass a domain calls its peers direct
 (Algorithm 1's four calls), and nobody else moves. So no domain ever runs past a time
 at which a peer could still send it a message, and a run over TCP makes the same
 decisions, in the same order, as the in-process run. Since every call is a round trip
-here, the coordinator batches them (``Coordinator(batch=True)``, unless a per-instant
-hook is given): the instants at which no domain can call a peer cost one request per
-domain with an event, or one per window of many such instants. ``run_tcp(keep=True)``
+here, the coordinator batches them (``Coordinator(batch=True)``, with two machines
+and no per-instant hook): a domain not at the instant when a pass calls it is brought
+there by that call (its ``sync``), so an instant costs one request per domain with an
+event, a run of instants at which one domain alone has events one request in all, and
+a window of instants at which no domain can call a peer one request per domain. A
+peer answering ``mate_id`` for a job with one mate also makes the call Algorithm 1
+makes next (start a holding mate, or try to start a waiting one), and every peer
+answer carries the peer's state for the driver. ``run_tcp(keep=True)``
 leaves the processes running for the next run (an experiment's cells).
 
 Faults: every request has a timeout. A domain that does not answer the driver in time
@@ -38,11 +43,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import zmq
 
 from cosched.coupled.coordinator import (
@@ -50,15 +54,13 @@ from cosched.coupled.coordinator import (
     CoupledResult,
     Fault,
     MemberDownError,
-    MemberState,
     Outage,
-    last_arrival,
 )
 from cosched.coupled.errors import CoupledDeadlockError, CoupledError
+from cosched.coupled.remote import RemoteMember
 from cosched.coupled.server import DRIVER
 from cosched.coupled.spec import DomainSpec, default_links
-from cosched.coupled.wire import Channel, RemoteError, Unreachable, frame_table, read_table
-from cosched.engine.simulation import SimulationResult
+from cosched.coupled.wire import Channel
 from cosched.errors import ConfigError
 
 __all__ = [
@@ -78,193 +80,6 @@ DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 #: The serve processes' log lines start with this (their stderr goes to a log file).
 READY = "cosched coupled serve:"
-
-
-class RemoteMember:
-    """A domain in a serve process, as the coordinator drives it (see :class:`Member`).
-
-    Requests that return the domain's state (``state``, ``step``, ``window``,
-    ``idle``) are sent without waiting: the coordinator sends one to every domain, then
-    reads the answers (:meth:`state`), so the domains work at the same time and a
-    round of requests costs one round trip.
-    """
-
-    def __init__(self, spec: DomainSpec, channel: Channel, timeout: float, pass_timeout: float):
-        self.spec = spec
-        self.name = spec.name
-        self.channel = channel
-        self.timeout = timeout
-        self.pass_timeout = pass_timeout
-        self._state = MemberState(math.inf, 0, 0, 0, 0, 0, len(spec.workload))
-        self._pending: tuple[tuple[int, str, float], Callable[[Any, bytes], None]] | None = None
-        self._touched = True
-        self._times: list[float] = []
-        #: idle instants not sent yet (count, time of the last): they change nothing
-        #: the coordinator reads, so they travel with the next step or window.
-        self._owed: tuple[int, float] | None = None
-        self.meta: dict[str, Any] = {}
-
-    def call(
-        self, op: str, args: dict[str, Any] | None = None, blob: bytes = b"", **kw: Any
-    ) -> Any:
-        """One request; the domain counts as down if it does not answer in time.
-
-        Raises:
-            MemberDownError: no answer in time.
-            CoupledError: the domain answered with an error.
-        """
-        self._drain()
-        owed = self._take_owed()
-        if owed is not None:
-            self._guard(lambda: self.channel.call("idle", {"n": owed[0], "t": owed[1]}))
-        return self._guard(lambda: self.channel.call(op, args, blob, **kw))
-
-    def _take_owed(self) -> tuple[int, float] | None:
-        owed, self._owed = self._owed, None
-        return owed
-
-    def _post(
-        self,
-        op: str,
-        args: dict[str, Any] | None,
-        on_reply: Callable[[Any, bytes], None],
-        timeout: float = 0.0,
-    ) -> None:
-        """Send a request whose answer :meth:`_drain` reads (and gives ``on_reply``)
-        before the next request to this domain."""
-        self._drain()
-        ticket = self._guard(lambda: self.channel.send(op, args, timeout=timeout))
-        self._pending = (ticket, on_reply)
-
-    def _drain(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            ticket, on_reply = pending
-            on_reply(*self._guard(lambda: self.channel.wait(ticket)))
-
-    def _guard(self, fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except Unreachable as exc:
-            self._pending = None
-            raise MemberDownError(self.name, str(exc)) from None
-        except RemoteError as exc:
-            self._pending = None
-            raise CoupledError(f"domain {self.name!r}: {exc}") from None
-
-    def _read_state(self, result: Any, blob: bytes = b"") -> None:
-        a, b, c, d, e, f = (int(x) for x in result[1:7])
-        self._state = MemberState(float(result[0]), a, b, c, d, e, f, float(result[7]))
-
-    def _read_step(self, result: Any, blob: bytes) -> None:
-        self._read_state(result)
-        self._touched = bool(result[8])
-
-    def _read_window(self, result: Any, blob: bytes) -> None:
-        self._read_state(result)
-        self._times = [float(x) for x in np.frombuffer(blob, dtype="<f8")]
-
-    def setup(self, peers: Mapping[str, str]) -> None:
-        """Send the settings, the workload and the peers' addresses."""
-        self.call(
-            "setup",
-            {"settings": self.spec.settings(), "peers": dict(peers)},
-            frame_table(self.spec.workload.table),
-        )
-
-    def state(self) -> MemberState:
-        """The state after the last request (waits for its answer)."""
-        self._drain()
-        return self._state
-
-    def refresh(self) -> None:
-        """Ask the domain for its state (the answer is read by :meth:`state`)."""
-        self._post("state", None, self._read_state)
-
-    def advance(self, t: float) -> None:
-        """See :meth:`Member.advance` (the answer is read before the next request)."""
-        self.step(t, False)
-
-    def run_pass(self) -> None:
-        """See :meth:`Member.run_pass` (may wait for peers: a longer timeout)."""
-        self.step(None, True)
-        self._drain()
-
-    def step(self, t: float | None, run_pass: bool) -> None:
-        """See :meth:`Member.step` (a pass may wait for peers: a longer timeout)."""
-        timeout = self.pass_timeout if run_pass else 0.0
-        args = {"idle": self._take_owed(), "t": t, "pass": run_pass}
-        self._post("step", args, self._read_step, timeout)
-
-    def touched(self) -> bool:
-        """See :meth:`Member.touched`: whether the last step's pass called a peer."""
-        self._drain()
-        return self._touched
-
-    def window(self, until: float) -> None:
-        """See :meth:`Member.window` (many instants: a much longer timeout)."""
-        args = {"idle": self._take_owed(), "until": until}
-        self._post("window", args, self._read_window, self.pass_timeout * 10)
-
-    def window_times(self) -> list[float]:
-        """See :meth:`Member.window_times`."""
-        self._drain()
-        return self._times
-
-    def idle(self, n: int, t: float) -> None:
-        """See :meth:`Member.idle`: sent with the next request (the state is the same)."""
-        self._owed = (n + (self._owed[0] if self._owed else 0), t)
-
-    def notify(self, name: str, down: bool) -> None:
-        """See :meth:`Member.notify`."""
-        self.call("notify", {"name": name, "down": down})
-
-    def catch_up(self, t: float) -> None:
-        """Replay the domain alone up to ``t`` (after a restart)."""
-        self.call("catch_up", {"t": t}, timeout=self.pass_timeout * 10)
-
-    def finish(self) -> SimulationResult:
-        """See :meth:`Member.finish`."""
-        meta, blob = self.call("finish", timeout=self.pass_timeout)
-        self.meta = meta
-        placements = {
-            int(k): tuple((int(a), int(b)) for a, b in v) for k, v in meta["placements"].items()
-        }
-        return SimulationResult(
-            jobs=read_table(blob),
-            platform=self.spec.platform,
-            policy=meta["policy"],
-            params=meta["params"],
-            workload=meta["workload"],
-            stats=meta["stats"],
-            placements=placements,
-            diagnostics=meta["diagnostics"],
-        )
-
-    def waits(self) -> list[tuple[str, str | None, int | None]]:
-        """See :meth:`Member.waits`."""
-        result, _ = self.call("waits")
-        return [(str(a), b, c) for a, b, c in result]
-
-    def blocked(self, job_id: int) -> str:
-        """See :meth:`Member.blocked`."""
-        result, _ = self.call("blocked", {"job_id": job_id})
-        return str(result)
-
-    @property
-    def capacity(self) -> int:
-        """See :meth:`Member.capacity`."""
-        return int(self.spec.platform.capacity)
-
-    @property
-    def release_period(self) -> float | None:
-        """See :meth:`Member.release_period`."""
-        return self.spec.release_period
-
-    @property
-    def last_arrival(self) -> float:
-        """See :meth:`Member.last_arrival`."""
-        return last_arrival(self.spec.workload)
 
 
 class Cluster:
@@ -410,6 +225,7 @@ class Cluster:
     def _member(self, name: str) -> RemoteMember:
         ch = Channel(self.ctx, self.addresses[name], self.secret, DRIVER, self.timeout)
         member = RemoteMember(self.specs[name], ch, self.timeout, self.pass_timeout)
+        member.peers = self.members
         member.call("hello")
         return member
 

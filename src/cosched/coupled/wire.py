@@ -4,7 +4,7 @@ A message is five ZeroMQ frames (after the ROUTER's routing id on the serving si
 
     [VERSION, sender, body, blob, mac]
 
-* ``VERSION``: the protocol version, ``b"cosched-coupled/2"``; any other is refused;
+* ``VERSION``: the protocol version, ``b"cosched-coupled/3"``; any other is refused;
 * ``sender``: the sending domain's name (``driver`` for the coordinator), UTF-8;
 * ``body``: JSON, a request ``{"id": n, "seq": s, "op": name, "args": {...}}`` or a
   reply ``{"id": n, "seq": s, "ok": true, "result": ...}`` /
@@ -60,7 +60,7 @@ __all__ = [
 log = logging.getLogger("cosched.coupled.wire")
 
 #: The protocol version every frame set starts with.
-VERSION = b"cosched-coupled/2"
+VERSION = b"cosched-coupled/3"
 #: Longest body accepted (bytes): a protocol message is a few hundred bytes; a larger
 #: one is malformed.
 MAX_BODY = 1 << 16

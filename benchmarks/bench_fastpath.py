@@ -15,11 +15,10 @@ CORE``) and reports CPU seconds (``time.process_time``) of:
 * ``peak MiB``: the process's peak resident memory after the first run.
 
 Loops: ``general`` (``fast=False``: the policy's ``schedule`` on the engine's event
-loop), ``plain`` (the fast path's loop run as plain Python), ``compiled`` (the same
-loop compiled by numba just in time) and ``aot`` (the same loop compiled ahead of time,
-``cosched._aot``, built first if it is not). Conservative has no plain or ``aot`` form
-(its loop calls the compiled profile kernels). The fast path's schedules are checked
-equal to the general loop's.
+loop), ``plain`` (the engine's event loop with the policy's compiled pass bound, run
+as plain Python), ``compiled`` (the same loop compiled by numba just in time) and
+``aot`` (the same loop compiled ahead of time, ``cosched.engine.aot``, built first if it
+is not). The fast path's schedules are checked equal to the general loop's.
 """
 
 from __future__ import annotations
@@ -88,8 +87,6 @@ def main() -> int:
         for policy in args.policies:
             ref = None
             for loop in args.loops:
-                if loop in ("plain", "aot") and policy == "conservative":
-                    continue
                 r = child(trace, policy, loop, args.core)
                 if ref is None:
                     ref = r["start"]

@@ -10,9 +10,9 @@ to one core, each with a small tracer loaded first: every import is charged, wit
 loaded, other imports nested in it included), except that another package imported
 from one of cosched's modules is charged to that package (``import numpy`` from
 ``cosched.platform``: numpy's, not ``import cosched.platform``'s), and the command's
-main steps to themselves (``read_swf`` without the parse,
-``parse_block``, ``batch_loop``, ``summarize``, ``write_csv``...), each exclusive of
-what is charged elsewhere; the cyclic collector's passes are charged to ``gc``. It
+main steps to themselves (``read_swf`` without the parse, ``parse_block``,
+``load_loop``, ``try_run`` (the event loop), ``summarize``, ``write_csv``...), each
+exclusive of what is charged elsewhere; the cyclic collector's passes are charged to ``gc``. It
 prints the median of each part over the runs, the sum of those medians and the median
 of the whole process's CPU time as the operating system counts it (``getrusage``;
 the tracer's own start is its own part). The command's
@@ -42,7 +42,8 @@ WRAPPED: dict[str, tuple[str, ...]] = {
     "cosched.workload.sources": ("log_format", "_with_sidecar"),
     "cosched.workload.loader": ("load_workload_with_report", "apply_rules"),
     "cosched.workload.swf": ("read_swf", "_to_table", "_check_unique_ids"),
-    "cosched._aot": ("load", "parse_block", "batch_loop"),
+    "cosched._aot": ("load", "parse_block"),
+    "cosched.engine.aot": ("load_loop",),
     "cosched.engine.simulation": ("Simulation.__init__", "Simulation.run"),
     "cosched.engine.fastpath": ("try_run",),
     "cosched.metrics.summary": ("summarize", "outcome_columns"),

@@ -1,9 +1,9 @@
 """The kernels compiled ahead of time give numba's and plain Python's results exactly,
-and cosched falls back to numba's kernels, without a word, when they cannot be built.
+and cosched falls back to numba's kernels when they cannot be built.
 
-Differential tests on random workloads and random SWF text: the batch loop and the SWF
-parser as compiled ahead of time (:mod:`cosched._aot`), as compiled just in time by
-numba, and run as Python, must agree bit for bit.
+Differential tests on random SWF text: the SWF parser as compiled ahead of time
+(:mod:`cosched._aot`), as compiled just in time by numba, and run as Python, must agree
+bit for bit (the engine's event loop: ``tests/engine/test_loop_aot.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from cosched import _aot
 from cosched.engine import Simulation, fastpath
-from cosched.engine._batch_kernels import batch_loop as python_loop
 from cosched.platform import Platform
 from cosched.policies import make_policy
 from cosched.workload.job import Workload
@@ -47,87 +46,6 @@ def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget the module this process loaded, so that :func:`_aot.load` looks again."""
     monkeypatch.setattr(_aot, "_loaded", {})
     monkeypatch.setattr(_aot, "_tried_build", set())
-
-
-# -- the batch loop ------------------------------------------------------------------
-
-
-@st.composite
-def columns(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Submit, run, estimate and size columns: bursts, gaps, over- and under-estimates
-    (jobs that outlive their estimate), integer and fractional times."""
-    capacity = draw(st.integers(1, 32))
-    n = draw(st.integers(1, 60))
-    gaps = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 0.5, 7.0, 300.0]), min_size=n, max_size=n))
-    run = draw(
-        st.lists(st.sampled_from([1.0, 2.0, 3.5, 10.0, 60.0, 400.0]), min_size=n, max_size=n)
-    )
-    slack = draw(
-        st.lists(st.sampled_from([0.0, 0.0, 1.0, 50.0, -1.0, -30.0]), min_size=n, max_size=n)
-    )
-    size = draw(st.lists(st.integers(1, capacity), min_size=n, max_size=n))
-    submit = np.cumsum(np.array(gaps))
-    r = np.array(run)
-    est = np.maximum(r + np.array(slack), 1.0)
-    return submit, r, est, np.array(size, dtype=np.int64), capacity
-
-
-def _loop(loop: Any, case: Any, policy: int, window: int) -> tuple[Any, ...]:
-    submit, run, est, size, capacity = (
-        np.array(c) if isinstance(c, np.ndarray) else c for c in case
-    )
-    return _aot._run_loop(loop, submit, run, est, size, capacity, policy, window)
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=columns(), policy=st.sampled_from([0, 1]), window=st.sampled_from([-1, 0, 1, 3]))
-def test_the_batch_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
-    kernels: Any, case: Any, policy: int, window: int
-) -> None:
-    from cosched.engine._batch_jit import batch_loop as jit_loop
-
-    aot = _loop(lambda *a: _aot.batch_loop(kernels, *a), case, policy, window)
-    jit = _loop(jit_loop, case, policy, window)
-    python = _loop(python_loop, case, policy, window)
-    for a, b, c in zip(aot, jit, python, strict=True):
-        assert np.array_equal(a, b, equal_nan=True)
-        assert np.array_equal(a, c, equal_nan=True)
-    start, end, _ = aot
-    assert not np.isnan(start).any()  # every job ran (each fits the machine)
-    assert np.array_equal(end, start + case[1])
-
-
-def test_a_hand_computed_easy_schedule_ahead_of_time(kernels: Any) -> None:
-    # 4 units. Job 0 takes 3 for 100 s (estimate 100); job 1 needs 4 and waits for it:
-    # shadow 100, no extra units. Job 2 (1 unit, estimate 50) ends by the shadow and is
-    # backfilled at 2; job 3 (1 unit, estimate 200) would delay job 1 and waits.
-    submit = np.array([0.0, 1.0, 2.0, 3.0])
-    run = np.array([100.0, 10.0, 50.0, 5.0])
-    est = np.array([100.0, 10.0, 50.0, 200.0])
-    size = np.array([3, 4, 1, 1], dtype=np.int64)
-    start, end, counts = _aot._run_loop(
-        lambda *a: _aot.batch_loop(kernels, *a), submit, run, est, size, 4, 1, -1
-    )
-    assert start.tolist() == [0.0, 100.0, 2.0, 110.0]
-    assert end.tolist() == [100.0, 110.0, 52.0, 115.0]
-    assert counts[2] == 4
-
-
-def test_the_wrapper_refuses_arrays_the_compiled_loop_would_misread(kernels: Any) -> None:
-    n = 3
-    args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64), 4, 0, -1]
-    args += [np.full(n, np.nan), np.full(n, np.nan), np.empty(n, dtype=np.int64), np.empty(n)]
-    args += [np.empty(n, dtype=np.int64)] * 2 + [np.empty(n), np.empty(n, dtype=np.int64)]
-    args += [np.zeros(3, dtype=np.int64)]
-    _aot.batch_loop(kernels, *args)
-    bad = list(args)
-    bad[3] = np.ones(n, dtype=np.int32)  # a size column of another integer type
-    with pytest.raises(TypeError, match="int64"):
-        _aot.batch_loop(kernels, *bad)
-    bad = list(args)
-    bad[0] = np.zeros(2 * n)[::2]  # not contiguous
-    with pytest.raises(TypeError, match="contiguous"):
-        _aot.batch_loop(kernels, *bad)
 
 
 # -- the SWF parser ------------------------------------------------------------------
@@ -273,17 +191,6 @@ def test_a_build_for_other_source_is_refused(
     monkeypatch.setattr(_aot, "_key", lambda group="batch": "0" * 20)
     assert _aot.load(build=True) is None
     assert "source changed" in (tmp_path / ("0" * 20) / "failed.txt").read_text()
-
-
-def test_small_workloads_neither_build_nor_load_the_kernels(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_state: None
-) -> None:
-    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
-    monkeypatch.delenv("COSCHED_FASTPATH_COMPILE_FROM", raising=False)
-    monkeypatch.setattr(fastpath, "COMPILE_FROM", None)
-    assert fastpath._compiled_loop(fastpath.AOT_FROM - 1, 1) is None
-    assert fastpath._compiled_loop(fastpath.AOT_BUILD_FROM - 1, 1) is None  # not built
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_no_home_folder_means_no_cache_and_no_stray_folder(

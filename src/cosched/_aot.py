@@ -1,13 +1,16 @@
-"""The numba kernels of the batch fast path and the SWF reader, compiled ahead of time.
+"""Numba kernels compiled ahead of time: the machinery, and the SWF reader's and node
+sharing's kernels.
 
 Importing numba and loading a cached just-in-time kernel costs about half a second of
 CPU per process; the same functions compiled once into an extension module by numba's
 ahead-of-time compiler (``numba.pycc``) load in about a millisecond, without numba
 (docs/performance.md, "The batch loop and parser compiled ahead of time"). The
-source is the same: :data:`KERNELS` names the Python functions numba compiles just in
-time (:func:`cosched.engine._batch_kernels.batch_loop`,
-:func:`cosched.workload._swf_kernel.parse_block`), and this module compiles them for
-fixed argument types.
+source is the same: :data:`KERNELS` names, by module and function, the Python
+functions numba compiles just in time (such as
+``cosched.workload._swf_kernel.parse_block``), and this module compiles them for fixed
+argument types. It imports no other cosched module: the engine's event loop is built
+by :mod:`cosched.engine.aot` through :func:`load_built`, and the kernels named here are
+found by name in the child process that builds them.
 
 The module is built on first use, in a child process (``python -m cosched._aot``), into
 a folder of the user's cache (``$COSCHED_AOT_DIR``, else ``$XDG_CACHE_HOME/cosched/
@@ -22,7 +25,7 @@ compiler's output in the folder, so later processes do not try again (delete the
 folder to retry).
 
 The compiled functions check nothing about their arguments (a wrong dtype or layout
-crashes the process); :func:`batch_loop` and :func:`parse_block` here check them first.
+crashes the process); :func:`parse_block` here checks them first.
 The other kernels are called by cosched's own classes on arrays they build, and
 :class:`Checked` checks each call against its signature in :data:`KERNELS` when asked to
 (:func:`checking`; the test suite always does).
@@ -58,7 +61,6 @@ __all__ = [
     "KERNELS",
     "Checked",
     "available",
-    "batch_loop",
     "build",
     "checking",
     "jitted",
@@ -131,12 +133,6 @@ _NODESHARE: tuple[tuple[str, str, str], ...] = (
 #: C-contiguous (``[::1]``) where the callers pass fresh arrays.
 KERNELS: tuple[tuple[str, str, str], ...] = (
     (
-        "cosched.engine._batch_kernels",
-        "batch_loop",
-        "void(f8[::1], f8[::1], f8[::1], i8[::1], i8, i8, i8, f8[::1], f8[::1], i8[::1],"
-        " f8[::1], i8[::1], i8[::1], f8[::1], i8[::1], i8[::1])",
-    ),
-    (
         "cosched.workload._swf_kernel",
         "parse_block",
         "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
@@ -145,9 +141,9 @@ KERNELS: tuple[tuple[str, str, str], ...] = (
 )
 
 #: The kernels are built as one extension module per *group*, so that a family builds
-#: only what it runs: ``batch`` (the batch loop and the SWF parser, which every large
-#: FCFS or EASY run uses) and ``nodeshare`` (the node-sharing family's). A kernel's
-#: group is its module's.
+#: only what it runs: ``batch`` (the SWF parser, which every long trace uses) and
+#: ``nodeshare`` (the node-sharing family's). A kernel's group is its module's. (The
+#: engine's event loop is one module per policy pass: :mod:`cosched.engine.aot`.)
 GROUPS = {"batch": "_cosched_kernels", "nodeshare": "_cosched_nodeshare"}
 _GROUP_OF = {_BOOK: "nodeshare", _WINDOW: "nodeshare"}
 
@@ -189,6 +185,17 @@ def _numba_version() -> str:
     return "unknown"
 
 
+def version_key(*parts: str) -> str:
+    """A hash of ``parts`` and of the versions compiled code depends on (Python, its
+    extension suffix, numpy, numba, this module's build format)."""
+    h = hashlib.sha256()
+    for part in (str(_FORMAT), sys.version, _EXT_SUFFIX, np.__version__, _numba_version()):
+        h.update(part.encode() + b"\0")
+    for part in parts:
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()[:20]
+
+
 def _key(group: str = "batch") -> str:
     """A hash of what a group's built module depends on: its kernels' source and the
     versions."""
@@ -207,6 +214,12 @@ def _key(group: str = "batch") -> str:
     for module in sorted({m for m, _, _ in _kernels_in(group)}):
         h.update(_source_file(module).read_bytes() + b"\0")
     return h.hexdigest()[:20]
+
+
+def cache_root() -> Path:
+    """The folder that holds compiled modules, one subfolder per key
+    (``$COSCHED_AOT_DIR``, else the user's cache)."""
+    return _cache_root()
 
 
 def _cache_root() -> Path:
@@ -232,7 +245,7 @@ def kernel_dir(group: str = "batch") -> Path:
 
 
 def _module_path(folder: Path, group: str = "batch") -> Path:
-    return folder / (GROUPS[group] + _EXT_SUFFIX)
+    return folder / (GROUPS.get(group, group) + _EXT_SUFFIX)
 
 
 #: Whether the ahead-of-time kernels may be used (tests set it to False to run numba's).
@@ -275,7 +288,7 @@ def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
 
 
 def _import(path: Path, group: str = "batch") -> ModuleType:
-    spec = importlib.util.spec_from_file_location(GROUPS[group], path)
+    spec = importlib.util.spec_from_file_location(GROUPS.get(group, group), path)
     if spec is None or spec.loader is None:  # pragma: no cover
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -283,9 +296,42 @@ def _import(path: Path, group: str = "batch") -> ModuleType:
     return module
 
 
-def _build_in_child(folder: Path, group: str = "batch") -> bool:
+def load_built(
+    folder: Path, name: str, *, build: bool, entry: str, args: tuple[str, ...], label: str
+) -> ModuleType | None:
+    """The extension module ``name`` in ``folder``, built first if missing and
+    ``build``: by ``entry`` (``module:function``, called in a child process as
+    ``function(out, folder's name, name, *args)``), announced on stderr as compiling
+    ``label``. None when disabled, missing (and not to be built) or unbuildable."""
+    if not available():
+        return None
+    got = _loaded.get(name)
+    if got is not None:
+        return got
+    try:
+        path = _module_path(folder, name)
+        if not path.is_file():
+            if not build or name in _tried_build:
+                return None
+            _tried_build.add(name)
+            if not _build_in_child(folder, name, entry=entry, args=args, label=label):
+                return None
+        got = _loaded[name] = _import(path, name)
+    except (OSError, ImportError):
+        return None
+    return got
+
+
+def _build_in_child(
+    folder: Path,
+    group: str = "batch",
+    *,
+    entry: str = "cosched._aot:build",
+    args: tuple[str, ...] = (),
+    label: str = "",
+) -> bool:
     """Build ``group``'s module into ``folder`` in a child process, once across
-    processes."""
+    processes, with a one-line notice on stderr naming the step and its time."""
     if (folder / "failed.txt").exists():
         return False
     folder.mkdir(parents=True, exist_ok=True)
@@ -300,14 +346,20 @@ def _build_in_child(folder: Path, group: str = "batch") -> bool:
             return False
         import subprocess
         import tempfile
+        import time
 
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+        what = label or f"cosched's {group} kernels"
+        sys.stderr.write(f"compiling {what} for this machine (once): ")
+        sys.stderr.flush()
+        t0 = time.perf_counter()
         try:
+            module, function = entry.split(":")
             code = (
-                "import sys; sys.path.insert(0, sys.argv[1]); "
-                "from cosched._aot import build; build(sys.argv[2], sys.argv[3], sys.argv[4])"
+                "import sys, importlib; sys.path.insert(0, sys.argv[1]); "
+                f"importlib.import_module({module!r}).{function}(*sys.argv[2:])"
             )
-            argv = [str(_PACKAGE.parent), str(tmp), folder.name, group]
+            argv = [str(_PACKAGE.parent), str(tmp), folder.name, group, *args]
             try:
                 done = subprocess.run(
                     [sys.executable, "-c", code, *argv],
@@ -319,10 +371,14 @@ def _build_in_child(folder: Path, group: str = "batch") -> bool:
                 ok = done.returncode == 0 and _module_path(tmp, group).is_file()
             except (OSError, subprocess.TimeoutExpired) as exc:
                 output, ok = f"{type(exc).__name__}: {exc}", False
+            took = time.perf_counter() - t0
             if ok:
                 os.replace(_module_path(tmp, group), _module_path(folder, group))
+                sys.stderr.write(f"{took:.1f} s\n")
             else:
                 _write_atomically(folder / "failed.txt", _failure_text(output))
+                failed = folder / "failed.txt"
+                sys.stderr.write(f"failed after {took:.1f} s; numba's code instead ({failed})\n")
             return ok
         finally:
             for p in sorted(tmp.rglob("*"), reverse=True):
@@ -570,8 +626,8 @@ def kernels(name: str, *, build: bool = True) -> Any:
     The ones compiled ahead of time are handed out bare, for their callers in cosched
     only: each builds every array it passes with the signature's dtype, dimensions and
     layout (a wrong one would be misread, not refused). A check in Python on every call
-    costs more than the whole gain (docs/design.md, "The node-sharing kernels compiled
-    ahead of time"), so :class:`Checked` wraps them only when :func:`checking`: the test
+    costs more than the whole gain (docs/design/engine.md, "Kernels compiled ahead
+    of time"), so :class:`Checked` wraps them only when :func:`checking`: the test
     suite runs every call through it.
     """
     compiled = load(build=build, group=_group(name))
@@ -615,21 +671,8 @@ def build(out: str | os.PathLike[str], key: str | None = None, group: str = "bat
 
 
 def _self_check(module: ModuleType) -> None:
-    """The compiled batch kernels give the Python functions' results on a small case."""
-    from cosched.engine._batch_kernels import batch_loop as plain_loop
-    from cosched.workload._swf_kernel import parse_block as jit_parse
-
-    rng = np.random.default_rng(0)
-    n = 300
-    submit = np.sort(rng.integers(0, 2000, n)).astype(np.float64)
-    run = rng.integers(1, 300, n).astype(np.float64)
-    est = run + rng.integers(-20, 200, n)
-    size = rng.integers(1, 9, n).astype(np.int64)
-    for policy in (0, 1):
-        got = _run_loop(module.batch_loop, submit, run, est, size, 16, policy, -1)
-        want = _run_loop(plain_loop, submit, run, est, size, 16, policy, -1)
-        if not all(np.array_equal(a, b, equal_nan=True) for a, b in zip(got, want, strict=True)):
-            raise RuntimeError("the compiled batch loop differs from its source")
+    """The compiled SWF parser gives the Python function's results on a small case."""
+    jit_parse = jitted("cosched.workload._swf_kernel").parse_block
     text = (
         b"1 0 10 5 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n"
         b"2 1.5 0 5 4 -1 -1 4 10.25 -1 1 1 1 -1 1 -1 -1 -1\n"
@@ -637,7 +680,7 @@ def _self_check(module: ModuleType) -> None:
     data = np.frombuffer(text, dtype=np.uint8).copy()
     flags = np.ones(18, dtype=np.bool_)
     a, where, ok = module.parse_block(data, flags, flags)
-    b, where2, ok2 = jit_parse.py_func(data, flags, flags)
+    b, where2, ok2 = getattr(jit_parse, "py_func", jit_parse)(data, flags, flags)
     if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
         raise RuntimeError("the compiled SWF parser differs from its source")
 
@@ -645,8 +688,10 @@ def _self_check(module: ModuleType) -> None:
 def _self_check_nodeshare(module: ModuleType) -> None:
     """The node-sharing kernels as compiled give their source's results on small cases
     (whole schedules are compared in tests/nodeshare/test_compiled.py)."""
-    from cosched.nodeshare import _book_kernels as book
-    from cosched.nodeshare import _window_kernels as window
+    import importlib
+
+    book = importlib.import_module(_BOOK)
+    window = importlib.import_module(_WINDOW)
 
     row = np.array([0.5, np.nan, 0.0])
     coef = np.array([[1.0, 0.1], [0.5, 0.0], [1.2, 0.0]])
@@ -662,45 +707,6 @@ def _self_check_nodeshare(module: ModuleType) -> None:
     for got, want in cases:
         if not np.array_equal(np.asarray(got), np.asarray(want)):
             raise RuntimeError("a compiled node-sharing kernel differs from its source")
-
-
-def _run_loop(
-    loop: Any,
-    submit: np.ndarray,
-    run: np.ndarray,
-    est: np.ndarray,
-    size: np.ndarray,
-    capacity: int,
-    policy: int,
-    window: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    n = len(submit)
-    start, end, counts = np.full(n, np.nan), np.full(n, np.nan), np.zeros(3, dtype=np.int64)
-    i64, f64 = np.int64, np.float64
-    loop(
-        submit, run, est, size, capacity, policy, window, start, end,
-        np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64),
-        np.empty(n, dtype=i64), np.empty(n, dtype=f64), np.empty(n, dtype=i64), counts,
-    )  # fmt: skip
-    return start, end, counts
-
-
-def _checked(a: Any, dtype: type) -> np.ndarray:
-    _check(_Array(np.dtype(dtype), 1, True), a, "a compiled kernel's array")
-    return a  # type: ignore[no-any-return]
-
-
-def batch_loop(module: ModuleType, *args: Any) -> None:
-    """``module.batch_loop(*args)`` after checking every array's dtype and layout
-    (the arguments of :func:`cosched.engine._batch_kernels.batch_loop`)."""
-    if len(args) != 16:
-        raise TypeError(f"batch_loop takes 16 arguments, not {len(args)}")
-    f, i = np.float64, np.int64
-    kinds = (f, f, f, i, int, int, int, f, f, i, f, i, i, f, i, i)
-    checked = [
-        int(a) if kind is int else _checked(a, kind) for a, kind in zip(args, kinds, strict=True)
-    ]
-    module.batch_loop(*checked)
 
 
 def parse_block(

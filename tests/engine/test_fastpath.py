@@ -58,6 +58,13 @@ def cases(draw: st.DrawFn) -> tuple[Workload, Platform]:
     return draw(workloads(max_procs=platform.procs)), platform
 
 
+def _pass(sim: Simulation) -> str | None:
+    """The name of the compiled pass the fast path would run ``sim`` with (None: the
+    general loop)."""
+    plan = fastpath.eligible(sim)
+    return None if plan is None else plan.spec.name
+
+
 def _run(w: Workload, platform: Platform, name: str, params: dict[str, Any], **kw: Any) -> Any:
     return Simulation(w, platform, make_policy(name, **params), **kw).run()
 
@@ -101,7 +108,7 @@ def test_conservative_fast_path_matches_general_loop(
     est = "exact" if exact else "requested"
     general = _run(w, platform, "conservative", {}, estimates=est, fast=False)
     sim = Simulation(w, platform, make_policy("conservative"), estimates=est)
-    assert fastpath.eligible(sim) == 2
+    assert _pass(sim) == "conservative"
     fast = sim.run()
     verify_schedule(fast.jobs, capacity=platform.capacity)
     _same(general, fast)
@@ -159,8 +166,8 @@ class MyEasy(EasyBackfilling, register=False):
 def test_general_loop_when_a_feature_needs_it(policy: Any, kw: dict[str, Any]) -> None:
     w = Workload.from_jobs([(0, 1, 10), (1, 2, 10)])
     sim = Simulation(w, Platform.of_procs(2), policy, **kw)
-    assert fastpath.eligible(sim) is None or not sim.fast
-    assert fastpath.eligible(Simulation(w, Platform.of_procs(2), Fcfs())) == 0
+    assert _pass(sim) is None or not sim.fast
+    assert _pass(Simulation(w, Platform.of_procs(2), Fcfs())) == "fcfs"
     sim.run()
     assert sim._jobs, "the general loop builds the Job records"
 
@@ -170,10 +177,10 @@ def test_conservative_leaves_overruns_to_the_general_loop() -> None:
     # profile while job 1 is past its estimated end, which the fast path does not model.
     w = Workload.from_jobs([(0, 2, 100, 50), (1, 2, 10, 10)])
     sim = Simulation(w, Platform.of_procs(2), ConservativeBackfilling())
-    assert fastpath.eligible(sim) is None
+    assert _pass(sim) is None
     ok = Workload.from_jobs([(0, 2, 50, 100), (1, 2, 10, 10)])
     sim = Simulation(ok, Platform.of_procs(2), ConservativeBackfilling())
-    assert fastpath.eligible(sim) == 2
+    assert _pass(sim) == "conservative"
     r = sim.run()
     # job 2 is reserved at 100 (job 1's estimated end); job 1 ends at 50, compression
     # moves job 2 to 50
@@ -238,7 +245,7 @@ def test_every_archive_trace(trace: Path) -> None:
         w, platform = _trace(trace, limit=20_000, too_wide="drop")
         general = _run(w, platform, "conservative", {}, fast=False)
         sim = Simulation(w, platform, make_policy("conservative"))
-        assert fastpath.eligible(sim) == 2
+        assert _pass(sim) == "conservative"
         _same(general, sim.run())
 
 
@@ -287,3 +294,22 @@ def test_outputs_are_the_same_on_both_paths(
     assert general.keys() == fast.keys()
     for name in general:
         assert general[name] == fast[name], name
+
+
+def test_a_subclass_runs_the_general_loop() -> None:
+    # A class supplies its compiled pass for itself only: a subclass's schedule may
+    # differ, so it runs the general loop (and its own schedule is called).
+    calls = []
+
+    class Mine(EasyBackfilling, register=False):
+        def schedule(self, view: Any) -> Any:
+            calls.append(view.now)
+            return super().schedule(view)
+
+    w = Workload.from_jobs([(0, 1, 10), (1, 2, 10)])
+    assert EasyBackfilling.compiled_pass() is not None
+    assert Mine.compiled_pass() is None
+    sim = Simulation(w, Platform.of_procs(2), Mine())
+    assert _pass(sim) is None
+    sim.run()
+    assert calls == [0.0, 1.0, 10.0]

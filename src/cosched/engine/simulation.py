@@ -248,6 +248,65 @@ class Simulation:
         """The read-only view the policy sees."""
         return self._view
 
+    # -- the state a compiled loop runs on (cosched.engine.fastpath) ---------------------
+
+    @property
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The job columns in submit order: submit time, run time, estimate (the
+        requested or the exact run time, as :attr:`estimates` says) and size in units.
+
+        Raises:
+            ConfigError: the workload is streamed (its jobs are not all in memory).
+        """
+        if self._feed is not None:
+            raise ConfigError("a streamed simulation has no job columns in memory")
+        return self._columns
+
+    @property
+    def n_jobs(self) -> int:
+        """Jobs in the workload in memory (0 for a streamed workload)."""
+        return self._n
+
+    @property
+    def capacity(self) -> int:
+        """Units in the machine."""
+        return self._capacity
+
+    @property
+    def streamed(self) -> bool:
+        """Whether jobs are read as the run goes (a streamed workload)."""
+        return self._feed is not None
+
+    @property
+    def placing(self) -> bool:
+        """Whether jobs are placed on named nodes (a node ledger is kept)."""
+        return self._ledger is not None
+
+    def finish_compiled(
+        self,
+        start: np.ndarray,
+        end: np.ndarray,
+        *,
+        passes: int,
+        decisions: int,
+        placements: dict[int, Placement] | None = None,
+        slots: list[int] | None = None,
+        rate_changes: int | None = None,
+    ) -> SimulationResult:
+        """The result of a run a compiled loop made instead of :meth:`run`'s loop: every
+        job's start and end, the engine's counters and, for a run on a node ledger,
+        where each job ran and the slots it held (in start order)."""
+        if self._ran:
+            raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
+        if placements is not None:
+            self._placed = placements
+        if slots is not None:
+            self._slots = slots
+        if rate_changes is not None:
+            self._stats["rate_changes"] = rate_changes
+        started = int(np.count_nonzero(~np.isnan(start)))
+        return self._fast_result(start, end, passes=passes, decisions=decisions, started=started)
+
     # -- the event loop ---------------------------------------------------------------
 
     def run(self) -> SimulationResult:

@@ -1,15 +1,16 @@
 """The fast path of the built-in LOMARC policies: the compiled loop of
 :mod:`cosched.lomarc._kernel`, selected automatically.
 
-:func:`cosched.engine.fastpath.try_run` hands a simulation here when its policy is a
-:class:`~cosched.lomarc.policies.Lomarc`. It runs on the compiled loop when the policy
-is one of the built-in variants itself (not a subclass: a user's subclass keeps the
-Python interface and the general loop), with its own rate model (or none, for PSS), on
-the paper's machine (:func:`~cosched.lomarc.policies.lomarc_platform` of any size),
-without capacity checks, on a workload in memory with the profile columns (a progress
-callback hears of the end only, as on the batch fast path). Otherwise the general
-loop runs, unchanged. Schedules, placements, the policy's counters and the engine's are
-the same on both paths (``tests/lomarc/test_fast.py``).
+:meth:`Lomarc.compiled_run <cosched.lomarc.policies.Lomarc.compiled_run>` hands a
+simulation here (the engine's fast path asks every policy first). It runs on the
+compiled loop when the policy is one of the built-in variants itself (not a subclass:
+a user's subclass keeps the Python interface and the general loop), with its own rate
+model (or none, for PSS), on the paper's machine
+(:func:`~cosched.lomarc.policies.lomarc_platform` of any size), without capacity
+checks, on a workload in memory with the profile columns (a progress callback hears of
+the end only, as on the batch fast path). Otherwise the general loop runs, unchanged.
+Schedules, placements, the policy's counters and the engine's are the same on both
+paths (``tests/lomarc/test_fast.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def eligible(sim: Simulation) -> bool:
     if type(policy) not in BUILT_IN or sim.check:
         return False
     assert isinstance(policy, P.Lomarc)
-    if sim._feed is not None or sim._ledger is None:
+    if sim.streamed or not sim.placing:
         return False
     if policy.pairing:
         rates = sim.rate_model
@@ -74,9 +75,9 @@ def try_run(sim: Simulation) -> SimulationResult | None:
 
     policy = sim.policy
     assert isinstance(policy, P.Lomarc)
-    n = sim._n
+    n = sim.n_jobs
     cols = sim.workload.columns
-    submit, run, est, size = (np.array(c) for c in sim._columns)
+    submit, run, est, size = (np.array(c) for c in sim.columns)
     f64 = np.float64
     # One row per job: class (as profile_of reads it, an integer), CPU, network, disk,
     # memory, the CPU-pairing draw (2 without the column, as profile_of).
@@ -142,9 +143,9 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     pairs = on_nodes(range(sim.platform.nodes), 1)
     flat = list(map(pairs.__getitem__, jnodes.tolist()))
     offs, sizes = off.tolist(), size.tolist()
-    sim._placed = {i: tuple(flat[offs[i] : offs[i] + sizes[i]]) for i in order.tolist()}
-    sim._slots = sizes
-    sim._stats["rate_changes"] = int(stats[2])
-    passes, decisions = stats[:2].tolist()
-    started = int(np.count_nonzero(~np.isnan(start)))
-    return sim._fast_result(start, end, passes=passes, decisions=decisions, started=started)
+    placed = {i: tuple(flat[offs[i] : offs[i] + sizes[i]]) for i in order.tolist()}
+    passes, decisions, rate_changes = stats.tolist()
+    return sim.finish_compiled(
+        start, end, passes=passes, decisions=decisions, placements=placed, slots=sizes,
+        rate_changes=rate_changes,
+    )  # fmt: skip

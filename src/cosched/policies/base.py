@@ -33,7 +33,8 @@ from cosched.workload.job import Job
 if TYPE_CHECKING:
     import importlib.metadata
 
-    from cosched.engine.simulation import RateModel
+    from cosched.engine.compiled import CompiledPass
+    from cosched.engine.simulation import RateModel, Simulation, SimulationResult
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -105,6 +106,21 @@ class Policy(abc.ABC):
 
     def rate_model(self) -> RateModel | None:
         """The co-location model this policy's family runs with (None: rates stay 1)."""
+        return None
+
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """The class's scheduling pass in compiled form, run by the engine's compiled
+        event loop (:mod:`cosched.engine.loop`), or None (the default): the general
+        loop calls :meth:`schedule`. A class returns its pass only for itself, not for
+        subclasses, whose ``schedule`` may differ."""
+        return None
+
+    def compiled_run(self, sim: Simulation) -> SimulationResult | None:
+        """The whole simulation ``sim`` run by a family's own compiled loop, or None
+        (the default) to let the engine decide: for a family whose pass places jobs on
+        nodes and changes their rates, which the engine's compiled loop does not
+        model."""
         return None
 
     def check_platform(self, platform: Platform) -> None:

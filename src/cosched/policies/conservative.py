@@ -16,14 +16,16 @@ later, again and again, and reservations that depended on them move later (count
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start, WakeUp
 from cosched.engine.view import SystemView
+from cosched.policies._profile_kernels import add, advance, coalesce, compress, reserve
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.profile import Profile
 from cosched.workload.job import Job
@@ -58,6 +60,12 @@ class ConservativeBackfilling(Policy):
 
     def __post_init__(self) -> None:
         check_choice(self.name, "order", self.order, ("submit", "sjf"))
+
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """Conservative backfilling's pass on arrays (:func:`conservative_pass`); not a
+        subclass's."""
+        return CONSERVATIVE_PASS if cls is ConservativeBackfilling else None
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
@@ -180,3 +188,196 @@ class ConservativeBackfilling(Policy):
                 np.asarray(view.estimates, dtype=np.float64),
             )
         return cached[2], cached[3]
+
+
+# -- the compiled pass (cosched.engine.loop) ---------------------------------------------
+
+
+class ConservativeStore(NamedTuple):
+    """Conservative backfilling's per-job arrays (its compiled pass changes them in
+    place)."""
+
+    reserved: Any  #: each queued job's reserved start (NaN: none)
+    planned: Any  #: each running job's planned (estimated) end
+    ended_at: Any  #: planned ends of the jobs that completed at this instant ...
+    ended_units: Any  #: ... and their sizes
+    pick_jobs: Any  #: the jobs a pass hands to the profile kernels ...
+    pick_units: Any  #: ... their sizes, estimates and reserved starts
+    pick_durations: Any
+    pick_starts: Any
+
+
+class ConservativeState(NamedTuple):
+    """What conservative backfilling's compiled pass keeps between passes."""
+
+    ended: int  #: how many jobs completed at this instant
+    times: Any  #: the profile's segment starts ...
+    free: Any  #: ... and free units (grown as needed), the first ``segments`` in use
+    segments: int
+    built: bool  #: whether the first pass built the profile
+    last_wake: float  #: the last wake-up asked for
+    delayed: int  #: reservations moved later (none without overruns)
+
+
+def conservative_init(
+    jobs: Any, capacity: int, iparams: Any, fparams: Any
+) -> tuple[ConservativeStore, ConservativeState]:
+    n = jobs.submit.shape[0]
+    f8, i8 = np.float64, np.int64
+    store = ConservativeStore(
+        np.full(n, np.nan), np.zeros(n, dtype=f8), np.empty(n, dtype=f8),
+        np.empty(n, dtype=i8), np.empty(n, dtype=i8), np.empty(n, dtype=i8),
+        np.empty(n, dtype=f8), np.empty(n, dtype=f8),
+    )  # fmt: skip
+    state = ConservativeState(
+        0, np.zeros(64, dtype=f8), np.zeros(64, dtype=i8), 0, False, -math.inf, 0
+    )
+    return store, state
+
+
+def conservative_ended(
+    store: ConservativeStore, s: ConservativeState, jobs: Any, j: int, now: float
+) -> ConservativeState:
+    store.ended_at[s.ended] = store.planned[j]
+    store.ended_units[s.ended] = jobs.size[j]
+    return ConservativeState(
+        s.ended + 1, s.times, s.free, s.segments, s.built, s.last_wake, s.delayed
+    )
+
+
+def grow_profile(times: Any, free: Any, n: int, need: int) -> tuple[Any, Any]:
+    """Profile arrays with room for ``need`` more segments (the same ones if they have
+    it)."""
+    cap = times.shape[0]
+    if n + need <= cap:
+        return times, free
+    cap = max(n + need, 2 * cap)
+    t2 = np.zeros(cap, dtype=np.float64)
+    f2 = np.zeros(cap, dtype=np.int64)
+    t2[:n] = times[:n]
+    f2[:n] = free[:n]
+    return t2, f2
+
+
+def conservative_pass(
+    store: ConservativeStore,
+    s: ConservativeState,
+    jobs: Any,
+    queue: Any,
+    head: int,
+    tail: int,
+    fresh: int,
+    free: int,
+    epoch: int,
+    now: float,
+    chosen: Any,
+) -> tuple[ConservativeState, int, int, int, float]:
+    """:meth:`ConservativeBackfilling.schedule` with the submit order, on arrays, for
+    workloads in which no job outlives its estimate (so the profile is never rebuilt
+    and no reservation is delayed).
+
+    The first pass builds the profile (the units free now); later passes drop the past,
+    give back the units of jobs that ended before their estimate (in completion
+    order), compress the reservations in queue order and coalesce; then the arrivals
+    are reserved in order; then the jobs whose reservation has come start, in queue
+    order, and a wake-up is asked for at the next reservation if no event would bring
+    it. The profile kernels are the policy's own (:mod:`cosched.policies._profile_kernels`).
+    """
+    size, est = jobs.size, jobs.est
+    res, planned = store.reserved, store.planned
+    pj, pu, pd, ps = store.pick_jobs, store.pick_units, store.pick_durations, store.pick_starts
+    times, pfree, pn, delayed = s.times, s.free, s.segments, s.delayed
+    if not s.built:  # nothing runs yet at the first instant: the free units
+        pn = 1
+        times[0] = now
+        pfree[0] = free
+    else:
+        pn = advance(times, pfree, pn, now)
+        for k in range(s.ended):
+            if store.ended_at[k] > now:
+                times, pfree = grow_profile(times, pfree, pn, 2)
+                pn = add(times, pfree, pn, now, store.ended_at[k] - now, store.ended_units[k])
+        if s.ended > 0:
+            m = 0
+            for r in range(head, fresh):
+                j = queue[r]
+                if res[j] == res[j]:  # queued and reserved (not started)
+                    pj[m] = j
+                    pu[m] = size[j]
+                    pd[m] = est[j]
+                    ps[m] = res[j]
+                    m += 1
+            if m > 0:
+                times, pfree = grow_profile(times, pfree, pn, 4 * m)
+                pn, moved = compress(times, pfree, pn, now, pu[:m], pd[:m], ps[:m])
+                delayed += moved
+                for k in range(m):
+                    res[pj[k]] = ps[k]
+            pn = coalesce(times, pfree, pn)
+    m = tail - fresh
+    if m > 0:
+        for k in range(m):
+            j = queue[fresh + k]
+            pu[k] = size[j]
+            pd[k] = est[j]
+        times, pfree = grow_profile(times, pfree, pn, 2 * m)
+        pn = reserve(times, pfree, pn, pu[:m], pd[:m], ps[:m])
+        for k in range(m):
+            res[queue[fresh + k]] = ps[k]
+    # start the jobs whose reservation has come (the queue compacted on the way)
+    following = math.inf
+    k = 0
+    w = head
+    for r in range(head, tail):
+        j = queue[r]
+        if res[j] <= now and size[j] <= free:
+            free -= size[j]
+            res[j] = np.nan
+            planned[j] = now + est[j]
+            chosen[k] = j
+            k += 1
+            continue
+        if res[j] < following:
+            following = res[j]
+        queue[w] = j
+        w += 1
+    wake = math.nan
+    last_wake = s.last_wake
+    if now < following < math.inf and following != last_wake:
+        last_wake = following
+        wake = following
+    state = ConservativeState(0, times, pfree, pn, True, last_wake, delayed)
+    return state, head, w, k, wake
+
+
+def conservative_report(store: ConservativeStore, s: ConservativeState, out: Any) -> None:
+    out[0] = s.delayed
+
+
+def _conservative_arguments(
+    policy: ConservativeBackfilling, columns: Sequence[Any]
+) -> tuple[list[int], list[float]] | None:
+    _, run, est, _ = columns
+    if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
+        return None
+    return [], []
+
+
+def _conservative_absorb(policy: ConservativeBackfilling, counters: list[int]) -> None:
+    policy.delayed = counters[0]
+
+
+CONSERVATIVE_PASS = CompiledPass(
+    name="conservative",
+    init=conservative_init,
+    schedule=conservative_pass,
+    ended=conservative_ended,
+    report=conservative_report,
+    arguments=_conservative_arguments,
+    absorb=_conservative_absorb,
+    helpers=(grow_profile,),
+    depends=(add, advance, coalesce, compress, reserve),
+    idle_passes=True,
+    always_compiled=True,
+    reports=1,
+)

@@ -12,15 +12,27 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
+import numpy as np
+
+from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import ORDERS, ordered
-from cosched.policies.reservation import Reservation, reservation
+from cosched.policies.reservation import (
+    Reservation,
+    _release_slot,
+    admit,
+    drop_release,
+    insert_release,
+    reservation,
+    shadow_walk,
+)
 from cosched.workload.job import Job
 
 __all__ = ["EasyBackfilling", "shadow_time"]
@@ -67,6 +79,11 @@ class EasyBackfilling(Policy):
         check_choice(self.name, "order", self.order, tuple(ORDERS))
         if self.window is not None:
             check_range(self.name, "window", self.window, low=0, integer=True)
+
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """EASY's pass on arrays (:func:`easy_pass`); not a subclass's."""
+        return EASY_PASS if cls is EasyBackfilling else None
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
@@ -130,3 +147,137 @@ class EasyBackfilling(Policy):
             if size <= free and admit(now + est[job.index], size):
                 free -= size
                 out.append(Start(job))
+
+
+# -- the compiled pass (cosched.engine.loop) ---------------------------------------------
+
+
+class EasyStore(NamedTuple):
+    """The running jobs sorted by (estimated end, job), the first ``running`` entries
+    (EASY's compiled pass changes them in place)."""
+
+    ends: Any  #: estimated ends
+    jobs: Any  #: job indices
+
+
+class EasyState(NamedTuple):
+    """What EASY's compiled pass keeps between passes."""
+
+    running: int  #: how many jobs run
+    epoch: int  #: the completions counted at the last full pass
+    blocked: int  #: the head that pass left (-1: none)
+    shadow: float  #: its reservation
+    extra: int
+    window: int  #: the backfill window (-1: the whole queue)
+
+
+def easy_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[EasyStore, EasyState]:
+    n = jobs.submit.shape[0]
+    store = EasyStore(np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int64))
+    return store, EasyState(0, -1, -1, 0.0, 0, iparams[0])
+
+
+def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) -> EasyState:
+    running = drop_release(store.ends, store.jobs, s.running, jobs.start[j] + jobs.est[j], j)
+    return EasyState(running, s.epoch, s.blocked, s.shadow, s.extra, s.window)
+
+
+def easy_pass(
+    store: EasyStore,
+    s: EasyState,
+    jobs: Any,
+    queue: Any,
+    head: int,
+    tail: int,
+    fresh: int,
+    free: int,
+    epoch: int,
+    now: float,
+    chosen: Any,
+) -> tuple[EasyState, int, int, int, float]:
+    """:meth:`EasyBackfilling.schedule` with the submit order, on arrays.
+
+    A full pass starts jobs in order while the head fits, then gives the head its
+    reservation (:func:`shadow_walk`) and backfills the rest of the queue (or
+    ``window`` jobs of it) in order (:func:`admit`). With no window, when no job ended
+    since the last full pass and that pass left a head, the pass is incremental: only
+    the jobs that arrived now are tried against the kept reservation.
+    """
+    size, est, start = jobs.size, jobs.est, jobs.start
+    ends, ids = store.ends, store.jobs
+    running, blocked, shadow, extra, window = s.running, s.blocked, s.shadow, s.extra, s.window
+    seen_epoch = s.epoch
+    k = 0
+    if window < 0 and seen_epoch == epoch and blocked >= 0:
+        r = fresh
+    else:
+        seen_epoch = epoch
+        blocked = -1
+        while head < tail:  # start in order while the head fits
+            j = queue[head]
+            if start[j] == start[j]:  # started by an earlier backfill (not NaN)
+                head += 1
+                continue
+            if size[j] > free:
+                blocked = j
+                break
+            head += 1
+            free -= size[j]
+            chosen[k] = j
+            k += 1
+            running = insert_release(ends, ids, running, now + est[j], j)
+        if blocked < 0:
+            state = EasyState(running, seen_epoch, -1, shadow, extra, window)
+            return state, head, tail, k, math.nan
+        shadow, extra = shadow_walk(ends, ids, running, size, free, size[blocked], now)
+        r = head + 1
+    # backfill queue[r:tail] in order against (shadow, extra), compacting it
+    w = r
+    seen = 0
+    last = tail
+    while r < last:
+        j = queue[r]
+        r += 1
+        if start[j] == start[j]:
+            continue
+        if window >= 0 and seen >= window:
+            queue[w] = j
+            w += 1
+            continue
+        seen += 1
+        ok = False
+        if size[j] <= free:
+            ok, extra = admit(now + est[j], size[j], shadow, extra)
+        if not ok:
+            queue[w] = j
+            w += 1
+            continue
+        free -= size[j]
+        chosen[k] = j
+        k += 1
+        running = insert_release(ends, ids, running, now + est[j], j)
+    state = EasyState(running, seen_epoch, blocked, shadow, extra, window)
+    return state, head, w, k, math.nan
+
+
+def easy_report(store: EasyStore, state: EasyState, out: Any) -> None:
+    """EASY has no counters of its own."""
+
+
+def _easy_arguments(
+    policy: EasyBackfilling, columns: Sequence[Any]
+) -> tuple[list[int], list[float]] | None:
+    if policy.order != "submit":
+        return None
+    return [-1 if policy.window is None else int(policy.window)], []
+
+
+EASY_PASS = CompiledPass(
+    name="easy",
+    init=easy_init,
+    schedule=easy_pass,
+    ended=easy_ended,
+    report=easy_report,
+    arguments=_easy_arguments,
+    helpers=(_release_slot, insert_release, drop_release, shadow_walk, admit),
+)

@@ -10,6 +10,12 @@ end order and share the rule itself.
 Families that count *nodes* (a node is freed when the last of its jobs ends) can give
 the time each occupied node becomes empty instead: :func:`node_reservation` applies the
 same rule to those times with one partial sort, without walking the releases.
+
+The compiled event loop (:mod:`cosched.engine.loop`) runs EASY's pass on arrays: it
+keeps the running jobs sorted by estimated end (:func:`insert_release`,
+:func:`drop_release`), walks them with :func:`shadow_walk`, the rule
+:class:`ShadowWalk` applies, and backfills by :func:`admit`, the rule
+:class:`Reservation` applies (which calls it).
 """
 
 from __future__ import annotations
@@ -18,7 +24,30 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["Reservation", "ShadowWalk", "node_reservation", "reservation"]
+__all__ = [
+    "Reservation",
+    "ShadowWalk",
+    "admit",
+    "drop_release",
+    "insert_release",
+    "node_reservation",
+    "reservation",
+    "shadow_walk",
+]
+
+
+def admit(end: float, units: int, shadow: float, extra: int) -> tuple[bool, int]:
+    """EASY's backfill rule: whether a job ending at ``end`` and holding ``units`` may
+    start now against the reservation ``(shadow, extra)``, and the extra units left.
+
+    It may if it ends by the shadow time, or if its units fit in the extra units, which
+    it then consumes.
+    """
+    if end <= shadow:
+        return True, extra
+    if units <= extra:
+        return True, extra - units
+    return False, extra
 
 
 class Reservation:
@@ -47,13 +76,9 @@ class Reservation:
             self.extra -= units
 
     def admit(self, end: float, units: int) -> bool:
-        """:meth:`fits`, and :meth:`take` if it does."""
-        if end <= self.shadow:
-            return True
-        if units <= self.extra:
-            self.extra -= units
-            return True
-        return False
+        """:meth:`fits`, and :meth:`take` if it does (:func:`admit`)."""
+        ok, self.extra = admit(end, units, self.shadow, self.extra)
+        return ok
 
 
 class ShadowWalk:
@@ -96,6 +121,73 @@ class ShadowWalk:
         if self.shadow is None:
             raise ValueError(f"the releases never free {self.need} units (head too large)")
         return self.shadow, self.avail - self.need
+
+
+def shadow_walk(
+    ends: np.ndarray,
+    jobs: np.ndarray,
+    count: int,
+    size: np.ndarray,
+    free: int,
+    need: int,
+    now: float,
+) -> tuple[float, int]:
+    """:class:`ShadowWalk` over the first ``count`` running jobs of two arrays, in
+    estimated end order (``ends``; ``jobs``, whose units ``size`` gives):
+    ``(shadow time, extra units)`` for a head of ``need`` units with ``free`` free now.
+
+    Written in numba's subset of Python for the compiled event loop; the head always
+    fits the machine there, so the walk always finds its shadow time.
+    """
+    avail = free
+    shadow = now
+    found = False
+    for k in range(count):
+        e = ends[k]
+        if e < now:
+            e = now
+        if found and e > shadow:
+            break
+        avail += size[jobs[k]]
+        if not found and avail >= need:
+            found = True
+            shadow = e
+    return shadow, avail - need
+
+
+def _release_slot(ends: np.ndarray, jobs: np.ndarray, count: int, end: float, j: int) -> int:
+    """Where ``(end, j)`` goes among the first ``count`` releases sorted by (end, job)."""
+    lo = 0
+    hi = count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ends[mid] < end or (ends[mid] == end and jobs[mid] < j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def insert_release(ends: np.ndarray, jobs: np.ndarray, count: int, end: float, j: int) -> int:
+    """Insert job ``j`` (estimated end ``end``) into the first ``count`` running jobs
+    sorted by (estimated end, job); the new count."""
+    lo = _release_slot(ends, jobs, count, end, j)
+    for k in range(count, lo, -1):
+        ends[k] = ends[k - 1]
+        jobs[k] = jobs[k - 1]
+    ends[lo] = end
+    jobs[lo] = j
+    return count + 1
+
+
+def drop_release(ends: np.ndarray, jobs: np.ndarray, count: int, end: float, j: int) -> int:
+    """Remove job ``j`` (estimated end ``end``) from the sorted running jobs; the new
+    count."""
+    lo = _release_slot(ends, jobs, count, end, j)
+    for k in range(lo, count - 1):
+        ends[k] = ends[k + 1]
+        jobs[k] = jobs[k + 1]
+    return count - 1
 
 
 def reservation(

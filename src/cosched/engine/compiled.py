@@ -1,0 +1,164 @@
+"""Policies' compiled passes, and the event loop bound to each.
+
+A policy with a compiled form declares it on its class
+(:meth:`Policy.compiled_pass <cosched.policies.base.Policy.compiled_pass>`) as a
+:class:`CompiledPass`: four functions in numba's subset of Python, written next to
+the policy, and the instance's parameters as two small arrays. :func:`bound_loop`
+binds them into a copy of :func:`cosched.engine.loop.event_loop` (each copy its own
+function, so numba's cache keeps one machine code per pass), plain or compiled by
+numba just in time; :mod:`cosched.engine.aot` compiles the same copy ahead of time.
+The engine never imports a policy: it is handed the pass.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import FunctionType
+from typing import Any
+
+from cosched.engine import loop
+
+__all__ = ["CompiledPass", "bound_loop", "variant"]
+
+
+@dataclass(frozen=True)
+class CompiledPass:
+    """A policy's scheduling pass in compiled form (see :mod:`cosched.engine.loop`).
+
+    Attributes:
+        name: a name for the pass, unique among passes (names the compiled code).
+        init: ``init(jobs, capacity, iparams, fparams) -> (store, state)``: the pass's
+            fixed arrays (changed in place) and its state (a named tuple, replaced).
+        schedule: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch,
+            now, chosen) -> (state, head, tail, k, wake)``: one pass at ``now``; the jobs to
+            start are ``chosen[:k]`` in decision order (the pass may compact
+            ``queue[head:tail]``, and must drop the jobs it starts from it or leave them
+            behind, started); ``wake``: a wake-up asked for, or NaN.
+        ended: ``ended(store, state, jobs, j, now) -> state``: job ``j`` completed.
+        report: ``report(store, state, out)``: the pass's counters into ``out`` (an int64 array
+            of :attr:`reports` entries).
+        arguments: ``arguments(policy, columns) -> (iparams, fparams)`` for a policy
+            instance and the ``(submit, run, est, size)`` columns, or None when this
+            instance or workload needs the general loop.
+        absorb: ``absorb(policy, counters)``: the report's counters into the policy, as
+            the general loop leaves it.
+        helpers: the plain functions the four call (compiled with them), each after
+            those it calls.
+        depends: functions compiled elsewhere that the pass calls (their source
+            files name the compiled code too).
+        idle_passes: whether the pass runs at instants with an empty queue.
+        always_compiled: run the loop compiled whatever the workload's size (a pass
+            that calls compiled functions loads numba anyway).
+        reports: how many counters ``report`` writes.
+    """
+
+    name: str
+    init: Callable[..., Any]
+    schedule: Callable[..., Any]
+    ended: Callable[..., Any]
+    report: Callable[..., Any]
+    arguments: Callable[[Any, Sequence[Any]], tuple[Sequence[int], Sequence[float]] | None]
+    absorb: Callable[[Any, list[int]], None] = field(default=lambda policy, counters: None)
+    helpers: tuple[Callable[..., Any], ...] = ()
+    depends: tuple[Callable[..., Any], ...] = ()
+    idle_passes: bool = False
+    always_compiled: bool = False
+    reports: int = 0
+
+
+def _source_hash(spec: CompiledPass) -> str:
+    """A short hash of the source files the bound loop is compiled from (numba's cache
+    checks only the loop's own file; a changed pass must not reuse old machine code)."""
+    h = hashlib.sha256()
+    files = {loop.__file__}
+    for f in (spec.init, spec.schedule, spec.ended, spec.report, *spec.helpers, *spec.depends):
+        files.add(getattr(f, "py_func", f).__code__.co_filename)
+    for path in sorted(files):
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:12]
+
+
+@functools.cache
+def variant(spec: CompiledPass) -> str:
+    """The name of ``spec``'s bound loop: the pass's name and its sources' hash (read
+    once per process)."""
+    return f"event_loop_{spec.name}_{_source_hash(spec)}"
+
+
+def _rebind(f: Callable[..., Any], names: dict[str, Any], qualname: str) -> FunctionType:
+    """``f`` with ``names`` rebound in a copy of its globals, as its own function."""
+    code = f.__code__  # type: ignore[attr-defined]
+    g = FunctionType(code, {**f.__globals__, **names}, f.__name__, f.__defaults__)  # type: ignore[attr-defined]
+    g.__qualname__ = qualname
+    g.__module__ = f.__module__
+    g.__doc__ = f.__doc__
+    return g
+
+
+_JIT: dict[Callable[..., Any], Any] = {}
+
+
+def _njit(f: Callable[..., Any], *, inline: bool = True) -> Any:
+    """``f`` compiled by numba, once. The loop's callees are inlined into it in numba's
+    own representation: left to LLVM, each pass call hands over the job columns
+    argument by argument, which cost EASY's loop some 15 % (docs/performance.md)."""
+    from numba import njit
+
+    got = _JIT.get(f)
+    if got is None:
+        if inline:
+            got = _JIT[f] = njit(cache=True, nogil=True, inline="always")(f)
+        else:
+            got = _JIT[f] = njit(cache=True, nogil=True)(f)
+    return got
+
+
+def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
+    """The names the bound loop calls: the pass's four functions (their helpers
+    rebound to compiled ones when ``compiled``) and the loop's own helpers."""
+    helpers: dict[str, Any] = {}
+    if compiled:
+        for h in spec.helpers:  # each may call those listed before it
+            got = _JIT.get(h)
+            if got is None:
+                got = _JIT[h] = _njit(_rebind(h, helpers, h.__qualname__))
+            helpers[h.__name__] = got
+        for h in (loop.heap_push, loop.heap_pop, loop._wake_push, loop._wake_pop):
+            helpers[h.__name__] = _njit(h)
+    names: dict[str, Any] = dict(helpers)
+    for slot, f in (
+        ("policy_init", spec.init),
+        ("policy_ended", spec.ended),
+        ("policy_pass", spec.schedule),
+        ("policy_report", spec.report),
+    ):
+        g = _rebind(f, helpers, f"{f.__qualname__}_{tag}") if compiled else f
+        names[slot] = _njit(g) if compiled else g
+    names["IDLE_PASSES"] = spec.idle_passes
+    return names
+
+
+_BOUND: dict[tuple[str, bool], Callable[..., None]] = {}
+
+
+def bound_loop(spec: CompiledPass, *, compiled: bool) -> Callable[..., None]:
+    """:func:`cosched.engine.loop.event_loop` with ``spec``'s pass bound: compiled by
+    numba (``cache=True``: compiled once per machine and source) or plain Python."""
+    tag = variant(spec)
+    key = (tag, compiled)
+    got = _BOUND.get(key)
+    if got is None:
+        g = _rebind(loop.event_loop, _bindings(spec, compiled, tag), tag)
+        got = _BOUND[key] = _njit(g, inline=False) if compiled else g
+    return got
+
+
+def plain_source(spec: CompiledPass) -> FunctionType:
+    """The bound loop as plain Python with its callees compiled: what numba's
+    ahead-of-time compiler exports (:mod:`cosched.engine.aot`)."""
+    tag = variant(spec)
+    return _rebind(loop.event_loop, _bindings(spec, True, tag), tag)

@@ -1,0 +1,165 @@
+"""The event loop with each built-in pass bound, compiled ahead of time, gives numba's
+and plain Python's results exactly; a build is announced on one line; small workloads
+neither build nor load it.
+
+Differential tests on random columns: the loop as compiled ahead of time
+(:mod:`cosched.engine.aot`), as compiled just in time by numba, and run as Python
+(:func:`cosched.engine.compiled.bound_loop`), must agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosched import _aot
+from cosched.engine import aot, fastpath
+from cosched.engine.compiled import CompiledPass, bound_loop
+from cosched.policies.conservative import CONSERVATIVE_PASS
+from cosched.policies.easy import EASY_PASS
+from cosched.policies.fcfs import FCFS_PASS
+
+HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
+PASSES = {"fcfs": FCFS_PASS, "easy": EASY_PASS, "conservative": CONSERVATIVE_PASS}
+
+
+@pytest.fixture(scope="module")
+def loops() -> dict[str, Any]:
+    """Each pass's loop compiled ahead of time, built in the user's cache if it is not
+    yet (once per machine and source)."""
+    if not HAVE_CC:
+        pytest.skip("no C compiler: the ahead-of-time loops cannot be built here")
+    built = {}
+    for name, spec in PASSES.items():
+        loop = aot.load_loop(spec, build=True)
+        if loop is None:
+            pytest.fail(f"the {name} loop did not build (see {_aot.cache_root()})")
+        built[name] = loop
+    return built
+
+
+@st.composite
+def columns(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Submit, run, estimate and size columns: bursts, gaps, over- and under-estimates
+    (jobs that outlive their estimate), integer and fractional times."""
+    capacity = draw(st.integers(1, 32))
+    n = draw(st.integers(1, 60))
+    gaps = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 0.5, 7.0, 300.0]), min_size=n, max_size=n))
+    run = draw(
+        st.lists(st.sampled_from([1.0, 2.0, 3.5, 10.0, 60.0, 400.0]), min_size=n, max_size=n)
+    )
+    slack = draw(
+        st.lists(st.sampled_from([0.0, 0.0, 1.0, 50.0, -1.0, -30.0]), min_size=n, max_size=n)
+    )
+    size = draw(st.lists(st.integers(1, capacity), min_size=n, max_size=n))
+    submit = np.cumsum(np.array(gaps))
+    r = np.array(run)
+    est = np.maximum(r + np.array(slack), 1.0)
+    return submit, r, est, np.array(size, dtype=np.int64), capacity
+
+
+def _run(loop: Any, spec: CompiledPass, case: Any, iparams: list[int]) -> list[np.ndarray]:
+    submit, run, est, size, capacity = case
+    n = len(submit)
+    start, end = np.full(n, np.nan), np.full(n, np.nan)
+    stats = np.zeros(3 + spec.reports, dtype=np.int64)
+    ip, fp = np.array(iparams, dtype=np.int64), np.zeros(0)
+    loop(submit.copy(), run.copy(), est.copy(), size.copy(), capacity, ip, fp, start, end, stats)
+    return [start, end, stats]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=columns(),
+    name=st.sampled_from(sorted(PASSES)),
+    window=st.sampled_from([-1, 0, 1, 3]),
+)
+def test_the_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
+    loops: dict[str, Any], case: Any, name: str, window: int
+) -> None:
+    spec = PASSES[name]
+    if name == "conservative":  # its pass runs only where no job outlives its estimate
+        submit, run, est, size, capacity = case
+        case = submit, run, np.maximum(est, run), size, capacity
+    iparams = [window] if name == "easy" else []
+    got = [
+        _run(loops[name], spec, case, iparams),
+        _run(bound_loop(spec, compiled=True), spec, case, iparams),
+        _run(bound_loop(spec, compiled=False), spec, case, iparams),
+    ]
+    for other in got[1:]:
+        for a, b in zip(got[0], other, strict=True):
+            assert np.array_equal(a, b, equal_nan=True)
+    start, end, _ = got[0]
+    assert not np.isnan(start).any()  # every job ran (each fits the machine)
+    assert np.array_equal(end, start + case[1])
+
+
+def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> None:
+    # 4 units. Job 0 takes 3 for 100 s (estimate 100); job 1 needs 4 and waits for it:
+    # shadow 100, no extra units. Job 2 (1 unit, estimate 50) ends by the shadow and is
+    # backfilled at 2; job 3 (1 unit, estimate 200) would delay job 1 and waits.
+    case = (
+        np.array([0.0, 1.0, 2.0, 3.0]),
+        np.array([100.0, 10.0, 50.0, 5.0]),
+        np.array([100.0, 10.0, 50.0, 200.0]),
+        np.array([3, 4, 1, 1], dtype=np.int64),
+        4,
+    )
+    start, end, stats = _run(loops["easy"], EASY_PASS, case, [-1])
+    assert start.tolist() == [0.0, 100.0, 2.0, 110.0]
+    assert end.tolist() == [100.0, 110.0, 52.0, 115.0]
+    assert stats[1] == 4  # four starts, no other decision
+
+
+def test_the_compiled_loop_refuses_arrays_it_would_misread(loops: dict[str, Any]) -> None:
+    n = 3
+    args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64), 4]
+    args += [np.zeros(0, dtype=np.int64), np.zeros(0), np.full(n, np.nan), np.full(n, np.nan)]
+    args += [np.zeros(3, dtype=np.int64)]
+    loops["fcfs"](*args)
+    bad = list(args)
+    bad[3] = np.ones(n, dtype=np.int32)  # a size column of another integer type
+    with pytest.raises(TypeError, match="int64"):
+        loops["fcfs"](*bad)
+    bad = list(args)
+    bad[0] = np.zeros(2 * n)[::2]  # not contiguous
+    with pytest.raises(TypeError, match="contiguous"):
+        loops["fcfs"](*bad)
+
+
+def test_a_build_is_announced_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # A builder that fails at once: the notice names the step and its time either way.
+    monkeypatch.setattr(_aot, "_tried_build", set())
+    module = _aot.load_built(
+        tmp_path / "k", "_probe", build=True, entry="os:getcwd", args=(), label="a probe"
+    )
+    assert module is None
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("compiling a probe for this machine (once): failed after ")
+    assert (tmp_path / "k" / "failed.txt").exists()
+
+
+def test_small_workloads_neither_build_nor_load_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    monkeypatch.delenv("COSCHED_FASTPATH_COMPILE_FROM", raising=False)
+    monkeypatch.setattr(fastpath, "COMPILE_FROM", None)
+    monkeypatch.setattr(_aot, "_loaded", {})
+    monkeypatch.setattr(_aot, "_tried_build", set())
+    plain = bound_loop(EASY_PASS, compiled=False)
+    assert fastpath._loop(EASY_PASS, fastpath.AOT_FROM - 1) is plain
+    loop = fastpath._loop(EASY_PASS, fastpath.AOT_BUILD_FROM - 1)  # not built: numba's
+    assert not isinstance(loop, _aot.Checked)
+    assert list(tmp_path.iterdir()) == []

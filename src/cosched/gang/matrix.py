@@ -101,12 +101,15 @@ class Matrix:
         ``(row, columns)``, or None if no row has room."""
         if self.packing == "buddy":
             return self._fit_buddy(size, mem)
+        limited = self.memory_limit is not None and mem > 0
         for r, free in enumerate(self.free):
             if free < size:
                 continue
+            if not limited:  # the row's free cells are its first ``size`` idle columns
+                return r, (self.occ[r] < 0).nonzero()[0][:size]
             where = np.flatnonzero(self._ok(r, mem))
             if len(where) >= size:
-                return r, where[:size].astype(np.int64)
+                return r, where[:size]
         return None
 
     def block(self, size: int) -> int:
@@ -126,25 +129,30 @@ class Matrix:
                     return r, np.arange(a, b, dtype=np.int64)
         return None
 
+    def _others(self, cols: IntArray) -> list[int]:
+        """The jobs in any row on ``cols``, sorted."""
+        found = set(self.occ.take(cols, axis=1).ravel().tolist())  # take: no index parsing
+        found.discard(-1)
+        return sorted(found)
+
     def add(self, idx: int, row: int, cols: IntArray, run: int, mem: float) -> list[int]:
         """Put job ``idx`` in ``row`` on ``cols`` (it computes on the first ``run``);
         returns the other jobs whose mask changed."""
-        occ = self.occ
-        others = occ[:, cols]
-        touched = sorted(set(others[others >= 0].tolist()))
-        occ[row, cols] = idx
+        touched = self._others(cols)
+        self.occ[row].put(cols, idx)
         self.free[row] -= len(cols)
         self.used |= 1 << row
-        self.mem_used[cols[:run]] += mem
+        if mem:  # adding zero changes no cell
+            self.mem_used[cols[:run]] += mem
         self.row[idx] = row
         self.cols[idx] = cols
         self.mem[idx] = mem
-        free_rows: list[bool] = np.all(others < 0, axis=1).tolist()
-        bits = 1 << row
-        for r, ok in enumerate(free_rows):
-            if ok:
-                bits |= 1 << r
-        self.mask[idx] = bits
+        # A row is free under the job's columns unless one of the jobs found there sits
+        # in it; its own row counts as free.
+        rows, busy = self.row, 0
+        for j in touched:
+            busy |= 1 << rows[j]
+        self.mask[idx] = ((1 << len(self.free)) - 1) & ~busy | 1 << row
         clear = ~(1 << row)
         mask = self.mask
         for j in touched:
@@ -158,17 +166,17 @@ class Matrix:
         cols = self.cols.pop(idx)
         mem = self.mem.pop(idx)
         del self.mask[idx]
-        occ[row, cols] = -1
+        occ[row].put(cols, -1)
         self.free[row] += len(cols)
         if self.free[row] == occ.shape[1]:
             self.used &= ~(1 << row)
-        self.mem_used[cols[:run]] -= mem
-        others = occ[:, cols]
-        touched = sorted(set(others[others >= 0].tolist()))
+        if mem:
+            self.mem_used[cols[:run]] -= mem
+        touched = self._others(cols)
         bit = 1 << row
-        mask, jcols = self.mask, self.cols
+        mask, jcols, line = self.mask, self.cols, occ[row]
         for j in touched:
-            if (occ[row, jcols[j]] < 0).all():
+            if line.take(jcols[j]).max() < 0:  # the row is idle under all of j's columns
                 mask[j] |= bit
         return touched
 

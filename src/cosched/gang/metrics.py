@@ -10,12 +10,16 @@ count (a real count is an integer; ours is the round rate integrated over time).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from cosched.engine.simulation import SimulationResult
 from cosched.errors import ConfigError
 from cosched.gang.policies import Gang
+
+if TYPE_CHECKING:  # importing the family (every gang run) loads no pandas
+    import pandas as pd
 
 __all__ = ["gang_columns"]
 

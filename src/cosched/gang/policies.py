@@ -24,9 +24,10 @@ has time shares.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -139,7 +140,11 @@ class Gang(Policy):
     _m: Matrix | None = field(default=None, init=False, repr=False)
     _run: dict[int, int] = field(default_factory=dict, init=False, repr=False)
     _eta: dict[int, float] = field(default_factory=dict, init=False, repr=False)
+    #: per queued job index: its memory per unit (:meth:`memory`, read once at submission).
+    _mem_of: dict[int, float] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
+    #: per running job index: the last rate handed to the engine (absent: 1).
+    _given: dict[int, float] = field(default_factory=dict, init=False, repr=False)
     _used: int = field(default=0, init=False, repr=False)
     _all: bool = field(default=False, init=False, repr=False)
     # accounting: job -> (since, suspended fraction, suspensions per second)
@@ -228,7 +233,8 @@ class Gang(Policy):
         }
 
     def on_submit(self, job: Job, view: SystemView) -> None:
-        self.memory(job)  # a job that could never fit is refused as it arrives
+        # A job that could never fit is refused as it arrives.
+        self._mem_of[job.index] = self.memory(job)
         eta = job.extra.get(EFFICIENCY_COLUMN)
         if eta is not None:
             eta = float(eta)
@@ -248,6 +254,7 @@ class Gang(Policy):
         m = self._matrix(view)
         run = self._run.pop(idx)
         self._eta.pop(idx, None)
+        self._given.pop(idx, None)
         self._touched.update(m.remove(idx, run))
         used = m.used
         if used != self._used:
@@ -288,14 +295,21 @@ class Gang(Policy):
         nodes, counts = np.unique(self._node_of[cols], return_counts=True)
         return tuple((int(n), int(c) * per) for n, c in zip(nodes, counts, strict=True))
 
+    def _mem(self, job: Job) -> float:
+        mem = self._mem_of.get(job.index)
+        return self.memory(job) if mem is None else mem
+
     def _start(self, job: Job, view: SystemView, row: int, cols: IntArray, mem: float) -> Start:
         m = self._matrix(view)
+        idx = job.index
         size = view.size(job)
-        self._touched.update(m.add(job.index, row, cols, size, mem))
-        self._touched.add(job.index)
-        self._run[job.index] = size
-        self.row_of[job.index] = row
-        self._acc[job.index] = (view.now, 0.0, 0.0)
+        touched = self._touched
+        touched.update(m.add(idx, row, cols, size, mem))
+        touched.add(idx)
+        self._mem_of.pop(idx, None)
+        self._run[idx] = size
+        self.row_of[idx] = row
+        self._acc[idx] = (view.now, 0.0, 0.0)
         used = m.used
         if used != self._used:
             self._used = used
@@ -327,14 +341,14 @@ class Gang(Policy):
         it = iter(queue)
         head = None
         for job in it:
-            mem = self.memory(job)
+            mem = self._mem(job)
             spot = m.fit(view.size(job), mem)
             if spot is None:
                 head = job
                 break
             row, cols = spot
             out.append(self._start(job, view, row, cols, mem))
-            rows = max(bin(m.used).count("1"), 1)
+            rows = max(m.used.bit_count(), 1)
             ends.setdefault(row, []).append((view.now + view.estimate(job) * rows, len(cols)))
         self._head = -1 if head is None else head.index
         self._res = None
@@ -352,17 +366,38 @@ class Gang(Policy):
         self, view: SystemView, m: Matrix, need: int, started: dict[int, list[tuple[float, int]]]
     ) -> None:
         """The head's reservation: EASY's shadow walk in each row over the ends of that
-        row's jobs (their estimated ends at current rates), the earliest row kept."""
-        by_row: dict[int, list[tuple[float, int]]] = {r: list(e) for r, e in started.items()}
+        row's jobs (their estimated ends at current rates), the earliest row kept.
+
+        One walk over the running jobs in end order (this pass's starts merged in)
+        feeds every row's walk. The order of equal ends does not matter (a walk counts
+        every end at its shadow time), and the walk stops once no row can change the
+        choice: the rows with a shadow time have all passed it, and one has (a row still
+        without one would get a later shadow time)."""
+        now = view.now
+        walks = [ShadowWalk(free, need, now) for free in m.free]
         row_of, cols = m.row, m.cols
-        for end, idx, _ in view.releases():
-            by_row.setdefault(row_of[idx], []).append((end, len(cols[idx])))
+        ends: Iterable[tuple[float, int, int]] = view.releases()
+        if started:
+            mine = sorted((end, -1 - r, units) for r, e in started.items() for end, units in e)
+            ends = heapq.merge(ends, mine, key=lambda e: e[0])
+        done = [False] * len(walks)  # rows whose walk has passed its shadow time
+        passed = False
+        for end, idx, units in ends:
+            if idx >= 0:  # a running job (else the row of one of this pass's starts)
+                r = row_of[idx]
+                units = len(cols[idx])
+            else:
+                r = -1 - idx
+            if done[r]:
+                continue
+            walk = walks[r]
+            if not walk.add(end, units):
+                done[r] = True
+                passed = True
+            if passed and all(d or w.shadow is None for d, w in zip(done, walks, strict=True)):
+                break
         best: tuple[float, int, int] | None = None
-        for r in range(m.rows):
-            walk = ShadowWalk(m.free[r], need, view.now)
-            for end, units in sorted(by_row.get(r, [])):
-                if not walk.add(end, units):
-                    break
+        for r, walk in enumerate(walks):
             if walk.shadow is None:
                 continue
             shadow, extra = walk.result()
@@ -377,21 +412,38 @@ class Gang(Policy):
         res = self._res
         assert res is not None
         out: list[Decision] = []
+        sizes, mem_of = view.sizes, self._mem_of
+        # Within a pass the matrix only fills up, and a placement that fails for a size
+        # fails for every larger one: sizes from the smallest that failed (or beyond
+        # every row's free columns) skip the fit; under a memory limit, so do the
+        # (size, memory) pairs that failed.
+        limited = self.memory_limit is not None
+        too_big = max(m.free) + 1  # no row has this many free columns
         failed: set[tuple[int, float]] = set()
         for job in cand:
-            size, mem = view.size(job), self.memory(job)
-            if (size, mem) in failed:
+            idx = job.index
+            size = sizes[idx]
+            if size >= too_big:
+                continue
+            mem = mem_of.get(idx)
+            if mem is None:
+                mem = self.memory(job)
+            if limited and (size, mem) in failed:
                 continue
             spot = m.fit(size, mem)
             if spot is None:
-                failed.add((size, mem))
+                if limited:
+                    failed.add((size, mem))
+                else:
+                    too_big = size
                 continue
             row, cols = spot
             if row == self._res_row:
-                rows = bin(m.used | 1 << row).count("1")
+                rows = (m.used | 1 << row).bit_count()
                 if not res.admit(view.now + view.estimate(job) * rows, len(cols)):
                     continue
             out.append(self._start(job, view, row, cols, mem))
+            too_big = min(too_big, max(m.free) + 1)
         return out
 
     # -- rates and accounting ---------------------------------------------------------------
@@ -411,8 +463,8 @@ class Gang(Policy):
         """``(rate, suspended fraction, suspensions per second)`` of running job ``idx``."""
         assert self._m is not None
         used = self._used
-        rows = bin(used).count("1")
-        s = bin(self._m.mask[idx] & used).count("1") if self.alternate else 1
+        rows = used.bit_count()
+        s = (self._m.mask[idx] & used).bit_count() if self.alternate else 1
         eta = self._eta.get(idx, 1.0)
         if rows <= 1 or s >= rows:
             return eta, 0.0, 0.0
@@ -422,7 +474,7 @@ class Gang(Policy):
         return s / rows * self.efficiency * eta, (rows - s) / rows, runs / cycle
 
     def _new_rates(self, now: float, started: Sequence[Job]) -> dict[int, float]:
-        rows = bin(self._used).count("1")
+        rows = self._used.bit_count()
         self._rows_seen = max(self._rows_seen, rows)
         if self._all:
             todo: Sequence[int] = sorted(self._run)
@@ -431,14 +483,18 @@ class Gang(Policy):
             todo = sorted(i for i in self._touched if i in self._run)
         self._touched.clear()
         out: dict[int, float] = {}
-        acc = self._acc
+        acc, given = self._acc, self._given
         for idx in todo:
             rate, frac, sw = self.share(idx)
             _, old_frac, old_sw = acc[idx]
             if (frac, sw) != (old_frac, old_sw):
                 self._settle(idx, now)
                 acc[idx] = (now, frac, sw)
-            out[idx] = rate
+            # Only the rates that change: the engine holds the last rate given (1 for
+            # a job just started), and an equal rate changes nothing there.
+            if given.get(idx, 1.0) != rate:
+                given[idx] = rate
+                out[idx] = rate
         return out
 
 

@@ -16,9 +16,10 @@ scan breaks such ties by node number instead (same run times, different nodes).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from cosched.nodeshare.interference import InterferenceModel
 
 __all__ = [
     "RESTRICTIONS",
+    "MemoBook",
     "NodeBook",
     "Plan",
     "Restriction",
@@ -369,3 +371,86 @@ class NodeBook:
         """
         need = min(c.nodes * c.cores for c in configs)
         return self.usable_free < need
+
+
+class MemoBook(NodeBook):
+    """A :class:`NodeBook` that remembers its fits and takes between two changes.
+
+    Between two changes of the book (:meth:`add`, :meth:`remove`) a scheduling pass
+    asks the same fits and takes again and again (queued jobs are mostly of a few sizes
+    and classes); the answers are kept until the next change. ``node_jobs`` is padded
+    with ``jobs`` (the index of the padding entry of the policy's array of estimated
+    ends, for the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
+    """
+
+    def __init__(
+        self,
+        nodes: int,
+        cores: int,
+        cap: int,
+        model: InterferenceModel,
+        restriction: str,
+        jobs: int = 0,
+    ) -> None:
+        super().__init__(nodes, cores, cap, model, restriction, pad=jobs)
+        self._fits: dict[tuple[int, int], tuple[Sequence[Configuration], np.ndarray | None]] = {}
+        self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any], float]] = {}
+        self._listed: dict[
+            tuple[int, int], tuple[Sequence[Configuration], list[tuple[int, float]]]
+        ] = {}
+
+    def _changed(self) -> None:
+        self._fits.clear()
+        self._takes.clear()
+        self._listed.clear()
+
+    def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._changed()
+        super().add(idx, nodes, cores, sensitivity)
+
+    def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
+        self._changed()
+        super().remove(idx, nodes, cores, sensitivity)
+
+    def _entry(
+        self, sensitivity: int, configs: Sequence[Configuration]
+    ) -> tuple[Sequence[Configuration], np.ndarray | None]:
+        # Jobs of one size share one configurations tuple (the policy caches it), so
+        # the tuple's identity keys the memo; the entry keeps the tuple to check it.
+        key = (sensitivity, id(configs))
+        entry = self._fits.get(key)
+        if entry is None or entry[0] is not configs:
+            shape = self._shapes.get(id(configs))
+            if shape is None or shape[0] is not configs:
+                fewest = min((c.nodes * c.cores for c in configs), default=math.inf)
+                shape = self._shapes[id(configs)] = (configs, shapes(configs), fewest)
+            row: np.ndarray | None = None
+            # Too few free cores on nodes below the cap for the smallest configuration:
+            # none fits (what fit_row would find, without the walk).
+            if self.usable_free >= shape[2]:
+                needs, cores = shape[1]  # built by shapes(): the kernel's int arrays
+                out = np.empty(len(needs))
+                if self.kern.fit_row(sensitivity, needs, cores, out, *self.fit_arrays, self.cnt):
+                    row = out
+            entry = self._fits[key] = (configs, row)
+        return entry
+
+    def pressures(self, sensitivity: int, configs: Sequence[Configuration]) -> np.ndarray | None:
+        return self._entry(sensitivity, configs)[1]
+
+    def fits(
+        self, sensitivity: int, configs: Sequence[Configuration]
+    ) -> Sequence[tuple[int, float]]:
+        key = (sensitivity, id(configs))
+        got = self._listed.get(key)
+        if got is None or got[0] is not configs:
+            got = self._listed[key] = (configs, listed(self._entry(sensitivity, configs)[1]))
+        return got[1]
+
+    def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
+        key = (sensitivity, need, cores)
+        nodes = self._takes.get(key)
+        if nodes is None:
+            nodes = self._takes[key] = super()._take(sensitivity, need, cores)
+        return nodes

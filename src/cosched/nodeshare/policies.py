@@ -35,9 +35,10 @@ from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.nodeshare.configurations import Configuration, configurations
 from cosched.nodeshare.interference import DEFAULT_PRESET, PRESETS, InterferenceModel
-from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan, listed, shapes
+from cosched.nodeshare.placement import RESTRICTIONS, NodeBook, Plan
+from cosched.nodeshare.placement import MemoBook as _MemoBook
 from cosched.nodeshare.running import RunningJobs
-from cosched.nodeshare.window import WindowScan
+from cosched.nodeshare.window import Pass, WindowScan
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
@@ -70,76 +71,6 @@ class _Running:
     a: float
     b: float
     factor: float  # at its start
-
-
-class _MemoBook(NodeBook):
-    """A :class:`NodeBook` that remembers its fits and takes between two changes.
-
-    Between two changes of the book (:meth:`add`, :meth:`remove`) a scheduling pass
-    asks the same fits and takes again and again (queued jobs are mostly of a few sizes
-    and classes); the answers are kept until the next change. ``node_jobs`` is padded
-    with ``jobs`` (the index of the padding entry of the policy's array of estimated
-    ends, for the vectorised shadow time: ``ends[node_jobs].max(axis=0)``).
-    """
-
-    def __init__(
-        self,
-        nodes: int,
-        cores: int,
-        cap: int,
-        model: InterferenceModel,
-        restriction: str,
-        jobs: int = 0,
-    ) -> None:
-        super().__init__(nodes, cores, cap, model, restriction, pad=jobs)
-        self._fits: dict[
-            tuple[int, int],
-            tuple[Sequence[Configuration], np.ndarray | None, list[tuple[int, float]]],
-        ] = {}
-        self._takes: dict[tuple[int, int, int], tuple[int, ...]] = {}
-        self._shapes: dict[int, tuple[Sequence[Configuration], tuple[Any, Any]]] = {}
-
-    def _changed(self) -> None:
-        self._fits.clear()
-        self._takes.clear()
-
-    def add(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
-        self._changed()
-        super().add(idx, nodes, cores, sensitivity)
-
-    def remove(self, idx: int, nodes: Sequence[int], cores: int, sensitivity: int) -> None:
-        self._changed()
-        super().remove(idx, nodes, cores, sensitivity)
-
-    def _entry(
-        self, sensitivity: int, configs: Sequence[Configuration]
-    ) -> tuple[Sequence[Configuration], np.ndarray | None, list[tuple[int, float]]]:
-        # Jobs of one size share one configurations tuple (the policy caches it), so
-        # the tuple's identity keys the memo; the entry keeps the tuple to check it.
-        key = (sensitivity, id(configs))
-        entry = self._fits.get(key)
-        if entry is None or entry[0] is not configs:
-            shape = self._shapes.get(id(configs))
-            if shape is None or shape[0] is not configs:
-                shape = self._shapes[id(configs)] = (configs, shapes(configs))
-            row = self.pressures_of(sensitivity, shape[1])
-            entry = self._fits[key] = (configs, row, listed(row))
-        return entry
-
-    def pressures(self, sensitivity: int, configs: Sequence[Configuration]) -> np.ndarray | None:
-        return self._entry(sensitivity, configs)[1]
-
-    def fits(
-        self, sensitivity: int, configs: Sequence[Configuration]
-    ) -> Sequence[tuple[int, float]]:
-        return self._entry(sensitivity, configs)[2]
-
-    def _take(self, sensitivity: int, need: int, cores: int) -> tuple[int, ...]:
-        key = (sensitivity, need, cores)
-        nodes = self._takes.get(key)
-        if nodes is None:
-            nodes = self._takes[key] = super()._take(sensitivity, need, cores)
-        return nodes
 
 
 #: What placement needs of a queued job, computed once: its class, configurations,
@@ -200,6 +131,9 @@ class _NodeShareBase(Policy):
     _book: _MemoBook | None = field(default=None, init=False, repr=False)
     _run: dict[int, _Running] = field(default_factory=dict, init=False, repr=False)
     _touched: set[int] = field(default_factory=set, init=False, repr=False)
+    #: running jobs that have had a co-runner on one of their nodes (a superset): only
+    #: their end can change another job's rate.
+    _shared: set[int] = field(default_factory=set, init=False, repr=False)
     _live: RunningJobs | None = field(default=None, init=False, repr=False)
     _cfg_cache: dict[int, tuple[Configuration, ...]] = field(
         default_factory=dict, init=False, repr=False
@@ -214,6 +148,18 @@ class _NodeShareBase(Policy):
     #: may have changed since it was last read: started or given a new rate).
     _track_ends: ClassVar[bool] = False
     _stale: list[int] = field(default_factory=list, init=False, repr=False)
+    #: per job index: submitted and not yet started (kept by the policies whose passes
+    #: run as one kernel call); ``_submitted``: one past the last job submitted.
+    _queued: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
+    _submitted: int = field(default=0, init=False, repr=False)
+    #: the blocked head of the last full pass (-1: none).
+    _head: int = field(default=-1, init=False, repr=False)
+    #: per node: the head counts on it (the reservation's; the kernel pass writes it).
+    _relevant: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
+    )
     #: per started job index: (configuration shape, degraded, factor at start).
     chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
     #: job index -> "fragmentation" or "capacity", at its first failed placement as head.
@@ -281,8 +227,17 @@ class _NodeShareBase(Policy):
         self._book.remove(job.index, info.nodes, info.cores, info.sensitivity)
         if self._live is not None:
             self._live.finish(job.index)
-            self._touched.update(self._book.jobs_on(info.nodes))
+            if job.index in self._shared:  # else no job is left on its nodes
+                self._shared.discard(job.index)
+                self._touched.update(self._book.jobs_on(info.nodes))
         self._dirty = True
+
+    def _share(self, on: list[int], nodes: int) -> list[int]:
+        """``on``, the jobs on ``nodes`` nodes just taken (once per node): when some
+        node holds more than one, they all may share a node from now on."""
+        if len(on) > nodes:
+            self._shared.update(on)
+        return on
 
     # -- placement ------------------------------------------------------------------------
 
@@ -374,12 +329,14 @@ class _NodeShareBase(Policy):
                 raise ConfigError(f"policy {self.name!r}: commit() before any plan()")
             book = self._book
         s = int(job.extra["ns_mem_sensitivity"])
+        if job.index < len(self._queued):
+            self._queued[job.index] = False
         self._info.pop(job.index, None)  # a started job is never placed again
         cfg = plan.config
         book.add(job.index, plan.nodes, cfg.cores, s)
         start = self._record(job, s, cfg, plan.nodes, plan.factor, plan.coeffs)
         if self._live is not None:
-            self._touched.update(book.jobs_on(plan.nodes))
+            self._touched.update(self._share(book.jobs_on(plan.nodes), len(plan.nodes)))
         return start
 
     def _record(
@@ -407,12 +364,52 @@ class _NodeShareBase(Policy):
             return {j.index: 1.0 / run[j.index].factor for j in started}
         book = self._book
         assert book is not None
-        if self._live is None:
+        if self._live is None or not self._touched:
             return {}
         # Only the rates that change: the engine holds 1 / factor for a job given a
         # rate before (an equal rate changes nothing there), and 1 for a new job.
         out = self._live.new_rates(self._touched, book.node_pressure)
         self._touched.clear()
+        return out
+
+    def _enqueue(self, job: Job, view: SystemView) -> None:
+        """Record a submitted job for the kernel pass: queued, and its arrays."""
+        queued = self._queued
+        if len(queued) <= job.index:
+            self._queued = queued = np.zeros(len(view.sizes), dtype=np.bool_)
+            for old in view.queue:
+                queued[old.index] = True
+        queued[job.index] = True
+        self._submitted = job.index + 1
+        self._job_info(job, view, self.book_for(view))  # what the kernel pass reads
+
+    def _one_kernel(self, cls: type) -> bool:
+        """Whether passes run as one kernel call: the built-in policy ``cls`` itself; a
+        variant (a subclass, or plan or commit replaced on the instance) keeps the loop
+        through its methods."""
+        return type(self) is cls and not ("plan" in self.__dict__ or "commit" in self.__dict__)
+
+    def _took(self, view: SystemView, book: _MemoBook, done: Pass) -> list[Decision]:
+        """The policy's records of what a kernel pass did (blocked jobs, starts), and
+        the decisions of its starts, in order."""
+        self.place_calls += done.tried
+        for j, by_cap in done.blocked:
+            self.blocked[j] = "capacity" if by_cap else "fragmentation"
+        if not done.jobs:
+            return []
+        book._changed()
+        out: list[Decision] = []
+        info, job, record = self._info, view.job, self._record
+        for j, c, factor, nodes in zip(
+            done.jobs, done.configs, done.factors, done.nodes, strict=True
+        ):
+            s, configs, coeffs, _, _ = info.pop(j)
+            out.append(record(job(j), s, configs[c], nodes, factor, coeffs[c]))
+        if self._live is not None:
+            if book.cores > 1:
+                self._touched.update(self._share(book.jobs_on(done.taken), len(done.taken)))
+            else:  # a one-core node holds one job: the jobs on them are those started
+                self._touched.update(done.jobs)
         return out
 
     def stats(self) -> dict[str, Any]:
@@ -444,7 +441,12 @@ class Coscheduling(_NodeShareBase):
     """
 
     name = "nodeshare"
-    _head: int = field(default=-1, init=False, repr=False)
+    _scans: ClassVar[bool] = True
+    #: estimated ends for the kernel pass's reservation, which this policy does not use.
+    _ends: np.ndarray | None = field(default=None, init=False, repr=False)
+
+    def on_submit(self, job: Job, view: SystemView) -> None:
+        self._enqueue(job, view)
 
     def schedule(self, view: SystemView) -> list[Decision]:
         book = self.book_for(view)
@@ -452,6 +454,8 @@ class Coscheduling(_NodeShareBase):
         if not self._dirty and first is not None and first.index == self._head:
             return []
         self._dirty = False
+        if first is not None and self._one_kernel(Coscheduling):
+            return self._kernel_pass(view, book, first.index)
         out: list[Decision] = []
         self._head = -1
         for job in view.queue:
@@ -461,6 +465,46 @@ class Coscheduling(_NodeShareBase):
                 break
             out.append(self.commit(job, plan, book))
         return out
+
+    def _kernel_pass(self, view: SystemView, book: _MemoBook, first: int) -> list[Decision]:
+        """The pass as one kernel call: ``nodeshare-easy``'s pass
+        (:meth:`WindowScan.easy_pass`) with an empty backfill window places the queued
+        jobs in order from ``first`` until one fits nowhere, as the loop through
+        :meth:`plan` and :meth:`commit` does (a differential test runs both). The
+        reservation it makes for the head is not used."""
+        scan = self._scan  # every queued job was recorded at its submission
+        assert scan is not None
+        s, configs = self._info[first][:2]
+        if book.pressures(s, configs) is None:
+            # The head fits nowhere (the book's memo answers while nothing changed): the
+            # kernel would try it, record it as plan() does, and stop there.
+            self._head = first
+            self.place_calls += 1
+            if first not in self.blocked:
+                by_cap = not configs or book.blocked_by_capacity(configs)
+                self.blocked[first] = "capacity" if by_cap else "fragmentation"
+                scan.blocked[first] = True
+            return []
+        if len(self._relevant) != book.nodes:
+            self._relevant = np.zeros(book.nodes, dtype=np.bool_)
+        if self._ends is None:
+            self._ends = np.full(len(view.sizes) + 1, -np.inf)  # last: padding
+        t0 = time.perf_counter_ns()
+        done = scan.easy_pass(
+            book,
+            first,
+            _NO_JOBS,
+            queued=self._queued,
+            submitted=self._submitted,
+            window=0,
+            ends=self._ends,
+            now=view.now,
+            relevant=self._relevant,
+            reservation=(0.0, 0),
+        )
+        self.place_ns += time.perf_counter_ns() - t0
+        self._head = done.head
+        return self._took(view, book, done)
 
 
 @dataclass(kw_only=True)
@@ -475,16 +519,6 @@ class CoschedulingBackfill(_NodeShareBase):
     name = "nodeshare-easy"
     window: int = 150
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
-    #: per job index: submitted and not yet started; ``_submitted``: one past the last
-    #: job submitted.
-    _queued: np.ndarray = field(
-        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
-    )
-    _submitted: int = field(default=0, init=False, repr=False)
-    _head: int = field(default=-1, init=False, repr=False)
-    _relevant: np.ndarray = field(
-        default_factory=lambda: np.zeros(0, dtype=bool), init=False, repr=False
-    )
     _ends: np.ndarray | None = field(default=None, init=False, repr=False)
     _track_ends: ClassVar[bool] = True
     _scans: ClassVar[bool] = True
@@ -498,18 +532,7 @@ class CoschedulingBackfill(_NodeShareBase):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
-        queued = self._queued
-        if len(queued) <= job.index:
-            self._queued = queued = np.zeros(len(view.sizes), dtype=np.bool_)
-            for old in view.queue:
-                queued[old.index] = True
-        queued[job.index] = True
-        self._submitted = job.index + 1
-        self._job_info(job, view, self.book_for(view))  # what the window scan reads
-
-    def commit(self, job: Job, plan: Plan, book: NodeBook | None = None) -> Start:
-        self._queued[job.index] = False
-        return super().commit(job, plan, book)
+        self._enqueue(job, view)
 
     def schedule(self, view: SystemView) -> list[Decision]:
         book = self._book or self.book_for(view)
@@ -526,11 +549,7 @@ class CoschedulingBackfill(_NodeShareBase):
             cand = fresh[: max(self.window - skip, 0)]
             if not cand:
                 return []
-        # The built-in policy runs each pass as one kernel; a variant (a subclass, or
-        # plan or commit replaced on the instance) keeps the loop through its methods.
-        one_kernel = type(self) is CoschedulingBackfill and not (
-            "plan" in self.__dict__ or "commit" in self.__dict__
-        )
+        one_kernel = self._one_kernel(CoschedulingBackfill)
         if incremental:
             if one_kernel:
                 jobs = np.array([job.index for job in cand], dtype=np.int64)
@@ -638,29 +657,14 @@ class CoschedulingBackfill(_NodeShareBase):
             reservation=(self._shadow, self._extra),
         )
         self.place_ns += time.perf_counter_ns() - t0
-        self.place_calls += done.tried
         if first >= 0:
             self._head = done.head
             if not done.fits:
+                self.place_calls += done.tried
                 self._too_wide(view, book, ends, int(scan.size[done.head]))
         self._shadow, self._extra = done.reservation
-        for j, by_cap in done.blocked:
-            self.blocked[j] = "capacity" if by_cap else "fragmentation"
-        if not done.jobs:
-            self._backfilled = False
-            return []
-        book._changed()
-        out: list[Decision] = []
-        info, job, record = self._info, view.job, self._record
-        for j, c, factor, nodes in zip(
-            done.jobs, done.configs, done.factors, done.nodes, strict=True
-        ):
-            s, configs, coeffs, _, _ = info.pop(j)
-            out.append(record(job(j), s, configs[c], nodes, factor, coeffs[c]))
-        if self._live is not None:
-            self._touched.update(book.jobs_on(done.taken))
         self._backfilled = len(done.jobs) > done.heads
-        return out
+        return self._took(view, book, done)
 
     def _ends_for(self, view: SystemView) -> np.ndarray:
         """Estimated ends by job index, refreshed from the engine for the stale jobs."""

@@ -18,7 +18,8 @@ from tests.lomarc.helpers import CPU_GOOD, CPU_POOR, DISK, NET, workload
 
 def run(w: Workload, nodes: int, name: str = "lomarc-u1", **params: Any) -> pd.DataFrame:
     """The schedule under ``params``; the slowdown formula is the ``overlap`` reading
-    unless given (its hand values below are visible where the printed one's are 1)."""
+    (the default) unless given (its hand values below are visible where the printed
+    one's are 1)."""
     pol = make_policy(name, **{"slowdown": "overlap", **params})
     return Simulation(w, lomarc_platform(nodes), pol, check=True).run().jobs.set_index("job_id")
 
@@ -146,13 +147,15 @@ def test_always_coschedule_pairs_anything() -> None:
 
 
 def test_printed_formula_lets_a_dissimilar_pair_run_at_full_speed() -> None:
-    # The default reading (section 4.1 as printed): CPU-bound (draw 2) with disk-bound
+    # The printed preset (section 4.1 as printed): CPU-bound (draw 2) with disk-bound
     # shares 0.3 CPU, 0.1 network, 0.1 disk: 2 x 0.3 + 2 x 0.1 + 2 x 0.1 = 1.0, so the
-    # pair runs as fast as each job alone (the overlap reading: 1.5, the first test).
+    # pair runs as fast as each job alone (the default overlap reading: 1.5, the first
+    # test).
     w = workload(
         [(0, 4, 14400, CPU_POOR, 0.3), (0, 4, 7200, CPU_POOR, 0.3), (0, 4, 7200, DISK, 0.3)]
     )
-    jobs = Simulation(w, lomarc_platform(4), make_policy("lomarc-u1"), check=True).run()
+    printed = make_policy("lomarc-u1", slowdown="printed")
+    jobs = Simulation(w, lomarc_platform(4), printed, check=True).run()
     t = jobs.jobs.set_index("job_id")
     assert t.loc[3, "start_time"] == 0 and t.loc[3, "end_time"] == pytest.approx(7200)
     assert t.loc[1, "end_time"] == pytest.approx(14400)

@@ -11,7 +11,7 @@ from cosched.errors import ConfigError
 from cosched.experiments.model import experiment_from_dict
 from cosched.experiments.reproductions import spec, spec_text
 from cosched.experiments.runner import run_experiment
-from cosched.lomarc.experiment import NODES, RUNS, SETS, cell_workload
+from cosched.lomarc.experiment import NODES, PAIRING, RUNS, SETS, cell_workload
 from cosched.lomarc.policies import VARIANTS
 from cosched.workload.transforms import offered_load
 
@@ -33,17 +33,15 @@ def tiny_spec() -> dict:
 
 
 def test_the_spec_covers_every_configuration_once() -> None:
-    """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every variant but the two run under the
-    overlap reading x the seeds, and those two (L-R-overlap, AC-overlap) on M1 only."""
-    readings = {"L-R-overlap", "AC-overlap"}
-    per_pair = len(RUNS) - len(readings)
+    """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every run (the paper's variants, each
+    pairing variant under the printed preset, the two ablations) x the seeds."""
     quick = spec("lomarc", quick=True).tasks()
-    n = 5 * per_pair + 3 * len(readings)
+    n = 5 * len(RUNS)
     assert len({t.key for t in quick}) == len(quick) == len(SETS) * n
     assert {t.columns["variant"] for t in quick} == set(RUNS) >= set(VARIANTS)
-    other = {(t.columns["workload"], t.columns["mixture"])
-             for t in quick if t.columns["variant"] in readings}  # fmt: skip
-    assert other == {("W1", "M1"), ("W2", "M1"), ("W3", "M1")}
+    printed = {v for v in RUNS if v.endswith("-printed")}
+    assert printed == {f"{v}-printed" for v in PAIRING}
+    assert all(RUNS[v][1] == {"slowdown": "printed"} for v in printed)
     assert {t.columns["n_jobs"] for t in quick} == {1500}
     assert len(spec("lomarc").tasks()) == n * 5
 

@@ -25,12 +25,14 @@ def prof(
 
 
 # Table 2: f_io = 0, so f_cpu = 1 - f_comm. "sl_e,max: X (Y)": X with CPU competition
-# (c_cpu = 2), Y without (c_cpu = 1). The overlap reading gives every one of them; the
-# printed formula only the equal pairs (test_printed_formula_hand_values).
-@pytest.mark.parametrize(
-    ("comm_a", "comm_b", "with_cpu", "without_cpu"),
-    [(0.4, 0.4, 2.0, 1.4), (0.6, 0.6, 2.0, 1.6), (0.4, 0.6, 1.8, 1.4), (0.6, 0.4, 1.8, 1.4)],
-)
+# (c_cpu = 2), Y without (c_cpu = 1). By hand, the mixed pair (f_comm 0.4 with 0.6):
+# m_cpu = min(0.6, 0.4) = 0.4, m_net = min(0.4, 0.6) = 0.4, so 1 + (2 - 1) 0.4 + (2 - 1)
+# 0.4 = 1.8 and 1 + 0 + 0.4 = 1.4, the paper's 1.8 (1.4); the printed formula gives
+# 2 x 0.4 + 2 x 0.4 = 1.6 and 0.4 + 0.8 = 1.2 (test_printed_formula_hand_values).
+TABLE2 = [(0.4, 0.4, 2.0, 1.4), (0.6, 0.6, 2.0, 1.6), (0.4, 0.6, 1.8, 1.4), (0.6, 0.4, 1.8, 1.4)]
+
+
+@pytest.mark.parametrize(("comm_a", "comm_b", "with_cpu", "without_cpu"), TABLE2)
 def test_table2_estimates(
     comm_a: float, comm_b: float, with_cpu: float, without_cpu: float
 ) -> None:
@@ -38,6 +40,25 @@ def test_table2_estimates(
     b = prof(1 - comm_b, comm_b, 0.0)
     assert pair_slowdown(a, b, cpu_factor=2.0, formula="overlap") == pytest.approx(with_cpu)
     assert pair_slowdown(a, b, cpu_factor=1.0, formula="overlap") == pytest.approx(without_cpu)
+
+
+@pytest.mark.parametrize(("comm_a", "comm_b", "with_cpu", "without_cpu"), TABLE2)
+def test_the_default_reading_gives_table2s_worked_example(
+    comm_a: float, comm_b: float, with_cpu: float, without_cpu: float
+) -> None:
+    # The default reading follows the paper's text: no formula named, Table 2's numbers.
+    a = prof(1 - comm_a, comm_a, 0.0)
+    b = prof(1 - comm_b, comm_b, 0.0, index=1)
+    assert pair_slowdown(a, b, cpu_factor=2.0) == pytest.approx(with_cpu)
+    assert pair_slowdown(a, b, cpu_factor=1.0) == pytest.approx(without_cpu)
+    # The model on a standard CPU (CPU overlap costs 2) gives the left number too.
+    assert SlowdownModel(hyperthreaded=False).slowdown(a, b) == pytest.approx(with_cpu)
+
+
+def test_the_default_readings_are_table2s() -> None:
+    from cosched.lomarc.policies import Lomarc
+
+    assert FORMULAS[0] == SlowdownModel().formula == Lomarc().slowdown == "overlap"
 
 
 def test_hand_computed_cpu_with_disk() -> None:
@@ -49,8 +70,9 @@ def test_hand_computed_cpu_with_disk() -> None:
     # Standard CPU: CPU overlap costs 2 -> 1 + 0.3 + 0.1 + 0.1.
     std = SlowdownModel(hyperthreaded=False, formula="overlap")
     assert std.slowdown(cpu_job, disk_job) == pytest.approx(1.5)
-    # As printed (the default): 2 x 0.3 + 2 x 0.1 + 2 x 0.1 = 1.0 on a standard CPU.
-    assert SlowdownModel(hyperthreaded=False).slowdown(cpu_job, disk_job) == pytest.approx(1.0)
+    # As printed (the preset): 2 x 0.3 + 2 x 0.1 + 2 x 0.1 = 1.0 on a standard CPU.
+    printed = SlowdownModel(hyperthreaded=False, formula="printed")
+    assert printed.slowdown(cpu_job, disk_job) == pytest.approx(1.0)
 
 
 def test_pair_uses_the_later_jobs_cpu_draw() -> None:
@@ -61,7 +83,7 @@ def test_pair_uses_the_later_jobs_cpu_draw() -> None:
     # 1 + 1 * 0.7 + 0.1 + 0.1
     assert model.slowdown(early, late) == pytest.approx(1.9)
     # As printed: 2 * 0.7 + 2 * 0.1 + 2 * 0.1.
-    assert SlowdownModel().slowdown(early, late) == pytest.approx(1.8)
+    assert SlowdownModel(formula="printed").slowdown(early, late) == pytest.approx(1.8)
 
 
 def test_memory_conflict_gives_the_paging_slowdown() -> None:
@@ -70,8 +92,10 @@ def test_memory_conflict_gives_the_paging_slowdown() -> None:
     assert pair_slowdown(a, b, cpu_factor=1.4, formula="overlap") == 2.5
     assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0, formula="overlap") == 3.0
     # As printed, sl_mem adds: 1.4 * 0.3 + 2 * 0.1 + 2 * 0.1 + 2.5 (or + 3).
-    assert pair_slowdown(a, b, cpu_factor=1.4) == pytest.approx(3.32)
-    assert pair_slowdown(a, b, cpu_factor=1.4, mem_slowdown=3.0) == pytest.approx(3.82)
+    assert pair_slowdown(a, b, cpu_factor=1.4, formula="printed") == pytest.approx(3.32)
+    assert pair_slowdown(
+        a, b, cpu_factor=1.4, mem_slowdown=3.0, formula="printed"
+    ) == pytest.approx(3.82)
 
 
 fractions = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)).filter(

@@ -155,7 +155,7 @@ def test_the_default_preset_is_the_figure3_fit_and_prior_is_named():
 
     default = make_policy("nodeshare")
     assert default.params()["interference"] == "fig3"
-    # The values fitted by scripts/fit_nodeshare_fig3.py (docs/nodeshare.md).
+    # The values fitted by docs/studies/fit_nodeshare_fig3.py (docs/nodeshare.md).
     assert (default.speedup_half, default.speedup_quarter) == (1.075, 1.10)
     assert (default.victim_low, default.victim_moderate, default.victim_high) == (
         0.005,

@@ -1,7 +1,8 @@
 """Hand-checked scenarios of the Linux 2.4 local scheduler (``TSParams.local``).
 
-The rules (kernel/sched.c and kernel/timer.c of Linux 2.4.18; docs/design.md, "The paper's
-Linux local scheduler"): each timer tick takes one from the running process's counter; goodness is
+The rules (kernel/sched.c and kernel/timer.c of Linux 2.4.18; docs/design/families.md,
+"Linux 2.4's rules and their sources"):
+each timer tick takes one from the running process's counter; goodness is
 counter + 20 - nice (+ 1 for the process whose memory map is loaded, 0 for a spent
 counter); when every runnable process's counter is spent, every process gets
 counter / 2 + NICE_TO_TICKS(0); a woken process preempts when its goodness is higher.

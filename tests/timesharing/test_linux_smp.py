@@ -1,6 +1,7 @@
 """Hand-checked scenarios of Linux 2.4's one run queue per SMP node (``linux_smp``).
 
-The rules (kernel/sched.c of Linux 2.4.18; docs/design.md, "One run queue per node"): the
+The rules (kernel/sched.c of Linux 2.4.18; docs/design/families.md, "Linux 2.4's rules and
+their sources"): the
 PEs of a node share one run queue and one epoch; schedule() on a PE takes the ready
 process of the highest goodness, which adds PROC_CHANGE_PENALTY (20 on Alpha) on the PE
 the process ran on last and + 1 for the memory map the PE holds; a process that becomes

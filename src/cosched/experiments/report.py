@@ -147,6 +147,10 @@ def write_claims(
     from cosched.experiments.claims import claims_markdown, evaluate
 
     declared = resolve(target)()
+    # A claim on per-job outcomes (node sharing's Table 1) reads the store's per-cell
+    # tables: the results frame names its store.
+    table = table.copy()
+    table.attrs["store"] = str(root)
     claims = evaluate(declared, table, str(meta.get("experiment", root.name)))
     blob = json.dumps(
         {"command": meta.get("command"), "claims": target, "seeds": meta.get("seeds", [])},

@@ -20,7 +20,10 @@ J1..J6, time-scaled). Here:
   job-level model multiplies rates by, for the types whose error is large.
 
 The calibration workload and the evaluation workload are different draws (seeds), so
-the reported error after calibration is out of sample.
+the reported error after calibration is out of sample. Nothing applies the fitted
+efficiencies by default: an SWF trace has no job types, so on a trace the job-level
+gang model runs uncalibrated (docs/gang.md, "Calibration against the process level:
+not done").
 """
 
 from __future__ import annotations

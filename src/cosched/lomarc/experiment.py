@@ -3,8 +3,8 @@
 The grid lives in the spec ``cosched/experiments/specs/lomarc.toml`` (section 6 of the
 paper): 128 single-CPU nodes; Lublin workloads W1-W3 (inter-arrival shape alpha 10.23,
 9.83, 8.83, Table 4) with 8,000 jobs; mixture M1 on all three, M2 and M3 on W1
-(Figure 9); the variants PSS, AC, AM, L-N, L-U1, L-U2, L-R, L-FM and the ablation
-L-R-np (see :data:`RUNS`).
+(Figure 9); the variants PSS, AC, AM, L-N, L-U1, L-U2, L-R, L-FM, each pairing variant
+under the ``printed`` preset, and the ablations L-R-np and L-R-own (see :data:`RUNS`).
 
 The workloads come from the **typeless** (single-class) Lublin model
 (``generate_lublin(..., typeless=True, alpha=...)``). The paper does not name the
@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from cosched.engine.simulation import Simulation
 from cosched.errors import ConfigError
@@ -34,27 +35,50 @@ from cosched.workload.job import Workload
 from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
 
-__all__ = ["NODES", "RUNS", "SETS", "WORKLOADS", "cell_workload", "check", "run_cell"]
+__all__ = [
+    "NODES",
+    "PAIRING",
+    "PRESETS",
+    "PRESET_ATTR",
+    "RUNS",
+    "SETS",
+    "WORKLOADS",
+    "cell_workload",
+    "check",
+    "run_cell",
+    "under_preset",
+]
 
 NODES = 128
 #: Table 4: inter-arrival gamma shape per workload.
 WORKLOADS: dict[str, float] = {"W1": 10.23, "W2": 9.83, "W3": 8.83}
 #: The arrival sets: only the paper's (kept as a grid axis for sensitivity sets).
 SETS: tuple[str, ...] = ("paper-alpha",)
-#: What each variant runs: the paper's eight, plus ours: ``L-R-np`` is L-R without the
-#: one-level prediction of arrivals (``predict=False``) and ``L-R-own`` L-R under the
-#: other reading of that prediction (``arrivals="own"``: an arrival's response time is
-#: its own work alone), run because the reading decides how often L-R pairs at all;
-#: ``L-R-overlap`` and ``AC-overlap`` are L-R and AC under the other reading of section
-#: 4.1's slowdown formula (``slowdown="overlap"``: each job's own time plus its shared
-#: parts' extra cost, ``max`` with ``sl_mem``; the reading Table 2 supports), so the
-#: report shows both readings where they decide a claim.
+#: Named presets: another reading of the paper run beside the default. ``printed`` is
+#: section 4.1's slowdown formula as printed (``slowdown="printed"``: the shared parts
+#: only, plus ``sl_mem`` when a pair pages); the default is the ``overlap`` reading
+#: Table 2's worked example needs (:mod:`cosched.lomarc.slowdown`).
+PRESETS: dict[str, dict[str, Any]] = {"printed": {"slowdown": "printed"}}
+#: The key, in a results frame's ``attrs``, of the preset its rows were run under
+#: (:func:`under_preset` sets it; absent: the default readings).
+PRESET_ATTR = "lomarc_preset"
+#: The variants that pair jobs, so that the slowdown reading changes what they do.
+PAIRING = ("AC", "AM", "L-N", "L-U1", "L-U2", "L-R", "L-FM")
+#: What each variant runs: the paper's eight under the default readings; each pairing
+#: variant under each preset (``L-R-printed``: L-R with ``PRESETS["printed"]``); and
+#: two ablations: ``L-R-np`` is L-R without the one-level prediction of arrivals
+#: (``predict=False``) and ``L-R-own`` L-R under the other reading of that prediction
+#: (``arrivals="own"``: an arrival's response time is its own work alone), run because
+#: the reading decides how often L-R pairs at all.
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     **{name: (policy, {}) for name, policy in VARIANTS.items()},
+    **{
+        f"{name}-{preset}": (VARIANTS[name], dict(params))
+        for preset, params in PRESETS.items()
+        for name in PAIRING
+    },
     "L-R-np": ("lomarc-r", {"predict": False}),
     "L-R-own": ("lomarc-r", {"arrivals": "own"}),
-    "L-R-overlap": ("lomarc-r", {"slowdown": "overlap"}),
-    "AC-overlap": ("lomarc-ac", {"slowdown": "overlap"}),
 }
 _KEYS = ("set", "workload", "mixture", "variant", "n_jobs")
 
@@ -114,3 +138,23 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     assert isinstance(policy, Lomarc)
     result = Simulation(w, lomarc_platform(NODES), policy).run()
     return {"policy": policy.name, **run_metrics(result, NODES)}
+
+
+def under_preset(results: pd.DataFrame, preset: str) -> pd.DataFrame:
+    """``results`` as the preset's runs: each ``<variant>-<preset>`` row renamed to the
+    paper's variant and the default's rows of the pairing variants dropped, so the same
+    claims judge the preset (PSS never pairs and is shared by both readings).
+
+    Raises:
+        ConfigError: an unknown preset.
+    """
+    if preset not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    if "variant" not in results.columns:
+        return results
+    renamed = {f"{name}-{preset}": name for name in PAIRING}
+    kept = results[~results["variant"].isin(PAIRING)].copy()
+    kept["variant"] = kept["variant"].replace(renamed)
+    kept = kept.reset_index(drop=True)
+    kept.attrs[PRESET_ATTR] = preset
+    return kept

@@ -48,7 +48,7 @@ from typing import Literal
 import numpy as np
 
 from cosched.engine.decisions import Decision
-from cosched.engine.simulation import RateModel
+from cosched.engine.simulation import RateModel, Simulation, SimulationResult
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules, may_screen
@@ -124,14 +124,14 @@ class Lomarc(Policy):
         arrivals: a predicted arrival's response time in ``response``: ``queue`` (the
             whole queue's work ahead of it plus its own, as the loops above it
             accumulate; the default, the reading the paper's Figure 6 supports:
-            ``scripts/lomarc_arrivals_reading.py``) or ``own`` (its own work alone,
+            docs/lomarc.md) or ``own`` (its own work alone,
             Figure 5's literal ``=``).
-        slowdown: the pair-slowdown formula: ``printed`` (the default: section 4.1's
-            overall formula as printed, the shared parts plus ``sl_mem`` when the pair
-            pages; the reading section 6's numbers support, docs/lomarc.md) or
-            ``overlap`` (each job's own time plus the extra cost of the shared parts,
-            ``max`` with ``sl_mem``; the reading section 4.2's Table 2 estimates
-            support).
+        slowdown: the pair-slowdown formula: ``overlap`` (the default: each job's own
+            time plus the extra cost of the shared parts, ``max`` with ``sl_mem``; the
+            reading section 4.2's Table 2 estimates need) or ``printed`` (a named
+            preset: section 4.1's overall formula as printed, the shared parts plus
+            ``sl_mem`` when the pair pages; docs/lomarc.md reports it beside the
+            default).
     """
 
     name = "lomarc"
@@ -150,7 +150,7 @@ class Lomarc(Policy):
     bound: float = 60.0
     predict: bool = True
     arrivals: Literal["own", "queue"] = "queue"
-    slowdown: Literal["printed", "overlap"] = "printed"
+    slowdown: Literal["overlap", "printed"] = "overlap"
     # Per-run state.
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
@@ -202,6 +202,12 @@ class Lomarc(Policy):
     def rate_model(self) -> RateModel | None:
         """Pair slowdowns as progress rates (None for PSS: rates stay 1)."""
         return PairRates(self._profiles) if self.pairing else None
+
+    def compiled_run(self, sim: Simulation) -> SimulationResult | None:
+        """The built-in variants' compiled loop (:mod:`cosched.lomarc.fast`)."""
+        from cosched.lomarc.fast import try_run
+
+        return try_run(sim)
 
     def assumptions(self) -> list[str]:
         """The slowdown model in force (section 6.1 of the paper)."""

@@ -76,7 +76,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "no_speedup": ("nodeshare", {"speedup_half": 1.0, "speedup_quarter": 1.0}),
 }
 #: The coscheduling variants run under the default interference preset (``fig3``, fitted
-#: to the paper's Figure 3 by ``scripts/fit_nodeshare_fig3.py``) are also run under the
+#: to the paper's Figure 3 by ``docs/studies/fit_nodeshare_fig3.py``) are also run under the
 #: prior guesses as ``X_prior`` (``cosched`` -> ``prior``), the sensitivity arm.
 PRIOR: dict[str, Any] = {"interference": "prior"}
 VARIANTS["prior"] = ("nodeshare", PRIOR)

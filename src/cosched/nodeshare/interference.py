@@ -22,7 +22,7 @@ the node count. Those are parameters here, grouped in named presets (:data:`PRES
 
 * ``fig3`` (the default): memory speedup 1.075 at half and 1.10 at a quarter of the
   cores, victim weights 0.005 / 0.015 / 0.03, fitted by
-  ``scripts/fit_nodeshare_fig3.py`` to the one published quantity they determine, the
+  ``docs/studies/fit_nodeshare_fig3.py`` to the one published quantity they determine, the
   paper's own distribution of execution-time changes (Figure 3; docs/nodeshare.md).
 * ``prior``: cosched's guesses fixed before any run (speedup 1.10 / 1.15, victim weights
   0.05 / 0.15 / 0.30: a high-sensitivity job next to another high one runs 45% slower).

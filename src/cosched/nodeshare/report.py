@@ -191,7 +191,7 @@ def _sensitivity(
         "",
         "`cosched`: the default interference preset `fig3` (speedups and victim weights "
         "fitted to the paper's Figure 3, execution-time changes only, by "
-        "`scripts/fit_nodeshare_fig3.py`); `prior`: cosched's prior guesses; `no_speedup`: "
+        "`docs/studies/fit_nodeshare_fig3.py`); `prior`: cosched's prior guesses; `no_speedup`: "
         "no memory speedup from spreading (Trace1 only). Mean turnaround in hours.",
         "",
         "| trace | variant | mean wait | mean turnaround | vs EASY | vs FCFS "

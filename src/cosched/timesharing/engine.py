@@ -282,6 +282,7 @@ class TimeSharingSim:
         gf[K.R_RAISE] = p.raise_period
         gf[K.R_NPER] = p.noise_period
         gf[K.R_NDUR] = p.noise_duration
+        gf[K.R_WAKE] = p.wake_cost
         gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU : K.G_QU + levels] = quanta
         self.margin = 2 * nodes * mpl + 2 * nodes + 16

@@ -10,7 +10,8 @@ clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
 ``TIME_SCALE``; messages are ``msg_factor`` x 4,096 bytes so iterations are
 ``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
 compute / I/O / communication shares are unchanged). All OS costs keep the paper's
-values.
+values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named reading the
+paper does not have (docs/timesharing.md, "The wake-up cost of a block").
 """
 
 from __future__ import annotations
@@ -60,9 +61,19 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}, got {params['scheme']!r}")
     if str(params.get("variant", "")) not in OVERHEADS:
         raise ConfigError(f"'variant' must be one of {', '.join(map(repr, OVERHEADS))}")
+    if "wake_cost" in params:
+        TSParams(wake_cost=_number(params["wake_cost"], "wake_cost"))  # >= 0, finite
     wl = str(params["workload"])
     if not (wl.startswith("WL") and wl[2:].isdigit()):
         raise ConfigError(f"'workload' must be WL1..WL7, got {wl!r}")
+
+
+def _number(value: Scalar, key: str) -> float:
+    """``value`` as a float, or a ConfigError naming ``key``."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key!r} must be a number (got {value!r})") from None
 
 
 def draw_seed(seed: int, workload: str) -> int:
@@ -86,6 +97,8 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     )
     msg = 4096.0 * int(params["msg_factor"])  # type: ignore[arg-type]
     ts = TSParams(msg_size=msg).with_(**OVERHEADS[str(params.get("variant", ""))])
+    if "wake_cost" in params:  # a named reading (TSParams.wake_cost), off by default
+        ts = ts.with_(wake_cost=_number(params["wake_cost"], "wake_cost"))
     t = w.table
     horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
     r = simulate(

@@ -38,7 +38,7 @@ from cosched.timesharing.fcs_report import (
 )
 from cosched.timesharing.fcs_report import PAPER as TABLES
 
-__all__ = ["PAPER", "claims"]
+__all__ = ["PAPER", "capacity_gap", "claims"]
 
 #: The paper's text, ``/work/shared/papers/<PAPER>.txt``: the lines claims quote.
 PAPER = "flexible-coscheduling-fcs"
@@ -175,7 +175,7 @@ def _saturation(scheme: str) -> Measure:
     return measure
 
 
-def _capacity_gap(
+def capacity_gap(
     scenario: str = "dynamic", relative: bool = False, column: str = "accepted"
 ) -> Measure:
     """Per seed: FCS's highest accepted load of the sweep minus FCFS's (``relative``: in
@@ -276,7 +276,7 @@ def _dynamic_claims() -> list[Claim]:
             paper=f"+{gap:.2f}",
             low=gap,
             high=gap,
-            measure=_capacity_gap(),
+            measure=capacity_gap(),
             reason=_DYN_REASON,
             tol_abs=0.05,
             tolerance_reason=_SAT_TOL,
@@ -292,7 +292,7 @@ def _dynamic_claims() -> list[Claim]:
             paper="+54%",
             low=54.0,
             high=54.0,
-            measure=_capacity_gap("dynamic-apps", relative=True),
+            measure=capacity_gap("dynamic-apps", relative=True),
             reason=_APPS_REASON,
             unit="%",
             tol_abs=10.0,

@@ -228,7 +228,9 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     slots (``cs_local``: ``TSParams.fcs_cs_local``), whether every F process is favoured
     in local slots (``f_all``: ``TSParams.fcs_f_all``), the cost of a local context
     switch (``context_switch``: the model's 200 us unless the spec names one), OS noise
-    (``noise_period``, ``noise_duration``: none unless the spec names them), the one-way
+    (``noise_period``, ``noise_duration``: none unless the spec names them), the cost of
+    a wake-up from a block beyond the interrupt (``wake_cost``: ``TSParams.wake_cost``,
+    0 unless the spec names one), the one-way
     latency of a message (``latency``, in s: the model's 185.48 us at 4 KiB unless the
     spec names one; sets ``latency_per_byte``) and the spin time of SB and FCS
     (``t_spin``, in s, for both: unset, FCS spins the paper's 120 us and SB the larger
@@ -262,7 +264,20 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         context_switch=float(params.get("context_switch", base.context_switch)),  # type: ignore[arg-type]
         noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
         noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
+        wake_cost=_number(params, "wake_cost", base.wake_cost),
     )
+
+
+def _number(params: Mapping[str, Scalar], key: str, default: float) -> float:
+    """The cell's reading ``key`` as a float (``default`` if unset).
+
+    Raises:
+        ConfigError: not a number, naming ``key``.
+    """
+    try:
+        return float(params.get(key, default))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key!r} must be a number (got {params[key]!r})") from None
 
 
 def _seconds(params: Mapping[str, Scalar], key: str) -> float:
@@ -400,7 +415,7 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
 def scenario_sim(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> TimeSharingSim:
     """The simulation of a section 3-4 scenario cell (``params`` checked, ``ts`` its
     model parameters), ready to run: FCFS is the gang matrix with one row, the other
-    schemes get one row per job. ``scripts/fcs_job_progress.py`` runs it to horizons."""
+    schemes get one row per job. It can be run to a horizon to follow each job's progress."""
     nodes = int(params["nodes"])  # type: ignore[arg-type]
     jobs = scenario_jobs(
         str(params["scenario"]),

@@ -26,7 +26,9 @@ What costs CPU time, and when (Table 3 of the paper for the values):
 * a gang switch (``gs_context_switch``) on every node at the end of every gang quantum
   that changes the active row;
 * a NIC interrupt (``interrupt``) when a message wakes a blocked process (SB family) or
-  reaches a descheduled one (DCS);
+  reaches a descheduled one (DCS); a wake-up from a block also costs ``wake_cost`` (a
+  named reading, 0 by default: the kernel's wake-up path and the cache refill of a
+  process that slept), charged with the interrupt;
 * a queue move (``queue_move``) when a process blocks, is woken by an interrupt, is
   boosted by PB or by an I/O completion while another process holds the CPU (a wake-up
   on an idle CPU reorders nothing), and twice per yield (SY), which also checks every
@@ -236,7 +238,8 @@ R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
 R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs
 R_HZ = K_SF + 17  # Linux 2.4's timer frequency
 R_NPER, R_NDUR = K_SF + 18, K_SF + 19  # OS noise: period (0: none) and duration
-G_QU = K_SF + 20
+R_WAKE = K_SF + 20  # a blocked process's wake-up beyond the interrupt (TSParams.wake_cost)
+G_QU = K_SF + 21
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
 # FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
 CL_CS, CL_F, CL_DC = 0, 1, 2
@@ -989,7 +992,8 @@ def raise_all(S: Any, t: float) -> None:
 
 # ------------------------------------------------------------ Linux 2.4's scheduler
 # The FCS paper's nodes ran Red Hat Linux 7.3 (kernel 2.4.18). Its scheduler, by the
-# rules of kernel/sched.c and kernel/timer.c (docs/design.md, "The paper's Linux local scheduler"):
+# rules of kernel/sched.c and kernel/timer.c (docs/design/families.md, "Linux 2.4's rules
+# and their sources"):
 # every process has a counter of timer ticks; each tick (1/HZ) takes one from the
 # running process, and at 0 it must reschedule; ``schedule()`` runs the runnable
 # process of the highest goodness (counter + 20 - nice, + 1 for the process whose
@@ -1004,7 +1008,8 @@ def raise_all(S: Any, t: float) -> None:
 # consecutive PEs) share one run queue and one epoch, as an SMP kernel's do: any PE of
 # the node runs any of its processes, goodness adds PROC_CHANGE_PENALTY (``F_PEN``) on
 # the PE a process ran on last, and a process that becomes runnable looks for a PE by
-# ``reschedule_idle()`` (:func:`linux_place`; docs/design.md, "One run queue per node").
+# ``reschedule_idle()`` (:func:`linux_place`; docs/design/families.md, "Linux 2.4's rules and their
+# sources").
 @njit
 def linux_start_counter(seed: int, rank: int, ntt: int) -> int:
     """The starting counter of task ``rank`` of a job with ``seed`` under
@@ -1455,7 +1460,7 @@ def arrive(S: Any, q: int, side: int, t: float) -> None:
             resched(S, n, t)
         return
     if st == BLOCKED and PI[q, P_WAITING] == side:
-        charge(S, n, t, S.GF[R_INTR], 1)
+        charge(S, n, t, S.GF[R_INTR] + S.GF[R_WAKE], 1)
         S.F[q, P_BLOCKED_T] += t - S.F[q, P_TBLOCK]
         PI[q, P_STATE] = READY
         if S.G[F_LINUX]:
@@ -1577,8 +1582,8 @@ def pb_tick(S: Any, n: int, t: float) -> None:
 
 
 # ------------------------------------------------------------------- OS noise
-# A named reading (docs/design.md, "System noise as a named reading"): every PE runs a
-# daemon that takes the CPU for ``noise_duration`` every ``noise_period``, at
+# A named reading (docs/design/families.md, "OS noise is a periodic daemon per PE"): every
+# PE runs a daemon that takes the CPU for ``noise_duration`` every ``noise_period``, at
 # ``N_NPH + k * noise_period``
 # (the phase drawn per PE from the run's generator), charged as an interrupt: the
 # running process (computing, spinning or polling) is delayed by it, its quantum and

@@ -49,7 +49,7 @@ _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
     "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
     "linux_change_penalty", "linux_wake_preempt", "linux_random_counter", "noise_period",
-    "noise_duration",
+    "noise_duration", "wake_cost",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
@@ -210,6 +210,13 @@ class TSParams:
             0 (default): no noise.
         noise_duration: the CPU time the daemon takes at each hit; < ``noise_period``,
             and 0 when ``noise_period`` is 0.
+        wake_cost: a named reading: the CPU time a wake-up from a block costs beyond
+            the NIC's ``interrupt`` (the kernel's wake-up path and the cache refill of
+            a process that slept while others ran), charged as an interrupt on the
+            woken process's PE at each wake-up by a message (SB, DCS-SB, PB-SB and
+            FCS outside CS slots). 0 (default): neither paper gives such a cost, and
+            the dynamic coscheduling paper's simulation models only "blocking/
+            unblocking a process, context switches ... and interrupt processing".
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -251,6 +258,7 @@ class TSParams:
     linux_random_counter: float = 0
     noise_period: float = 0.0
     noise_duration: float = 0.0
+    wake_cost: float = 0.0
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:

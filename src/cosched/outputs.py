@@ -262,8 +262,9 @@ def write_jobs(
         placements: the run's placements, if placement-aware.
         workload: the :class:`~cosched.workload.job.Workload` that ran (for ``swf``).
         tau: bound of the bounded slowdown (csv, parquet).
-        policy, params: the policy that made the schedule and its parameters, recorded
-            with cosched's version in an SWF header's ``Note`` lines.
+        policy: the policy that made the schedule, recorded with cosched's version in
+            an SWF header's ``Note`` lines.
+        params: the policy's parameters, recorded beside it.
     """
     from cosched.metrics.summary import outcome_columns, outcomes
 

@@ -6,7 +6,7 @@ them over every registered policy (``tests/conformance``); a plugin author can c
 them from their own tests::
 
     from cosched.testing import check_policy
-    check_policy(MyPolicy)
+    check_policy(MyPolicy, workload)  # jobs that fit the eight nodes it builds
 
 The machine and the profile columns each check uses come from the policy's
 :attr:`~cosched.policies.base.Policy.requires`, exactly as ``cosched run`` builds them.

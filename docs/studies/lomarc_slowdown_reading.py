@@ -1,7 +1,7 @@
 """LOMARC: the two readings of section 4.1's slowdown formula side by side.
 
-    python scripts/lomarc_slowdown_reading.py                  # W1, W3; 8,000 jobs; seeds 0-4
-    python scripts/lomarc_slowdown_reading.py --jobs 1500 --seeds 0,1 --workloads W1
+    python docs/studies/lomarc_slowdown_reading.py                  # W1, W3; 8,000 jobs; seeds 0-4
+    python docs/studies/lomarc_slowdown_reading.py --jobs 1500 --seeds 0,1 --workloads W1
 
 Section 4.1 prints the pair slowdown as ``sl = (f_comp*2 + f_diff) * min{f_CPU,A,
 f_CPU,B} + sl_mem + min{f_net,A, f_net,B}*2 + min{f_disk,A, f_disk,B}*2``: the shared

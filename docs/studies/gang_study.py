@@ -9,9 +9,9 @@ the project's ``JobClasses``), then the literature's expected directions checked
 short jobs gain (lower mean slowdown than EASY), long jobs lose (higher mean
 response), overall mean slowdown falls. Usage::
 
-    python scripts/gang_study.py                       # SDSC-SP2 and LANL-CM5, 20,000 jobs
-    python scripts/gang_study.py --limit 0             # whole traces (slow)
-    python scripts/gang_study.py --traces KTH-SP2-1996-2.1-cln --limit 5000
+    python docs/studies/gang_study.py                       # SDSC-SP2 and LANL-CM5, 20,000 jobs
+    python docs/studies/gang_study.py --limit 0             # whole traces (slow)
+    python docs/studies/gang_study.py --traces KTH-SP2-1996-2.1-cln --limit 5000
 """
 
 from __future__ import annotations

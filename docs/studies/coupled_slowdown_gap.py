@@ -8,7 +8,7 @@ a coupled results store, the measured base wait and slowdown and each load's ext
 wait and slowdown (worst scheme, means over seeds), their ratio, and the share of
 short jobs.
 
-    python scripts/coupled_slowdown_gap.py runs/coupled-full
+    python docs/studies/coupled_slowdown_gap.py runs/coupled-full
 """
 
 from __future__ import annotations

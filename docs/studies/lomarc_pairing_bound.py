@@ -1,7 +1,7 @@
 """LOMARC: how much can pairing gain in mean response at all, on the paper's workloads?
 
-    python scripts/lomarc_pairing_bound.py                  # W1-W3, 8,000 jobs, seeds 0-4
-    python scripts/lomarc_pairing_bound.py --jobs 1500 --seeds 0,1
+    python docs/studies/lomarc_pairing_bound.py                  # W1-W3, 8,000 jobs, seeds 0-4
+    python docs/studies/lomarc_pairing_bound.py --jobs 1500 --seeds 0,1
 
 Pairing puts at most two jobs on a single-CPU node, and a paired job never runs faster
 than alone (every slowdown of the paper's model is >= 1). Two optimistic ceilings on any

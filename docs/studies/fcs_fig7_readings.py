@@ -1,7 +1,7 @@
 """Which reading of the FCS paper's section 5 gives Figure 7's saturation points (FCFS
 about 78%, FCS 88%)?
 
-    python scripts/fcs_fig7_readings.py [--jobs 1000] [--seeds 20031110 ...]
+    python docs/studies/fcs_fig7_readings.py [--jobs 1000] [--seeds 20031110 ...]
         [--schemes FCFS FCS] [--loads 0.6 0.7 ...] [--reading alloc=node ...]
         [--out results.csv]
 
@@ -30,7 +30,7 @@ import pandas as pd
 from cosched.experiments.model import CellEnv
 from cosched.experiments.stats import mean_ci
 from cosched.metrics import accepted_saturation
-from cosched.timesharing.fcs_claims import _capacity_gap
+from cosched.timesharing.fcs_claims import capacity_gap
 from cosched.timesharing.fcs_experiment import READINGS, run_cell
 from cosched.timesharing.fcs_report import with_accepted
 
@@ -110,13 +110,13 @@ def main() -> None:
     if {"FCFS", "FCS"} <= set(args.schemes):
         print("\nreading | FCS's highest accepted load minus FCFS's, per seed | mean [95%]")
         for reading, g in df.groupby("reading", sort=False):
-            gap = _capacity_gap()(g.drop(columns=["accepted"]))
+            gap = capacity_gap()(g.drop(columns=["accepted"]))
             ci = mean_ci(gap)
             per = ", ".join(f"{v:+.4f}" for v in gap)
             print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")
         print("\nreading | the same by the queue accepted load, per seed | mean [95%]")
         for reading, g in df.groupby("reading", sort=False):
-            gap = _capacity_gap(column="queue_accepted")(g.drop(columns=["accepted"]))
+            gap = capacity_gap(column="queue_accepted")(g.drop(columns=["accepted"]))
             ci = mean_ci(gap)
             per = ", ".join(f"{v:+.4f}" for v in gap)
             print(f"{reading} | {per} | {ci.mean:+.4f} [{ci.low:+.4f}, {ci.high:+.4f}]")

@@ -12,7 +12,7 @@ over all of them ("all").
 nodes are 4-way), ``--wake-preempt`` its reschedule_idle readings (0: 2.4.18 built for
 Alpha, a woken process never preempts a busy PE; 1: as written):
 
-    python scripts/fcs_linux_local.py [--hz 4096 1024 100] [--smp 1 4]
+    python docs/studies/fcs_linux_local.py [--hz 4096 1024 100] [--smp 1 4]
         [--wake-preempt 0 1] [--scenarios ...]
         [--reading slot_clock=heartbeat,tcomm=running ...]
 

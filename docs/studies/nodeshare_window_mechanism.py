@@ -1,8 +1,8 @@
 """How EASY's 150-job window makes it lose to FCFS on a RICC window.
 
-    python scripts/nodeshare_window_mechanism.py                 # Trace2, 100,000 jobs
-    python scripts/nodeshare_window_mechanism.py --traces 2,4 --step 600
-    python scripts/nodeshare_window_mechanism.py --windows 600,2000   # other windows
+    python docs/studies/nodeshare_window_mechanism.py                 # Trace2, 100,000 jobs
+    python docs/studies/nodeshare_window_mechanism.py --traces 2,4 --step 600
+    python docs/studies/nodeshare_window_mechanism.py --windows 600,2000   # other windows
 
 Runs FCFS, EASY with the paper's window of 150 and EASY without a window on the
 node-sharing reproduction's trace windows (RICC-2010-2, node counts kept, 1,158 x 16

@@ -8,8 +8,8 @@ are fitted on one draw of the workload (seed 1) and the error of the mean respon
 reported on another draw (seed 2), before and after calibration: out of sample.
 Usage::
 
-    python scripts/gang_calibration.py                       # WL7 and WL2, 300 jobs
-    python scripts/gang_calibration.py --workloads WL7 --jobs 200 --mpl 2
+    python docs/studies/gang_calibration.py                       # WL7 and WL2, 300 jobs
+    python docs/studies/gang_calibration.py --workloads WL7 --jobs 200 --mpl 2
 """
 
 from __future__ import annotations

@@ -57,8 +57,8 @@ best candidate's shares and loss on seeds 2 and 3.
 
 Usage::
 
-    python scripts/fit_nodeshare_fig3.py --out fit_fig3.csv
-    python scripts/fit_nodeshare_fig3.py --out /tmp/f.csv --jobs 5000 --no-refine  # smoke
+    python docs/studies/fit_nodeshare_fig3.py --out fit_fig3.csv
+    python docs/studies/fit_nodeshare_fig3.py --out /tmp/f.csv --jobs 5000 --no-refine  # smoke
 """
 
 from __future__ import annotations

@@ -1,0 +1,65 @@
+"""The documented commands in scripts/ (scripts/README.md): each does what its docs say.
+
+``scripts/readme_status.py`` has its own tests (``tests/test_readme_status.py``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from cosched.experiments.model import load_experiment
+from cosched.experiments.reproductions import spec_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_make_example_trace_writes_the_bundled_trace_byte_for_byte(tmp_path: Path) -> None:
+    # The bundled trace's header says this script wrote it; its output depends only on
+    # the script's SEED, so running it again must give the same bytes.
+    out = tmp_path / "example.swf"
+    done = _run("make_example_trace.py", str(out))
+    assert done.returncode == 0, done.stderr
+    bundled = ROOT / "src" / "cosched" / "data" / "example.swf"
+    assert out.read_bytes() == bundled.read_bytes()
+
+
+def test_partial_spec_lists_exactly_the_finished_cells(tmp_path: Path) -> None:
+    full = tmp_path / "full.toml"
+    full.write_text(spec_text("lomarc"))
+    tasks = load_experiment(str(full)).tasks()
+    # Finished: every third cell, except all seeds of the first configuration.
+    first = {k: v for k, v in tasks[0].columns.items() if k != "seed"}
+    finished = {
+        t.key
+        for i, t in enumerate(tasks)
+        if i % 3 == 0 and {k: v for k, v in t.columns.items() if k != "seed"} != first
+    }
+    cells = tmp_path / "store" / "cells"
+    cells.mkdir(parents=True)
+    for key in finished:
+        (cells / f"{key}.parquet").write_bytes(b"")
+    done = _run("partial_spec.py", str(full), str(tmp_path / "store"), "--name", "partial")
+    assert done.returncode == 0, done.stderr
+    partial = tmp_path / "partial.toml"
+    partial.write_text(done.stdout)
+    exp = load_experiment(str(partial))
+    assert exp.name == "partial"
+    # The same cell keys as the full spec's finished cells, no more, no fewer.
+    assert {t.key for t in exp.tasks()} == finished
+    header = [line for line in done.stdout.splitlines() if line.startswith("#")]
+    assert header[0].endswith(f"({len(finished)} of {len(tasks)} cells).")
+    # The configuration with no finished cell is named in the header with all its seeds.
+    seeds = sorted(int(t.columns["seed"]) for t in tasks if t.columns.items() >= first.items())
+    assert any(line.endswith(f"seeds {seeds}") for line in header[2:])

@@ -315,17 +315,19 @@ def test_the_numpy_and_python_parsers_agree_on_mutated_lines(
 
 
 @pytest.mark.slow
-def test_the_parsers_agree_on_every_archive_trace() -> None:
-    traces = sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else []
-    if not traces:
-        pytest.skip("needs the archive traces in ../shared/traces")
-    for path in traces:
-        kind, got = _read_with(path, "pandas")
-        assert kind == "table", got
-        assert _same((kind, got), _read_with(path, "python")), path.name
-        assert _same((kind, got), _read_with(path, "compiled")), path.name
-        assert _same((kind, got), _read_with(path, "numba")), path.name
-        assert _same((kind, got), _read_with(path, "numpy")), path.name
+@pytest.mark.skipif(not TRACES.is_dir(), reason="needs the archive traces in ../shared/traces")
+@pytest.mark.parametrize(
+    "path",
+    sorted(TRACES.glob("*.swf.gz")) if TRACES.is_dir() else [],
+    ids=lambda p: p.name.split(".")[0],
+)
+def test_the_parsers_agree_on_every_archive_trace(path: Path) -> None:
+    kind, got = _read_with(path, "pandas")
+    assert kind == "table", got
+    assert _same((kind, got), _read_with(path, "python")), path.name
+    assert _same((kind, got), _read_with(path, "compiled")), path.name
+    assert _same((kind, got), _read_with(path, "numba")), path.name
+    assert _same((kind, got), _read_with(path, "numpy")), path.name
 
 
 @pytest.mark.parametrize(

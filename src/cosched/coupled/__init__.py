@@ -1,4 +1,4 @@
-"""Coupled machines: paired jobs across independent schedulers (issue 6).
+"""Coupled machines: paired jobs across independent schedulers.
 
 Implements the coscheduling mechanism of the coupled-systems paper (Algorithm 1 with
 the hold and yield schemes and the section IV-E enhancements): each machine is a

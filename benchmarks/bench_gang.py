@@ -26,35 +26,6 @@ TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces"
 TRACE = TRACES / "HPC2N-2002-2.2-cln.swf.gz"
 
 
-def whole_process(trace: Path, policies: list[str], repeat: int) -> None:
-    """The whole ``cosched run TRACE --policy P --jobs-out CSV`` process per policy
-    (fresh interpreter: imports, loading, simulation, metrics, writing the CSV), the
-    best of ``repeat`` runs: wall clock, CPU seconds of the child, and jobs per second
-    of each."""
-    import sys
-    import tempfile
-
-    from bench_whole_process import timed
-
-    for policy in policies:
-        best: tuple[float, float] | None = None
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "jobs.csv"
-            cmd = [sys.executable, "-m", "cosched", "run", str(trace), "--policy", policy]
-            for _ in range(repeat):
-                wall, cpu = timed([*cmd, "--jobs-out", str(out)])
-                if best is None or cpu < best[1]:
-                    best = (wall, cpu)
-            jobs = sum(1 for _ in out.open()) - 1
-        assert best is not None
-        wall, cpu = best
-        print(
-            f"{policy:15s} {trace.name} {jobs} jobs, whole process: {wall:6.2f} s wall "
-            f"{cpu:6.2f} s CPU, {jobs / wall:7.0f} jobs/s (wall) {jobs / cpu:7.0f} jobs/s (CPU)",
-            flush=True,
-        )
-
-
 def main() -> None:
     """Run the benchmark and print one line per policy."""
     from cosched.engine.simulation import Simulation
@@ -74,6 +45,8 @@ def main() -> None:
     if not args.trace.is_file():
         raise SystemExit(f"trace {args.trace} not found")
     if args.whole:
+        from bench_whole_process import whole_process
+
         whole_process(args.trace, ["gang", "gang-slurm"], args.repeat)
         return
     w = open_workload(str(args.trace), limit=args.limit)

@@ -11,6 +11,7 @@ and each disagreement's cause: :mod:`cosched.experiments.fidelity`) and the stat
 of the reproduction's row in README.md's "What it does today" table.
 
     python scripts/readme_status.py --store lomarc=runs/lomarc --store coupled=runs/coupled
+    python scripts/readme_status.py --quick-store lomarc=runs/lomarc-quick  # docs/claims/quick/
     python scripts/readme_status.py --rejudge fcs   # re-judge docs/claims/fcs.csv's numbers
     python scripts/readme_status.py            # rewrite docs/fidelity.md and README.md
     python scripts/readme_status.py --check    # exit 1 if either is not up to date
@@ -30,13 +31,16 @@ import pandas as pd
 
 from cosched.experiments.calibration import CALIBRATIONS
 from cosched.experiments.claims import COLUMNS, agreement, rejudge
-from cosched.experiments.fidelity import REJUDGED, fidelity_markdown
+from cosched.experiments.fidelity import REJUDGED, fidelity_markdown, runs_of
 from cosched.experiments.model import resolve
 from cosched.experiments.reproductions import spec_text
 from cosched.experiments.store import read_claims, read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "docs" / "claims"
+#: Copies of the quick runs' claim tables (``cosched reproduce NAME --quick``): docs/fidelity.md
+#: lists the claims whose verdict a quick run gives differently from the table's run.
+QUICK = CLAIMS / "quick"
 FIDELITY = ROOT / "docs" / "fidelity.md"
 #: Reproduction -> the module named first in its README row's "where" cell.
 ROWS = {
@@ -48,16 +52,16 @@ ROWS = {
 }
 
 
-def _write(frame: pd.DataFrame, name: str) -> Path:
-    CLAIMS.mkdir(parents=True, exist_ok=True)
-    out = CLAIMS / f"{name}.csv"
+def _write(frame: pd.DataFrame, name: str, folder: Path = CLAIMS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{name}.csv"
     frame.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
     return out
 
 
-def read_copy(name: str) -> pd.DataFrame:
+def read_copy(name: str, folder: Path = CLAIMS) -> pd.DataFrame:
     """``docs/claims/NAME.csv`` as written (empty cells are empty strings or NaN)."""
-    frame = pd.read_csv(CLAIMS / f"{name}.csv", keep_default_na=False, na_values=[""])
+    frame = pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
     for col in ("reason", "quote", "unit", "tolerance", "judged"):
         frame[col] = frame[col].fillna("") if col in frame.columns else ""
     lines = frame["paper_line"] if "paper_line" in frame.columns else [math.nan] * len(frame)
@@ -67,9 +71,9 @@ def read_copy(name: str) -> pd.DataFrame:
     return frame
 
 
-def copy_store(name: str, store: Path) -> Path:
-    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``,
-    with the command that produced the results."""
+def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
+    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``
+    (or ``folder``), with the command that produced the results."""
     if not (store / "results.parquet").is_file():
         sys.exit(f"readme_status: {store / 'results.parquet'} not found")
     frame = read_claims(store)
@@ -82,7 +86,7 @@ def copy_store(name: str, store: Path) -> Path:
     _, meta = read_results(store)
     frame.insert(0, "command", meta.get("command", ""))
     frame["judged"] = "when the report was built"
-    return _write(frame, name)
+    return _write(frame, name, folder)
 
 
 def rejudge_copy(name: str) -> Path:
@@ -102,12 +106,12 @@ def rejudge_copy(name: str) -> Path:
 
 def status(name: str, frame: pd.DataFrame) -> str:
     """The status cell of one reproduction."""
-    command = str(frame["command"].iloc[0]) if len(frame) else "?"
+    command = runs_of(frame)
     seeds = int(frame["seeds"].max()) if len(frame) else 0
     over = "1 seed" if seeds == 1 else f"up to {seeds} seeds"
     return (
         f"built and reproduced; of the paper's {len(frame)} declared claims "
-        f"{agreement(frame).text()} (`{command}`, {over}; docs/fidelity.md)"
+        f"{agreement(frame).text()} ({command}, {over}; docs/fidelity.md)"
     )
 
 
@@ -140,6 +144,11 @@ def tables() -> dict[str, pd.DataFrame]:
     return {name: read_copy(name) for name in ROWS if (CLAIMS / f"{name}.csv").is_file()}
 
 
+def quick_tables() -> dict[str, pd.DataFrame]:
+    """The stored copies of the quick runs' claim tables, by reproduction."""
+    return {n: read_copy(n, QUICK) for n in ROWS if (QUICK / f"{n}.csv").is_file()}
+
+
 def render(readme: str, copies: dict[str, pd.DataFrame]) -> str:
     """README.md with the status cell of every reproduction with a claims copy."""
     lines = readme.split("\n")
@@ -157,6 +166,7 @@ def render(readme: str, copies: dict[str, pd.DataFrame]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", action="append", default=[], metavar="NAME=DIR")
+    ap.add_argument("--quick-store", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--rejudge", action="append", default=[], metavar="NAME", choices=ROWS)
     ap.add_argument("--check", action="store_true", help="exit 1 if an output is stale")
     ap.add_argument("--cells", action="store_true", help="print the README status cells")
@@ -165,11 +175,15 @@ def main() -> int:
         "--held-out", action="store_true", help="print each fitted parameter's held-out claims"
     )
     args = ap.parse_args()
-    for item in args.store:
-        name, sep, folder = item.partition("=")
-        if not sep or name not in ROWS:
-            sys.exit(f"readme_status: --store wants NAME=DIR with NAME in {', '.join(ROWS)}")
-        print(f"wrote {copy_store(name, Path(folder)).relative_to(ROOT)}")
+    for flag, items, into in (
+        ("--store", args.store, CLAIMS),
+        ("--quick-store", args.quick_store, QUICK),
+    ):
+        for item in items:
+            name, sep, folder = item.partition("=")
+            if not sep or name not in ROWS:
+                sys.exit(f"readme_status: {flag} wants NAME=DIR with NAME in {', '.join(ROWS)}")
+            print(f"wrote {copy_store(name, Path(folder), into).relative_to(ROOT)}")
     for name in args.rejudge:
         print(f"re-judged {rejudge_copy(name).relative_to(ROOT)}")
     copies = tables()
@@ -180,7 +194,7 @@ def main() -> int:
         for name, frame in copies.items():
             print(f"{ROWS[name]}: {status(name, frame)}")
         return 0
-    outputs = {FIDELITY: fidelity_markdown(copies)}
+    outputs = {FIDELITY: fidelity_markdown(copies, quick_tables())}
     if not args.skip_readme:
         outputs[ROOT / "README.md"] = render((ROOT / "README.md").read_text("utf-8"), copies)
     stale = [p for p, text in outputs.items() if not p.is_file() or p.read_text("utf-8") != text]

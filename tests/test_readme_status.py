@@ -66,3 +66,28 @@ def test_fidelity_counts_by_hand() -> None:
     gaps = text[text.index("**Paper under-specified.**") :]
     assert "| b | 1 | 1 | direction |\n| c | 1 | 1 | disagrees |" in gaps
     assert "| a |" not in text and "| d |" not in text
+
+
+def _table(command: str, rows: list[tuple[str, float, str]], seeds: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"command": command, "claim": c, "paper": "1", "cosched": x, "unit": "",
+             "seeds": seeds, "verdict": v, "reason": "r", "quote": "", "judged": ""}
+            for c, x, v in rows
+        ]
+    )  # fmt: skip
+
+
+def test_fidelity_lists_the_claims_a_quick_grid_judges_differently() -> None:
+    full = _table("cosched sweep big.toml", [("a", 1.0, "agrees"), ("b", 2.0, "agrees")], 20)
+    quick = _table(
+        "cosched reproduce coupled --quick", [("a", 1.0, "agrees"), ("b", -2.0, "disagrees")], 1
+    )
+    text = fidelity_markdown({"coupled": full}, {"coupled": quick})
+    assert "gives 1 of 2 claims the verdict above; these differ:" in text
+    assert "| b | -2: disagrees | 1 | 2: agrees | 20 |" in text
+    assert "| a | 1: agrees" not in text
+    # the same verdicts: said, no table; a table that is the quick run: no section
+    same = fidelity_markdown({"coupled": full}, {"coupled": full.assign(command="q")})
+    assert "a quick run answers as the full grid does" in same
+    assert "quick grid" not in fidelity_markdown({"coupled": quick}, {"coupled": quick})

@@ -18,7 +18,16 @@ import pandas as pd
 from cosched.experiments.calibration import calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
 
-__all__ = ["CAUSES", "KINDS", "PAPERS", "REJUDGED", "Cause", "cause_of", "fidelity_markdown"]
+__all__ = [
+    "CAUSES",
+    "KINDS",
+    "PAPERS",
+    "REJUDGED",
+    "Cause",
+    "cause_of",
+    "fidelity_markdown",
+    "runs_of",
+]
 
 Kind = Literal["missing mechanism", "reading without evidence", "paper under-specified", "bug"]
 #: The kinds of cause of a gap between cosched and a paper.
@@ -151,15 +160,53 @@ def _not_simulated(frame: pd.DataFrame) -> list[str]:
     return [f"**Not simulated**: {'; '.join(items)}.", ""]
 
 
-def _paper(name: str, frame: pd.DataFrame) -> list[str]:
-    command = str(frame["command"].iloc[0]) if len(frame) else "?"
+def _quick(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None) -> list[str]:
+    """The claims whose verdict the reproduction's quick grid gives differently."""
+    if quick is None or not len(frame):
+        return []
+    command = str(quick["command"].iloc[0]) if len(quick) else "?"
+    if command == str(frame["command"].iloc[0]):
+        return []  # the table is the quick run itself
+    full = frame.set_index("claim")
+    both = quick[quick["claim"].isin(full.index)]
+    differ = both[both["verdict"].to_numpy() != full.loc[both["claim"], "verdict"].to_numpy()]
+    lines = [
+        "### The quick grid against this table",
+        "",
+        f"`{command}` (`docs/claims/quick/{name}.csv`) gives {len(both) - len(differ)} of "
+        f"{len(both)} claims the verdict above"
+        + (": a quick run answers as the full grid does." if differ.empty else "; these differ:"),
+        "",
+    ]
+    if differ.empty:
+        return lines
+    lines += ["| claim | quick grid | seeds | this table | seeds |", "|---|---|---|---|---|"]
+    for r in differ.itertuples(index=False):
+        f = full.loc[r.claim]
+        lines.append(
+            f"| {r.claim} | {_num(r.cosched)}: {r.verdict} | {r.seeds} | "
+            f"{_num(f['cosched'])}: {f['verdict']} | {f['seeds']} |"
+        )
+    return [*lines, ""]
+
+
+def runs_of(frame: pd.DataFrame) -> str:
+    """The run a claims copy's numbers come from, or its runs when its rows name several
+    (each row keeps the command of its run)."""
+    commands = list(dict.fromkeys(frame["command"].astype(str))) if len(frame) else ["?"]
+    text = " and ".join(f"`{c}`" for c in commands)
+    return text if len(commands) == 1 else f"{text} (each row names its run)"
+
+
+def _paper(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None = None) -> list[str]:
+    command = runs_of(frame)
     judged = str(frame["judged"].iloc[0]) if "judged" in frame.columns and len(frame) else ""
     seeds = int(frame["seeds"].max()) if len(frame) else 0
     quoted = int(frame["quote"].astype(bool).sum()) if "quote" in frame.columns else 0
     return [
         f"## {name} ({PAPERS[name]})",
         "",
-        f"Claims: {agreement(frame).text()}. Numbers from `{command}` (up to {seeds} "
+        f"Claims: {agreement(frame).text()}. Numbers from {command} (up to {seeds} "
         f"seeds); verdicts {judged or 'when the report was built'}; {quoted} of "
         f"{len(frame)} claims quote the paper's text with its line "
         f"(`docs/claims/{name}.csv`).",
@@ -172,11 +219,16 @@ def _paper(name: str, frame: pd.DataFrame) -> list[str]:
         *_gaps(name, frame),
         *_inconclusive(frame),
         *_not_simulated(frame),
+        *_quick(name, frame, quick),
     ]
 
 
-def fidelity_markdown(copies: dict[str, pd.DataFrame]) -> str:
-    """docs/fidelity.md from the claim copies (reproduction -> its table)."""
+def fidelity_markdown(
+    copies: dict[str, pd.DataFrame], quick: dict[str, pd.DataFrame] | None = None
+) -> str:
+    """docs/fidelity.md from the claim copies (reproduction -> its table), and from the
+    copies of the reproductions' quick runs (``quick``): a paper's section lists the
+    claims whose verdict the quick grid gives differently."""
     lines = [
         "# Fidelity to the papers",
         "",
@@ -209,7 +261,7 @@ def fidelity_markdown(copies: dict[str, pd.DataFrame]) -> str:
         "",
     ]
     for name, frame in copies.items():
-        lines += _paper(name, frame)
+        lines += _paper(name, frame, (quick or {}).get(name))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -1,11 +1,11 @@
 """gang's pass shortcuts against the rules written out in full.
 
 The policy walks the running jobs once for every row's reservation and stops early,
-skips backfill candidates that a smaller one showed cannot fit, and hands the engine
-only the rates that change. The reference below is the same policy with each rule
-applied in full (a walk per row over all of its jobs, a fit for every candidate, every
-rate handed over, every matrix mask recomputed from the cells); both must give the same
-schedule, bit for bit.
+skips backfill candidates that a smaller one showed cannot fit, reuses a placement
+between two starts, and hands the engine only the rates that change. The reference
+below is the same policy with each rule applied in full (a walk per row over all of its
+jobs, a fit for every candidate, every rate handed over, every matrix mask recomputed
+from the cells); both must give the same schedule, bit for bit.
 """
 
 from __future__ import annotations

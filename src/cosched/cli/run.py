@@ -127,10 +127,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--summary-out", type=Path, help="write the summary (JSON)")
     p.add_argument(
         "--stream",
-        action="store_true",
+        nargs="?",
+        const="always",
+        default="auto",
+        choices=["auto", "always", "never"],
         help="read the trace, simulate and write --jobs-out a chunk at a time, in memory that "
         "grows with the jobs in the system, not the trace (SWF files; csv or parquet job "
-        "tables; quantiles of fractional metrics within 0.01%%, see docs/metrics.md)",
+        "tables; quantiles of fractional metrics within 0.01%%, see docs/metrics.md). "
+        "auto (default): only SWF files of more than 1 GiB of text (some 14 million jobs), "
+        "which in memory would take some 4.5 GiB; --stream alone: always",
     )
     p.set_defaults(func=_run)
     q = sub.add_parser(
@@ -333,9 +338,9 @@ def _run(args: argparse.Namespace) -> int:
     classes = JobClasses(args.short, args.medium, args.wide_fraction)
     cls = policy_class(args.policy)
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
-    if args.stream:
-        from cosched.cli.stream import run_streamed
+    from cosched.cli.stream import run_streamed, streams
 
+    if streams(args, cls):
         return run_streamed(args, cls, policy, classes)
     try:
         w, platform, notes = load_for(args, cls)

@@ -417,9 +417,13 @@ class Gang(Policy):
         # fails for every larger one: sizes from the smallest that failed (or beyond
         # every row's free columns) skip the fit; under a memory limit, so do the
         # (size, memory) pairs that failed.
+        # Between two starts the matrix does not change, so a placement found for a
+        # (size, memory) holds for the next candidate of that kind (on a long queue most
+        # candidates that fit are refused by the reservation and start nothing).
         limited = self.memory_limit is not None
         too_big = max(m.free) + 1  # no row has this many free columns
         failed: set[tuple[int, float]] = set()
+        found: dict[tuple[int, float], tuple[int, IntArray]] = {}
         for job in cand:
             idx = job.index
             size = sizes[idx]
@@ -430,7 +434,11 @@ class Gang(Policy):
                 mem = self.memory(job)
             if limited and (size, mem) in failed:
                 continue
-            spot = m.fit(size, mem)
+            spot = found.get((size, mem))
+            if spot is None:
+                spot = m.fit(size, mem)
+                if spot is not None:
+                    found[size, mem] = spot
             if spot is None:
                 if limited:
                     failed.add((size, mem))
@@ -443,6 +451,7 @@ class Gang(Policy):
                 if not res.admit(view.now + view.estimate(job) * rows, len(cols)):
                     continue
             out.append(self._start(job, view, row, cols, mem))
+            found.clear()
             too_big = min(too_big, max(m.free) + 1)
         return out
 

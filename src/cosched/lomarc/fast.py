@@ -71,6 +71,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     """Run ``sim`` on the compiled loop; None when it is not :func:`eligible`."""
     if not eligible(sim):
         return None
+    from cosched.engine.jit import announced
     from cosched.lomarc._kernel import lomarc_loop
 
     policy = sim.policy
@@ -126,11 +127,12 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     stats = np.zeros(3, dtype=np.int64)
     arrivals_f = np.zeros(4, dtype=f64)
     arrivals_i = np.zeros(2, dtype=np.int64)
-    lomarc_loop(
-        submit, run, est, size, prof, sim.platform.nodes, iparams, fparams,
-        model.formula, start, end, jnodes, off, order, funnel, counts, stats,
-        arrivals_f, arrivals_i,
-    )  # fmt: skip
+    with announced("the LOMARC kernel", lomarc_loop):
+        lomarc_loop(
+            submit, run, est, size, prof, sim.platform.nodes, iparams, fparams,
+            model.formula, start, end, jnodes, off, order, funnel, counts, stats,
+            arrivals_f, arrivals_i,
+        )  # fmt: skip
     # The policy's state as the general loop leaves it.
     policy.funnel = Funnel(*funnel.tolist())
     policy.counts["queue_pairs"] = int(counts[0])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from cosched.engine.jit import announced
 from cosched.errors import ConfigError, InvariantError, WorkloadError
 from cosched.timesharing import kernel as K
 from cosched.timesharing.params import TSParams, scheme_flags
@@ -317,7 +318,7 @@ class TimeSharingSim:
         while True:
             # With NUMBA_DISABLE_JIT=1 the skew generator's uint64 products wrap in
             # numpy, which warns; compiled, they wrap silently. Same numbers either way.
-            with np.errstate(over="ignore"):
+            with np.errstate(over="ignore"), announced("the time-sharing kernel", K.run_kernel):
                 ret = K.run_kernel(self.state, self.margin)
             if ret != K.RET_GROW:
                 break

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,10 @@ __all__ = [
     "SCENARIOS",
     "SCHEMES",
     "TOPOLOGIES",
+    "DynamicCell",
+    "ScenarioCell",
     "check",
+    "parse",
     "queue_accepted",
     "run_cell",
     "run_dynamic",
@@ -120,48 +124,152 @@ DECILES = tuple(range(10, 100, 10))
 BOUND = 10.0
 
 
+@dataclass(frozen=True, slots=True)
+class ScenarioCell:
+    """A cell of sections 3-4: one scenario or application pair under one scheme.
+
+    Attributes:
+        scenario: one of :data:`SCENARIOS`.
+        scheme: one of :data:`SCHEMES`.
+        nodes: the machine's PEs (every job is as wide).
+        job_time: the balanced job's time alone (s).
+        grain: the compute per iteration of the building block (s).
+        block: consecutive ranks slow or fast together (:func:`scenario_jobs`).
+        ring: the ranks exchange messages in a ring (``topology`` "ring"), else a chain.
+        model: the model's parameters (:func:`_params`).
+    """
+
+    scenario: str
+    scheme: str
+    nodes: int
+    job_time: float
+    grain: float
+    block: int
+    ring: bool
+    model: TSParams
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicCell:
+    """A cell of section 5: a dynamic workload (:data:`DYNAMIC`) under one scheme.
+
+    Attributes:
+        scenario: "dynamic" (the synthetic set) or "dynamic-apps" (Figure 9's set).
+        scheme: one of :data:`SCHEMES`.
+        load: the offered load.
+        n_jobs: the jobs drawn.
+        dyn_pes: the machine's PEs.
+        dyn_mpl: the MPL of GS, SB and FCS (the synthetic set).
+        max_run: the longest run time drawn (s, before ``time_scale``).
+        time_scale: run and inter-arrival times are divided by it.
+        alloc, node_pes, load_by, estimate, mix: the readings of :data:`READINGS`.
+        model: the model's parameters (:func:`_params`).
+    """
+
+    scenario: str
+    scheme: str
+    load: float
+    n_jobs: int
+    dyn_pes: int
+    dyn_mpl: int
+    max_run: float
+    time_scale: float
+    alloc: str
+    node_pes: int
+    load_by: str
+    estimate: float
+    mix: str
+    model: TSParams
+
+
 def check(params: Mapping[str, Scalar]) -> None:
-    """Refuse a configuration the cell cannot run, naming the parameter.
+    """Refuse a configuration the cell cannot run, naming the parameter (:func:`parse`).
 
     Raises:
-        ConfigError: a parameter is missing or out of range.
+        ConfigError: a parameter is missing, of the wrong type or out of range.
+    """
+    parse(params)
+
+
+def parse(params: Mapping[str, Scalar]) -> ScenarioCell | DynamicCell:
+    """The cell's parameters, checked and converted once: a :class:`DynamicCell` for the
+    dynamic scenarios, else a :class:`ScenarioCell`.
+
+    Raises:
+        ConfigError: a parameter is missing, of the wrong type or out of range, naming it.
     """
     for key in _KEYS:
         if key not in params:
             raise ConfigError(f"the fcs cell needs the parameter {key!r}")
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
-    _params(params)  # the model's readings (latency, t_spin, costs) before any run
-    if params["scenario"] in DYNAMIC:
-        for key in DYNAMIC_KEYS:
-            if key not in params:
-                raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
-        r = reading(params)
-        if r["alloc"] not in ALLOC:
-            raise ConfigError(f"'alloc' must be one of {', '.join(ALLOC)} (got {r['alloc']!r})")
-        if r["load_by"] not in LOAD_BY:
-            raise ConfigError(f"'load_by' must be one of {', '.join(LOAD_BY)}")
-        if not (isinstance(r["node_pes"], int) and r["node_pes"] >= 1) or (
-            int(params["dyn_pes"]) % r["node_pes"]  # type: ignore[arg-type]
-        ):
-            raise ConfigError("'node_pes' must be an integer >= 1 that divides 'dyn_pes'")
-        if not float(r["estimate"]) >= 1.0:  # type: ignore[arg-type]
-            raise ConfigError(f"'estimate' must be >= 1 (got {r['estimate']!r})")
-        if r["mix"] not in DYNAMIC_MIXES:
-            raise ConfigError(f"'mix' must be one of {', '.join(DYNAMIC_MIXES)} (got {r['mix']!r})")
-        if params["scenario"] == "dynamic-apps" and r["mix"] != READINGS["mix"]:
-            raise ConfigError(
-                f"'mix' applies to the 'dynamic' scenario; 'dynamic-apps' runs Figure 9's "
-                f"SAGE and SWEEP3D set (got mix={r['mix']!r})"
-            )
-        return
-    if params["scenario"] not in SCENARIOS:
+    model = _params(params)  # the model's readings (latency, t_spin, costs) before any run
+    scenario = str(params["scenario"])
+    scheme = str(params["scheme"])
+    if scenario in DYNAMIC:
+        return _parse_dynamic(params, scenario, scheme, model)
+    if scenario not in SCENARIOS:
         raise ConfigError(f"'scenario' must be one of {', '.join(SCENARIOS)} or 'dynamic'")
-    if params.get("topology", "ring") not in TOPOLOGIES:
+    topology = params.get("topology", "ring")
+    if topology not in TOPOLOGIES:
         raise ConfigError(f"'topology' must be one of {', '.join(TOPOLOGIES)}")
     block = params.get("block", 1)
-    if not (str(block).isdigit() and int(block) >= 1):  # type: ignore[arg-type]
+    if not (str(block).isdigit() and int(str(block)) >= 1):
         raise ConfigError(f"'block' must be an integer >= 1 (got {block!r})")
+    return ScenarioCell(
+        scenario=scenario,
+        scheme=scheme,
+        nodes=_int(params, "nodes"),
+        job_time=_float(params, "job_time"),
+        grain=_float(params, "grain"),
+        block=int(str(block)),
+        ring=topology == "ring",
+        model=model,
+    )
+
+
+def _parse_dynamic(
+    params: Mapping[str, Scalar], scenario: str, scheme: str, model: TSParams
+) -> DynamicCell:
+    """:func:`parse` for a dynamic scenario (its keys and readings)."""
+    for key in DYNAMIC_KEYS:
+        if key not in params:
+            raise ConfigError(f"the fcs cell's dynamic scenario needs the parameter {key!r}")
+    r = reading(params)
+    if r["alloc"] not in ALLOC:
+        raise ConfigError(f"'alloc' must be one of {', '.join(ALLOC)} (got {r['alloc']!r})")
+    if r["load_by"] not in LOAD_BY:
+        raise ConfigError(f"'load_by' must be one of {', '.join(LOAD_BY)}")
+    node_pes = r["node_pes"]
+    dyn_pes = _int(params, "dyn_pes")
+    if not (isinstance(node_pes, int) and node_pes >= 1) or dyn_pes % node_pes:
+        raise ConfigError("'node_pes' must be an integer >= 1 that divides 'dyn_pes'")
+    estimate = _float(r, "estimate")
+    if not estimate >= 1.0:
+        raise ConfigError(f"'estimate' must be >= 1 (got {r['estimate']!r})")
+    if r["mix"] not in DYNAMIC_MIXES:
+        raise ConfigError(f"'mix' must be one of {', '.join(DYNAMIC_MIXES)} (got {r['mix']!r})")
+    if scenario == "dynamic-apps" and r["mix"] != READINGS["mix"]:
+        raise ConfigError(
+            f"'mix' applies to the 'dynamic' scenario; 'dynamic-apps' runs Figure 9's "
+            f"SAGE and SWEEP3D set (got mix={r['mix']!r})"
+        )
+    return DynamicCell(
+        scenario=scenario,
+        scheme=scheme,
+        load=_float(params, "load"),
+        n_jobs=_int(params, "n_jobs"),
+        dyn_pes=dyn_pes,
+        dyn_mpl=_int(params, "dyn_mpl"),
+        max_run=_float(params, "max_run"),
+        time_scale=_float(params, "time_scale"),
+        alloc=str(r["alloc"]),
+        node_pes=node_pes,
+        load_by=str(r["load_by"]),
+        estimate=estimate,
+        mix=str(r["mix"]),
+        model=model,
+    )
 
 
 def reading(params: Mapping[str, Scalar]) -> dict[str, Scalar]:
@@ -237,7 +345,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     of 120 us and one latency; set, it must be at least one latency), and whether Linux
     2.4's processes start with random counters (``random_counter``:
     ``TSParams.linux_random_counter``)."""
-    base = TSParams(gs_quantum=float(params["quantum"]))  # type: ignore[arg-type]
+    base = TSParams(gs_quantum=_float(params, "quantum"))
     if "latency" in params:
         lat = _seconds(params, "latency")
         base = base.with_(latency_fixed=0.0, latency_per_byte=lat / base.msg_size)
@@ -248,36 +356,67 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
             "block before a coscheduled partner's message could arrive"
         )
     return base.with_(
-        fcs_cslots_min=int(params["cslots_min"]),  # type: ignore[arg-type]
+        fcs_cslots_min=_int(params, "cslots_min"),
         spin_factor=max(1.0, t_spin / base.latency),
         fcs_spin=t_spin,
-        fcs_f_preempt=int(params.get("f_preempt", 1)),  # type: ignore[arg-type]
+        fcs_f_preempt=_int(params, "f_preempt", 1),
         local=str(params.get("local", base.local)),
-        linux_hz=float(params.get("linux_hz", base.linux_hz)),  # type: ignore[arg-type]
-        linux_smp=int(params.get("linux_smp", base.linux_smp)),  # type: ignore[arg-type]
-        linux_wake_preempt=int(params.get("linux_wake_preempt", base.linux_wake_preempt)),  # type: ignore[arg-type]
-        linux_random_counter=int(params.get("random_counter", base.linux_random_counter)),  # type: ignore[arg-type]
+        linux_hz=_float(params, "linux_hz", base.linux_hz),
+        linux_smp=_int(params, "linux_smp", int(base.linux_smp)),
+        linux_wake_preempt=_int(params, "linux_wake_preempt", int(base.linux_wake_preempt)),
+        linux_random_counter=_int(params, "random_counter", int(base.linux_random_counter)),
         fcs_slot_clock=str(params.get("slot_clock", base.fcs_slot_clock)),
         fcs_tcomm=str(params.get("tcomm", base.fcs_tcomm)),
-        fcs_cs_local=int(params.get("cs_local", base.fcs_cs_local)),  # type: ignore[arg-type]
-        fcs_f_all=int(params.get("f_all", base.fcs_f_all)),  # type: ignore[arg-type]
-        context_switch=float(params.get("context_switch", base.context_switch)),  # type: ignore[arg-type]
-        noise_period=float(params.get("noise_period", base.noise_period)),  # type: ignore[arg-type]
-        noise_duration=float(params.get("noise_duration", base.noise_duration)),  # type: ignore[arg-type]
-        wake_cost=_number(params, "wake_cost", base.wake_cost),
+        fcs_cs_local=_int(params, "cs_local", int(base.fcs_cs_local)),
+        fcs_f_all=_int(params, "f_all", int(base.fcs_f_all)),
+        context_switch=_float(params, "context_switch", base.context_switch),
+        noise_period=_float(params, "noise_period", base.noise_period),
+        noise_duration=_float(params, "noise_duration", base.noise_duration),
+        wake_cost=_float(params, "wake_cost", base.wake_cost),
     )
 
 
-def _number(params: Mapping[str, Scalar], key: str, default: float) -> float:
-    """The cell's reading ``key`` as a float (``default`` if unset).
+def _given(params: Mapping[str, Scalar], key: str, default: Scalar) -> Scalar:
+    """The cell's parameter ``key``, or ``default`` when unset (None: a ConfigError)."""
+    if key in params:
+        return params[key]
+    if default is None:
+        raise ConfigError(f"the fcs cell needs the parameter {key!r}")
+    return default
+
+
+def _float(params: Mapping[str, Scalar], key: str, default: float | None = None) -> float:
+    """The cell's parameter ``key`` as a float: a number, or its text as the scripts'
+    ``--reading key=value`` give it (``default`` if unset).
 
     Raises:
-        ConfigError: not a number, naming ``key``.
+        ConfigError: unset without a default, or not a number, naming ``key``.
     """
-    try:
-        return float(params.get(key, default))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(f"{key!r} must be a number (got {params[key]!r})") from None
+    value = _given(params, key, default)
+    if isinstance(value, int | float | str):  # a bool is an int, as float() takes it
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    raise ConfigError(f"{key!r} must be a number (got {value!r})")
+
+
+def _int(params: Mapping[str, Scalar], key: str, default: int | None = None) -> int:
+    """The cell's parameter ``key`` as an integer: an integer, a float without a
+    fraction, or the text of an integer (``default`` if unset).
+
+    Raises:
+        ConfigError: unset without a default, or not an integer, naming ``key``.
+    """
+    value = _given(params, key, default)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise ConfigError(f"{key!r} must be an integer (got {value!r})")
 
 
 def _seconds(params: Mapping[str, Scalar], key: str) -> float:
@@ -288,8 +427,8 @@ def _seconds(params: Mapping[str, Scalar], key: str) -> float:
         ConfigError: not a finite number > 0, naming ``key``.
     """
     try:
-        value = float(params[key])  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        value = _float(params, key)
+    except ConfigError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise ConfigError(f"{key!r} must be a time in seconds > 0 (got {params[key]!r})")
@@ -326,32 +465,32 @@ def queue_accepted(submit: np.ndarray, start: np.ndarray, work: np.ndarray, pes:
     return float(work[taken].sum()) / (pes * t)
 
 
-def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[str, Any]:
+def run_dynamic(cell: DynamicCell, seed: int) -> dict[str, Any]:
     """The dynamic workload of section 5 under one scheme at one offered load."""
-    pes = int(params["dyn_pes"])  # type: ignore[arg-type]
-    apps = params["scenario"] == "dynamic-apps"
-    how = reading(params)
+    pes = cell.dyn_pes
+    apps = cell.scenario == "dynamic-apps"
+    ts = cell.model
     rng = np.random.default_rng(seed)
     w = dynamic_workload(
-        int(params["n_jobs"]),  # type: ignore[arg-type]
+        cell.n_jobs,
         rng=rng,
         pes=pes,
-        load=float(params["load"]),  # type: ignore[arg-type]
-        max_run=float(params["max_run"]),  # type: ignore[arg-type]
-        time_scale=float(params["time_scale"]),  # type: ignore[arg-type]
+        load=cell.load,
+        max_run=cell.max_run,
+        time_scale=cell.time_scale,
         params=ts,
-        kinds=APP_KINDS if apps else DYNAMIC_MIXES[str(how["mix"])],
-        load_by=str(how["load_by"]),
+        kinds=APP_KINDS if apps else DYNAMIC_MIXES[cell.mix],
+        load_by=cell.load_by,
     )
-    scheme = str(params["scheme"])
-    mpl = 1 if scheme == "FCFS" else APPS_MPL if apps else int(params["dyn_mpl"])  # type: ignore[arg-type]
+    scheme = cell.scheme
+    mpl = 1 if scheme == "FCFS" else APPS_MPL if apps else cell.dyn_mpl
     run_w, units = w, pes
-    if float(how["estimate"]) != 1.0:  # type: ignore[arg-type]
+    if cell.estimate != 1.0:
         t = w.table.copy()
-        t["requested_time"] = t["requested_time"] * float(how["estimate"])  # type: ignore[arg-type]
+        t["requested_time"] = t["requested_time"] * cell.estimate
         run_w = Workload.from_table(t, name=w.name)
-    if scheme == "FCFS" and how["alloc"] == "node":
-        node_pes = int(how["node_pes"])  # type: ignore[arg-type]
+    if scheme == "FCFS" and cell.alloc == "node":
+        node_pes = cell.node_pes
         run_w, units = whole_nodes(run_w, node_pes), pes // node_pes
     r = simulate(
         run_w,
@@ -373,7 +512,7 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
     alone = iso.loc[j["job_id"]].to_numpy(dtype=float)
     resp = (j["end_time"] - j["submit_time"]).to_numpy(dtype=float)
     slow = resp / alone
-    bound = BOUND / float(params["time_scale"])  # type: ignore[arg-type]
+    bound = BOUND / cell.time_scale
     bslow = np.maximum(resp / np.maximum(alone, bound), 1.0)
     submit = j["submit_time"].to_numpy(dtype=float)
     start = j["start_time"].to_numpy(dtype=float)
@@ -412,21 +551,15 @@ def run_dynamic(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> dict[s
     return out
 
 
-def scenario_sim(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> TimeSharingSim:
-    """The simulation of a section 3-4 scenario cell (``params`` checked, ``ts`` its
-    model parameters), ready to run: FCFS is the gang matrix with one row, the other
-    schemes get one row per job. It can be run to a horizon to follow each job's progress."""
-    nodes = int(params["nodes"])  # type: ignore[arg-type]
-    jobs = scenario_jobs(
-        str(params["scenario"]),
-        nodes,
-        float(params["job_time"]),  # type: ignore[arg-type]
-        float(params["grain"]),  # type: ignore[arg-type]
-        ts,
-        int(params.get("block", 1)),  # type: ignore[arg-type]
-    )
-    w = bsp_jobs(jobs, params=ts, ring=params.get("topology", "ring") == "ring")
-    scheme = str(params["scheme"])
+def scenario_sim(cell: ScenarioCell, seed: int) -> TimeSharingSim:
+    """The simulation of a section 3-4 scenario cell, ready to run: FCFS is the gang
+    matrix with one row, the other schemes get one row per job. It can be run to a
+    horizon to follow each job's progress."""
+    nodes = cell.nodes
+    ts = cell.model
+    jobs = scenario_jobs(cell.scenario, nodes, cell.job_time, cell.grain, ts, cell.block)
+    w = bsp_jobs(jobs, params=ts, ring=cell.ring)
+    scheme = cell.scheme
     return TimeSharingSim(
         w,
         scheme="GS" if scheme == "FCFS" else scheme,
@@ -440,13 +573,12 @@ def scenario_sim(params: Mapping[str, Scalar], seed: int, ts: TSParams) -> TimeS
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
     """One scenario under one scheme: each job's end time, turnaround, mean response
     and (FCS) the final classes of the processes."""
-    check(params)
-    nodes = int(params["nodes"])  # type: ignore[arg-type]
-    ts = _params(params)
-    if params["scenario"] in DYNAMIC:
-        return run_dynamic(params, seed, ts)
-    scheme = str(params["scheme"])
-    r = scenario_sim(params, seed, ts).run()
+    cell = parse(params)
+    if isinstance(cell, DynamicCell):
+        return run_dynamic(cell, seed)
+    nodes = cell.nodes
+    scheme = cell.scheme
+    r = scenario_sim(cell, seed).run()
     j = r.jobs.sort_values("job_id")
     ends = j["end_time"].to_numpy(dtype=float)
     out: dict[str, Any] = {f"job{k + 1}_end": float(e) for k, e in enumerate(ends)}

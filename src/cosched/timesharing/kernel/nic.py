@@ -1,0 +1,209 @@
+"""The network and I/O, and each scheme's reaction to them.
+
+The NIC deposits a message into the receiver's endpoint (:func:`arrive`): a spinning
+receiver sees it at once; a blocked one is woken by an interrupt (SB family); DCS
+interrupts for a descheduled receiver and boosts it. An I/O completion makes its
+process ready (:func:`io_done`). Periodic boost (PB) polls every endpoint every tick
+(:func:`pb_tick`, :func:`pb_candidate`), a constant share of the CPU
+(:func:`set_speed`).
+"""
+
+from __future__ import annotations
+
+from cosched.timesharing.kernel._jit import njit
+from cosched.timesharing.kernel.choice import fcs_wake_favoured
+from cosched.timesharing.kernel.cpu import charge, fold, inbox_waiting, resched
+from cosched.timesharing.kernel.dispatch import boost, dispatch, linux_wake, request_preempt
+from cosched.timesharing.kernel.events import next_tick
+from cosched.timesharing.kernel.layout import (
+    ARR_INTERRUPT,
+    ARR_PERIODIC,
+    BLOCKED,
+    F_ARRIVAL,
+    F_FCS,
+    F_GANG,
+    F_LINUX,
+    F_TOP,
+    IO,
+    MODE_CS,
+    N_ACT,
+    N_CUR,
+    N_FORCE,
+    N_LAST,
+    N_MODE,
+    N_NPROCS,
+    N_OVH,
+    N_PL,
+    N_PRE,
+    N_RR,
+    N_SPEED,
+    N_TARGET,
+    P_BLOCKED_T,
+    P_CPU,
+    P_INBOX0,
+    P_INRECV,
+    P_LEVEL,
+    P_NODE,
+    P_QKEY,
+    P_QLEFT,
+    P_REM,
+    P_SPINNING,
+    P_STATE,
+    P_TBLOCK,
+    P_WAITING,
+    R_EC,
+    R_INTR,
+    R_QM,
+    R_QTOP,
+    R_TICK,
+    R_WAKE,
+    READY,
+    RUNNING,
+    S_GSACTIVE,
+    S_GSCOL,
+    S_QC,
+    State,
+)
+
+
+@njit
+def set_speed(S: State, n: int) -> None:
+    """PB polls every endpoint every tick: a constant share of the CPU."""
+    if S.G[F_ARRIVAL] == ARR_PERIODIC:
+        v = 1.0 - S.I[n, N_NPROCS] * S.GF[R_EC] / S.GF[R_TICK]
+        S.F[n, N_SPEED] = v if v > 0.0 else 0.0
+
+
+@njit
+def arrive(S: State, q: int, side: int, t: float) -> None:
+    """The NIC deposits a message into ``q``'s endpoint and reacts per scheme."""
+    PI = S.I
+    PI[q, P_INBOX0 + side] += 1
+    n = PI[q, P_CPU]  # the PE it runs on, or ran on last (its home but under SMP)
+    st = PI[q, P_STATE]
+    arrival = S.G[F_ARRIVAL]
+    if st == RUNNING:
+        if PI[q, P_INRECV] and PI[q, P_WAITING] == side and PI[q, P_SPINNING]:
+            fold(S, n, t)
+            S.F[q, P_REM] = 0.0
+            resched(S, n, t)
+        return
+    if st == BLOCKED and PI[q, P_WAITING] == side:
+        charge(S, n, t, S.GF[R_INTR] + S.GF[R_WAKE], 1)
+        S.F[q, P_BLOCKED_T] += t - S.F[q, P_TBLOCK]
+        PI[q, P_STATE] = READY
+        if S.G[F_LINUX]:
+            linux_wake(S, q, t, 2)
+            resched(S, n, t)
+            return
+        boost(S, q)
+        qc = S.G[S_QC] + 1
+        S.G[S_QC] = qc
+        PI[q, P_QKEY] = -qc
+        charge(S, n, t, S.GF[R_QM], 2)
+        cur = S.I[n, N_CUR]
+        if arrival == ARR_INTERRUPT:
+            request_preempt(S, n, t, q)
+        elif cur < 0 or PI[q, P_LEVEL] > PI[cur, P_LEVEL] or fcs_wake_favoured(S, n, q):
+            request_preempt(S, n, t, -1)
+        resched(S, n, t)
+        return
+    if arrival == ARR_INTERRUPT and st in (READY, IO):
+        charge(S, n, t, S.GF[R_INTR] + S.GF[R_QM], 1)
+        boost(S, q)
+        if PI[q, P_STATE] == READY:
+            request_preempt(S, n, t, q)
+        resched(S, n, t)
+        return
+    if arrival == ARR_PERIODIC:
+        resched(S, n, t)
+
+
+@njit
+def io_done(S: State, p: int, t: float) -> None:
+    """An I/O finished: the process wakes with a boost (or resumes in its slot)."""
+    PI = S.I
+    NF = S.F
+    n = PI[p, P_NODE]
+    if S.G[F_GANG] and (not S.G[F_FCS] or S.I[n, N_MODE] == MODE_CS):
+        PI[p, P_STATE] = READY
+        if S.I[n, N_CUR] < 0 and S.I[n, S.G[S_GSCOL] + S.G[S_GSACTIVE]] == p:
+            S.I[n, N_CUR] = p
+            S.I[n, N_LAST] = p
+            PI[p, P_CPU] = n
+            PI[p, P_STATE] = RUNNING
+            ovh = NF[n, N_OVH]
+            NF[n, N_ACT] = ovh if ovh > t else t
+            resched(S, n, t)
+        return
+    PI[p, P_STATE] = READY
+    if S.G[F_LINUX]:
+        linux_wake(S, p, t, 1)
+        resched(S, PI[p, P_CPU], t)
+        return
+    top = S.G[F_TOP]
+    PI[p, P_LEVEL] = top
+    S.F[p, P_QLEFT] = S.GF[R_QTOP]
+    qc = S.G[S_QC] + 2
+    S.G[S_QC] = qc
+    PI[p, P_QKEY] = -qc
+    cur = S.I[n, N_CUR]
+    if cur < 0:
+        dispatch(S, n, t)
+        resched(S, n, t)
+        return
+    charge(S, n, t, S.GF[R_QM], 2)
+    if top > PI[cur, P_LEVEL]:
+        nt = next_tick(S, t)
+        if nt < NF[n, N_PRE]:
+            NF[n, N_PRE] = nt
+    resched(S, n, t)
+
+
+@njit
+def pb_candidate(S: State, n: int, rule2: bool) -> int:
+    """PB heuristic: round robin from the running process (-1: none)."""
+    PI = S.I
+    k = S.I[n, N_NPROCS]
+    cur = S.I[n, N_CUR]
+    start = -1
+    for a in range(k):
+        if S.I[n, N_PL + a] == cur:
+            start = a
+            break
+    if start < 0:
+        start = S.I[n, N_RR] % (k if k > 1 else 1)
+    for a in range(k):
+        q = S.I[n, N_PL + (start + a) % k]
+        if q != cur and PI[q, P_STATE] == READY and PI[q, P_INRECV] and inbox_waiting(S, q) > 0:
+            return q
+    if rule2:
+        for a in range(k):
+            q = S.I[n, N_PL + (start + a) % k]
+            if q != cur and PI[q, P_STATE] == READY and not PI[q, P_INRECV]:
+                return q
+    return -1
+
+
+@njit
+def pb_tick(S: State, n: int, t: float) -> None:
+    """The PB kernel thread: boost the heuristic's candidate, preempt at once."""
+    cur = S.I[n, N_CUR]
+    rule2 = cur >= 0 and S.I[cur, P_SPINNING] != 0
+    cand = pb_candidate(S, n, rule2)
+    if cand < 0:
+        return
+    for a in range(S.I[n, N_NPROCS]):
+        if S.I[n, N_PL + a] == cand:
+            S.I[n, N_RR] = a
+            break
+    charge(S, n, t, S.GF[R_QM], 2)
+    S.I[cand, P_LEVEL] = S.G[F_TOP]
+    S.F[cand, P_QLEFT] = S.GF[R_QTOP]
+    if S.I[cand, P_STATE] == READY:
+        qc = S.G[S_QC] + 1
+        S.G[S_QC] = qc
+        S.I[cand, P_QKEY] = -qc
+    S.F[n, N_PRE] = t
+    S.I[n, N_FORCE] = 1
+    S.I[n, N_TARGET] = cand

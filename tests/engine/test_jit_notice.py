@@ -1,0 +1,54 @@
+"""A kernel that numba compiles on its first call says so on one line, with the time."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from cosched.engine.jit import announced
+
+
+class _Kernel:
+    """Stands in for a numba dispatcher: ``overloads`` fills when it has compiled."""
+
+    def __init__(self, compiled: bool) -> None:
+        self.overloads: dict[str, object] = {"sig": object()} if compiled else {}
+
+
+def test_a_compiling_first_call_is_named_with_its_time() -> None:
+    kernel, out = _Kernel(compiled=False), io.StringIO()
+    with announced("the test kernel", kernel, after=0.01, stream=out):
+        deadline = time.monotonic() + 30
+        while "compiling" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        kernel.overloads["sig"] = object()  # the compile ends
+    text = out.getvalue()
+    assert text.startswith("compiling the test kernel for this machine (once): ")
+    assert text.endswith(" s\n") and text.count("\n") == 1
+
+
+def test_a_compiled_or_quickly_loaded_kernel_says_nothing() -> None:
+    out = io.StringIO()
+    with announced("the test kernel", _Kernel(compiled=True), after=0.0, stream=out):
+        time.sleep(0.05)
+    kernel = _Kernel(compiled=False)
+    with announced("the test kernel", kernel, after=30.0, stream=out):
+        kernel.overloads["sig"] = object()  # loaded from the cache at once
+    with announced("a plain function", len, after=0.0, stream=out):  # no overloads
+        time.sleep(0.05)
+    assert out.getvalue() == ""
+
+
+def test_a_kernel_with_a_cache_index_gets_longer_before_it_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    from cosched.engine.jit import _indexed
+
+    index = tmp_path / "kernel.nbi"
+    kernel = SimpleNamespace(
+        _cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
+    )
+    assert not _indexed(kernel)
+    index.write_bytes(b"")
+    assert _indexed(kernel)
+    assert not _indexed(_Kernel(compiled=False))  # not numba's layout

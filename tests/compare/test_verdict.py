@@ -144,7 +144,29 @@ def test_a_flat_sweep_is_labelled_not_sensitive() -> None:
     moving = [(s, 3600.0 + 900.0 * s, 0.0) for s in (0.0, 2.0, 8.0)]
     sweeps = {"nodeshare": Sweep("nodeshare-easy", moving, "interference strength", "")}
     text = " ".join(verdict(summary, ["easy"], FAMILIES, mechs=mechs, sweeps=sweeps))
-    assert "flips where the interference strength is 4.00" in text
+    assert "flips where the interference strength is between 2 and 8 (about 4 by" in text
+    # A crossing at a point tried is that point.
+    at = [(s, 3600.0 + 900.0 * s, 0.0) for s in (0.0, 4.0, 8.0)]
+    sweeps = {"nodeshare": Sweep("nodeshare-easy", at, "interference strength", "")}
+    text = " ".join(verdict(summary, ["easy"], FAMILIES, mechs=mechs, sweeps=sweeps))
+    assert "flips where the interference strength is 4." in text
+
+
+def test_a_switch_cost_sweep_stopped_at_the_break_even_says_what_it_did_not_run() -> None:
+    # EASY 7200 s; gang 6480 s at efficiency 1 and 8640 s at 0.9: the line crosses
+    # 7200 at 1 - 0.1 * 720 / 2160 = 0.9667, a switch cost of 30 * (1 / 0.9667 - 1) =
+    # 1.03 s per 30 s slot; 0.75 and 0.5 were not run.
+    summary = _summary({"easy": 7200.0, "gang": 6480.0})
+    mechs = {"gang": Mechanisms("gang", sliced=Share(0.2, 0.3, "core-hours"))}
+    curve = [(0.9, 8640.0, 0.0), (1.0, 6480.0, 0.0)]
+    what = "efficiency of a time-sliced job (quantum / (quantum + switch cost))"
+    sweeps = {"gang": Sweep("gang", curve, what, "", 30.0, (0.5, 0.75))}
+    text = " ".join(
+        verdict(summary, ["easy"], FAMILIES | {"gang": "gang"}, mechs=mechs, sweeps=sweeps)
+    )
+    assert f"flips where the {what} is between 0.9 and 1 (about 0.967 by linear" in text
+    assert "a switch cost of about 1 s per 30 s slot" in text
+    assert "Not run: 0.75, 0.5; at 0.9 gang already does no better than easy" in text
 
 
 def test_both_halves_each_against_the_best_baseline() -> None:
@@ -329,3 +351,53 @@ def test_machine_errors_name_compares_flag() -> None:
     assert machine_flags("give either --procs or --nodes/--cores, not both") == (
         "give either --machine procs=P or --machine nodes=N/--machine cores=C, not both"
     )
+
+
+@pytest.mark.parametrize(
+    ("jobs", "run_effs"),
+    [
+        # Two whole-machine jobs of 1000 s at 0: easy ends them at 1000 and 2000 (mean
+        # 1500 s); gang slices both at rate 1/2 from 0, ending both at 2000 s: it loses
+        # at efficiency 1 already, so past 0.9 (run with the main arms) nothing runs.
+        ([(0, 1000, 16), (0, 1000, 16)], [0.9]),
+        # A whole-machine job of 1000 s at 0 and one of 100 s at 1: easy's mean is
+        # (1000 + 1099) / 2 = 1049.5 s; gang at efficiency e slices both at e / 2, the
+        # short one ends at 1 + 200 / e and the long one 900 s later (mean 650 s at 1,
+        # 850 s at 0.5): it wins at every efficiency, so every one runs.
+        ([(0, 1000, 16), (1, 100, 16)], [0.9, 0.75, 0.5]),
+    ],
+    ids=["loses", "wins"],
+)
+def test_the_switch_cost_sweep_stops_where_gang_stops_beating_the_baselines(
+    tmp_path: Path, jobs: list[tuple[int, int, int]], run_effs: list[float]
+) -> None:
+    trace = _trace(tmp_path, jobs)
+    comparison = plan(
+        {"kind": "swf", "path": str(trace), "name": "t"}, policies=["easy", "gang"],
+        seeds=1, flags=None, probe=open_workload(str(trace)),
+    )  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    run(comparison, out)
+    _, table, _ = load_store(out)
+    swept = {a.label: a.strength for a in comparison.arms if a.role == "efficiency"}
+    assert sorted((swept[a] for a in table["arm"] if a in swept), reverse=True) == run_effs
+    means = table.set_index("arm")["mean_turnaround"]
+    assert means["easy"] == pytest.approx(1500.0 if run_effs == [0.9] else 1049.5)
+    assert means["gang"] == pytest.approx(2000.0 if run_effs == [0.9] else 650.0)
+
+
+def test_the_estimate_counts_gangs_lower_efficiencies_as_up_to(tmp_path: Path) -> None:
+    from cosched.compare.study import JOBS_PER_SECOND, RUN_OVERHEAD, cost
+
+    trace = _trace(tmp_path, [(0, 1000, 16), (1, 100, 16)])
+    comparison = plan(
+        {"kind": "swf", "path": str(trace), "name": "t"}, policies=["easy", "gang"],
+        seeds=1, flags=None, probe=open_workload(str(trace)),
+    )  # fmt: skip
+    c = cost(comparison, tmp_path / "out", 2)
+    gang = RUN_OVERHEAD + 2 / JOBS_PER_SECOND["gang"]
+    # easy, gang and gang at 0.9 always; gang at 0.75 and 0.5 only while gang wins
+    assert c.runs == 5 and c.todo["switch-cost sweep up to"] == 3
+    assert c.later_seconds == pytest.approx(2 * gang)
+    assert c.cpu_seconds == pytest.approx(4 * gang + RUN_OVERHEAD + 2 / JOBS_PER_SECOND["batch"])

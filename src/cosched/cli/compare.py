@@ -43,6 +43,14 @@ def register(sub: Any) -> None:
         "those whose machine fits the trace)",
     )
     p.add_argument(
+        "--baseline",
+        metavar="fitted|POLICY",
+        help="the one baseline the others are measured against: a policy such as "
+        "easy(order=sjf,window=20), or fitted: the configuration `cosched validate --fit` "
+        "chooses for this log (its fit stored in OUT/fit), with its held-out match in the "
+        "report (default: the best of fcfs, easy and conservative)",
+    )
+    p.add_argument(
         "--seeds",
         type=int,
         default=3,
@@ -197,9 +205,12 @@ def _compare(args: argparse.Namespace) -> int:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
     seeds = 1 if args.quick else args.seeds
     robust = not (args.quick or args.no_robustness)
-    comparison = plan(
-        workload, policies=policies, seeds=seeds, flags=flags, probe=probe, robustness=robust
-    )
+    given = {"policies": policies, "seeds": seeds, "flags": flags, "probe": probe}
+    if args.baseline == "fitted":  # the other flags' errors before the fit's long work
+        plan(workload, **given, robustness=False)
+    baseline, fit_notes = _baseline(args, probe, flags)
+    comparison = plan(workload, **given, robustness=robust, baseline=baseline)
+    comparison.notes += fit_notes
     comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
         print(f"note      {note}")
@@ -214,6 +225,22 @@ def _compare(args: argparse.Namespace) -> int:
     path = report_with_warnings(build_report, args.out, "compare")
     print(f"cosched compare: report in {path} and {path.with_suffix('.html')}")
     return 0
+
+
+def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:
+    """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first)."""
+    if args.baseline != "fitted":
+        return args.baseline, []
+    from cosched.cli._checks import check_writable_dir
+    from cosched.cli._fit import fitted_arm
+    from cosched.errors import ConfigError
+    from cosched.experiments.executors import make_executor
+
+    if probe is None:
+        raise ConfigError("--baseline fitted needs a log with recorded starts, not a model")
+    check_writable_dir(args.out)
+    executor = make_executor(args.workers, args.dask)
+    return fitted_arm(probe, args.trace, flags, args.out / "fit", executor)
 
 
 def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:
@@ -275,9 +302,13 @@ def _cost_lines(c: Any, args: argparse.Namespace) -> list[str]:
         + (f": {todo}" if todo else "")
     ]
     workers = max(1, args.workers)
-    wall = f" (runs on {workers} workers: about {_duration(c.cpu_seconds / workers)})"
+    first = c.cpu_seconds - c.later_seconds
+    wall = f" (runs on {workers} workers: about {_duration(first / workers)})"
+    cpu = _duration(c.cpu_seconds)
+    if c.later_seconds > 0:
+        cpu = f"{_duration(first)} (up to {cpu} with gang's whole switch-cost sweep)"
     lines.append(
-        f"estimate  about {_duration(c.cpu_seconds)} of CPU for the runs and "
+        f"estimate  about {cpu} of CPU for the runs and "
         f"{_duration(REPORT_SECONDS)} for the report{wall if workers > 1 and left else ''}, "
         "from each family's speed measured on a 2-core development machine "
         "(cosched.compare.study.JOBS_PER_SECOND); a loaded machine takes longer"

@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "  cosched validate ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy "
         "--figure kth.png\n"
         "  cosched validate sacct-2024-03.txt --tz Europe/Berlin --policy easy --nodes 1296 "
-        "--cores 16",
+        "--cores 16\n"
+        "  cosched validate ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz --fit --out sp2-fit",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("workload", help="SWF trace, Slurm sacct dump or PBS accounting file/folder")
@@ -70,10 +71,48 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--figure", type=Path, help="write the figure (PNG)")
     p.add_argument("--json", type=Path, help="write the numbers (JSON)")
+    _fit_flags(p)
     p.set_defaults(func=_validate)
 
 
+def _fit_flags(p: argparse.ArgumentParser) -> None:
+    from cosched.cli._checks import count
+
+    g = p.add_argument_group("fitting the baseline (--fit; docs/validate.md)")
+    g.add_argument(
+        "--fit",
+        action="store_true",
+        help="search the declared space of baselines (policy, window, order, partitions, "
+        "estimates) for the one that best reproduces the logged starts of the first part "
+        "of the log, and score it on the held-out rest (--policy, -P and --estimates are "
+        "part of the search; --figure is not drawn)",
+    )
+    g.add_argument(
+        "--split",
+        type=float,
+        default=None,
+        help="share of the jobs, first by submit time, the fit is chosen on (default 0.5)",
+    )
+    g.add_argument("--out", type=Path, help="store folder of the fit's cells (resumable)")
+    g.add_argument(
+        "--workers", type=count(1), default=1, help="local processes to run cells in (default 1)"
+    )
+    g.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the cells on Dask: local:N or tcp://HOST:PORT",
+    )
+
+
 def _validate(args: argparse.Namespace) -> int:
+    if args.fit:
+        from cosched.cli._fit import fit_command
+
+        return fit_command(args)
+    if args.split is not None or args.out or args.workers != 1 or args.dask:
+        from cosched.errors import ConfigError
+
+        raise ConfigError("--split, --out, --workers and --dask go with --fit")
     from cosched.cli._validate import _validate as run
 
     return run(args)

@@ -238,6 +238,9 @@ class Sweep:
     unit: str
     #: Gang's time slot (s), to read an efficiency as a switch cost.
     quantum: float | None = None
+    #: Planned points not run (``compare`` stops gang's switch-cost sweep once gang no
+    #: longer beats the best baseline).
+    skipped: tuple[float, ...] = ()
 
 
 def _upper(text: str) -> str:
@@ -334,17 +337,30 @@ def _sweep_sentence(s: Sweep, level: float, base: str, m: Mechanisms | None) -> 
             f"Robustness: not sensitive: {why} (the mean turnaround is the same at every "
             f"{s.what} from {lo:g} to {hi:g}{s.unit}), so the sweep tests nothing."
         )
+    skipped = ""
+    if s.skipped:
+        skipped = (
+            f" Not run: {', '.join(f'{x:g}' for x in sorted(s.skipped, reverse=True))}; "
+            f"at {lo:g} gang already does no better than {base}, and a dearer switch "
+            "only slows its time-sliced jobs further."
+        )
     flip = break_even(xs, [p[1] for p in s.curve], level)
     if flip is None:
         return (
             f"Break-even: none in the range tried; the answer against {base} holds for "
-            f"every {s.what} from {lo:g} to {hi:g}{s.unit}."
+            f"every {s.what} from {lo:g} to {hi:g}{s.unit}.{skipped}"
         )
-    text = f"Break-even: the answer against {base} flips where the {s.what} is {flip:.2f}{s.unit}"
-    if s.quantum is not None and flip > 0:
-        cost = s.quantum * (1 / flip - 1)
-        text += f", a switch cost of {cost:.1f} s per {s.quantum:g} s slot"
-    return text + "."
+    below = max(x for x in xs if x <= flip)
+    above = min(x for x in xs if x >= flip)
+    where = f"{flip:g}" if below == above else f"between {below:g} and {above:g}"
+    text = f"Break-even: the answer against {base} flips where the {s.what} is {where}{s.unit}"
+    if below != above:
+        text += f" (about {flip:.3g} by linear interpolation"
+        if s.quantum is not None and flip > 0:
+            cost = s.quantum * (1 / flip - 1)
+            text += f", a switch cost of about {cost:.2g} s per {s.quantum:g} s slot"
+        text += ")"
+    return f"{text}.{skipped}"
 
 
 def _half(
@@ -482,16 +498,19 @@ def sweep_curve(comparison: Comparison, table: pd.DataFrame, role: str) -> Sweep
         gang = Gang(**next(a for a in comparison.main if a.label == swept).params)
         points.append((gang.efficiency, swept))
     curve = []
+    skipped = []
     for x, label in points:
         part = table[table["arm"] == label]
         if len(part) and x is not None:
             mean, half, _ = ci95(part["mean_turnaround"].tolist())
             curve.append((float(x), mean, half))
+        elif x is not None:
+            skipped.append(float(x))
     if not curve:
         return None
     if role == "efficiency":
         what = "efficiency of a time-sliced job (quantum / (quantum + switch cost))"
-        return Sweep(swept, sorted(curve), what, "", gang.quantum)
+        return Sweep(swept, sorted(curve), what, "", gang.quantum, tuple(sorted(skipped)))
     return Sweep(swept, sorted(curve), "interference strength", " times the preset")
 
 

@@ -50,6 +50,16 @@ Curve = list[tuple[float, float, float]]
 _HOURS = {"h"}
 
 
+#: How the note of ``compare --baseline fitted`` starts (:func:`cosched.cli._fit.fitted_arm`).
+FITTED_BASELINE = "fitted baseline "
+
+
+def baseline_paragraphs(notes: Sequence[str]) -> list[str]:
+    """The fitted baseline's held-out match, for the verdict: the verdict's numbers are
+    only as good as the baseline's match to what the machine did."""
+    return [f"*Baseline*: the {n.rstrip('.')}." for n in notes if n.startswith(FITTED_BASELINE)]
+
+
 def _fmt(value: float, half: float, unit: str, seeds: int) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
@@ -184,6 +194,8 @@ def write_report(
     swept = comparison.robustness[0].label.rsplit("@", 1)[0] if curve else ""
     doc.add("## Verdict", "")  # built from the runs' measured mechanisms
     for paragraph in report_verdict(comparison, table, jobs, run.summary, wl):
+        doc.add(paragraph, "")
+    for paragraph in baseline_paragraphs(comparison.notes):
         doc.add(paragraph, "")
     _how_section(doc, run)
     _summary_section(doc, run)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +192,7 @@ def plan(
     flags: MachineFlags | None,
     probe: Any = None,
     robustness: bool = True,
+    baseline: str | None = None,
 ) -> Comparison:
     """What to run on ``workload``.
 
@@ -205,6 +206,9 @@ def plan(
         probe: the loaded workload, to check each policy's machine before any run.
         robustness: add the robustness sweeps (interference, gang's switch cost,
             LOMARC's job-type mixes).
+        baseline: the one baseline (``NAME`` or ``NAME(key=value,...)`` of fcfs, easy or
+            conservative) the others are measured against, in place of the baselines
+            among ``policies`` (``compare --baseline``).
 
     Raises:
         ConfigError: an empty trace, an unknown policy or parameter, a named policy
@@ -237,6 +241,10 @@ def plan(
             continue
         arms.append(arm)
     notes += [f"left out {f}: not applicable: {why}" for f, why in skipped.items()]
+    if baseline is not None:
+        base = _baseline_arm(baseline, flags, probe)
+        arms = [base, *(a for a in arms if a.policy not in BASELINES)]
+        notes.append(f"the reference baseline is {arms[0].label} (--baseline)")
     if not any(a.policy in BASELINES for a in arms):
         raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
     if _has_recorded_starts(probe):
@@ -247,6 +255,19 @@ def plan(
         arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
     return Comparison(workload, arms, seeds, given, notes, not_applicable=skipped)
+
+
+def _baseline_arm(text: str, flags: MachineFlags | None, probe: Any) -> Arm:
+    """The arm ``--baseline`` names, its machine and job widths checked."""
+    arm = parse_arm(text)
+    if arm.policy not in BASELINES:
+        raise ConfigError(
+            f"--baseline {text!r}: the baseline must be one of {', '.join(BASELINES)} "
+            "(with parameters, e.g. easy(order=sjf,window=20)), or fitted"
+        )
+    platform, _ = build_platform(policy_class(arm.policy).requires, flags or MachineFlags(), probe)
+    _check_width(probe, platform, arm.policy)
+    return arm
 
 
 def machine_flags(text: str) -> str:
@@ -349,22 +370,77 @@ def run(
     """Run every cell not yet in ``out/store`` (locally or on Dask), then write
     ``out/results.parquet``: one row per arm and seed. ``out/plan.json`` is written
     first, so an interrupted comparison resumes from it."""
+    from cosched.experiments.sweep import cells, spec_from_dict
+
+    (out / "plan.json").write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
+    later = _later_efficiency_arms(comparison)
+    first = replace(comparison, arms=[a for a in comparison.arms if a not in later])
+    total = sum(len(cells(spec_from_dict(s, source="compare"))) for s in comparison.specs())
+    done = _run_specs(first, out, total, 0, workers=workers, dask=dask, progress=progress)
+    # Gang's lower efficiencies, highest first, each only while gang still beats the best
+    # baseline at the one before: past the break-even a dearer switch only slows its
+    # time-sliced jobs further, and these are its slowest runs.
+    for arm in later:
+        if not _still_ahead(out, comparison, arm):
+            break
+        one = replace(comparison, arms=[arm])
+        done = _run_specs(one, out, total, done, workers=workers, dask=dask, progress=progress)
+    _, table, _ = load_store(out)
+    table.to_parquet(out / "results.parquet", index=False)
+
+
+def _later_efficiency_arms(comparison: Comparison) -> list[Arm]:
+    """The switch-cost arms after the first (highest efficiency), highest first."""
+    arms = sorted(
+        (a for a in comparison.arms if a.role == "efficiency" and a.strength is not None),
+        key=lambda a: -float(a.strength or 0.0),
+    )
+    return arms[1:]
+
+
+def _still_ahead(out: Path, comparison: Comparison, arm: Arm) -> bool:
+    """Whether gang, at the efficiency just above ``arm``'s, has a lower mean turnaround
+    than every baseline (the level of the verdict's break-even)."""
+    _, table, _ = load_store(out)
+    if table.empty:
+        return True
+    means = table.groupby("arm")["mean_turnaround"].mean()
+    baselines = [a.label for a in comparison.main if a.policy in BASELINES]
+    effs = sorted(
+        (a for a in comparison.arms if a.role == "efficiency" and a.strength is not None),
+        key=lambda a: -float(a.strength or 0.0),
+    )
+    above = effs[effs.index(arm) - 1]
+    if above.label not in means or not any(b in means for b in baselines):
+        return True  # nothing to judge by: run it
+    return bool(means[above.label] < min(means[b] for b in baselines if b in means))
+
+
+def _run_specs(
+    comparison: Comparison,
+    out: Path,
+    total: int,
+    done: int,
+    *,
+    workers: int,
+    dask: str | None,
+    progress: Callable[[int, int], None] | None,
+) -> int:
+    """Run ``comparison``'s cells not yet stored; the runs counted so far, after."""
     from cosched.experiments.store import Store
     from cosched.experiments.sweep import SweepError, cells, run_sweep, spec_from_dict
 
-    (out / "plan.json").write_text(json.dumps(comparison.to_json(), indent=2) + "\n")
     specs = [spec_from_dict(s, source="compare") for s in comparison.specs()]
-    total = sum(len(cells(s)) for s in specs)
     store = Store(out / "store")
     stored = [sum(store.done(c.key) for c in cells(s)) for s in specs]
     # Stored runs are counted at once, before any run, so that a resumed comparison's
     # progress (and its ETA) moves only with the runs it does.
-    fresh = 0
+    fresh = done
     for spec, before in zip(specs, stored, strict=True):
 
         def step(finished: int, n: int, base: int = fresh, had: int = before) -> None:
             if progress is not None:
-                progress(sum(stored) + base + max(finished - had, 0), total)
+                progress(min(sum(stored) + base + max(finished - had, 0), total), total)
 
         try:
             run_sweep(
@@ -380,8 +456,7 @@ def run(
             exc.args = (_failed_runs(exc.failed, total),)
             raise
         fresh += len(cells(spec)) - before
-    _, table, _ = load_store(out)
-    table.to_parquet(out / "results.parquet", index=False)
+    return fresh + sum(stored)
 
 
 # -- what it costs ------------------------------------------------------------------------
@@ -411,7 +486,7 @@ KERNELS = {"nodeshare": "nodeshare/_book_kernels", "lomarc": "lomarc/_kernel"}
 #: How the plan names the runs of each arm role (main arms go by their family).
 _ROLE_NAMES = {
     "robustness": "interference sweep",
-    "efficiency": "switch-cost sweep",
+    "efficiency": "switch-cost sweep up to",
     "mix": "job-type mixes",
     "reference": "recorded schedule",
 }
@@ -428,6 +503,8 @@ class Cost:
             others by what they are (``interference sweep``).
         cpu_seconds: estimated CPU time of those, from :data:`JOBS_PER_SECOND`.
         compiling: families whose numba kernels are not cached yet.
+        later_seconds: the part of ``cpu_seconds`` in gang's lower efficiencies, which
+            run only while gang beats the best baseline (:func:`run`).
     """
 
     runs: int
@@ -435,6 +512,7 @@ class Cost:
     todo: dict[str, int]
     cpu_seconds: float
     compiling: list[str]
+    later_seconds: float = 0.0
 
 
 def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
@@ -447,9 +525,10 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
     roles: dict[tuple[str, str, str], str] = {}
     for a in comparison.arms:  # a run shared by a main arm and a sweep counts as main
         roles.setdefault(_key(a.policy, a.params, a.profile_params), a.role)
+    later = {_key(a.policy, a.params, a.profile_params) for a in _later_efficiency_arms(comparison)}
     runs = stored = 0
     todo: dict[str, int] = {}
-    seconds = 0.0
+    seconds = later_seconds = 0.0
     families = set()
     for s in comparison.specs():
         for c in cells(spec_from_dict(s, source="compare")):
@@ -459,11 +538,15 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
                 continue
             family = policy_class(c.policy).family
             families.add(family)
-            role = roles.get(_key(c.policy, dict(c.params), dict(c.workload.profile_params or ())))
-            what = _ROLE_NAMES.get(role or "main", family)
+            key = _key(c.policy, dict(c.params), dict(c.workload.profile_params or ()))
+            what = _ROLE_NAMES.get(roles.get(key) or "main", family)
             todo[what] = todo.get(what, 0) + 1
-            seconds += RUN_OVERHEAD + jobs / JOBS_PER_SECOND.get(family, _SLOWEST)
-    return Cost(runs, stored, todo, seconds, sorted(f for f in families if _compiles(f)))
+            one = RUN_OVERHEAD + jobs / JOBS_PER_SECOND.get(family, _SLOWEST)
+            seconds += one
+            if key in later:
+                later_seconds += one
+    compiling = sorted(f for f in families if _compiles(f))
+    return Cost(runs, stored, todo, seconds, compiling, later_seconds)
 
 
 def _compiles(family: str) -> bool:

@@ -58,7 +58,7 @@ class EasyBackfilling(Policy):
     """EASY backfilling: one reservation for the queue head, extra-units rule.
 
     Attributes:
-        order: queue order (submit, sjf, wfp, priority) for both the head and the scan.
+        order: queue order (submit, sjf, wfp, priority, queue) for both the head and the scan.
         window: how many queued jobs behind the head are considered for backfilling
             (None: all; hpc-coscheduling-malleable-configurations.txt uses 150).
         aging_time: aging period in seconds for the priority order (None: mean wait).
@@ -66,7 +66,7 @@ class EasyBackfilling(Policy):
 
     name = "easy"
     idle_passes = False
-    order: Literal["submit", "sjf", "wfp", "priority"] = "submit"
+    order: Literal["submit", "sjf", "wfp", "priority", "queue"] = "submit"
     window: int | None = None
     aging_time: float | None = None
     # Incremental state for the submit order: what the last pass left unchanged.

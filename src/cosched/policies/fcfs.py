@@ -21,13 +21,13 @@ class Fcfs(Policy):
     """Start queued jobs in order until the first one that does not fit; no backfilling.
 
     Attributes:
-        order: queue order (submit, sjf, wfp, priority).
+        order: queue order (submit, sjf, wfp, priority, queue).
         aging_time: aging period in seconds for the priority order (None: mean wait).
     """
 
     name = "fcfs"
     idle_passes = False
-    order: Literal["submit", "sjf", "wfp", "priority"] = "submit"
+    order: Literal["submit", "sjf", "wfp", "priority", "queue"] = "submit"
     aging_time: float | None = None
 
     def __post_init__(self) -> None:

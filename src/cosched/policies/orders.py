@@ -11,10 +11,15 @@ always broken by submit order, so every order is deterministic.
   class per ``aging_time`` seconds of waiting (by default the mean wait of the jobs
   started so far, as in the paper), so a long job reaches a short job's priority after
   two aging periods.
+* ``queue``: the job's queue (SWF field 15) as a priority class, lower number first, a
+  job without one last. A log's queue numbers need not rank its queues: ``cosched
+  validate --fit`` renumbers them by the waits it learns from the log
+  (:mod:`cosched.experiments.fit`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -48,6 +53,10 @@ def _wfp(view: SystemView, aging_time: float | None) -> list[Job]:
         return (-(((now - j.submit_time) / est[j.index]) ** 3) * size[j.index], j.index)
 
     return sorted(view.queue, key=utility)
+
+
+def _by_queue(view: SystemView, aging_time: float | None) -> list[Job]:
+    return sorted(view.queue, key=lambda j: (math.inf if j.queue is None else j.queue, j.index))
 
 
 def job_class(estimate: float) -> int:
@@ -84,6 +93,7 @@ ORDERS: dict[str, Order] = {
     "sjf": _sjf,
     "wfp": _wfp,
     "priority": _priority,
+    "queue": _by_queue,
 }
 
 

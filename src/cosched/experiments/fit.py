@@ -1,0 +1,586 @@
+"""The simple batch scheduler that best reproduces a log's recorded schedule, held out.
+
+``cosched validate TRACE --fit`` searches a declared space of baseline configurations
+(:func:`space`): the policy (FCFS, EASY, conservative), EASY's backfill window, the
+queue order (submit, SJF, WFP, per-queue priority), partitions on or off, and the run-time
+estimates the scheduler sees (the users' requests or the exact run times). Every
+configuration is simulated on the whole log, so that the queue at the split is the one
+the earlier jobs left, and scored against the logged starts twice: on the *fit* part (the
+first ``split`` share of the jobs by submit time) and on the *held-out* rest. The choice
+reads only the fit scores; the held-out score is what the report trusts.
+
+The score (:func:`score_of`, lower is better, 0 to 2) is the Kolmogorov-Smirnov statistic
+between the simulated and the logged waits plus the mean, over the job classes of
+:class:`~cosched.metrics.JobClasses` that hold jobs, of the relative error of the class's
+mean wait, ``|sim - log| / max(sim, log)`` (0 when both are 0): the KS statistic grades
+the shape of the waits, the class errors whether the right jobs wait.
+
+Readings the fit declares:
+
+* **Partitions** (SWF field 16; Slurm's partition): with partitions on, every partition
+  is its own machine and the jobs of each run there alone (independent simulations,
+  merged). That assumes partitions do not share nodes. A partition's size is the larger
+  of its widest job and the most units its fit-part jobs held at once in the logged
+  schedule; when the sizes add up to more than the machine they are scaled down to it
+  (never below the widest job). A job without a partition forms one more partition.
+* **Queue priority** (SWF field 15; Slurm's QOS, PBS's queue): the ``queue`` order
+  (:mod:`cosched.policies.orders`) serves lower ranks first; the fit ranks the queues by
+  the mean logged wait of their fit-part jobs, shortest first (a queue with no fit-part
+  job after all others, by number).
+
+Each configuration is one cell of the experiments runner
+(:func:`cosched.experiments.runner.run_tasks`): the store folder keeps finished cells,
+so an interrupted fit resumes, and the cells run on ``--workers`` processes or Dask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cosched.errors import ConfigError
+from cosched.experiments.executors import Executor
+from cosched.experiments.model import CellEnv, CellTask, canonical
+from cosched.experiments.runner import run_tasks
+from cosched.experiments.store import CellResult, atomic
+from cosched.metrics.summary import JobClasses
+from cosched.metrics.validate import ScheduleComparison, compare_schedules
+from cosched.platform.machine import Allocation, Platform
+from cosched.workload.job import Workload
+
+__all__ = [
+    "FEATURES",
+    "PLAIN_EASY",
+    "SPLIT",
+    "Baseline",
+    "FitInput",
+    "FitResult",
+    "prepare",
+    "run_fit",
+    "score_of",
+    "simulate_baseline",
+    "space",
+]
+
+#: The default share of the jobs (first by submit time) the fit is chosen on.
+SPLIT = 0.5
+#: Configuration features, in the order the report lists their contributions.
+FEATURES = ("policy", "window", "order", "partitions", "estimates")
+#: EASY's backfill windows in the space (None: the whole queue).
+WINDOWS: tuple[int | None, ...] = (None, 20)
+#: The orders each policy offers (``queue`` only where the log has queues).
+_ORDERS = {
+    "fcfs": ("submit", "sjf", "wfp", "queue"),
+    "easy": ("submit", "sjf", "wfp", "queue"),
+    "conservative": ("submit", "sjf"),
+}
+_CELL = "cosched.experiments.fit:fit_cell"
+_VERSION = 1  # part of every cell's identity: a change of the scoring starts afresh
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """One configuration of the baseline scheduler."""
+
+    policy: str = "easy"
+    window: int | None = None
+    order: str = "submit"
+    partitions: bool = False
+    estimates: str = "requested"
+
+    def params(self) -> dict[str, Any]:
+        """The policy's parameters (:func:`cosched.policies.base.make_policy`)."""
+        out: dict[str, Any] = {"order": self.order}
+        if self.policy == "easy" and self.window is not None:
+            out["window"] = self.window
+        return out
+
+    def policy_string(self) -> str:
+        """The policy with its parameters as ``compare --policies`` takes them."""
+        params = ",".join(f"{k}={v}" for k, v in self.params().items())
+        return f"{self.policy}({params})"
+
+    def flags(self) -> str:
+        """The policy with its parameters as ``cosched run`` and ``validate`` take them."""
+        params = "".join(f" -P {k}={v}" for k, v in self.params().items())
+        return f"--policy {self.policy}{params} --estimates {self.estimates}"
+
+    def label(self) -> str:
+        """A short human label."""
+        window = f" window={self.window}" if self.policy == "easy" and self.window else ""
+        parts = "on" if self.partitions else "off"
+        return (
+            f"{self.policy}{window} order={self.order} partitions={parts} "
+            f"estimates={self.estimates}"
+        )
+
+
+#: The reference the fit is measured against: EASY as ``cosched run`` runs it.
+PLAIN_EASY = Baseline()
+
+
+def space(*, queues: bool, partitions: bool) -> list[Baseline]:
+    """The declared configurations, plain EASY first, then in a fixed order (which breaks
+    ties of the fit score: the earlier configuration wins)."""
+    out = [PLAIN_EASY]
+    for policy, orders in _ORDERS.items():
+        windows = WINDOWS if policy == "easy" else (None,)
+        for window, order, parts, est in itertools.product(
+            windows, orders, (False, True), ("requested", "exact")
+        ):
+            if (order == "queue" and not queues) or (parts and not partitions):
+                continue
+            b = Baseline(policy, window, order, parts, est)
+            if b != PLAIN_EASY:
+                out.append(b)
+    return out
+
+
+# -- the input: the log, split, ranked and partitioned --------------------------------
+
+
+@dataclass(frozen=True)
+class FitInput:
+    """What every configuration runs on.
+
+    Attributes:
+        workload: the jobs with a logged start (``recorded_start``), ``queue`` holding
+            the learned rank and ``partition`` a partition number (0, 1, ...).
+        platform: the machine.
+        fit_jobs: the first ``fit_jobs`` jobs (by submit time) are the fit part.
+        sizes: nodes of each partition (index: partition number); empty when the log
+            has fewer than two partitions.
+        queues: whether the log has two queues or more (the ``queue`` order applies).
+        notes: the readings made (``assumed`` lines of the report).
+    """
+
+    workload: Workload
+    platform: Platform
+    fit_jobs: int
+    sizes: tuple[int, ...]
+    queues: bool
+    notes: tuple[str, ...]
+
+
+def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
+    """The fit's input from a workload annotated with ``recorded_start``.
+
+    Raises:
+        ConfigError: ``split`` outside (0, 1), or a part would hold no job.
+    """
+    if not 0.0 < split < 1.0:
+        raise ConfigError(f"--split must be between 0 and 1 (exclusive), got {split:g}")
+    n = len(w)
+    k = math.ceil(split * n)
+    if k < 1 or k >= n:
+        raise ConfigError(f"--split {split:g} of {n} jobs leaves the fit or held-out part empty")
+    t = w.columns
+    rank, queue_note = _queue_ranks(t, k)
+    group, names = _partition_groups(t)
+    notes = [queue_note] if queue_note else []
+    sizes: tuple[int, ...] = ()
+    if len(names) >= 2:
+        sizes, size_note = _partition_sizes(t, group, len(names), k, platform)
+        notes.append(size_note.format(names=names))
+    table = {
+        "job_id": t["job_id"],
+        "submit_time": t["submit_time"],
+        "run_time": t["run_time"],
+        "requested_time": t["requested_time"],
+        "procs": t["procs"],
+        "queue": rank,
+        "partition": group.astype(np.float64),
+        "recorded_start": t["recorded_start"],
+    }
+    fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
+    queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
+    return FitInput(fitted, platform, k, sizes, queues, tuple(notes))
+
+
+def _queue_ranks(t: Any, k: int) -> tuple[np.ndarray, str]:
+    """Each job's queue rank (NaN without a queue) and the note saying how they were set."""
+    queue = np.asarray(t["queue"], dtype=np.float64) if "queue" in t else np.full(len(t), np.nan)
+    values = np.unique(queue[~np.isnan(queue)])
+    if values.size < 2:
+        return queue, ""
+    wait = np.asarray(t["recorded_start"]) - np.asarray(t["submit_time"])
+    fit_q, fit_w = queue[:k], wait[:k]
+    means = {q: float(fit_w[fit_q == q].mean()) for q in values if (fit_q == q).any()}
+    order = sorted(values, key=lambda q: (q not in means, means.get(q, 0.0), q))
+    rank = np.full(len(queue), np.nan)
+    for r, q in enumerate(order):
+        rank[queue == q] = r
+    shown = ", ".join(f"{int(q)}" for q in order)
+    note = (
+        "order=queue ranks the queues (SWF field 15) by the mean logged wait of their "
+        f"fit-part jobs, shortest first: {shown}"
+    )
+    return rank, note
+
+
+def _partition_groups(t: Any) -> tuple[np.ndarray, list[str]]:
+    """Each job's partition number (0, 1, ...) and the log's partition of each number."""
+    if "partition" not in t:
+        return np.zeros(len(t), dtype=np.int64), ["all"]
+    part = np.asarray(t["partition"], dtype=np.float64)
+    part = np.where(np.isnan(part), -1.0, part)
+    values, group = np.unique(part, return_inverse=True)
+    return group.astype(np.int64), [("none" if v < 0 else str(int(v))) for v in values]
+
+
+def _partition_sizes(
+    t: Any, group: np.ndarray, count: int, k: int, platform: Platform
+) -> tuple[tuple[int, ...], str]:
+    """Nodes of each partition (see the module's readings) and the note saying so."""
+    from cosched.metrics.validate import peak_level
+
+    units = platform.units_array(np.asarray(t["procs"]))
+    start = np.asarray(t["recorded_start"], dtype=np.float64)
+    end = start + np.asarray(t["run_time"], dtype=np.float64)
+    fit = np.arange(len(units)) < k
+    widest = np.array([units[group == g].max() for g in range(count)], dtype=np.int64)
+    peak = np.array(
+        [peak_level(start[m], end[m], units[m]) for g in range(count) for m in [fit & (group == g)]]
+    )
+    want = np.maximum(widest, peak.astype(np.int64))
+    scaled = want.sum() > platform.capacity
+    if scaled:
+        want = np.maximum(widest, np.floor(want * platform.capacity / want.sum()).astype(np.int64))
+    per_node = platform.cores if platform.allocation is Allocation.CORES else 1
+    nodes = tuple(int(-(-int(u) // per_node)) for u in want)
+    over = (
+        f"; at least their widest jobs, they still add up to {int(want.sum())} of the "
+        f"machine's {platform.capacity} units: the partitions share nodes, and "
+        "partitions=on overstates the machine"
+        if want.sum() > platform.capacity
+        else ""
+    )
+    shown = ", ".join(f"{{names[{g}]}}: {n}" for g, n in enumerate(nodes))
+    note = (
+        "partitions=on makes each partition (SWF field 16) its own machine (assumes they "
+        "share no nodes), sized by its widest job or the most units its fit-part jobs held at once "
+        f"in the logged schedule{', scaled down to the machine' if scaled else ''}; "
+        f"nodes {shown}{over}"
+    )
+    return nodes, note
+
+
+# -- one configuration ------------------------------------------------------------------
+
+
+def simulate_baseline(inp: FitInput, b: Baseline, seed: int = 0) -> np.ndarray:
+    """Each job's simulated start under configuration ``b`` (in the workload's order)."""
+    from cosched.engine.simulation import simulate
+    from cosched.policies.base import make_policy
+
+    w, p = inp.workload, inp.platform
+    if not (b.partitions and inp.sizes):
+        return _starts(simulate, make_policy, w, p, b, seed)
+    group = np.asarray(w.columns["partition"], dtype=np.int64)
+    out = np.full(len(w), np.nan)
+    for g, nodes in enumerate(inp.sizes):
+        mask = group == g
+        sub = w.rows(mask, f"partition {g}")
+        part = Platform(nodes=nodes, cores=p.cores, allocation=p.allocation)
+        out[mask] = _starts(simulate, make_policy, sub, part, b, seed)
+    return out
+
+
+def _starts(
+    simulate: Callable[..., Any],
+    make_policy: Callable[..., Any],
+    w: Workload,
+    p: Platform,
+    b: Baseline,
+    seed: int,
+) -> np.ndarray:
+    policy = make_policy(b.policy, **b.params())
+    result = simulate(w, p, policy, estimates=b.estimates, rng=np.random.default_rng(seed))
+    jobs = result.jobs
+    if not np.array_equal(jobs["job_id"].to_numpy(), np.asarray(w.columns["job_id"])):
+        raise ConfigError(f"the simulation of {w.name} did not keep the jobs' order")
+    return jobs["start_time"].to_numpy(dtype=np.float64)
+
+
+def _table(inp: FitInput, start: np.ndarray) -> pd.DataFrame:
+    t = inp.workload.columns
+    run = np.asarray(t["run_time"], dtype=np.float64)
+    return pd.DataFrame(
+        {
+            "job_id": t["job_id"],
+            "submit_time": t["submit_time"],
+            "start_time": start,
+            "end_time": start + run,
+            "procs": t["procs"],
+            "size": inp.platform.units_array(np.asarray(t["procs"])),
+            "run_time": run,
+        }
+    )
+
+
+def _compare(inp: FitInput, sim: np.ndarray, rows: slice, within: float) -> ScheduleComparison:
+    logged = np.asarray(inp.workload.columns["recorded_start"], dtype=np.float64)
+    p = inp.platform
+    return compare_schedules(
+        _table(inp, logged).iloc[rows],
+        _table(inp, sim).iloc[rows],
+        capacity=p.capacity,
+        capacity_procs=p.procs,
+        within=within,
+    )
+
+
+def score_of(cmp: ScheduleComparison) -> dict[str, float]:
+    """The declared score of a comparison (see the module): ``ks``, ``class_error``,
+    ``score`` (their sum) and ``within`` (the share started within the tolerance)."""
+    errors = []
+    for d in JobClasses().duration_names():
+        for wd in ("narrow", "wide"):
+            key = f"{d}_{wd}_mean_wait"
+            a, b = cmp.recorded.get(key, math.nan), cmp.simulated.get(key, math.nan)
+            if math.isfinite(a) and math.isfinite(b):
+                top = max(a, b)
+                errors.append(abs(a - b) / top if top > 0 else 0.0)
+    err = float(np.mean(errors)) if errors else 0.0
+    return {
+        "ks": cmp.ks_statistic,
+        "class_error": err,
+        "score": cmp.ks_statistic + err,
+        "within": cmp.within_share,
+        "mean_wait_sim": cmp.simulated["mean_wait"],
+        "mean_wait_log": cmp.recorded["mean_wait"],
+    }
+
+
+def evaluate(inp: FitInput, b: Baseline, seed: int, within: float) -> dict[str, float]:
+    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``)."""
+    sim = simulate_baseline(inp, b, seed)
+    k = inp.fit_jobs
+    fit = score_of(_compare(inp, sim, slice(0, k), within))
+    held = score_of(_compare(inp, sim, slice(k, None), within))
+    return {f"fit.{n}": v for n, v in fit.items()} | {f"held.{n}": v for n, v in held.items()}
+
+
+# -- the cells ----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def _load(path: str, digest: str) -> FitInput:
+    """The input a parent wrote (:func:`_write_input`), read once per worker process."""
+    meta = json.loads(Path(path).with_suffix(".json").read_text())
+    table = pd.read_parquet(path)
+    w = Workload.from_table(table, name=meta["name"])
+    p = Platform(nodes=meta["nodes"], cores=meta["cores"], allocation=meta["allocation"])
+    return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], ())
+
+
+def fit_cell(payload: tuple[str, str, dict[str, Any], int, float], env: CellEnv) -> CellResult:
+    """One configuration: its fit and held-out scores, and each job's simulated start."""
+    path, digest, config, seed, within = payload
+    inp = _load(path, digest)
+    b = Baseline(**config)
+    started = time.perf_counter()
+    metrics = evaluate(inp, b, seed, within)
+    return CellResult(metrics, info={"seconds": time.perf_counter() - started})
+
+
+def _digest(inp: FitInput) -> str:
+    h = hashlib.sha256()
+    t = inp.workload.columns
+    for name in t:
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(t[name], dtype=np.float64).tobytes())
+    p = inp.platform
+    h.update(canonical([p.nodes, p.cores, p.allocation.value, inp.fit_jobs, inp.sizes]).encode())
+    return h.hexdigest()[:20]
+
+
+def _write_input(inp: FitInput, out: Path, digest: str) -> str:
+    path = out / f"fit-input-{digest}.parquet"
+    if not path.exists():  # written last, and whole: its presence says both files are
+        p = inp.platform
+        meta = {
+            "name": inp.workload.name,
+            "nodes": p.nodes,
+            "cores": p.cores,
+            "allocation": p.allocation.value,
+            "fit_jobs": inp.fit_jobs,
+            "sizes": list(inp.sizes),
+            "queues": inp.queues,
+        }
+        with atomic(path.with_suffix(".json")) as tmp:
+            tmp.write_text(canonical(meta) + "\n")
+        with atomic(path) as tmp:
+            inp.workload.table.to_parquet(tmp, index=False)
+    return str(path)
+
+
+# -- the fit ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The fitted baseline.
+
+    Attributes:
+        table: one row per configuration (grid order): its features and scores.
+        chosen: the configuration with the lowest fit score (ties: the earlier one).
+        seconds: wall time of the fit, cells already stored included at no cost.
+        input: what the configurations ran on.
+        within: the tolerance (s) of the ``within`` share.
+        configs: the configurations of the table's rows, in order.
+    """
+
+    table: pd.DataFrame
+    chosen: Baseline
+    seconds: float
+    input: FitInput
+    within: float
+    configs: tuple[Baseline, ...]
+
+    def row(self, b: Baseline) -> pd.Series:
+        """The scores of configuration ``b``."""
+        return self.table.loc[self.table["config"] == b.label()].iloc[0]
+
+    def contributions(self) -> list[tuple[str, str, float]]:
+        """Per feature where the chosen configuration differs from plain EASY: the feature,
+        the change, and how much the held-out score worsens when that feature alone is
+        reset to plain EASY's value (positive: the feature helps)."""
+        c, out = self.chosen, []
+        base = float(self.row(c)["held.score"])
+        for f in FEATURES:
+            if getattr(c, f) == getattr(PLAIN_EASY, f):
+                continue
+            other = replace(c, **{f: getattr(PLAIN_EASY, f)})
+            if other.policy != "easy":
+                other = replace(other, window=None)
+            rows = self.table["config"] == other.label()
+            if not rows.any():
+                continue
+            value = float(self.table.loc[rows, "held.score"].iloc[0]) - base
+            change = f"{_shown(f, getattr(c, f))} (plain EASY: {_shown(f, getattr(PLAIN_EASY, f))})"
+            out.append((f, change, value))
+        return out
+
+
+def _shown(feature: str, value: Any) -> str:
+    if feature == "partitions":
+        return "on" if value else "off"
+    if feature == "window" and value is None:
+        return "whole queue"
+    return str(value)
+
+
+def runnable(b: Baseline) -> bool:
+    """Whether ``cosched compare`` can run ``b`` as an arm: one pool, the users'
+    requests as estimates, no learned queue ranks."""
+    return not b.partitions and b.estimates == "requested" and b.order != "queue"
+
+
+def best_runnable(result: FitResult) -> Baseline:
+    """The configuration with the lowest fit score among those :func:`runnable` (ties:
+    the earlier one; plain EASY is one)."""
+    keep = [runnable(b) for b in result.configs]
+    scores = np.where(keep, result.table["fit.score"].to_numpy(), np.inf)
+    return result.configs[int(np.argmin(scores))]
+
+
+def run_fit(
+    inp: FitInput,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    within: float = 3600.0,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    argv: Sequence[str] | None = None,
+) -> FitResult:
+    """Run every configuration of :func:`space` into store ``out`` and choose.
+
+    The choice reads the fit scores only (``fit.score``), lowest first, ties broken by
+    the order of :func:`space`.
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    digest = _digest(inp)
+    path = _write_input(inp, out, digest)
+    configs = space(queues=inp.queues, partitions=bool(inp.sizes))
+    tasks = []
+    for b in configs:
+        ident = {"fit": _VERSION, "input": digest, "config": asdict(b), "seed": seed,
+                 "within": within}  # fmt: skip
+        key = hashlib.sha256(canonical(ident).encode()).hexdigest()[:16]
+        cols = {f: (str(v) if v is not None else None) for f, v in asdict(b).items()}
+        payload = (path, digest, asdict(b), seed, within)
+        tasks.append(CellTask(key, cols | {"seed": seed}, _CELL, payload, b.label()))
+    meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
+    results = run_tasks(
+        tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
+    ).set_index("key")
+    rows = []
+    for t, b in zip(tasks, configs, strict=True):
+        r = results.loc[t.key]
+        rows.append({"config": b.label(), **asdict(b), **{c: r[c] for c in _SCORES}})
+    table = pd.DataFrame(rows)
+    best = int(np.argmin(table["fit.score"].to_numpy()))  # first of the lowest
+    seconds = time.perf_counter() - started
+    return FitResult(table, configs[best], seconds, inp, within, tuple(configs))
+
+
+def lacks(result: FitResult, level: str) -> list[str]:
+    """What the log does not record that the baseline would need, when the held-out match
+    is not close (empty when it is)."""
+    if level == "close":
+        return []
+    inp, c = result.input, result.row(result.chosen)
+    pe = result.row(PLAIN_EASY)
+    out = []
+    if not inp.queues:
+        out.append("the log records no queues (SWF field 15): queue priorities cannot be fitted")
+    if not inp.sizes:
+        out.append("the log records no partitions (SWF field 16): the machine is one pool")
+    sim, log = float(c["held.mean_wait_sim"]), float(c["held.mean_wait_log"])
+    if log > 2 * sim:
+        out.append(
+            f"held-out jobs waited {log / max(sim, 1.0):.1f}x longer on the machine than under "
+            "the fitted baseline, which never leaves a job waiting that fits: what held them "
+            "(per-user or per-queue limits, reservations, downtime, drained nodes) is not "
+            "in the log"
+        )
+    elif sim > 2 * log:
+        out.append(
+            f"the fitted baseline waits {sim / max(log, 1.0):.1f}x longer than the machine did: "
+            "the machine held more than the size the log states (check MaxProcs, --procs)"
+        )
+    if float(c["held.score"]) > float(pe["held.score"]):
+        out.append(
+            "the fitted configuration does worse than plain EASY on held-out jobs: what it "
+            "matched in the fit part does not carry over (the site's behaviour changed, or "
+            "the match was chance)"
+        )
+    elif float(c["held.score"]) > 0.9 * float(pe["held.score"]):
+        out.append(
+            "no configuration of the space does clearly better than plain EASY on held-out "
+            "jobs: the site's priorities are not among what the log records (fair share by "
+            "user or account usage is not in an SWF log)"
+        )
+    out.append(
+        "read a what-if against this baseline as a comparison of policies on a model machine, "
+        "not as this site's hours"
+    )
+    return out
+
+
+_SCORES = [f"{part}.{n}" for part in ("fit", "held") for n in
+           ("ks", "class_error", "score", "within", "mean_wait_sim", "mean_wait_log")]  # fmt: skip

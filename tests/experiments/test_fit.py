@@ -1,0 +1,251 @@
+"""``cosched validate --fit``: the fitted baseline, checked on logs cosched itself made.
+
+A log written from a schedule that a known configuration produced must be reproduced
+exactly by that configuration (KS 0: the same jobs on the same machines under the same
+deterministic policy), so the fit must choose it; and the choice must not move when the
+held-out jobs' logged starts change, since it reads the fit part only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cosched.cli._fit import fitted_arm
+from cosched.cli.main import main
+from cosched.compare.study import plan
+from cosched.engine.simulation import simulate
+from cosched.errors import ConfigError
+from cosched.experiments.executors import Serial
+from cosched.experiments.fit import PLAIN_EASY, Baseline, prepare, run_fit, space
+from cosched.platform import Platform
+from cosched.policies.base import make_policy
+from cosched.policies.recorded import Recorded
+from cosched.policies.requirements import MachineFlags, fit_workload
+from cosched.workload.job import Workload
+from cosched.workload.loader import load_workload
+from cosched.workload.swf import write_swf
+
+#: The generating configuration: EASY, window 20, two partitions of 32 and 16 processors.
+SIZES = (32, 16)
+TRUTH = Baseline("easy", 20, "submit", True, "requested")
+
+
+def _jobs(rng: np.random.Generator, n: int, sizes: tuple[int, ...] = SIZES) -> pd.DataFrame:
+    """An overloaded log (queues far longer than the window) in partitions of ``sizes``;
+    each partition's first job is as wide as the partition, so its size is in the log."""
+    part = np.where(rng.random(n) < 0.65, 1, 2) if len(sizes) == 2 else np.ones(n, dtype=int)
+    width = np.array([sizes[p - 1] for p in part])
+    procs = np.minimum(width, 2 ** rng.integers(0, 5, n))
+    for p in range(1, len(sizes) + 1):
+        procs[np.flatnonzero(part == p)[0]] = sizes[p - 1]
+    run = rng.integers(60, 4000, n).astype(float)
+    return pd.DataFrame(
+        {
+            "job_id": np.arange(1, n + 1),
+            "submit_time": np.cumsum(rng.integers(0, 120, n)).astype(float),
+            "run_time": run,
+            "procs": procs,
+            "requested_time": run * rng.integers(1, 5, n),
+            "partition": part.astype(float),
+        }
+    )
+
+
+def _log(tmp: Path, n: int = 500, seed: int = 3, sizes: tuple[int, ...] = SIZES) -> Path:
+    """Simulate EASY with window 20 (each partition its own machine) and write the log
+    as SWF."""
+    t = _jobs(np.random.default_rng(seed), n, sizes)
+    start = np.full(n, np.nan)
+    for p, size in enumerate(sizes, start=1):
+        mask = (t["partition"] == p).to_numpy()
+        w = Workload.from_table(t.loc[mask].reset_index(drop=True))
+        policy = make_policy("easy", window=20)
+        r = simulate(w, Platform.of_procs(size), policy, rng=np.random.default_rng(0))
+        start[mask] = r.jobs["start_time"].to_numpy()
+    t["wait_time"] = start - t["submit_time"]
+    path = tmp / "made.swf"
+    header = {"MaxProcs": str(sum(sizes)), "MaxNodes": str(sum(sizes))}
+    write_swf(Workload.from_table(t), path, header=header)
+    return path
+
+
+def _fit(path: Path, out: Path, split: float = 0.5):  # type: ignore[no-untyped-def]
+    w = load_workload(path)
+    w_rec, platform, _ = fit_workload(Recorded.requires, w, MachineFlags())
+    return run_fit(prepare(w_rec, platform, split), out)
+
+
+def test_the_fit_recovers_the_configuration_that_made_the_log(tmp_path: Path) -> None:
+    res = _fit(_log(tmp_path), tmp_path / "store")
+    assert res.input.sizes == SIZES  # the sizes read from the widest jobs
+    assert res.chosen == TRUTH
+    row = res.row(TRUTH)
+    # The same deterministic schedule: the waits are the logged ones, on both parts.
+    assert row["fit.ks"] == 0.0 and row["held.ks"] == 0.0
+    assert row["held.within"] == 1.0
+    # Plain EASY (one pool, no window) is not that schedule.
+    assert res.row(PLAIN_EASY)["held.ks"] > 0.0
+    features = {f for f, _, _ in res.contributions()}
+    assert features == {"window", "partitions"}
+
+
+def test_the_fit_is_deterministic_and_resumable(tmp_path: Path) -> None:
+    path = _log(tmp_path, n=200, seed=5)
+    a = _fit(path, tmp_path / "a")
+    b = _fit(path, tmp_path / "b")
+    again = _fit(path, tmp_path / "a")  # every cell already stored
+    pd.testing.assert_frame_equal(a.table, b.table)
+    pd.testing.assert_frame_equal(a.table, again.table)
+    assert a.chosen == b.chosen == again.chosen
+
+
+def test_the_choice_never_reads_held_out_jobs(tmp_path: Path) -> None:
+    path = _log(tmp_path, n=200, seed=5)
+    base = _fit(path, tmp_path / "a")
+    # Move every held-out job's logged start by up to two days; the fit part is as made.
+    w = load_workload(path)
+    k = base.input.fit_jobs
+    t = w.table.copy()
+    rng = np.random.default_rng(1)
+    later = rng.integers(0, 2 * 86400, len(t) - k).astype(float)
+    t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
+    moved = tmp_path / "moved.swf"
+    write_swf(Workload.from_table(t), moved, header=dict(w.header))
+    other = _fit(moved, tmp_path / "b")
+    fit_cols = [c for c in base.table if c.startswith("fit.")]
+    pd.testing.assert_frame_equal(base.table[fit_cols], other.table[fit_cols])
+    assert other.chosen == base.chosen
+    # The held-out scores did read the moved starts.
+    assert not base.table["held.ks"].equals(other.table["held.ks"])
+
+
+def test_the_space_is_declared_and_plain_easy_first() -> None:
+    full = space(queues=True, partitions=True)
+    assert full[0] == PLAIN_EASY and len(set(full)) == len(full)
+    # fcfs: 4 orders; easy: 2 windows x 4 orders; conservative: 2 orders; x 2 x 2.
+    assert len(full) == (4 + 8 + 2) * 2 * 2
+    small = space(queues=False, partitions=False)
+    assert len(small) == (3 + 6 + 2) * 2
+    assert all(b.order != "queue" and not b.partitions for b in small)
+
+
+def test_queue_ranks_follow_the_fit_part_waits(tmp_path: Path) -> None:
+    # Queue 7 waits 0 s, queue 3 waits 500 s in the fit part: 7 ranks first.
+    t = pd.DataFrame(
+        {
+            "job_id": [1, 2, 3, 4],
+            "submit_time": [0.0, 1.0, 2.0, 3.0],
+            "run_time": [10.0] * 4,
+            "procs": [1] * 4,
+            "requested_time": [10.0] * 4,
+            "queue": [3.0, 7.0, 3.0, 7.0],
+            "recorded_start": [500.0, 1.0, 9000.0, 3.0],
+        }
+    )
+    inp = prepare(Workload.from_table(t), Platform.of_procs(4), 0.5)
+    assert inp.workload.table["queue"].tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert inp.queues
+    assert "7, 3" in inp.notes[0]
+
+
+def test_cli_fit_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _log(tmp_path, n=300, seed=5)
+    assert main(["validate", str(path), "--fit", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert f"chosen    {TRUTH.label()}" in out
+    assert "plain     EASY held out" in out
+    assert "assumed   partitions=on makes each partition (SWF field 16)" in out
+    assert "judgement close (held out)" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--fit", "--split", "1.5"], "--split must be between 0 and 1"),
+        (["--split", "0.6"], "go with --fit"),
+        (["--fit", "--workers", "0"], "--workers"),
+        (["--fit", "--figure", "f.png"], "--figure goes without --fit"),
+    ],
+)
+def test_cli_fit_bad_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    path = _log(tmp_path, n=50, seed=5)
+    try:
+        code = main(["validate", str(path), *extra])
+    except SystemExit as exc:  # argparse's own check of the flag
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_fit_needs_recorded_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _jobs(np.random.default_rng(0), 20).drop(columns="partition")
+    path = tmp_path / "nostarts.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "48"})
+    assert main(["validate", str(path), "--fit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no job records its start (SWF field 3" in err and len(err.splitlines()) == 1
+
+
+def test_the_queue_order_serves_lower_queues_first() -> None:
+    # One processor. Job 1 (queue 2) runs 0-10; meanwhile 2 (queue 5), 3 (queue 1) and
+    # 4 (no queue) arrive: 3 runs next, then 2, then 4, whatever their submit order.
+    t = pd.DataFrame(
+        {
+            "job_id": [1, 2, 3, 4],
+            "submit_time": [0.0, 1.0, 2.0, 3.0],
+            "run_time": [10.0] * 4,
+            "procs": [1] * 4,
+            "requested_time": [10.0] * 4,
+            "queue": [2.0, 5.0, 1.0, np.nan],
+        }
+    )
+    for name in ("fcfs", "easy"):
+        r = simulate(Workload.from_table(t), Platform.of_procs(1), make_policy(name, order="queue"))
+        starts = dict(zip(r.jobs["job_id"], r.jobs["start_time"], strict=True))
+        assert starts == {1: 0.0, 3: 10.0, 2: 20.0, 4: 30.0}
+
+
+def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
+    # The importer writes Slurm's QOS as the queue and its partition as the partition.
+    sacct = Path(__file__).resolve().parents[1] / "workload" / "fixtures" / "sacct_cases.txt"
+    assert main(["validate", str(sacct), "--fit"]) == 0
+    out = capsys.readouterr().out
+    assert "assumed   order=queue ranks the queues (SWF field 15)" in out
+    assert "assumed   partitions=on makes each partition (SWF field 16)" in out
+    assert "of 56 by fit score" in out  # the whole space: queues and partitions
+
+
+def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
+    # One partition: the generating configuration is one compare can run as an arm.
+    path = _log(tmp_path, n=300, seed=5, sizes=(48,))
+    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    assert arm == "easy(order=submit,window=20)"
+    assert "KS 0.000, 100.0% started within 3600 s" in notes[0] and "a close match" in notes[0]
+    assert len(notes) == 1  # the best fit itself is the arm
+    # the report's verdict carries the baseline's held-out match
+    from cosched.compare.render import baseline_paragraphs
+
+    (paragraph,) = baseline_paragraphs(["the reference baseline is x (--baseline)", *notes])
+    assert (
+        paragraph.startswith("*Baseline*: the fitted baseline easy window=20")
+        and "KS 0.000" in paragraph
+    )
+
+
+def test_compare_baseline_replaces_the_baselines(tmp_path: Path) -> None:
+    path = _log(tmp_path, n=50, seed=5)
+    probe = load_workload(path)
+    entry = {"kind": "swf", "path": str(path), "name": "made"}
+    c = plan(entry, policies=["fcfs", "easy", "conservative"], seeds=1, flags=None,
+             probe=probe, robustness=False, baseline="easy(window=20)")  # fmt: skip
+    assert [a.label for a in c.main] == ["easy(window=20)"]
+    assert "the reference baseline is easy(window=20) (--baseline)" in c.notes
+    with pytest.raises(ConfigError, match="the baseline must be one of fcfs, easy"):
+        plan(entry, policies=["easy"], seeds=1, flags=None, probe=probe, baseline="lomarc")

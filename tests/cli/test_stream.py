@@ -71,12 +71,12 @@ def test_a_generated_workload_is_refused(capsys: pytest.CaptureFixture[str]) -> 
 def test_a_large_trace_streams_by_itself_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import cosched.cli.stream as stream
+    import cosched.cli.run as run
 
     size = EXAMPLE.stat().st_size
     out = {}
     for mode, limit in (("memory", size + 1), ("auto", size)):
-        monkeypatch.setattr(stream, "STREAM_FROM", limit)
+        monkeypatch.setattr(run, "STREAM_FROM", limit)
         jobs = tmp_path / f"{mode}.csv"
         assert main(["run", str(EXAMPLE), "--policy", "easy", "--jobs-out", str(jobs)]) == 0
         out[mode] = (capsys.readouterr().out, jobs.read_bytes())
@@ -86,7 +86,7 @@ def test_a_large_trace_streams_by_itself_with_a_note(
     # --stream never keeps it in memory; --stream alone streams whatever the size
     assert main(["run", str(EXAMPLE), "--policy", "easy", "--stream", "never"]) == 0
     assert "streamed:" not in capsys.readouterr().out
-    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 40)
+    monkeypatch.setattr(run, "STREAM_FROM", 1 << 40)
     args = ["run", str(EXAMPLE), "--policy", "easy", "--stream", "--jobs-out", str(jobs)]
     assert main(args) == 0 and jobs.read_bytes() == out["memory"][1]
 
@@ -102,9 +102,9 @@ def test_what_cannot_be_streamed_whole_runs_in_memory_whatever_the_size(
     monkeypatch: pytest.MonkeyPatch,
     extra: list[str],
 ) -> None:
-    import cosched.cli.stream as stream
+    import cosched.cli.run as run
 
-    monkeypatch.setattr(stream, "STREAM_FROM", 1)
+    monkeypatch.setattr(run, "STREAM_FROM", 1)
     args = ["run", str(EXAMPLE), *extra, "--jobs-out", str(tmp_path / "jobs.csv")]
     assert main(args) == 0
     assert "streamed:" not in capsys.readouterr().out
@@ -113,7 +113,7 @@ def test_what_cannot_be_streamed_whole_runs_in_memory_whatever_the_size(
 def test_text_size_of_a_gzip_trace_from_its_trailer(tmp_path: Path) -> None:
     import gzip
 
-    from cosched.cli.stream import text_bytes
+    from cosched.cli.run import text_bytes
 
     plain = EXAMPLE.read_bytes()
     gz = tmp_path / "t.swf.gz"

@@ -389,13 +389,17 @@ def run(
     table.to_parquet(out / "results.parquet", index=False)
 
 
-def _later_efficiency_arms(comparison: Comparison) -> list[Arm]:
-    """The switch-cost arms after the first (highest efficiency), highest first."""
-    arms = sorted(
+def _swept_efficiencies(comparison: Comparison) -> list[Arm]:
+    """Gang's switch-cost arms, highest efficiency first."""
+    return sorted(
         (a for a in comparison.arms if a.role == "efficiency" and a.strength is not None),
         key=lambda a: -float(a.strength or 0.0),
     )
-    return arms[1:]
+
+
+def _later_efficiency_arms(comparison: Comparison) -> list[Arm]:
+    """The switch-cost arms after the first (highest efficiency), highest first."""
+    return _swept_efficiencies(comparison)[1:]
 
 
 def _still_ahead(out: Path, comparison: Comparison, arm: Arm) -> bool:
@@ -406,10 +410,7 @@ def _still_ahead(out: Path, comparison: Comparison, arm: Arm) -> bool:
         return True
     means = table.groupby("arm")["mean_turnaround"].mean()
     baselines = [a.label for a in comparison.main if a.policy in BASELINES]
-    effs = sorted(
-        (a for a in comparison.arms if a.role == "efficiency" and a.strength is not None),
-        key=lambda a: -float(a.strength or 0.0),
-    )
+    effs = _swept_efficiencies(comparison)
     above = effs[effs.index(arm) - 1]
     if above.label not in means or not any(b in means for b in baselines):
         return True  # nothing to judge by: run it

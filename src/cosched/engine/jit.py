@@ -2,12 +2,12 @@
 
 A numba kernel's first call in a process either loads its machine code from numba's
 cache (a fraction of a second) or, on a fresh install or after an upgrade, compiles it
-(10-45 s for the LOMARC and time-sharing kernels). :func:`announced` wraps such a call:
-if, after a moment, the kernel still has no compiled form in this process, numba is
-compiling it, and one line on stderr says so, completed by the compile's time when it
-ends. Loading from the cache, or a kernel compiled earlier in the process, prints
-nothing. The engine's own event loop is compiled ahead of time instead
-(:mod:`cosched.engine.aot`), which says so the same way.
+(about 30 s for the LOMARC kernel, 2 min for the time-sharing kernel).
+:func:`announced` wraps such a call: if, after a moment, the kernel still has no
+compiled form in this process, numba is compiling it, and one line on stderr says so,
+completed by the compile's time when it ends. Loading from the cache, or a kernel
+compiled earlier in the process, prints nothing. The engine's own event loop is
+compiled ahead of time instead (:mod:`cosched.engine.aot`), which says so the same way.
 """
 
 from __future__ import annotations

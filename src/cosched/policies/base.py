@@ -207,31 +207,37 @@ def all_policies() -> dict[str, type[Policy]]:
     return dict(sorted(REGISTRY.items()))
 
 
-def _load_ref(ref: str) -> type[Policy]:
-    """The class named by ``path/to/file.py:Class`` or ``package.module:Class``."""
-    where, _, attr = ref.rpartition(":")
+def load_module(where: str, what: str = "policy") -> types.ModuleType:
+    """The module named by ``path/to/file.py`` or ``package.module`` (the part of a
+    ``where:name`` reference before the colon); errors name it as ``what``'s."""
     if where.endswith(".py") or "/" in where or "\\" in where:
         path = Path(where)
         if not path.is_file():
-            raise ConfigError(f"policy file {where!r} does not exist")
+            raise ConfigError(f"{what} file {where!r} does not exist")
         mod_name = "cosched_user_" + "".join(c if c.isalnum() else "_" for c in str(path.resolve()))
         module = sys.modules.get(mod_name)
         if module is None:
             spec = importlib.util.spec_from_file_location(mod_name, path)
             if spec is None or spec.loader is None:
-                raise ConfigError(f"policy file {where!r} cannot be imported")
+                raise ConfigError(f"{what} file {where!r} cannot be imported")
             module = importlib.util.module_from_spec(spec)
             sys.modules[mod_name] = module  # pickling finds classes through sys.modules
             try:
                 spec.loader.exec_module(module)
             except Exception as exc:
                 del sys.modules[mod_name]
-                raise ConfigError(f"policy file {where!r} failed to import: {exc}") from exc
-    else:
-        try:
-            module = importlib.import_module(where)
-        except ImportError as exc:
-            raise ConfigError(f"policy module {where!r} cannot be imported: {exc}") from None
+                raise ConfigError(f"{what} file {where!r} failed to import: {exc}") from exc
+        return module
+    try:
+        return importlib.import_module(where)
+    except ImportError as exc:
+        raise ConfigError(f"{what} module {where!r} cannot be imported: {exc}") from None
+
+
+def _load_ref(ref: str) -> type[Policy]:
+    """The class named by ``path/to/file.py:Class`` or ``package.module:Class``."""
+    where, _, attr = ref.rpartition(":")
+    module = load_module(where)
     cls = getattr(module, attr, None)
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
         raise ConfigError(f"{ref!r}: {attr!r} is not a Policy class in {where!r}")

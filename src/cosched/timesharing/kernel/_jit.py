@@ -9,15 +9,24 @@ a hash of the whole package's source (``SOURCE_TAG``), and an edit to any module
 compiles every function anew, as an edit to the one file of a single-module kernel did.
 With ``NUMBA_DISABLE_JIT=1`` (or without numba) ``njit`` returns the function itself: the
 same source runs as plain Python.
+
+What is inlined trades the first compile against speed (docs/performance.md, "First-run
+compile times"). Inlined code is compiled once per caller and again in each caller's
+callers, so a large function called from several places (``_SHARED``) is compiled out of
+line: the kernel compiles in about 2 min of CPU instead of 7-9, at 0.85-1.0 of the
+fully inlined speed.
+``COSCHED_KERNEL_INLINE=all`` inlines those too, for long campaigns (its compiled
+functions are cached under their own names).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SOURCE_TAG", "_NUMBA", "njit"]
+__all__ = ["INLINE_ALL", "SOURCE_TAG", "_NUMBA", "njit"]
 
 
 def _source_tag() -> str:
@@ -31,6 +40,9 @@ def _source_tag() -> str:
 
 #: The package's source hash that names every compiled function's cache entry.
 SOURCE_TAG = _source_tag()
+#: ``COSCHED_KERNEL_INLINE=all``: inline the shared functions too (a longer first
+#: compile, a faster kernel).
+INLINE_ALL = os.environ.get("COSCHED_KERNEL_INLINE", "") == "all"
 
 try:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
     from numba import config
@@ -47,6 +59,15 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
          "check_all", "snapshot", "lazy_flush", "linux_place", "linux_fcs_modes",
          "noise_arm")
     )  # fmt: skip
+
+    #: Functions called from several kernel functions whose body, with what it inlines,
+    #: exceeds ``SHARED_LINES`` lines (``tests/timesharing/test_kernel_inlining.py``
+    #: checks the list against the source): out of line unless :data:`INLINE_ALL`.
+    _SHARED = frozenset(
+        ("dispatch", "pick", "pick_fcs", "linux_choice", "linux_recalc", "linux_schedule",
+         "request_preempt", "leave")
+    )  # fmt: skip
+    SHARED_LINES = 400
 
     #: Functions that allocate scratch arrays (the EASY front's reservation, run once
     #: per admission attempt): compiled out of line with numba's reference counting on.
@@ -69,10 +90,11 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
         """
         if _NUMBA:
             # numba names a function's cache entry by its module and qualified name.
-            f.__qualname__ = f"{f.__qualname__}_{SOURCE_TAG}"
+            f.__qualname__ = f"{f.__qualname__}_{SOURCE_TAG}{'_inline' if INLINE_ALL else ''}"
         if f.__name__ in _ALLOCATING:
             return _njit(f, **{**_OPTIONS, "_nrt": True})
-        return _njit(f, **_OPTIONS, forceinline=f.__name__ not in _OUT_OF_LINE)
+        apart = _OUT_OF_LINE if INLINE_ALL else _OUT_OF_LINE | _SHARED
+        return _njit(f, **_OPTIONS, forceinline=f.__name__ not in apart)
 
 except ImportError:  # pragma: no cover
 

@@ -129,6 +129,22 @@ def _verdict(summary: pd.DataFrame, sweeps: dict[str, Sweep] | None = None) -> s
     return " ".join(verdict(summary, ["easy"], FAMILIES, mechs=SHARED, sweeps=sweeps))
 
 
+def test_a_space_sharing_arm_beyond_the_baselines_is_no_coscheduling_answer() -> None:
+    # A learned (batch-family) policy better than EASY is not "share nodes", and with no
+    # coscheduling arm the verdict says so.
+    results = pd.DataFrame(
+        {
+            "arm": ["easy", "learned"],
+            "mean_turnaround": [7200.0, 3600.0],
+            "mean_bounded_slowdown": [10.0, 5.0],
+        }
+    )
+    summary = summary_table(results, ["easy", "learned"])
+    text = " ".join(verdict(summary, ["easy"], {"easy": "batch", "learned": "batch"}))
+    assert text.startswith("No coscheduling policy ran; of the baselines, easy")
+    assert "learned" not in text
+
+
 def test_the_verdict_changes_with_the_numbers() -> None:
     assert _verdict(_summary(7200, 3600, 1)).startswith("**Share nodes: nodeshare.**")
     assert _verdict(_summary(3600, 7200, 1)).startswith("**Do not share: keep easy.**")

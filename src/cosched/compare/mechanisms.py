@@ -452,12 +452,14 @@ def verdict(
     if base is None:
         return ["No baseline ran, so there is nothing to compare against."]
     by = summary.set_index("policy")
-    others = [p for p in summary["policy"] if p not in baselines]
+    # Space-sharing arms beyond the baselines (a learned or plugin batch policy) are
+    # shown in the tables but are not an answer to "share or not".
+    others = [p for p in summary["policy"] if p not in baselines and families.get(p, "") != "batch"]
     best = _best(summary, others)
     out: list[str] = []
     if best is None:
         out.append(
-            f"Only baselines ran; {base} has the lowest mean turnaround "
+            f"No coscheduling policy ran; of the baselines, {base} has the lowest mean turnaround "
             f"({_h(by.loc[base, 'mean_turnaround'])})."
         )
     else:

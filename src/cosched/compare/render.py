@@ -166,9 +166,12 @@ def _facts(
     shown = main + reference
     machines = {p: machine_of(str(table[table["arm"] == p]["platform"].iloc[0])) for p in shown}
     summary = summary_table(table, main)
+    from cosched.policies.base import policy_class
+
+    batch = {a.label for a in comparison.main if policy_class(a.policy).family == "batch"}
     return _Run(
         comparison, table, jobs, classes, main, baselines, shown, machines, summary,
-        _best(summary, baselines), _best(summary, [p for p in main if p not in baselines]),
+        _best(summary, baselines), _best(summary, [p for p in main if p not in batch]),
     )  # fmt: skip
 
 

@@ -257,6 +257,8 @@ def _table5(idx: dict, grid: Grid) -> list[str]:
 
 def _breakdown(idx: dict, grid: Grid) -> list[str]:
     cats = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check", "idle")
+    if not grid.loads:  # a spec without Figure 3's WL7 load sweep: nothing to break down
+        return []
     load = grid.loads[len(grid.loads) // 2]
     lines = [
         f"## CPU time breakdown (WL7, load {load:g}, MPL=5, s=20%), share of CPU time",

@@ -3,8 +3,9 @@
 Prints, per arrival set and variant, the CPU time of this process for one run
 (``time.process_time``, so a busy second core does not inflate it; workload generation
 and annotation excluded), jobs per CPU second, and the wall time beside it, on W3 with
-mixture M1, seed 0 (the reproduction's heaviest workload). The built-in variants run on
-the compiled loop (``cosched.lomarc._kernel``); loading it (importing numba and the
+mixture M1, seed 0 (the reproduction's heaviest workload). The built-in variants run
+their compiled pass on the engine's loop (``cosched.lomarc.fast``; the 8,000-job runs
+load the loop compiled ahead of time when it is built); loading numba's loop (the
 cached machine code, once per process) is timed first, on its own line, with a 20-job
 run, so that the per-variant figures are each run's own cost. ``--general`` times the
 general Python loop instead (``Simulation(fast=False)``, what a user's subclass runs).

@@ -1,16 +1,18 @@
-"""Numba kernels compiled ahead of time: the machinery, and the SWF reader's and node
-sharing's kernels.
+"""Numba kernels compiled ahead of time: the machinery, for the kernels a module
+declares.
 
 Importing numba and loading a cached just-in-time kernel costs about half a second of
 CPU per process; the same functions compiled once into an extension module by numba's
 ahead-of-time compiler (``numba.pycc``) load in about a millisecond, without numba
 (docs/performance.md, "The batch loop and parser compiled ahead of time"). The
-source is the same: :data:`KERNELS` names, by module and function, the Python
-functions numba compiles just in time (such as
-``cosched.workload._swf_kernel.parse_block``), and this module compiles them for fixed
-argument types. It imports no other cosched module: the engine's event loop is built
-by :mod:`cosched.engine.aot` through :func:`load_built`, and the kernels named here are
-found by name in the child process that builds them.
+source is the same: a kernel module declares its functions' numba signatures
+(``SIGNATURES``, beside the functions: the node-sharing family's modules; the SWF
+parser's, whose module imports numba, are declared with its group here), kernel modules are built in
+groups (:class:`Group`: ``batch`` here, a family's registered by the family), and this
+module compiles them for those fixed argument types. It imports no other cosched
+module: a group names its modules, found by name where they are needed (in the child
+process that builds them); the engine's event loop is built by
+:mod:`cosched.engine.aot` through :func:`load_built`.
 
 The module is built on first use, in a child process (``python -m cosched._aot``), into
 a folder of the user's cache (``$COSCHED_AOT_DIR``, else ``$XDG_CACHE_HOME/cosched/
@@ -27,7 +29,7 @@ folder to retry).
 The compiled functions check nothing about their arguments (a wrong dtype or layout
 crashes the process); :func:`parse_block` here checks them first.
 The other kernels are called by cosched's own classes on arrays they build, and
-:class:`Checked` checks each call against its signature in :data:`KERNELS` when asked to
+:class:`Checked` checks each call against its declared signature when asked to
 (:func:`checking`; the test suite always does).
 
 Kernels that call each other (the node-sharing family's) are marked with :func:`kernel`
@@ -56,10 +58,18 @@ from typing import Any, TypeVar
 import numpy as np
 
 __all__ = [
+    "B1",
+    "B2",
     "CHECK",
     "ENABLED",
-    "KERNELS",
+    "F1",
+    "F2",
+    "F3",
+    "GROUPS",
+    "I1",
+    "I2",
     "Checked",
+    "Group",
     "available",
     "build",
     "checking",
@@ -69,6 +79,8 @@ __all__ = [
     "kernels",
     "load",
     "parse_block",
+    "register",
+    "tuple_of",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,83 +89,83 @@ F = TypeVar("F", bound=Callable[..., Any])
 _FORMAT = 2
 _PACKAGE = Path(__file__).resolve().parent
 
-# The node-sharing family's kernels called from Python (the node book's, the running
-# jobs' and nodeshare-easy's pass), with the arrays their callers pass: every array
-# C-contiguous; the window kernels' tuples are those of ``WindowScan._arrays`` and
-# ``NodeBook`` (fit_arrays, links, state).
-_I1, _I2, _F1, _F2, _F3 = "i8[::1]", "i8[:, ::1]", "f8[::1]", "f8[:, ::1]", "f8[:, :, ::1]"
-_B1, _B2 = "b1[::1]", "b1[:, ::1]"
+# Argument types as signatures write them: every array C-contiguous where the callers
+# pass fresh arrays (a family's kernel module writes its signatures with these).
+I1, I2, F1, F2, F3 = "i8[::1]", "i8[:, ::1]", "f8[::1]", "f8[:, ::1]", "f8[:, :, ::1]"
+B1, B2 = "b1[::1]", "b1[:, ::1]"
 
 
-def _tuple(*items: str) -> str:
+def tuple_of(*items: str) -> str:
+    """The signature type of a tuple of ``items``."""
     return "Tuple((" + ", ".join(items) + "))"
 
 
-_BOOK_ARRAYS = _tuple(_I1, _I1, _I1, _F1, _B2)  # NodeBook.fit_arrays
-_KEYS = _tuple(_I1, _I2, _I2, _F2, _B1, _I1)  # WindowScan's per-key table
-_BOOK = "cosched.nodeshare._book_kernels"
-_WINDOW = "cosched.nodeshare._window_kernels"
-_NODESHARE: tuple[tuple[str, str, str], ...] = (
-    (_BOOK, "choose", f"Tuple((i8, f8))({_F1}, {_F2}, f8)"),
-    (_BOOK, "co_pressure", f"f8({_I1}, {_F1}, f8)"),
-    (_BOOK, "fit_row", f"b1(i8, {_I1}, {_I1}, {_F1}, {_I1}, {_I1}, {_I1}, {_F1}, {_B2}, {_I1})"),
-    (_BOOK, "jobs_on", f"{_I1}({_I1}, {_I2}, {_I1})"),
-    (
-        _BOOK,
-        "move",
-        f"Tuple((b1, i8))(i8, {_I1}, i8, i8, i8, {_I1}, {_I1}, {_I1}, {_I1}, {_I1}, {_I1},"
-        f" {_I1}, {_B1}, {_F1}, {_F1}, {_I2}, {_I1}, i8)",
-    ),
-    (
-        _BOOK,
-        "new_factors",
-        f"i8({_I1}, {_I2}, {_I1}, {_F1}, {_I1}, {_F1}, {_F1}, {_F1}, {_F1}, {_F1}, {_B1},"
-        f" {_I1}, {_F1})",
-    ),
-    (_BOOK, "take", f"i8(i8, i8, i8, {_I1}, {_I1}, {_I1}, {_I1}, {_B2}, {_I1}, {_I1}, {_I1})"),
-    (
-        _WINDOW,
-        "easy_pass",
-        f"Tuple((i8, i8, i8, i8, i8))(i8, {_I1}, {_B1}, i8, i8, {_F1}, f8, {_B1},"
-        f" {_tuple(_I1, _B1, _F3, _F1, _F1, _I1)}, {_KEYS}, {_I1}, {_B1}, {_I2}, {_F1}, {_I1},"
-        f" {_BOOK_ARRAYS}, {_tuple(*[_I1] * 5)}, {_tuple(_I1, _I1, _B1, _F1, _F1, _I2, _I1)},"
-        f" i8, i8, {_I1}, {_tuple(*[_I1] * 4)}, {_F1}, {_I2})",
-    ),
-    (_WINDOW, "node_shadow", f"Tuple((f8, i8, b1))({_F1}, {_I2}, {_I1}, f8, i8, {_B1})"),
-    (_WINDOW, "queued_after", f"{_I1}({_B1}, i8, i8, i8)"),
-    (
-        _WINDOW,
-        "scan",
-        f"Tuple((i8, i8))({_I1}, i8, {_I1}, {_KEYS}, {_B1}, {_I2}, {_B1}, {_F3}, {_F1}, {_F1},"
-        f" f8, f8, i8, {_B1}, i8, {_BOOK_ARRAYS}, {_I1}, {_I1}, {_I1}, {_I1})",
-    ),
-)
+@dataclass(frozen=True)
+class Group:
+    """Kernels built as one extension module, so that a family builds only what it
+    runs. Each of ``modules`` declares its kernels as ``SIGNATURES`` (function name:
+    numba signature) beside the functions; a family declares its group in one of them
+    and :func:`register` s it on import.
 
-#: (module, function, numba signature) of every exported kernel. Arrays are
-#: C-contiguous (``[::1]``) where the callers pass fresh arrays.
-KERNELS: tuple[tuple[str, str, str], ...] = (
-    (
-        "cosched.workload._swf_kernel",
-        "parse_block",
-        "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
-    ),
-    *_NODESHARE,
-)
+    Attributes:
+        name: the group's name (``load(group=...)``, the cache folder's key).
+        extension: the built module's name.
+        modules: the kernel modules, by name.
+        check: ``module:function`` called with the built module, which raises if it
+            differs from the source on small cases (before the build is kept).
+        declared: (module, function, signature) of each kernel, for modules that
+            import numba (their signatures cannot be read without it): the SWF parser's.
+    """
 
-#: The kernels are built as one extension module per *group*, so that a family builds
-#: only what it runs: ``batch`` (the SWF parser, which every long trace uses) and
-#: ``nodeshare`` (the node-sharing family's). A kernel's group is its module's. (The
-#: engine's event loop is one module per policy pass: :mod:`cosched.engine.aot`.)
-GROUPS = {"batch": "_cosched_kernels", "nodeshare": "_cosched_nodeshare"}
-_GROUP_OF = {_BOOK: "nodeshare", _WINDOW: "nodeshare"}
+    name: str
+    extension: str
+    modules: tuple[str, ...]
+    check: str
+    declared: tuple[tuple[str, str, str], ...] = ()
+
+
+#: The groups by name: ``batch`` (the SWF parser, which every long trace uses) and
+#: those the families register (the node-sharing family's ``nodeshare``). (The engine's
+#: event loop is one module per policy pass: :mod:`cosched.engine.aot`.)
+GROUPS: dict[str, Group] = {
+    "batch": Group(
+        "batch",
+        "_cosched_kernels",
+        ("cosched.workload._swf_kernel",),
+        "cosched._aot:_self_check",
+        (
+            (
+                "cosched.workload._swf_kernel",
+                "parse_block",
+                "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
+            ),
+        ),
+    )
+}
+
+
+def register(group: Group) -> None:
+    """Make ``group`` known (a family's kernel module calls it on import)."""
+    GROUPS[group.name] = group
 
 
 def _group(module: str) -> str:
-    return _GROUP_OF.get(module, "batch")
+    """The group of the kernel module ``module``."""
+    for g in GROUPS.values():
+        if module in g.modules:
+            return g.name
+    return "batch"
 
 
 def _kernels_in(group: str) -> tuple[tuple[str, str, str], ...]:
-    return tuple(k for k in KERNELS if _group(k[0]) == group)
+    """(module, function, numba signature) of every kernel of ``group``."""
+    if GROUPS[group].declared:
+        return GROUPS[group].declared
+    out: list[tuple[str, str, str]] = []
+    for module in GROUPS[group].modules:
+        declared = importlib.import_module(module).SIGNATURES
+        out += [(module, name, sig) for name, sig in declared.items()]
+    return tuple(out)
 
 
 #: The modules loaded in this process, and the groups this process tried to build.
@@ -245,7 +257,8 @@ def kernel_dir(group: str = "batch") -> Path:
 
 
 def _module_path(folder: Path, group: str = "batch") -> Path:
-    return folder / (GROUPS.get(group, group) + _EXT_SUFFIX)
+    known = GROUPS.get(group)
+    return folder / ((known.extension if known else group) + _EXT_SUFFIX)
 
 
 #: Whether the ahead-of-time kernels may be used (tests set it to False to run numba's).
@@ -279,7 +292,7 @@ def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
             if not build or group in _tried_build:
                 return None
             _tried_build.add(group)
-            if not _build_in_child(folder, group):
+            if not _build_in_child(folder, group, args=(GROUPS[group].modules[0],)):
                 return None
         got = _loaded[group] = _import(path, group)
     except (OSError, ImportError):
@@ -288,7 +301,8 @@ def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
 
 
 def _import(path: Path, group: str = "batch") -> ModuleType:
-    spec = importlib.util.spec_from_file_location(GROUPS.get(group, group), path)
+    known = GROUPS.get(group)
+    spec = importlib.util.spec_from_file_location(known.extension if known else group, path)
     if spec is None or spec.loader is None:  # pragma: no cover
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -417,8 +431,8 @@ _JITTED: set[str] = set()
 
 def kernel(f: F) -> F:
     """Mark ``f`` as a kernel: a plain function until :func:`jitted` compiles its module
-    with numba (``cache=True``, ``nogil=True``), or compiled ahead of time when it is in
-    :data:`KERNELS`. Importing a module of marked kernels loads no numba."""
+    with numba (``cache=True``, ``nogil=True``), or compiled ahead of time when its
+    module's ``SIGNATURES`` name it. Importing a module of marked kernels loads no numba."""
     _MARKED.add(f)
     return f
 
@@ -458,14 +472,14 @@ class _Array:
     contiguous: bool
 
 
-#: An argument's type as a signature in :data:`KERNELS` writes it: a scalar code, an
+#: An argument's type as a signature writes it: a scalar code, an
 #: array or a tuple of types.
 _Type = str | _Array | tuple[Any, ...]
 _CODES = {"i8": np.int64, "f8": np.float64, "b1": np.bool_, "u1": np.uint8}
 
 
 def _parse(text: str, i: int = 0) -> tuple[_Type, int]:
-    """One type of a signature from ``text[i:]`` (the forms :data:`KERNELS` uses:
+    """One type of a signature from ``text[i:]`` (the forms signatures use:
     ``i8``, ``f8[:, ::1]``, ``Tuple((t, ...))``) and where it ends."""
     if text.startswith("Tuple((", i):
         items: list[_Type] = []
@@ -592,7 +606,7 @@ class _Kernels:
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        signature = _SIGNATURES.get((self._name, attr))
+        signature = _signatures(self._name).get(attr)
         if self._compiled is not None and signature is not None:
             func: Any = getattr(self._compiled, attr)
             if checking():
@@ -603,7 +617,11 @@ class _Kernels:
         return func
 
 
-_SIGNATURES = {(m, f): sig for m, f, sig in KERNELS}
+def _signatures(module: str) -> dict[str, str]:
+    """The signatures of the kernels of ``module``, by function."""
+    return {f: sig for m, f, sig in _kernels_in(_group(module)) if m == module}
+
+
 _HANDED: dict[tuple[str, bool, bool], _Kernels] = {}
 
 #: Whether :func:`kernels` hands out the compiled kernels wrapped in :class:`Checked`
@@ -618,8 +636,8 @@ def checking() -> bool:
 
 
 def kernels(name: str, *, build: bool = True) -> Any:
-    """The kernels of module ``name``, compiled, as attributes: those in :data:`KERNELS`
-    from the module compiled ahead of time (:func:`load`, building it first if
+    """The kernels of module ``name``, compiled, as attributes: those its ``SIGNATURES``
+    declares from its group's module compiled ahead of time (:func:`load`, building it first if
     ``build``); the others, or all when that module is missing or disabled, numba's
     (:func:`jitted`). Either gives the same results as the module's Python source.
 
@@ -638,9 +656,15 @@ def kernels(name: str, *, build: bool = True) -> Any:
     return got
 
 
-def build(out: str | os.PathLike[str], key: str | None = None, group: str = "batch") -> Path:
-    """Compile the kernels of ``group`` (:data:`KERNELS`) into ``out`` (imports numba;
-    seconds' to tens of seconds' worth of nothing else).
+def build(
+    out: str | os.PathLike[str],
+    key: str | None = None,
+    group: str = "batch",
+    home: str | None = None,
+) -> Path:
+    """Compile the kernels of ``group`` into ``out`` (imports numba; seconds' to tens of
+    seconds' worth of nothing else), after importing ``home`` (the module that
+    registers the group, in a child process).
 
     ``key``, when given, must be this source's :func:`_key` (the parent process asked
     for this source's module). The built module is loaded and checked against the
@@ -648,13 +672,15 @@ def build(out: str | os.PathLike[str], key: str | None = None, group: str = "bat
     """
     import warnings
 
+    if home is not None:
+        importlib.import_module(home)
     if key is not None and key != _key(group):
         raise RuntimeError(f"the kernels' source changed during the build ({key})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc is pending deprecation
         from numba.pycc import CC
 
-        cc = CC(GROUPS[group])
+        cc = CC(GROUPS[group].extension)
         cc.output_dir = os.fspath(out)
         cc.verbose = False
         for module, name, signature in _kernels_in(group):
@@ -663,10 +689,8 @@ def build(out: str | os.PathLike[str], key: str | None = None, group: str = "bat
         cc.compile()
     path = _module_path(Path(out), group)
     built = _import(path, group)
-    if group == "nodeshare":
-        _self_check_nodeshare(built)
-    else:
-        _self_check(built)
+    module, function = GROUPS[group].check.split(":")
+    getattr(importlib.import_module(module), function)(built)
     return path
 
 
@@ -683,30 +707,6 @@ def _self_check(module: ModuleType) -> None:
     b, where2, ok2 = getattr(jit_parse, "py_func", jit_parse)(data, flags, flags)
     if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
         raise RuntimeError("the compiled SWF parser differs from its source")
-
-
-def _self_check_nodeshare(module: ModuleType) -> None:
-    """The node-sharing kernels as compiled give their source's results on small cases
-    (whole schedules are compared in tests/nodeshare/test_compiled.py)."""
-    import importlib
-
-    book = importlib.import_module(_BOOK)
-    window = importlib.import_module(_WINDOW)
-
-    row = np.array([0.5, np.nan, 0.0])
-    coef = np.array([[1.0, 0.1], [0.5, 0.0], [1.2, 0.0]])
-    node_jobs = np.array([[4, -1, 5], [7, -1, -1]], dtype=np.int64)
-    count = np.array([2, 0, 1], dtype=np.int64)
-    nodes = np.array([2, 0], dtype=np.int64)
-    queued = np.array([True, False, True, True, False, True])
-    cases = [
-        (module.choose(row, coef, 0.4), book.choose(row, coef, 0.4)),
-        (module.jobs_on(nodes, node_jobs, count), book.jobs_on(nodes, node_jobs, count)),
-        (module.queued_after(queued, 1, 6, 2), window.queued_after(queued, 1, 6, 2)),
-    ]
-    for got, want in cases:
-        if not np.array_equal(np.asarray(got), np.asarray(want)):
-            raise RuntimeError("a compiled node-sharing kernel differs from its source")
 
 
 def parse_block(

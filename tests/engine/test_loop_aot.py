@@ -69,10 +69,15 @@ def _run(loop: Any, spec: CompiledPass, case: Any, iparams: list[int]) -> list[n
     submit, run, est, size, capacity = case
     n = len(submit)
     start, end = np.full(n, np.nan), np.full(n, np.nan)
-    stats = np.zeros(3 + spec.reports, dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    stats = np.zeros(4 + spec.reports, dtype=np.int64)
     ip, fp = np.array(iparams, dtype=np.int64), np.zeros(0)
-    loop(submit.copy(), run.copy(), est.copy(), size.copy(), capacity, ip, fp, start, end, stats)
-    return [start, end, stats]
+    table, placed, fstats = np.zeros((n, 0)), np.zeros(0, dtype=np.int64), np.zeros(0)
+    loop(
+        submit.copy(), run.copy(), est.copy(), size.copy(), table, capacity, ip, fp, start,
+        end, order, placed, stats, fstats,
+    )  # fmt: skip
+    return [start, end, order[: stats[2]], stats]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,9 +102,11 @@ def test_the_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
     for other in got[1:]:
         for a, b in zip(got[0], other, strict=True):
             assert np.array_equal(a, b, equal_nan=True)
-    start, end, _ = got[0]
+    start, end, order, _ = got[0]
     assert not np.isnan(start).any()  # every job ran (each fits the machine)
     assert np.array_equal(end, start + case[1])
+    assert sorted(order.tolist()) == list(range(len(start)))  # each started once
+    assert (np.diff(start[order]) >= 0).all()  # in start order
 
 
 def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> None:
@@ -113,7 +120,7 @@ def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> N
         np.array([3, 4, 1, 1], dtype=np.int64),
         4,
     )
-    start, end, stats = _run(loops["easy"], EASY_PASS, case, [-1])
+    start, end, _, stats = _run(loops["easy"], EASY_PASS, case, [-1])
     assert start.tolist() == [0.0, 100.0, 2.0, 110.0]
     assert end.tolist() == [100.0, 110.0, 52.0, 115.0]
     assert stats[1] == 4  # four starts, no other decision
@@ -121,9 +128,10 @@ def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> N
 
 def test_the_compiled_loop_refuses_arrays_it_would_misread(loops: dict[str, Any]) -> None:
     n = 3
-    args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64), 4]
-    args += [np.zeros(0, dtype=np.int64), np.zeros(0), np.full(n, np.nan), np.full(n, np.nan)]
-    args += [np.zeros(3, dtype=np.int64)]
+    args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64)]
+    args += [np.zeros((n, 0)), 4, np.zeros(0, dtype=np.int64), np.zeros(0)]
+    args += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=np.int64)]
+    args += [np.zeros(0, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(0)]
     loops["fcfs"](*args)
     bad = list(args)
     bad[3] = np.ones(n, dtype=np.int32)  # a size column of another integer type

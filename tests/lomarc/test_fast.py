@@ -8,6 +8,7 @@ the engine's counters. ``Simulation(fast=False)`` forces the general loop.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cosched.engine import Simulation
+from cosched.engine import Simulation, fastpath
 from cosched.engine.view import SystemView
 from cosched.lomarc import fast
 from cosched.lomarc.experiment import NODES, RUNS, cell_workload
@@ -52,6 +53,7 @@ def both(w: Workload, nodes: int, name: str, **params: Any) -> tuple[Any, Any]:
         policy = make_policy(name, **params)
         sim = Simulation(w, lomarc_platform(nodes), policy, fast=fast_path)
         assert fast.eligible(sim)
+        assert fastpath.eligible(sim) is not None  # the engine runs the compiled pass
         out.append((sim.run(), policy))
     return out[0], out[1]
 
@@ -93,6 +95,23 @@ def test_reproduction_workloads(workload: str, variant: str) -> None:
     assert_same(general, compiled)
     if variant != "PSS":
         assert compiled[1].counts["queue_pairs"] + compiled[1].counts["running_pairs"] > 0
+
+
+@pytest.mark.slow
+def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's loop with the LOMARC pass bound, compiled ahead of time (what a run of
+    10,000 jobs or more loads), gives the general loop's schedules too."""
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
+    from cosched.engine import aot
+
+    if aot.load_loop(fast.LOMARC_PASS, build=True) is None:
+        pytest.fail("the LOMARC event loop did not build")
+    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    w = cell_workload("paper-alpha", "W3", "M1", 0, 600)
+    for variant in ("L-R", "L-N", "AC", "PSS", "L-R-own"):
+        name, extra = RUNS[variant]
+        assert_same(*both(w, NODES, name, **extra))
 
 
 def test_general_loop_for_subclasses_and_checks() -> None:

@@ -24,7 +24,7 @@ from tests.nodeshare.test_invariants import RUNS, _setup
 from tests.nodeshare.test_reproduce import loaded_on_the_bench_path
 
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
-NODESHARE = [k for k in _aot.KERNELS if k[0].startswith("cosched.nodeshare.")]
+NODESHARE = list(_aot._kernels_in("nodeshare"))
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,8 @@ def test_each_family_builds_its_own_module(compiled: Any) -> None:
     # A batch run builds only the batch loop and the parser (5 s of CPU), not the
     # node-sharing kernels (12 s more): each group is its own module, keyed apart.
     assert {_aot._group(m) for m, _, _ in NODESHARE} == {"nodeshare"}
-    assert _aot._kernels_in("batch") == tuple(k for k in _aot.KERNELS if k not in NODESHARE)
+    assert {m for m, _, _ in NODESHARE} == {_book_kernels.__name__, _window_kernels.__name__}
+    assert not set(_aot._kernels_in("batch")) & set(NODESHARE)
     assert _aot.kernel_dir("batch") != _aot.kernel_dir("nodeshare")
     assert not hasattr(compiled, "batch_loop") and hasattr(compiled, "easy_pass")
 
@@ -115,8 +116,8 @@ def test_the_signature_reader_reads_what_numba_reads() -> None:
 
 
 def test_checked_refuses_what_the_compiled_code_would_misread(compiled: Any) -> None:
-    sig = dict(((m, f), s) for m, f, s in _aot.KERNELS)
-    jobs_on = _aot.Checked("jobs_on", compiled.jobs_on, sig[(_book_kernels.__name__, "jobs_on")])
+    sig = _book_kernels.SIGNATURES
+    jobs_on = _aot.Checked("jobs_on", compiled.jobs_on, sig["jobs_on"])
     # Two nodes of 3: node 0 holds jobs 4 and 7, node 2 holds job 5.
     node_jobs = np.array([[4, -1, 5], [7, -1, -1]], dtype=np.int64)
     count = np.array([2, 0, 1], dtype=np.int64)

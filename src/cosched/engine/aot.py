@@ -27,12 +27,13 @@ import numpy as np
 from cosched import _aot
 from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, variant
 
-__all__ = ["LOOP_SIGNATURE", "build_loop", "load_loop"]
+__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop"]
 
 #: The bound loop's arguments (:func:`cosched.engine.loop.event_loop`), every array
 #: C-contiguous.
 LOOP_SIGNATURE = (
-    "void(f8[::1], f8[::1], f8[::1], i8[::1], i8, i8[::1], f8[::1], f8[::1], f8[::1], i8[::1])"
+    "void(f8[::1], f8[::1], f8[::1], i8[::1], f8[:, ::1], i8, i8[::1], f8[::1], f8[::1], "
+    "f8[::1], i8[::1], i8[::1], i8[::1], f8[::1])"
 )
 
 
@@ -51,8 +52,18 @@ def _folder(spec: CompiledPass) -> Path:
 
 
 def _home(spec: CompiledPass) -> str:
-    """The module that defines ``spec`` (where the child finds it by name)."""
-    return spec.schedule.__module__
+    """The module that defines ``spec`` (where the child finds it by name): the module
+    of its ``arguments``, the Python side of a pass, defined beside it."""
+    return spec.arguments.__module__
+
+
+def is_built(spec: CompiledPass) -> bool:
+    """Whether ``spec``'s loop is built for this machine and source (a first run would
+    otherwise build it, or compile numba's loop when it cannot be built)."""
+    try:
+        return _aot._module_path(_folder(spec), _extension(spec)).is_file()
+    except OSError:
+        return False
 
 
 def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:
@@ -107,21 +118,27 @@ def build_loop(out: str, key: str, extension: str, module: str, name: str) -> No
 
 def _self_check(spec: CompiledPass, compiled: Callable[..., None]) -> None:
     """The compiled loop gives the plain loop's schedule on a small random workload in
-    which no job outlives its estimate (every pass accepts those)."""
+    which no job outlives its estimate (every pass accepts those), with the pass's
+    sample parameters (:attr:`CompiledPass.sample`)."""
     rng = np.random.default_rng(0)
     n = 300
     submit = np.sort(rng.integers(0, 2000, n)).astype(np.float64)
     run = rng.integers(1, 300, n).astype(np.float64)
     est = run + rng.integers(0, 200, n)
     size = rng.integers(1, 9, n).astype(np.int64)
-    iparams = np.full(4, -1, dtype=np.int64)  # e.g. EASY's window: none
-    fparams = np.zeros(4)
+    capacity, iparams, fparams, table = spec.sample(rng, n)
     got: list[np.ndarray] = []
     want: list[np.ndarray] = []
     for loop, out in ((compiled, got), (bound_loop(spec, compiled=False), want)):
         start, end = np.full(n, np.nan), np.full(n, np.nan)
-        stats = np.zeros(3 + spec.reports, dtype=np.int64)
-        loop(submit, run, est, size, 16, iparams, fparams, start, end, stats)
-        out += [start, end, stats]
+        order = np.zeros(n, dtype=np.int64)
+        placed = np.zeros(int(size.sum()) if spec.places else 0, dtype=np.int64)
+        stats = np.zeros(4 + spec.reports, dtype=np.int64)
+        fstats = np.zeros(spec.freports)
+        loop(
+            submit, run, est, size, table, capacity, iparams, fparams, start, end, order,
+            placed, stats, fstats,
+        )  # fmt: skip
+        out += [start, end, order, placed, stats, fstats]
     if not all(np.array_equal(a, b, equal_nan=True) for a, b in zip(got, want, strict=True)):
         raise RuntimeError(f"the compiled {spec.name} loop differs from its source")

@@ -2,7 +2,7 @@
 
 A policy with a compiled form declares it on its class
 (:meth:`Policy.compiled_pass <cosched.policies.base.Policy.compiled_pass>`) as a
-:class:`CompiledPass`: four functions in numba's subset of Python, written next to
+:class:`CompiledPass`: its functions in numba's subset of Python, written next to
 the policy, and the instance's parameters as two small arrays. :func:`bound_loop`
 binds them into a copy of :func:`cosched.engine.loop.event_loop` (each copy its own
 function, so numba's cache keeps one machine code per pass), plain or compiled by
@@ -38,21 +38,41 @@ class CompiledPass:
             ``queue[head:tail]``, and must drop the jobs it starts from it or leave them
             behind, started); ``wake``: a wake-up asked for, or NaN.
         ended: ``ended(store, state, jobs, j, now) -> state``: job ``j`` completed.
-        report: ``report(store, state, out)``: the pass's counters into ``out`` (an int64 array
-            of :attr:`reports` entries).
-        arguments: ``arguments(policy, columns) -> (iparams, fparams)`` for a policy
-            instance and the ``(submit, run, est, size)`` columns, or None when this
-            instance or workload needs the general loop.
-        absorb: ``absorb(policy, counters)``: the report's counters into the policy, as
-            the general loop leaves it.
-        helpers: the plain functions the four call (compiled with them), each after
-            those it calls.
+        report: ``report(store, state, out, fout)``: the pass's counters into ``out``
+            (an int64 array of :attr:`reports` entries) and ``fout`` (float64, of
+            :attr:`freports`).
+        arguments: ``arguments(policy, sim) -> (iparams, fparams)`` for a policy
+            instance and its :class:`~cosched.engine.simulation.Simulation`, or None when
+            this instance, platform or workload needs the general loop.
+        absorb: ``absorb(policy, counters, floats)``: the report's counters into the
+            policy, as the general loop leaves it.
+        table: ``table(policy, sim) -> array``: the pass's per-job inputs, one float64
+            row per job (:attr:`Jobs.table <cosched.engine.loop.Jobs.table>`); None: none.
+        rates: ``rates(store, state, jobs, ended, nended, chosen, k, now, who, rates) ->
+            (state, m)``: after the starts of an instant, the running jobs whose progress
+            rate changes, ``who[:m]`` to ``rates[:m]`` in the order the engine applies
+            them (``ended[:nended]``: the jobs that ended at this instant, ``chosen[:k]``
+            those that started). None: every job runs at rate 1, and the loop has no
+            rate changes.
+        places: the pass writes the nodes of each job it starts into
+            :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`, one slot on each;
+            the run's placements are then those.
+        helpers: the plain functions the pass's functions call, compiled with them and
+            inlined into them, each after those it calls.
+        calls: plain functions compiled out of line (numba's own calls, which LLVM may
+            still inline), each after those it calls and before the helpers that call
+            them: larger functions called from several places, which inlined would be
+            compiled again at every call.
         depends: functions compiled elsewhere that the pass calls (their source
             files name the compiled code too).
         idle_passes: whether the pass runs at instants with an empty queue.
         always_compiled: run the loop compiled whatever the workload's size (a pass
             that calls compiled functions loads numba anyway).
-        reports: how many counters ``report`` writes.
+        reports: how many counters ``report`` writes into ``out``.
+        freports: how many into ``fout``.
+        sample: ``sample(rng, n) -> (capacity, iparams, fparams, table)``: valid
+            arguments for a random workload of ``n`` jobs of 1-8 units, on which a
+            build checks the compiled loop against its source.
     """
 
     name: str
@@ -60,13 +80,31 @@ class CompiledPass:
     schedule: Callable[..., Any]
     ended: Callable[..., Any]
     report: Callable[..., Any]
-    arguments: Callable[[Any, Sequence[Any]], tuple[Sequence[int], Sequence[float]] | None]
-    absorb: Callable[[Any, list[int]], None] = field(default=lambda policy, counters: None)
+    arguments: Callable[[Any, Any], tuple[Sequence[int], Sequence[float]] | None]
+    absorb: Callable[[Any, list[int], list[float]], None] = field(
+        default=lambda policy, counters, floats: None
+    )
+    table: Callable[[Any, Any], Any] | None = None
+    rates: Callable[..., Any] | None = None
+    places: bool = False
     helpers: tuple[Callable[..., Any], ...] = ()
+    calls: tuple[Callable[..., Any], ...] = ()
     depends: tuple[Callable[..., Any], ...] = ()
     idle_passes: bool = False
     always_compiled: bool = False
     reports: int = 0
+    freports: int = 0
+    sample: Callable[[Any, int], tuple[int, Any, Any, Any]] = field(
+        default=lambda rng, n: _sample(n)
+    )
+
+
+def _sample(n: int) -> tuple[int, Any, Any, Any]:
+    """A batch pass's sample arguments: 16 units, parameters -1 (e.g. EASY's window:
+    none) and 0, no per-job inputs."""
+    import numpy as np
+
+    return 16, np.full(4, -1, dtype=np.int64), np.zeros(4), np.zeros((n, 0))
 
 
 def _source_hash(spec: CompiledPass) -> str:
@@ -74,7 +112,8 @@ def _source_hash(spec: CompiledPass) -> str:
     checks only the loop's own file; a changed pass must not reuse old machine code)."""
     h = hashlib.sha256()
     files = {loop.__file__}
-    for f in (spec.init, spec.schedule, spec.ended, spec.report, *spec.helpers, *spec.depends):
+    hooks = (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
+    for f in (*hooks, *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)
     for path in sorted(files):
         with open(path, "rb") as fh:
@@ -118,16 +157,21 @@ def _njit(f: Callable[..., Any], *, inline: bool = True) -> Any:
 
 
 def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
-    """The names the bound loop calls: the pass's four functions (their helpers
+    """The names the bound loop calls: the pass's functions (their helpers
     rebound to compiled ones when ``compiled``) and the loop's own helpers."""
     helpers: dict[str, Any] = {}
     if compiled:
+        for h in spec.calls:  # each may call those listed before it
+            got = _JIT.get(h)
+            if got is None:
+                got = _JIT[h] = _njit(_rebind(h, helpers, h.__qualname__), inline=False)
+            helpers[h.__name__] = got
         for h in spec.helpers:  # each may call those listed before it
             got = _JIT.get(h)
             if got is None:
                 got = _JIT[h] = _njit(_rebind(h, helpers, h.__qualname__))
             helpers[h.__name__] = got
-        for h in (loop.heap_push, loop.heap_pop, loop._wake_push, loop._wake_pop):
+        for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
             helpers[h.__name__] = _njit(h)
     names: dict[str, Any] = dict(helpers)
     for slot, f in (
@@ -135,10 +179,12 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
         ("policy_ended", spec.ended),
         ("policy_pass", spec.schedule),
         ("policy_report", spec.report),
+        ("policy_rates", spec.rates or loop.no_rates),
     ):
         g = _rebind(f, helpers, f"{f.__qualname__}_{tag}") if compiled else f
         names[slot] = _njit(g) if compiled else g
     names["IDLE_PASSES"] = spec.idle_passes
+    names["RATES"] = spec.rates is not None
     return names
 
 

@@ -4,15 +4,15 @@
 :func:`try_run` first. A policy class with a compiled form declares its pass
 (:meth:`~cosched.policies.base.Policy.compiled_pass`, a
 :class:`~cosched.engine.compiled.CompiledPass`: FCFS, EASY and conservative
-backfilling), and the whole simulation is then one call of the event loop
-(:mod:`cosched.engine.loop`) with that pass bound, on numpy columns: no
-:class:`~cosched.workload.job.Job` object, no decision object, no policy call per pass.
-It runs when nothing needs the general loop (a workload in memory, no rate model, no
-node ledger, no capacity checks) and the pass accepts the instance and the workload
-(its ``arguments``). A family with a compiled loop of its own runs it through
-:meth:`~cosched.policies.base.Policy.compiled_run`. Every other case runs the general
-loop, unchanged. The schedules, the engine counters and the result table are the same
-on every path (``tests/engine/test_fastpath.py``).
+backfilling, the built-in LOMARC variants), and the whole simulation is then one call
+of the event loop (:mod:`cosched.engine.loop`) with that pass bound, on numpy columns:
+no :class:`~cosched.workload.job.Job` object, no decision object, no policy call per
+pass. It runs when nothing needs the general loop (a workload in memory, no capacity
+checks; a rate model only for a pass with rate changes, a node ledger only for one that
+places its jobs) and the pass accepts the instance and the simulation (its
+``arguments``). Every other case runs the general loop, unchanged. The schedules, the
+engine counters and the result table are the same on every path
+(``tests/engine/test_fastpath.py``, ``tests/lomarc/test_fast.py``).
 
 The loop runs compiled for large workloads and as plain Python for smaller ones. The
 compiled loop is the one :mod:`cosched.engine.aot` compiled ahead of time when it is
@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass, bound_loop
+from cosched.engine.decisions import on_nodes
+from cosched.engine.jit import announced
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation, SimulationResult
@@ -64,11 +66,12 @@ AOT_BUILD_FROM = 10_000
 
 
 class Plan(NamedTuple):
-    """What the fast path runs: a pass and its instance's parameters."""
+    """What the fast path runs: a pass, its instance's parameters and per-job inputs."""
 
     spec: CompiledPass
     iparams: np.ndarray
     fparams: np.ndarray
+    table: np.ndarray
 
 
 def _forced_compile_from() -> int | None:
@@ -107,23 +110,29 @@ def _loop(spec: CompiledPass, n: int) -> Callable[..., None]:
 def eligible(sim: Simulation) -> Plan | None:
     """The pass and parameters the fast path runs ``sim`` with, or None when the
     general loop must run."""
-    if sim.rate_model is not None or sim.placing or sim.check or sim.streamed:
+    if sim.check or sim.streamed:
         return None
     spec = type(sim.policy).compiled_pass()
     if spec is None:
         return None
-    args = spec.arguments(sim.policy, sim.columns)
+    if (sim.rate_model is not None and spec.rates is None) or (sim.placing and not spec.places):
+        return None
+    args = spec.arguments(sim.policy, sim)
     if args is None:
         return None
     iparams, fparams = args
-    return Plan(spec, np.array(iparams, dtype=np.int64), np.array(fparams, dtype=np.float64))
+    n = sim.n_jobs
+    table = np.zeros((n, 0)) if spec.table is None else spec.table(sim.policy, sim)
+    return Plan(
+        spec,
+        np.array(iparams, dtype=np.int64),
+        np.array(fparams, dtype=np.float64),
+        np.ascontiguousarray(table, dtype=np.float64),
+    )
 
 
 def try_run(sim: Simulation) -> SimulationResult | None:
     """Run ``sim`` on the fast path and return its result, or None if it is not eligible."""
-    result = sim.policy.compiled_run(sim)
-    if result is not None:
-        return result
     plan = eligible(sim)
     if plan is None:
         return None
@@ -133,9 +142,30 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     submit, run, est, size = (np.ascontiguousarray(c).copy() for c in sim.columns)
     start = np.full(n, np.nan)
     end = np.full(n, np.nan)
-    stats = np.zeros(3 + spec.reports, dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    placed = np.zeros(int(size.sum()) if spec.places else 0, dtype=np.int64)
+    stats = np.zeros(4 + spec.reports, dtype=np.int64)
+    fstats = np.zeros(spec.freports, dtype=np.float64)
     loop = _loop(spec, n)
-    loop(submit, run, est, size, sim.capacity, plan.iparams, plan.fparams, start, end, stats)
+    with announced(f"the {spec.name} event loop", loop):  # numba's, when not built
+        loop(
+            submit, run, est, size, plan.table, sim.capacity, plan.iparams, plan.fparams,
+            start, end, order, placed, stats, fstats,
+        )  # fmt: skip
     counters: list[Any] = stats.tolist()
-    spec.absorb(sim.policy, counters[3:])
-    return sim.finish_compiled(start, end, passes=counters[0], decisions=counters[1])
+    spec.absorb(sim.policy, counters[4:], fstats.tolist())
+    passes, decisions, started, changes = counters[:4]
+    if not spec.places:
+        return sim.finish_compiled(start, end, passes=passes, decisions=decisions)
+    # Where each job ran, in start order: one slot on each of its nodes.
+    pairs = on_nodes(range(sim.capacity), 1)
+    flat = list(map(pairs.__getitem__, placed.tolist()))
+    sizes = size.tolist()
+    offs = [0] * n
+    for i in range(1, n):
+        offs[i] = offs[i - 1] + sizes[i - 1]
+    placements = {j: tuple(flat[offs[j] : offs[j] + sizes[j]]) for j in order[:started].tolist()}
+    return sim.finish_compiled(
+        start, end, passes=passes, decisions=decisions, placements=placements, slots=sizes,
+        rate_changes=changes if spec.rates is not None else None,
+    )  # fmt: skip

@@ -2,7 +2,8 @@
 
 A numba kernel's first call in a process either loads its machine code from numba's
 cache (a fraction of a second) or, on a fresh install or after an upgrade, compiles it
-(about 30 s for the LOMARC kernel, 2 min for the time-sharing kernel).
+(2 min for the time-sharing kernel; the engine's event loop with a pass bound, when it
+cannot be compiled ahead of time).
 :func:`announced` wraps such a call: if, after a moment, the kernel still has no
 compiled form in this process, numba is compiling it, and one line on stderr says so,
 completed by the compile's time when it ends. Loading from the cache, or a kernel

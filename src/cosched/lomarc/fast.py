@@ -1,14 +1,14 @@
-"""The fast path of the built-in LOMARC policies: the compiled loop of
-:mod:`cosched.lomarc._kernel`, selected automatically.
+"""The built-in LOMARC policies' compiled pass (:data:`LOMARC_PASS`, its functions in
+:mod:`cosched.lomarc._kernel`) on the engine's event loop, selected automatically.
 
-:meth:`Lomarc.compiled_run <cosched.lomarc.policies.Lomarc.compiled_run>` hands a
-simulation here (the engine's fast path asks every policy first). It runs on the
-compiled loop when the policy is one of the built-in variants itself (not a subclass:
-a user's subclass keeps the Python interface and the general loop), with its own rate
-model (or none, for PSS), on the paper's machine
-(:func:`~cosched.lomarc.policies.lomarc_platform` of any size), without capacity
-checks, on a workload in memory with the profile columns (a progress callback hears of
-the end only, as on the batch fast path). Otherwise the general loop runs, unchanged.
+:meth:`Lomarc.compiled_pass <cosched.lomarc.policies.Lomarc.compiled_pass>` declares it
+for the built-in variants themselves (not a subclass: a user's subclass keeps the
+Python interface and the general loop). The engine's fast path
+(:mod:`cosched.engine.fastpath`) runs it when :func:`arguments` accepts the simulation:
+the variant's own rate model (or none, for PSS), the paper's machine
+(:func:`~cosched.lomarc.policies.lomarc_platform` of any size), no capacity checks, a
+workload in memory with the profile columns (a progress callback hears of the end
+only, as on the batch fast path). Otherwise the general loop runs, unchanged.
 Schedules, placements, the policy's counters and the engine's are the same on both
 paths (``tests/lomarc/test_fast.py``).
 """
@@ -19,17 +19,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosched.engine.decisions import on_nodes
+from cosched.engine.compiled import CompiledPass
+from cosched.lomarc import _kernel as K
 from cosched.lomarc import policies as P
-from cosched.lomarc.matching import Funnel
+from cosched.lomarc.matching import (
+    Funnel,
+    classes_match,
+    expected_arrivals,
+    response_impact,
+    u_gain,
+)
 from cosched.lomarc.rates import PairRates
+from cosched.lomarc.search import pair_ends
+from cosched.lomarc.slowdown import FORMULAS, pair_value, shared_cost
 
 if TYPE_CHECKING:
-    from cosched.engine.simulation import Simulation, SimulationResult
+    from cosched.engine.simulation import Simulation
 
-__all__ = ["BUILT_IN", "eligible", "try_run"]
+__all__ = ["BUILT_IN", "LOMARC_PASS", "arguments", "eligible"]
 
-#: The policies the compiled loop runs (exact types).
+#: The policies the compiled pass runs (exact types).
 BUILT_IN: frozenset[type] = frozenset(
     {
         P.Lomarc,
@@ -43,12 +52,12 @@ BUILT_IN: frozenset[type] = frozenset(
         P.LomarcFM,
     }
 )
-_SEARCH = {"queue": 0, "adjacent": 1, "none": 2}
-_HEURISTIC = {"u1": 0, "u2": 1, "response": 2, "first": 3}
+_SEARCH = {"queue": K.SEARCH_QUEUE, "adjacent": K.SEARCH_ADJACENT, "none": K.SEARCH_NONE}
+_HEURISTIC = {"u1": K.U1, "u2": K.U2, "response": K.RESPONSE, "first": K.FIRST}
 
 
 def eligible(sim: Simulation) -> bool:
-    """Whether ``sim`` may run on the compiled loop (see the module docstring)."""
+    """Whether ``sim`` may run on the compiled pass (see the module docstring)."""
     policy = sim.policy
     if type(policy) not in BUILT_IN or sim.check:
         return False
@@ -67,87 +76,104 @@ def eligible(sim: Simulation) -> bool:
     return all(c in cols for c in P.LOMARC_COLUMNS)
 
 
-def try_run(sim: Simulation) -> SimulationResult | None:
-    """Run ``sim`` on the compiled loop; None when it is not :func:`eligible`."""
+def arguments(policy: P.Lomarc, sim: Simulation) -> tuple[list[int], list[float]] | None:
+    """The pass's parameters (``iparams``: hyperthreaded, check_match,
+    medium_long_only, search code, running, heuristic code, pairing, predict, arrivals
+    ``queue``, weak_spare given, max_slowdown given, aging_time given, the formula's
+    index in FORMULAS, nodes; ``fparams``: weak_spare, max_slowdown, mem_slowdown,
+    aging_time, bound, the standard CPU's overlap factor), or None when ``sim`` needs
+    the general loop."""
     if not eligible(sim):
         return None
-    from cosched.engine.jit import announced
-    from cosched.lomarc._kernel import lomarc_loop
+    model = policy._rules.model
+    ints = [
+        model.hyperthreaded,
+        policy.check_match,
+        policy.medium_long_only,
+        _SEARCH[policy.search],
+        policy.running,
+        _HEURISTIC[policy.heuristic],
+        policy.pairing,
+        policy.predict,
+        policy.arrivals == "queue",
+        policy.weak_spare is not None,
+        policy.max_slowdown is not None,
+        policy.aging_time is not None,
+        FORMULAS.index(model.formula),
+        sim.platform.nodes,
+    ]
+    floats = [
+        policy.weak_spare or 0.0,
+        policy.max_slowdown or 0.0,
+        model.mem_slowdown,
+        policy.aging_time or 0.0,
+        policy.bound,
+        model.standard_cpu_factor,
+    ]
+    return [int(x) for x in ints], floats
 
-    policy = sim.policy
-    assert isinstance(policy, P.Lomarc)
-    n = sim.n_jobs
+
+def table(policy: P.Lomarc, sim: Simulation) -> np.ndarray:
+    """One row per job: class (as ``profile_of`` reads it, an integer), CPU, network,
+    disk, memory, the CPU-pairing draw (2 without the column, as ``profile_of``)."""
     cols = sim.workload.columns
-    submit, run, est, size = (np.array(c) for c in sim.columns)
-    f64 = np.float64
-    # One row per job: class (as profile_of reads it, an integer), CPU, network, disk,
-    # memory, the CPU-pairing draw (2 without the column, as profile_of).
-    prof = np.empty((n, 6), dtype=f64)
+    prof = np.empty((sim.n_jobs, 6), dtype=np.float64)
     prof[:, 0] = np.asarray(cols["lomarc_class"]).astype(np.int64)
     for k, c in enumerate(P.LOMARC_COLUMNS[1:], 1):
         prof[:, k] = cols[c]
     prof[:, 5] = cols.get("lomarc_cpu_slowdown", 2.0)
-    model = policy._rules.model
-    iparams = np.array(
-        [
-            model.hyperthreaded,
-            policy.check_match,
-            policy.medium_long_only,
-            _SEARCH[policy.search],
-            policy.running,
-            _HEURISTIC[policy.heuristic],
-            policy.pairing,
-            policy.predict,
-            policy.arrivals == "queue",
-            policy.weak_spare is not None,
-            policy.max_slowdown is not None,
-            policy.aging_time is not None,
-        ],
-        dtype=np.int64,
-    )
-    fparams = np.array(
-        [
-            policy.weak_spare or 0.0,
-            policy.max_slowdown or 0.0,
-            model.mem_slowdown,
-            policy.aging_time or 0.0,
-            policy.bound,
-            model.standard_cpu_factor,
-        ],
-        dtype=f64,
-    )
-    start = np.full(n, np.nan)
-    end = np.full(n, np.nan)
-    off = np.zeros(n, dtype=np.int64)
-    np.cumsum(size[:-1], out=off[1:])
-    jnodes = np.zeros(int(size.sum()), dtype=np.int64)
-    order = np.zeros(n, dtype=np.int64)
-    funnel = np.zeros(9, dtype=np.int64)
-    counts = np.zeros(2, dtype=np.int64)
-    stats = np.zeros(3, dtype=np.int64)
-    arrivals_f = np.zeros(4, dtype=f64)
-    arrivals_i = np.zeros(2, dtype=np.int64)
-    with announced("the LOMARC kernel", lomarc_loop):
-        lomarc_loop(
-            submit, run, est, size, prof, sim.platform.nodes, iparams, fparams,
-            model.formula, start, end, jnodes, off, order, funnel, counts, stats,
-            arrivals_f, arrivals_i,
-        )  # fmt: skip
-    # The policy's state as the general loop leaves it.
-    policy.funnel = Funnel(*funnel.tolist())
-    policy.counts["queue_pairs"] = int(counts[0])
-    policy.counts["running_pairs"] = int(counts[1])
+    return prof
+
+
+def absorb(policy: P.Lomarc, counters: list[int], floats: list[float]) -> None:
+    """The policy's state as the general loop leaves it."""
+    f = K.FUNNEL
+    policy.funnel = Funnel(*counters[:f])
+    policy.counts["queue_pairs"] = counters[f]
+    policy.counts["running_pairs"] = counters[f + 1]
     arr = policy._arrivals
-    arr.first, arr.last, arr.short_work, arr.long_work = arrivals_f.tolist()
-    arr.count, arr.short_count = arrivals_i.tolist()
-    # The engine's record of where each job ran, in start order.
-    # ``on_nodes(nodes, 1)`` of each job, from one (node, 1) pair per node.
-    pairs = on_nodes(range(sim.platform.nodes), 1)
-    flat = list(map(pairs.__getitem__, jnodes.tolist()))
-    offs, sizes = off.tolist(), size.tolist()
-    placed = {i: tuple(flat[offs[i] : offs[i] + sizes[i]]) for i in order.tolist()}
-    passes, decisions, rate_changes = stats.tolist()
-    return sim.finish_compiled(
-        start, end, passes=passes, decisions=decisions, placements=placed, slots=sizes,
-        rate_changes=rate_changes,
-    )  # fmt: skip
+    arr.first, arr.last, arr.short_work, arr.long_work = floats
+    arr.count, arr.short_count = counters[f + 2 : f + 4]
+
+
+def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """LOMARC-R on 16 hyperthreaded nodes, random profiles: the build's check."""
+    ints = [1, 1, 1, K.SEARCH_QUEUE, 1, K.RESPONSE, 1, 1, 1, 0, 0, 0, 0, 16]
+    floats = [0.0, 0.0, 1.5, 0.0, 10.0, 1.0]
+    prof = rng.random((n, 6))
+    prof[:, 0] = rng.integers(0, 4, n)
+    prof[:, 4] *= 0.7
+    prof[:, 5] = 1.0 + rng.random(n)
+    return 16, np.array(ints, dtype=np.int64), np.array(floats), prof
+
+
+LOMARC_PASS = CompiledPass(
+    name="lomarc",
+    init=K.lomarc_init,
+    schedule=K.lomarc_pass,
+    ended=K.lomarc_ended,
+    report=K.lomarc_report,
+    rates=K.lomarc_rates,
+    arguments=arguments,
+    table=table,
+    absorb=absorb,
+    places=True,
+    calls=(
+        shared_cost,
+        pair_value,
+        classes_match,
+        u_gain,
+        response_impact,
+        expected_arrivals,
+        pair_ends,
+        K._cpu_factor,
+        K._pair_sl,
+        K._screen,
+        K._put,
+    ),
+    idle_passes=True,
+    always_compiled=True,
+    reports=K.REPORTS,
+    freports=K.FREPORTS,
+    sample=sample,
+)

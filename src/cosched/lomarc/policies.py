@@ -47,8 +47,9 @@ from typing import Literal
 
 import numpy as np
 
+from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision
-from cosched.engine.simulation import RateModel, Simulation, SimulationResult
+from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules, may_screen
@@ -203,11 +204,13 @@ class Lomarc(Policy):
         """Pair slowdowns as progress rates (None for PSS: rates stay 1)."""
         return PairRates(self._profiles) if self.pairing else None
 
-    def compiled_run(self, sim: Simulation) -> SimulationResult | None:
-        """The built-in variants' compiled loop (:mod:`cosched.lomarc.fast`)."""
-        from cosched.lomarc.fast import try_run
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """The built-in variants' compiled pass (:mod:`cosched.lomarc.fast`); not a
+        user's subclass's."""
+        from cosched.lomarc.fast import BUILT_IN, LOMARC_PASS
 
-        return try_run(sim)
+        return LOMARC_PASS if cls in BUILT_IN else None
 
     def assumptions(self) -> list[str]:
         """The slowdown model in force (section 6.1 of the paper)."""

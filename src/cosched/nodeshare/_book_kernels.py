@@ -18,16 +18,19 @@ window's scan (:mod:`cosched.nodeshare._window_kernels`).
 The functions are marked with :func:`cosched._aot.kernel`, not compiled at import (so
 importing this module loads no numba). Callers take the compiled forms from
 ``cosched._aot.kernels(__name__)``: compiled ahead of time (the ones in
-:data:`cosched._aot.KERNELS`) or by numba (``cache=True``; :func:`cosched._aot.jitted`
-then replaces this module's functions with numba's, in place). Until then they run as
-plain Python on the same arrays, with the same results.
+:data:`SIGNATURES`, with the window's, as the group :data:`GROUP`) or by numba
+(``cache=True``; :func:`cosched._aot.jitted` then replaces this module's functions with
+numba's, in place). Until then they run as plain Python on the same arrays, with the
+same results.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 
-from cosched._aot import kernel
+from cosched._aot import B1, B2, F1, F2, I1, I2, Group, kernel, register, tuple_of
 
 #: A node's state code counts its jobs per class in base 8: ``low + 8 x moderate + 64 x
 #: high`` (a job of class ``s`` adds ``BASE ** s``; cap <= 7 jobs a node).
@@ -297,3 +300,56 @@ def new_factors(
             rate[n] = 1.0 / f
             n += 1
     return n
+
+
+# -- compiled ahead of time (cosched._aot) ----------------------------------------------
+
+#: The arrays of NodeBook.fit_arrays, as the window kernels receive them.
+BOOK_ARRAYS = tuple_of(I1, I1, I1, F1, B2)
+
+#: The kernels called from Python (:class:`~cosched.nodeshare.placement.NodeBook`,
+#: :class:`~cosched.nodeshare.running.RunningJobs`), with the arrays their callers pass.
+SIGNATURES = {
+    "choose": f"Tuple((i8, f8))({F1}, {F2}, f8)",
+    "co_pressure": f"f8({I1}, {F1}, f8)",
+    "fit_row": f"b1(i8, {I1}, {I1}, {F1}, {I1}, {I1}, {I1}, {F1}, {B2}, {I1})",
+    "jobs_on": f"{I1}({I1}, {I2}, {I1})",
+    "move": (
+        f"Tuple((b1, i8))(i8, {I1}, i8, i8, i8, {I1}, {I1}, {I1}, {I1}, {I1}, {I1},"
+        f" {I1}, {B1}, {F1}, {F1}, {I2}, {I1}, i8)"
+    ),
+    "new_factors": (
+        f"i8({I1}, {I2}, {I1}, {F1}, {I1}, {F1}, {F1}, {F1}, {F1}, {F1}, {B1}, {I1}, {F1})"
+    ),
+    "take": f"i8(i8, i8, i8, {I1}, {I1}, {I1}, {I1}, {B2}, {I1}, {I1}, {I1})",
+}
+
+#: The node-sharing family's kernels, built as one module (this one's and the window's).
+GROUP = Group(
+    "nodeshare",
+    "_cosched_nodeshare",
+    (__name__, "cosched.nodeshare._window_kernels"),
+    f"{__name__}:self_check",
+)
+register(GROUP)
+
+
+def self_check(module: ModuleType) -> None:
+    """The node-sharing kernels as compiled (``module``) give their source's results on
+    small cases (whole schedules are compared in tests/nodeshare/test_compiled.py)."""
+    from cosched.nodeshare import _window_kernels as window
+
+    row = np.array([0.5, np.nan, 0.0])
+    coef = np.array([[1.0, 0.1], [0.5, 0.0], [1.2, 0.0]])
+    node_jobs = np.array([[4, -1, 5], [7, -1, -1]], dtype=np.int64)
+    count = np.array([2, 0, 1], dtype=np.int64)
+    nodes = np.array([2, 0], dtype=np.int64)
+    queued = np.array([True, False, True, True, False, True])
+    cases = [
+        (module.choose(row, coef, 0.4), choose(row, coef, 0.4)),
+        (module.jobs_on(nodes, node_jobs, count), jobs_on(nodes, node_jobs, count)),
+        (module.queued_after(queued, 1, 6, 2), window.queued_after(queued, 1, 6, 2)),
+    ]
+    for got, want in cases:
+        if not np.array_equal(np.asarray(got), np.asarray(want)):
+            raise RuntimeError("a compiled node-sharing kernel differs from its source")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosched._aot import kernel
-from cosched.nodeshare._book_kernels import BASE, choose, fit_row, move, take
+from cosched._aot import B1, F1, F2, F3, I1, I2, kernel, tuple_of
+from cosched.nodeshare._book_kernels import BASE, BOOK_ARRAYS, choose, fit_row, move, take
 
 __all__ = [
     "NOTHING",
@@ -440,3 +440,27 @@ def node_shadow(
     for n in range(nodes):
         relevant[n] = empty_at[n] <= shadow
     return shadow, free + by_shadow - need, True
+
+
+# -- compiled ahead of time (cosched._aot, the group of _book_kernels) -------------------
+
+#: WindowScan's per-key table, as the kernels receive it.
+_KEYS = tuple_of(I1, I2, I2, F2, B1, I1)
+
+#: The kernels called from Python (:class:`~cosched.nodeshare.window.WindowScan` and
+#: nodeshare-easy's pass), with the arrays their callers pass (``WindowScan._arrays``,
+#: ``NodeBook``'s fit arrays, links and state).
+SIGNATURES = {
+    "easy_pass": (
+        f"Tuple((i8, i8, i8, i8, i8))(i8, {I1}, {B1}, i8, i8, {F1}, f8, {B1},"
+        f" {tuple_of(I1, B1, F3, F1, F1, I1)}, {_KEYS}, {I1}, {B1}, {I2}, {F1}, {I1},"
+        f" {BOOK_ARRAYS}, {tuple_of(*[I1] * 5)}, {tuple_of(I1, I1, B1, F1, F1, I2, I1)},"
+        f" i8, i8, {I1}, {tuple_of(*[I1] * 4)}, {F1}, {I2})"
+    ),
+    "node_shadow": f"Tuple((f8, i8, b1))({F1}, {I2}, {I1}, f8, i8, {B1})",
+    "queued_after": f"{I1}({B1}, i8, i8, i8)",
+    "scan": (
+        f"Tuple((i8, i8))({I1}, i8, {I1}, {_KEYS}, {B1}, {I2}, {B1}, {F3}, {F1}, {F1},"
+        f" f8, f8, i8, {B1}, i8, {BOOK_ARRAYS}, {I1}, {I1}, {I1}, {I1})"
+    ),
+}

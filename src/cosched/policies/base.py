@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import importlib.metadata
 
     from cosched.engine.compiled import CompiledPass
-    from cosched.engine.simulation import RateModel, Simulation, SimulationResult
+    from cosched.engine.simulation import RateModel
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -114,13 +114,6 @@ class Policy(abc.ABC):
         event loop (:mod:`cosched.engine.loop`), or None (the default): the general
         loop calls :meth:`schedule`. A class returns its pass only for itself, not for
         subclasses, whose ``schedule`` may differ."""
-        return None
-
-    def compiled_run(self, sim: Simulation) -> SimulationResult | None:
-        """The whole simulation ``sim`` run by a family's own compiled loop, or None
-        (the default) to let the engine decide: for a family whose pass places jobs on
-        nodes and changes their rates, which the engine's compiled loop does not
-        model."""
         return None
 
     def check_platform(self, platform: Platform) -> None:

@@ -16,9 +16,9 @@ later, again and again, and reservations that depended on them move later (count
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from cosched.policies._profile_kernels import add, advance, coalesce, compress, 
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.profile import Profile
 from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
 
 __all__ = ["OVERRUN_GRACE", "ConservativeBackfilling"]
 
@@ -350,20 +353,24 @@ def conservative_pass(
     return state, head, w, k, wake
 
 
-def conservative_report(store: ConservativeStore, s: ConservativeState, out: Any) -> None:
+def conservative_report(
+    store: ConservativeStore, s: ConservativeState, out: Any, fout: Any
+) -> None:
     out[0] = s.delayed
 
 
 def _conservative_arguments(
-    policy: ConservativeBackfilling, columns: Sequence[Any]
+    policy: ConservativeBackfilling, sim: Simulation
 ) -> tuple[list[int], list[float]] | None:
-    _, run, est, _ = columns
+    _, run, est, _ = sim.columns
     if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
         return None
     return [], []
 
 
-def _conservative_absorb(policy: ConservativeBackfilling, counters: list[int]) -> None:
+def _conservative_absorb(
+    policy: ConservativeBackfilling, counters: list[int], floats: list[float]
+) -> None:
     policy.delayed = counters[0]
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from cosched.policies.reservation import (
     shadow_walk,
 )
 from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
 
 __all__ = ["EasyBackfilling", "shadow_time"]
 
@@ -260,12 +263,12 @@ def easy_pass(
     return state, head, w, k, math.nan
 
 
-def easy_report(store: EasyStore, state: EasyState, out: Any) -> None:
+def easy_report(store: EasyStore, state: EasyState, out: Any, fout: Any) -> None:
     """EASY has no counters of its own."""
 
 
 def _easy_arguments(
-    policy: EasyBackfilling, columns: Sequence[Any]
+    policy: EasyBackfilling, sim: Simulation
 ) -> tuple[list[int], list[float]] | None:
     if policy.order != "submit":
         return None

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.orders import ORDERS, ordered
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
 
 __all__ = ["Fcfs"]
 
@@ -92,11 +94,11 @@ def fcfs_pass(
     return state, head, tail, k, math.nan
 
 
-def fcfs_report(store: int, state: int, out: Any) -> None:
+def fcfs_report(store: int, state: int, out: Any, fout: Any) -> None:
     """FCFS has no counters of its own."""
 
 
-def _fcfs_arguments(policy: Fcfs, columns: Sequence[Any]) -> tuple[list[int], list[float]] | None:
+def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> tuple[list[int], list[float]] | None:
     return ([], []) if policy.order == "submit" else None
 
 

@@ -44,19 +44,22 @@ class CompiledPass:
         arguments: ``arguments(policy, sim) -> (iparams, fparams)`` for a policy
             instance and its :class:`~cosched.engine.simulation.Simulation`, or None when
             this instance, platform or workload needs the general loop.
-        absorb: ``absorb(policy, counters, floats)``: the report's counters into the
-            policy, as the general loop leaves it.
-        table: ``table(policy, sim) -> array``: the pass's per-job inputs, one float64
-            row per job (:attr:`Jobs.table <cosched.engine.loop.Jobs.table>`); None: none.
+        absorb: ``absorb(policy, counters, floats, table)``: the report's counters and
+            the table's output columns into the policy, as the general loop leaves it.
+        table: ``table(policy, sim) -> array``: the pass's per-job columns, one float64
+            row per job (:attr:`Jobs.table <cosched.engine.loop.Jobs.table>`): its
+            inputs, and room for per-job outputs; None: none.
         rates: ``rates(store, state, jobs, ended, nended, chosen, k, now, who, rates) ->
             (state, m)``: after the starts of an instant, the running jobs whose progress
             rate changes, ``who[:m]`` to ``rates[:m]`` in the order the engine applies
             them (``ended[:nended]``: the jobs that ended at this instant, ``chosen[:k]``
             those that started). None: every job runs at rate 1, and the loop has no
             rate changes.
-        places: the pass writes the nodes of each job it starts into
-            :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`, one slot on each;
-            the run's placements are then those.
+        places: the pass writes the node of each unit of each job it starts into
+            :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>` (nodes in
+            nondecreasing order within a job); the run's placements are then those, a
+            unit taking the slots of one unit of the platform (a node's cores in node
+            allocation, one slot in core allocation).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
@@ -81,8 +84,8 @@ class CompiledPass:
     ended: Callable[..., Any]
     report: Callable[..., Any]
     arguments: Callable[[Any, Any], tuple[Sequence[int], Sequence[float]] | None]
-    absorb: Callable[[Any, list[int], list[float]], None] = field(
-        default=lambda policy, counters, floats: None
+    absorb: Callable[[Any, list[int], list[float], Any], None] = field(
+        default=lambda policy, counters, floats, table: None
     )
     table: Callable[[Any, Any], Any] | None = None
     rates: Callable[..., Any] | None = None

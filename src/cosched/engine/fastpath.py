@@ -36,6 +36,8 @@ import numpy as np
 from cosched.engine.compiled import CompiledPass, bound_loop
 from cosched.engine.decisions import on_nodes
 from cosched.engine.jit import announced
+from cosched.engine.ledger import Placement
+from cosched.platform import Allocation
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation, SimulationResult
@@ -153,19 +155,53 @@ def try_run(sim: Simulation) -> SimulationResult | None:
             start, end, order, placed, stats, fstats,
         )  # fmt: skip
     counters: list[Any] = stats.tolist()
-    spec.absorb(sim.policy, counters[4:], fstats.tolist())
+    spec.absorb(sim.policy, counters[4:], fstats.tolist(), plan.table)
     passes, decisions, started, changes = counters[:4]
-    if not spec.places:
-        return sim.finish_compiled(start, end, passes=passes, decisions=decisions)
-    # Where each job ran, in start order: one slot on each of its nodes.
-    pairs = on_nodes(range(sim.capacity), 1)
-    flat = list(map(pairs.__getitem__, placed.tolist()))
-    sizes = size.tolist()
-    offs = [0] * n
-    for i in range(1, n):
-        offs[i] = offs[i - 1] + sizes[i - 1]
-    placements = {j: tuple(flat[offs[j] : offs[j] + sizes[j]]) for j in order[:started].tolist()}
+    rate_changes = changes if spec.rates is not None else None
+    if not (spec.places and sim.placing):
+        return sim.finish_compiled(
+            start, end, passes=passes, decisions=decisions, rate_changes=rate_changes
+        )
+    placements, slots = _placements(sim, placed, size, order[:started])
     return sim.finish_compiled(
-        start, end, passes=passes, decisions=decisions, placements=placements, slots=sizes,
-        rate_changes=changes if spec.rates is not None else None,
+        start, end, passes=passes, decisions=decisions, placements=placements, slots=slots,
+        rate_changes=rate_changes,
     )  # fmt: skip
+
+
+def _placements(
+    sim: Simulation, placed: np.ndarray, size: np.ndarray, order: np.ndarray
+) -> tuple[dict[int, Placement], list[int]]:
+    """Where each job ran, in start order, from the node of each of its units
+    (:attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`), and the slots each holds:
+    a unit takes the slots of one of the platform's units on its node (a node's cores
+    in node allocation, one in core allocation); a job's units on one node are one
+    entry."""
+    p = sim.platform
+    per = p.cores if p.allocation is Allocation.NODES else 1
+    n = len(size)
+    sizes = size.tolist()
+    offs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=offs[1:])
+    nodes = placed.tolist()
+    # Units of one job on one node sit next to each other (nondecreasing nodes).
+    inner = np.ones(len(placed), dtype=bool)
+    inner[offs[:-1][size > 0]] = False
+    repeats = bool(np.any((placed[1:] == placed[:-1]) & inner[1:]))
+    first = offs.tolist()
+    placements: dict[int, Placement]
+    if not repeats:  # one entry per unit
+        pairs = on_nodes(range(p.nodes), per)
+        flat = list(map(pairs.__getitem__, nodes))
+        placements = {j: tuple(flat[first[j] : first[j + 1]]) for j in order.tolist()}
+    else:
+        placements = {}
+        for j in order.tolist():
+            entries: list[tuple[int, int]] = []
+            for node in nodes[first[j] : first[j + 1]]:
+                if entries and entries[-1][0] == node:
+                    entries[-1] = (node, entries[-1][1] + per)
+                else:
+                    entries.append((node, per))
+            placements[j] = tuple(entries)
+    return placements, [s * per for s in sizes]

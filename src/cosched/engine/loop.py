@@ -20,7 +20,8 @@ step for step, for a policy that supplies a *compiled pass*
 * for a pass with a ``rates`` hook, the rate changes it names, in its order, as
   :meth:`Simulation.set_rate <cosched.engine.simulation.Simulation.set_rate>` makes
   them: the work done so far kept, the completion re-planned at the new rate, the
-  believed end (``est_end``) moved.
+  believed end (``est_end``) moved; asked after every pass, and after an instant
+  without a pass at which jobs ended (the general loop asks its rate model then too).
 
 The loop's state is named: the job columns (:class:`Jobs`: inputs, the policy's own
 per-job inputs, outputs and progress), the completion heap (:class:`Completions`) and
@@ -57,12 +58,14 @@ class Jobs(NamedTuple):
     run: Any  #: run times at rate 1 (f8)
     est: Any  #: what the scheduler believes run times are (f8)
     size: Any  #: units each job takes (i8)
-    table: Any  #: the policy's own per-job inputs, one row per job (f8, 2-D; may be 0 wide)
+    table: Any  #: the policy's own per-job columns, one row per job (f8, 2-D; may be 0
+    #: wide): its inputs, and outputs it writes (handed back to its ``absorb``)
     start: Any  #: output: start times (f8, NaN until started)
     end: Any  #: output: end times (f8)
     order: Any  #: output: the jobs in start order (i8)
-    placed: Any  #: output: the units each job ran on, ``size[j]`` from ``sum(size[:j])``
-    #: (i8; written by a pass that places its jobs, left as is by one that does not)
+    placed: Any  #: output: the node of each unit a job ran on, ``size[j]`` from
+    #: ``sum(size[:j])`` (i8; written by a pass that places its jobs, left as is by one
+    #: that does not)
     rate: Any  #: progress rates of running jobs (f8; 1 unless the pass changes them)
     est_end: Any  #: when the scheduler believes each running job ends (f8; kept by a
     #: loop with rate changes, where it moves with the rate)
@@ -344,36 +347,38 @@ def event_loop(
         # -- wake-ups due --
         while nwake > 0 and wakes[0] <= now:
             nwake = _wake_pop(wakes, nwake)
-        if queued == 0 and not IDLE_PASSES:
+        k = 0
+        if queued > 0 or IDLE_PASSES:
+            passes += 1
+            # -- the policy's pass, then its starts in decision order --
+            state, head, tail, k, wake = policy_pass(
+                store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen
+            )
+            for c in range(k):
+                j = chosen[c]
+                free -= size[j]
+                queued -= 1
+                start[j] = now
+                order[started + c] = j
+                seq += 1
+                if RATES:
+                    est_end[j] = now + est[j]
+                    if nheap == ht.shape[0]:
+                        heap = _heap_grow(heap)
+                        ht, hs, hj = heap.time, heap.seq, heap.job
+                    live[j] = seq
+                    upd[j] = now
+                else:
+                    end[j] = now + run[j]
+                nheap = heap_push(heap, nheap, now + run[j], seq, j)
+            decisions += k
+            started += k
+            if wake == wake:  # a wake-up asked for (not NaN)
+                decisions += 1
+                wakes = _wake_push(wakes, nwake, wake)
+                nwake += 1
+        elif not RATES or nended == 0:
             continue
-        passes += 1
-        # -- the policy's pass, then its starts in decision order --
-        state, head, tail, k, wake = policy_pass(
-            store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen
-        )
-        for c in range(k):
-            j = chosen[c]
-            free -= size[j]
-            queued -= 1
-            start[j] = now
-            order[started + c] = j
-            seq += 1
-            if RATES:
-                est_end[j] = now + est[j]
-                if nheap == ht.shape[0]:
-                    heap = _heap_grow(heap)
-                    ht, hs, hj = heap.time, heap.seq, heap.job
-                live[j] = seq
-                upd[j] = now
-            else:
-                end[j] = now + run[j]
-            nheap = heap_push(heap, nheap, now + run[j], seq, j)
-        decisions += k
-        started += k
-        if wake == wake:  # a wake-up asked for (not NaN)
-            decisions += 1
-            wakes = _wake_push(wakes, nwake, wake)
-            nwake += 1
         if RATES:
             # -- rate changes: the pass's new rates, each job's completion re-planned --
             state, nr = policy_rates(

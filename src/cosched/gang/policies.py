@@ -29,7 +29,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
 from cosched.policies.reservation import Reservation, ShadowWalk
 from cosched.workload.job import Job, Workload
+
+if TYPE_CHECKING:
+    from cosched.engine.compiled import CompiledPass
 
 __all__ = [
     "EFFICIENCY_COLUMN",
@@ -199,6 +202,14 @@ class Gang(Policy):
 
     def rate_model(self) -> _Rates:
         return _Rates(self)
+
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """The built-in presets' compiled pass (:mod:`cosched.gang.fast`); not a user's
+        subclass's."""
+        from cosched.gang.fast import BUILT_IN, GANG_PASS
+
+        return GANG_PASS if cls in BUILT_IN else None
 
     @property
     def efficiency(self) -> float:

@@ -125,7 +125,7 @@ def table(policy: P.Lomarc, sim: Simulation) -> np.ndarray:
     return prof
 
 
-def absorb(policy: P.Lomarc, counters: list[int], floats: list[float]) -> None:
+def absorb(policy: P.Lomarc, counters: list[int], floats: list[float], table: np.ndarray) -> None:
     """The policy's state as the general loop leaves it."""
     f = K.FUNNEL
     policy.funnel = Funnel(*counters[:f])

@@ -369,7 +369,7 @@ def _conservative_arguments(
 
 
 def _conservative_absorb(
-    policy: ConservativeBackfilling, counters: list[int], floats: list[float]
+    policy: ConservativeBackfilling, counters: list[int], floats: list[float], table: Any
 ) -> None:
     policy.delayed = counters[0]
 

@@ -1,0 +1,656 @@
+"""The built-in gang policies' pass, compiled: :data:`GANG_PASS
+<cosched.gang.fast.GANG_PASS>` on the engine's event loop (:mod:`cosched.engine.loop`).
+
+The loop does the engine's part (completions, submissions, the starts in decision
+order, the rate changes); this pass does what :class:`~cosched.gang.policies.Gang`, its
+:class:`~cosched.gang.matrix.Matrix` and its rate model do, step for step, so the
+schedules, placements, rates, the suspension accounting and the engine's counters are
+the same bit for bit as the general loop's (``tests/gang/test_fast.py`` holds it to
+that):
+
+* the Ousterhout matrix (rows x columns of job indices), each job's mask of the rows
+  in which its columns are idle, updated on the jobs that share a column with a start
+  or an end (:func:`_add`, :func:`_remove`);
+* the pass: jobs in submit order while they fit a row (first fit or buddy), then the
+  head's reservation in the row where it can start earliest (EASY's shadow walk per row
+  over the running jobs' believed ends and this pass's starts) and backfilling behind
+  it; when nothing ended since the last full pass and the head is the same, only the
+  jobs that arrived now are tried (:func:`gang_pass`);
+* the rates: each touched job's share of the round, and the seconds it was suspended
+  and switched, integrated between changes (:func:`gang_rates`).
+
+Where the Python pass remembers a failed or found placement within one pass, this pass
+computes it again: a placement depends only on the matrix, so the result is the same.
+This module imports no numba: run as plain Python, compiled by numba or loaded compiled
+ahead of time, the same source gives the same schedules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from cosched.policies.reservation import admit
+
+__all__ = [
+    "GangState",
+    "GangStore",
+    "gang_ended",
+    "gang_init",
+    "gang_pass",
+    "gang_rates",
+    "gang_report",
+]
+
+# iparams: rows, columns, packing (1: buddy), alternate, backfill, window (-1: none),
+# memory limit given, cores per node, columns are cores (1) or nodes (0).
+ROWS, COLUMNS, BUDDY, ALTERNATE, BACKFILL, WINDOW, LIMITED, CORES, PER_CORE = range(9)
+# fparams: quantum + switch cost, efficiency, memory limit.
+SLOT, EFFICIENCY, MEMORY_LIMIT = range(3)
+# Columns of the per-job table: inputs (memory per unit, efficiency factor), then the
+# outputs the pass writes: seconds suspended, switches, the rank of the job's first
+# accounting entry (-1: none), its row, its rank among starts.
+MEM, ETA, SUSPENDED, SWITCHES, SETTLED, ROW, STARTED = range(7)
+TABLE_COLUMNS = 7
+#: Counters ``gang_report`` writes: the most rows in use at once.
+REPORTS = 1
+
+
+class GangStore(NamedTuple):
+    """The pass's arrays, changed in place."""
+
+    ip: Any  #: the integer parameters
+    fp: Any  #: the real parameters
+    table: Any  #: per-job inputs and outputs (the columns above)
+    occ: Any  #: rows x columns of job indices (-1: idle)
+    free: Any  #: idle columns of each row
+    mem_used: Any  #: memory in use on each column
+    row: Any  #: each placed job's row
+    cols: Any  #: each job's columns, from off[j], ncols[j] of them
+    off: Any
+    ncols: Any
+    poff: Any  #: where each job's nodes go in Jobs.placed
+    mask: Any  #: per running job: the rows whose cells under its columns are idle
+    acc: Any  #: per running job: since, suspended fraction, suspensions per second
+    given: Any  #: per running job: the last rate handed to the engine
+    mark: Any  #: per job: the stamp of the last scan that found it
+    touched: Any  #: the jobs whose share may have changed since the last rates
+    tflag: Any  #: per job: in ``touched``
+    running: Any  #: the running jobs, unordered
+    rpos: Any  #: each running job's position in ``running``
+    pend: Any  #: per job started in this pass: its believed end
+    found: Any  #: scratch: the jobs a scan found
+    rel_t: Any  #: scratch: releases' ends
+    rel_j: Any  #: scratch: releases' jobs
+    w_avail: Any  #: per row: the shadow walk's free units
+    w_shadow: Any  #: per row: its shadow time
+    w_state: Any  #: per row: 0 no shadow yet, 1 found, 2 passed it
+
+
+class GangState(NamedTuple):
+    """The pass's scalars, replaced at each call."""
+
+    used: int  #: bit mask of the rows holding a job
+    every: bool  #: the rows in use changed: every running job's share is new
+    dirty: bool  #: a job ended since the last full pass
+    head: int  #: the head the last full pass left (-1: none)
+    res_row: int  #: the reservation's row (-1: none)
+    shadow: float
+    extra: int
+    ntouched: int
+    nrunning: int
+    stamp: int
+    rows_seen: int
+    nsettled: int
+    nstarted: int
+
+
+def _popcount(x: int) -> int:
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+def _block(size: int) -> int:
+    """Buddy packing's block width: the power of two at least ``size``."""
+    w = 1
+    while w < size:
+        w <<= 1
+    return w
+
+
+def _cyclic_runs(mask: int, used: int, rows: int) -> int:
+    """:func:`cosched.gang.matrix.cyclic_runs`: maximal runs of set bits of ``mask``
+    among the rows of ``used``, taken cyclically."""
+    count = 0
+    all_set = True
+    first = -1
+    last = -1
+    prev = -1
+    runs = 0
+    for r in range(rows):
+        if not (used >> r) & 1:
+            continue
+        b = (mask >> r) & 1
+        if count == 0:
+            first = b
+        else:
+            if b and not prev:
+                runs += 1
+        if not b:
+            all_set = False
+        prev = b
+        last = b
+        count += 1
+    if count == 0:
+        return 0
+    if all_set:
+        return 1
+    if first and not last:  # the first row's run starts the cycle
+        runs += 1
+    return runs
+
+
+def _ok(st: GangStore, r: int, c: int, mem: float, limited: bool) -> bool:
+    if st.occ[r, c] >= 0:
+        return False
+    return not limited or st.mem_used[c] + mem <= st.fp[MEMORY_LIMIT]
+
+
+def _fit(st: GangStore, size: int, mem: float) -> tuple[int, int]:
+    """``Matrix.fit``: the row of a placement of ``size`` columns (-1: none) and, for
+    buddy packing, its block's first column."""
+    ip = st.ip
+    rows, n = ip[ROWS], ip[COLUMNS]
+    limited = ip[LIMITED] != 0 and mem > 0
+    free = st.free
+    if ip[BUDDY]:
+        width = _block(size)
+        for r in range(rows):
+            if free[r] < size:
+                continue
+            for a in range(0, n, width):
+                b = min(a + width, n)
+                if b - a < size:
+                    continue
+                fits = True
+                for c in range(a, b):
+                    if not _ok(st, r, c, mem, limited):
+                        fits = False
+                        break
+                if fits:
+                    return r, a
+        return -1, 0
+    for r in range(rows):
+        if free[r] < size:
+            continue
+        if not limited:
+            return r, 0
+        cnt = 0
+        for c in range(n):
+            if _ok(st, r, c, mem, limited):
+                cnt += 1
+                if cnt >= size:
+                    return r, 0
+    return -1, 0
+
+
+def _width(st: GangStore, size: int, a: int) -> int:
+    """Columns a placement of ``size`` takes (buddy: the block's, cut at the end)."""
+    if st.ip[BUDDY]:
+        return min(a + _block(size), st.ip[COLUMNS]) - a
+    return size
+
+
+def _scan(st: GangStore, j: int, stamp: int) -> int:
+    """The jobs in any row on ``j``'s columns (other than ``j``) into ``found``; their
+    count (``Matrix._others``; the order does not matter to its users)."""
+    occ, cols, mark, found = st.occ, st.cols, st.mark, st.found
+    nf = 0
+    for q in range(st.off[j], st.off[j] + st.ncols[j]):
+        c = cols[q]
+        for r in range(st.ip[ROWS]):
+            x = occ[r, c]
+            if x >= 0 and x != j and mark[x] != stamp:
+                mark[x] = stamp
+                found[nf] = x
+                nf += 1
+    return nf
+
+
+def _touch(st: GangStore, x: int, nt: int) -> int:
+    if not st.tflag[x]:
+        st.tflag[x] = True
+        st.touched[nt] = x
+        nt += 1
+    return nt
+
+
+def _settle(st: GangStore, j: int, now: float, nsettled: int) -> int:
+    """``Gang._settle``: job ``j``'s suspended seconds and switches up to ``now``."""
+    t, acc = st.table, st.acc
+    if t[j, SETTLED] < 0:
+        t[j, SETTLED] = nsettled
+        nsettled += 1
+    dt = now - acc[j, 0]
+    if dt > 0:
+        t[j, SUSPENDED] += dt * acc[j, 1]
+        t[j, SWITCHES] += dt * acc[j, 2]
+    acc[j, 0] = now
+    return nsettled
+
+
+def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: float) -> GangState:
+    """``Gang._start`` with ``Matrix.add``: job ``j`` into row ``r``."""
+    ip = st.ip
+    size = jobs.size[j]
+    mem = st.table[j, MEM]
+    occ, cols, o = st.occ, st.cols, st.off[j]
+    if ip[BUDDY]:
+        w = _width(st, size, a)
+        for q in range(w):
+            cols[o + q] = a + q
+    else:
+        limited = ip[LIMITED] != 0 and mem > 0
+        w = 0
+        c = 0
+        while w < size:
+            if _ok(st, r, c, mem, limited):
+                cols[o + w] = c
+                w += 1
+            c += 1
+    st.ncols[j] = w
+    stamp = s.stamp + 1
+    nf = _scan(st, j, stamp)
+    for q in range(o, o + w):
+        occ[r, cols[q]] = j
+    st.free[r] -= w
+    used = s.used | (1 << r)
+    if mem:
+        for q in range(o, o + size):
+            st.mem_used[cols[q]] += mem
+    st.row[j] = r
+    busy = 0
+    found, row, mask = st.found, st.row, st.mask
+    for f in range(nf):
+        busy |= 1 << row[found[f]]
+    mask[j] = (((1 << ip[ROWS]) - 1) & ~busy) | (1 << r)
+    clear = ~(1 << r)
+    nt = s.ntouched
+    for f in range(nf):
+        x = found[f]
+        mask[x] &= clear
+        nt = _touch(st, x, nt)
+    nt = _touch(st, j, nt)
+    # accounting, the running set, the outputs
+    st.acc[j, 0] = now
+    st.acc[j, 1] = 0.0
+    st.acc[j, 2] = 0.0
+    st.given[j] = 1.0
+    st.rpos[j] = s.nrunning
+    st.running[s.nrunning] = j
+    t = st.table
+    t[j, ROW] = r
+    t[j, STARTED] = s.nstarted
+    placed, p = jobs.placed, st.poff[j]
+    per_core = ip[PER_CORE] != 0
+    for q in range(size):
+        c = cols[o + q]
+        placed[p + q] = c // ip[CORES] if per_core else c
+    return GangState(
+        used, s.every or used != s.used, s.dirty, s.head, s.res_row, s.shadow, s.extra,
+        nt, s.nrunning + 1, stamp, s.rows_seen, s.nsettled, s.nstarted + 1,
+    )  # fmt: skip
+
+
+def gang_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[GangStore, GangState]:
+    n = jobs.submit.shape[0]
+    rows, columns = iparams[ROWS], iparams[COLUMNS]
+    size = jobs.size
+    off = np.zeros(n + 1, dtype=np.int64)
+    poff = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        room = _block(size[j]) if iparams[BUDDY] else size[j]
+        off[j + 1] = off[j] + min(room, columns)
+        poff[j + 1] = poff[j] + size[j]
+    t = jobs.table
+    for j in range(n):
+        t[j, SUSPENDED] = 0.0
+        t[j, SWITCHES] = 0.0
+        t[j, SETTLED] = -1.0
+        t[j, ROW] = -1.0
+        t[j, STARTED] = -1.0
+    store = GangStore(
+        iparams,
+        fparams,
+        t,
+        np.full((rows, columns), -1, dtype=np.int64),
+        np.full(rows, columns, dtype=np.int64),
+        np.zeros(columns, dtype=np.float64),
+        np.full(n, -1, dtype=np.int64),
+        np.zeros(off[n] + 1, dtype=np.int64),
+        off,
+        np.zeros(n, dtype=np.int64),
+        poff,
+        np.zeros(n, dtype=np.int64),
+        np.zeros((n, 3), dtype=np.float64),
+        np.ones(n, dtype=np.float64),
+        np.zeros(n, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+        np.zeros(n, dtype=np.bool_),
+        np.empty(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.full(n, math.nan),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.float64),
+        np.empty(n, dtype=np.int64),
+        np.zeros(rows, dtype=np.int64),
+        np.zeros(rows, dtype=np.float64),
+        np.zeros(rows, dtype=np.int64),
+    )
+    return store, GangState(0, False, True, -1, -1, 0.0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> GangState:
+    """``Gang.on_finish`` with ``Matrix.remove``."""
+    nsettled = _settle(st, j, now, s.nsettled)
+    ip = st.ip
+    r = st.row[j]
+    o, w = st.off[j], st.ncols[j]
+    occ, cols = st.occ, st.cols
+    for q in range(o, o + w):
+        occ[r, cols[q]] = -1
+    st.free[r] += w
+    used = s.used
+    if st.free[r] == ip[COLUMNS]:
+        used &= ~(1 << r)
+    mem = st.table[j, MEM]
+    if mem:
+        for q in range(o, o + jobs.size[j]):
+            st.mem_used[cols[q]] -= mem
+    st.row[j] = -1
+    stamp = s.stamp + 1
+    nf = _scan(st, j, stamp)
+    bit = 1 << r
+    nt = s.ntouched
+    for f in range(nf):
+        x = st.found[f]
+        idle = True
+        for q in range(st.off[x], st.off[x] + st.ncols[x]):
+            if occ[r, cols[q]] >= 0:
+                idle = False
+                break
+        if idle:
+            st.mask[x] |= bit
+        nt = _touch(st, x, nt)
+    # out of the running set
+    last = st.running[s.nrunning - 1]
+    p = st.rpos[j]
+    st.running[p] = last
+    st.rpos[last] = p
+    return GangState(
+        used, s.every or used != s.used, True, s.head, s.res_row, s.shadow, s.extra,
+        nt, s.nrunning - 1, stamp, s.rows_seen, nsettled, s.nstarted,
+    )  # fmt: skip
+
+
+def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> GangState:
+    """``Gang._reserve``: the head's shadow walk in every row over the running jobs'
+    believed ends (this pass's starts at their estimate times the rows in use), the
+    earliest row kept. The order of equal ends does not matter (a walk counts every end
+    at its shadow time), nor does it to the early stop."""
+    rows = st.ip[ROWS]
+    nr = s.nrunning
+    rel_t, rel_j = st.rel_t, st.rel_j
+    start, est_end = jobs.start, jobs.est_end
+    for q in range(nr):
+        x = st.running[q]
+        rel_j[q] = x
+        # a job started in this pass is not yet started in the loop's columns
+        rel_t[q] = est_end[x] if start[x] == start[x] else st.pend[x]
+    order = np.argsort(rel_t[:nr], kind="mergesort")
+    avail, shadow, state = st.w_avail, st.w_shadow, st.w_state
+    for r in range(rows):
+        avail[r] = st.free[r]
+        shadow[r] = now
+        state[r] = 1 if st.free[r] >= need else 0
+    passed = False
+    for q in range(nr):
+        x = rel_j[order[q]]
+        r = st.row[x]
+        if state[r] == 2:
+            continue
+        e = rel_t[order[q]]
+        if e < now:
+            e = now
+        if state[r] == 1 and e > shadow[r]:
+            state[r] = 2
+            passed = True
+        else:
+            avail[r] += st.ncols[x]
+            if state[r] == 0 and avail[r] >= need:
+                state[r] = 1
+                shadow[r] = e
+        if passed:
+            stop = True
+            for r2 in range(rows):
+                if state[r2] == 1:
+                    stop = False
+                    break
+            if stop:
+                break
+    best = -1
+    for r in range(rows):
+        if state[r] != 0 and (best < 0 or shadow[r] < shadow[best]):
+            best = r
+    if best < 0:  # every row frees all its columns eventually
+        return s
+    return GangState(
+        s.used, s.every, s.dirty, s.head, best, shadow[best], avail[best] - need,
+        s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
+    )  # fmt: skip
+
+
+def _max_free(st: GangStore) -> int:
+    m = st.free[0]
+    for r in range(1, st.ip[ROWS]):
+        if st.free[r] > m:
+            m = st.free[r]
+    return m  # type: ignore[no-any-return]
+
+
+def _backfill(
+    st: GangStore,
+    s: GangState,
+    jobs: Any,
+    queue: Any,
+    r: int,
+    last: int,
+    now: float,
+    chosen: Any,
+    k: int,
+) -> tuple[GangState, int, int]:
+    """``Gang._backfill`` over ``queue[r:last]`` (the first ``window`` of them, if
+    set), compacting it; the state, the queue's new end and the number chosen."""
+    ip = st.ip
+    window = ip[WINDOW]
+    limited = ip[LIMITED] != 0
+    size, est, start = jobs.size, jobs.est, jobs.start
+    too_big = _max_free(st) + 1
+    w = r
+    seen = 0
+    while r < last:
+        j = queue[r]
+        r += 1
+        if start[j] == start[j]:  # pragma: no cover - the queue holds no started job
+            continue
+        if window >= 0 and seen >= window:
+            queue[w] = j
+            w += 1
+            continue
+        seen += 1
+        sz = size[j]
+        row = -1
+        a = 0
+        if sz < too_big:
+            row, a = _fit(st, sz, st.table[j, MEM])
+            if row < 0 and not limited:
+                too_big = sz
+        ok = row >= 0
+        if ok and row == s.res_row:
+            rows = _popcount(s.used | (1 << row))
+            ok, extra = admit(now + est[j] * rows, _width(st, sz, a), s.shadow, s.extra)
+            s = GangState(
+                s.used, s.every, s.dirty, s.head, s.res_row, s.shadow, extra,
+                s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
+            )  # fmt: skip
+        if not ok:
+            queue[w] = j
+            w += 1
+            continue
+        s = _start(st, s, jobs, j, row, a, now)
+        chosen[k] = j
+        k += 1
+        mf = _max_free(st) + 1
+        if mf < too_big:
+            too_big = mf
+    return s, w, k
+
+
+def gang_pass(
+    st: GangStore,
+    s: GangState,
+    jobs: Any,
+    queue: Any,
+    head: int,
+    tail: int,
+    fresh: int,
+    free: int,
+    epoch: int,
+    now: float,
+    chosen: Any,
+) -> tuple[GangState, int, int, int, float]:
+    """``Gang.schedule`` on arrays (see the module)."""
+    ip = st.ip
+    k = 0
+    backfill = ip[BACKFILL] != 0
+    while head < tail and jobs.start[queue[head]] == jobs.start[queue[head]]:
+        head += 1  # pragma: no cover - the queue holds no started job
+    if head == tail:
+        return s, head, tail, 0, math.nan
+    if not s.dirty and queue[head] == s.head:
+        # Nothing ended since the last full pass and the head is the same: it still
+        # does not fit, nor do the earlier candidates; only arrivals are new.
+        if not backfill or s.res_row < 0:
+            return s, head, tail, 0, math.nan
+        if ip[WINDOW] < 0:
+            s, tail, k = _backfill(st, s, jobs, queue, fresh, tail, now, chosen, 0)
+            return s, head, tail, k, math.nan
+    s = GangState(
+        s.used, s.every, False, s.head, -1, s.shadow, s.extra,
+        s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
+    )  # fmt: skip
+    blocked = -1
+    est = jobs.est
+    while head < tail:  # start in order while the head fits
+        j = queue[head]
+        row, a = _fit(st, jobs.size[j], st.table[j, MEM])
+        if row < 0:
+            blocked = j
+            break
+        head += 1
+        s = _start(st, s, jobs, j, row, a, now)
+        chosen[k] = j
+        k += 1
+        rows = _popcount(s.used)
+        st.pend[j] = now + est[j] * (rows if rows > 1 else 1)
+    s = GangState(
+        s.used, s.every, s.dirty, blocked, -1, s.shadow, s.extra,
+        s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
+    )  # fmt: skip
+    if blocked < 0 or not backfill:
+        return s, head, tail, k, math.nan
+    s = _reserve(st, s, jobs, jobs.size[blocked], now)
+    s, tail, k = _backfill(st, s, jobs, queue, head + 1, tail, now, chosen, k)
+    return s, head, tail, k, math.nan
+
+
+def _share(st: GangStore, used: int, j: int) -> tuple[float, float, float]:
+    """``Gang.share``: the rate, suspended fraction and suspensions per second of
+    running job ``j``."""
+    ip, fp = st.ip, st.fp
+    rows = _popcount(used)
+    alternate = ip[ALTERNATE] != 0
+    s = _popcount(st.mask[j] & used) if alternate else 1
+    eta = st.table[j, ETA]
+    if rows <= 1 or s >= rows:
+        return eta, 0.0, 0.0
+    mine = st.mask[j] if alternate else 1 << st.row[j]
+    runs = _cyclic_runs(mine & used, used, ip[ROWS])
+    cycle = rows * fp[SLOT]
+    return s / rows * fp[EFFICIENCY] * eta, (rows - s) / rows, runs / cycle
+
+
+def gang_rates(
+    st: GangStore,
+    s: GangState,
+    jobs: Any,
+    ended: Any,
+    nended: int,
+    chosen: Any,
+    k: int,
+    now: float,
+    who: Any,
+    rates: Any,
+) -> tuple[GangState, int]:
+    """``Gang._new_rates``, after an instant at which a job started or ended: the
+    touched jobs' shares (every running job's when the rows in use changed), in index
+    order, and those whose rate changed."""
+    if k == 0 and nended == 0:
+        return s, 0
+    rows_seen = max(s.rows_seen, _popcount(s.used))
+    todo = st.found
+    nt = 0
+    if s.every:
+        for q in range(s.nrunning):
+            todo[q] = st.running[q]
+        nt = s.nrunning
+        for q in range(s.ntouched):
+            st.tflag[st.touched[q]] = False
+    else:
+        for q in range(s.ntouched):
+            x = st.touched[q]
+            st.tflag[x] = False
+            if st.row[x] >= 0:  # still running
+                todo[nt] = x
+                nt += 1
+    order = np.sort(todo[:nt])
+    acc, given = st.acc, st.given
+    nsettled = s.nsettled
+    m = 0
+    for q in range(nt):
+        x = order[q]
+        rate, frac, sw = _share(st, s.used, x)
+        if frac != acc[x, 1] or sw != acc[x, 2]:
+            nsettled = _settle(st, x, now, nsettled)
+            acc[x, 1] = frac
+            acc[x, 2] = sw
+        if given[x] != rate:
+            given[x] = rate
+            who[m] = x
+            rates[m] = rate
+            m += 1
+    state = GangState(
+        s.used, False, s.dirty, s.head, s.res_row, s.shadow, s.extra,
+        0, s.nrunning, s.stamp, rows_seen, nsettled, s.nstarted,
+    )  # fmt: skip
+    return state, m
+
+
+def gang_report(st: GangStore, s: GangState, out: Any, fout: Any) -> None:
+    """The most rows in use at once (the per-job accounting is in the table)."""
+    out[0] = s.rows_seen

@@ -1,0 +1,152 @@
+"""The built-in gang policies' compiled pass (:data:`GANG_PASS`, its functions in
+:mod:`cosched.gang._kernel`) on the engine's event loop, selected automatically.
+
+:meth:`Gang.compiled_pass <cosched.gang.policies.Gang.compiled_pass>` declares it for
+``gang`` and ``gang-slurm`` themselves (not a subclass: a user's subclass keeps the
+Python interface and the general loop). The engine's fast path
+(:mod:`cosched.engine.fastpath`) runs it when :func:`arguments` accepts the simulation:
+the policy's own rate model, no capacity checks, a workload in memory whose
+``gang_efficiency`` and ``gang_memory`` columns (if any) the policy accepts (otherwise
+the general loop runs and names the job at its submission). Schedules, placements,
+rates, the suspension accounting and the engine's counters are the same on both paths
+(``tests/gang/test_fast.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosched.engine.compiled import CompiledPass
+from cosched.gang import _kernel as K
+from cosched.gang import policies as P
+from cosched.platform import Allocation
+from cosched.policies.reservation import admit
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
+
+__all__ = ["BUILT_IN", "GANG_PASS", "arguments"]
+
+#: The policies the compiled pass runs (exact types).
+BUILT_IN: frozenset[type] = frozenset({P.Gang, P.GangSlurm})
+
+#: Rows the pass's bit masks hold.
+MAX_ROWS = 62
+
+
+def _column(sim: Simulation, name: str, default: float) -> np.ndarray:
+    w = sim.workload
+    if name in w.profile_columns:
+        return np.asarray(w.columns[name], dtype=np.float64)
+    return np.full(sim.n_jobs, default)
+
+
+def arguments(policy: P.Gang, sim: Simulation) -> tuple[list[int], list[float]] | None:
+    """The pass's parameters (``iparams``: rows, columns, buddy packing, alternate,
+    backfill, window (-1: none), memory limit given, cores per node, columns are cores;
+    ``fparams``: quantum + switch cost, efficiency, memory limit), or None when ``sim``
+    needs the general loop."""
+    if type(policy) not in BUILT_IN or sim.check or sim.streamed:
+        return None
+    rates = sim.rate_model
+    if type(rates) is not P._Rates or rates.policy is not policy or policy.mpl > MAX_ROWS:
+        return None
+    eta = _column(sim, P.EFFICIENCY_COLUMN, 1.0)
+    mem = _column(sim, P.MEMORY_COLUMN, policy.job_memory)
+    if not (np.isfinite(eta).all() and (eta > 0).all() and np.isfinite(mem).all()):
+        return None  # the general loop names the job
+    if policy.memory_limit is not None and (mem > policy.memory_limit).any():
+        return None
+    p = sim.platform
+    ints = [
+        policy.mpl,
+        p.capacity,
+        policy.packing == "buddy",
+        policy.alternate,
+        policy.backfill,
+        -1 if policy.window is None else policy.window,
+        policy.memory_limit is not None,
+        p.cores,
+        p.allocation is Allocation.CORES,
+    ]
+    floats = [
+        policy.quantum + policy.switch_cost,
+        policy.efficiency,
+        policy.memory_limit or 0.0,
+    ]
+    return [int(x) for x in ints], floats
+
+
+def table(policy: P.Gang, sim: Simulation) -> np.ndarray:
+    """One row per job: memory per unit, efficiency factor (inputs), then the columns
+    the pass writes (seconds suspended, switches, accounting rank, row, start rank)."""
+    t = np.zeros((sim.n_jobs, K.TABLE_COLUMNS), dtype=np.float64)
+    t[:, K.MEM] = _column(sim, P.MEMORY_COLUMN, policy.job_memory)
+    t[:, K.ETA] = _column(sim, P.EFFICIENCY_COLUMN, 1.0)
+    return t
+
+
+def _in_order(t: np.ndarray, rank: int) -> np.ndarray:
+    """The jobs with a rank in column ``rank``, in rank order."""
+    ranks = t[:, rank]
+    jobs = np.flatnonzero(ranks >= 0)
+    return jobs[np.argsort(ranks[jobs], kind="stable")]
+
+
+def absorb(policy: P.Gang, counters: list[int], floats: list[float], t: np.ndarray) -> None:
+    """The policy's accounting as the general loop leaves it (the dictionaries in the
+    order it fills them)."""
+    policy._rows_seen = counters[0]
+    settled = _in_order(t, K.SETTLED)
+    keys = settled.tolist()
+    policy.suspended = dict(zip(keys, t[settled, K.SUSPENDED].tolist(), strict=True))
+    policy.switches = dict(zip(keys, t[settled, K.SWITCHES].tolist(), strict=True))
+    started = _in_order(t, K.STARTED)
+    rows = t[started, K.ROW].astype(np.int64).tolist()
+    policy.row_of = dict(zip(started.tolist(), rows, strict=True))
+
+
+def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Three rows over 16 single-core nodes, buddy packing, a memory limit some jobs
+    press on, efficiency factors: the build's check."""
+    ints = [3, 16, 1, 1, 1, -1, 1, 1, 1]
+    floats = [31.0, 30.0 / 31.0, 4.0]
+    t = np.zeros((n, K.TABLE_COLUMNS))
+    t[:, K.MEM] = rng.choice([0.0, 1.0, 2.5], n)
+    t[:, K.ETA] = rng.choice([1.0, 0.8, 1.25], n)
+    return 16, np.array(ints, dtype=np.int64), np.array(floats), t
+
+
+GANG_PASS = CompiledPass(
+    name="gang",
+    init=K.gang_init,
+    schedule=K.gang_pass,
+    ended=K.gang_ended,
+    report=K.gang_report,
+    rates=K.gang_rates,
+    arguments=arguments,
+    table=table,
+    absorb=absorb,
+    places=True,
+    calls=(
+        K._popcount,
+        K._block,
+        K._cyclic_runs,
+        K._ok,
+        admit,
+        K._fit,
+        K._width,
+        K._scan,
+        K._touch,
+        K._settle,
+        K._start,
+        K._reserve,
+        K._max_free,
+        K._backfill,
+        K._share,
+    ),
+    reports=K.REPORTS,
+    sample=sample,
+)

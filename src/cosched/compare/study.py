@@ -467,9 +467,10 @@ def _run_specs(
 #: 100 single-core nodes), ``time.process_time`` of each family's second cell in one
 #: process (kernels loaded), on the development machine (a 2-core VM): fcfs and EASY
 #: over 500,000, conservative 215,000, LOMARC 32,000-50,000, node sharing 4,100-4,500
-#: (simulation and annotation only), gang 3,300-3,500. Rounded down to the slowest of
-#: each family. Drawing the report is not in it.
-JOBS_PER_SECOND = {"batch": 200_000.0, "nodeshare": 4_100.0, "lomarc": 30_000.0, "gang": 3_300.0}
+#: (simulation and annotation only), gang 22,400-25,400 (its compiled pass; two cells
+#: each of ``gang`` and ``gang-slurm``, 2026-11-28). Rounded down to the slowest of each
+#: family. Drawing the report is not in it.
+JOBS_PER_SECOND = {"batch": 200_000.0, "nodeshare": 4_100.0, "lomarc": 30_000.0, "gang": 22_000.0}
 #: CPU seconds of a run beyond its jobs (the store's files, the summary): EASY and
 #: node sharing over the 300-job example through the sweep took 0.05-0.11 s a run.
 RUN_OVERHEAD = 0.1
@@ -483,8 +484,9 @@ _SLOWEST = min(JOBS_PER_SECOND.values())
 #: family's first run (10-45 s), after which numba's cache holds them.
 KERNELS = {"nodeshare": "nodeshare/_book_kernels"}
 #: A policy of each family that runs a compiled pass on the engine's loop: a fresh
-#: install builds the loop on the family's first large run (about 1.5 min for LOMARC).
-PASSES = {"lomarc": "lomarc"}
+#: install builds the loop on the family's first large run (about 1.5 min for LOMARC,
+#: under one for gang).
+PASSES = {"lomarc": "lomarc", "gang": "gang"}
 
 
 #: How the plan names the runs of each arm role (main arms go by their family).

@@ -60,6 +60,14 @@ class CompiledPass:
             nondecreasing order within a job); the run's placements are then those, a
             unit taking the slots of one unit of the platform (a node's cores in node
             allocation, one slot in core allocation).
+        room: entries of :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>` per unit
+            of a job's size, for a pass that places its jobs in a layout of its own
+            (read back by :attr:`placements`); 1: one entry per unit.
+        placements: ``placements(sim, placed, order, table) -> (placements, slots)``: a
+            placing pass's reading of what it wrote into ``placed`` (and its table):
+            where each started job ran, ``{job: ((node, slots), ...)}`` in start order
+            (``order``), and the slots each job held, by job index. None: the engine's
+            reading (one node per unit, as :attr:`places` describes).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
@@ -90,6 +98,8 @@ class CompiledPass:
     table: Callable[[Any, Any], Any] | None = None
     rates: Callable[..., Any] | None = None
     places: bool = False
+    room: int = 1
+    placements: Callable[[Any, Any, Any, Any], tuple[dict[int, Any], list[int]]] | None = None
     helpers: tuple[Callable[..., Any], ...] = ()
     calls: tuple[Callable[..., Any], ...] = ()
     depends: tuple[Callable[..., Any], ...] = ()

@@ -6,12 +6,14 @@ nodes and cores each job ran on (in start order), the engine's counters (passes,
 decisions, rate changes), the policy's records (``chosen``, ``blocked`` in the order it
 fills them, ``place_calls``), the diagnostics and the paper's outputs built from them.
 ``Simulation(fast=False)`` forces the general loop. The fast suite runs the pass as
-plain Python (the same source numba compiles); the slow test runs it compiled ahead of
-time.
+plain Python (the same source numba compiles), calling the node-sharing kernels compiled
+as the general loop does (``CompiledPass.plain_calls``), and once with their source too;
+the slow test runs it compiled ahead of time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -119,6 +121,19 @@ def test_a_busy_machine(name: str, rates: str) -> None:
     general, compiled = both(w, platform, name, rates=rates)
     assert_same(general, compiled)
     assert "capacity" in set(compiled[1].blocked.values())
+
+
+def test_the_kernels_source_in_the_plain_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain loop with the kernels' Python source (no compiled call at all) gives the
+    general loop's runs too."""
+    from cosched.nodeshare import policies
+
+    source = dataclasses.replace(ns_fast.NODESHARE_PASS, name="nodeshare_source", plain_calls=None)
+    monkeypatch.setattr(policies._NodeShareBase, "compiled_pass", classmethod(lambda cls: source))
+    w, platform = mixed_workload()
+    w = Workload.from_table(w.table.iloc[:80])
+    assert_same(*both(w, platform, "nodeshare"))
+    assert_same(*both(w, platform, "nodeshare-easy", rates="at-start"))
 
 
 def test_general_loop_for_variants_checks_and_bad_columns() -> None:

@@ -74,6 +74,11 @@ class CompiledPass:
             still inline), each after those it calls and before the helpers that call
             them: larger functions called from several places, which inlined would be
             compiled again at every call.
+        plain_calls: ``plain_calls() -> {name: function}``: compiled forms of some of
+            :attr:`calls` (compiled elsewhere, e.g. ahead of time with their own
+            signatures), bound by name into the pass's functions when the loop runs as
+            plain Python, so that a pass built on such kernels does not run them
+            interpreted; None: the plain loop runs the pass's source as it is.
         depends: functions compiled elsewhere that the pass calls (their source
             files name the compiled code too).
         idle_passes: whether the pass runs at instants with an empty queue.
@@ -102,6 +107,7 @@ class CompiledPass:
     placements: Callable[[Any, Any, Any, Any], tuple[dict[int, Any], list[int]]] | None = None
     helpers: tuple[Callable[..., Any], ...] = ()
     calls: tuple[Callable[..., Any], ...] = ()
+    plain_calls: Callable[[], dict[str, Any]] | None = None
     depends: tuple[Callable[..., Any], ...] = ()
     idle_passes: bool = False
     always_compiled: bool = False
@@ -186,6 +192,7 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
             helpers[h.__name__] = got
         for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
             helpers[h.__name__] = _njit(h)
+    plain = spec.plain_calls() if not compiled and spec.plain_calls is not None else None
     names: dict[str, Any] = dict(helpers)
     for slot, f in (
         ("policy_init", spec.init),
@@ -194,8 +201,12 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
         ("policy_report", spec.report),
         ("policy_rates", spec.rates or loop.no_rates),
     ):
-        g = _rebind(f, helpers, f"{f.__qualname__}_{tag}") if compiled else f
-        names[slot] = _njit(g) if compiled else g
+        if compiled:
+            names[slot] = _njit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"))
+        elif plain is not None:
+            names[slot] = _rebind(f, plain, f.__qualname__)
+        else:
+            names[slot] = f
     names["IDLE_PASSES"] = spec.idle_passes
     names["RATES"] = spec.rates is not None
     return names

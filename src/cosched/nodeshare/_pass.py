@@ -30,8 +30,9 @@ start order, in the order Algorithm 1 took them (the pass's own layout, up to fo
 nodes per unit of size: :attr:`CompiledPass.room
 <cosched.engine.compiled.CompiledPass.room>`), each job's offset, node count and
 cores per node in its table row; the running jobs' spans in that array are the node
-lists the rates read. This module imports no numba: run as plain Python, compiled by
-numba or loaded compiled ahead of time, the same source gives the same schedules.
+lists the rates read. This module imports no numba: run as plain Python (calling the
+kernels compiled or as source), compiled by numba or loaded compiled ahead of time, the
+same source gives the same schedules.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ as the policy numbers them, its configurations, their ``(a, b)`` coefficients
 weight; the node book's rules (:func:`~cosched.nodeshare.placement.state_rules`, the
 buckets' order :func:`~cosched.nodeshare.placement.bucket_order`) go in as parameters.
 
+Run as plain Python (a workload too small for the compiled loop, or before it is
+built), the pass calls the node-sharing kernels compiled, as the general loop does
+(:func:`plain_calls`); compiled, it calls their source compiled with it.
+
 Schedules, placements, rates, the records ``chosen`` and ``blocked``, ``place_calls``
 and the engine's counters are the same on both paths (``tests/nodeshare/test_fast.py``).
 ``place_ns``, the wall-clock time the general loop spends in placement, is 0 after a
@@ -42,7 +46,7 @@ from cosched.platform import Allocation
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
 
-__all__ = ["BUILT_IN", "NODESHARE_PASS", "arguments"]
+__all__ = ["BUILT_IN", "NODESHARE_PASS", "arguments", "plain_calls"]
 
 #: The policies the compiled pass runs (exact types).
 BUILT_IN: frozenset[type] = frozenset({P.Coscheduling, P.CoschedulingBackfill})
@@ -236,6 +240,20 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarra
     return 16, np.array(ints, dtype=np.int64), np.array(floats), t
 
 
+def plain_calls() -> dict[str, Any]:
+    """The kernels the pass calls by name, compiled (ahead of time, else by numba), as
+    the general loop runs them: the plain loop's calls."""
+    from cosched import _aot
+
+    book, window = _aot.kernels(BK.__name__), _aot.kernels(WK.__name__)
+    return {
+        "easy_pass": window.easy_pass,
+        "move": book.move,
+        "jobs_on": book.jobs_on,
+        "new_factors": book.new_factors,
+    }
+
+
 def _plain(f: Any) -> Any:
     """A kernel's Python source (the kernels' module may have been compiled in place)."""
     return getattr(f, "py_func", f)
@@ -276,6 +294,7 @@ NODESHARE_PASS = CompiledPass(
             WK.easy_pass,
         )
     ),
+    plain_calls=plain_calls,
     helpers=(K._touch, K._mark_stale),
     idle_passes=True,  # the policies pass at every instant (Policy.idle_passes)
     reports=K.REPORTS,

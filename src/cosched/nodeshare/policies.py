@@ -167,7 +167,8 @@ class _NodeShareBase(Policy):
     chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
     #: job index -> "fragmentation" or "capacity", at its first failed placement as head.
     blocked: dict[int, str] = field(default_factory=dict, init=False)
-    #: monotonic nanoseconds spent in placement, and attempts (diagnostic only).
+    #: monotonic nanoseconds spent in placement, and attempts (diagnostic only;
+    #: ``place_ns`` is 0 after a run on the compiled pass, which does not time them).
     place_ns: int = field(default=0, init=False)
     place_calls: int = field(default=0, init=False)
 

@@ -132,7 +132,7 @@ def _self_check(spec: CompiledPass, compiled: Callable[..., None]) -> None:
     for loop, out in ((compiled, got), (bound_loop(spec, compiled=False), want)):
         start, end = np.full(n, np.nan), np.full(n, np.nan)
         order = np.zeros(n, dtype=np.int64)
-        placed = np.zeros(int(size.sum()) if spec.places else 0, dtype=np.int64)
+        placed = np.zeros(int(size.sum()) * spec.room if spec.places else 0, dtype=np.int64)
         stats = np.zeros(4 + spec.reports, dtype=np.int64)
         fstats = np.zeros(spec.freports)
         loop(

@@ -60,12 +60,25 @@ class CompiledPass:
             nondecreasing order within a job); the run's placements are then those, a
             unit taking the slots of one unit of the platform (a node's cores in node
             allocation, one slot in core allocation).
+        room: entries of :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>` per unit
+            of a job's size, for a pass that places its jobs in a layout of its own
+            (read back by :attr:`placements`); 1: one entry per unit.
+        placements: ``placements(sim, placed, order, table) -> (placements, slots)``: a
+            placing pass's reading of what it wrote into ``placed`` (and its table):
+            where each started job ran, ``{job: ((node, slots), ...)}`` in start order
+            (``order``), and the slots each job held, by job index. None: the engine's
+            reading (one node per unit, as :attr:`places` describes).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
             still inline), each after those it calls and before the helpers that call
             them: larger functions called from several places, which inlined would be
             compiled again at every call.
+        plain_calls: ``plain_calls() -> {name: function}``: compiled forms of some of
+            :attr:`calls` (compiled elsewhere, e.g. ahead of time with their own
+            signatures), bound by name into the pass's functions when the loop runs as
+            plain Python, so that a pass built on such kernels does not run them
+            interpreted; None: the plain loop runs the pass's source as it is.
         depends: functions compiled elsewhere that the pass calls (their source
             files name the compiled code too).
         idle_passes: whether the pass runs at instants with an empty queue.
@@ -90,8 +103,11 @@ class CompiledPass:
     table: Callable[[Any, Any], Any] | None = None
     rates: Callable[..., Any] | None = None
     places: bool = False
+    room: int = 1
+    placements: Callable[[Any, Any, Any, Any], tuple[dict[int, Any], list[int]]] | None = None
     helpers: tuple[Callable[..., Any], ...] = ()
     calls: tuple[Callable[..., Any], ...] = ()
+    plain_calls: Callable[[], dict[str, Any]] | None = None
     depends: tuple[Callable[..., Any], ...] = ()
     idle_passes: bool = False
     always_compiled: bool = False
@@ -176,6 +192,7 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
             helpers[h.__name__] = got
         for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
             helpers[h.__name__] = _njit(h)
+    plain = spec.plain_calls() if not compiled and spec.plain_calls is not None else None
     names: dict[str, Any] = dict(helpers)
     for slot, f in (
         ("policy_init", spec.init),
@@ -184,8 +201,12 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
         ("policy_report", spec.report),
         ("policy_rates", spec.rates or loop.no_rates),
     ):
-        g = _rebind(f, helpers, f"{f.__qualname__}_{tag}") if compiled else f
-        names[slot] = _njit(g) if compiled else g
+        if compiled:
+            names[slot] = _njit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"))
+        elif plain is not None:
+            names[slot] = _rebind(f, plain, f.__qualname__)
+        else:
+            names[slot] = f
     names["IDLE_PASSES"] = spec.idle_passes
     names["RATES"] = spec.rates is not None
     return names

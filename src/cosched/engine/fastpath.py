@@ -145,7 +145,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     start = np.full(n, np.nan)
     end = np.full(n, np.nan)
     order = np.zeros(n, dtype=np.int64)
-    placed = np.zeros(int(size.sum()) if spec.places else 0, dtype=np.int64)
+    placed = np.zeros(int(size.sum()) * spec.room if spec.places else 0, dtype=np.int64)
     stats = np.zeros(4 + spec.reports, dtype=np.int64)
     fstats = np.zeros(spec.freports, dtype=np.float64)
     loop = _loop(spec, n)
@@ -162,7 +162,10 @@ def try_run(sim: Simulation) -> SimulationResult | None:
         return sim.finish_compiled(
             start, end, passes=passes, decisions=decisions, rate_changes=rate_changes
         )
-    placements, slots = _placements(sim, placed, size, order[:started])
+    if spec.placements is not None:
+        placements, slots = spec.placements(sim, placed, order[:started], plan.table)
+    else:
+        placements, slots = _placements(sim, placed, size, order[:started])
     return sim.finish_compiled(
         start, end, passes=passes, decisions=decisions, placements=placements, slots=slots,
         rate_changes=rate_changes,

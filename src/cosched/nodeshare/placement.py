@@ -36,10 +36,12 @@ __all__ = [
     "Plan",
     "Restriction",
     "allowed",
+    "bucket_order",
     "decode",
     "encode",
     "listed",
     "shapes",
+    "state_rules",
 ]
 
 Restriction = Literal["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]
@@ -95,6 +97,34 @@ def allowed(restriction: str, code: int, sensitivity: int) -> bool:
         return True
     counts[sensitivity] += 1
     return RESTRICTIONS[restriction](*counts)
+
+
+def state_rules(
+    cap: int, model: InterferenceModel, restriction: str
+) -> tuple[list[float], list[int], list[list[bool]]]:
+    """Per node state code: the summed pressure of its jobs, how many jobs it holds,
+    and ``ok[s][code]``: whether a job of class ``s`` may join it (the cap included)."""
+    pr = model.pressure
+    pressure_of = [
+        lo * pr[0] + mo * pr[1] + hi * pr[2] for lo, mo, hi in map(decode, range(_CODES))
+    ]
+    jobs_of = [sum(decode(c)) for c in range(_CODES)]
+    ok = [
+        [jobs_of[c] < cap and allowed(restriction, c, s) for c in range(_CODES)] for s in range(3)
+    ]
+    return pressure_of, jobs_of, ok
+
+
+def bucket_order(
+    pressure_of: Sequence[float], jobs_of: Sequence[int], cap: int, width: int
+) -> np.ndarray:
+    """The buckets' order for placement: every state a job could join (state id ``code x
+    width + free``), by (pressure, free cores, code); an empty bucket counts nothing, so
+    it may stay in the order."""
+    states = sorted(
+        (pressure_of[c], f, c) for c in range(_CODES) if jobs_of[c] < cap for f in range(width)
+    )
+    return np.array([c * width + f for _, f, c in states], dtype=np.int64)
 
 
 def listed(row: np.ndarray | None) -> list[tuple[int, float]]:
@@ -195,16 +225,7 @@ class NodeBook:
         if not 1 <= cap < _BASE:
             raise ConfigError(f"max_jobs_per_node must be 1..{_BASE - 1}, got {cap}")
         self.nodes, self.cores, self.cap, self.model = nodes, cores, cap, model
-        pr = model.pressure
-        self.pressure_of = [
-            lo * pr[0] + mo * pr[1] + hi * pr[2] for lo, mo, hi in map(decode, range(_CODES))
-        ]
-        self.jobs_of = [sum(decode(c)) for c in range(_CODES)]
-        # ok[s][code]: may a job of class s join a node in state code (cap included).
-        self.ok = [
-            [self.jobs_of[c] < cap and allowed(restriction, c, s) for c in range(_CODES)]
-            for s in range(3)
-        ]
+        self.pressure_of, self.jobs_of, self.ok = state_rules(cap, model, restriction)
 
     def _init_arrays(self) -> None:
         nodes, cores, width = self.nodes, self.cores, self.cores + 1
@@ -212,15 +233,7 @@ class NodeBook:
         st_code = np.repeat(np.arange(_CODES, dtype=np.int64), width)
         st_free = np.tile(np.arange(width, dtype=np.int64), _CODES)
         pressure_of = np.array(self.pressure_of)
-        # Every state a job could join, by (pressure, free cores, code): the buckets'
-        # order for placement (an empty bucket counts nothing, so it may stay in it).
-        states = sorted(
-            (self.pressure_of[c], f, c)
-            for c in range(_CODES)
-            if self.jobs_of[c] < self.cap
-            for f in range(width)
-        )
-        order = np.array([c * width + f for _, f, c in states], dtype=np.int64)
+        order = bucket_order(self.pressure_of, self.jobs_of, self.cap, width)
         ok = np.array(self.ok, dtype=np.bool_)
         #: the arrays :func:`~cosched.nodeshare._book_kernels.fit_row` reads, in its order.
         self.fit_arrays = (order, st_code, st_free, pressure_of[st_code], ok)

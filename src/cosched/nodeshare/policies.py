@@ -26,7 +26,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
 from cosched.policies.reservation import node_reservation
 from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.engine.compiled import CompiledPass
 
 __all__ = ["NODESHARE_REQUIRES", "PROFILE_COLUMNS", "Coscheduling", "CoschedulingBackfill"]
 
@@ -164,7 +167,8 @@ class _NodeShareBase(Policy):
     chosen: dict[int, tuple[int, bool, float]] = field(default_factory=dict, init=False)
     #: job index -> "fragmentation" or "capacity", at its first failed placement as head.
     blocked: dict[int, str] = field(default_factory=dict, init=False)
-    #: monotonic nanoseconds spent in placement, and attempts (diagnostic only).
+    #: monotonic nanoseconds spent in placement, and attempts (diagnostic only;
+    #: ``place_ns`` is 0 after a run on the compiled pass, which does not time them).
     place_ns: int = field(default=0, init=False)
     place_calls: int = field(default=0, init=False)
 
@@ -220,6 +224,15 @@ class _NodeShareBase(Policy):
 
     def rate_model(self) -> _Rates:
         return _Rates(self)
+
+    @classmethod
+    def compiled_pass(cls) -> CompiledPass | None:
+        """The built-in policies' compiled pass (:mod:`cosched.nodeshare.fast`); not a
+        user's subclass's (nor, at run time, an instance whose ``plan`` or ``commit``
+        is replaced: the pass's ``arguments`` refuses it)."""
+        from cosched.nodeshare.fast import BUILT_IN, NODESHARE_PASS
+
+        return NODESHARE_PASS if cls in BUILT_IN else None
 
     def on_finish(self, job: Job, view: SystemView) -> None:
         info = self._run.pop(job.index)

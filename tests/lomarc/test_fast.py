@@ -156,3 +156,22 @@ def test_plain_python_kernel() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "same"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 7.0, 1e9]), min_size=1, max_size=40),
+    data=st.data(),
+)
+def test_shadow_selection_is_the_sorted_order_statistic(
+    values: list[float], data: st.DataObject
+) -> None:
+    """The pass's selection (:func:`~cosched.lomarc._kernel._kth_smallest`) gives the
+    k-th value of the sorted times, ties included, and keeps their multiset."""
+    from cosched.lomarc._kernel import _kth_smallest
+
+    k = data.draw(st.integers(1, len(values)))
+    a = np.array([*values, -1.0])  # an entry past n, never read
+    got = _kth_smallest(a, len(values), k)
+    assert got == sorted(values)[k - 1]
+    assert sorted(a[: len(values)]) == sorted(values) and a[-1] == -1.0

@@ -51,3 +51,21 @@ def test_bit_identical_to_the_loop(data: st.DataObject) -> None:
             placements[i] = tuple((node, 1) for node in nodes)
     got = node_busy_seconds(_jobs(list(start), list(end)), placements)
     assert got.hex() == _node_busy_loop(start, end, placements).hex()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_many_intervals_on_few_nodes(data: st.DataObject) -> None:
+    """A run's shape (intervals by start, each node holding many), and the same
+    placements out of start order: the loop's float, bit for bit."""
+    n = data.draw(st.integers(64, 200))
+    start = np.sort(np.array(data.draw(st.lists(_TIMES, min_size=n, max_size=n))))
+    end = start + np.array(data.draw(st.lists(_SPANS, min_size=n, max_size=n)))
+    jobs = _jobs(list(start), list(end))
+    placements = {
+        i: tuple((node, 1) for node in data.draw(st.sets(st.integers(0, 2), min_size=1)))
+        for i in range(n)
+    }
+    for held in (placements, dict(sorted(placements.items(), key=lambda kv: -kv[0]))):
+        want = _node_busy_loop(start, end, held).hex()
+        assert node_busy_seconds(jobs, held).hex() == want

@@ -25,10 +25,16 @@ slowdown (:func:`~cosched.lomarc.slowdown.pair_value` over
 (:func:`~cosched.lomarc.matching.u_gain`,
 :func:`~cosched.lomarc.matching.response_impact`), the arrival prediction
 (:func:`~cosched.lomarc.matching.expected_arrivals`) and the pair run times
-(:func:`~cosched.lomarc.search.pair_ends`) are those functions, compiled with the pass
-(:attr:`CompiledPass.calls <cosched.engine.compiled.CompiledPass.calls>`). This module
-imports no numba: run as plain Python (``NUMBA_DISABLE_JIT=1``), or loaded compiled
-ahead of time, the same source gives the same schedules.
+(:func:`~cosched.lomarc.search.pair_ends`) are those functions, compiled into the pass
+(:attr:`CompiledPass.helpers <cosched.engine.compiled.CompiledPass.helpers>`: inlined,
+so the pass makes no call per screen or per start). This module imports no numba: run
+as plain Python (``NUMBA_DISABLE_JIT=1``), or loaded compiled ahead of time, the same
+source gives the same schedules.
+
+Per pass the work is kept to what a pass reads: the empty nodes are counted by the
+starts and ends and listed only at the pass's first start on them; the head's shadow
+time is a selection (:func:`_kth_smallest`), not a sort, over the nodes' emptying
+times, read node by node from the node table.
 """
 
 from __future__ import annotations
@@ -114,9 +120,42 @@ def _put(j: int, nodes: Any, jnodes: Any, off: Any, add_job: Any, add_cnt: Any) 
         add_cnt[nd] += 1
 
 
+def _kth_smallest(a: Any, n: int, k: int) -> float:
+    """The ``k``-th smallest of ``a[:n]`` (1-based; ``np.sort(a[:n])[k - 1]``, an order
+    statistic, so exact for values without NaN), found by selection in place: ``a[:n]``
+    is left permuted."""
+    lo = 0
+    hi = n - 1
+    t = k - 1
+    while lo < hi:
+        # Hoare's partition of a[lo:hi + 1] around its middle element.
+        pivot = a[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                x = a[i]
+                a[i] = a[j]
+                a[j] = x
+                i += 1
+                j -= 1
+        # a[lo:j + 1] <= pivot <= a[i:hi + 1]; between them, elements equal to it.
+        if t <= j:
+            hi = j
+        elif t >= i:
+            lo = i
+        else:
+            return a[t]  # type: ignore[no-any-return]
+    return a[t]  # type: ignore[no-any-return]
+
+
 # Entries of the accumulators: the arrival statistics (ArrivalStats) and the waits.
 A_FIRST, A_LAST, A_SW, A_LW, WAIT_SUM = range(5)
-A_COUNT, A_SHORT, N_STARTED, N_RUN = range(4)
+A_COUNT, A_SHORT, N_STARTED, N_RUN, N_EMPTY = range(5)
 FUNNEL = 9  # Funnel's fields
 REPORTS = FUNNEL + 2 + 2  # the funnel, queue and running pairs, arrival counts
 FREPORTS = 4  # first, last, short work, long work
@@ -138,7 +177,7 @@ class LomarcStore(NamedTuple):
     run_list: Any  #: the running jobs, in start order
     is_started: Any
     acc_f: Any  #: A_FIRST ... WAIT_SUM
-    acc_i: Any  #: A_COUNT ... N_RUN
+    acc_i: Any  #: A_COUNT ... N_EMPTY
     funnel: Any  #: Funnel's counters
     counts: Any  #: queue pairs, running pairs
     # Work arrays of a pass.
@@ -164,7 +203,8 @@ class LomarcStore(NamedTuple):
     memo_h: Any
     memo_st: Any
     memo_sl: Any
-    empty_at: Any
+    nlev: Any
+    pos0: Any
     occ: Any
     node_mark: Any
     job_mark: Any
@@ -186,7 +226,7 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
     store = LomarcStore(
         jobs.table, model, iparams, fparams, formula, nodes, jobs.placed, off,
         np.full((nodes, 2), -1, np.int64), np.zeros(nodes, np.int64),
-        np.empty(2 * nodes, np.int64), np.zeros(n, np.bool_), np.zeros(5), np.zeros(4, np.int64),
+        np.empty(2 * nodes, np.int64), np.zeros(n, np.bool_), np.zeros(5), np.zeros(5, np.int64),
         np.zeros(FUNNEL, np.int64), np.zeros(2, np.int64),
         np.empty(n, np.int64), np.empty(n, np.int64), np.zeros(n, np.bool_), np.zeros(n),
         np.zeros(n, np.bool_), np.empty(n, np.int64), np.empty(nodes, np.int64),
@@ -199,9 +239,11 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
         # its host list (looked up there first, then in every slot): a screen is a pure
         # function of the two jobs, so a hit is exact.
         np.full((n, MEMO), -1, np.int64), np.empty((n, MEMO), np.int64), np.empty((n, MEMO)),
-        np.empty(nodes), np.empty(nodes), np.zeros(nodes, np.bool_), np.zeros(n, np.bool_),
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.empty(nodes), np.zeros(nodes, np.bool_),
+        np.zeros(n, np.bool_),
         np.empty(2 * nodes, np.int64),
     )  # fmt: skip
+    store.acc_i[N_EMPTY] = nodes
     return store, 0
 
 
@@ -222,6 +264,8 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float
             node_job[nd, 0] = node_job[nd, 1]
         node_job[nd, 1] = -1
         node_cnt[nd] -= 1
+        if node_cnt[nd] == 0:
+            acc_i[N_EMPTY] += 1
     return state
 
 
@@ -252,7 +296,7 @@ def lomarc_pass(
     ge_idx, ge_n, ge_ok = store.ge_idx, store.ge_n, store.ge_ok
     rts, inv, surv_pos, surv_sl = store.rts, store.inv, store.surv_pos, store.surv_sl
     memo_h, memo_st, memo_sl = store.memo_h, store.memo_st, store.memo_sl
-    empty_at, occ = store.empty_at, store.occ
+    nlev, pos0, occ = store.nlev, store.pos0, store.occ
     inf = math.inf
     ht = iparams[0] != 0
     check_match = iparams[1] != 0
@@ -290,7 +334,7 @@ def lomarc_pass(
     # -- the pass: the priority order (orders.priority_indices) ----------------------
     period = aging if has_aging else (total_wait / n_started if n_started else 0.0)
     invp = 1.0 / period if period > 0 else 0.0
-    nlev = np.zeros(4, np.int64)
+    nlev[:] = 0
     for p in range(qn):
         j = queue[p]
         e = est[j]
@@ -304,7 +348,7 @@ def lomarc_pass(
             lb = int(lv)
         level[p] = lb
         nlev[lb] += 1
-    pos0 = np.zeros(4, np.int64)
+    pos0[0] = 0
     for lb in range(1, 4):
         pos0[lb] = pos0[lb - 1] + nlev[lb - 1]
     for p in range(qn):
@@ -315,12 +359,11 @@ def lomarc_pass(
     ndec = 0
     nov = 0
     if qlen > 0:
-        # PassState.
-        nfree = 0
-        for nd in range(nodes):
-            if node_cnt[nd] == 0:
-                free[nfree] = nd
-                nfree += 1
+        # PassState. The empty nodes (free, in node order) are listed at the pass's
+        # first start on them; until then only their number (kept by the starts and
+        # ends) is read.
+        nfree = acc_i[N_EMPTY]
+        listed = False
         fptr = 0
         queued_units = 0
         for p in range(qlen):
@@ -438,6 +481,13 @@ def lomarc_pass(
                     if e_end > shadow:
                         extra -= sj
                 # start: the first empty nodes
+                if not listed:
+                    listed = True
+                    c = 0
+                    for nd in range(nodes):
+                        if node_cnt[nd] == 0:
+                            free[c] = nd
+                            c += 1
                 _put(j, free[fptr : fptr + sj], jnodes, off, add_job, add_cnt)
                 fptr += sj
                 chosen[ndec] = j
@@ -582,31 +632,27 @@ def lomarc_pass(
                         counts[1] += 1
                         rode = True
             if not rode and not backfill:
-                # The EASY head: its per-node shadow time (PassState.compute_shadow).
-                empty_at[:] = -inf
-                for r in range(nrun):
-                    hj = run_list[r]
-                    e = ov[hj] if has_ov[hj] else max(est_end[hj], now)
-                    for q in range(off[hj], off[hj] + size[hj]):
-                        nd = jnodes[q]
-                        if e > empty_at[nd]:
-                            empty_at[nd] = e
-                for nd in range(nodes):
-                    for q in range(add_cnt[nd]):
-                        e = ov[add_job[nd, q]]
-                        if e > empty_at[nd]:
-                            empty_at[nd] = e
+                # The EASY head: its per-node shadow time (PassState.compute_shadow). A
+                # node empties at the largest estimated end of its running jobs and of
+                # this pass's starts on it; the shadow time is the (sj - fr)-th
+                # smallest of those times (at least now) over the occupied nodes.
                 nocc = 0
                 for nd in range(nodes):
-                    if empty_at[nd] > -inf:
-                        occ[nocc] = max(empty_at[nd], now)
+                    e = -inf
+                    for q in range(node_cnt[nd]):
+                        hj = node_job[nd, q]
+                        e_job = ov[hj] if has_ov[hj] else max(est_end[hj], now)
+                        if e_job > e:
+                            e = e_job
+                    for q in range(add_cnt[nd]):
+                        e_job = ov[add_job[nd, q]]
+                        if e_job > e:
+                            e = e_job
+                    if e > -inf:
+                        occ[nocc] = max(e, now)
                         nocc += 1
                 fr = nfree - fptr
-                if fr >= sj:
-                    shadow = now
-                else:
-                    srt = np.sort(occ[:nocc])
-                    shadow = srt[sj - fr - 1]
+                shadow = now if fr >= sj else _kth_smallest(occ, nocc, sj - fr)
                 c = 0
                 for q in range(nocc):
                     if occ[q] <= shadow:
@@ -630,6 +676,8 @@ def lomarc_pass(
             nd = jnodes[q]
             if node_cnt[nd] >= 2:
                 raise RuntimeError("the LOMARC pass: a third job on a node")
+            if node_cnt[nd] == 0:
+                acc_i[N_EMPTY] -= 1
             node_job[nd, node_cnt[nd]] = j
             node_cnt[nd] += 1
         store.is_started[j] = True
@@ -687,10 +735,16 @@ def lomarc_rates(
                     job_mark[x] = True
                     aff[naff] = x
                     naff += 1
-    affected = np.sort(aff[:naff])
+    for a in range(1, naff):  # in index order (insertion sort: a few jobs)
+        x = aff[a]
+        b = a
+        while b > 0 and aff[b - 1] > x:
+            aff[b] = aff[b - 1]
+            b -= 1
+        aff[b] = x
     m = 0
     for a in range(naff):
-        idx = affected[a]
+        idx = aff[a]
         job_mark[idx] = False
         worst = 1.0
         for q in range(off[idx], off[idx] + size[idx]):

@@ -158,7 +158,7 @@ LOMARC_PASS = CompiledPass(
     table=table,
     absorb=absorb,
     places=True,
-    calls=(
+    helpers=(
         shared_cost,
         pair_value,
         classes_match,
@@ -170,6 +170,7 @@ LOMARC_PASS = CompiledPass(
         K._pair_sl,
         K._screen,
         K._put,
+        K._kth_smallest,
     ),
     idle_passes=True,
     always_compiled=True,

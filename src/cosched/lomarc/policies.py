@@ -433,7 +433,11 @@ class Lomarc(Policy):
         ride[rows] = ok.any(axis=1)
 
 
-@dataclass(kw_only=True)
+# The variants change defaults only: they keep Lomarc's __repr__ and __eq__ (the same
+# fields, named by the instance's class), and each builds only its own __init__.
+
+
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcPSS(Lomarc):
     """PSS: space sharing with priorities and EASY (no pairing)."""
 
@@ -442,7 +446,7 @@ class LomarcPSS(Lomarc):
     running: bool = False
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcAC(Lomarc):
     """AC: always pair with the next fitting job, no rules (hyperthreaded)."""
 
@@ -454,7 +458,7 @@ class LomarcAC(Lomarc):
     max_slowdown: float | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcAM(Lomarc):
     """AM: pair only adjacent queued jobs that match (hyperthreaded)."""
 
@@ -464,7 +468,7 @@ class LomarcAM(Lomarc):
     running: bool = False
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcN(Lomarc):
     """L-N: LOMARC on standard CPUs with U_gain,1."""
 
@@ -472,7 +476,7 @@ class LomarcN(Lomarc):
     cpu: Cpu = "standard"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcU1(Lomarc):
     """L-U1: LOMARC, hyperthreaded CPUs, U_gain,1."""
 
@@ -480,7 +484,7 @@ class LomarcU1(Lomarc):
     heuristic: Heuristic = "u1"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcU2(Lomarc):
     """L-U2: LOMARC, hyperthreaded CPUs, U_gain,2."""
 
@@ -488,7 +492,7 @@ class LomarcU2(Lomarc):
     heuristic: Heuristic = "u2"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcR(Lomarc):
     """L-R: LOMARC, hyperthreaded CPUs, response-time impact."""
 
@@ -496,7 +500,7 @@ class LomarcR(Lomarc):
     heuristic: Heuristic = "response"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LomarcFM(Lomarc):
     """L-FM: LOMARC, hyperthreaded CPUs, first match."""
 

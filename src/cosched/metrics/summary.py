@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -300,38 +302,64 @@ def node_busy_seconds(
     t = columns_of(jobs)
     start = np.asarray(t["start_time"], dtype=float)
     end = np.asarray(t["end_time"], dtype=float)
-    owners = list(placements)
-    counts = [len(placements[i]) for i in owners]
-    nodes = np.fromiter(
-        (node for i in owners for node, _ in placements[i]), dtype=np.int64, count=sum(counts)
-    )
+    held = placements.values()
+    counts = np.fromiter(map(len, held), dtype=np.int64, count=len(placements))
+    pairs = list(chain.from_iterable(held))
+    nodes = np.fromiter(map(itemgetter(0), pairs), dtype=np.int64, count=len(pairs))
     if nodes.size == 0:
         return 0.0
-    job = np.repeat(np.asarray(owners, dtype=np.int64), counts)
+    owners = np.fromiter(placements, dtype=np.int64, count=len(placements))
+    # Nodes in order of first appearance (g: each entry's node by that rank), each
+    # node's intervals by start: the order in which the plain loop (kept in
+    # _node_busy_loop) adds the merged lengths. The loop sorts a node's intervals as
+    # (start, end) tuples; among equal starts the order of the ends changes no merged
+    # interval, so ordering by start alone gives the same lengths.
+    g = _first_appearance_ranks(nodes)
+    groups = int(g.max()) + 1
+    if (np.diff(start[owners]) >= 0).all():  # jobs in start order (a run's placements)
+        o = np.argsort(g.astype(np.int16) if groups <= 1 << 15 else g, kind="stable")
+    else:
+        o = np.lexsort((start[np.repeat(owners, counts)], g))
+    job = np.repeat(owners, counts)[o]
     s, e = start[job], end[job]
     if not (np.isfinite(s).all() and np.isfinite(e).all() and (e >= s).all()):
         return _node_busy_loop(start, end, placements)
-    # Nodes in order of first appearance, each node's intervals sorted as tuples: the
-    # order in which the plain loop (kept in _node_busy_loop) adds the merged lengths.
-    uniq, first = np.unique(nodes, return_index=True)
-    rank = np.empty(uniq.size, dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(uniq.size)
-    g = rank[np.searchsorted(uniq, nodes)]
-    o = np.lexsort((e, s, g))
-    g, s, e = g[o], s[o], e[o]
-    # The running maximum of the ends within each node, exactly: the maximum of
-    # node rank x n + rank of the end, read back as the end it ranks.
     n = e.size
-    by_end = np.argsort(e, kind="stable")
-    erank = np.empty(n, dtype=np.int64)
-    erank[by_end] = np.arange(n)
-    hi = e[by_end][np.maximum.accumulate(g * n + erank) - g * n]
+    g = g[o]
+    bounds = np.cumsum(np.bincount(g, minlength=groups))[:-1]
+    # hi: the running maximum of the ends within each node.
+    if groups * 64 <= n:  # few nodes, many intervals each: one accumulation per node
+        hi = np.empty(n)
+        for lo, up in zip([0, *bounds.tolist()], [*bounds.tolist(), n], strict=True):
+            np.maximum.accumulate(e[lo:up], out=hi[lo:up])
+    else:  # exactly: the maximum of node rank x n + rank of the end, read back as the end
+        by_end = np.argsort(e, kind="stable")
+        erank = np.empty(n, dtype=np.int64)
+        erank[by_end] = np.arange(n)
+        hi = e[by_end][np.maximum.accumulate(g * n + erank) - g * n]
     new = np.ones(n, dtype=bool)
-    new[1:] = (g[1:] != g[:-1]) | (s[1:] > hi[:-1])
+    new[1:] = s[1:] > hi[:-1]
+    new[bounds] = True
     heads = np.flatnonzero(new)
     tails = np.append(heads[1:] - 1, n - 1)
     # cumsum adds in order, one by one, as the loop does (sum() may compensate).
     return float(np.cumsum(hi[tails] - s[heads])[-1])
+
+
+def _first_appearance_ranks(nodes: np.ndarray) -> np.ndarray:
+    """Each entry's node numbered by the node's first appearance in ``nodes`` (0, 1,
+    ...)."""
+    if nodes.min() >= 0 and nodes.max() < 4 * nodes.size:  # node ids: a table by id
+        first = np.full(int(nodes.max()) + 1, nodes.size, dtype=np.int64)
+        np.minimum.at(first, nodes, np.arange(nodes.size))
+        seen = np.flatnonzero(first < nodes.size)
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[seen[np.argsort(first[seen])]] = np.arange(seen.size)
+        return rank[nodes]
+    uniq, at = np.unique(nodes, return_index=True)
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.argsort(at)] = np.arange(uniq.size)
+    return rank[np.searchsorted(uniq, nodes)]
 
 
 def _node_busy_loop(

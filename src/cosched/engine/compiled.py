@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
@@ -128,9 +129,14 @@ def _sample(n: int) -> tuple[int, Any, Any, Any]:
 
 def _source_hash(spec: CompiledPass) -> str:
     """A short hash of the source files the bound loop is compiled from (numba's cache
-    checks only the loop's own file; a changed pass must not reuse old machine code)."""
+    checks only the loop's own file; a changed pass must not reuse old machine code),
+    the module declaring the pass included (which functions it inlines or calls out of
+    line changes the machine code too)."""
     h = hashlib.sha256()
     files = {loop.__file__}
+    home = sys.modules.get(spec.arguments.__module__)
+    if home is not None and getattr(home, "__file__", None):
+        files.add(home.__file__)  # type: ignore[arg-type]
     hooks = (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
     for f in (*hooks, *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)

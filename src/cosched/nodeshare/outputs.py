@@ -106,6 +106,11 @@ def configuration_counts(chosen: Mapping[int, tuple[int, bool, float]]) -> dict[
 
 
 def placement_time(stats: Mapping[str, Any], jobs: int) -> dict[str, float]:
-    """Mean placement time per job and per attempt, in microseconds (diagnostic only)."""
-    ns, calls = float(stats["place_ns"]), max(int(stats["place_calls"]), 1)
+    """Mean placement time per job and per attempt, in microseconds (diagnostic only);
+    empty after a run on the compiled pass, which does not time its placements
+    (``place_ns`` 0 with placements tried)."""
+    ns, calls = float(stats["place_ns"]), int(stats["place_calls"])
+    if ns == 0 and calls > 0:
+        return {}
+    calls = max(calls, 1)
     return {"us_per_job": ns / 1e3 / max(jobs, 1), "us_per_attempt": ns / 1e3 / calls}

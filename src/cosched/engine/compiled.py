@@ -22,7 +22,7 @@ from typing import Any
 
 from cosched.engine import loop
 
-__all__ = ["CompiledPass", "bound_loop", "variant"]
+__all__ = ["CompiledPass", "bound_loop", "ranked", "variant"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,17 @@ class CompiledPass:
     sample: Callable[[Any, int], tuple[int, Any, Any, Any]] = field(
         default=lambda rng, n: _sample(n)
     )
+
+
+def ranked(table: Any, column: int) -> Any:
+    """The jobs whose entry in ``table[:, column]`` is a rank (not negative), in rank
+    order: how a pass hands back the order in which its policy filled a per-job record
+    (an ``absorb`` reads it)."""
+    import numpy as np
+
+    ranks = table[:, column]
+    jobs = np.flatnonzero(ranks >= 0)
+    return jobs[np.argsort(ranks[jobs], kind="stable")]
 
 
 def _sample(n: int) -> tuple[int, Any, Any, Any]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, ranked
 from cosched.gang import _kernel as K
 from cosched.gang import policies as P
 from cosched.platform import Allocation
@@ -88,22 +88,15 @@ def table(policy: P.Gang, sim: Simulation) -> np.ndarray:
     return t
 
 
-def _in_order(t: np.ndarray, rank: int) -> np.ndarray:
-    """The jobs with a rank in column ``rank``, in rank order."""
-    ranks = t[:, rank]
-    jobs = np.flatnonzero(ranks >= 0)
-    return jobs[np.argsort(ranks[jobs], kind="stable")]
-
-
 def absorb(policy: P.Gang, counters: list[int], floats: list[float], t: np.ndarray) -> None:
     """The policy's accounting as the general loop leaves it (the dictionaries in the
     order it fills them)."""
     policy._rows_seen = counters[0]
-    settled = _in_order(t, K.SETTLED)
+    settled = ranked(t, K.SETTLED)
     keys = settled.tolist()
     policy.suspended = dict(zip(keys, t[settled, K.SUSPENDED].tolist(), strict=True))
     policy.switches = dict(zip(keys, t[settled, K.SWITCHES].tolist(), strict=True))
-    started = _in_order(t, K.STARTED)
+    started = ranked(t, K.STARTED)
     rows = t[started, K.ROW].astype(np.int64).tolist()
     policy.row_of = dict(zip(started.tolist(), rows, strict=True))
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, ranked
 from cosched.nodeshare import _book_kernels as BK
 from cosched.nodeshare import _pass as K
 from cosched.nodeshare import _window_kernels as WK
@@ -183,13 +183,6 @@ def table(policy: P._NodeShareBase, sim: Simulation) -> np.ndarray:
     return got[2]
 
 
-def _in_order(t: np.ndarray, rank: int) -> np.ndarray:
-    """The jobs with a rank in column ``rank``, in rank order."""
-    ranks = t[:, rank]
-    jobs = np.flatnonzero(ranks >= 0)
-    return jobs[np.argsort(ranks[jobs], kind="stable")]
-
-
 def absorb(
     policy: P._NodeShareBase, counters: list[int], floats: list[float], t: np.ndarray
 ) -> None:
@@ -197,13 +190,13 @@ def absorb(
     order it fills them); ``place_ns`` 0."""
     policy.place_calls = counters[0]
     policy.place_ns = 0
-    started = _in_order(t, K.STARTED)
+    started = ranked(t, K.STARTED)
     shapes = t[started, K.CHOSEN_SHAPE].astype(np.int64).tolist()
     factors = t[started, K.FACTOR].tolist()
     policy.chosen = {
         j: (s, _DEGRADED[s], f) for j, s, f in zip(started.tolist(), shapes, factors, strict=True)
     }
-    blocked = _in_order(t, K.BLOCKED)
+    blocked = ranked(t, K.BLOCKED)
     why = t[blocked, K.CAPACITY].tolist()
     policy.blocked = {
         j: "capacity" if c else "fragmentation" for j, c in zip(blocked.tolist(), why, strict=True)

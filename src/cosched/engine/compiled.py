@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
@@ -82,7 +82,13 @@ class CompiledPass:
             interpreted; None: the plain loop runs the pass's source as it is.
         depends: functions compiled elsewhere that the pass calls (their source
             files name the compiled code too).
-        idle_passes: whether the pass runs at instants with an empty queue.
+        idle_passes: whether the pass runs at instants with an empty queue (each
+            counts as a pass, as :attr:`Policy.idle_passes
+            <cosched.policies.base.Policy.idle_passes>` makes the general loop count it).
+        idle_calls: with :attr:`idle_passes`, whether such a pass calls ``schedule``;
+            False for a pass that does nothing on an empty queue: the loop then only
+            counts it (a call hands the pass its store, every array of which numba
+            counts a reference to on the way in and out).
         always_compiled: run the loop compiled whatever the workload's size (a pass
             that calls compiled functions loads numba anyway).
         reports: how many counters ``report`` writes into ``out``.
@@ -105,12 +111,13 @@ class CompiledPass:
     rates: Callable[..., Any] | None = None
     places: bool = False
     room: int = 1
-    placements: Callable[[Any, Any, Any, Any], tuple[dict[int, Any], list[int]]] | None = None
+    placements: Callable[[Any, Any, Any, Any], tuple[Mapping[int, Any], list[int]]] | None = None
     helpers: tuple[Callable[..., Any], ...] = ()
     calls: tuple[Callable[..., Any], ...] = ()
     plain_calls: Callable[[], dict[str, Any]] | None = None
     depends: tuple[Callable[..., Any], ...] = ()
     idle_passes: bool = False
+    idle_calls: bool = True
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
@@ -225,6 +232,7 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
         else:
             names[slot] = f
     names["IDLE_PASSES"] = spec.idle_passes
+    names["IDLE_CALLS"] = spec.idle_passes and spec.idle_calls
     names["RATES"] = spec.rates is not None
     return names
 

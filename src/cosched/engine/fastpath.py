@@ -16,8 +16,9 @@ engine counters and the result table are the same on every path
 
 The loop runs compiled for large workloads and as plain Python for smaller ones. The
 compiled loop is the one :mod:`cosched.engine.aot` compiled ahead of time when it is
-built (it loads in about a millisecond; from :data:`AOT_FROM` jobs, and built on first
-use from :data:`AOT_BUILD_FROM`), else numba's just-in-time one (:data:`COMPILE_FROM`):
+built (it loads in about a millisecond; from :data:`AOT_FROM` jobs, or any size for a
+pass that is always compiled, and built on first use from :data:`AOT_BUILD_FROM`),
+else numba's just-in-time one (:data:`COMPILE_FROM`):
 importing numba and loading its cached machine code costs a fixed few tenths of a
 second per process, more than the plain loop spends on thousands of jobs
 (docs/performance.md has the measurements). All three are the same source, the same
@@ -34,9 +35,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass, bound_loop
-from cosched.engine.decisions import on_nodes
 from cosched.engine.jit import announced
-from cosched.engine.ledger import Placement
+from cosched.engine.ledger import Placements
 from cosched.platform import Allocation
 
 if TYPE_CHECKING:
@@ -103,7 +103,10 @@ def _loop(spec: CompiledPass, n: int) -> Callable[..., None]:
         built = aot.load_loop(spec, build=True) if compiled else None
     else:
         compiled = spec.always_compiled or n >= _compile_from()
-        built = aot.load_loop(spec, build=n >= AOT_BUILD_FROM) if n >= AOT_FROM else None
+        # A pass compiled whatever the size loads its built loop even for a few jobs:
+        # about 2 ms, against numba's import and cached code (some 0.5 s).
+        ahead = n >= AOT_FROM or spec.always_compiled
+        built = aot.load_loop(spec, build=n >= AOT_BUILD_FROM) if ahead else None
     if built is not None:
         return built
     return bound_loop(spec, compiled=compiled)
@@ -174,7 +177,7 @@ def try_run(sim: Simulation) -> SimulationResult | None:
 
 def _placements(
     sim: Simulation, placed: np.ndarray, size: np.ndarray, order: np.ndarray
-) -> tuple[dict[int, Placement], list[int]]:
+) -> tuple[Placements, list[int]]:
     """Where each job ran, in start order, from the node of each of its units
     (:attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`), and the slots each holds:
     a unit takes the slots of one of the platform's units on its node (a node's cores
@@ -183,28 +186,27 @@ def _placements(
     p = sim.platform
     per = p.cores if p.allocation is Allocation.NODES else 1
     n = len(size)
-    sizes = size.tolist()
     offs = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(size, out=offs[1:])
-    nodes = placed.tolist()
-    # Units of one job on one node sit next to each other (nondecreasing nodes).
-    inner = np.ones(len(placed), dtype=bool)
-    inner[offs[:-1][size > 0]] = False
-    repeats = bool(np.any((placed[1:] == placed[:-1]) & inner[1:]))
-    first = offs.tolist()
-    placements: dict[int, Placement]
-    if not repeats:  # one entry per unit
-        pairs = on_nodes(range(p.nodes), per)
-        flat = list(map(pairs.__getitem__, nodes))
-        placements = {j: tuple(flat[first[j] : first[j + 1]]) for j in order.tolist()}
-    else:
-        placements = {}
-        for j in order.tolist():
-            entries: list[tuple[int, int]] = []
-            for node in nodes[first[j] : first[j + 1]]:
-                if entries and entries[-1][0] == node:
-                    entries[-1] = (node, entries[-1][1] + per)
-                else:
-                    entries.append((node, per))
-            placements[j] = tuple(entries)
-    return placements, [s * per for s in sizes]
+    order = np.asarray(order, dtype=np.int64)
+    widths = size[order].astype(np.int64)
+    # The started jobs' units, job after job in start order.
+    ends = np.cumsum(widths)
+    units = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    units += np.repeat(offs[order] - (ends - widths), widths)
+    nodes = placed[units]
+    bounds = np.zeros(order.size + 1, dtype=np.int64)
+    # A new entry at each job's first unit and wherever the node changes (units of one
+    # job on one node sit next to each other: nondecreasing nodes).
+    new = np.empty(nodes.size, dtype=bool)
+    np.not_equal(nodes[1:], nodes[:-1], out=new[1:])
+    new[:1] = True
+    if new.all():  # every unit on its own node: one entry per unit
+        bounds[1:] = ends
+        return Placements(order, bounds, nodes, np.full(nodes.size, per)), (size * per).tolist()
+    new[(ends - widths)[widths > 0]] = True
+    heads = np.flatnonzero(new)
+    counts = np.diff(np.append(heads, nodes.size))
+    owner = np.repeat(np.arange(order.size), widths)  # each unit's position in order
+    np.cumsum(np.bincount(owner[heads], minlength=order.size), out=bounds[1:])
+    return Placements(order, bounds, nodes[heads], counts * per), (size * per).tolist()

@@ -9,13 +9,75 @@ takes whole nodes to itself) and free slots in core allocation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from cosched.platform import Allocation, Platform
 
-__all__ = ["NodeLedger", "Placement"]
+__all__ = ["NodeLedger", "Placement", "Placements"]
 
 Placement = tuple[tuple[int, int], ...]
+
+
+class Placements(Mapping[int, Placement]):
+    """Where each job of a run ran, ``{job index: ((node, slots), ...)}`` in start
+    order, kept as flat arrays: a compiled loop's result (:mod:`cosched.engine.fastpath`).
+
+    A job's tuple is built when it is read; the first read of every job (``items()``,
+    ``values()``, equality) builds them all once. :meth:`entries` hands the arrays to
+    readers that want them flat (the node-busy utilization,
+    :func:`cosched.metrics.summary.node_busy_seconds`), so a run that only measures
+    builds no tuple. Rejected: building the dict of tuples after every compiled run
+    (what the general loop's ledger holds): for KTH-SP2's 28,467 jobs under LOMARC that
+    cost about 50 ms, then as much again to flatten it back for the metric.
+
+    Args:
+        jobs: the job indices in start order.
+        bounds: ``jobs[i]``'s entries are ``nodes[bounds[i]:bounds[i + 1]]`` (length
+            ``len(jobs) + 1``).
+        nodes: each entry's node.
+        slots: each entry's slots.
+    """
+
+    __slots__ = ("_dict", "_jobs", "bounds", "nodes", "slots")
+
+    def __init__(self, jobs: Any, bounds: Any, nodes: Any, slots: Any) -> None:
+        self._jobs = np.asarray(jobs, dtype=np.int64)
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.slots = np.asarray(slots, dtype=np.int64)
+        self._dict: dict[int, Placement] | None = None
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each entry's job and node (in start order, a job's entries together)."""
+        return np.repeat(self._jobs, np.diff(self.bounds)), self.nodes
+
+    def _built(self) -> dict[int, Placement]:
+        got = self._dict
+        if got is None:
+            pairs = list(zip(self.nodes.tolist(), self.slots.tolist(), strict=True))
+            b = self.bounds.tolist()
+            got = self._dict = {
+                j: tuple(pairs[b[i] : b[i + 1]]) for i, j in enumerate(self._jobs.tolist())
+            }
+        return got
+
+    def __getitem__(self, job: int) -> Placement:
+        return self._built()[job]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._jobs.tolist())
+
+    def __len__(self) -> int:
+        return int(self._jobs.size)
+
+    def __repr__(self) -> str:
+        return f"Placements({self._built()!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Placements, (self._jobs, self.bounds, self.nodes, self.slots))
 
 
 class NodeLedger:

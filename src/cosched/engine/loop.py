@@ -241,6 +241,7 @@ def policy_report(store: Any, state: Any, out: Any, fout: Any) -> None:
 
 
 IDLE_PASSES = False
+IDLE_CALLS = False
 RATES = False
 
 
@@ -348,7 +349,11 @@ def event_loop(
         while nwake > 0 and wakes[0] <= now:
             nwake = _wake_pop(wakes, nwake)
         k = 0
-        if queued > 0 or IDLE_PASSES:
+        if queued == 0 and IDLE_PASSES and not IDLE_CALLS:
+            passes += 1  # counted, not called: the pass does nothing on an empty queue
+            if not RATES or nended == 0:
+                continue
+        elif queued > 0 or IDLE_PASSES:
             passes += 1
             # -- the policy's pass, then its starts in decision order --
             state, head, tail, k, wake = policy_pass(

@@ -167,6 +167,7 @@ class Simulation:
         self._holding: dict[int, float] = {}  # job index -> hold start time
         self._slots: list[int] = []  # slots a placed job holds (ledger only)
         self._placed: dict[int, Placement] = {}  # where each placed job ran (ledger only)
+        self._placed_flat: Mapping[int, Placement] | None = None  # a compiled loop's
         self._held_time: list[float] = []
         self._now = -math.inf
         self._queue: dict[int, Job] = {}
@@ -289,7 +290,7 @@ class Simulation:
         *,
         passes: int,
         decisions: int,
-        placements: dict[int, Placement] | None = None,
+        placements: Mapping[int, Placement] | None = None,
         slots: list[int] | None = None,
         rate_changes: int | None = None,
     ) -> SimulationResult:
@@ -299,7 +300,7 @@ class Simulation:
         if self._ran:
             raise ConfigError("a Simulation runs once; build a new one (and a new policy)")
         if placements is not None:
-            self._placed = placements
+            self._placed_flat = placements
         if slots is not None:
             self._slots = slots
         if rate_changes is not None:
@@ -739,7 +740,7 @@ class Simulation:
             params=self.policy.params(),
             workload=self.workload.name,
             stats=dict(self._stats),
-            placements=self._placed,
+            placements=self._placed if self._placed_flat is None else self._placed_flat,
             diagnostics=dict(self.policy.diagnostics()),
         )
 

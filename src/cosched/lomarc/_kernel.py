@@ -77,47 +77,48 @@ HT, STD_CF, MEM_SL, CHECK, HAS_MAX, MAX_SL = range(6)
 MEMO = 8
 
 
-def _cpu_factor(a: int, b: int, prof: Any, model: Any) -> float:
+def _cpu_factor(pa: Any, pb: Any, a_later: bool, mt: Any) -> float:
     """``SlowdownModel.cpu_factor``: the later job's draw on hyperthreaded CPUs."""
-    if not model[HT]:
-        return model[STD_CF]  # type: ignore[no-any-return]
-    return prof[a, DRAW] if a > b else prof[b, DRAW]  # type: ignore[no-any-return]
+    if not mt[HT]:
+        return mt[STD_CF]  # type: ignore[no-any-return]
+    return pa[DRAW] if a_later else pb[DRAW]  # type: ignore[no-any-return]
 
 
-def _pair_sl(a: int, b: int, prof: Any, model: Any, formula: str) -> float:
-    """``SlowdownModel.slowdown`` of jobs ``a`` and ``b``."""
+def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> float:
+    """``SlowdownModel.slowdown`` of two jobs, from their profile rows ``pa`` and
+    ``pb`` (``a_later``: the first has the larger index)."""
     return pair_value(
-        _cpu_factor(a, b, prof, model),
-        min(prof[a, CPU], prof[b, CPU]),
-        min(prof[a, NET], prof[b, NET]) + min(prof[a, DISK], prof[b, DISK]),
-        prof[a, MEM] + prof[b, MEM] > 1.0,
-        model[MEM_SL],
-        formula,
+        _cpu_factor(pa, pb, a_later, mt),
+        min(pa[CPU], pb[CPU]),
+        min(pa[NET], pb[NET]) + min(pa[DISK], pb[DISK]),
+        pa[MEM] + pb[MEM] > 1.0,
+        mt[MEM_SL],
+        printed,
     )
 
 
-def _screen(a: int, b: int, prof: Any, model: Any, formula: str) -> tuple[int, float]:
+def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> tuple[int, float]:
     """``MatchRules.screen``: the stage the pair fails at (0 memory, 1 classes, 2
     slowdown; 3 passes) and its slowdown."""
-    if model[CHECK]:
-        if prof[a, MEM] + prof[b, MEM] > 1.0:
+    if mt[CHECK]:
+        if pa[MEM] + pb[MEM] > 1.0:
             return 0, 0.0
-        cf = _cpu_factor(a, b, prof, model)
-        if not classes_match(prof[a, CLS], prof[b, CLS], cf, model[HT] != 0.0):
+        cf = _cpu_factor(pa, pb, a_later, mt)
+        if not classes_match(pa[CLS], pb[CLS], cf, mt[HT] != 0.0):
             return 1, 0.0
-    sl = _pair_sl(a, b, prof, model, formula)
-    if model[HAS_MAX] and sl > model[MAX_SL]:
+    sl = _pair_sl(pa, pb, a_later, mt, printed)
+    if mt[HAS_MAX] and sl > mt[MAX_SL]:
         return 2, sl
     return 3, sl
 
 
-def _put(j: int, nodes: Any, jnodes: Any, off: Any, add_job: Any, add_cnt: Any) -> None:
+def _put(j: int, nodes: Any, jnodes: Any, ji: Any, ni: Any) -> None:
     """``PassState._place``'s nodes: job ``j`` goes on ``nodes`` in this pass."""
     for q in range(nodes.size):
         nd = nodes[q]
-        jnodes[off[j] + q] = nd
-        add_job[nd, add_cnt[nd]] = j
-        add_cnt[nd] += 1
+        jnodes[ji[OFF, j] + q] = nd
+        ni[ADD + ni[ADDS, nd], nd] = j
+        ni[ADDS, nd] += 1
 
 
 def _kth_smallest(a: Any, n: int, k: int) -> float:
@@ -153,119 +154,149 @@ def _kth_smallest(a: Any, n: int, k: int) -> float:
     return a[t]  # type: ignore[no-any-return]
 
 
-# Entries of the accumulators: the arrival statistics (ArrivalStats) and the waits.
+# The store keeps its per-job, per-node and counter arrays as rows of a few 2-D arrays,
+# read in place (``ji[QORD, p]``): numba counts a reference to every array a pass is
+# handed and to every one it names, on the way in and out of each of the loop's calls
+# (a pass, an end, the rates), so that count, not the pass's work, is what separate
+# arrays would cost. Rejected: one array per quantity (some forty), which spent about a
+# third of the loop's time counting references on KTH-SP2.
+# Rows of ``ji`` (int, one column per job): each job's first unit in Jobs.placed, the
+# pass's priority order, each queued job's level, the jobs with an end overridden in
+# this pass, the surviving partners' positions; flags: started, taken in this pass,
+# end overridden in this pass, marked by the rates.
+OFF, QORD, LEVEL, OV_LIST, SURV_POS, STARTED, TAKEN, HAS_OV, MARKED = range(9)
+# Rows of ``jf`` (real, one column per job and one more): the overridden ends, the
+# queue's cumulative run-time shares and their inverses' sums, the partners' slowdowns.
+OV, RTS, INV, SURV_SL = range(4)
+# Rows of ``ni`` (int, 2 x nodes columns): jobs on each node, the pass's empty nodes,
+# this pass's starts on each node, nodes a start or an end touched, the running jobs (in
+# start order), the hosts of a ride and their unpartnered nodes' counts, the jobs the
+# rates revisit; then the two jobs on each node (JOB, JOB + 1) and this pass's two
+# starts on it (ADD, ADD + 1).
+CNT, FREE, ADDS, TOUCHED, RUN, HOST, HOST_N, AFF = range(8)
+JOB, ADD = 8, 10
+# Entries of ``acc_f``: the arrival statistics (ArrivalStats) and the waits.
 A_FIRST, A_LAST, A_SW, A_LW, WAIT_SUM = range(5)
+# Entries of ``tally``: arrival counts, jobs started, running, empty nodes; Funnel's
+# counters (from FUN); queue and running pairs; the pass's jobs per level (NLEV) and
+# each level's next position (POS0); the host lists' generation (GEN).
 A_COUNT, A_SHORT, N_STARTED, N_RUN, N_EMPTY = range(5)
 FUNNEL = 9  # Funnel's fields
+FUN = 5
+PAIRS_Q, PAIRS_R = FUN + FUNNEL, FUN + FUNNEL + 1
+NLEV = PAIRS_R + 1
+POS0 = NLEV + 4
+GEN = POS0 + 4  # the host lists' generation (see LomarcStore.ge_n)
 REPORTS = FUNNEL + 2 + 2  # the funnel, queue and running pairs, arrival counts
 FREPORTS = 4  # first, last, short work, long work
+
+
+def _shadow_time(
+    ni: Any, ji: Any, jf: Any, est_end: Any, occ: Any, nodes: int, now: float, fr: int, sj: int
+) -> tuple[float, int]:
+    """``PassState.compute_shadow``: the EASY head's shadow time and extra nodes, for a
+    head of ``sj`` nodes with ``fr`` empty ones. A node empties at the largest estimated
+    end of its running jobs and of this pass's starts on it; the shadow time is the
+    (sj - fr)-th smallest of those times (at least now) over the occupied nodes."""
+    nocc = 0
+    for nd in range(nodes):
+        e = -math.inf
+        for q in range(ni[CNT, nd]):
+            hj = ni[JOB + q, nd]
+            e_job = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+            if e_job > e:
+                e = e_job
+        for q in range(ni[ADDS, nd]):
+            e_job = jf[OV, ni[ADD + q, nd]]
+            if e_job > e:
+                e = e_job
+        if e > -math.inf:
+            occ[nocc] = max(e, now)
+            nocc += 1
+    shadow = now if fr >= sj else _kth_smallest(occ, nocc, sj - fr)
+    c = 0
+    for q in range(nocc):
+        if occ[q] <= shadow:
+            c += 1
+    return shadow, fr + c - sj
 
 
 class LomarcStore(NamedTuple):
     """The pass's arrays (changed in place) and fixed parameters."""
 
     prof: Any  #: the profile table (Jobs.table): class, CPU, network, disk, memory, draw
-    model: Any  #: the slowdown model's entries (HT ... MAX_SL)
+    model: tuple[float, float, float, float, float, float]  #: the slowdown model (HT ... MAX_SL)
     ip: Any  #: the policy's integer parameters (see lomarc.fast)
     fp: Any  #: its real parameters
-    formula: str  #: the slowdown formula's reading
+    printed: bool  #: the slowdown formula's reading: ``printed`` (else ``overlap``)
     nodes: int
-    jnodes: Any  #: each job's nodes in placement order at off[job] (Jobs.placed)
-    off: Any
-    node_job: Any  #: the (up to two) jobs on each node
-    node_cnt: Any
-    run_list: Any  #: the running jobs, in start order
-    is_started: Any
+    jnodes: Any  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
+    ji: Any  #: per-job integers and flags (OFF ... MARKED)
+    jf: Any  #: per-job reals (OV ... SURV_SL)
+    ni: Any  #: per-node integers and lists (CNT ... ADD + 1)
     acc_f: Any  #: A_FIRST ... WAIT_SUM
-    acc_i: Any  #: A_COUNT ... N_EMPTY
-    funnel: Any  #: Funnel's counters
-    counts: Any  #: queue pairs, running pairs
-    # Work arrays of a pass.
-    qord: Any
-    level: Any
-    taken: Any
-    ov: Any
-    has_ov: Any
-    ov_list: Any
-    free: Any
-    add_cnt: Any
-    add_job: Any
-    host_job: Any
-    host_solo: Any
-    host_n: Any
-    ge_idx: Any
+    tally: Any  #: A_COUNT ... GEN
+    host_solo: Any  #: each ride host's unpartnered nodes
+    ge_idx: Any  #: the hosts with enough unpartnered nodes, by class key and size
+    #: their number (row 0) and the generation they were listed in (row 1): a list is
+    #: current while its generation is tally[GEN], which a pass and a ride advance
+    #: (rather than clearing every list, a memset of the whole table each time)
     ge_n: Any
-    ge_ok: Any
-    rts: Any
-    inv: Any
-    surv_pos: Any
-    surv_sl: Any
-    memo_h: Any
-    memo_st: Any
-    memo_sl: Any
-    nlev: Any
-    pos0: Any
-    occ: Any
-    node_mark: Any
-    job_mark: Any
-    aff: Any
+    memo_i: Any  #: each job's last ride screens: host job + 1 (row 0), stage (row 1)
+    memo_sl: Any  #: and slowdown
+    occ: Any  #: the occupied nodes' emptying times (the head's shadow time)
 
 
 def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[LomarcStore, int]:
     """The pass's arrays for ``jobs`` on ``iparams[13]`` single-CPU nodes."""
     n = jobs.submit.shape[0]
     nodes = iparams[13]
-    model = np.array(
-        [iparams[0], fparams[5], fparams[2], iparams[1], iparams[10], fparams[1]],
-        dtype=np.float64,
-    )
-    formula = "printed" if iparams[12] == 1 else "overlap"
-    off = np.zeros(n, np.int64)
-    for j in range(1, n):
-        off[j] = off[j - 1] + jobs.size[j - 1]
-    store = LomarcStore(
-        jobs.table, model, iparams, fparams, formula, nodes, jobs.placed, off,
-        np.full((nodes, 2), -1, np.int64), np.zeros(nodes, np.int64),
-        np.empty(2 * nodes, np.int64), np.zeros(n, np.bool_), np.zeros(5), np.zeros(5, np.int64),
-        np.zeros(FUNNEL, np.int64), np.zeros(2, np.int64),
-        np.empty(n, np.int64), np.empty(n, np.int64), np.zeros(n, np.bool_), np.zeros(n),
-        np.zeros(n, np.bool_), np.empty(n, np.int64), np.empty(nodes, np.int64),
-        np.zeros(nodes, np.int64), np.empty((nodes, 2), np.int64), np.empty(2 * nodes, np.int64),
-        np.empty((2 * nodes, nodes), np.int64), np.empty(2 * nodes, np.int64),
-        np.empty((4, nodes + 1, 2 * nodes), np.int64), np.zeros((4, nodes + 1), np.int64),
-        np.zeros((4, nodes + 1), np.bool_), np.empty(n), np.empty(n + 1), np.empty(n, np.int64),
-        np.empty(n),
-        # Each job's last MEMO ride screens (host job, stage, slowdown), by position in
-        # its host list (looked up there first, then in every slot): a screen is a pure
-        # function of the two jobs, so a hit is exact.
-        np.full((n, MEMO), -1, np.int64), np.empty((n, MEMO), np.int64), np.empty((n, MEMO)),
-        np.zeros(4, np.int64), np.zeros(4, np.int64), np.empty(nodes), np.zeros(nodes, np.bool_),
-        np.zeros(n, np.bool_),
-        np.empty(2 * nodes, np.int64),
+    # A tuple of numbers, as the profile rows the screens read: passed by value, so
+    # the screens inlined into the pass count no references.
+    model = (
+        float(iparams[0]), float(fparams[5]), float(fparams[2]), float(iparams[1]),
+        float(iparams[10]), float(fparams[1]),
     )  # fmt: skip
-    store.acc_i[N_EMPTY] = nodes
+    ji = np.zeros((9, n), np.int64)
+    for j in range(1, n):
+        ji[OFF, j] = ji[OFF, j - 1] + jobs.size[j - 1]
+    ni = np.zeros((12, 2 * nodes), np.int64)
+    for q in range(2):
+        for nd in range(2 * nodes):
+            ni[JOB + q, nd] = -1
+    # Each job's last MEMO ride screens (host job + 1, 0 for none; stage; slowdown), by
+    # position in its host list (looked up there first, then in every slot): a screen
+    # is a pure function of the two jobs, so a hit is exact. Zeros, so that the pages
+    # of the jobs that never ride are never touched.
+    memo_i = np.zeros((2, n, MEMO), np.int64)
+    store = LomarcStore(
+        jobs.table, model, iparams, fparams, iparams[12] == 1, nodes, jobs.placed,
+        ji, np.zeros((4, n + 1)), ni, np.zeros(5), np.zeros(GEN + 1, np.int64),
+        np.empty((2 * nodes, nodes), np.int64), np.empty((4, nodes + 1, 2 * nodes), np.int64),
+        np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)), np.empty(nodes),
+    )  # fmt: skip
+    store.tally[N_EMPTY] = nodes
     return store, 0
 
 
 def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float) -> int:
     """Job ``idx`` ended: off the running list and its nodes."""
-    run_list, node_job, node_cnt = store.run_list, store.node_job, store.node_cnt
-    acc_i, jnodes, off = store.acc_i, store.jnodes, store.off
-    nrun = acc_i[N_RUN]
+    ji, ni, tally, jnodes = store.ji, store.ni, store.tally, store.jnodes
+    nrun = tally[N_RUN]
     w = 0
     for r in range(nrun):
-        if run_list[r] != idx:
-            run_list[w] = run_list[r]
+        if ni[RUN, r] != idx:
+            ni[RUN, w] = ni[RUN, r]
             w += 1
-    acc_i[N_RUN] = w
-    for q in range(off[idx], off[idx] + jobs.size[idx]):
+    tally[N_RUN] = w
+    for q in range(ji[OFF, idx], ji[OFF, idx] + jobs.size[idx]):
         nd = jnodes[q]
-        if node_job[nd, 0] == idx:
-            node_job[nd, 0] = node_job[nd, 1]
-        node_job[nd, 1] = -1
-        node_cnt[nd] -= 1
-        if node_cnt[nd] == 0:
-            acc_i[N_EMPTY] += 1
+        if ni[JOB + 0, nd] == idx:
+            ni[JOB + 0, nd] = ni[JOB + 1, nd]
+        ni[JOB + 1, nd] = -1
+        ni[CNT, nd] -= 1
+        if ni[CNT, nd] == 0:
+            tally[N_EMPTY] += 1
     return state
 
 
@@ -285,18 +316,11 @@ def lomarc_pass(
     """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
     ``head``), the jobs it starts into ``chosen`` in decision order."""
     submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
-    prof, model, formula, nodes = store.prof, store.model, store.formula, store.nodes
-    iparams, fparams = store.ip, store.fp
-    jnodes, off, node_job, node_cnt = store.jnodes, store.off, store.node_job, store.node_cnt
-    run_list, acc_f, acc_i = store.run_list, store.acc_f, store.acc_i
-    funnel, counts = store.funnel, store.counts
-    qord, level, taken, ov, has_ov = store.qord, store.level, store.taken, store.ov, store.has_ov
-    ov_list, free, add_cnt, add_job = store.ov_list, store.free, store.add_cnt, store.add_job
-    host_job, host_solo, host_n = store.host_job, store.host_solo, store.host_n
-    ge_idx, ge_n, ge_ok = store.ge_idx, store.ge_n, store.ge_ok
-    rts, inv, surv_pos, surv_sl = store.rts, store.inv, store.surv_pos, store.surv_sl
-    memo_h, memo_st, memo_sl = store.memo_h, store.memo_st, store.memo_sl
-    nlev, pos0, occ = store.nlev, store.pos0, store.occ
+    prof, model, printed, nodes = store.prof, store.model, store.printed, store.nodes
+    iparams, fparams, jnodes = store.ip, store.fp, store.jnodes
+    ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
+    host_solo, ge_idx, ge_n = store.host_solo, store.ge_idx, store.ge_n
+    memo_i, memo_sl, occ = store.memo_i, store.memo_sl, store.occ
     inf = math.inf
     ht = iparams[0] != 0
     check_match = iparams[1] != 0
@@ -316,25 +340,26 @@ def lomarc_pass(
     # Submissions (ArrivalStats.add).
     for p in range(fresh, tail):
         j = queue[p]
-        if acc_i[A_COUNT] == 0:
+        if tally[A_COUNT] == 0:
             acc_f[A_FIRST] = submit[j]
-        acc_i[A_COUNT] += 1
+        tally[A_COUNT] += 1
         acc_f[A_LAST] = submit[j]
         work = est[j] * size[j]
         if est[j] <= SHORT_MAX:
-            acc_i[A_SHORT] += 1
+            tally[A_SHORT] += 1
             acc_f[A_SW] += work
         else:
             acc_f[A_LW] += work
-    a_count, a_short = acc_i[A_COUNT], acc_i[A_SHORT]
+    a_count, a_short = tally[A_COUNT], tally[A_SHORT]
     a_first, a_last, a_sw, a_lw = acc_f[A_FIRST], acc_f[A_LAST], acc_f[A_SW], acc_f[A_LW]
-    total_wait, n_started, nrun = acc_f[WAIT_SUM], acc_i[N_STARTED], acc_i[N_RUN]
+    total_wait, n_started, nrun = acc_f[WAIT_SUM], tally[N_STARTED], tally[N_RUN]
     queue = queue[head:tail]
     qn = tail - head
     # -- the pass: the priority order (orders.priority_indices) ----------------------
     period = aging if has_aging else (total_wait / n_started if n_started else 0.0)
     invp = 1.0 / period if period > 0 else 0.0
-    nlev[:] = 0
+    for lb in range(4):
+        tally[NLEV + lb] = 0
     for p in range(qn):
         j = queue[p]
         e = est[j]
@@ -346,15 +371,15 @@ def lomarc_pass(
             lb = 0
         else:
             lb = int(lv)
-        level[p] = lb
-        nlev[lb] += 1
-    pos0[0] = 0
+        ji[LEVEL, p] = lb
+        tally[NLEV + lb] += 1
+    tally[POS0 + 0] = 0
     for lb in range(1, 4):
-        pos0[lb] = pos0[lb - 1] + nlev[lb - 1]
+        tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
     for p in range(qn):
-        lb = level[p]
-        qord[pos0[lb]] = queue[p]
-        pos0[lb] += 1
+        lb = ji[LEVEL, p]
+        ji[QORD, tally[POS0 + lb]] = queue[p]
+        tally[POS0 + lb] += 1
     qlen = qn
     ndec = 0
     nov = 0
@@ -362,17 +387,20 @@ def lomarc_pass(
         # PassState. The empty nodes (free, in node order) are listed at the pass's
         # first start on them; until then only their number (kept by the starts and
         # ends) is read.
-        nfree = acc_i[N_EMPTY]
+        nfree = tally[N_EMPTY]
         listed = False
         fptr = 0
         queued_units = 0
         for p in range(qlen):
-            queued_units += size[qord[p]]
+            queued_units += size[ji[QORD, p]]
         ntaken = 0
         shadow = inf
         extra = 0
+        known = True
+        head_size = 0
+        head_free = 0
         hosts_known = False
-        ge_ok[:, :] = False
+        tally[GEN] += 1  # no host list is current
         nhosts = 0
         max_solo = -1
         last = qlen - 1
@@ -380,25 +408,27 @@ def lomarc_pass(
         ahead = 0.0
         if heuristic == RESPONSE:
             for p in range(qlen):
-                x = est[qord[p]] * size[qord[p]] / nodes
-                rts[p] = x if p == 0 else rts[p - 1] + x
-            inv[0] = 0.0
+                x = est[ji[QORD, p]] * size[ji[QORD, p]] / nodes
+                jf[RTS, p] = x if p == 0 else jf[RTS, p - 1] + x
+            jf[INV, 0] = 0.0
             for p in range(qlen):
-                x = 1.0 / max(rts[p], bound)
-                inv[p + 1] = x if p == 0 else inv[p] + x
+                x = 1.0 / max(jf[RTS, p], bound)
+                jf[INV, p + 1] = x if p == 0 else jf[INV, p] + x
             if predict:
-                future = expected_arrivals(a_count, a_first, a_last, a_short, a_sw, a_lw, rts[last])
+                future = expected_arrivals(
+                    a_count, a_first, a_last, a_short, a_sw, a_lw, jf[RTS, last]
+                )
             if arrivals_queue:
-                ahead = rts[last]
+                ahead = jf[RTS, last]
         backfill = False
         k = 0
         while k < qlen:
             if backfill and fptr == nfree and (not running or (hosts_known and max_solo == 0)):
                 break  # no empty node and no host: nothing behind the head can start
-            if taken[k]:
+            if ji[TAKEN, k]:
                 k += 1
                 continue
-            j = qord[k]
+            j = ji[QORD, k]
             sj = size[j]
             ej = est[j]
             nleft = nfree - fptr
@@ -407,6 +437,11 @@ def lomarc_pass(
             )
             if sj <= nleft:
                 # _start_with_partner
+                if backfill and not known:
+                    shadow, extra = _shadow_time(
+                        ni, ji, jf, est_end, occ, nodes, now, head_free, head_size
+                    )
+                    known = True
                 if backfill and not (now + ej <= shadow or sj <= extra):
                     k += 1
                     continue
@@ -415,26 +450,35 @@ def lomarc_pass(
                 psl = 1.0
                 if search_code != SEARCH_NONE and may_pair:
                     # queue_match
-                    funnel[0] += 1
-                    funnel[1] += qlen - ntaken
+                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
+                    tally[FUN + 0] += 1
+                    tally[FUN + 1] += qlen - ntaken
                     nsurv = 0
                     for p in range(k + 1, qlen):
-                        if taken[p]:
+                        if ji[TAKEN, p]:
                             continue
-                        b = qord[p]
+                        b = ji[QORD, p]
                         if not ml_only or est[b] > SHORT_MAX:
-                            funnel[2] += 1
+                            tally[FUN + 2] += 1
                             if size[b] <= sj:
-                                funnel[3] += 1
-                                stage, sl = _screen(j, b, prof, model, formula)
+                                tally[FUN + 3] += 1
+                                pb = (
+                                    prof[b, 0],
+                                    prof[b, 1],
+                                    prof[b, 2],
+                                    prof[b, 3],
+                                    prof[b, 4],
+                                    prof[b, 5],
+                                )
+                                stage, sl = _screen(pj, pb, j > b, model, printed)
                                 if stage >= 1:
-                                    funnel[4] += 1
+                                    tally[FUN + 4] += 1
                                 if stage >= 2:
-                                    funnel[5] += 1
+                                    tally[FUN + 5] += 1
                                 if stage == 3:
-                                    funnel[6] += 1
-                                    surv_pos[nsurv] = p
-                                    surv_sl[nsurv] = sl
+                                    tally[FUN + 6] += 1
+                                    ji[SURV_POS, nsurv] = p
+                                    jf[SURV_SL, nsurv] = sl
                                     nsurv += 1
                                     if first_match:
                                         break
@@ -447,25 +491,26 @@ def lomarc_pass(
                         else:
                             best = 0.0
                             for m in range(nsurv):
-                                p = surv_pos[m]
-                                b = qord[p]
+                                p = ji[SURV_POS, m]
+                                b = ji[QORD, p]
                                 if heuristic == RESPONSE:
                                     profit = response_impact(
-                                        ej, sj, est[b], size[b], surv_sl[m], nodes,
-                                        max(rts[k], bound), rts[p], inv[p] - inv[k + 1],
-                                        p - k - 1, inv[last + 1] - inv[p + 1], last - p,
+                                        ej, sj, est[b], size[b], jf[SURV_SL, m], nodes,
+                                        max(jf[RTS, k], bound), jf[RTS, p],
+                                        jf[INV, p] - jf[INV, k + 1], p - k - 1,
+                                        jf[INV, last + 1] - jf[INV, p + 1], last - p,
                                         future, bound, ahead,
                                     )  # fmt: skip
                                 else:
-                                    profit = u_gain(sj, ej, size[b], est[b], surv_sl[m], timed)
+                                    profit = u_gain(sj, ej, size[b], est[b], jf[SURV_SL, m], timed)
                                 if profit > best:
                                     choice, best = m, profit
                         if choice >= 0:
-                            funnel[7] += 1
-                            funnel[8] += choice + 1
-                            ppos = surv_pos[choice]
-                            partner = qord[ppos]
-                            psl = surv_sl[choice]
+                            tally[FUN + 7] += 1
+                            tally[FUN + 8] += choice + 1
+                            ppos = ji[SURV_POS, choice]
+                            partner = ji[QORD, ppos]
+                            psl = jf[SURV_SL, choice]
                 if backfill:
                     if partner < 0:
                         e_end = now + ej
@@ -485,37 +530,37 @@ def lomarc_pass(
                     listed = True
                     c = 0
                     for nd in range(nodes):
-                        if node_cnt[nd] == 0:
-                            free[c] = nd
+                        if ni[CNT, nd] == 0:
+                            ni[FREE, c] = nd
                             c += 1
-                _put(j, free[fptr : fptr + sj], jnodes, off, add_job, add_cnt)
+                _put(j, ni[FREE, fptr : fptr + sj], jnodes, ji, ni)
                 fptr += sj
                 chosen[ndec] = j
                 ndec += 1
-                taken[k] = True
+                ji[TAKEN, k] = True
                 ntaken += 1
                 queued_units -= sj
-                if not has_ov[j]:
-                    has_ov[j] = True
-                    ov_list[nov] = j
+                if not ji[HAS_OV, j]:
+                    ji[HAS_OV, j] = True
+                    ji[OV_LIST, nov] = j
                     nov += 1
-                ov[j] = now + ej
+                jf[OV, j] = now + ej
                 if partner >= 0:
                     sp = size[partner]
-                    src = jnodes[off[j] : off[j] + sp]
-                    _put(partner, src, jnodes, off, add_job, add_cnt)
+                    src = jnodes[ji[OFF, j] : ji[OFF, j] + sp]
+                    _put(partner, src, jnodes, ji, ni)
                     chosen[ndec] = partner
                     ndec += 1
-                    taken[ppos] = True
+                    ji[TAKEN, ppos] = True
                     ntaken += 1
                     queued_units -= sp
                     th, tp = pair_ends(ej, est[partner], psl)
-                    ov[j] = now + th
-                    has_ov[partner] = True
-                    ov_list[nov] = partner
+                    jf[OV, j] = now + th
+                    ji[HAS_OV, partner] = True
+                    ji[OV_LIST, nov] = partner
                     nov += 1
-                    ov[partner] = now + tp
-                    counts[0] += 1
+                    jf[OV, partner] = now + tp
+                    tally[PAIRS_Q] += 1
                 k += 1
                 continue
             # _ride: running_match
@@ -532,57 +577,72 @@ def lomarc_pass(
                     hosts_known = True
                     max_solo = 0
                     for r in range(nrun):
-                        hj = run_list[r]
+                        hj = ni[RUN, r]
                         if ml_only and not est[hj] > SHORT_MAX:
                             continue
                         c = 0
-                        for q in range(off[hj], off[hj] + size[hj]):
+                        for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
                             nd = jnodes[q]
-                            if node_cnt[nd] + add_cnt[nd] == 1:
+                            if ni[CNT, nd] + ni[ADDS, nd] == 1:
                                 host_solo[nhosts, c] = nd
                                 c += 1
                         if c > 0:
-                            host_job[nhosts] = hj
-                            host_n[nhosts] = c
+                            ni[HOST, nhosts] = hj
+                            ni[HOST_N, nhosts] = c
                             nhosts += 1
                             if c > max_solo:
                                 max_solo = c
                 if sj <= max_solo:
+                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
                     best_h = -1
                     best_sl = 0.0
                     best_profit = 0.0
-                    if not ge_ok[gk, sj]:
+                    if ge_n[1, gk, sj] != tally[GEN]:
                         # The hosts with at least sj unpartnered nodes (of class
                         # gk - 1 if gk > 0), in order, kept until a ride changes a
                         # host's count.
                         c = 0
                         for h in range(nhosts):
-                            if host_n[h] >= sj and (gk == 0 or prof[host_job[h], CLS] == gk - 1):
+                            hk = ni[HOST, h]
+                            if ni[HOST_N, h] >= sj and (gk == 0 or prof[hk, CLS] == gk - 1):
                                 ge_idx[gk, sj, c] = h
                                 c += 1
-                        ge_n[gk, sj] = c
-                        ge_ok[gk, sj] = True
-                    for g in range(ge_n[gk, sj]):
+                        ge_n[0, gk, sj] = c
+                        ge_n[1, gk, sj] = tally[GEN]
+                    for g in range(ge_n[0, gk, sj]):
                         h = ge_idx[gk, sj, g]
-                        hj = host_job[h]
+                        hj = ni[HOST, h]
                         m = g if g < MEMO else 0
-                        if memo_h[j, m] != hj:
+                        if memo_i[0, j, m] != hj + 1:
                             # a host list that lost a host: the others shifted
                             for m in range(MEMO):
-                                if memo_h[j, m] == hj:
+                                if memo_i[0, j, m] == hj + 1:
                                     break
-                        if memo_h[j, m] == hj:
-                            stage, sl = memo_st[j, m], memo_sl[j, m]
+                        if memo_i[0, j, m] == hj + 1:
+                            stage, sl = memo_i[1, j, m], memo_sl[j, m]
                         else:
-                            stage, sl = _screen(j, hj, prof, model, formula)
+                            ph = (
+                                prof[hj, 0],
+                                prof[hj, 1],
+                                prof[hj, 2],
+                                prof[hj, 3],
+                                prof[hj, 4],
+                                prof[hj, 5],
+                            )
+                            stage, sl = _screen(pj, ph, j > hj, model, printed)
                             if g < MEMO:
-                                memo_h[j, g] = hj
-                                memo_st[j, g] = stage
+                                memo_i[0, j, g] = hj + 1
+                                memo_i[1, j, g] = stage
                                 memo_sl[j, g] = sl
                         if stage != 3:
                             continue
-                        end_h = ov[hj] if has_ov[hj] else max(est_end[hj], now)
-                        rem = max(end_h - now, 0.0) * (1.0 if has_ov[hj] else rate[hj])
+                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
+                        if backfill and not known:
+                            shadow, extra = _shadow_time(
+                                ni, ji, jf, est_end, occ, nodes, now, head_free, head_size
+                            )
+                            known = True
                         if backfill and end_h <= shadow:
                             th, tc = pair_ends(rem, ej, sl)
                             if shadow < max(max(end_h, now + th), now + tc):
@@ -593,7 +653,7 @@ def lomarc_pass(
                         if heuristic == RESPONSE:
                             profit = response_impact(
                                 rem, size[hj], ej, sj, sl, nodes, max(rem, bound),
-                                rts[k], 0.0, 0, inv[last + 1] - inv[k + 1], last - k,
+                                jf[RTS, k], 0.0, 0, jf[INV, last + 1] - jf[INV, k + 1], last - k,
                                 future, bound, ahead,
                             )  # fmt: skip
                         else:
@@ -602,94 +662,77 @@ def lomarc_pass(
                             best_h, best_sl, best_profit = h, sl, profit
                     if best_h >= 0:
                         # PassState.ride
-                        hj = host_job[best_h]
-                        end_h = ov[hj] if has_ov[hj] else max(est_end[hj], now)
-                        rem = max(end_h - now, 0.0) * (1.0 if has_ov[hj] else rate[hj])
+                        hj = ni[HOST, best_h]
+                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
                         th, tc = pair_ends(rem, ej, best_sl)
                         new_h = max(end_h, now + th)
                         src = host_solo[best_h, :sj]
-                        _put(j, src, jnodes, off, add_job, add_cnt)
+                        _put(j, src, jnodes, ji, ni)
                         chosen[ndec] = j
                         ndec += 1
-                        taken[k] = True
+                        ji[TAKEN, k] = True
                         ntaken += 1
                         queued_units -= sj
                         for x in (hj, j):
-                            if not has_ov[x]:
-                                has_ov[x] = True
-                                ov_list[nov] = x
+                            if not ji[HAS_OV, x]:
+                                ji[HAS_OV, x] = True
+                                ji[OV_LIST, nov] = x
                                 nov += 1
-                        ov[hj] = new_h
-                        ov[j] = now + tc
-                        c = host_n[best_h]
+                        jf[OV, hj] = new_h
+                        jf[OV, j] = now + tc
+                        c = ni[HOST_N, best_h]
                         for q in range(sj, c):
                             host_solo[best_h, q - sj] = host_solo[best_h, q]
-                        host_n[best_h] = c - sj
-                        ge_ok[:, :] = False
+                        ni[HOST_N, best_h] = c - sj
+                        tally[GEN] += 1
                         max_solo = 0
                         for h in range(nhosts):
-                            max_solo = max(max_solo, host_n[h])
-                        counts[1] += 1
+                            max_solo = max(max_solo, ni[HOST_N, h])
+                        tally[PAIRS_R] += 1
                         rode = True
             if not rode and not backfill:
-                # The EASY head: its per-node shadow time (PassState.compute_shadow). A
-                # node empties at the largest estimated end of its running jobs and of
-                # this pass's starts on it; the shadow time is the (sj - fr)-th
-                # smallest of those times (at least now) over the occupied nodes.
-                nocc = 0
-                for nd in range(nodes):
-                    e = -inf
-                    for q in range(node_cnt[nd]):
-                        hj = node_job[nd, q]
-                        e_job = ov[hj] if has_ov[hj] else max(est_end[hj], now)
-                        if e_job > e:
-                            e = e_job
-                    for q in range(add_cnt[nd]):
-                        e_job = ov[add_job[nd, q]]
-                        if e_job > e:
-                            e = e_job
-                    if e > -inf:
-                        occ[nocc] = max(e, now)
-                        nocc += 1
-                fr = nfree - fptr
-                shadow = now if fr >= sj else _kth_smallest(occ, nocc, sj - fr)
-                c = 0
-                for q in range(nocc):
-                    if occ[q] <= shadow:
-                        c += 1
-                extra = fr + c - sj
+                # The EASY head: its shadow time and extra nodes (_shadow_time), worked
+                # out when a later job first reads them. Only a start or a ride changes
+                # what they depend on, and each reads them first, so they are the
+                # values of this moment; a pass whose later jobs cannot act skips them.
+                head_size = sj
+                head_free = nfree - fptr
+                known = False
                 backfill = True
             k += 1
         for p in range(qlen):
-            taken[p] = False
+            ji[TAKEN, p] = False
         for q in range(nov):
-            has_ov[ov_list[q]] = False
-        if ndec:
-            add_cnt[:] = 0
+            ji[HAS_OV, ji[OV_LIST, q]] = False
+        for d in range(ndec):  # the starts' counts back to 0, node by node
+            x = chosen[d]
+            for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+                ni[ADDS, jnodes[q]] = 0
 
     # -- the starts, in decision order: their nodes, the running list, the waits -----
     for d in range(ndec):
         j = chosen[d]
-        run_list[nrun] = j
+        ni[RUN, nrun] = j
         nrun += 1
-        for q in range(off[j], off[j] + size[j]):
+        for q in range(ji[OFF, j], ji[OFF, j] + size[j]):
             nd = jnodes[q]
-            if node_cnt[nd] >= 2:
+            if ni[CNT, nd] >= 2:
                 raise RuntimeError("the LOMARC pass: a third job on a node")
-            if node_cnt[nd] == 0:
-                acc_i[N_EMPTY] -= 1
-            node_job[nd, node_cnt[nd]] = j
-            node_cnt[nd] += 1
-        store.is_started[j] = True
+            if ni[CNT, nd] == 0:
+                tally[N_EMPTY] -= 1
+            ni[JOB + ni[CNT, nd], nd] = j
+            ni[CNT, nd] += 1
+        ji[STARTED, j] = True
         n_started += 1
         total_wait += now - submit[j]
     acc_f[WAIT_SUM] = total_wait
-    acc_i[N_STARTED] = n_started
-    acc_i[N_RUN] = nrun
+    tally[N_STARTED] = n_started
+    tally[N_RUN] = nrun
     w = 0
     if ndec:
         for p in range(qn):
-            if not store.is_started[queue[p]]:
+            if not ji[STARTED, queue[p]]:
                 queue[w] = queue[p]
                 w += 1
     else:
@@ -713,50 +756,57 @@ def lomarc_rates(
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
     if store.ip[6] == 0 or (k == 0 and nended == 0):  # PSS: no rate model
         return state, 0
-    prof, model, formula = store.prof, store.model, store.formula
-    jnodes, off, size = store.jnodes, store.off, jobs.size
-    node_job, node_cnt, node_mark = store.node_job, store.node_cnt, store.node_mark
-    job_mark, aff = store.job_mark, store.aff
-    for f in range(nended):
-        x = ended[f]
-        for q in range(off[x], off[x] + size[x]):
-            node_mark[jnodes[q]] = True
-    for d in range(k):
-        x = chosen[d]
-        for q in range(off[x], off[x] + size[x]):
-            node_mark[jnodes[q]] = True
+    prof, model, printed = store.prof, store.model, store.printed
+    jnodes, ji, ni, size, rate = store.jnodes, store.ji, store.ni, jobs.size, jobs.rate
+    # The jobs now on the nodes of the jobs that ended or started (each node once).
     naff = 0
-    for nd in range(store.nodes):
-        if node_mark[nd]:
-            node_mark[nd] = False
-            for q in range(node_cnt[nd]):
-                x = node_job[nd, q]
-                if not job_mark[x]:
-                    job_mark[x] = True
-                    aff[naff] = x
-                    naff += 1
+    for f in range(nended + k):
+        x = ended[f] if f < nended else chosen[f - nended]
+        for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+            nd = jnodes[q]
+            if not ni[TOUCHED, nd]:
+                ni[TOUCHED, nd] = True
+                for o in range(ni[CNT, nd]):
+                    y = ni[JOB + o, nd]
+                    if not ji[MARKED, y]:
+                        ji[MARKED, y] = True
+                        ni[AFF, naff] = y
+                        naff += 1
+    for f in range(nended + k):
+        x = ended[f] if f < nended else chosen[f - nended]
+        for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+            ni[TOUCHED, jnodes[q]] = False
     for a in range(1, naff):  # in index order (insertion sort: a few jobs)
-        x = aff[a]
+        x = ni[AFF, a]
         b = a
-        while b > 0 and aff[b - 1] > x:
-            aff[b] = aff[b - 1]
+        while b > 0 and ni[AFF, b - 1] > x:
+            ni[AFF, b] = ni[AFF, b - 1]
             b -= 1
-        aff[b] = x
+        ni[AFF, b] = x
     m = 0
     for a in range(naff):
-        idx = aff[a]
-        job_mark[idx] = False
+        idx = ni[AFF, a]
+        ji[MARKED, idx] = False
         worst = 1.0
-        for q in range(off[idx], off[idx] + size[idx]):
+        pi = (prof[idx, 0], prof[idx, 1], prof[idx, 2], prof[idx, 3], prof[idx, 4], prof[idx, 5])
+        for q in range(ji[OFF, idx], ji[OFF, idx] + size[idx]):
             nd = jnodes[q]
-            for o in range(node_cnt[nd]):
-                other = node_job[nd, o]
+            for o in range(ni[CNT, nd]):
+                other = ni[JOB + o, nd]
                 if other != idx:
-                    sl = _pair_sl(idx, other, prof, model, formula)
+                    po = (
+                        prof[other, 0],
+                        prof[other, 1],
+                        prof[other, 2],
+                        prof[other, 3],
+                        prof[other, 4],
+                        prof[other, 5],
+                    )
+                    sl = _pair_sl(pi, po, idx > other, model, printed)
                     if sl > worst:
                         worst = sl
         new = 1.0 / worst
-        if new != jobs.rate[idx]:
+        if new != rate[idx]:
             who[m] = idx
             rates[m] = new
             m += 1
@@ -766,10 +816,10 @@ def lomarc_rates(
 def lomarc_report(store: LomarcStore, state: int, out: Any, fout: Any) -> None:
     """The funnel, the pair counts and the arrival statistics, as the policy keeps them."""
     for i in range(FUNNEL):
-        out[i] = store.funnel[i]
-    out[FUNNEL] = store.counts[0]
-    out[FUNNEL + 1] = store.counts[1]
-    out[FUNNEL + 2] = store.acc_i[A_COUNT]
-    out[FUNNEL + 3] = store.acc_i[A_SHORT]
+        out[i] = store.tally[FUN + i]
+    out[FUNNEL] = store.tally[PAIRS_Q]
+    out[FUNNEL + 1] = store.tally[PAIRS_R]
+    out[FUNNEL + 2] = store.tally[A_COUNT]
+    out[FUNNEL + 3] = store.tally[A_SHORT]
     for i in range(FREPORTS):
         fout[i] = store.acc_f[i]

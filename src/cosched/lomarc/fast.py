@@ -171,8 +171,10 @@ LOMARC_PASS = CompiledPass(
         K._screen,
         K._put,
         K._kth_smallest,
+        K._shadow_time,
     ),
     idle_passes=True,
+    idle_calls=False,  # an empty queue: no submission to count, nothing to start
     always_compiled=True,
     reports=K.REPORTS,
     freports=K.FREPORTS,

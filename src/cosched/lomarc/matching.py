@@ -325,7 +325,7 @@ def may_screen(rules: MatchRules, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
                 (a_cls == CLASS_DISK) & (b_cls == CLASS_CPU)
             )
     m_io = np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk)
-    sl = shared_cost(cf, np.minimum(a_cpu, b_cpu), m_io, model.formula)
+    sl = shared_cost(cf, np.minimum(a_cpu, b_cpu), m_io, model.formula == "printed")
     if model.formula == "printed":
         sl = np.maximum(1.0, np.where(over, sl + model.mem_slowdown, sl))
     else:

@@ -117,12 +117,14 @@ def profile_of(index: int, extra: Mapping[str, Any]) -> Profile:
 
 
 def shared_cost(
-    cpu_factor: Any, m_cpu: Any, m_io: Any, formula: str, serial: float = SERIAL
+    cpu_factor: Any, m_cpu: Any, m_io: Any, printed: bool, serial: float = SERIAL
 ) -> Any:
     """The formula's terms before the memory rule, for numbers or numpy arrays alike:
-    ``c_cpu m_cpu + serial m_io`` (``printed``) or ``1 + (c_cpu - 1) m_cpu + (serial -
-    1) m_io`` (``overlap``), where ``m_io`` is the network and disk overlaps summed."""
-    if formula == "printed":
+    ``c_cpu m_cpu + serial m_io`` (``printed``: the ``printed`` reading) or ``1 + (c_cpu
+    - 1) m_cpu + (serial - 1) m_io`` (the ``overlap`` reading), where ``m_io`` is the
+    network and disk overlaps summed. The reading is a flag, not its name, so the
+    compiled pass compares no strings per pair."""
+    if printed:
         return cpu_factor * m_cpu + serial * m_io
     return 1.0 + (cpu_factor - 1.0) * m_cpu + (serial - 1.0) * m_io
 
@@ -156,7 +158,7 @@ def pair_slowdown(
         min(a.net, b.net) + min(a.disk, b.disk),
         a.mem + b.mem > 1.0,
         mem_slowdown,
-        formula,
+        formula == "printed",
         serial,
     )
 
@@ -167,16 +169,17 @@ def pair_value(
     m_io: float,
     over: bool,
     mem_slowdown: float,
-    formula: str,
+    printed: bool,
     serial: float = SERIAL,
 ) -> float:
     """``sl_AB`` from the pair's overlaps: :func:`shared_cost` plus the memory rule.
 
-    ``over``: the two memory needs sum above 1. Plain arithmetic on numbers, so the
-    compiled LOMARC loop (:mod:`cosched.lomarc._kernel`) calls this same function.
+    ``over``: the two memory needs sum above 1; ``printed``: the ``printed`` reading
+    (else ``overlap``). Plain arithmetic on numbers, so the compiled LOMARC loop
+    (:mod:`cosched.lomarc._kernel`) calls this same function.
     """
-    sl = shared_cost(cpu_factor, m_cpu, m_io, formula, serial)
-    if formula == "printed":
+    sl = shared_cost(cpu_factor, m_cpu, m_io, printed, serial)
+    if printed:
         if over:
             sl += mem_slowdown
         return max(1.0, sl)

@@ -297,18 +297,24 @@ def node_busy_seconds(
     Args:
         jobs: the outcome table (row ``i`` is job index ``i``: ``start_time``,
             ``end_time``).
-        placements: ``{job index: ((node, slots), ...)}`` of a placement-aware run.
+        placements: ``{job index: ((node, slots), ...)}`` of a placement-aware run; a
+            mapping with an ``entries()`` method (a compiled run's
+            :class:`~cosched.engine.ledger.Placements`) is read from its flat arrays.
     """
     t = columns_of(jobs)
     start = np.asarray(t["start_time"], dtype=float)
     end = np.asarray(t["end_time"], dtype=float)
-    held = placements.values()
-    counts = np.fromiter(map(len, held), dtype=np.int64, count=len(placements))
-    pairs = list(chain.from_iterable(held))
-    nodes = np.fromiter(map(itemgetter(0), pairs), dtype=np.int64, count=len(pairs))
+    flat = getattr(placements, "entries", None)
+    if flat is not None:  # a compiled run's placements (engine.ledger.Placements)
+        job_of, nodes = flat()
+    else:
+        held = placements.values()
+        counts = np.fromiter(map(len, held), dtype=np.int64, count=len(placements))
+        pairs = list(chain.from_iterable(held))
+        nodes = np.fromiter(map(itemgetter(0), pairs), dtype=np.int64, count=len(pairs))
+        job_of = np.repeat(np.fromiter(placements, dtype=np.int64, count=len(placements)), counts)
     if nodes.size == 0:
         return 0.0
-    owners = np.fromiter(placements, dtype=np.int64, count=len(placements))
     # Nodes in order of first appearance (g: each entry's node by that rank), each
     # node's intervals by start: the order in which the plain loop (kept in
     # _node_busy_loop) adds the merged lengths. The loop sorts a node's intervals as
@@ -316,11 +322,11 @@ def node_busy_seconds(
     # interval, so ordering by start alone gives the same lengths.
     g = _first_appearance_ranks(nodes)
     groups = int(g.max()) + 1
-    if (np.diff(start[owners]) >= 0).all():  # jobs in start order (a run's placements)
+    if (np.diff(start[job_of]) >= 0).all():  # jobs in start order (a run's placements)
         o = np.argsort(g.astype(np.int16) if groups <= 1 << 15 else g, kind="stable")
     else:
-        o = np.lexsort((start[np.repeat(owners, counts)], g))
-    job = np.repeat(owners, counts)[o]
+        o = np.lexsort((start[job_of], g))
+    job = job_of[o]
     s, e = start[job], end[job]
     if not (np.isfinite(s).all() and np.isfinite(e).all() and (e >= s).all()):
         return _node_busy_loop(start, end, placements)

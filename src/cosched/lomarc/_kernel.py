@@ -99,7 +99,10 @@ def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> float:
 
 def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> tuple[int, float]:
     """``MatchRules.screen``: the stage the pair fails at (0 memory, 1 classes, 2
-    slowdown; 3 passes) and its slowdown."""
+    slowdown; 3 passes) and its slowdown.
+
+    The callers write each profile row out as a tuple where they read it: a helper
+    handed the table would count a reference to it at every screen."""
     if mt[CHECK]:
         if pa[MEM] + pb[MEM] > 1.0:
             return 0, 0.0
@@ -266,8 +269,7 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
             ni[JOB + q, nd] = -1
     # Each job's last MEMO ride screens (host job + 1, 0 for none; stage; slowdown), by
     # position in its host list (looked up there first, then in every slot): a screen
-    # is a pure function of the two jobs, so a hit is exact. Zeros, so that the pages
-    # of the jobs that never ride are never touched.
+    # is a pure function of the two jobs, so a hit is exact.
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
         jobs.table, model, iparams, fparams, iparams[12] == 1, nodes, jobs.placed,

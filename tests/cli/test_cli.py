@@ -261,3 +261,38 @@ def test_log_flags_at_their_defaults_are_the_importers_defaults() -> None:
     assert import_opts(args, None, None) == ImportOptions()
     berlin = parser.parse_args(["run", "x.swf", "--tz", "Europe/Berlin"])
     assert log_options(berlin) == ImportOptions(tz="Europe/Berlin")
+
+
+@pytest.mark.parametrize("preset", [None, "4"])
+def test_the_command_asks_openblas_for_one_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], preset: str | None
+) -> None:
+    # numpy's OpenBLAS spins a thread per core when it loads: the command sets the
+    # variable before any numpy import, and keeps a number the user chose.
+    import os
+
+    from cosched.cli.main import BLAS_THREADS, entry
+
+    assert BLAS_THREADS == {"OPENBLAS_NUM_THREADS": "1"}
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored after the test")
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    monkeypatch.setattr("sys.argv", ["cosched", "policies"])
+    with pytest.raises(SystemExit) as done:
+        entry()
+    assert done.value.code == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == (preset or "1")
+    capsys.readouterr()
+
+
+def test_the_command_module_loads_no_numpy() -> None:
+    # BLAS_THREADS works only if nothing before entry() has loaded numpy.
+    import subprocess
+    import sys
+
+    code = "import sys, cosched.cli.main; print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -171,7 +171,62 @@ def test_shadow_selection_is_the_sorted_order_statistic(
     from cosched.lomarc._kernel import _kth_smallest
 
     k = data.draw(st.integers(1, len(values)))
-    a = np.array([*values, -1.0])  # an entry past n, never read
-    got = _kth_smallest(a, len(values), k)
+    a = np.array([[-2.0] * (len(values) + 1), [*values, -1.0]])  # row 1; past n: never read
+    got = _kth_smallest(a, 1, len(values), k)
     assert got == sorted(values)[k - 1]
-    assert sorted(a[: len(values)]) == sorted(values) and a[-1] == -1.0
+    assert sorted(a[1, : len(values)]) == sorted(values) and a[1, -1] == -1.0
+    assert (a[0] == -2.0).all()
+
+
+def test_shadow_time_by_hand() -> None:
+    """The head's shadow time and extra nodes (:func:`~cosched.lomarc._kernel._shadow_time`)
+    on four nodes, worked by hand: job 0 on nodes 0 and 1 (believed to end at 100), job
+    1 on node 2 (at 50), node 3 empty, now 10. The nodes' times are kept between
+    calls and worked out again only where a job was marked; a call with nothing
+    changed, and one whose answer is the last selection's, select nothing."""
+    import cosched.lomarc._kernel as K
+
+    nodes, n = 4, 3
+    ni = np.zeros((15, 2 * nodes), np.int64)
+    ni[K.JOB : K.JOB + 2] = -1  # no job on any node
+    ji = np.zeros((10, n), np.int64)
+    jf = np.zeros((4, n + 1))
+    tally = np.zeros(K.SH_COUNT + 1, np.int64)
+    acc_f = np.zeros(7)
+    occ = np.full((3, nodes), -np.inf)
+    size = np.array([2, 1, 1])
+    ji[K.OFF] = [0, 2, 3]
+    jnodes = np.array([0, 1, 2, 3])
+    est_end = np.array([100.0, 50.0, np.nan])
+    for j in (0, 1):  # running: on their nodes, marked as a start marks them
+        for q in range(ji[K.OFF, j], ji[K.OFF, j] + size[j]):
+            nd = jnodes[q]
+            ni[K.JOB + ni[K.CNT, nd], nd] = j
+            ni[K.CNT, nd] += 1
+        K._mark(j, ji, ni, jnodes, tally, size[j])
+
+    def shadow(now: float, fr: int, sj: int, nov: int = 0) -> tuple[float, int]:
+        return K._shadow_time(
+            ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes, now, fr, sj
+        )
+
+    # A head of 3 nodes with 1 empty: the 2nd of the occupied times 50, 100, 100 is
+    # 100; the three nodes empty by then, one more than the head needs.
+    assert shadow(10.0, 1, 3) == (100.0, 1)
+    assert tally[K.N_DIRTY] == 0 and list(occ[K.EMPTIES]) == [100.0, 100.0, 50.0, -np.inf]
+    assert shadow(10.0, 1, 3) == (100.0, 1)  # nothing changed: the same answer
+    # Job 1's rate changed: believed to end at 150, node 2 worked out again.
+    est_end[1] = 150.0
+    K._mark(1, ji, ni, jnodes, tally, size[1])
+    assert shadow(10.0, 1, 3) == (100.0, 0)
+    # Later, past every believed end: the shadow time is now, and every node is free
+    # by then.
+    assert shadow(200.0, 1, 3) == (200.0, 1)
+    # A head that fits: the shadow time is now; no node empties by then.
+    assert shadow(10.0, 3, 2) == (10.0, 1)
+    # This pass started job 2 on node 3, overriding its end (300): the 3rd of 100,
+    # 100, 150, 300 with no empty node; the pass's overrides leave no trace.
+    ji[K.OV_LIST, 0] = 2
+    jf[K.OV, 2] = 300.0
+    assert shadow(10.0, 0, 3, nov=1) == (150.0, 0)
+    assert (occ[K.OVERRIDES] == -np.inf).all() and occ[K.EMPTIES, 3] == -np.inf

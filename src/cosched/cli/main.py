@@ -85,6 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+#: Set by the command (:func:`entry`) where the environment does not: numpy's OpenBLAS
+#: starts a thread per core when numpy loads, and each spins waiting for work for
+#: about a tenth of a second of CPU; no command runs multithreaded linear algebra, and
+#: a sweep's workers share the cores (docs/performance.md, "The fixed cost of a run").
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def entry() -> None:
     """The ``cosched`` console script and ``python -m cosched``: :func:`main`, then exit.
 
@@ -92,7 +99,12 @@ def entry() -> None:
     stderr are flushed; the command has closed its files): Python's orderly teardown
     frees every object one by one and shuts numba's compiler down, 0.2-0.4 s of CPU
     that nobody sees the result of (docs/performance.md).
+
+    Before numpy loads, OpenBLAS is asked for one thread (:data:`BLAS_THREADS`) unless
+    the environment already names a number.
     """
+    for name, value in BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
     code, command = _main(None)
     if command in QUICK_EXIT:
         try:

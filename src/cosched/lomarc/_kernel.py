@@ -124,37 +124,48 @@ def _put(j: int, nodes: Any, jnodes: Any, ji: Any, ni: Any) -> None:
         ni[ADDS, nd] += 1
 
 
-def _kth_smallest(a: Any, n: int, k: int) -> float:
-    """The ``k``-th smallest of ``a[:n]`` (1-based; ``np.sort(a[:n])[k - 1]``, an order
-    statistic, so exact for values without NaN), found by selection in place: ``a[:n]``
-    is left permuted."""
+def _kth_smallest(a: Any, row: int, n: int, k: int) -> float:
+    """The ``k``-th smallest of ``a[row, :n]`` (1-based; ``np.sort(a[row, :n])[k - 1]``,
+    an order statistic, so exact for values without NaN), found by selection in place:
+    ``a[row, :n]`` is left permuted."""
     lo = 0
     hi = n - 1
     t = k - 1
     while lo < hi:
-        # Hoare's partition of a[lo:hi + 1] around its middle element.
-        pivot = a[(lo + hi) // 2]
+        # Hoare's partition of a[row, lo:hi + 1] around its middle element.
+        pivot = a[row, (lo + hi) // 2]
         i = lo
         j = hi
         while i <= j:
-            while a[i] < pivot:
+            while a[row, i] < pivot:
                 i += 1
-            while a[j] > pivot:
+            while a[row, j] > pivot:
                 j -= 1
             if i <= j:
-                x = a[i]
-                a[i] = a[j]
-                a[j] = x
+                x = a[row, i]
+                a[row, i] = a[row, j]
+                a[row, j] = x
                 i += 1
                 j -= 1
-        # a[lo:j + 1] <= pivot <= a[i:hi + 1]; between them, elements equal to it.
+        # a[row, lo:j + 1] <= pivot <= a[row, i:hi + 1]; between them, the equal ones.
         if t <= j:
             hi = j
         elif t >= i:
             lo = i
         else:
-            return a[t]  # type: ignore[no-any-return]
-    return a[t]  # type: ignore[no-any-return]
+            return a[row, t]  # type: ignore[no-any-return]
+    return a[row, t]  # type: ignore[no-any-return]
+
+
+def _mark(x: int, ji: Any, ni: Any, jnodes: Any, tally: Any, n: int) -> None:
+    """Job ``x``'s ``n`` nodes: their emptying times (LomarcStore.occ[EMPTIES]) are out of
+    date until the next shadow time works them out again."""
+    for q in range(ji[OFF, x], ji[OFF, x] + n):
+        nd = jnodes[q]
+        if not ni[DIRTY, nd]:
+            ni[DIRTY, nd] = True
+            ni[DIRTY_LIST, tally[N_DIRTY]] = nd
+            tally[N_DIRTY] += 1
 
 
 # The store keeps its per-job, per-node and counter arrays as rows of a few 2-D arrays,
@@ -166,8 +177,9 @@ def _kth_smallest(a: Any, n: int, k: int) -> float:
 # Rows of ``ji`` (int, one column per job): each job's first unit in Jobs.placed, the
 # pass's priority order, each queued job's level, the jobs with an end overridden in
 # this pass, the surviving partners' positions; flags: started, taken in this pass,
-# end overridden in this pass, marked by the rates.
-OFF, QORD, LEVEL, OV_LIST, SURV_POS, STARTED, TAKEN, HAS_OV, MARKED = range(9)
+# end overridden in this pass, marked by the rates; each running job's nodes it has
+# to itself (kept by the starts and the ends).
+OFF, QORD, LEVEL, OV_LIST, SURV_POS, STARTED, TAKEN, HAS_OV, MARKED, SOLO = range(10)
 # Rows of ``jf`` (real, one column per job and one more): the overridden ends, the
 # queue's cumulative run-time shares and their inverses' sums, the partners' slowdowns.
 OV, RTS, INV, SURV_SL = range(4)
@@ -175,11 +187,19 @@ OV, RTS, INV, SURV_SL = range(4)
 # this pass's starts on each node, nodes a start or an end touched, the running jobs (in
 # start order), the hosts of a ride and their unpartnered nodes' counts, the jobs the
 # rates revisit; then the two jobs on each node (JOB, JOB + 1) and this pass's two
-# starts on it (ADD, ADD + 1).
+# starts on it (ADD, ADD + 1); last, the nodes whose emptying time is out of date (a
+# flag per node, DIRTY, and their list, DIRTY_LIST), and a ride's nodes (RIDE).
 CNT, FREE, ADDS, TOUCHED, RUN, HOST, HOST_N, AFF = range(8)
 JOB, ADD = 8, 10
-# Entries of ``acc_f``: the arrival statistics (ArrivalStats) and the waits.
-A_FIRST, A_LAST, A_SW, A_LW, WAIT_SUM = range(5)
+DIRTY, DIRTY_LIST, RIDE = 12, 13, 14
+# Rows of ``occ`` (real, one column per node): each node's emptying time, the largest
+# estimated end of its running jobs (-inf when empty; kept up to date by _shadow_time
+# for the nodes _mark listed), the pass's overrides on each node (-inf where none),
+# and the scratch the selection permutes.
+EMPTIES, OVERRIDES, SCRATCH = range(3)
+# Entries of ``acc_f``: the arrival statistics (ArrivalStats) and the waits; the last
+# shadow time's selected emptying time and the shadow time (see _shadow_time).
+A_FIRST, A_LAST, A_SW, A_LW, WAIT_SUM, SH_KTH, SH_TIME = range(7)
 # Entries of ``tally``: arrival counts, jobs started, running, empty nodes; Funnel's
 # counters (from FUN); queue and running pairs; the pass's jobs per level (NLEV) and
 # each level's next position (POS0); the host lists' generation (GEN).
@@ -190,37 +210,125 @@ PAIRS_Q, PAIRS_R = FUN + FUNNEL, FUN + FUNNEL + 1
 NLEV = PAIRS_R + 1
 POS0 = NLEV + 4
 GEN = POS0 + 4  # the host lists' generation (see LomarcStore.ge_n)
+N_DIRTY = GEN + 1  # the nodes in ni[DIRTY_LIST]
+# The last shadow time's inputs and results (see _shadow_time): whether it may be
+# reused (worked out without overrides), its empty nodes and head's size, the occupied
+# nodes listed in occ[SCRATCH] and the nodes that empty by the shadow time.
+SH_OK, SH_FREE, SH_SIZE, SH_NOCC, SH_COUNT = range(N_DIRTY + 1, N_DIRTY + 6)
 REPORTS = FUNNEL + 2 + 2  # the funnel, queue and running pairs, arrival counts
 FREPORTS = 4  # first, last, short work, long work
 
 
 def _shadow_time(
-    ni: Any, ji: Any, jf: Any, est_end: Any, occ: Any, nodes: int, now: float, fr: int, sj: int
+    ni: Any,
+    ji: Any,
+    jf: Any,
+    jnodes: Any,
+    size: Any,
+    tally: Any,
+    acc_f: Any,
+    nov: int,
+    est_end: Any,
+    occ: Any,
+    nodes: int,
+    now: float,
+    fr: int,
+    sj: int,
 ) -> tuple[float, int]:
     """``PassState.compute_shadow``: the EASY head's shadow time and extra nodes, for a
-    head of ``sj`` nodes with ``fr`` empty ones. A node empties at the largest estimated
-    end of its running jobs and of this pass's starts on it; the shadow time is the
-    (sj - fr)-th smallest of those times (at least now) over the occupied nodes."""
+    head of ``sj`` nodes with ``fr`` empty ones. A node empties at the largest of its
+    running jobs' estimated ends (at least now) and of this pass's overrides of its
+    jobs' ends (its starts, its ride hosts); the shadow time is the (sj - fr)-th
+    smallest of those times over the occupied nodes.
+
+    Worked out from each node's emptying time without the pass (occ[EMPTIES]), kept
+    between passes: only the nodes that a start, an end or a rate change touched since
+    (_mark) are worked out again. A host's override is never earlier than its estimated
+    end (at least now), so the larger of the two rows is the node's time. Clamping at
+    now commutes with an order statistic, so the selection reads the unclamped times
+    and clamps its result; and a time is at most a shadow time (never before now)
+    exactly when its clamped time is.
+
+    When no node's emptying time changed since the last shadow time, which was worked
+    out without overrides, and the pass has none and the same head and empty nodes,
+    the selection's result is the last one: only the clamp and the count are redone,
+    on the times occ[SCRATCH] still holds. Otherwise the times are listed again, and
+    those below and at the last selection's result counted on the way: when the
+    (sj - fr)-th falls among the latter, it is that time and nothing is selected (a
+    few nodes change between passes, so it mostly does)."""
+    inf = math.inf
+    changed = False
+    for d in range(tally[N_DIRTY]):
+        nd = ni[DIRTY_LIST, d]
+        ni[DIRTY, nd] = False
+        e = -inf
+        for q in range(ni[CNT, nd]):
+            x = est_end[ni[JOB + q, nd]]
+            if x > e:
+                e = x
+        if e != occ[EMPTIES, nd]:
+            occ[EMPTIES, nd] = e
+            changed = True
+    tally[N_DIRTY] = 0
+    if not changed and nov == 0 and tally[SH_OK] and tally[SH_FREE] == fr and tally[SH_SIZE] == sj:
+        nocc = tally[SH_NOCC]
+        shadow = now if fr >= sj else max(acc_f[SH_KTH], now)
+        if shadow == acc_f[SH_TIME]:
+            return shadow, fr + tally[SH_COUNT] - sj
+        c = 0
+        for q in range(nocc):
+            if occ[SCRATCH, q] <= shadow:
+                c += 1
+        acc_f[SH_TIME] = shadow
+        tally[SH_COUNT] = c
+        return shadow, fr + c - sj
+    for o in range(nov):
+        x = ji[OV_LIST, o]
+        v = jf[OV, x]
+        for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+            nd = jnodes[q]
+            if v > occ[OVERRIDES, nd]:
+                occ[OVERRIDES, nd] = v
+    # The occupied nodes' times, and how many are below and at the last selection's
+    # result: when the (sj - fr)-th falls among the latter, it is that time again.
+    last = acc_f[SH_KTH]
+    below = 0
+    at = 0
     nocc = 0
     for nd in range(nodes):
-        e = -math.inf
-        for q in range(ni[CNT, nd]):
-            hj = ni[JOB + q, nd]
-            e_job = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
-            if e_job > e:
-                e = e_job
-        for q in range(ni[ADDS, nd]):
-            e_job = jf[OV, ni[ADD + q, nd]]
-            if e_job > e:
-                e = e_job
-        if e > -math.inf:
-            occ[nocc] = max(e, now)
+        e = occ[EMPTIES, nd]
+        v = occ[OVERRIDES, nd]
+        if v > e:
+            e = v
+        if e > -inf:
+            occ[SCRATCH, nocc] = e
             nocc += 1
-    shadow = now if fr >= sj else _kth_smallest(occ, nocc, sj - fr)
-    c = 0
-    for q in range(nocc):
-        if occ[q] <= shadow:
-            c += 1
+            if e < last:
+                below += 1
+            elif e == last:
+                at += 1
+    for o in range(nov):
+        x = ji[OV_LIST, o]
+        for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+            occ[OVERRIDES, jnodes[q]] = -inf
+    if fr < sj:
+        k = sj - fr
+        if not (below < k <= below + at):
+            acc_f[SH_KTH] = _kth_smallest(occ, SCRATCH, nocc, k)
+    shadow = now if fr >= sj else max(acc_f[SH_KTH], now)
+    if shadow == last:  # no count needed either
+        c = below + at
+    else:
+        c = 0
+        for q in range(nocc):
+            if occ[SCRATCH, q] <= shadow:
+                c += 1
+    tally[SH_OK] = nov == 0
+    tally[SH_FREE] = fr
+    tally[SH_SIZE] = sj
+    tally[SH_NOCC] = nocc
+    acc_f[SH_TIME] = shadow
+    tally[SH_COUNT] = c
     return shadow, fr + c - sj
 
 
@@ -237,9 +345,8 @@ class LomarcStore(NamedTuple):
     ji: Any  #: per-job integers and flags (OFF ... MARKED)
     jf: Any  #: per-job reals (OV ... SURV_SL)
     ni: Any  #: per-node integers and lists (CNT ... ADD + 1)
-    acc_f: Any  #: A_FIRST ... WAIT_SUM
+    acc_f: Any  #: A_FIRST ... SH_TIME
     tally: Any  #: A_COUNT ... GEN
-    host_solo: Any  #: each ride host's unpartnered nodes
     ge_idx: Any  #: the hosts with enough unpartnered nodes, by class key and size
     #: their number (row 0) and the generation they were listed in (row 1): a list is
     #: current while its generation is tally[GEN], which a pass and a ride advance
@@ -247,7 +354,7 @@ class LomarcStore(NamedTuple):
     ge_n: Any
     memo_i: Any  #: each job's last ride screens: host job + 1 (row 0), stage (row 1)
     memo_sl: Any  #: and slowdown
-    occ: Any  #: the occupied nodes' emptying times (the head's shadow time)
+    occ: Any  #: the nodes' emptying times, the pass's overrides, scratch (EMPTIES ...)
 
 
 def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[LomarcStore, int]:
@@ -260,10 +367,10 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
         float(iparams[0]), float(fparams[5]), float(fparams[2]), float(iparams[1]),
         float(iparams[10]), float(fparams[1]),
     )  # fmt: skip
-    ji = np.zeros((9, n), np.int64)
+    ji = np.zeros((10, n), np.int64)
     for j in range(1, n):
         ji[OFF, j] = ji[OFF, j - 1] + jobs.size[j - 1]
-    ni = np.zeros((12, 2 * nodes), np.int64)
+    ni = np.zeros((15, 2 * nodes), np.int64)
     for q in range(2):
         for nd in range(2 * nodes):
             ni[JOB + q, nd] = -1
@@ -273,9 +380,10 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
         jobs.table, model, iparams, fparams, iparams[12] == 1, nodes, jobs.placed,
-        ji, np.zeros((4, n + 1)), ni, np.zeros(5), np.zeros(GEN + 1, np.int64),
-        np.empty((2 * nodes, nodes), np.int64), np.empty((4, nodes + 1, 2 * nodes), np.int64),
-        np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)), np.empty(nodes),
+        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_COUNT + 1, np.int64),
+        np.empty((4, nodes + 1, 2 * nodes), np.int64),
+        np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
+        np.full((3, nodes), -np.inf),
     )  # fmt: skip
     store.tally[N_EMPTY] = nodes
     return store, 0
@@ -299,6 +407,9 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float
         ni[CNT, nd] -= 1
         if ni[CNT, nd] == 0:
             tally[N_EMPTY] += 1
+        else:  # the job left on it has it to itself
+            ji[SOLO, ni[JOB + 0, nd]] += 1
+    _mark(idx, ji, ni, jnodes, tally, jobs.size[idx])
     return state
 
 
@@ -321,7 +432,7 @@ def lomarc_pass(
     prof, model, printed, nodes = store.prof, store.model, store.printed, store.nodes
     iparams, fparams, jnodes = store.ip, store.fp, store.jnodes
     ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
-    host_solo, ge_idx, ge_n = store.host_solo, store.ge_idx, store.ge_n
+    ge_idx, ge_n = store.ge_idx, store.ge_n
     memo_i, memo_sl, occ = store.memo_i, store.memo_sl, store.occ
     inf = math.inf
     ht = iparams[0] != 0
@@ -441,8 +552,9 @@ def lomarc_pass(
                 # _start_with_partner
                 if backfill and not known:
                     shadow, extra = _shadow_time(
-                        ni, ji, jf, est_end, occ, nodes, now, head_free, head_size
-                    )
+                        ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
+                        now, head_free, head_size,
+                    )  # fmt: skip
                     known = True
                 if backfill and not (now + ej <= shadow or sj <= extra):
                     k += 1
@@ -578,16 +690,13 @@ def lomarc_pass(
                 if not hosts_known:
                     hosts_known = True
                     max_solo = 0
+                    # Until a ride, this pass's starts are on empty nodes: a running
+                    # job's unpartnered nodes are those it has to itself (ji[SOLO]).
                     for r in range(nrun):
                         hj = ni[RUN, r]
                         if ml_only and not est[hj] > SHORT_MAX:
                             continue
-                        c = 0
-                        for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
-                            nd = jnodes[q]
-                            if ni[CNT, nd] + ni[ADDS, nd] == 1:
-                                host_solo[nhosts, c] = nd
-                                c += 1
+                        c = ji[SOLO, hj]
                         if c > 0:
                             ni[HOST, nhosts] = hj
                             ni[HOST_N, nhosts] = c
@@ -642,8 +751,9 @@ def lomarc_pass(
                         rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
                         if backfill and not known:
                             shadow, extra = _shadow_time(
-                                ni, ji, jf, est_end, occ, nodes, now, head_free, head_size
-                            )
+                                ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
+                                now, head_free, head_size,
+                            )  # fmt: skip
                             known = True
                         if backfill and end_h <= shadow:
                             th, tc = pair_ends(rem, ej, sl)
@@ -669,8 +779,16 @@ def lomarc_pass(
                         rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
                         th, tc = pair_ends(rem, ej, best_sl)
                         new_h = max(end_h, now + th)
-                        src = host_solo[best_h, :sj]
-                        _put(j, src, jnodes, ji, ni)
+                        # the host's first sj unpartnered nodes, in its nodes' order
+                        c = 0
+                        for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
+                            nd = jnodes[q]
+                            if ni[CNT, nd] + ni[ADDS, nd] == 1:
+                                ni[RIDE, c] = nd
+                                c += 1
+                                if c == sj:
+                                    break
+                        _put(j, ni[RIDE, :sj], jnodes, ji, ni)
                         chosen[ndec] = j
                         ndec += 1
                         ji[TAKEN, k] = True
@@ -683,10 +801,7 @@ def lomarc_pass(
                                 nov += 1
                         jf[OV, hj] = new_h
                         jf[OV, j] = now + tc
-                        c = ni[HOST_N, best_h]
-                        for q in range(sj, c):
-                            host_solo[best_h, q - sj] = host_solo[best_h, q]
-                        ni[HOST_N, best_h] = c - sj
+                        ni[HOST_N, best_h] -= sj
                         tally[GEN] += 1
                         max_solo = 0
                         for h in range(nhosts):
@@ -723,8 +838,13 @@ def lomarc_pass(
                 raise RuntimeError("the LOMARC pass: a third job on a node")
             if ni[CNT, nd] == 0:
                 tally[N_EMPTY] -= 1
+            else:  # the job alone on it shares it now
+                ji[SOLO, ni[JOB + 0, nd]] -= 1
             ni[JOB + ni[CNT, nd], nd] = j
             ni[CNT, nd] += 1
+            if ni[CNT, nd] == 1:
+                ji[SOLO, j] += 1
+        _mark(j, ji, ni, jnodes, tally, size[j])  # the engine sets its est_end next
         ji[STARTED, j] = True
         n_started += 1
         total_wait += now - submit[j]
@@ -809,6 +929,7 @@ def lomarc_rates(
                         worst = sl
         new = 1.0 / worst
         if new != rate[idx]:
+            _mark(idx, ji, ni, jnodes, store.tally, size[idx])  # and its est_end
             who[m] = idx
             rates[m] = new
             m += 1

@@ -171,6 +171,7 @@ LOMARC_PASS = CompiledPass(
         K._screen,
         K._put,
         K._kth_smallest,
+        K._mark,
         K._shadow_time,
     ),
     idle_passes=True,

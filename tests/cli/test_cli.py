@@ -296,3 +296,20 @@ def test_the_command_module_loads_no_numpy() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_an_interrupted_command_ends_at_once_whatever_waits_at_exit() -> None:
+    # A process pool's manager thread can be left waiting for a result that a stopped
+    # worker half wrote; the interrupted command must still end, with its exit code.
+    import subprocess
+    import sys
+
+    code = """
+import threading
+import cosched.cli.main as m
+threading.Thread(target=threading.Event().wait).start()  # joined at exit: never ends
+m._main = lambda argv: (m.INTERRUPTED, "sweep")
+m.entry()
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.returncode == 130, done.stderr

@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+#: The exit code of an interrupted command (Ctrl-C), as shells report SIGINT.
+INTERRUPTED = 130
+
 #: Set by the command (:func:`entry`) where the environment does not: numpy's OpenBLAS
 #: starts a thread per core when numpy loads, and each spins waiting for work for
 #: about a tenth of a second of CPU; no command runs multithreaded linear algebra, and
@@ -98,7 +101,11 @@ def entry() -> None:
     After ``cosched run`` the process ends at once (``os._exit``, once stdout and
     stderr are flushed; the command has closed its files): Python's orderly teardown
     frees every object one by one and shuts numba's compiler down, 0.2-0.4 s of CPU
-    that nobody sees the result of (docs/performance.md).
+    that nobody sees the result of (docs/performance.md). So does any command
+    interrupted (exit 130), once it has kept its finished results: a process pool's
+    workers are stopped mid-cell, and one stopped while sending a result leaves the
+    message half written, which the pool's manager thread would wait for at exit for
+    ever.
 
     Before numpy loads, OpenBLAS is asked for one thread (:data:`BLAS_THREADS`) unless
     the environment already names a number.
@@ -106,7 +113,7 @@ def entry() -> None:
     for name, value in BLAS_THREADS.items():
         os.environ.setdefault(name, value)
     code, command = _main(None)
-    if command in QUICK_EXIT:
+    if command in QUICK_EXIT or code == INTERRUPTED:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
@@ -137,7 +144,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         print("cosched: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``cosched policies | head``): stop quietly, as Unix tools
         # do, and keep Python from complaining again when it flushes stdout at exit.

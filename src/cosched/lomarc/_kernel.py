@@ -342,11 +342,11 @@ class LomarcStore(NamedTuple):
     printed: bool  #: the slowdown formula's reading: ``printed`` (else ``overlap``)
     nodes: int
     jnodes: Any  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
-    ji: Any  #: per-job integers and flags (OFF ... MARKED)
+    ji: Any  #: per-job integers and flags (OFF ... SOLO)
     jf: Any  #: per-job reals (OV ... SURV_SL)
-    ni: Any  #: per-node integers and lists (CNT ... ADD + 1)
+    ni: Any  #: per-node integers and lists (CNT ... RIDE)
     acc_f: Any  #: A_FIRST ... SH_TIME
-    tally: Any  #: A_COUNT ... GEN
+    tally: Any  #: A_COUNT ... SH_COUNT
     ge_idx: Any  #: the hosts with enough unpartnered nodes, by class key and size
     #: their number (row 0) and the generation they were listed in (row 1): a list is
     #: current while its generation is tally[GEN], which a pass and a ride advance

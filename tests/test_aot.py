@@ -3,7 +3,8 @@ and cosched falls back to numba's kernels when they cannot be built.
 
 Differential tests on random SWF text: the SWF parser as compiled ahead of time
 (:mod:`cosched._aot`), as compiled just in time by numba, and run as Python, must agree
-bit for bit (the engine's event loop: ``tests/engine/test_loop_aot.py``).
+bit for bit; so must the node-busy sum, compiled and as Python (the engine's event loop:
+``tests/engine/test_loop_aot.py``).
 """
 
 from __future__ import annotations
@@ -127,6 +128,35 @@ def test_a_read_trace_is_the_same_with_either_compiled_parser(
     for name in aot:
         assert np.array_equal(aot[name], numpy_parser[name], equal_nan=True), name
         assert np.array_equal(aot[name], jit[name], equal_nan=True), name
+
+
+# -- the node-busy sum ---------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_node_busy_sum_is_the_same_ahead_of_time_and_in_python(
+    kernels: Any, data: st.DataObject
+) -> None:
+    """Entries in start order or not, times finite or not: the compiled one-pass sum is
+    the Python function's, bit for bit (refusals included)."""
+    from cosched.metrics._busy_kernel import node_busy
+
+    n = data.draw(st.integers(1, 40))
+    times = st.sampled_from([0.0, 0.1, 0.30000000000000004, 2.5, 7.0, 1e9, float("nan")])
+    start = np.array(data.draw(st.lists(times, min_size=n, max_size=n)))
+    if data.draw(st.booleans()):
+        start = np.sort(start)
+    end = start + np.array(
+        data.draw(st.lists(st.sampled_from([0.0, 0.1, 3.3, -1.0]), min_size=n, max_size=n))
+    )
+    m = data.draw(st.integers(0, 3 * n))
+    job_of = np.sort(
+        np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), dtype=np.int64)
+    )
+    nodes = np.array(data.draw(st.lists(st.integers(0, 5), min_size=m, max_size=m)), dtype=np.int64)
+    got = kernels.node_busy(start, end, job_of, nodes, 6)
+    assert got.hex() == node_busy(start, end, job_of, nodes, 6).hex()
 
 
 # -- building and falling back -------------------------------------------------------

@@ -73,6 +73,7 @@ __all__ = [
     "available",
     "build",
     "checking",
+    "compiled_kernel",
     "jitted",
     "kernel",
     "kernel_dir",
@@ -124,20 +125,26 @@ class Group:
     declared: tuple[tuple[str, str, str], ...] = ()
 
 
-#: The groups by name: ``batch`` (the SWF parser, which every long trace uses) and
+#: The groups by name: ``batch`` (the SWF parser, which every long trace uses, and the
+#: node-busy sum of a placement-aware run's summary) and
 #: those the families register (the node-sharing family's ``nodeshare``). (The engine's
 #: event loop is one module per policy pass: :mod:`cosched.engine.aot`.)
 GROUPS: dict[str, Group] = {
     "batch": Group(
         "batch",
         "_cosched_kernels",
-        ("cosched.workload._swf_kernel",),
+        ("cosched.workload._swf_kernel", "cosched.metrics._busy_kernel"),
         "cosched._aot:_self_check",
         (
             (
                 "cosched.workload._swf_kernel",
                 "parse_block",
                 "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
+            ),
+            (
+                "cosched.metrics._busy_kernel",
+                "node_busy",
+                "f8(f8[::1], f8[::1], i8[::1], i8[::1], i8)",
             ),
         ),
     )
@@ -656,6 +663,19 @@ def kernels(name: str, *, build: bool = True) -> Any:
     return got
 
 
+def compiled_kernel(module: str, name: str) -> Callable[..., Any] | None:
+    """Kernel ``name`` of kernel module ``module`` as compiled ahead of time when its
+    group's module is built, else None: nothing is built and numba is not imported, for
+    a caller with a numpy form of its own to fall back on (the node-busy sum). Wrapped
+    in :class:`Checked` when :func:`checking`, as :func:`kernels` hands them out."""
+    compiled = load(build=False, group=_group(module))
+    signature = _signatures(module).get(name)
+    if compiled is None or signature is None:
+        return None
+    func: Callable[..., Any] = getattr(compiled, name)
+    return Checked(name, func, signature) if checking() else func
+
+
 def build(
     out: str | os.PathLike[str],
     key: str | None = None,
@@ -695,7 +715,8 @@ def build(
 
 
 def _self_check(module: ModuleType) -> None:
-    """The compiled SWF parser gives the Python function's results on a small case."""
+    """The compiled SWF parser and node-busy sum give the Python functions' results on
+    small cases."""
     jit_parse = jitted("cosched.workload._swf_kernel").parse_block
     text = (
         b"1 0 10 5 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n"
@@ -707,6 +728,18 @@ def _self_check(module: ModuleType) -> None:
     b, where2, ok2 = getattr(jit_parse, "py_func", jit_parse)(data, flags, flags)
     if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
         raise RuntimeError("the compiled SWF parser differs from its source")
+    node_busy = importlib.import_module("cosched.metrics._busy_kernel").node_busy  # by name
+    # Three jobs on nodes 2 and 0: node 2 busy over [0, 7] and [9.5, 12], node 0 over
+    # [1, 7]; then a job out of start order (not the kernel's case).
+    start, end = np.array([0.0, 1.0, 9.5]), np.array([5.0, 7.0, 12.0])
+    cases = (
+        (np.array([0, 1, 1, 2]), np.array([2, 2, 0, 2]), 15.5),
+        (np.array([1, 0]), np.array([0, 2]), -1.0),
+    )
+    for job_of, nodes, want in cases:
+        got = module.node_busy(start, end, job_of, nodes, 3)
+        if not got == node_busy(start, end, job_of, nodes, 3) == want:
+            raise RuntimeError("the compiled node-busy sum differs from its source")
 
 
 def parse_block(

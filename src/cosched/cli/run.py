@@ -364,16 +364,19 @@ def streams(args: argparse.Namespace, cls: type[Policy]) -> bool:
 #: EASY ``--stream``: 18.2 s CPU at the default, 16.5 s at 100,000 (docs/performance.md).
 GC_THRESHOLD = (100_000, 50, 100)
 
-#: glibc's ``mallopt`` settings for a ``cosched run`` process: free memory above 4 MiB at
+#: glibc's ``mallopt`` settings for a ``cosched run`` process: free memory above 16 MiB at
 #: the top of the heap goes back to the system (``M_TRIM_THRESHOLD``, -1) and blocks of
 #: 32 MiB or more are mapped on their own (``M_MMAP_THRESHOLD``, -3), both fixed. By
 #: default glibc raises its mmap threshold after the first large block is freed, and
 #: from then on the reader's and the loader's freed copies stay in the heap: a full
 #: CEA-Curie EASY run peaked at 306 MiB instead of about 275 MiB (docs/performance.md).
 #: Thresholds of 1 MiB map every column afresh: a Curie run took 117,000 page faults,
-#: 0.25 s of system time, against 43,000 and 0.13 s with these, for 12 MiB more at the
-#: peak (docs/performance.md, "The batch loop and parser compiled ahead of time").
-MALLOC_OPTIONS = ((-1, 4 << 20), (-3, 32 << 20))
+#: 0.25 s of system time, against 43,000 and 0.13 s with a 4 MiB trim threshold. At 4
+#: MiB the parsed trace's freed copies went back to the system and the simulation
+#: faulted the same memory in again: 16 MiB takes KTH-SP2 LOMARC from 16,900 faults to
+#: 13,100 and Curie EASY from 41,500 to 37,200, the peaks unchanged; 64 MiB raised
+#: Curie's peak from 162 to 187 MiB (docs/design/engine.md, docs/performance.md).
+MALLOC_OPTIONS = ((-1, 16 << 20), (-3, 32 << 20))
 
 
 def _return_freed_memory() -> None:

@@ -315,6 +315,9 @@ def node_busy_seconds(
         job_of = np.repeat(np.fromiter(placements, dtype=np.int64, count=len(placements)), counts)
     if nodes.size == 0:
         return 0.0
+    busy = _compiled_busy(start, end, job_of, nodes)
+    if busy is not None:
+        return busy
     # Nodes in order of first appearance (g: each entry's node by that rank), each
     # node's intervals by start: the order in which the plain loop (kept in
     # _node_busy_loop) adds the merged lengths. The loop sorts a node's intervals as
@@ -350,6 +353,34 @@ def node_busy_seconds(
     tails = np.append(heads[1:] - 1, n - 1)
     # cumsum adds in order, one by one, as the loop does (sum() may compensate).
     return float(np.cumsum(hi[tails] - s[heads])[-1])
+
+
+def _compiled_busy(
+    start: np.ndarray, end: np.ndarray, job_of: np.ndarray, nodes: np.ndarray
+) -> float | None:
+    """:func:`~cosched.metrics._busy_kernel.node_busy` compiled ahead of time (the same
+    sum in one pass, docs/performance.md), or None where it does not apply: the
+    ``batch`` module not built (it is not built for this), node numbers that are not a
+    small table's indices, entries not in start order, a time not finite or backwards."""
+    from cosched import _aot
+    from cosched.metrics._busy_kernel import UNSUITED
+
+    node_busy = _aot.compiled_kernel("cosched.metrics._busy_kernel", "node_busy")
+    if node_busy is None:
+        return None
+    top = int(nodes.max())
+    if int(nodes.min()) < 0 or top >= 4 * nodes.size:
+        return None
+    # The arrays the compiled function reads as its signature says (a copy only for
+    # one that is not: a read-only column of a table read back, say).
+    got = node_busy(
+        np.require(start, np.float64, ("C", "W")),
+        np.require(end, np.float64, ("C", "W")),
+        np.require(job_of, np.int64, ("C", "W")),
+        np.require(nodes, np.int64, ("C", "W")),
+        top + 1,
+    )
+    return None if got == UNSUITED else float(got)
 
 
 def _first_appearance_ranks(nodes: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from cosched.experiments.model import load_experiment
 from cosched.experiments.reproductions import spec_text
@@ -63,3 +64,25 @@ def test_partial_spec_lists_exactly_the_finished_cells(tmp_path: Path) -> None:
     # The configuration with no finished cell is named in the header with all its seeds.
     seeds = sorted(int(t.columns["seed"]) for t in tasks if t.columns.items() >= first.items())
     assert any(line.endswith(f"seeds {seeds}") for line in header[2:])
+
+
+def test_readme_commands_gives_the_readme_s_two_opening_commands() -> None:
+    # CI runs what this prints; a hand case pins the reading of the blocks.
+    module = _load("readme_commands")
+    text = "# t\n\n```sh\npython3 -m venv .venv && \\\n  x --out a\n```\n\n```sh\nrun tests\n```\n"
+    text += "\n## Later\n\n```sh\nnot this\n```\n"
+    assert module.commands(text) == ["python3 -m venv .venv && x --out a", "run tests"]
+    setup, tests = (_run("readme_commands.py", n).stdout.strip() for n in ("1", "2"))
+    assert setup.startswith("python3 -m venv .venv") and "cosched compare" in setup
+    assert "pytest" in tests and '-m "not slow"' in tests
+    assert _run("readme_commands.py", "3").returncode == 2
+
+
+def _load(name: str) -> ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

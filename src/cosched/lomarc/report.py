@@ -24,7 +24,13 @@ from matplotlib.figure import Figure
 
 from cosched.experiments.claims import agreement, evaluate
 from cosched.experiments.stats import mean_ci
-from cosched.lomarc.experiment import PRESETS, SETS, under_preset
+from cosched.lomarc.experiment import (
+    METRIC_READINGS,
+    PRESETS,
+    SETS,
+    under_metric_reading,
+    under_preset,
+)
 from cosched.lomarc.policies import VARIANTS
 
 __all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "readings_markdown", "report_section"]
@@ -327,16 +333,25 @@ def readings_markdown(results: pd.DataFrame) -> list[str]:
         "### The slowdown readings side by side",
         "",
         "The claim table above judges the default readings: section 4.1's slowdown "
-        "formula read as Table 2's worked example needs it (`overlap`). Each preset "
-        "runs every pairing variant again under its reading (`<variant>-<preset>`; PSS "
-        "never pairs and serves both) and is judged by the same claims. Defaults: "
-        f"{agreement(default).text()}.",
+        "formula read as Table 2's worked example needs it (`overlap`), and utilization "
+        "as the node-busy share. Each preset runs the pairing variants it can change "
+        "again under its reading (`<variant>-<preset>`; PSS never pairs and serves "
+        "every reading, and a variant a preset cannot change keeps its default runs); "
+        "a metric reading judges the same runs on another column. Each is judged by "
+        f"the same claims. Defaults: {agreement(default).text()}.",
         "",
     ]
     tables = {p: evaluate(claims(), under_preset(results, p), "lomarc") for p in PRESETS}
     for preset, table in tables.items():
         given = ", ".join(f"{k}={v}" for k, v in PRESETS[preset].items())
         lines.append(f"Preset `{preset}` ({given}): {agreement(table).text()}.")
+    for reading, columns in METRIC_READINGS.items():
+        read = under_metric_reading(results, reading)
+        if read is None:
+            continue
+        tables[reading] = evaluate(claims(), read, "lomarc")
+        given = ", ".join(f"{k} read as {v}" for k, v in columns.items())
+        lines.append(f"Metric reading `{reading}` ({given}): {agreement(tables[reading]).text()}.")
     heads = " | ".join(f"{p} | {p} verdict" for p in tables)
     lines += [
         "",

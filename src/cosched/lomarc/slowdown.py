@@ -35,7 +35,7 @@ Two readings of the overall formula, both named options (``formula``):
   tables side by side.
 
 How the memory slowdown combines with the shared parts is a reading of its own: every
-line that names ``sl_A,B,mem`` writes it as a summand (section 4.1, lines 475 and 502),
+line that names ``sl_A,B,mem`` writes it as a summand (section 4.1, lines 474-475 and 501-502),
 and section 4.2 measured it as a whole pair's slowdown ("The slowdown is 2.5 in the
 former and 2.2 in the latter case", lines 843-844). The overlap form takes three
 named readings of it, values of the same option (they differ only for a pair whose

@@ -27,6 +27,7 @@ from cosched.nodeshare.experiment import CAP, CORES, NODES, VARIANTS, prepare
 from cosched.platform import Platform
 from cosched.platform.machine import Allocation
 from cosched.policies.base import make_policy
+from cosched.workload.job import Workload
 from cosched.workload.transforms import offered_load, scale_to_load
 
 RUNS = {"fig3": ("cosched", "combined"), "prior": ("prior", "combined_prior")}
@@ -34,12 +35,12 @@ PAPER = {"vs EASY": (1.0, 18.0), "vs FCFS": (80.0, 100.0), "combined vs cosched"
 MARK = "<!-- nodeshare_unknowns:{} -->"
 
 
-def turnaround(w: object, variant: str) -> float:
+def turnaround(w: Workload, variant: str) -> float:
     name, params = VARIANTS[variant]
     platform = Platform(
         nodes=NODES, cores=CORES, allocation=Allocation.NODES, max_jobs_per_node=CAP
     )
-    jobs = Simulation(w, platform, make_policy(name, **params)).run().jobs  # type: ignore[arg-type]
+    jobs = Simulation(w, platform, make_policy(name, **params)).run().jobs
     return float((jobs["end_time"] - jobs["submit_time"]).mean())
 
 

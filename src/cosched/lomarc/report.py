@@ -88,6 +88,7 @@ _MEANS = (
     "mean_bounded_slowdown",
     "mean_wait",
     "node_busy_utilization",
+    "thread_share_utilization",
     "utilization_efficiency",
     "makespan",
     "offered_load",
@@ -182,11 +183,14 @@ def _claims_table(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list
 def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str]:
     lines = [
         "| workload | mixture | variant | seeds | mean response (h) | rel. bounded response | "
-        "utilization | E | makespan (days) | offered load | pairs (queue / running) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "utilization (node-busy) | thread share | E | makespan (days) | offered load | "
+        "pairs (queue / running) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def pm(d: dict[str, float], m: str, scale: float, fmt: str) -> str:
+        if m not in d:  # a store written before the metric existed
+            return "n/a"
         half = d.get(f"{m}_ci", math.nan)
         text = f"{d[m] / scale:{fmt}}"
         return text if math.isnan(half) else f"{text} ± {half / scale:{fmt}}"
@@ -198,6 +202,7 @@ def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str
             f"| {w} | {m} | {v} | {d['seeds']:.0f} | {pm(d, 'mean_turnaround', 3600, '.2f')} | "
             f"{pm(d, 'mean_bounded_slowdown', 1, '.2f')} | "
             f"{pm(d, 'node_busy_utilization', 1, '.3f')} | "
+            f"{pm(d, 'thread_share_utilization', 1, '.3f')} | "
             f"{pm(d, 'utilization_efficiency', 1, '.3f')} | {pm(d, 'makespan', 86400, '.1f')} | "
             f"{d['offered_load']:.3f} | {d.get('queue_pairs', 0):.0f} / "
             f"{d.get('running_pairs', 0):.0f} |"

@@ -24,7 +24,7 @@ from cosched.engine.decisions import Decision
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, PolicyDecisionError
 from cosched.gym.observation import TIME_SCALE, Encoding
-from cosched.gym.rules import BatchDecider, Rules
+from cosched.gym.rules import BACKFILLS, Backfill, BatchDecider, Rules
 from cosched.policies.base import Policy, check_choice, check_range, load_module
 
 __all__ = ["Agent", "AgentLoop", "Decider", "LearnedPolicy", "load_agent"]
@@ -161,7 +161,8 @@ class LearnedPolicy(AgentLoop, Policy):
         slots: K, the queued jobs the agent chooses among.
         releases: R, the running jobs the observation shows.
         time_scale: seconds per unit of the observation's time features.
-        backfill: ``none`` or ``easy`` (EASY backfilling behind a waiting choice).
+        backfill: ``none``, ``easy`` (EASY backfilling behind a waiting choice) or
+            ``rlscheduler`` (RLScheduler's greedy backfilling, :mod:`cosched.gym.rules`).
         commit: ``head`` (a chosen job that does not fit waits until it does) or
             ``event`` (the choice lapses at the next event).
     """
@@ -173,7 +174,7 @@ class LearnedPolicy(AgentLoop, Policy):
     slots: int = 128
     releases: int = 16
     time_scale: float = TIME_SCALE
-    backfill: Literal["none", "easy"] = "none"
+    backfill: Backfill = "none"
     commit: Literal["head", "event"] = "head"
     driven: bool = field(default=False, init=False, repr=False, compare=False)
     _fn: Agent | None = field(default=None, init=False, repr=False, compare=False)
@@ -182,7 +183,7 @@ class LearnedPolicy(AgentLoop, Policy):
     def __post_init__(self) -> None:
         check_range(self.name, "slots", self.slots, low=1, integer=True)
         check_range(self.name, "releases", self.releases, low=0, integer=True)
-        check_choice(self.name, "backfill", self.backfill, ("none", "easy"))
+        check_choice(self.name, "backfill", self.backfill, BACKFILLS)
         check_choice(self.name, "commit", self.commit, ("head", "event"))
         try:
             encoding = Encoding(self.slots, self.releases, self.time_scale)

@@ -27,7 +27,7 @@ from cosched.gym.observation import TIME_SCALE, Encoding
 from cosched.gym.rules import BACKFILLS, Backfill, BatchDecider, Rules
 from cosched.policies.base import Policy, check_choice, check_range, load_module
 
-__all__ = ["Agent", "AgentLoop", "Decider", "LearnedPolicy", "load_agent"]
+__all__ = ["Agent", "AgentLoop", "Decider", "LearnedPolicy", "as_slot", "load_agent"]
 
 #: An agent: the observation (a dict of arrays) to the slot of the job to run.
 Agent = Callable[[Mapping[str, np.ndarray]], Any]
@@ -50,6 +50,19 @@ def load_agent(ref: str) -> Agent:
     if not callable(fn):
         raise ConfigError(f"agent {ref!r}: {attr!r} is not a callable in {where!r}")
     return fn  # type: ignore[no-any-return]
+
+
+def as_slot(action: object) -> int | None:
+    """An agent's action as a Python int, or None when it is not an integer.
+
+    Integers are Python and numpy integers, and numpy integer arrays of one element;
+    ``bool``, floats (even 1.0, NaN and inf), strings and None are not.
+    """
+    if isinstance(action, np.ndarray) and action.size == 1:
+        action = action.reshape(()).item()
+    if isinstance(action, bool | np.bool_) or not isinstance(action, numbers.Integral):
+        return None
+    return int(action)
 
 
 class Decider(Protocol):
@@ -129,13 +142,11 @@ class AgentLoop:
 
     def _slot(self, action: Any, mask: np.ndarray, view: SystemView) -> int:
         """The agent's action as an action the mask allows, or a one-line error."""
-        if isinstance(action, np.ndarray) and action.size == 1:
-            action = action.reshape(()).item()
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        a = as_slot(action)
+        if a is None:
             raise PolicyDecisionError(
                 self.name, view.now, None, f"agent {self._ref()} returned {action!r}, not a slot"
             )
-        a = int(action)
         if not (0 <= a < len(mask) and mask[a]):
             allowed = np.flatnonzero(mask)
             raise PolicyDecisionError(

@@ -187,7 +187,7 @@ def run_row(name: str, row: Row, traces: Path, tmp: Path) -> None:
             else:
                 note = "(textbook score; not in the published table)"
             print(
-                f"  {column:>6} {agent:<19} {mean:10.2f}  {note}  "
+                f"  {column:>6} {agent:<19} {mean:12.4f}  {note}  "
                 f"[{time.process_time() - t0:.1f} s CPU]",
                 flush=True,
             )

@@ -472,3 +472,42 @@ def test_an_interrupted_run_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob("*.tmp"))
     runs = [json.loads(x) for x in (tmp_path / "runs.jsonl").read_text().splitlines()]
     assert runs[-1]["outcome"] == "interrupted"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="needs POSIX semaphores in /dev/shm")
+def test_semaphores_left_by_a_killed_process_group_are_removed_by_the_next_pool(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL of the whole process group kills multiprocessing's resource tracker too,
+    so the pool's named semaphores stay in /dev/shm; the next pool unlinks them."""
+    from cosched.experiments.executors import SEMAPHORE_RECORDS, remove_leaked_semaphores
+
+    spec_file = tmp_path / "kill.toml"
+    spec_file.write_text(KILL_SPEC)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cosched", "sweep", str(spec_file), "--workers", "2"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the tracker is killed with it
+    )
+    record = SEMAPHORE_RECORDS / f"{proc.pid}.json"
+    try:
+        deadline = time.monotonic() + 60
+        while not record.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert record.exists(), "the pool recorded no semaphores"
+        time.sleep(0.5)  # the workers start
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    names = json.loads(record.read_text())["names"]
+    files = [Path("/dev/shm") / f"sem.{name.lstrip('/')}" for name in names]
+    # The pool's two queues: three locks and a bounded semaphore, and two locks.
+    assert len(names) == 5
+    assert all(f.exists() for f in files)  # leaked: nobody unlinked them
+    assert sorted(remove_leaked_semaphores()) >= sorted(names)
+    assert not any(f.exists() for f in files)
+    assert not record.exists()

@@ -90,6 +90,7 @@ def run_tasks(
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ConfigError(f"two cells have the same identity {dup}")
     store = Store(out)
+    store.check_layout(keys)
     executor = executor if executor is not None else Serial()
     env = env if env is not None else CellEnv()
     todo, damaged = _to_run(store, tasks)

@@ -7,12 +7,10 @@ no finished cell, and the results do not depend on the executor.
 * :class:`Serial`: in this process, in order (``--workers 1``).
 * :class:`ProcessPool`: ``concurrent.futures`` with ``spawn`` workers (safe with the
   threads pyarrow starts in the parent, and the same on every OS); workers ignore
-  SIGINT, the parent stops them on Ctrl-C. With ``spawn`` the pool's five locks and
-  semaphores are named POSIX semaphores (``/dev/shm/sem.mp-*``), unlinked at exit by
-  multiprocessing's resource tracker; a run killed outright (SIGKILL of its process
-  group) kills the tracker too and leaves them. So each pool records their names
-  (:data:`SEMAPHORE_RECORDS`) and the next pool of the same user unlinks those of a
-  process that is gone (:func:`remove_leaked_semaphores`).
+  SIGINT, the parent stops them on Ctrl-C. Their locks are named POSIX semaphores,
+  which multiprocessing's resource tracker unlinks; the tracker runs in a session of
+  its own (:func:`tracker_apart`), so that it outlives a SIGKILL of the run's process
+  group and unlinks them then too.
 * :class:`DaskExecutor`: ``distributed``: ``local:N`` starts a ``LocalCluster`` of N
   single-threaded worker processes; ``tcp://HOST:PORT`` connects to a running
   scheduler. Dask reruns the tasks of a worker that dies on another worker.
@@ -20,21 +18,15 @@ no finished cell, and the results do not depend on the executor.
 
 from __future__ import annotations
 
-import _multiprocessing
-import atexit
 import concurrent.futures as cf
-import contextlib
-import json
 import multiprocessing
-import multiprocessing.context
 import os
 import signal
-import tempfile
+import subprocess
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from cosched.errors import ConfigError
@@ -104,91 +96,37 @@ def _quiet_worker(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="cosched-parent-watch").start()
 
 
-#: Where each process pool records the names of its semaphores (one JSON file per
-#: parent process, removed when the pool is shut down).
-SEMAPHORE_RECORDS = Path(tempfile.gettempdir()) / f"cosched-{os.getuid()}-semaphores"
+#: The resource tracker's process, kept so that it is never reaped by ``subprocess``.
+_TRACKER: list[subprocess.Popen[bytes]] = []
 
 
-class _RecordingSpawn(multiprocessing.context.SpawnContext):
-    """The ``spawn`` context, noting the name of every semaphore made through it."""
+def tracker_apart() -> None:
+    """Start multiprocessing's resource tracker, if it is not running yet, in a
+    session of its own.
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: list[str] = []
-
-    def _note(self, made: Any) -> Any:
-        name = getattr(getattr(made, "_semlock", None), "name", None)
-        if name:
-            self.names.append(str(name))
-        return made
-
-    def Lock(self) -> Any:
-        return self._note(super().Lock())
-
-    def RLock(self) -> Any:
-        return self._note(super().RLock())
-
-    def Semaphore(self, value: int = 1) -> Any:
-        return self._note(super().Semaphore(value))
-
-    def BoundedSemaphore(self, value: int = 1) -> Any:
-        return self._note(super().BoundedSemaphore(value))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_leaked_semaphores(records: Path | None = None) -> list[str]:
-    """Unlink the semaphores recorded by pools whose process is gone; their names.
-
-    A record whose process is alive is left alone (its pool may be running).
+    With ``spawn`` a pool's (or a local Dask cluster's) locks and semaphores are named
+    POSIX semaphores (``/dev/shm/sem.mp-*``) that the tracker unlinks once every
+    process of the run has closed its end of the tracker's pipe. Started the usual way
+    the tracker is in the run's process group, so a SIGKILL of that group kills it too
+    and the semaphores stay for good; in its own session it outlives the group, sees
+    the pipe close, and unlinks them (saying so on the run's standard error).
     """
-    folder = records if records is not None else SEMAPHORE_RECORDS
-    gone: list[str] = []
-    for record in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(record.read_text())
-            pid, names = int(data["pid"]), [str(n) for n in data["names"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            record.unlink(missing_ok=True)  # unreadable: a write cut short
-            continue
-        if _alive(pid):
-            continue
-        for name in names:
-            with contextlib.suppress(OSError):  # already unlinked
-                _multiprocessing.sem_unlink(name)
-                gone.append(name)
-        record.unlink(missing_ok=True)
-    return gone
+    from multiprocessing import resource_tracker, util
 
+    real = util.spawnv_passfds
 
-#: The semaphores this process's pools made (their names stay until it exits).
-_MADE: list[str] = []
+    def apart(path: Any, args: Any, passfds: Any) -> int:
+        proc = subprocess.Popen(
+            list(args), executable=path, pass_fds=tuple(passfds), start_new_session=True
+        )
+        _TRACKER.append(proc)
+        return proc.pid
 
-
-def _record_semaphores(names: list[str], records: Path | None = None) -> None:
-    """Add ``names`` to this process's record (kept until it exits: the resource
-    tracker unlinks the semaphores then). A record that cannot be written is skipped:
-    a leak is then only not cleaned."""
-    folder = records if records is not None else SEMAPHORE_RECORDS
-    path = folder / f"{os.getpid()}.json"
-    if not _MADE:
-        atexit.register(lambda: path.unlink(missing_ok=True))
-    _MADE.extend(names)
+    util.spawnv_passfds = apart  # the one call ``ensure_running`` makes to start it
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "names": _MADE}))
-        os.replace(tmp, path)
-    except OSError:
-        return
+        resource_tracker.ensure_running()
+    finally:
+        util.spawnv_passfds = real
 
 
 class ProcessPool:
@@ -203,13 +141,12 @@ class ProcessPool:
         if len(tasks) <= 1:
             Serial().run(tasks, env, done)
             return
-        remove_leaked_semaphores()
-        ctx = _RecordingSpawn()
+        tracker_apart()
+        ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(tasks))
         pool = cf.ProcessPoolExecutor(
             n, mp_context=ctx, initializer=_quiet_worker, initargs=(os.getpid(),)
         )
-        _record_semaphores(ctx.names)
         try:
             futures = {pool.submit(execute, t, env): t for t in tasks}
             for fut in cf.as_completed(futures):
@@ -252,6 +189,7 @@ class DaskExecutor:
         except ImportError:  # pragma: no cover - distributed is a dependency
             raise ConfigError("--dask needs the 'distributed' package") from None
         if self.address.startswith("local:"):
+            tracker_apart()
             cluster = LocalCluster(
                 n_workers=int(self.address.removeprefix("local:")),
                 threads_per_worker=1,

@@ -305,6 +305,7 @@ class DomainServer:
         if addr is None:
             # ZeroMQ gives no address for a ZMTP 1.0 or 2.0 peer (whose five bytes
             # ``\x01\x00\x02\x00A`` make a message): it cannot pass the allow list.
+            # Kept as a check: with CurveZMQ such a peer is closed in the handshake.
             self._refuse_reply(routing, "address", "?", "no peer address (not ZMTP 3)")
             return
         if addr not in self.allow:

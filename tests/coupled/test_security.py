@@ -268,7 +268,7 @@ def test_a_million_frame_message_neither_stalls_nor_grows_the_server(tmp_path: P
             secure(s, b"w" * 32, server=False)  # another secret's keys
             s.connect(address)
             s.send_multipart([b""] * frames)
-            time.sleep(1.5)
+            time.sleep(0.5)  # its reconnections fail the handshake meanwhile
             s.close(0)
             ctx.term()
 

@@ -422,3 +422,31 @@ def test_pbs_underscore_digits_are_refused_by_line_and_field(
     text[1] = " ".join([*parts[:-1], attr, parts[-1]])
     path.write_text("\n".join(text) + "\n")
     _refused(lambda: import_pbs([path]), path, 2, field, "not")
+
+
+def test_slurm_an_empty_nnodes_left_out_of_the_inferred_maxnodes_is_counted(
+    tmp_path: Path,
+) -> None:
+    # Jobs 7 (1 node, 100..200 s) and 8 (NNodes empty, 150..250 s) overlap: the inferred
+    # MaxNodes is 1, not 2, and the note says why.
+    result = import_slurm([_sacct(tmp_path, {"NNodes": ""})])
+    assert result.trace.header.max_nodes == 1
+    sentence = "left 1 started jobs whose NNodes is empty or 0 out of the inferred MaxNodes"
+    _noted(result, sentence, tmp_path / "out.swf")
+    given = import_slurm([_sacct(tmp_path, {"NNodes": ""})], ImportOptions(nodes=4))
+    assert not [n for n in given.notes if "NNodes" in n]  # --nodes: nothing inferred
+
+
+def test_slurm_a_heterogeneous_component_without_ncpus_is_counted(tmp_path: Path) -> None:
+    # Job 8 in two components, 8+0 with 4 CPUs and 8+1 with NCPUS empty: the sum is
+    # unknown, -1, not 4.
+    path = _sacct(tmp_path, {"JobID": "8+0"})
+    extra = {**SACCT_GOOD, "JobIDRaw": "9", "JobID": "8+1", "NCPUS": "",
+             "Start": "1700000150", "End": "1700000250"}  # fmt: skip
+    names = SACCT_COLUMNS.split("|")
+    path.write_text(path.read_text() + "|".join(extra[n] for n in names) + "\n")
+    result = import_slurm([path])
+    assert result.trace.table["allocated_procs"].isna().tolist() == [False, True]
+    assert "wrote allocated processors -1 for 1 started jobs whose NCPUS is empty or 0" in (
+        result.notes
+    )

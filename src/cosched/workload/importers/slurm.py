@@ -324,12 +324,18 @@ def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
     )
 
 
+def _sum(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
 def _merge_het(parts: list[tuple[Record, int]]) -> tuple[Record, int]:
     """The components of a heterogeneous job as one job (they start together)."""
     first, nodes = parts[0]
     for r, n in parts[1:]:
-        first.alloc_procs = (first.alloc_procs or 0) + (r.alloc_procs or 0) or None
-        first.req_procs = (first.req_procs or 0) + (r.req_procs or 0) or None
+        first.written.merge(r.written)  # a component's -1 is the merged job's too
+        # A component whose count is unknown (-1, counted) leaves the sum unknown.
+        first.alloc_procs = _sum(first.alloc_procs, r.alloc_procs)
+        first.req_procs = _sum(first.req_procs, r.req_procs)
         for name, total in (("NCPUS", first.alloc_procs), ("ReqCPUS", first.req_procs)):
             if too_large(total or 0):
                 raise WorkloadFormatError(
@@ -411,6 +417,11 @@ def import_slurm(
     for row in rows:
         rec = _record(row, opts, tally)
         nodes = row.count("NNodes") or 0
+        if not nodes and rec.start is not None and opts.nodes is None:
+            rec.written.add(
+                "nnodes_none",
+                "left {n} started jobs whose NNodes is empty or 0 out of the inferred MaxNodes",
+            )
         jid = row.get("JobID")
         if "+" in jid:
             het.setdefault(jid.split("+")[0], []).append((rec, nodes))

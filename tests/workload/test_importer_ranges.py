@@ -450,3 +450,14 @@ def test_slurm_a_heterogeneous_component_without_ncpus_is_counted(tmp_path: Path
     assert "wrote allocated processors -1 for 1 started jobs whose NCPUS is empty or 0" in (
         result.notes
     )
+
+
+def test_pbs_a_job_without_hosts_left_out_of_the_inferred_maxnodes_is_counted(
+    tmp_path: Path,
+) -> None:
+    result = import_pbs([_pbs(tmp_path, "Resource_List.ncpus=2 Resource_List.walltime=600")])
+    assert result.trace.header.max_nodes == 1  # job 1's host n1 only
+    sentence = (
+        "left 1 started jobs without exec_host or Resource_List.nodect out of the inferred MaxNodes"
+    )
+    _noted(result, sentence, tmp_path / "out.swf")

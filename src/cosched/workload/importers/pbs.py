@@ -408,6 +408,12 @@ def import_pbs(
         hosts = 0
         if job.ended:
             rec, hosts = _ended(job, opts, tally)
+            if not hosts and rec.start is not None and opts.nodes is None:
+                rec.written.add(
+                    "hosts_none",
+                    "left {n} started jobs without exec_host or Resource_List.nodect out "
+                    "of the inferred MaxNodes",
+                )
         elif job.deleted:
             rec = _never_ran(job, opts, tally)
         else:

@@ -228,7 +228,9 @@ SPEC_TOML = (
 )
 
 
-@pytest.mark.parametrize("damage", ["cells is a file", "failed is a file", "cell is a folder"])
+@pytest.mark.parametrize(
+    "damage", ["cells is a file", "failed is a file", "cell is a folder", "jobs is a file"]
+)
 def test_a_damaged_store_layout_is_one_line_error(
     reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
@@ -243,16 +245,24 @@ def test_a_damaged_store_layout_is_one_line_error(
     elif damage == "failed is a file":
         (store / "failed").write_text("not a folder")
         bad = store / "failed"
-    else:
+    elif damage == "cell is a folder":
         bad = store / "cells" / f"{_keys()[0]}.parquet"
         bad.unlink()
         bad.mkdir()
+    else:  # seen when a recomputed cell's table is written
+        (store / "cells" / f"{_keys()[0]}.parquet").unlink()
+        shutil.rmtree(store / "jobs")
+        (store / "jobs").write_text("not a folder")
+        bad = store / "jobs"
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC_TOML)
     assert main(["sweep", str(spec), "--out", str(store)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"cosched: error: {bad}: is a ") and err.count("\n") == 1, err
     assert "Traceback" not in err
+    # Nothing was removed to recompute: the other cells' files are all there.
+    if damage != "cells is a file":
+        assert all((store / "cells" / f"{k}.parquet").is_file() for k in _keys()[1:])
 
 
 @pytest.mark.parametrize("where", ["a file", "a read-only folder", "under /proc"])

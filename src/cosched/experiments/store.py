@@ -113,8 +113,16 @@ class CellOutcome:
 
 @contextmanager
 def atomic(path: Path) -> Iterator[Path]:
-    """Yield a temporary path in ``path``'s folder; on success move it onto ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Yield a temporary path in ``path``'s folder; on success move it onto ``path``.
+
+    Raises:
+        StoreError: the folder cannot be made (a file stands in its place).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        bad = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+        raise StoreError(bad, "is a file, not a folder", _FIX_FOLDER) from None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -259,6 +267,8 @@ class Store:
             return self._legacy_damage(key)
         for name, want in sorted(sums.items()):
             sub = self.table_path(name, key)
+            if sub.parent.exists() and not sub.parent.is_dir():
+                raise StoreError(sub.parent, "is a file, not a folder", _FIX_FOLDER)
             if sub.is_dir():
                 raise StoreError(sub, "is a folder, not a cell's table", _FIX_FOLDER)
             if not sub.is_file():

@@ -54,6 +54,10 @@ def fit_command(args: argparse.Namespace) -> int:
     from cosched.experiments.executors import make_executor
 
     check_writable(args.json)
+    if args.out is not None:
+        from cosched.cli._checks import check_writable_dir
+
+        check_writable_dir(args.out)
     if args.figure is not None:
         raise ConfigError("--figure goes without --fit (the fit compares many schedules)")
     split = SPLIT if args.split is None else args.split

@@ -93,7 +93,7 @@ def import_options(p: argparse.ArgumentParser) -> None:
         "--unstarted",
         choices=["drop", "keep"],
         default="drop",
-        help="jobs that never started: drop (default) or keep with wait and run -1",
+        help="jobs that never started: drop (default) or keep with wait and run time -1",
     )
     g.add_argument("--partition", help="keep only this Slurm partition (PBS: queue)")
     g.add_argument(

@@ -291,9 +291,10 @@ class Claim:
         """The outcome of no effect, which the claim must be able to tell apart.
 
         Declared by ``null``; by default 0 for a signed comparison (``direction``, an
-        :class:`Improvement` measure, or a range one-sided at 0: "better", "< 0"), and
-        none (``None``) for a value claim, which names its baseline's claim id when it
-        has one.
+        :class:`Improvement` measure, or a range one-sided at 0: "better", "< 0") whose
+        paper range asserts an effect (excludes 0), and none (``None``) otherwise: a
+        claim of no difference ("almost the same", "under 3%") is its own null, and a
+        value claim names its baseline's claim id when it has one.
         """
         if isinstance(self.null, str):
             return self.null
@@ -302,7 +303,8 @@ class Claim:
         at_zero = (self.low == 0 and self.high == math.inf) or (
             self.high == 0 and self.low == -math.inf
         )
-        if self.direction or isinstance(self.measure, Improvement) or at_zero:
+        signed = self.direction or isinstance(self.measure, Improvement) or at_zero
+        if signed and (at_zero or self.low > 0 or self.high < 0):
             return 0.0
         return None
 

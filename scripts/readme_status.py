@@ -295,7 +295,8 @@ def main() -> int:
             print(f"{ROWS[name]}: {status(name, frame)}")
         return 0
     outputs = {FIDELITY: fidelity_markdown(copies, quick_tables(), read_changes())}
-    outputs.update(pages(copies))
+    quick = {f"quick/{name}": frame for name, frame in quick_tables().items()}
+    outputs.update(pages({**copies, **quick}))
     if not args.skip_readme:
         outputs[ROOT / "README.md"] = render((ROOT / "README.md").read_text("utf-8"), copies)
     stale = [p for p, text in outputs.items() if not p.is_file() or p.read_text("utf-8") != text]

@@ -59,8 +59,9 @@ GAPS = ("disagrees", "direction")
 CHANGE_COLUMNS = ("paper", "claim", "before", "after", "cosched", "before_rev")
 #: A generated count in a page: ``<!-- claims NAME [PATTERN...] -->`` ... ``<!-- /claims
 #: -->``; the text between is the verdict counts of NAME's claims matching any PATTERN
-#: (every claim without one), rewritten by ``scripts/readme_status.py``.
-_BLOCK = re.compile(r"(<!-- claims ([a-z]+)((?: [^ >]+)*) -->)(.*?)(<!-- /claims -->)", re.S)
+#: (every claim without one), rewritten by ``scripts/readme_status.py`` (NAME
+#: ``quick/lomarc``: the quick run's copy).
+_BLOCK = re.compile(r"(<!-- claims ([a-z/]+)((?: [^ >]+)*) -->)(.*?)(<!-- /claims -->)", re.S)
 
 
 @dataclass(frozen=True)

@@ -95,15 +95,21 @@ def read_copy(name: str, folder: Path = CLAIMS, text: str | None = None) -> pd.D
     return frame
 
 
-def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
-    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``
-    (or ``folder``), with the command that produced the results."""
+def _store_claims(store: Path) -> pd.DataFrame:
+    """The claim table ``store/results.parquet`` carries (exits if there is none)."""
     if not (store / "results.parquet").is_file():
         sys.exit(f"readme_status: {store / 'results.parquet'} not found")
     frame = read_claims(store)
     if frame.empty:
         sys.exit(f"readme_status: {store / 'results.parquet'} carries no claim table: "
                  f"run `cosched report {store}` first")  # fmt: skip
+    return frame
+
+
+def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
+    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``
+    (or ``folder``), with the command that produced the results."""
+    frame = _store_claims(store)
     if list(frame.columns) != list(COLUMNS):
         sys.exit(f"readme_status: {store} holds an older claim table: run `cosched report "
                  f"{store}` to judge it again")  # fmt: skip
@@ -137,12 +143,7 @@ def rejudge_copy(name: str, update: Path | None = None, folder: Path = CLAIMS) -
 def _updated(stored: pd.DataFrame, store: Path) -> pd.DataFrame:
     """``stored`` with the claims it holds no number for taken from ``store``'s claim
     table (those it judged, with its command); every other row is kept as it is."""
-    if not (store / "results.parquet").is_file():
-        sys.exit(f"readme_status: {store / 'results.parquet'} not found")
-    ran = read_claims(store)
-    if ran.empty:
-        sys.exit(f"readme_status: {store / 'results.parquet'} carries no claim table: "
-                 f"run `cosched report {store}` first")  # fmt: skip
+    ran = _store_claims(store)
     numbered = stored.loc[stored["seeds"].astype(int) > 0, "claim"]
     ran = ran[~ran["verdict"].isin(["not run", "not simulated"]) & ~ran["claim"].isin(numbered)]
     ran = ran.copy()

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.experiments.claims import Claim, Improvement, Measure, combine, per_seed, select
-from cosched.timesharing.fcs_job_claims import FCFS_INPUT, job_claims
+from cosched.timesharing.fcs_job_claims import FCFS_INPUT, TABLE_LINE, job_claims, scaled
 from cosched.timesharing.fcs_report import (
     FIG8_LOAD,
     PAPER_SATURATION,
@@ -43,16 +43,6 @@ __all__ = ["PAPER", "capacity_gap", "claims"]
 
 #: The paper's text, ``/work/shared/papers/<PAPER>.txt``: the lines claims quote.
 PAPER = "flexible-coscheduling-fcs"
-#: The line of each section 3-4 table's first row (FCFS; GS, SB and FCS follow).
-_TABLE_LINE = {
-    "balanced": 239,
-    "imbalanced": 258,
-    "complementing": 275,
-    "mixed": 289,
-    "sweep3d": 315,
-    "sage": 329,
-    "sage+sweep3d": 339,
-}
 #: Section 3's text on FCS against GS and SB, per scenario: (line, quote).
 _S3_TEXT = {
     "balanced": (244, "FCS exhibits performance comparable to that of GS,"),
@@ -77,8 +67,6 @@ _TABLE_TOL = (
 _GAIN_TOL = "5 points: the difference of two turnarounds each allowed 3%, roughly"
 _SAT_TOL = "the paper reads saturation off a sweep in steps it does not give; 5 load points"
 
-#: The paper's building block alone (section 3: "each job runs for 60 s in isolation").
-BLOCK = 60.0
 
 _REASON = {
     "FCFS": "FCFS is the gang matrix with one row; run times scale exactly with the block",
@@ -105,19 +93,6 @@ _S4_REASON = (
     "context switch: no cache flush or working-set reload (the paper blames them for "
     "GS's and FCS's overhead), no system noise (the paper's SB loses to it)"
 )
-
-
-def _scaled(scenario: str, scheme: str) -> Measure:
-    """Per seed: turnaround scaled to the paper's 60 s block."""
-
-    def measure(results: pd.DataFrame) -> np.ndarray:
-        rows = select(results, {"scenario": scenario, "scheme": scheme})
-        if rows.empty or "turnaround" not in rows or "job_time" not in rows:
-            return np.empty(0)
-        t = rows["turnaround"].to_numpy(dtype=np.float64)
-        return t * BLOCK / rows["job_time"].to_numpy(dtype=np.float64)
-
-    return measure
 
 
 def _fcs_below(scenario: str, base: str = "GS") -> Improvement:
@@ -491,12 +466,12 @@ def claims() -> list[Claim]:
                     paper=f"{turnaround:g} s",
                     low=turnaround,
                     high=turnaround,
-                    measure=_scaled(scenario, scheme),
+                    measure=scaled(scenario, scheme, "turnaround"),
                     reason=_S4_REASON if s4 else _REASON[scheme],
                     unit="s",
                     tol_rel=0.03,
                     tolerance_reason=_TABLE_TOL,
-                    paper_line=_TABLE_LINE[scenario] + k,
+                    paper_line=TABLE_LINE[scenario] + k,
                     quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
                     input=FCFS_INPUT if scheme == "FCFS" else "",
                 )

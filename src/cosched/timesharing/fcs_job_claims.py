@@ -22,7 +22,7 @@ import pandas as pd
 from cosched.experiments.claims import Claim, Measure, combine, per_seed, select
 from cosched.timesharing.fcs_report import PAPER as TABLES
 
-__all__ = ["FCFS_INPUT", "job_claims"]
+__all__ = ["BLOCK", "FCFS_INPUT", "TABLE_LINE", "job_claims", "scaled"]
 
 #: The paper's building block alone (section 3: "each job runs for 60 s in isolation").
 BLOCK = 60.0
@@ -34,8 +34,8 @@ FCFS_INPUT = (
     "paper's sums"
 )
 _S4 = ("sweep3d", "sage", "sage+sweep3d")
-#: The line of each table's first row (FCFS; GS, SB and FCS follow).
-_TABLE_LINE = {
+#: The line of each section 3-4 table's first row (FCFS; GS, SB and FCS follow).
+TABLE_LINE = {
     "balanced": 239,
     "imbalanced": 258,
     "complementing": 275,
@@ -55,7 +55,7 @@ _REASON = (
 )
 
 
-def _scaled(scenario: str, scheme: str, metric: str) -> Measure:
+def scaled(scenario: str, scheme: str, metric: str) -> Measure:
     """Per seed: ``metric`` (a time) scaled to the paper's 60 s block."""
 
     def measure(results: pd.DataFrame) -> np.ndarray:
@@ -85,12 +85,12 @@ def _cells() -> list[Claim]:
                         paper=f"{value:g} s",
                         low=float(value),
                         high=float(value),
-                        measure=_scaled(scenario, scheme, metric),
+                        measure=scaled(scenario, scheme, metric),
                         reason=_REASON,
                         unit="s",
                         tol_rel=0.03,
                         tolerance_reason=_TOL,
-                        paper_line=_TABLE_LINE[scenario] + k,
+                        paper_line=TABLE_LINE[scenario] + k,
                         quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
                         input=FCFS_INPUT if scheme == "FCFS" else "",
                     )

@@ -69,6 +69,10 @@ def test_fidelity_counts_by_hand() -> None:
     assert "| coupled | 8 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 0 | 25% |" in text
     assert "Claims: 1 of 4 agree (25%); 1 direction, 1 inconclusive" in text
     assert "1 calibrated, 1 input, 1 untestable, 1 not simulated" in text
+    # the uncounted are listed: the untestable with its null, the inputs with their reason
+    assert "**Untestable** (the null outcome would agree too" in text
+    assert "h (paper 1, null n/a, cosched 1)" in text
+    assert "**Input** (1 claims, shown and not counted: r): g." in text
     # the gaps (direction and disagrees) are listed under their cause, the rest are not
     gaps = text[text.index("**Paper under-specified.**") :]
     assert "| b | 1 | 1 | direction |\n| c | 1 | 1 | disagrees |" in gaps

@@ -165,6 +165,33 @@ def _inconclusive(frame: pd.DataFrame) -> list[str]:
     ]
 
 
+def _uncounted(frame: pd.DataFrame) -> list[str]:
+    """The untestable claims (with the null outcome that would agree) and the inputs."""
+    lines = []
+    rows = frame[frame["verdict"] == "untestable"]
+    if not rows.empty:
+        nulls = rows["null"] if "null" in rows.columns else [math.nan] * len(rows)
+        items = [
+            f"{r.claim} (paper {_cell(r.paper)}, null {_num(float(n))}, cosched "
+            f"{_num(float(r.cosched))})"
+            for r, n in zip(rows.itertuples(index=False), nulls, strict=True)
+        ]
+        lines += [
+            "**Untestable** (the null outcome would agree too; not counted until the "
+            f"tolerance is tightened with a stated reason): {'; '.join(items)}.",
+            "",
+        ]
+    rows = frame[frame["verdict"] == "input"]
+    if not rows.empty:
+        reasons = sorted({str(r.reason).split(", so not counted")[0] for r in rows.itertuples()})
+        lines += [
+            f"**Input** ({len(rows)} claims, shown and not counted: "
+            f"{'; '.join(reasons)}): {', '.join(map(str, rows['claim']))}.",
+            "",
+        ]
+    return lines
+
+
 def _not_simulated(frame: pd.DataFrame) -> list[str]:
     rows = frame[frame["verdict"] == "not simulated"]
     if rows.empty:
@@ -299,6 +326,7 @@ def _paper(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None = None) ->
         "",
         *_gaps(name, frame),
         *_inconclusive(frame),
+        *_uncounted(frame),
         *_not_simulated(frame),
         *_quick(name, frame, quick),
     ]

@@ -111,7 +111,8 @@ VERDICTS: tuple[Verdict, ...] = (
 #: Verdicts left out of the agreement figure's denominator.
 UNCOUNTED = frozenset({"calibrated", "input", "untestable", "not simulated"})
 #: Seeds beyond which an interval reaching the target no longer makes a claim
-#: inconclusive: the mean alone decides.
+#: inconclusive: the mean alone decides, and a one-sided claim whose interval crosses
+#: its bound disagrees.
 SEED_CAP = 20
 #: Columns of the claim table (``claims.parquet``), in order.
 COLUMNS = (

@@ -535,6 +535,13 @@ CAUSES: tuple[Cause, ...] = (
           "moves section 3.2 14-15% away",
           "a measured per-block cost of Wolverine's Linux 2.4 (interrupt, wake-up path, "
           "cache refill)"),
+    Cause("fcs", ("s3-mixed-GS*",), "paper under-specified",
+          "the paper does not give section 3.4's gang matrix; in cosched each job has its "
+          "own row and the rows take equal turns, so the 60 s balanced job 3 ends first "
+          "(about 184 s) and the two 120 s jobs near 306 s, where the paper's GS ends jobs "
+          "1-2 at 185 s and job 3 at 305 s, which neither three equal rows (job 3 at 180 s, "
+          "jobs 1-2 at 300 s) nor jobs 1-2 sharing a row (120 s, 240 s) gives by hand",
+          "the paper's gang matrix for section 3.4 (its rows, their order and slices)"),
     Cause("fcs", ("*",), "paper under-specified",
           "section 3.4's SB starves the balanced job 3, which the paper puts down to "
           "noise from system daemons (lines 227, 296) that it does not quantify; no "

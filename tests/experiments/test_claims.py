@@ -215,6 +215,12 @@ def test_rejudge_reads_a_stored_tables_numbers() -> None:
     out = rejudge([claim(5, 5, tol_abs=0.52)], stored, "toy")
     assert out["verdict"].tolist() == ["inconclusive"]
     assert out["cosched_high"].iloc[0] == pytest.approx(2.0 + HALF_123)
+    # judging a judged table again changes no number, to the last bit
+    again = rejudge([claim(5, 5, tol_abs=0.52)], out, "toy")
+    pd.testing.assert_frame_equal(again, out)
+    ends = stored.assign(cosched_low=0.1 + 0.2, cosched_high=3.7)  # not symmetric in floats
+    kept = rejudge([claim(5, 5, tol_abs=0.52)], ends, "toy")
+    assert (kept["cosched_low"].iloc[0], kept["cosched_high"].iloc[0]) == (0.1 + 0.2, 3.7)
     # a declared claim the stored table does not hold
     assert rejudge([claim(5, 5)], stored.assign(claim="gone"), "toy")["verdict"].tolist() == [
         "not run"

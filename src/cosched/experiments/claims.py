@@ -524,7 +524,12 @@ def rejudge(claims: Sequence[Claim], stored: pd.DataFrame, experiment: str) -> p
             half = (float(r["cosched_high"]) - float(r["cosched_low"])) / 2
             ci = Interval(float(r["cosched"]), half if n >= 2 else math.nan, n)
         cis.append(ci)
-    return _rows(claims, cis, experiment)
+    table = _rows(claims, cis, experiment)
+    # The stored interval ends as stored: judging again changes no number.
+    for col in ("cosched_low", "cosched_high"):
+        kept = [by_id[c.id][col] if ci.n else math.nan for c, ci in zip(claims, cis, strict=True)]
+        table[col] = np.asarray(kept, dtype=np.float64)
+    return table
 
 
 @dataclass(frozen=True)

@@ -175,15 +175,19 @@ def capacity_gap(
     return measure
 
 
-def _fcs_vs_best_other(results: pd.DataFrame) -> np.ndarray:
+def _fcs_vs_best_other(others: Sequence[str] = ("GS", "SB")) -> Measure:
     """Per seed, Figure 9 at the sweep's highest load: % by which FCS's mean response is
-    below the better of GS's and SB's."""
-    apps = select(results, {"scenario": "dynamic-apps"})
-    if apps.empty:
-        return np.empty(0)
-    at = {"scenario": "dynamic-apps", "load": float(apps["load"].max())}
-    parts = [per_seed(results, {**at, "scheme": s}, "mean_response") for s in ("FCS", "GS", "SB")]
-    return combine(parts, lambda v: 100.0 * (min(v[1:]) - v[0]) / min(v[1:]))
+    below the best of ``others``'."""
+
+    def measure(results: pd.DataFrame) -> np.ndarray:
+        apps = select(results, {"scenario": "dynamic-apps"})
+        if apps.empty:
+            return np.empty(0)
+        at = {"scenario": "dynamic-apps", "load": float(apps["load"].max())}
+        parts = [per_seed(results, {**at, "scheme": s}, "mean_response") for s in ("FCS", *others)]
+        return combine(parts, lambda v: 100.0 * (min(v[1:]) - v[0]) / min(v[1:]))
+
+    return measure
 
 
 def _sat_gap(results: pd.DataFrame) -> np.ndarray:
@@ -292,7 +296,7 @@ def _dynamic_claims() -> list[Claim]:
             paper="> 0% (a little)",
             low=0.0,
             high=math.inf,
-            measure=_fcs_vs_best_other,
+            measure=_fcs_vs_best_other(),
             reason=_APPS_REASON,
             unit="%",
             paper_line=372,
@@ -432,6 +436,21 @@ def _each_term_claims() -> list[Claim]:
                 quote=_L372,
             )
         )
+    out.append(
+        Claim(
+            id="fig9-mean_response-FCS-vs-FCFS",
+            description="SAGE/SWEEP3D set, highest load: FCS's mean response below FCFS's",
+            paper="> 0% (a little)",
+            low=0.0,
+            high=math.inf,
+            measure=_fcs_vs_best_other(("FCFS",)),
+            reason=_APPS_REASON,
+            unit="%",
+            paper_line=372,
+            quote="Still, FCS performs a little better than the other algorithms, "
+            "particularly in the higher loads.",
+        )
+    )
     out.append(
         Claim(
             id="fig9-FCFS-accepted-below-set1",

@@ -51,6 +51,18 @@ def register(sub: Any) -> None:
         "report (default: the best of fcfs, easy and conservative)",
     )
     p.add_argument(
+        "--smt",
+        action="store_true",
+        help="the processors have SMT (hyperthreads): LOMARC pairs jobs on them (default: "
+        "standard processors, as a site without SMT, or with it off, has)",
+    )
+    p.add_argument(
+        "--malleable",
+        action="store_true",
+        help="the jobs are malleable: node sharing may run a job on fewer processors than "
+        "it asked for (default: rigid jobs, as MPI jobs are)",
+    )
+    p.add_argument(
         "--seeds",
         type=int,
         default=3,
@@ -205,7 +217,10 @@ def _compare(args: argparse.Namespace) -> int:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
     seeds = 1 if args.quick else args.seeds
     robust = not (args.quick or args.no_robustness)
-    given = {"policies": policies, "seeds": seeds, "flags": flags, "probe": probe}
+    given = {
+        "policies": policies, "seeds": seeds, "flags": flags, "probe": probe,
+        "smt": args.smt, "malleable": args.malleable,
+    }  # fmt: skip
     if args.baseline == "fitted":  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
     baseline, fit_notes = _baseline(args, probe, flags)

@@ -258,7 +258,7 @@ def _attribution_section(doc: Document, run: _Run) -> None:
         "",
     )
     by = summary_table(run.table, sorted(set(run.table["arm"]))).set_index("policy")
-    rows = []
+    rows: list[list[str]] = []
     for a in parts.values():
         if not rows:
             rows.append([a.base, "the best baseline", _fmt_h(by, a.base), ""])

@@ -215,3 +215,82 @@ def test_on_a_blue_extract_shrinking_is_headlined_as_shrinking(tmp_path: Path) -
     assert "malleable jobs: a job may run shrunk" in text
     assert "memory speedup" in text and "robustness sweeps" in text
     assert "## Where the gain comes from" in (out / "report.md").read_text()
+
+
+# -- the machine against the log ------------------------------------------------------------
+
+#: Two jobs in epoch seconds: 3 processors on [60, 660) and 2 on [300, 800) after the
+#: first submission: at most 3 + 2 = 5 busy at once.
+TINY = (
+    "JobID|State|NCPUS|Timelimit|Submit|Start|End|JobIDRaw\n"
+    "1|COMPLETED|3|10|1709287200|1709287260|1709287860|1\n"
+    "2|COMPLETED|2|10|1709287200|1709287500|1709288000|2\n"
+)
+
+
+def _import(tmp_path: Path, capsys: pytest.CaptureFixture[str], dump: Path, *flags: str) -> str:
+    out = tmp_path / f"t{len(list(tmp_path.iterdir()))}.swf"
+    assert main(["trace", "import", "slurm", str(dump), "-o", str(out), *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_machine_too_large_or_too_small_for_the_log_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = tmp_path / "tiny.txt"
+    dump.write_text(TINY)
+    # 4 nodes of 8 cores: 5 of 32 (16%) at most.
+    text = _import(tmp_path, capsys, dump, "--nodes", "4", "--cores", "8")
+    assert "warning   the log never has more than 5 of the stated 32 processors busy at " in text
+    assert "with one core per node it would have 4" in text
+    # 4 single-core nodes: 5 busy on 4.
+    text = _import(tmp_path, capsys, dump, "--nodes", "4", "--cores", "1")
+    assert "the log has up to 5 processors busy at once, more than the 4" in text
+    # 5 or 9 processors: the log fits (5 of 9 is above half).
+    for nodes in ("5", "9"):
+        assert "warning" not in _import(tmp_path, capsys, dump, "--nodes", nodes, "--cores", "1")
+    # compare says so before any run, and beside the verdict.
+    swf = tmp_path / "big.swf"
+    assert main(["trace", "import", "slurm", str(dump), "-o", str(swf), "--nodes", "4",
+                 "--cores", "8"]) == 0  # fmt: skip
+    where = {"kind": "swf", "path": str(swf), "name": "big"}
+    c = plan(where, policies=["easy"], seeds=1, flags=None, probe=open_workload(str(swf)))
+    assert c.notes[0].startswith("machine check: the log never has more than 5 of the stated 32")
+    # validate too.
+    capsys.readouterr()
+    assert main(["validate", str(swf)]) == 0
+    assert "warning   the log never has more than 5 of the stated 32" in capsys.readouterr().out
+
+
+CTC = _shared_trace("CTC-SP2-1996-3.1-cln.swf.gz")
+
+
+@pytest.mark.skipif(not CTC.is_file(), reason=f"needs the CTC-SP2 trace at {CTC}")
+def test_a_ctc_import_with_eight_cores_per_node_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # CTC-SP2's first 3,000 jobs as a sacct dump (epoch seconds): its 338 single-processor
+    # nodes given as 8-core nodes (2,704 processors) are never half busy.
+    rows = ["JobID|State|NCPUS|Timelimit|Submit|Start|End|JobIDRaw"]
+    with gzip.open(CTC, "rt") as f:
+        for line in f:
+            if line.startswith(";"):
+                continue
+            v = line.split()
+            sub, wait, run, procs, req = (int(float(x)) for x in (v[1], v[2], v[3], v[4], v[8]))
+            if wait < 0 or run < 0 or procs <= 0:
+                continue
+            t0 = 820_000_000 + sub
+            rows.append(f"{v[0]}|COMPLETED|{procs}|{max(req // 60, 1)}|{t0}|{t0 + wait}|"
+                        f"{t0 + wait + run}|{v[0]}")  # fmt: skip
+            if len(rows) > 3000:
+                break
+    dump = tmp_path / "ctc.txt"
+    dump.write_text("\n".join(rows) + "\n")
+    text = _import(tmp_path, capsys, dump, "--nodes", "338", "--cores", "8")
+    assert "of the stated 2704 processors busy at once" in text
+    assert "with one core per node it would have 338" in text
+    # One core per node: the machine is not too large; at times the log has more than
+    # 338 processors busy, and that is flagged instead.
+    text = _import(tmp_path, capsys, dump, "--nodes", "338", "--cores", "1")
+    assert "never has more" not in text and "more than the 338 of the stated machine" in text

@@ -15,6 +15,7 @@ from cosched.cli.run import check_writable, machine_flags, open_for
 from cosched.engine import Simulation, SimulationResult
 from cosched.metrics import JobClasses
 from cosched.metrics.validate import (
+    LogMachine,
     ScheduleComparison,
     compare_schedules,
     judge,
@@ -102,6 +103,11 @@ def _report(
         f"log       at most {peak:.0f} processors busy at once in the logged schedule "
         f"(the simulated machine has {platform.procs})"
     )
+    check = LogMachine(peak, platform.procs, len(w)).warning(
+        "--nodes and --cores (or --procs)", platform.cores if platform.cores > 1 else None
+    )
+    if check is not None:
+        lines.append(f"warning   {check}")
     lines.append(
         f"replay    the simulated machine cannot hold {d['recorded_delayed_jobs']:.0f} jobs at "
         f"their logged start (the log's machine held more); `--policy recorded` delays them "

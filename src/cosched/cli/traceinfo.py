@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 __all__ = ["register"]
 
@@ -139,8 +140,23 @@ def _import(args: argparse.Namespace) -> int:
         print(f"note      {note}")
     h = result.trace.header
     print(f"machine   MaxNodes {h.max_nodes} MaxProcs {h.max_procs}")
+    warning = _machine_warning(result.trace, args.cores)
+    if warning is not None:
+        print(f"warning   {warning}")
     print(f"wrote     {args.output} ({len(result.trace)} jobs)")
     return 0
+
+
+def _machine_warning(trace: Any, cores: int | None) -> str | None:
+    """The logged schedule against the machine the header states (``--nodes``/``--cores``)."""
+    from cosched.metrics.validate import log_machine
+
+    t, capacity = trace.table, trace.header.max_procs
+    if not capacity or not len(t):
+        return None
+    procs = t["allocated_procs"].fillna(t["requested_procs"])
+    m = log_machine(t["submit_time"], t["wait_time"], t["run_time"], procs, capacity)
+    return m.warning("--nodes and --cores", cores)
 
 
 def _info(args: argparse.Namespace) -> int:

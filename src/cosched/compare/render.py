@@ -29,6 +29,7 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
+from cosched.compare.study import MACHINE_CHECK
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -52,6 +53,10 @@ _HOURS = {"h"}
 
 #: How the note of ``compare --baseline fitted`` starts (:func:`cosched.cli._fit.fitted_arm`).
 FITTED_BASELINE = "fitted baseline "
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def baseline_paragraphs(notes: Sequence[str]) -> list[str]:
@@ -200,6 +205,9 @@ def write_report(
         doc.add(paragraph, "")
     for paragraph in baseline_paragraphs(comparison.notes):
         doc.add(paragraph, "")
+    for note in comparison.notes:
+        if note.startswith(MACHINE_CHECK):
+            doc.add(f"*Machine*: {_upper(note.removeprefix(MACHINE_CHECK))}.", "")
     _assumptions(doc, run)
     _how_section(doc, run)
     _summary_section(doc, run)
@@ -339,6 +347,7 @@ def _summary_section(doc: Document, run: _Run) -> None:
         first = run.first
         capacity = run.machines[run.base].capacity
         _reference_section(doc, first[recorded[0]], first[run.base], run.base, capacity)
+        _replay_note(doc, run.table[run.table["arm"] == recorded[0]])
 
 
 def _class_ci(run: _Run) -> pd.DataFrame:
@@ -525,6 +534,24 @@ def _mix_section(
     )
     columns = ["mix", "CPU / net / disk", "mean turnaround (h)", f"against {base}"]
     doc.table(pd.DataFrame(rows, columns=columns))
+
+
+def _replay_note(doc: Document, rows: pd.DataFrame) -> None:
+    """How many jobs the replay of the logged schedule had to delay: the machine could
+    not hold them at their logged start (the log's machine held more)."""
+    key = "diagnostics.recorded_delayed_jobs"
+    if key not in rows or not len(rows) or not rows[key].iloc[0] > 0:
+        return
+    r = rows.iloc[0]
+    doc.add(
+        f"The `recorded` row replays the logged starts on the simulated machine, which "
+        f"could not hold {r[key]:,.0f} jobs at their logged start: they were delayed (mean "
+        f"{r['diagnostics.recorded_delay_mean'] / 3600:.2f} h, longest "
+        f"{r['diagnostics.recorded_delay_max'] / 3600:.2f} h). The comparison above reads "
+        "this replay, so it differs from `cosched validate`'s, which reads the logged "
+        "starts; many delayed jobs name a machine smaller than the log's.",
+        "",
+    )
 
 
 def _reference_section(

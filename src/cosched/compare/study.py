@@ -306,6 +306,9 @@ def plan(
         notes.append(f"the reference baseline is {arms[0].label} (--baseline)")
     if not any(a.policy in BASELINES for a in arms):
         raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
+    check = machine_check(probe, flags)
+    if check is not None:
+        notes.insert(0, check)
     if _has_recorded_starts(probe):
         # The log's own schedule as a reference row: does the simulated baseline look
         # like the machine (docs/operator-logs.md)?
@@ -372,6 +375,28 @@ def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
         for name in ("easy", "fcfs")
         if name not in have
     ]
+
+
+#: How a note of :func:`machine_check` starts (the report puts it beside the verdict).
+MACHINE_CHECK = "machine check: "
+
+
+def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
+    """The logged schedule against the baselines' machine: a note when the log never
+    uses a large share of its processors or uses more than it has (None otherwise)."""
+    from cosched.metrics.validate import log_machine
+
+    table = getattr(probe, "table", None)
+    if table is None or "wait_time" not in table or not len(table):
+        return None
+    platform, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
+    m = log_machine(table["submit_time"], table["wait_time"], table["run_time"], table["procs"],
+                    platform.procs)  # fmt: skip
+    cores = flags.cores if flags is not None and flags.cores else None
+    if cores is None and getattr(probe, "max_nodes", None) and getattr(probe, "max_procs", None):
+        cores = int(probe.max_procs) // int(probe.max_nodes)
+    text = m.warning("--machine nodes=N,cores=C, or the --nodes and --cores of the import", cores)
+    return None if text is None else MACHINE_CHECK + text
 
 
 def _baseline_arm(text: str, flags: MachineFlags | None, probe: Any) -> Arm:

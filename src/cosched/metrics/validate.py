@@ -22,10 +22,12 @@ __all__ = [
     "CLOSE",
     "LOOSE",
     "Judgement",
+    "LogMachine",
     "ScheduleComparison",
     "binned_level",
     "compare_schedules",
     "judge",
+    "log_machine",
     "over_time",
     "peak_level",
 ]
@@ -177,6 +179,67 @@ def peak_level(begin: np.ndarray, end: np.ndarray, weight: np.ndarray) -> float:
     deltas = np.concatenate([weight, -np.asarray(weight)]).astype(np.float64)
     order = np.lexsort((deltas, times))  # at a tie, ends (negative) first
     return float(np.cumsum(deltas[order]).max())
+
+
+#: A log that never has more than this share of the stated processors busy at once
+#: names a machine too large for it (a wrong cores per node, most often).
+UNUSED = 0.5
+
+
+@dataclass(frozen=True)
+class LogMachine:
+    """The logged schedule against the stated machine.
+
+    Attributes:
+        peak: most processors busy at once in the logged schedule (logged starts).
+        procs: processors of the stated machine.
+        jobs: jobs with a logged start.
+    """
+
+    peak: float
+    procs: int
+    jobs: int
+
+    def warning(self, flags: str, cores: int | None = None) -> str | None:
+        """One line when the log and the machine disagree (None when they agree).
+
+        Args:
+            flags: the flags that state the machine, as the command spells them.
+            cores: cores per node stated, to say what one core per node would give.
+        """
+        if self.jobs == 0 or self.procs <= 0:
+            return None
+        if self.peak > self.procs:
+            return (
+                f"the log has up to {self.peak:.0f} processors busy at once, more than the "
+                f"{self.procs} of the stated machine: check {flags} (the machine may have "
+                "grown during the log, or the log counts more than its processors); a replay "
+                "of the logged schedule on this machine delays jobs"
+            )
+        if self.peak < UNUSED * self.procs:
+            one = ""
+            if cores is not None and cores > 1:
+                one = f"; with one core per node it would have {self.procs // cores}"
+            return (
+                f"the log never has more than {self.peak:.0f} of the stated {self.procs} "
+                f"processors busy at once ({100 * self.peak / self.procs:.0f}%): the stated "
+                f"machine is likely too large; check {flags} (a wrong cores per node "
+                f"multiplies it{one}), else every simulated wait is too short"
+            )
+        return None
+
+
+def log_machine(
+    submit: np.ndarray, wait: np.ndarray, run: np.ndarray, procs: np.ndarray, capacity: int
+) -> LogMachine:
+    """:class:`LogMachine` of a log's columns (a wait that is NaN or negative: no
+    logged start; a run time that is NaN: none)."""
+    submit, wait = np.asarray(submit, dtype=float), np.asarray(wait, dtype=float)
+    run, procs = np.asarray(run, dtype=float), np.asarray(procs, dtype=float)
+    ok = np.isfinite(wait) & (wait >= 0) & np.isfinite(run) & np.isfinite(procs)
+    begin = submit[ok] + wait[ok]
+    peak = peak_level(begin, begin + np.maximum(run[ok], 0.0), procs[ok])
+    return LogMachine(peak, int(capacity), int(ok.sum()))
 
 
 def over_time(jobs: pd.DataFrame, capacity_procs: int, edges: np.ndarray) -> pd.DataFrame:

@@ -294,3 +294,70 @@ def test_a_ctc_import_with_eight_cores_per_node_is_flagged(
     # 338 processors busy, and that is flagged instead.
     text = _import(tmp_path, capsys, dump, "--nodes", "338", "--cores", "1")
     assert "never has more" not in text and "more than the 338 of the stated machine" in text
+
+
+# -- --baseline fitted ------------------------------------------------------------------------
+
+
+def _fcfs_log(tmp_path: Path) -> Path:
+    """A log FCFS reproduces exactly, on 4 single-core nodes, 20 times over (every
+    1000 s): a 3-processor job at 0 runs 100 s; a 4-processor job at 1 waits for it
+    (starts at 100); a 1-processor job of 50 s at 2 starts at 200, after both, where
+    EASY or conservative backfilling would start it at once."""
+    lines = ["; MaxNodes: 4", "; MaxProcs: 4"]
+    for k in range(20):
+        for j, (sub, wait, ran, procs) in enumerate(((0, 0, 100, 3), (1, 99, 100, 4),
+                                                     (2, 198, 50, 1))):  # fmt: skip
+            lines.append(f"{3 * k + j + 1} {1000 * k + sub} {wait} {ran} {procs} -1 -1 {procs} "
+                         f"{ran} -1 1 1 1 -1 -1 -1 -1 -1")  # fmt: skip
+    path = tmp_path / "fcfs.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_fitted_baseline_without_backfilling_says_which_arms_backfill(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["compare", str(_fcfs_log(tmp_path)), "--out", str(out), "--quick"]
+    assert main([*args, "--baseline", "fitted", "--policies", "easy,gang"]) == 0
+    text = (out / "report.md").read_text()
+    verdict_text = text.split("## Verdict")[1].split("## How it was run")[0]
+    assert "*Baseline*: the fitted baseline fcfs order=submit" in verdict_text
+    assert "`fcfs(order=submit)` schedules with no backfilling, submit order" in verdict_text
+    assert "`gang` backfills where the baseline does not" in verdict_text
+    # EASY stays in the table, beside the fitted baseline.
+    assert "\n| easy |" in text
+    # FCFS: turnarounds 100, 99 + 100 and 198 + 50 s, mean 182.33 s a block. Gang
+    # without time slicing (one row, EASY backfilling) starts the 1-processor job at
+    # once: 100, 199 and 50, mean 116.33 s: its order and backfilling alone give
+    # (182.33 - 116.33) / 182.33 = 36% lower, which the headline never calls time slicing.
+    assert "(the same scheduler without time slicing, against fcfs(order=submit)): 36% lower" in (
+        verdict_text
+    )
+    assert "**Time-slice" not in verdict_text
+
+
+def test_validate_refuses_a_log_without_recorded_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _fcfs_log(tmp_path)
+    rows = [line if line.startswith(";") else " ".join([*line.split()[:2], "-1",
+            *line.split()[3:]]) for line in log.read_text().splitlines()]  # fmt: skip
+    log.write_text("\n".join(rows) + "\n")
+    assert main(["validate", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "fcfs.swf: no job records its start" in err
+    assert "validate compares the logged starts" in err
+
+
+@pytest.mark.slow
+def test_a_stored_fit_is_reused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _fcfs_log(tmp_path)
+    fit = tmp_path / "fit"
+    assert main(["validate", str(log), "--fit", "--out", str(fit)]) == 0
+    cells = sorted(p.name for p in fit.rglob("*.parquet"))
+    out = tmp_path / "out"
+    args = ["compare", str(log), "--out", str(out), "--quick", "--policies", "easy,gang"]
+    assert main([*args, "--baseline", f"fitted:{fit}"]) == 0
+    assert f"reusing the fit stored in {fit}" in capsys.readouterr().out
+    assert sorted(p.name for p in fit.rglob("*.parquet")) == cells  # nothing ran again
+    assert not (out / "fit").exists()

@@ -54,6 +54,11 @@ def _validate(args: argparse.Namespace) -> int:
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
     flags = machine_flags(args)
     w = open_for(args, cls)
+    from cosched.cli._fit import require_starts
+
+    require_starts(
+        w, args.workload, "validate compares the logged starts with a simulated schedule"
+    )
     w_rec, p_rec, notes = fit_workload(Recorded.requires, w, flags, seed=args.seed)
     w_sim, p_sim, more = fit_workload(cls.requires, w_rec, flags, seed=args.seed)
     rec = _simulate(w_rec, p_rec, Recorded(), args.seed, "recorded", "requested")

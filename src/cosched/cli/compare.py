@@ -44,11 +44,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--baseline",
-        metavar="fitted|POLICY",
+        metavar="fitted[:DIR]|POLICY",
         help="the one baseline the others are measured against: a policy such as "
         "easy(order=sjf,window=20), or fitted: the configuration `cosched validate --fit` "
-        "chooses for this log (its fit stored in OUT/fit), with its held-out match in the "
-        "report (default: the best of fcfs, easy and conservative)",
+        "chooses for this log (its fit stored in OUT/fit; fitted:DIR reuses the fit "
+        "`cosched validate --fit --out DIR` stored), with its held-out match and warnings "
+        "in the report; EASY and FCFS run beside it (default: the best of fcfs, easy and "
+        "conservative)",
     )
     p.add_argument(
         "--smt",
@@ -221,7 +223,7 @@ def _compare(args: argparse.Namespace) -> int:
         "policies": policies, "seeds": seeds, "flags": flags, "probe": probe,
         "smt": args.smt, "malleable": args.malleable,
     }  # fmt: skip
-    if args.baseline == "fitted":  # the other flags' errors before the fit's long work
+    if _fitted(args.baseline):  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
     baseline, fit_notes = _baseline(args, probe, flags)
     comparison = plan(workload, **given, robustness=robust, baseline=baseline)
@@ -243,8 +245,9 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:
-    """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first)."""
-    if args.baseline != "fitted":
+    """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
+    read from the store ``fitted:DIR`` names)."""
+    if not _fitted(args.baseline):
         return args.baseline, []
     from cosched.cli._checks import check_writable_dir
     from cosched.cli._fit import fitted_arm
@@ -255,7 +258,23 @@ def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | N
         raise ConfigError("--baseline fitted needs a log with recorded starts, not a model")
     check_writable_dir(args.out)
     executor = make_executor(args.workers, args.dask)
-    return fitted_arm(probe, args.trace, flags, args.out / "fit", executor)
+    _, _, given = str(args.baseline).partition(":")
+    store = Path(given) if given else args.out / "fit"
+    if given and not store.is_dir():
+        raise ConfigError(
+            f"--baseline {args.baseline}: {store} is not a folder; give the --out of "
+            "`cosched validate --fit --out DIR`, or --baseline fitted to fit here"
+        )
+    if given:
+        print(
+            f"note      reusing the fit stored in {store} (configurations stored are not run again)"
+        )
+    return fitted_arm(probe, args.trace, flags, store, executor)
+
+
+def _fitted(baseline: str | None) -> bool:
+    """``--baseline fitted`` or ``fitted:DIR``."""
+    return baseline is not None and (baseline == "fitted" or baseline.startswith("fitted:"))
 
 
 def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:

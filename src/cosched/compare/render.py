@@ -29,7 +29,7 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
-from cosched.compare.study import MACHINE_CHECK
+from cosched.compare.study import MACHINE_CHECK, differences
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -59,10 +59,42 @@ def _upper(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: How a warning of the fit starts (:func:`cosched.cli._fit.fitted_arm`).
+FIT_WARNING = "the fit: "
+
+
 def baseline_paragraphs(notes: Sequence[str]) -> list[str]:
-    """The fitted baseline's held-out match, for the verdict: the verdict's numbers are
-    only as good as the baseline's match to what the machine did."""
-    return [f"*Baseline*: the {n.rstrip('.')}." for n in notes if n.startswith(FITTED_BASELINE)]
+    """The fitted baseline's held-out match and the fit's warnings, for the verdict:
+    the verdict's numbers are only as good as the baseline's match to what the machine
+    did."""
+    fitted = [f"the {n.rstrip('.')}." for n in notes if n.startswith(FITTED_BASELINE)]
+    warned = [_upper(n.removeprefix(FIT_WARNING).rstrip(".")) + "." for n in notes
+              if n.startswith(FIT_WARNING)]  # fmt: skip
+    return [f"*Baseline*: {' '.join([*fitted, *warned])}"] if fitted else []
+
+
+def _recorded_match(run: _Run) -> list[str]:
+    """The best baseline against the log's own schedule, in one sentence (when the log
+    records its starts and the baseline was not fitted, which says its own match)."""
+    from cosched.metrics.validate import compare_schedules, judge
+
+    recorded = run.shown[len(run.main) :]
+    if (
+        not recorded
+        or run.base is None
+        or any(n.startswith(FITTED_BASELINE) for n in run.comparison.notes)
+    ):
+        return []
+    first = run.first
+    rec = first[recorded[0]].reset_index(drop=True)
+    sim = first[run.base]
+    sim = sim[sim["job_id"].isin(rec["job_id"])].reset_index(drop=True)
+    cmp = compare_schedules(rec, sim, capacity=int(run.machines[run.base].capacity))
+    j = judge(cmp)
+    return [
+        f"*Baseline*: the match of {run.base} to the log's own schedule is {j.level} "
+        f"({j.why}): {j.meaning}."
+    ]
 
 
 def _fmt(value: float, half: float, unit: str, seeds: int) -> str:
@@ -201,13 +233,19 @@ def write_report(
     curve = _robustness_curve(comparison, table)
     swept = comparison.robustness[0].label.rsplit("@", 1)[0] if curve else ""
     doc.add("## Verdict", "")  # built from the runs' measured mechanisms
-    for paragraph in report_verdict(comparison, table, jobs, run.summary, wl):
-        doc.add(paragraph, "")
-    for paragraph in baseline_paragraphs(comparison.notes):
-        doc.add(paragraph, "")
+    head, *rest = report_verdict(comparison, table, jobs, run.summary, wl)
+    doc.add(head, "")
+    # Beside the headline: what the verdict's numbers are only as good as.
     for note in comparison.notes:
         if note.startswith(MACHINE_CHECK):
             doc.add(f"*Machine*: {_upper(note.removeprefix(MACHINE_CHECK))}.", "")
+    for paragraph in [*baseline_paragraphs(comparison.notes), *_recorded_match(run)]:
+        doc.add(paragraph, "")
+    if any(n.endswith("(--baseline)") for n in comparison.notes) and run.base is not None:
+        for paragraph in differences(comparison, run.base):
+            doc.add(f"*Unlike the baseline*: {paragraph}", "")
+    for paragraph in rest:
+        doc.add(paragraph, "")
     _assumptions(doc, run)
     _how_section(doc, run)
     _summary_section(doc, run)
@@ -283,14 +321,6 @@ def _attribution_section(doc: Document, run: _Run) -> None:
             rows.append([p.on, step, _fmt_h(by, p.on), change])
     columns = ["policy", "step", "mean turnaround (h)", "change (share of baseline)"]
     doc.table(pd.DataFrame(rows, columns=columns))
-    others = [a for a in run.comparison.controls if a.control_of is None and a.label in by.index]
-    if others:
-        said = "; ".join(
-            f"`{a.label}` {_fmt_h(by, a.label)} h"
-            + (" (without backfilling)" if "backfilling" in a.off else " (with backfilling)")
-            for a in others
-        )
-        doc.add(f"Baselines beside the one compared against: {said}.", "")
 
 
 def _fmt_h(by: pd.DataFrame, arm: str) -> str:
@@ -322,10 +352,26 @@ def _how_section(doc: Document, run: _Run) -> None:
             else "one run"
         )
         doc.add(f"- `{p}` on {run.machines[p].describe()}: {kind}")
+    for p in _beside(run):
+        doc.add(
+            f"- `{p}`: one run beside the baseline compared against "
+            f"({'with' if p == 'easy' else 'without'} backfilling), never a candidate"
+        )
     for p in run.shown[len(run.main) :]:
         doc.add(f"- `{p}`: the schedule the log records (each job's logged start), for reference")
     doc.add(*(f"- {note}" for note in run.comparison.notes))
     doc.add("")
+
+
+def _beside(run: _Run) -> list[str]:
+    """The baselines run beside the one compared against (``--baseline``): EASY with
+    backfilling, FCFS without."""
+    ran = set(run.table["arm"])
+    return [
+        a.label
+        for a in run.comparison.controls
+        if a.control_of is None and a.label in ran and a.label not in run.main
+    ]
 
 
 def _summary_section(doc: Document, run: _Run) -> None:
@@ -336,7 +382,8 @@ def _summary_section(doc: Document, run: _Run) -> None:
         "shown when a policy ran with several seeds); times in hours.",
         "",
     )
-    full = summary_table(run.table, run.shown)
+    beside = _beside(run)
+    full = summary_table(run.table, [*run.main, *beside, *run.shown[len(run.main) :]])
     doc.table(_summary_rows(full, _TIMES))
     doc.table(_summary_rows(full, [k for k, _, _ in SUMMARY_METRICS if k not in _TIMES]))
     note = _utilization_note(run.table, run.shown, run.machines)

@@ -38,6 +38,12 @@ __all__ = [
 CLOSE = (0.10, 0.80)
 #: The same bounds of a loose match: 25 points, half the jobs.
 LOOSE = (0.25, 0.50)
+#: The largest factor between the logged and the simulated mean wait, and between their
+#: tails (95th percentile, else 90th), of a close and of a loose match: a distribution
+#: can be near in KS and within-the-hour share while its mean is off four times.
+FACTORS = {"close": 1.5, "loose": 2.0}
+#: Waits below this share of the tolerance count as this (no factor from seconds).
+_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -99,9 +105,11 @@ def judge(cmp: ScheduleComparison) -> Judgement:
     jobs any difference is significant (p near 0), so a p-value cannot grade the match.
     """
     ks, within = cmp.ks_statistic, cmp.within_share
+    errors = wait_errors(cmp)
+    worst = max((f for _, _, _, f in errors), default=1.0)
     level = "poor"
     for name, (ks_max, within_min) in (("close", CLOSE), ("loose", LOOSE)):
-        if ks <= ks_max and within >= within_min:
+        if ks <= ks_max and within >= within_min and worst <= FACTORS[name]:
             level = name
             break
     why = (
@@ -110,7 +118,34 @@ def judge(cmp: ScheduleComparison) -> Judgement:
         f">= {100 * LOOSE[1]:g}% (the largest gap between the two wait distributions, "
         "and the share of jobs started near their logged start)"
     )
+    if errors:
+        said = ", ".join(
+            f"{name} {rec / 3600:.2f} h logged against {sim / 3600:.2f} h simulated ({f:.1f}x)"
+            for name, rec, sim, f in errors
+        )
+        why += (
+            f"; {said}: close needs both within {FACTORS['close']:g}x, loose within "
+            f"{FACTORS['loose']:g}x"
+        )
     return Judgement(level, why, _MEANING[level])
+
+
+def wait_errors(cmp: ScheduleComparison) -> list[tuple[str, float, float, float]]:
+    """``(what, logged, simulated, factor)`` of the mean wait and of the tail (95th
+    percentile, else 90th) where both schedules' metrics give them; the factor is the
+    larger over the smaller, each at least a tenth of the tolerance."""
+    out: list[tuple[str, float, float, float]] = []
+    floor = _FLOOR * cmp.within
+    for key, name in (("mean_wait", "mean wait"), ("p95_wait", "95th percentile wait"),
+                      ("p90_wait", "90th percentile wait")):  # fmt: skip
+        if name.startswith("90th") and any(o[0].startswith("95th") for o in out):
+            continue
+        rec, sim = cmp.recorded.get(key), cmp.simulated.get(key)
+        if rec is None or sim is None or not (np.isfinite(rec) and np.isfinite(sim)):
+            continue
+        hi, lo = max(rec, sim, floor), max(min(rec, sim), floor)
+        out.append((name, float(rec), float(sim), hi / lo))
+    return out
 
 
 def compare_schedules(

@@ -361,3 +361,20 @@ def test_a_stored_fit_is_reused(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert f"reusing the fit stored in {fit}" in capsys.readouterr().out
     assert sorted(p.name for p in fit.rglob("*.parquet")) == cells  # nothing ran again
     assert not (out / "fit").exists()
+
+
+def test_a_too_wide_job_names_compares_flags_and_machine_fixes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The header says 4 processors; a job asks for 8.
+    trace = tmp_path / "w.swf"
+    trace.write_text(
+        "; MaxNodes: 4\n; MaxProcs: 4\n1 0 0 10 8 -1 -1 8 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+    )
+    assert main(["compare", str(trace), "--out", str(tmp_path / "o"), "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert "job 1 asks for 8 processors but the machine has 4" in err
+    assert "--machine nodes=N,cores=C" in err and "--too-wide" not in err
+    from cosched.cli.compare import _flags, _probe
+
+    assert len(_probe(str(trace), None, _flags("nodes=4,cores=2"))) == 1

@@ -206,14 +206,13 @@ def _compare(args: argparse.Namespace) -> int:
     from cosched.cli._checks import check_writable_dir
     from cosched.cli.progress import ProgressBar
     from cosched.compare.study import build_report, cost, plan, run, workload_jobs
-    from cosched.workload.sources import open_workload
 
     flags = _flags(args.machine)
     workload = _workload(args.trace, args.limit)
     _same_trace(args.out, workload, force=args.force)
     probe = None
     if workload["kind"] == "swf":
-        probe = open_workload(workload["path"], limit=args.limit)
+        probe = _probe(workload["path"], args.limit, flags)
     policies = None
     if args.policies:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
@@ -242,6 +241,30 @@ def _compare(args: argparse.Namespace) -> int:
     path = report_with_warnings(build_report, args.out, "compare")
     print(f"cosched compare: report in {path} and {path.with_suffix('.html')}")
     return 0
+
+
+def _probe(path: str, limit: int | None, flags: Any) -> Any:
+    """The trace, loaded on the machine ``--machine`` states (else its header's); a
+    job too wide for it is an error naming compare's flags and the import's."""
+    from cosched.errors import ConfigError, WorkloadError
+    from cosched.policies.requirements import Requirements, build_platform
+    from cosched.workload.sources import open_workload
+
+    given = None
+    if flags is not None and (flags.procs is not None or flags.nodes is not None):
+        given, _ = build_platform(Requirements(), flags, None)
+    try:
+        return open_workload(path, limit=limit, platform=given)
+    except WorkloadError as exc:
+        text = str(exc)
+        if "--too-wide" not in text:
+            raise
+        head = text.split(" Use --too-wide")[0]
+        raise ConfigError(
+            f"{head} Give the machine's size with --machine nodes=N,cores=C, or import the "
+            "log again with the right --nodes and --cores (a wrong cores per node makes "
+            "the machine too small)"
+        ) from None
 
 
 def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:

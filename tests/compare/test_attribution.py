@@ -378,3 +378,17 @@ def test_a_too_wide_job_names_compares_flags_and_machine_fixes_it(
     from cosched.cli.compare import _flags, _probe
 
     assert len(_probe(str(trace), None, _flags("nodes=4,cores=2"))) == 1
+
+
+def test_who_wins_counts_each_job_once(tmp_path: Path) -> None:
+    from cosched.compare.render import _facts, _winners_losers
+    from cosched.metrics.summary import JobClasses
+
+    where = {"kind": "swf", "path": "bundled:example", "name": "example", "limit": 60}
+    c = plan(where, policies=["easy", "nodeshare-easy"], seeds=2, flags=None,
+             probe=open_workload("bundled:example", limit=60), robustness=False,
+             controls=False)  # fmt: skip
+    run(c, tmp_path)
+    comparison, table, jobs = load_store(tmp_path)
+    wl = _winners_losers(_facts(comparison, table, jobs, JobClasses()))
+    assert wl is not None and int(wl["jobs"].sum()) == 60  # not 60 x 2 seeds

@@ -392,3 +392,18 @@ def test_who_wins_counts_each_job_once(tmp_path: Path) -> None:
     comparison, table, jobs = load_store(tmp_path)
     wl = _winners_losers(_facts(comparison, table, jobs, JobClasses()))
     assert wl is not None and int(wl["jobs"].sum()) == 60  # not 60 x 2 seeds
+
+
+def test_local_slurm_times_without_tz_are_warned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    local = tmp_path / "local.txt"
+    local.write_text(
+        "JobID|State|NCPUS|Timelimit|Submit|Start|End|JobIDRaw\n"
+        "1|COMPLETED|1|10|2024-03-01T10:00:00|2024-03-01T10:01:00|2024-03-01T10:02:00|1\n"
+    )
+    assert "warning   " + str(local) + " has local date-times" in _import(tmp_path, capsys, local)
+    assert "local date-times" not in _import(tmp_path, capsys, local, "--tz", "Europe/Berlin")
+    epoch = tmp_path / "epoch.txt"
+    epoch.write_text(TINY)
+    assert "local date-times" not in _import(tmp_path, capsys, epoch)

@@ -21,7 +21,9 @@ def register(sub: Any) -> None:
         "through the resumable experiment store in DIR/store, then write DIR/report.md and "
         "DIR/report.html: summary with 95% confidence intervals, distributions, per-class "
         "breakdown, who wins and who loses, utilization and queue over time, a Gantt chart "
-        "of the busiest day, the interference robustness sweep and a verdict.",
+        "of the busiest day, the interference robustness sweep and a verdict. Each "
+        "coscheduling policy also runs with its assumptions and its mechanism turned off "
+        "(control runs), which split its gain by source.",
         epilog="examples:\n"
         "  cosched compare --out answer\n"
         "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2\n"

@@ -637,6 +637,7 @@ _ROLE_NAMES = {
     "efficiency": "switch-cost sweep up to",
     "mix": "job-type mixes",
     "reference": "recorded schedule",
+    "control": "control runs",
 }
 
 

@@ -447,7 +447,11 @@ def _check_width(probe: Any, platform: Any, policy: str) -> None:
 
 def _interference_arms(arms: Sequence[Arm]) -> list[Arm]:
     """Node sharing with its victim weights scaled by each of :data:`STRENGTHS`."""
-    sweep = next((a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p), None)
+    sweep = next(
+        (a for p in ("nodeshare-easy", "nodeshare") for a in arms
+         if a.policy == p and a.role == "main"),
+        None,
+    )  # fmt: skip
     if sweep is None:
         return []
     preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}

@@ -365,6 +365,14 @@ def _how_section(doc: Document, run: _Run) -> None:
         )
     for p in run.shown[len(run.main) :]:
         doc.add(f"- `{p}`: the schedule the log records (each job's logged start), for reference")
+    ran = set(run.table["arm"])
+    controls = [a.label for a in run.comparison.controls if a.control_of and a.label in ran]
+    if controls:
+        doc.add(
+            f"- {len(controls)} control runs, each policy with its assumptions and then its "
+            "mechanism turned off, with the seeds of the policy it controls: "
+            + ", ".join(f"`{c}`" for c in controls)
+        )
     doc.add(*(f"- {note}" for note in run.comparison.notes))
     doc.add("")
 

@@ -30,8 +30,10 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--keep", type=Path, help="write the comparison here and keep it")
-    p.add_argument("extra", nargs="*", help="more flags of cosched compare (after --)")
-    args = p.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = p.parse_args(argv[:cut])
+    args.extra = argv[cut + 1 :]  # more flags of cosched compare
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep if args.keep is not None else Path(tmp) / "compare"
         cmd = [sys.executable, "-m", "cosched", "compare", args.trace, "--out", str(out)]

@@ -181,7 +181,9 @@ def _machine_warning(trace: Any, cores: int | None) -> str | None:
     t, capacity = trace.table, trace.header.max_procs
     if not capacity or not len(t):
         return None
-    procs = t["allocated_procs"].fillna(t["requested_procs"])
+    from cosched.compare.study import held_procs
+
+    procs = held_procs(t.assign(procs=t["requested_procs"]))
     m = log_machine(t["submit_time"], t["wait_time"], t["run_time"], procs, capacity)
     return m.warning("--nodes and --cores", cores)
 

@@ -381,6 +381,15 @@ def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
 MACHINE_CHECK = "machine check: "
 
 
+def held_procs(table: Any) -> Any:
+    """The processors each job held in the logged schedule: SWF field 5 (allocated)
+    where the log gives it (a job without it held none: a cancelled job the log still
+    dates), else the processors the job asks for."""
+    if "allocated_procs" in table and table["allocated_procs"].notna().any():
+        return table["allocated_procs"]
+    return table["procs"]
+
+
 def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
     """The logged schedule against the baselines' machine: a note when the log never
     uses a large share of its processors or uses more than it has (None otherwise)."""
@@ -390,8 +399,8 @@ def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
     if table is None or "wait_time" not in table or not len(table):
         return None
     platform, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
-    m = log_machine(table["submit_time"], table["wait_time"], table["run_time"], table["procs"],
-                    platform.procs)  # fmt: skip
+    m = log_machine(table["submit_time"], table["wait_time"], table["run_time"],
+                    held_procs(table), platform.procs)  # fmt: skip
     cores = flags.cores if flags is not None and flags.cores else None
     if cores is None and getattr(probe, "max_nodes", None) and getattr(probe, "max_procs", None):
         cores = int(probe.max_procs) // int(probe.max_nodes)

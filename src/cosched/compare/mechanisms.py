@@ -486,6 +486,11 @@ def verdict(
         head = _headline(
             best, family, mechs.get(best), sentence, base, gain, separated, parts.get(best)
         )
+        if gain > 0 and separated and family in FAMILY_MECHANISM and best not in parts:
+            head += (
+                " No control runs split this gain by source (a comparison stored before "
+                "they existed): the same command run again adds them to its store."
+            )
         c, b = by.loc[best], by.loc[base]
         bs = (b["mean_bounded_slowdown"] - c["mean_bounded_slowdown"]) / b["mean_bounded_slowdown"]
         head += (

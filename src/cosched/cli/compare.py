@@ -232,6 +232,11 @@ def _compare(args: argparse.Namespace) -> int:
     comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
         print(f"note      {note}")
+    if args.quick:
+        print(
+            "note      --quick: one seed per policy and no robustness sweeps (the report "
+            "lists what they leave out); the control runs stay"
+        )
     for line in _cost_lines(cost(comparison, args.out, workload_jobs(workload, probe)), args):
         print(line, flush=True)
     check_writable_dir(args.out)

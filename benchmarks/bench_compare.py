@@ -2,6 +2,8 @@
 
     python benchmarks/bench_compare.py                       # the bundled example, 1 worker
     python benchmarks/bench_compare.py ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --workers 2
+    python benchmarks/bench_compare.py ../shared/traces/SDSC-BLUE-2000-4.2-cln.swf.gz \
+        --workers 2 --keep blue-answer -- --quick     # keep the report; flags after --
 
 Runs the command in a fresh process into a new folder (nothing reused from a store),
 then prints wall-clock seconds, the CPU seconds of the process and its children, the
@@ -27,11 +29,15 @@ def main() -> int:
     p.add_argument("trace", nargs="?", default="bundled:example")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seeds", type=int, default=3)
-    args = p.parse_args()
+    p.add_argument("--keep", type=Path, help="write the comparison here and keep it")
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = p.parse_args(argv[:cut])
+    args.extra = argv[cut + 1 :]  # more flags of cosched compare
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "compare"
+        out = args.keep if args.keep is not None else Path(tmp) / "compare"
         cmd = [sys.executable, "-m", "cosched", "compare", args.trace, "--out", str(out)]
-        cmd += ["--workers", str(args.workers), "--seeds", str(args.seeds)]
+        cmd += ["--workers", str(args.workers), "--seeds", str(args.seeds), *args.extra]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -41,7 +47,7 @@ def main() -> int:
         runs = len(list((out / "store" / "cells").glob("*.parquet")))
         plan = json.loads((out / "plan.json").read_text())
         html = (out / "report.html").stat().st_size
-    print(f"trace            {args.trace}")
+    print(f"trace            {args.trace} {' '.join(args.extra)}".rstrip())
     print(f"workers          {args.workers} (cores on this machine: {os.cpu_count()})")
     print(f"arms             {len(plan['arms'])}, seeds {args.seeds}, simulations {runs}")
     print(f"wall clock       {wall:.1f} s (whole process: imports, runs, report)")

@@ -3,16 +3,28 @@
 Each reproduction's report carries its claim table in ``DIR/results.parquet`` (metadata
 ``claim_table``; also written as ``DIR/claims.parquet``: the paper's claims judged on
 the stored results: :mod:`cosched.experiments.claims`). This script keeps a readable
-copy of each as ``docs/claims/NAME.csv`` (with the command that produced the numbers),
-re-judges a copy's numbers under the current declarations and verdict rule without a
-new simulation (``--rejudge``), and writes from the copies docs/fidelity.md (per paper:
-counts by verdict, the agreement figure, the calibrations with their held-out claims,
-and each disagreement's cause: :mod:`cosched.experiments.fidelity`) and the status cell
-of the reproduction's row in README.md's "What it does today" table.
+copy of each as ``docs/claims/NAME.csv`` (with the command that produced the numbers)
+and:
+
+* re-judges a copy's numbers under the current declarations and verdict rule without a
+  new simulation (``--rejudge``);
+* fills in a copy's claims that hold no number (declared after the copy's run) from a
+  run of part of its grid, keeping each row's command (``--update``; the run's spec must
+  hold every cell such a claim reads; rows with numbers are kept, only re-judged);
+* records the verdicts that differ from the copies at a git revision
+  (``--changes-from``: ``docs/claims/verdict-changes.csv``);
+* writes from the copies docs/fidelity.md (per paper: counts by verdict, the agreement
+  figure, the calibrations with their held-out claims, each disagreement's cause, the
+  recorded verdict changes: :mod:`cosched.experiments.fidelity`), the status cell of the
+  reproduction's row in README.md's "What it does today" table, and every generated
+  count block of the pages in docs/ (``<!-- claims NAME [PATTERN...] -->`` ...
+  ``<!-- /claims -->``).
 
     python scripts/readme_status.py --store lomarc=runs/lomarc --store coupled=runs/coupled
     python scripts/readme_status.py --quick-store lomarc=runs/lomarc-quick  # docs/claims/quick/
     python scripts/readme_status.py --rejudge fcs   # re-judge docs/claims/fcs.csv's numbers
+    python scripts/readme_status.py --update fcs=runs/fcs-update  # rows a partial run judged
+    python scripts/readme_status.py --changes-from main  # verdicts changed since main
     python scripts/readme_status.py            # rewrite docs/fidelity.md and README.md
     python scripts/readme_status.py --check    # exit 1 if either is not up to date
     python scripts/readme_status.py --held-out # each fitted parameter's held-out claims
@@ -22,7 +34,9 @@ of the reproduction's row in README.md's "What it does today" table.
 from __future__ import annotations
 
 import argparse
+import io
 import math
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -31,7 +45,13 @@ import pandas as pd
 
 from cosched.experiments.calibration import CALIBRATIONS
 from cosched.experiments.claims import COLUMNS, agreement, rejudge
-from cosched.experiments.fidelity import REJUDGED, fidelity_markdown, runs_of
+from cosched.experiments.fidelity import (
+    REJUDGED,
+    fidelity_markdown,
+    render_blocks,
+    runs_of,
+    verdict_changes,
+)
 from cosched.experiments.model import resolve
 from cosched.experiments.reproductions import spec_text
 from cosched.experiments.store import read_claims, read_results
@@ -42,6 +62,8 @@ CLAIMS = ROOT / "docs" / "claims"
 #: lists the claims whose verdict a quick run gives differently from the table's run.
 QUICK = CLAIMS / "quick"
 FIDELITY = ROOT / "docs" / "fidelity.md"
+#: The verdicts that differ from the copies at a revision (``--changes-from``).
+CHANGES = CLAIMS / "verdict-changes.csv"
 #: Reproduction -> the module named first in its README row's "where" cell.
 ROWS = {
     "lomarc": "`cosched.lomarc`",
@@ -59,9 +81,11 @@ def _write(frame: pd.DataFrame, name: str, folder: Path = CLAIMS) -> Path:
     return out
 
 
-def read_copy(name: str, folder: Path = CLAIMS) -> pd.DataFrame:
-    """``docs/claims/NAME.csv`` as written (empty cells are empty strings or NaN)."""
-    frame = pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
+def read_copy(name: str, folder: Path = CLAIMS, text: str | None = None) -> pd.DataFrame:
+    """``docs/claims/NAME.csv`` as written (empty cells are empty strings or NaN), or
+    the CSV ``text`` (a copy at another revision)."""
+    source = io.StringIO(text) if text is not None else folder / f"{name}.csv"
+    frame = pd.read_csv(source, keep_default_na=False, na_values=[""])
     for col in ("reason", "quote", "unit", "tolerance", "judged"):
         frame[col] = frame[col].fillna("") if col in frame.columns else ""
     lines = frame["paper_line"] if "paper_line" in frame.columns else [math.nan] * len(frame)
@@ -71,15 +95,21 @@ def read_copy(name: str, folder: Path = CLAIMS) -> pd.DataFrame:
     return frame
 
 
-def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
-    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``
-    (or ``folder``), with the command that produced the results."""
+def _store_claims(store: Path) -> pd.DataFrame:
+    """The claim table ``store/results.parquet`` carries (exits if there is none)."""
     if not (store / "results.parquet").is_file():
         sys.exit(f"readme_status: {store / 'results.parquet'} not found")
     frame = read_claims(store)
     if frame.empty:
         sys.exit(f"readme_status: {store / 'results.parquet'} carries no claim table: "
                  f"run `cosched report {store}` first")  # fmt: skip
+    return frame
+
+
+def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
+    """The claim table ``store/results.parquet`` carries to ``docs/claims/NAME.csv``
+    (or ``folder``), with the command that produced the results."""
+    frame = _store_claims(store)
     if list(frame.columns) != list(COLUMNS):
         sys.exit(f"readme_status: {store} holds an older claim table: run `cosched report "
                  f"{store}` to judge it again")  # fmt: skip
@@ -89,19 +119,79 @@ def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
     return _write(frame, name, folder)
 
 
-def rejudge_copy(name: str) -> Path:
+def rejudge_copy(name: str, update: Path | None = None, folder: Path = CLAIMS) -> Path:
     """``docs/claims/NAME.csv`` judged again, from the numbers it holds, under the
-    reproduction's current claim declarations and verdict rule."""
-    path = CLAIMS / f"{name}.csv"
+    reproduction's current claim declarations and verdict rule; with ``update`` (a run
+    store of part of the grid), the claims the copy holds no number for take that
+    run's, with its command. ``folder``: where the copy is (``QUICK``: a quick run's)."""
+    path = folder / f"{name}.csv"
     if not path.is_file():
         sys.exit(f"readme_status: {path} not found")
-    stored = read_copy(name)
+    stored = read_copy(name, folder)
+    if update is not None:
+        stored = _updated(stored, update)
     declared = resolve(tomllib.loads(spec_text(name))["claims"])()
     experiment = str(stored["experiment"].iloc[0]) if len(stored) else name
     frame = rejudge(declared, stored, experiment)
-    frame.insert(0, "command", str(stored["command"].iloc[0]) if len(stored) else "")
+    commands = dict(zip(stored["claim"], stored["command"].astype(str), strict=True))
+    default = str(stored["command"].iloc[0]) if len(stored) else ""
+    frame.insert(0, "command", [commands.get(c, default) for c in frame["claim"]])
     frame["judged"] = REJUDGED
-    return _write(frame, name)
+    return _write(frame, name, folder)
+
+
+def _updated(stored: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """``stored`` with the claims it holds no number for taken from ``store``'s claim
+    table (those it judged, with its command); every other row is kept as it is."""
+    ran = _store_claims(store)
+    numbered = stored.loc[stored["seeds"].astype(int) > 0, "claim"]
+    ran = ran[~ran["verdict"].isin(["not run", "not simulated"]) & ~ran["claim"].isin(numbered)]
+    ran = ran.copy()
+    ran.insert(0, "command", str(read_results(store)[1].get("command", "")))
+    kept = stored[~stored["claim"].isin(ran["claim"])]
+    return pd.concat([kept, ran], ignore_index=True)
+
+
+def record_changes(rev: str, copies: dict[str, pd.DataFrame]) -> Path:
+    """``docs/claims/verdict-changes.csv``: the claims whose verdict in ``copies``
+    differs from the copies at git revision ``rev``."""
+    before = {}
+    for name in copies:
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:docs/claims/{name}.csv"],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if shown.returncode == 0:
+            before[name] = read_copy(name, text=shown.stdout)
+    if not before:
+        sys.exit(f"readme_status: no docs/claims copy at revision {rev!r}")
+    label = subprocess.run(
+        ["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()  # fmt: skip
+    verdict_changes(before, copies, label).to_csv(
+        CHANGES, index=False, float_format="%.6g", lineterminator="\n"
+    )
+    return CHANGES
+
+
+def read_changes() -> pd.DataFrame | None:
+    """The recorded verdict changes (None when there are none)."""
+    return pd.read_csv(CHANGES, keep_default_na=False) if CHANGES.is_file() else None
+
+
+def pages(copies: dict[str, pd.DataFrame]) -> dict[Path, str]:
+    """Every page of docs/ with a generated count block, its blocks rewritten."""
+    out = {}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text("utf-8")
+        if "<!-- claims " not in text or page == FIDELITY:
+            continue
+        try:
+            out[page] = render_blocks(text, copies)
+        except ValueError as exc:
+            sys.exit(f"readme_status: {page.relative_to(ROOT)}: {exc}")
+    return out
 
 
 def status(name: str, frame: pd.DataFrame) -> str:
@@ -168,6 +258,8 @@ def main() -> int:
     ap.add_argument("--store", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--quick-store", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--rejudge", action="append", default=[], metavar="NAME", choices=ROWS)
+    ap.add_argument("--update", action="append", default=[], metavar="NAME=DIR")
+    ap.add_argument("--changes-from", metavar="REV", help="record verdicts changed since REV")
     ap.add_argument("--check", action="store_true", help="exit 1 if an output is stale")
     ap.add_argument("--cells", action="store_true", help="print the README status cells")
     ap.add_argument("--skip-readme", action="store_true", help="leave README.md as it is")
@@ -186,7 +278,16 @@ def main() -> int:
             print(f"wrote {copy_store(name, Path(folder), into).relative_to(ROOT)}")
     for name in args.rejudge:
         print(f"re-judged {rejudge_copy(name).relative_to(ROOT)}")
+        if (QUICK / f"{name}.csv").is_file():
+            print(f"re-judged {rejudge_copy(name, folder=QUICK).relative_to(ROOT)}")
+    for item in args.update:
+        name, sep, folder = item.partition("=")
+        if not sep or name not in ROWS:
+            sys.exit(f"readme_status: --update wants NAME=DIR with NAME in {', '.join(ROWS)}")
+        print(f"updated {rejudge_copy(name, Path(folder)).relative_to(ROOT)}")
     copies = tables()
+    if args.changes_from:
+        print(f"wrote {record_changes(args.changes_from, copies).relative_to(ROOT)}")
     if args.held_out:
         print_held_out(copies)
         return 0
@@ -194,7 +295,9 @@ def main() -> int:
         for name, frame in copies.items():
             print(f"{ROWS[name]}: {status(name, frame)}")
         return 0
-    outputs = {FIDELITY: fidelity_markdown(copies, quick_tables())}
+    outputs = {FIDELITY: fidelity_markdown(copies, quick_tables(), read_changes())}
+    quick = {f"quick/{name}": frame for name, frame in quick_tables().items()}
+    outputs.update(pages({**copies, **quick}))
     if not args.skip_readme:
         outputs[ROOT / "README.md"] = render((ROOT / "README.md").read_text("utf-8"), copies)
     stale = [p for p, text in outputs.items() if not p.is_file() or p.read_text("utf-8") != text]

@@ -10,7 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cosched.experiments.fidelity import KINDS, cause_of, fidelity_markdown
+from cosched.experiments.fidelity import (
+    KINDS,
+    cause_of,
+    fidelity_markdown,
+    render_blocks,
+    verdict_changes,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "readme_status.py"
@@ -49,7 +55,7 @@ def test_every_gap_in_the_stored_claims_has_a_classified_cause(family: str) -> N
 def test_fidelity_counts_by_hand() -> None:
     rows = [
         ("a", "agrees"), ("b", "direction"), ("c", "disagrees"), ("d", "calibrated"),
-        ("e", "not simulated"), ("f", "inconclusive"),
+        ("e", "not simulated"), ("f", "inconclusive"), ("g", "input"), ("h", "untestable"),
     ]  # fmt: skip
     frame = pd.DataFrame(
         [
@@ -59,13 +65,51 @@ def test_fidelity_counts_by_hand() -> None:
         ]
     )  # fmt: skip
     text = fidelity_markdown({"coupled": frame})
-    # 6 declared less 1 calibrated and 1 not simulated: 1 of 4 agree
-    assert "| coupled | 6 | 1 | 1 | 1 | 1 | 1 | 1 | 0 | 25% |" in text
+    # 8 declared less 1 calibrated, 1 input, 1 untestable and 1 not simulated: 1 of 4
+    assert "| coupled | 8 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 0 | 25% |" in text
     assert "Claims: 1 of 4 agree (25%); 1 direction, 1 inconclusive" in text
+    assert "1 calibrated, 1 input, 1 untestable, 1 not simulated" in text
+    # the uncounted are listed: the untestable with its null, the inputs with their reason
+    assert "**Untestable** (the null outcome would agree too" in text
+    assert "h (paper 1, null n/a, cosched 1)" in text
+    assert "**Input** (1 claims, shown and not counted: r): g." in text
     # the gaps (direction and disagrees) are listed under their cause, the rest are not
     gaps = text[text.index("**Paper under-specified.**") :]
     assert "| b | 1 | 1 | direction |\n| c | 1 | 1 | disagrees |" in gaps
     assert "| a |" not in text and "| d |" not in text
+
+
+def test_count_blocks_and_verdict_changes_by_hand() -> None:
+    frame = _table(
+        "c",
+        [("fig3-a", 1.0, "agrees"), ("fig3-b", 2.0, "untestable"), ("t-c", 3.0, "disagrees")],
+        20,
+    )
+    page = "Figure 3 (<!-- claims fcs fig3-* -->typed 9 of 9<!-- /claims -->); all: " + (
+        "<!-- claims fcs -->\nold\n<!-- /claims -->."
+    )
+    out = render_blocks(page, {"fcs": frame})
+    assert out == (
+        "Figure 3 (<!-- claims fcs fig3-* -->2 claims: 1 of 1 agree (100%); 1 untestable"
+        "<!-- /claims -->); all: <!-- claims fcs -->3 claims: 1 of 2 agree (50%); "
+        "1 disagrees, 1 untestable<!-- /claims -->."
+    )
+    assert render_blocks(out, {"fcs": frame}) == out
+    with pytest.raises(ValueError, match="matches no claim"):
+        render_blocks("<!-- claims fcs x-* -->1<!-- /claims -->", {"fcs": frame})
+    with pytest.raises(ValueError, match="no docs/claims copy"):
+        render_blocks("<!-- claims lomarc -->1<!-- /claims -->", {"fcs": frame})
+    before = _table("c", [("fig3-a", 1.0, "agrees"), ("fig3-b", 2.0, "agrees")], 20)
+    moved = verdict_changes({"fcs": before}, {"fcs": frame}, "abc123")
+    assert moved.to_dict("records") == [
+        {"paper": "fcs", "claim": "fig3-b", "before": "agrees", "after": "untestable",
+         "cosched": 2.0, "before_rev": "abc123"},
+        {"paper": "fcs", "claim": "t-c", "before": "undeclared", "after": "disagrees",
+         "cosched": 3.0, "before_rev": "abc123"},
+    ]  # fmt: skip
+    text = fidelity_markdown({"fcs": frame}, changes=moved)
+    assert "| fig3-b | agrees | untestable | 2 |" in text
+    assert "**fcs** (2 claims; agrees to untestable: 1; undeclared to disagrees: 1)" in text
 
 
 def _table(command: str, rows: list[tuple[str, float, str]], seeds: int) -> pd.DataFrame:

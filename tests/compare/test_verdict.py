@@ -202,7 +202,7 @@ def test_node_sharing_on_single_core_nodes_is_left_out_or_named_shrinking(tmp_pa
     # Named, it runs, with its interference sweep (one seed): no job is ever beside
     # another, so interference never acts and the curve cannot move.
     out = tmp_path / "named"
-    named = [*machine[:-1], "--seeds", "1", "--policies", "easy,nodeshare-easy"]
+    named = [*machine[:-1], "--seeds", "1", "--malleable", "--policies", "easy,nodeshare-easy"]
     assert main(["compare", "--out", str(out), *named]) == 0
     _, _, jobs = load_store(out)
     runs = jobs["nodeshare-easy"]
@@ -285,20 +285,22 @@ def test_quick_runs_one_seed_and_no_sweep(tmp_path: Path) -> None:
     assert main([*argv, "--quick"]) == 0
     plan = json.loads((out / "plan.json").read_text())
     assert plan["seeds"] == 1
-    assert {a["role"] for a in plan["arms"]} == {"main"}
+    # No sweep; the control runs that attribute the gain stay (they are the verdict's).
+    assert {a["role"] for a in plan["arms"]} == {"main", "control"}
 
 
 def test_a_resumed_run_counts_its_stored_runs_at_once(tmp_path: Path) -> None:
-    # easy and nodeshare-easy stored; the plan adds fcfs. The progress reports the two
-    # stored runs first, then moves by one per run done, so an ETA counts only those.
+    # easy and nodeshare-easy stored (with their control runs); the plan adds
+    # conservative. The progress reports the two stored runs first, then moves by one
+    # per run done, so an ETA counts only those.
     trace = _trace(tmp_path, [(0, 100, 4), (5, 100, 8)])
     out = tmp_path / "out"
     argv = ["compare", str(trace), "--out", str(out), "--quick"]
     assert main([*argv, "--policies", "easy,nodeshare-easy"]) == 0
     workload = json.loads((out / "plan.json").read_text())["workload"]
     comparison = plan(
-        workload, policies=["easy", "fcfs", "nodeshare-easy"], seeds=1, flags=None,
-        probe=open_workload(str(trace)), robustness=False,
+        workload, policies=["easy", "conservative", "nodeshare-easy"], seeds=1, flags=None,
+        probe=open_workload(str(trace)), robustness=False, controls=False,
     )  # fmt: skip
     calls: list[tuple[int, int]] = []
     run(comparison, out, progress=lambda done, total: calls.append((done, total)))
@@ -327,7 +329,7 @@ def test_gang_is_swept_over_the_switch_cost_of_each_efficiency() -> None:
         policies=["easy", "gang"], seeds=1, flags=None, robustness=False,
         probe=open_workload("bundled:example"),
     )  # fmt: skip
-    assert [a.role for a in quick.arms] == ["main", "main"]
+    assert [a.role for a in quick.arms if a.role != "control"] == ["main", "main"]
 
 
 def test_failed_runs_name_each_error_once() -> None:
@@ -393,7 +395,7 @@ def test_the_estimate_counts_gangs_lower_efficiencies_as_up_to(tmp_path: Path) -
     trace = _trace(tmp_path, [(0, 1000, 16), (1, 100, 16)])
     comparison = plan(
         {"kind": "swf", "path": str(trace), "name": "t"}, policies=["easy", "gang"],
-        seeds=1, flags=None, probe=open_workload(str(trace)),
+        seeds=1, flags=None, probe=open_workload(str(trace)), controls=False,
     )  # fmt: skip
     c = cost(comparison, tmp_path / "out", 2)
     gang = RUN_OVERHEAD + 2 / JOBS_PER_SECOND["gang"]

@@ -24,7 +24,7 @@ from cosched.coupled import CoupledDeadlockError, Outage, run_coupled, verify_sy
 from cosched.coupled.coordinator import Coordinator, CoupledResult
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.transport import Cluster, run_tcp
-from cosched.coupled.wire import VERSION, encode
+from cosched.coupled.wire import VERSION, encode, run_id, secure
 from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.workload.job import Workload
@@ -251,11 +251,18 @@ def _serve(
             proc.stdout.close()
 
 
-def _ask(address: str, frames: list[bytes]) -> dict:
-    """Send raw frames; the decoded JSON body of the reply (3 s at most)."""
+def _to_a(key: bytes, sender: str, body: dict, blob: bytes = b"") -> list[bytes]:
+    """A message signed with ``key`` for domain A of the lone server's run."""
+    return encode(key, sender, body, blob, to="A", run=run_id(bytes(range(32))))
+
+
+def _ask(address: str, frames: list[bytes], secret: bytes = bytes(range(32))) -> dict:
+    """Send raw frames over a connection keyed by ``secret``; the decoded JSON body of
+    the reply (3 s at most)."""
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)
     s.linger = 0
+    secure(s, secret, server=False)
     try:
         s.connect(address)
         s.send_multipart(frames)
@@ -275,14 +282,14 @@ def test_garbage_and_forged_messages_are_refused_logged_and_survived(
     hello = {"id": 1, "op": "hello", "args": {}}
     cases = {
         "garbage": [b"\x00\xffnot a message"],
-        "version": [b"cosched-coupled/0", *encode(secret, "driver", hello)[1:]],
-        "signature": encode(b"x" * 32, "driver", hello),
-        "json": encode(secret, "driver", {"id": "one"}),
-        "operation": encode(secret, "driver", {"id": 2, "op": "format-disk", "args": {}}),
-        "peer": encode(secret, "Z", {"id": 3, "op": "try_start", "args": {"mate_id": 1}}),
-        "setup-first": encode(secret, "driver", {"id": 4, "op": "state", "args": {}}),
-        "bad-args": encode(secret, "driver", {"id": 5, "op": "setup", "args": {"settings": 7}}),
-        "bad-table": encode(
+        "version": [b"cosched-coupled/0", *_to_a(secret, "driver", hello)[1:]],
+        "signature": _to_a(b"x" * 32, "driver", hello),
+        "json": _to_a(secret, "driver", {"id": "one"}),
+        "operation": _to_a(secret, "driver", {"id": 2, "op": "format-disk", "args": {}}),
+        "peer": _to_a(secret, "Z", {"id": 3, "op": "try_start", "args": {"mate_id": 1}}),
+        "setup-first": _to_a(secret, "driver", {"id": 4, "op": "state", "args": {}}),
+        "bad-args": _to_a(secret, "driver", {"id": 5, "op": "setup", "args": {"settings": 7}}),
+        "bad-table": _to_a(
             secret, "driver", {"id": 6, "op": "setup", "args": {"settings": {"name": "A"}}}, b"x"
         ),
     }
@@ -290,7 +297,7 @@ def test_garbage_and_forged_messages_are_refused_logged_and_survived(
         body = _ask(address, frames)
         assert body["ok"] is False, why
     # Still alive and answering an authentic request.
-    body = _ask(address, encode(secret, "driver", hello))
+    body = _ask(address, _to_a(secret, "driver", hello))
     assert body["ok"] and body["result"]["name"] == "A"
     assert proc.poll() is None
     text = log.read_text()
@@ -305,7 +312,7 @@ def test_message_from_an_address_not_allowed_is_refused_and_logged(tmp_path: Pat
     gen = _serve(secret, log, ["10.1.2.3"])  # only that address: 127.0.0.1 is unknown
     address, _, _, proc = next(gen)
     try:
-        body = _ask(address, encode(secret, "driver", {"id": 1, "op": "hello", "args": {}}))
+        body = _ask(address, _to_a(secret, "driver", {"id": 1, "op": "hello", "args": {}}))
         assert body["ok"] is False and "127.0.0.1 not allowed" in body["error"]
         assert "refused a message from 127.0.0.1" in log.read_text()
         assert proc.poll() is None
@@ -341,7 +348,7 @@ def test_numbers_round_trip_exactly() -> None:
     from cosched.coupled.wire import decode, frame_table, read_table
 
     xs = [0.1, 1e-300, float("inf"), 2.0**53 + 1, 1 / 3]
-    msg = decode(b"k" * 32, encode(b"k" * 32, "A", {"id": 1, "xs": xs}))
+    msg = decode(b"k" * 32, encode(b"k" * 32, "A", {"id": 1, "xs": xs}, to="B", run="r"))
     assert msg.body["xs"] == xs
     df = pd.DataFrame({"a": np.array(xs), "b": np.arange(5), "c": [True, False] * 2 + [True]})
     pd.testing.assert_frame_equal(read_table(frame_table(df)), df, check_exact=True)

@@ -1,8 +1,14 @@
-"""Every quoted claim quotes its paper: the words start on the declared line of the text."""
+"""Every quoted claim quotes its paper: the words start on the declared line of the text.
+
+The papers' texts are not in the repository: they are looked for in ``../shared/papers``
+beside the clone (where CI has them), then in ``/work/shared/papers``. Without them the
+test skips on a workstation and fails in CI (``CI=true``), where it must check.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -12,7 +18,19 @@ import pytest
 from cosched.experiments.model import resolve
 from cosched.experiments.reproductions import spec_text
 
-PAPERS = Path("/work/shared/papers")
+ROOT = Path(__file__).resolve().parents[2]
+#: Where the papers' texts are looked for, in order.
+PLACES = (ROOT.parent / "shared" / "papers", Path("/work/shared/papers"))
+PAPERS = next((p for p in PLACES if p.is_dir()), PLACES[0])
+
+
+def absent(reason: str) -> None:
+    """Skip for ``reason``, or fail in CI (``CI=true``), where the texts must be."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: the quotes must be checked)")
+    pytest.skip(reason)
+
+
 FAMILIES = ("lomarc", "nodeshare", "dyncosched", "coupled", "fcs")
 
 
@@ -58,7 +76,7 @@ def test_every_quote_is_in_its_paper_at_its_line(family: str) -> None:
         pytest.skip(f"{family}: no claim quotes its paper")
     path = PAPERS / f"{paper}.txt"
     if not PAPERS.is_dir():
-        pytest.skip(f"{PAPERS} is absent: the papers' texts are not in the repository")
+        absent(f"no papers' texts in {' or '.join(map(str, PLACES))}")
     assert path.is_file(), f"{family}: PAPER names {path}, which does not exist"
     lines = path.read_text(encoding="utf-8").split("\n")
     wrong = [
@@ -67,3 +85,12 @@ def test_every_quote_is_in_its_paper_at_its_line(family: str) -> None:
         if c.paper_line is None or not quoted_at(lines, c.paper_line, c.quote)
     ]
     assert not wrong, "quotes not found at their lines:\n" + "\n".join(wrong)
+
+
+def test_absent_papers_fail_in_ci_and_skip_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true"):
+        absent("no texts")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match="no texts"):
+        absent("no texts")

@@ -16,11 +16,13 @@ import pytest
 from cosched.errors import ConfigError
 from cosched.experiments.claims import (
     SEED_CAP,
+    UNCOUNTED,
     Claim,
     Improvement,
     Value,
     agreement,
     evaluate,
+    null_agrees,
     rejudge,
     verdict,
 )
@@ -97,6 +99,76 @@ def test_opposite_sign_disagrees_and_one_seed_has_no_interval() -> None:
     assert verdict(claim(0, 1), Interval(math.nan, math.nan, 0))[0] == "not run"
 
 
+def test_a_one_sided_claim_with_its_interval_across_its_bound_is_not_agrees() -> None:
+    # "better" (> 0): mean 2 in [0, inf), but [2 - 2.4841, 2 + 2.4841] reaches below 0
+    better = claim(0.0, math.inf)
+    v, why = verdict(better, Interval(2.0, HALF_123, 3))
+    assert v == "inconclusive" and "reaches 0" in why
+    # the same interval over SEED_CAP seeds: the paper's side is not established
+    assert verdict(better, Interval(2.0, HALF_123, SEED_CAP))[0] == "disagrees"
+    # [1, 3] wholly above 0 agrees; one deterministic seed of 2 agrees on its mean
+    assert verdict(better, Interval(2.0, 1.0, SEED_CAP)) == ("agrees", "")
+    assert verdict(better, Interval(2.0, math.nan, 1)) == ("agrees", "")
+    # "< 50%": the interval [45, 55] crosses 50
+    assert verdict(claim(-math.inf, 50.0), Interval(45.0, 5.0, SEED_CAP))[0] == "disagrees"
+    # a declared direction: paper +5 +- 5 (target [0, 10]), mean 1.46 [-1.05, 3.96] (the
+    # audit's "significantly better" case): in the target, but its sign is not established
+    signed = claim(5.0, 5.0, tol_abs=5.0, direction=True)
+    assert verdict(signed, Interval(1.46, 2.51, SEED_CAP))[0] == "disagrees"
+    assert verdict(signed, Interval(1.46, 1.0, SEED_CAP)) == ("agrees", "")
+    # a two-sided claim is judged on its mean: 2 +- 2.48 within [-1, 3] agrees
+    assert verdict(claim(-1.0, 3.0), Interval(2.0, HALF_123, SEED_CAP)) == ("agrees", "")
+
+
+def test_a_claim_whose_null_outcome_agrees_is_untestable() -> None:
+    t = table([("a", 1, 0.5), ("a", 2, 0.5), ("base", 1, 40.0), ("base", 2, 40.0)])
+    kw: dict[str, Any] = {"tolerance_reason": "by hand"}
+    # paper +2 +- 2: target [0, 4] holds the null 0 of a difference (cosched 0.5 agrees)
+    loose = Claim("loose", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=2.0,
+                  direction=True, **kw)  # fmt: skip
+    # the same tightened to 1.5 (target [0.5, 3.5]): 0 is outside, cosched 0.5 agrees
+    tight = Claim("tight", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=1.5,
+                  direction=True, **kw)  # fmt: skip
+    # "below 50" whose baseline (the scheme the paper puts at 77) is 40 in cosched
+    base = Claim("base", "d", "77", 77, 77, Value({"variant": "base"}, "x"), "why")
+    below = Claim("below", "d", "< 50", -math.inf, 50, Value({"variant": "a"}, "x"), "why",
+                  null="base")  # fmt: skip
+    out = evaluate([loose, tight, base, below], t, "toy").set_index("claim")
+    assert out.loc["loose", "verdict"] == "untestable"
+    assert "null outcome 0 lies in the target [0, 4]" in out.loc["loose", "reason"]
+    assert "alone: agrees" in out.loc["loose", "reason"]
+    assert out.loc["tight", "verdict"] == "agrees" and out.loc["tight", "null"] == 0.0
+    assert out.loc["below", "verdict"] == "untestable" and out.loc["below", "null"] == 40.0
+    assert out.loc["base", "verdict"] == "disagrees" and math.isnan(out.loc["base", "null"])
+    # a one-sided claim's own bound is the paper's strict "better": 0 is not "> 0"
+    assert not null_agrees(claim(0.0, math.inf), 0.0)
+    assert null_agrees(claim(0.0, math.inf, tol_abs=1.0), 0.0)
+    # defaults: 0 for a signed comparison, none for a value claim naming no baseline
+    assert claim(5, 5, direction=True).null_outcome() == 0.0
+    assert claim(5, 5).null_outcome() is None
+    assert claim(5, 5, null=math.nan, direction=True).null_outcome() is None
+    with pytest.raises(ConfigError, match="null names claim 'gone'"):
+        evaluate([claim(5, 5, null="gone")], t, "toy")
+
+
+def test_an_input_claim_is_shown_and_left_out_of_the_figure() -> None:
+    t = table([("a", 1, 60.0)])
+    given = Claim("given", "d", "60 s", 60, 60, Value({"variant": "a"}, "x"), "why",
+                  input="the job length is set from the paper's column")  # fmt: skip
+    result = Claim("result", "d", "60 s", 60, 60, Value({"variant": "a"}, "x"), "why")
+    out = evaluate([given, result], t, "toy")
+    assert out["verdict"].tolist() == ["input", "agrees"]
+    assert out["reason"].iloc[0].startswith("the job length is set from the paper's column")
+    assert out["cosched"].iloc[0] == 60.0
+    tally = agreement(out)
+    assert tally.counted == 1 and tally.agreement == 1.0
+    assert tally.text() == "1 of 1 agree (100%); 1 input"
+    # every uncounted verdict leaves the denominator: 2 agree of 4 counted
+    verdicts = ["agrees", "agrees", "disagrees", "not run", "calibrated", "input",
+                "untestable", "not simulated"]  # fmt: skip
+    assert agreement(pd.DataFrame({"verdict": verdicts})).counted == 4
+
+
 def test_not_simulated_keeps_its_reason_and_a_tolerance_needs_one() -> None:
     c = claim(1, 1, not_simulated="the trace is not public")
     assert verdict(c, Interval(1.0, math.nan, 1)) == ("not simulated", "the trace is not public")
@@ -143,6 +215,12 @@ def test_rejudge_reads_a_stored_tables_numbers() -> None:
     out = rejudge([claim(5, 5, tol_abs=0.52)], stored, "toy")
     assert out["verdict"].tolist() == ["inconclusive"]
     assert out["cosched_high"].iloc[0] == pytest.approx(2.0 + HALF_123)
+    # judging a judged table again changes no number, to the last bit
+    again = rejudge([claim(5, 5, tol_abs=0.52)], out, "toy")
+    pd.testing.assert_frame_equal(again, out)
+    ends = stored.assign(cosched_low=0.1 + 0.2, cosched_high=3.7)  # not symmetric in floats
+    kept = rejudge([claim(5, 5, tol_abs=0.52)], ends, "toy")
+    assert (kept["cosched_low"].iloc[0], kept["cosched_high"].iloc[0]) == (0.1 + 0.2, 3.7)
     # a declared claim the stored table does not hold
     assert rejudge([claim(5, 5)], stored.assign(claim="gone"), "toy")["verdict"].tolist() == [
         "not run"
@@ -220,7 +298,7 @@ def test_report_writes_claims_parquet_beside_results(tmp_path: Path) -> None:
     assert results["spec"]["claims"] == "tests.experiments.test_claims:toy_claims"
     # results.parquet carries the same claim table as data, and its rows are unchanged.
     carried = read_claims(tmp_path)
-    assert carried.to_dict("records") == stored.to_pandas().to_dict("records")
+    pd.testing.assert_frame_equal(carried, stored.to_pandas(), check_dtype=False)
     assert len(pq.read_table(tmp_path / "results.parquet")) == 2 * 3
     report = (tmp_path / "report.md").read_text()
     assert "| x-a1 | x of a=1 | 5 | 2 [-0.484, 4.48] | 3 | inconclusive |" in report
@@ -328,7 +406,7 @@ def test_no_calibrated_claim_enters_an_agreement_count(family: str) -> None:
     assert all(v in ("calibrated", "not simulated", "not run") for v in stored), stored
     # ... and the agreement figure's denominator leaves every one of them out
     tally = agreement(frame)
-    uncounted = int((frame["verdict"].isin(["calibrated", "not simulated"])).sum())
+    uncounted = int((frame["verdict"].isin(sorted(UNCOUNTED))).sum())
     assert tally.counted == len(frame) - uncounted
     assert tally.counts.get("agrees", 0) == int((frame["verdict"] == "agrees").sum())
     assert not any(f and v == "agrees" for f, v in zip(fitted, frame["verdict"], strict=True))

@@ -8,6 +8,7 @@ worker process mid-run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -472,3 +473,49 @@ def test_an_interrupted_run_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob("*.tmp"))
     runs = [json.loads(x) for x in (tmp_path / "runs.jsonl").read_text().splitlines()]
     assert runs[-1]["outcome"] == "interrupted"
+
+
+def _open_semaphores(pid: int) -> list[Path]:
+    """The named semaphores (``/dev/shm/sem.mp-*``) process ``pid`` has mapped: glibc
+    maps each under a temporary name, so they are matched by inode."""
+    inodes = {
+        int(line.split()[4])
+        for line in Path(f"/proc/{pid}/maps").read_text().splitlines()
+        if "/dev/shm/sem." in line
+    }
+    found = []
+    for f in Path("/dev/shm").glob("sem.mp-*"):
+        with contextlib.suppress(FileNotFoundError):  # another program's, just unlinked
+            if f.stat().st_ino in inodes:
+                found.append(f)
+    return sorted(found)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux /proc and /dev/shm")
+@pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local:2"]], ids=str)
+def test_a_killed_process_group_leaves_no_semaphore(tmp_path: Path, executor: list[str]) -> None:
+    """SIGKILL of the whole process group: the named semaphores of the pool (or the
+    local Dask cluster) are unlinked all the same, by the resource tracker, which runs
+    in a session of its own."""
+    spec_file = tmp_path / "kill.toml"
+    spec_file.write_text(KILL_SPEC)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cosched", "sweep", str(spec_file), *executor]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, killed as a whole below
+    )
+    try:
+        assert _wait_for_cells(out, 0, proc), "the sweep ended before it could be killed"
+        semaphores = _open_semaphores(proc.pid)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    assert semaphores, "the run holds no named semaphore"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(f.exists() for f in semaphores):
+        time.sleep(0.05)
+    assert not [f for f in semaphores if f.exists()]

@@ -170,3 +170,127 @@ def test_cli_reports_the_damaged_file_without_a_traceback(reference: Path, tmp_p
     assert (tmp_path / "jobs" / f"{key}.parquet").read_bytes() == (
         reference / "jobs" / f"{key}.parquet"
     ).read_bytes()
+
+
+def _keys() -> list[str]:
+    return sorted(c.key for c in cells(spec_from_dict(SPEC)))
+
+
+def test_identical_runs_write_identical_cell_files_and_keep_timings_apart(
+    reference: Path, tmp_path: Path
+) -> None:
+    run_sweep(spec_from_dict(SPEC), tmp_path, report=False)
+    for key in _keys():
+        for folder in ("cells", "jobs"):
+            got = (tmp_path / folder / f"{key}.parquet").read_bytes()
+            assert got == (reference / folder / f"{key}.parquet").read_bytes(), (folder, key)
+        # The wall time is beside the store, not in the cell file.
+        info = Store(tmp_path).info(key)
+        assert info["elapsed_seconds"] > 0 and "stored_tables" in info
+    timed = [json.loads(x)["key"] for x in (tmp_path / "timings.jsonl").read_text().splitlines()]
+    assert sorted(timed) == _keys()
+
+
+@pytest.mark.parametrize("how", ["swapped", "copied", "linked"])
+def test_a_cell_file_holding_another_cells_row_is_recomputed(
+    reference: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    how: str,
+) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(reference, store)
+    a, b = (store / "cells" / f"{k}.parquet" for k in _keys()[:2])
+    if how == "swapped":
+        data = a.read_bytes()
+        a.write_bytes(b.read_bytes())
+        b.write_bytes(data)
+    elif how == "copied":
+        shutil.copy(a, b)
+    else:
+        b.unlink()
+        b.symlink_to(a)
+    ran = count_runs(monkeypatch)
+    with caplog.at_level(logging.WARNING, logger="cosched.experiments"):
+        table = run_sweep(spec_from_dict(SPEC), store, report=False)
+    wrong = _keys()[:2] if how == "swapped" else _keys()[1:2]
+    assert sorted(ran) == wrong
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert f"cells/{_keys()[1]}.parquet: holds the row of cell {_keys()[0]}" in warned
+    assert table["key"].is_unique and sorted(table["key"]) == _keys()
+    assert (store / "results.parquet").read_bytes() == (reference / "results.parquet").read_bytes()
+
+
+SPEC_TOML = (
+    'name = "damage"\nseeds = [1, 2, 3]\n[[workloads]]\nkind = "lublin"\nname = "lub"\n'
+    'jobs = 40\nnodes = 16\nload = 0.8\n[[policies]]\nname = "fcfs"\n[[policies]]\nname = "easy"\n'
+)
+
+
+@pytest.mark.parametrize(
+    "damage", ["cells is a file", "failed is a file", "cell is a folder", "jobs is a file"]
+)
+def test_a_damaged_store_layout_is_one_line_error(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    from cosched.cli.main import main
+
+    store = tmp_path / "store"
+    shutil.copytree(reference, store)
+    if damage == "cells is a file":
+        shutil.rmtree(store / "cells")
+        (store / "cells").write_text("not a folder")
+        bad = store / "cells"
+    elif damage == "failed is a file":
+        (store / "failed").write_text("not a folder")
+        bad = store / "failed"
+    elif damage == "cell is a folder":
+        bad = store / "cells" / f"{_keys()[0]}.parquet"
+        bad.unlink()
+        bad.mkdir()
+    else:  # seen when a recomputed cell's table is written
+        (store / "cells" / f"{_keys()[0]}.parquet").unlink()
+        shutil.rmtree(store / "jobs")
+        (store / "jobs").write_text("not a folder")
+        bad = store / "jobs"
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC_TOML)
+    assert main(["sweep", str(spec), "--out", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cosched: error: {bad}: is a ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    # Nothing was removed to recompute: the other cells' files are all there.
+    if damage != "cells is a file":
+        assert all((store / "cells" / f"{k}.parquet").is_file() for k in _keys()[1:])
+
+
+@pytest.mark.parametrize("where", ["a file", "a read-only folder", "under /proc"])
+def test_validate_fit_out_that_cannot_be_written_is_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    import os
+
+    from cosched.cli.main import main
+    from tests.experiments.test_fit import _log
+
+    path = _log(tmp_path, n=50, seed=5)
+    out = tmp_path / "out"
+    if where == "under /proc":  # a folder nobody, root included, can make
+        if not Path("/proc/self").is_dir():
+            pytest.skip("needs Linux /proc")
+        out = Path("/proc/self/cosched-fit")
+    elif where == "a file":
+        out.write_text("x")
+    else:
+        out.mkdir()
+        out.chmod(0o500)
+        if os.access(out, os.W_OK):  # root writes anyway
+            pytest.skip("permission bits do not bind this user")
+    try:
+        assert main(["validate", str(path), "--fit", "--out", str(out)]) == 2
+    finally:
+        if out.is_dir() and where != "under /proc":
+            out.chmod(0o700)
+    err = capsys.readouterr().err
+    assert err.startswith(f"cosched: error: --out {out}") and err.count("\n") == 1, err

@@ -46,6 +46,7 @@ def _starts(env: BatchEnv) -> list[float]:
     [
         {},
         {"backfill": "easy"},
+        {"backfill": "rlscheduler"},
         {"commit": "event"},
         {"reward": "wait", "reward_at": "step"},
         {"reward": "utilization", "slots": 4, "releases": 0},
@@ -182,7 +183,7 @@ def test_step_after_the_end_asks_for_reset(small_swf: Path) -> None:
 
 
 @pytest.mark.parametrize("commit", ["head", "event"])
-@pytest.mark.parametrize("backfill", ["none", "easy"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "rlscheduler"])
 def test_every_observation_of_an_episode_is_in_the_space(commit: str, backfill: str) -> None:
     # A generated workload, and an agent that picks among the masked slots at random.
     env = BatchEnv(

@@ -83,7 +83,7 @@ def test_bad_agents_are_one_line_errors(
 
 
 @pytest.mark.parametrize("commit", ["head", "event"])
-@pytest.mark.parametrize("backfill", ["none", "easy"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "rlscheduler"])
 def test_the_policy_schedules_as_the_environment(commit: str, backfill: str) -> None:
     pytest.importorskip("gymnasium", reason="the environments need gymnasium (cosched[gym])")
     from cosched.gym.batch import BatchEnv
@@ -95,7 +95,7 @@ def test_the_policy_schedules_as_the_environment(commit: str, backfill: str) -> 
         while not done:
             obs, _, done, _, _ = env.step(agent(obs))
         policy = LearnedPolicy(
-            agent=f"cosched.gym.agents:{name}", commit=commit, backfill=backfill, slots=16
+            agent=f"cosched.gym.agents:{agent.__name__}", commit=commit, backfill=backfill, slots=16
         )  # type: ignore[call-arg]
         direct = simulate(env.workload, env.platform, policy)
         assert env.result is not None

@@ -10,9 +10,15 @@ reproduces it. Every mutant must either
 * raise only :class:`~cosched.errors.WorkloadFormatError` naming the file, a line of it
   and, unless the whole line is malformed, the field; and through the command line
   print exactly one line and exit 2, or
-* import without a warning, and the SWF file written of it (by the writer
-  ``cosched trace import`` uses) must read back through
-  :func:`~cosched.workload.swf.read_swf` with the same jobs.
+* import without a warning, every value written as -1 (run time, processors,
+  requested time and memory) be counted by a note, the notes be in the SWF header, and
+  the SWF file written of it (by the writer ``cosched trace import`` uses) must read
+  back through :func:`~cosched.workload.swf.read_swf` with the same jobs.
+
+Some mutations aim at the values an importer could write as -1 without a word: an
+empty or 0 ``NCPUS``, ``ReqCPUS`` or ``NNodes``; an ``E`` record without ``end=``,
+``Resource_List.walltime``, ``exec_host`` or ``Resource_List.ncpus``, or with
+``exec_host=n1/0*0``; a file whose last line has no line end.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import pytest
 
 from cosched.cli.main import main
 from cosched.errors import WorkloadFormatError
-from cosched.workload.importers import ImportOptions, import_log
+from cosched.workload.importers import ImportOptions, ImportResult, import_log
 from cosched.workload.swf import read_swf, write_swf
 
 FIX = Path(__file__).parent / "fixtures"
@@ -109,11 +115,19 @@ def _new_value(rng: np.random.Generator, old: str) -> str:
     return old[:k] + str(rng.choice(["|", "+", ":", "-", "=", ",", " ", "/", "*"])) + old[k:]
 
 
+#: sacct columns whose empty or 0 value the importer writes as -1 (or uses to divide).
+SACCT_QUIET = ("NCPUS", "ReqCPUS", "NNodes", "ReqMem")
+
+
 def _mutate_sacct(rng: np.random.Generator, lines: list[str]) -> tuple[list[str], int]:
     """The sacct dump with one data line changed, and that line's number (1-based)."""
     k = int(rng.integers(1, len(lines)))
     values = lines[k].split("|")
-    if rng.random() < 0.08:
+    if rng.random() < 0.2:  # a value the importer could write as -1 quietly
+        j = lines[0].split("|").index(str(rng.choice(SACCT_QUIET)))
+        values[j] = str(rng.choice(["", "0"]))
+        lines[k] = "|".join(values)
+    elif rng.random() < 0.08:
         lines[k] = lines[k][: int(rng.integers(len(lines[k])))]
     else:
         j = int(rng.integers(len(values)))
@@ -148,7 +162,15 @@ def _mutate_pbs(rng: np.random.Generator, lines: list[str]) -> tuple[list[str], 
     attrs = message.split(" ")
     read = [i for i, a in enumerate(attrs) if a.partition("=")[0] in PBS_READ]
     r = rng.random()
-    if r < 0.08:
+    if rng.random() < 0.2 and ";E;" in lines[k]:  # a value the importer could write as -1
+        what = str(rng.choice(["end", "Resource_List.walltime", "exec_host", "Resource_List.ncpus",
+                               "Resource_List.select", "n1/0*0"]))  # fmt: skip
+        if what == "n1/0*0":
+            attrs = [a for a in attrs if not a.startswith("exec_host=")] + ["exec_host=n1/0*0"]
+        else:
+            attrs = [a for a in attrs if a.partition("=")[0] != what]
+        lines[k] = head + ";" + " ".join(attrs)
+    elif r < 0.08:
         lines[k] = lines[k][: int(rng.integers(len(lines[k])))]
     elif r < 0.16:  # the date, type or job id
         parts = head.split(";")
@@ -198,10 +220,40 @@ def _check_one(
         if f":{exc.line}:" not in err:
             return f"command line error without the line: {err!r}"
         return None
+    quiet = _unexplained(result)
+    if quiet:
+        return quiet
     write_swf(result.trace, out)  # what `cosched trace import` does with the result
     back = read_swf(out)
     if back.table["job_id"].tolist() != result.trace.table["job_id"].tolist():
         return "the written file reads back with other jobs"
+    missing = [n for n in result.notes if n not in back.header.raw.get("Note", "")]
+    if missing:
+        return f"notes not in the SWF header: {missing}"
+    return None
+
+
+#: What a note says of each field written as -1 for a job that started.
+QUIET = {
+    "run_time": "run time -1",
+    "allocated_procs": "allocated processors -1",
+    "requested_procs": "requested processors -1",
+    "requested_time": "requested time -1",
+    "requested_memory": "requested memory -1",
+}
+
+
+def _unexplained(result: ImportResult) -> str | None:
+    """A field written as -1 that no note counts (None: every one is counted)."""
+    table = result.trace.table
+    said = " ".join(result.notes)
+    started = table["wait_time"].notna()
+    for name, words in QUIET.items():
+        gap = table[name].isna()
+        if (gap & started).any() and words not in said:
+            return f"{name} written as -1 for a started job without a note ({words!r})"
+        if (gap & ~started).any() and "--unstarted keep" not in said:
+            return f"{name} written as -1 for a job that never started without a note"
     return None
 
 
@@ -220,7 +272,8 @@ def _fuzz(
     for seed in range(MUTANTS):
         rng = np.random.default_rng([seed, len(fmt)])
         lines, line = mutate(rng, list(base))
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        end = "" if rng.random() < 0.1 else "\n"  # a last line cut before its line end
+        target.write_text("\n".join(lines) + end, encoding="utf-8")
         opts, flags = _options(rng)
         try:
             problem = _check_one(fmt, source, files, out, opts, flags, capsys)

@@ -290,3 +290,174 @@ def test_a_partition_name_with_braces_is_quoted_in_the_notes() -> None:
     fixture = Path(__file__).parent / "fixtures" / "sacct_cases.txt"
     result = import_slurm([fixture], ImportOptions(partition="{n}{0}"))
     assert any("not in partition {n}{0}" in note for note in result.notes)
+
+
+# -- values written as -1 or taken from another field are counted -------------------------
+
+
+def _noted(result: object, sentence: str, swf: Path) -> None:
+    """``sentence`` is in the notes and in the SWF header written of the import."""
+    notes = result.notes  # type: ignore[attr-defined]
+    assert sentence in notes, notes
+    write_swf(result.trace, swf)  # type: ignore[attr-defined]
+    assert f"; Note: {sentence}\n" in swf.read_text()
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "sentence"),
+    [
+        ({"NCPUS": ""}, "allocated_procs",
+         "wrote allocated processors -1 for 1 started jobs whose NCPUS is empty or 0"),
+        ({"NCPUS": "0"}, "allocated_procs",
+         "wrote allocated processors -1 for 1 started jobs whose NCPUS is empty or 0"),
+        ({"ReqCPUS": ""}, "requested_procs",
+         "wrote requested processors -1 for 1 jobs whose ReqCPUS is empty or 0"),
+        ({"ReqCPUS": "0"}, "requested_procs",
+         "wrote requested processors -1 for 1 jobs whose ReqCPUS is empty or 0"),
+        ({"NNodes": "", "ReqMem": "64000Mn"}, "requested_memory",
+         "wrote requested memory -1 for 1 jobs whose ReqMem is per node but whose NNodes or "
+         "NCPUS is empty or 0 (memory per processor unknown)"),
+        ({"ReqMem": "0"}, "requested_memory",
+         "wrote requested memory -1 for 1 jobs whose ReqMem is empty or 0"),
+    ],
+)  # fmt: skip
+def test_slurm_values_written_as_minus_one_are_counted_in_notes_and_header(
+    tmp_path: Path, change: dict[str, str], field: str, sentence: str
+) -> None:
+    result = import_slurm([_sacct(tmp_path, change)])
+    col = result.trace.table.set_index("job_id")[field]
+    assert col.isna().tolist() == [False, True]  # job 7 as given, job 8 written -1
+    _noted(result, sentence, tmp_path / "out.swf")
+
+
+def test_slurm_memory_per_node_uses_the_node_count(tmp_path: Path) -> None:
+    # 64,000 MB per node on 2 nodes for 4 CPUs: 32,000 MB = 32,768,000 KB per CPU.
+    result = import_slurm([_sacct(tmp_path, {"NNodes": "2", "ReqMem": "64000Mn"})])
+    assert result.trace.table["requested_memory"].tolist()[1] == 64000 * 1024 * 2 / 4
+
+
+@pytest.mark.parametrize(
+    ("attrs", "field", "sentence"),
+    [
+        ("exec_host=n1/0*2 Resource_List.ncpus=2 Resource_List.walltime=600", "run_time",
+         "wrote run time -1 for 1 E records without end"),
+        ("exec_host=n1/0*2 Resource_List.ncpus=2", "requested_time",
+         "wrote requested time -1 for 1 jobs without Resource_List.walltime"),
+        ("Resource_List.walltime=600", "allocated_procs",
+         "wrote allocated processors -1 for 1 started jobs without exec_host or requested "
+         "processors"),
+        ("exec_host=n1/0*2 Resource_List.walltime=600", "requested_procs",
+         "wrote requested processors -1 for 1 jobs whose Resource_List gives none (ncpus, "
+         "select, nodes and nodect absent or 0)"),
+    ],
+)  # fmt: skip
+def test_pbs_values_written_as_minus_one_are_counted_in_notes_and_header(
+    tmp_path: Path, attrs: str, field: str, sentence: str
+) -> None:
+    path = _pbs(tmp_path, attrs)
+    if field == "run_time":  # the E record without end=
+        path.write_text(path.read_text().replace(" end=300 " + attrs, " " + attrs))
+    result = import_pbs([path])
+    col = result.trace.table.set_index("job_id")[field]
+    assert col.isna().tolist() == [False, True]
+    _noted(result, sentence, tmp_path / "out.swf")
+
+
+def test_pbs_a_host_with_zero_cpus_is_refused(tmp_path: Path) -> None:
+    path = _pbs(tmp_path, "exec_host=n1/0*0 Resource_List.ncpus=2")
+    _refused(lambda: import_pbs([path]), path, 2, "exec_host", r"a host with 0 CPUs \(\*0\)")
+
+
+@pytest.mark.parametrize("fmt", ["slurm", "pbs"])
+def test_a_last_record_without_its_line_end_is_named(tmp_path: Path, fmt: str) -> None:
+    if fmt == "slurm":
+        path = _sacct(tmp_path, {})
+    else:
+        path = _pbs(tmp_path, "exec_host=n1/0*2 Resource_List.ncpus=2")
+    path.write_text(path.read_text().rstrip("\n"))
+    result = (import_slurm if fmt == "slurm" else import_pbs)([path])
+    sentence = (
+        f"the last record of {path} (line {2 if fmt == 'pbs' else 3}) has no line end: "
+        "perhaps cut short (read as it stands)"
+    )
+    _noted(result, sentence, tmp_path / "out.swf")
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2024-03-01T10:00:00.5", "2024-03-01T10:00:00.000001", "2024-03-01T10:00:00,5"]
+)
+def test_a_fractional_second_is_refused_as_such_not_as_daylight_saving(
+    tmp_path: Path, stamp: str
+) -> None:
+    path = _sacct(tmp_path, {"Start": stamp, "Submit": "2024-03-01T09:00:00"})
+    for tz in ("UTC", "Europe/Berlin"):
+        with pytest.raises(WorkloadFormatError, match="a fractional second") as exc:
+            import_slurm([path], ImportOptions(tz=tz))
+        assert (exc.value.line, exc.value.field) == (3, "Start")
+        assert "daylight" not in str(exc.value)
+
+
+@pytest.mark.parametrize("value", ["1_000", "1_0", "0_1"])
+@pytest.mark.parametrize("column", ["NCPUS", "ReqCPUS", "NNodes", "JobIDRaw"])
+def test_slurm_underscore_digits_are_refused_by_line_and_field(
+    tmp_path: Path, column: str, value: str
+) -> None:
+    path = _sacct(tmp_path, {column: value})
+    _refused(lambda: import_slurm([path]), path, 3, column, "not")
+
+
+@pytest.mark.parametrize(
+    ("attr", "field"),
+    [("Resource_List.ncpus=1_000", "Resource_List.ncpus"), ("start=1_000", "start"),
+     ("exec_host=n1/0*1_0", "exec_host"),
+     ("Resource_List.walltime=1_000", "Resource_List.walltime")],
+)  # fmt: skip
+def test_pbs_underscore_digits_are_refused_by_line_and_field(
+    tmp_path: Path, attr: str, field: str
+) -> None:
+    path = _pbs(tmp_path, "exec_host=n1/0*2 Resource_List.ncpus=2 Resource_List.walltime=600")
+    key = attr.partition("=")[0]
+    text = path.read_text().splitlines()
+    parts = [p for p in text[1].split(" ") if not p.startswith(key + "=")]
+    text[1] = " ".join([*parts[:-1], attr, parts[-1]])
+    path.write_text("\n".join(text) + "\n")
+    _refused(lambda: import_pbs([path]), path, 2, field, "not")
+
+
+def test_slurm_an_empty_nnodes_left_out_of_the_inferred_maxnodes_is_counted(
+    tmp_path: Path,
+) -> None:
+    # Jobs 7 (1 node, 100..200 s) and 8 (NNodes empty, 150..250 s) overlap: the inferred
+    # MaxNodes is 1, not 2, and the note says why.
+    result = import_slurm([_sacct(tmp_path, {"NNodes": ""})])
+    assert result.trace.header.max_nodes == 1
+    sentence = "left 1 started jobs whose NNodes is empty or 0 out of the inferred MaxNodes"
+    _noted(result, sentence, tmp_path / "out.swf")
+    given = import_slurm([_sacct(tmp_path, {"NNodes": ""})], ImportOptions(nodes=4))
+    assert not [n for n in given.notes if "NNodes" in n]  # --nodes: nothing inferred
+
+
+def test_slurm_a_heterogeneous_component_without_ncpus_is_counted(tmp_path: Path) -> None:
+    # Job 8 in two components, 8+0 with 4 CPUs and 8+1 with NCPUS empty: the sum is
+    # unknown, -1, not 4.
+    path = _sacct(tmp_path, {"JobID": "8+0"})
+    extra = {**SACCT_GOOD, "JobIDRaw": "9", "JobID": "8+1", "NCPUS": "",
+             "Start": "1700000150", "End": "1700000250"}  # fmt: skip
+    names = SACCT_COLUMNS.split("|")
+    path.write_text(path.read_text() + "|".join(extra[n] for n in names) + "\n")
+    result = import_slurm([path])
+    assert result.trace.table["allocated_procs"].isna().tolist() == [False, True]
+    assert "wrote allocated processors -1 for 1 started jobs whose NCPUS is empty or 0" in (
+        result.notes
+    )
+
+
+def test_pbs_a_job_without_hosts_left_out_of_the_inferred_maxnodes_is_counted(
+    tmp_path: Path,
+) -> None:
+    result = import_pbs([_pbs(tmp_path, "Resource_List.ncpus=2 Resource_List.walltime=600")])
+    assert result.trace.header.max_nodes == 1  # job 1's host n1 only
+    sentence = (
+        "left 1 started jobs without exec_host or Resource_List.nodect out of the inferred MaxNodes"
+    )
+    _noted(result, sentence, tmp_path / "out.swf")

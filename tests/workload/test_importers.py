@@ -409,7 +409,7 @@ def test_cosched_run_takes_a_log_and_prints_the_conversion_notes(
     assert main(["run", str(PBS), "--policy", "fcfs", "--unstarted", "keep"]) == 0
     out = capsys.readouterr().out
     assert "note      pbs log: kept 8 jobs of 8 jobs named in the PBS records" in out
-    assert "kept them with wait and run -1 (--unstarted keep)" in out
+    assert "kept them with wait, run time, processors, requested time and memory -1" in out
     # The two jobs that never ran have no processors (nor run time): the loader's first
     # rule drops them, and says so.
     assert "dropped 2 jobs with no processor count" in out

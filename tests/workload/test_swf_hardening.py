@@ -130,6 +130,34 @@ def test_the_2_53_bound_is_checked_on_the_text_by_every_parser(
     assert f"(got '{value}')" in str(got)
 
 
+@pytest.mark.parametrize("parser", ["python", "pandas", "compiled", "numba", "numpy"])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("run_time", "1_000"), ("job_id", "3_000"), ("requested_memory", "2_5.5"),
+     ("status", "-1_0")],
+)  # fmt: skip
+def test_underscore_digits_are_refused_by_every_parser(
+    tmp_path: Path, parser: str, field: str, value: str
+) -> None:
+    # Python's float reads "1_000" as 1000; the SWF rules (decimal digits, an optional
+    # sign and point) do not. The value on the last line (file line 3 + 3000).
+    lines = [job_line(k) for k in range(1, 3000)] + [job_line(3000, **{field: value})]
+    path = write_text(tmp_path, HEADER + "\n".join(lines) + "\n")
+    kind, got = _read_with(path, parser)
+    assert kind == "error", got
+    assert f"{path}:3003: field '{field}' not a plain decimal number" in str(got)
+    assert f"(got '{value}')" in str(got)
+
+
+def test_an_underscore_header_count_is_refused_not_read_as_its_first_digits(
+    tmp_path: Path,
+) -> None:
+    text = "; Version: 2.2\n; MaxProcs: 1_000\n" + job_line(1) + "\n"
+    with pytest.raises(WorkloadFormatError, match="not a plain decimal number") as err:
+        read_swf(write_text(tmp_path, text))
+    assert (err.value.line, err.value.field) == (2, "MaxProcs")
+
+
 def test_the_2_53_bound_holds_for_a_limited_and_a_streamed_read(tmp_path: Path) -> None:
     from cosched.workload.swf import SwfStream
 
@@ -174,7 +202,23 @@ def _real_lines() -> list[str]:
 LINES = _real_lines()
 FIRST_JOB = next(k for k, line in enumerate(LINES) if not line.startswith(";"))
 TOKENS = st.sampled_from(
-    ["", "-1", "0", "-2", "1.5", "nan", "inf", "1e400", "x", "12345678901234567890", ";", "\t"]
+    [
+        "",
+        "-1",
+        "0",
+        "-2",
+        "1.5",
+        "nan",
+        "inf",
+        "1e400",
+        "x",
+        "12345678901234567890",
+        ";",
+        "\t",
+        "1_000",
+        "1_0.5",
+        "-1_0",
+    ]
 )
 
 

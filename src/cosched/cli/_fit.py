@@ -34,8 +34,10 @@ __all__ = ["fit_command", "fitted_arm"]
 TOP = 8
 
 
-def require_starts(w: Workload, source: str) -> None:
-    """Refuse a log without recorded starts: the fit has nothing to match.
+def require_starts(
+    w: Workload, source: str, why: str = "--fit matches the logged starts and needs them"
+) -> None:
+    """Refuse a log without recorded starts: a fit or a validation has nothing to match.
 
     Raises:
         ConfigError: no job has a wait (SWF field 3) of 0 or more.
@@ -45,7 +47,7 @@ def require_starts(w: Workload, source: str) -> None:
     if not (wait[~np.isnan(wait)] >= 0).any():
         raise ConfigError(
             f"{source}: no job records its start (SWF field 3, wait_time, is -1 or missing on "
-            "every line); --fit matches the logged starts and needs them"
+            f"every line); {why}"
         )
 
 
@@ -54,6 +56,10 @@ def fit_command(args: argparse.Namespace) -> int:
     from cosched.experiments.executors import make_executor
 
     check_writable(args.json)
+    if args.out is not None:
+        from cosched.cli._checks import check_writable_dir
+
+        check_writable_dir(args.out)
     if args.figure is not None:
         raise ConfigError("--figure goes without --fit (the fit compares many schedules)")
     split = SPLIT if args.split is None else args.split
@@ -85,7 +91,8 @@ def held_judgement(result: FitResult, row: Any) -> Judgement:
     """The judgement (:func:`cosched.metrics.validate.judge`) of a configuration's
     held-out KS statistic and share started within the tolerance."""
     ks, within = float(row["held.ks"]), float(row["held.within"])
-    return judge(ScheduleComparison({}, {}, ks, float("nan"), within, result.within))
+    log, sim = ({"mean_wait": float(row[f"held.mean_wait_{k}"])} for k in ("log", "sim"))
+    return judge(ScheduleComparison(log, sim, ks, float("nan"), within, result.within))
 
 
 def _row_line(result: FitResult, i: int) -> str:
@@ -213,4 +220,7 @@ def fitted_arm(
             "(partitions, exact estimates or learned queue ranks): the reference is the best "
             "fit among those they run"
         )
+    from cosched.compare.render import FIT_WARNING
+
+    lines += [f"{FIT_WARNING}{x}" for x in lacks(result, j.level)]
     return b.policy_string(), lines

@@ -15,6 +15,7 @@ from cosched.cli.run import check_writable, machine_flags, open_for
 from cosched.engine import Simulation, SimulationResult
 from cosched.metrics import JobClasses
 from cosched.metrics.validate import (
+    LogMachine,
     ScheduleComparison,
     compare_schedules,
     judge,
@@ -53,6 +54,11 @@ def _validate(args: argparse.Namespace) -> int:
     policy = make_policy(args.policy, **parse_params(args.policy, args.param))
     flags = machine_flags(args)
     w = open_for(args, cls)
+    from cosched.cli._fit import require_starts
+
+    require_starts(
+        w, args.workload, "validate compares the logged starts with a simulated schedule"
+    )
     w_rec, p_rec, notes = fit_workload(Recorded.requires, w, flags, seed=args.seed)
     w_sim, p_sim, more = fit_workload(cls.requires, w_rec, flags, seed=args.seed)
     rec = _simulate(w_rec, p_rec, Recorded(), args.seed, "recorded", "requested")
@@ -102,6 +108,11 @@ def _report(
         f"log       at most {peak:.0f} processors busy at once in the logged schedule "
         f"(the simulated machine has {platform.procs})"
     )
+    check = LogMachine(peak, platform.procs, len(w)).warning(
+        "--nodes and --cores (or --procs)", platform.cores if platform.cores > 1 else None
+    )
+    if check is not None:
+        lines.append(f"warning   {check}")
     lines.append(
         f"replay    the simulated machine cannot hold {d['recorded_delayed_jobs']:.0f} jobs at "
         f"their logged start (the log's machine held more); `--policy recorded` delays them "

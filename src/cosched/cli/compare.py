@@ -21,7 +21,9 @@ def register(sub: Any) -> None:
         "through the resumable experiment store in DIR/store, then write DIR/report.md and "
         "DIR/report.html: summary with 95% confidence intervals, distributions, per-class "
         "breakdown, who wins and who loses, utilization and queue over time, a Gantt chart "
-        "of the busiest day, the interference robustness sweep and a verdict.",
+        "of the busiest day, the interference robustness sweep and a verdict. Each "
+        "coscheduling policy also runs with its assumptions and its mechanism turned off "
+        "(control runs), which split its gain by source.",
         epilog="examples:\n"
         "  cosched compare --out answer\n"
         "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2\n"
@@ -44,11 +46,25 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--baseline",
-        metavar="fitted|POLICY",
+        metavar="fitted[:DIR]|POLICY",
         help="the one baseline the others are measured against: a policy such as "
         "easy(order=sjf,window=20), or fitted: the configuration `cosched validate --fit` "
-        "chooses for this log (its fit stored in OUT/fit), with its held-out match in the "
-        "report (default: the best of fcfs, easy and conservative)",
+        "chooses for this log (its fit stored in OUT/fit; fitted:DIR reuses the fit "
+        "`cosched validate --fit --out DIR` stored), with its held-out match and warnings "
+        "in the report; EASY and FCFS run beside it (default: the best of fcfs, easy and "
+        "conservative)",
+    )
+    p.add_argument(
+        "--smt",
+        action="store_true",
+        help="the processors have SMT (hyperthreads): LOMARC pairs jobs on them (default: "
+        "standard processors, as a site without SMT, or with it off, has)",
+    )
+    p.add_argument(
+        "--malleable",
+        action="store_true",
+        help="the jobs are malleable: node sharing may run a job on fewer processors than "
+        "it asked for (default: rigid jobs, as MPI jobs are)",
     )
     p.add_argument(
         "--seeds",
@@ -192,21 +208,23 @@ def _compare(args: argparse.Namespace) -> int:
     from cosched.cli._checks import check_writable_dir
     from cosched.cli.progress import ProgressBar
     from cosched.compare.study import build_report, cost, plan, run, workload_jobs
-    from cosched.workload.sources import open_workload
 
     flags = _flags(args.machine)
     workload = _workload(args.trace, args.limit)
     _same_trace(args.out, workload, force=args.force)
     probe = None
     if workload["kind"] == "swf":
-        probe = open_workload(workload["path"], limit=args.limit)
+        probe = _probe(workload["path"], args.limit, flags)
     policies = None
     if args.policies:
         policies = [p.strip() for p in _split(args.policies) if p.strip()]
     seeds = 1 if args.quick else args.seeds
     robust = not (args.quick or args.no_robustness)
-    given = {"policies": policies, "seeds": seeds, "flags": flags, "probe": probe}
-    if args.baseline == "fitted":  # the other flags' errors before the fit's long work
+    given = {
+        "policies": policies, "seeds": seeds, "flags": flags, "probe": probe,
+        "smt": args.smt, "malleable": args.malleable,
+    }  # fmt: skip
+    if _fitted(args.baseline):  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
     baseline, fit_notes = _baseline(args, probe, flags)
     comparison = plan(workload, **given, robustness=robust, baseline=baseline)
@@ -214,6 +232,11 @@ def _compare(args: argparse.Namespace) -> int:
     comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
         print(f"note      {note}")
+    if args.quick:
+        print(
+            "note      --quick: one seed per policy and no robustness sweeps (the report "
+            "lists what they leave out); the control runs stay"
+        )
     for line in _cost_lines(cost(comparison, args.out, workload_jobs(workload, probe)), args):
         print(line, flush=True)
     check_writable_dir(args.out)
@@ -227,9 +250,34 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _probe(path: str, limit: int | None, flags: Any) -> Any:
+    """The trace, loaded on the machine ``--machine`` states (else its header's); a
+    job too wide for it is an error naming compare's flags and the import's."""
+    from cosched.errors import ConfigError, WorkloadError
+    from cosched.policies.requirements import Requirements, build_platform
+    from cosched.workload.sources import open_workload
+
+    given = None
+    if flags is not None and (flags.procs is not None or flags.nodes is not None):
+        given, _ = build_platform(Requirements(), flags, None)
+    try:
+        return open_workload(path, limit=limit, platform=given)
+    except WorkloadError as exc:
+        text = str(exc)
+        if "--too-wide" not in text:
+            raise
+        head = text.split(" Use --too-wide")[0]
+        raise ConfigError(
+            f"{head} Give the machine's size with --machine nodes=N,cores=C, or import the "
+            "log again with the right --nodes and --cores (a wrong cores per node makes "
+            "the machine too small)"
+        ) from None
+
+
 def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:
-    """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first)."""
-    if args.baseline != "fitted":
+    """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
+    read from the store ``fitted:DIR`` names)."""
+    if not _fitted(args.baseline):
         return args.baseline, []
     from cosched.cli._checks import check_writable_dir
     from cosched.cli._fit import fitted_arm
@@ -240,7 +288,23 @@ def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | N
         raise ConfigError("--baseline fitted needs a log with recorded starts, not a model")
     check_writable_dir(args.out)
     executor = make_executor(args.workers, args.dask)
-    return fitted_arm(probe, args.trace, flags, args.out / "fit", executor)
+    _, _, given = str(args.baseline).partition(":")
+    store = Path(given) if given else args.out / "fit"
+    if given and not store.is_dir():
+        raise ConfigError(
+            f"--baseline {args.baseline}: {store} is not a folder; give the --out of "
+            "`cosched validate --fit --out DIR`, or --baseline fitted to fit here"
+        )
+    if given:
+        print(
+            f"note      reusing the fit stored in {store} (configurations stored are not run again)"
+        )
+    return fitted_arm(probe, args.trace, flags, store, executor)
+
+
+def _fitted(baseline: str | None) -> bool:
+    """``--baseline fitted`` or ``fitted:DIR``."""
+    return baseline is not None and (baseline == "fitted" or baseline.startswith("fitted:"))
 
 
 def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:

@@ -82,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Serve one machine's domain over TCP: the driver sends its settings and "
         "workload, its peers call the protocol. Reads the shared secret (hex) from the "
         "--secret-file; prints its address on one line, then serves until stopped. "
-        "Messages that are malformed, too large, not signed with the secret, replayed or "
+        "Connections without the secret end in the handshake; messages that are malformed, "
+        "too large, not signed with the secret, replayed, signed for another recipient or "
         "from an address not allowed are refused, counted and logged; they never stop it.",
         epilog="examples:\n"
         "  echo $SECRET | cosched coupled serve --name compute --secret-file -\n"
@@ -110,6 +111,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=float,
         default=600.0,
         help="exit after this many seconds without a request (default 600)",
+    )
+    s.add_argument(
+        "--run",
+        help="the run's id every message must be signed for (default: derived from the "
+        "secret; `coupled run` gives each run a fresh one)",
     )
     s.add_argument("--log", type=Path, help="log file (default: stderr)")
     s.set_defaults(func=_serve)
@@ -150,6 +156,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         timeout=args.timeout,
         idle_timeout=args.idle_timeout if args.idle_timeout > 0 else None,
+        run=args.run,
     )
     print(f"cosched coupled serve: {args.name} listening on {server.address}", flush=True)
     log = logging.getLogger("cosched.coupled.serve")

@@ -204,7 +204,7 @@ def workload_format_flags(p: argparse.ArgumentParser) -> None:
 #: ``ImportOptions()``'s own (held by a test), so a command line without such flags
 #: passes None and a run of an SWF trace does not load the importers.
 LOG_DEFAULTS = {
-    "tz": "UTC",
+    "tz": None,  # UTC, with a warning where a Slurm dump has local date-times
     "unstarted": "drop",
     "partition": None,
     "arrival": "eligible",

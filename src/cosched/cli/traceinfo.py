@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import Any
 
 __all__ = ["register"]
 
@@ -86,14 +88,15 @@ def import_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("accounting logs (Slurm sacct, PBS)")
     g.add_argument(
         "--tz",
-        default="UTC",
-        help="IANA time zone of local time stamps (default UTC; epoch seconds need none)",
+        default=None,
+        help="IANA time zone of local time stamps (default UTC, with a warning where the "
+        "log has local date-times; epoch seconds need none)",
     )
     g.add_argument(
         "--unstarted",
         choices=["drop", "keep"],
         default="drop",
-        help="jobs that never started: drop (default) or keep with wait and run -1",
+        help="jobs that never started: drop (default) or keep with wait and run time -1",
     )
     g.add_argument("--partition", help="keep only this Slurm partition (PBS: queue)")
     g.add_argument(
@@ -114,7 +117,7 @@ def import_opts(args: argparse.Namespace, nodes: int | None, cores: int | None):
     from cosched.workload.importers import ImportOptions, read_ids
 
     return ImportOptions(
-        tz=args.tz,
+        tz=args.tz or "UTC",
         unstarted=args.unstarted,
         partition=args.partition,
         nodes=nodes,
@@ -139,8 +142,50 @@ def _import(args: argparse.Namespace) -> int:
         print(f"note      {note}")
     h = result.trace.header
     print(f"machine   MaxNodes {h.max_nodes} MaxProcs {h.max_procs}")
+    for warning in (_tz_warning(args), _machine_warning(result.trace, args.cores)):
+        if warning is not None:
+            print(f"warning   {warning}")
     print(f"wrote     {args.output} ({len(result.trace)} jobs)")
     return 0
+
+
+#: A Slurm local date-time as sacct prints it without ``SLURM_TIME_FORMAT=%s``.
+_LOCAL_STAMP = re.compile(rb"\|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\||$)", re.MULTILINE)
+
+
+def _tz_warning(args: argparse.Namespace) -> str | None:
+    """Local date-times read as UTC because no ``--tz`` was given (Slurm dumps; a PBS
+    record's own stamp is local too, but its job times are epoch seconds)."""
+    if args.tz is not None or args.format != "slurm":
+        return None
+    for name in args.files:
+        try:
+            with open(name, "rb") as f:
+                head = f.read(1 << 16)
+        except OSError:
+            continue
+        if _LOCAL_STAMP.search(head):
+            return (
+                f"{name} has local date-times (sacct prints local time unless "
+                "SLURM_TIME_FORMAT=%s) and no --tz was given: they were read as UTC. Give "
+                "the cluster's zone (--tz Europe/Berlin, an IANA name) so that waits and "
+                "runs across a daylight-saving change come out right"
+            )
+    return None
+
+
+def _machine_warning(trace: Any, cores: int | None) -> str | None:
+    """The logged schedule against the machine the header states (``--nodes``/``--cores``)."""
+    from cosched.metrics.validate import log_machine
+
+    t, capacity = trace.table, trace.header.max_procs
+    if not capacity or not len(t):
+        return None
+    from cosched.compare.study import held_procs
+
+    procs = held_procs(t.assign(procs=t["requested_procs"]))
+    m = log_machine(t["submit_time"], t["wait_time"], t["run_time"], procs, capacity)
+    return m.warning("--nodes and --cores", cores)
 
 
 def _info(args: argparse.Namespace) -> int:

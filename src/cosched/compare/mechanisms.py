@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from cosched.compare.attribution import Attribution, part_text, source_headline
 from cosched.compare.gantt import machine_of
 
 if TYPE_CHECKING:
@@ -286,12 +287,22 @@ def _against(c: pd.Series, b: pd.Series, base: str) -> tuple[float, bool, str]:
 
 def _headline(
     arm: str, family: str, m: Mechanisms | None, sentence: str, base: str,
-    gain: float, separated: bool,
+    gain: float, separated: bool, a: Attribution | None = None,
 ) -> str:  # fmt: skip
     if gain <= 0:
         return f"**Do not share: keep {base}.** The best coscheduling policy, {arm}: {sentence}."
     if not separated:
         return f"**No clear answer.** {arm}: {sentence}."
+    if a is not None and family in FAMILY_MECHANISM:
+        # The control runs say where the gain comes from: the headline names that.
+        mechanism = FAMILY_MECHANISM[family]
+        word, why = source_headline(a, mechanism)
+        if not word:
+            return (
+                f"**{arm} is faster, but not from {mechanism}.** The lowest mean "
+                f"turnaround, {sentence}; {why}."
+            )
+        return f"**{word}: {arm}.** The lowest mean turnaround, {sentence}; {why}."
     col = m.colocated if m is not None else None
     if col is not None and col.jobs > 0:
         return f"**{_HEADLINE[family]}: {arm}.** The lowest mean turnaround, {sentence}."
@@ -366,6 +377,7 @@ def _sweep_sentence(s: Sweep, level: float, base: str, m: Mechanisms | None) -> 
 def _half(
     family: str, summary: pd.DataFrame, arms: Sequence[str], base: str,
     mechs: Mapping[str, Mechanisms], sweeps: Mapping[str, Sweep], mixes: bool,
+    parts: Mapping[str, Attribution],
 ) -> str:  # fmt: skip
     by = summary.set_index("policy")
     arm = _best(summary, arms)
@@ -375,6 +387,8 @@ def _half(
     m = mechs.get(arm)
     if m is not None and describe(arm, m):
         words.append(describe(arm, m))
+    if arm in parts:
+        words.append(part_text(parts[arm], FAMILY_MECHANISM[family]))
     if family == "gang":
         words.append(
             "Gang is uncalibrated on a trace: its efficiency (`gang_efficiency`) defaults "
@@ -428,6 +442,7 @@ def verdict(
     sweeps: Mapping[str, Sweep] | None = None,
     not_applicable: Mapping[str, str] | None = None,
     mixes: bool = False,
+    parts: Mapping[str, Attribution] | None = None,
 ) -> list[str]:
     """The answer as paragraphs, computed from the numbers and the measured mechanisms.
 
@@ -446,8 +461,11 @@ def verdict(
         sweeps: the robustness sweep of each family that has one.
         not_applicable: family -> why its mechanism cannot act on this machine.
         mixes: LOMARC also ran under the other job-type mixes.
+        parts: the attribution of each coscheduling arm by its control runs
+            (:mod:`cosched.compare.attribution`): where present, the headline names the
+            largest source of the gain, not the mechanism measured.
     """
-    mechs, sweeps = mechs or {}, sweeps or {}
+    mechs, sweeps, parts = mechs or {}, sweeps or {}, parts or {}
     base = _best(summary, baselines)
     if base is None:
         return ["No baseline ran, so there is nothing to compare against."]
@@ -465,7 +483,14 @@ def verdict(
     else:
         gain, separated, sentence = _against(by.loc[best], by.loc[base], base)
         family = families.get(best, "")
-        head = _headline(best, family, mechs.get(best), sentence, base, gain, separated)
+        head = _headline(
+            best, family, mechs.get(best), sentence, base, gain, separated, parts.get(best)
+        )
+        if gain > 0 and separated and family in FAMILY_MECHANISM and best not in parts:
+            head += (
+                " No control runs split this gain by source (a comparison stored before "
+                "they existed): the same command run again adds them to its store."
+            )
         c, b = by.loc[best], by.loc[base]
         bs = (b["mean_bounded_slowdown"] - c["mean_bounded_slowdown"]) / b["mean_bounded_slowdown"]
         head += (
@@ -476,7 +501,7 @@ def verdict(
     for family in _ORDER:
         arms = [a for a in others if families.get(a) == family]
         if arms:
-            out.append(_half(family, summary, arms, base, mechs, sweeps, mixes))
+            out.append(_half(family, summary, arms, base, mechs, sweeps, mixes, parts))
     for family, why in (not_applicable or {}).items():
         label = _upper(FAMILY_MECHANISM.get(family, family))
         out.append(f"*{label}*: not applicable on this machine: {why}")
@@ -547,7 +572,31 @@ def report_verdict(
         sweeps=sweeps,
         not_applicable=comparison.not_applicable,
         mixes=any(a.role == "mix" and a.label in set(table["arm"]) for a in comparison.arms),
+        parts=report_attributions(comparison, table, summary),
     )
+
+
+def report_attributions(
+    comparison: Comparison, table: pd.DataFrame, summary: pd.DataFrame
+) -> dict[str, Attribution]:
+    """The attribution of each main coscheduling arm of a stored comparison against
+    the best baseline, by its control runs."""
+    from cosched.compare.attribution import attributions
+    from cosched.compare.study import BASELINES
+
+    shown = set(summary["policy"])
+    baselines = [a.label for a in comparison.main if a.policy in BASELINES and a.label in shown]
+    base = _best(summary, baselines)
+    if base is None or table.empty:
+        return {}
+    controls: dict[str, list[tuple[str, list[str]]]] = {}
+    for c in comparison.controls:
+        if c.control_of is not None:
+            controls.setdefault(c.control_of, []).append((c.label, c.off))
+    for chain in controls.values():
+        chain.sort(key=lambda c: len(c[1]))
+    arms = [a.label for a in comparison.main if a.label in shown and a.label in controls]
+    return attributions(table, arms, controls, base)
 
 
 def robustness_note(

@@ -29,6 +29,7 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
+from cosched.compare.study import MACHINE_CHECK, differences
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -54,10 +55,46 @@ _HOURS = {"h"}
 FITTED_BASELINE = "fitted baseline "
 
 
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+#: How a warning of the fit starts (:func:`cosched.cli._fit.fitted_arm`).
+FIT_WARNING = "the fit: "
+
+
 def baseline_paragraphs(notes: Sequence[str]) -> list[str]:
-    """The fitted baseline's held-out match, for the verdict: the verdict's numbers are
-    only as good as the baseline's match to what the machine did."""
-    return [f"*Baseline*: the {n.rstrip('.')}." for n in notes if n.startswith(FITTED_BASELINE)]
+    """The fitted baseline's held-out match and the fit's warnings, for the verdict:
+    the verdict's numbers are only as good as the baseline's match to what the machine
+    did."""
+    fitted = [f"the {n.rstrip('.')}." for n in notes if n.startswith(FITTED_BASELINE)]
+    warned = [_upper(n.removeprefix(FIT_WARNING).rstrip(".")) + "." for n in notes
+              if n.startswith(FIT_WARNING)]  # fmt: skip
+    return [f"*Baseline*: {' '.join([*fitted, *warned])}"] if fitted else []
+
+
+def _recorded_match(run: _Run) -> list[str]:
+    """The best baseline against the log's own schedule, in one sentence (when the log
+    records its starts and the baseline was not fitted, which says its own match)."""
+    from cosched.metrics.validate import compare_schedules, judge
+
+    recorded = run.shown[len(run.main) :]
+    if (
+        not recorded
+        or run.base is None
+        or any(n.startswith(FITTED_BASELINE) for n in run.comparison.notes)
+    ):
+        return []
+    first = run.first
+    rec = first[recorded[0]].reset_index(drop=True)
+    sim = first[run.base]
+    sim = sim[sim["job_id"].isin(rec["job_id"])].reset_index(drop=True)
+    cmp = compare_schedules(rec, sim, capacity=int(run.machines[run.base].capacity))
+    j = judge(cmp)
+    return [
+        f"*Baseline*: the match of {run.base} to the log's own schedule is {j.level} "
+        f"({j.why}): {j.meaning}."
+    ]
 
 
 def _fmt(value: float, half: float, unit: str, seeds: int) -> str:
@@ -196,12 +233,23 @@ def write_report(
     curve = _robustness_curve(comparison, table)
     swept = comparison.robustness[0].label.rsplit("@", 1)[0] if curve else ""
     doc.add("## Verdict", "")  # built from the runs' measured mechanisms
-    for paragraph in report_verdict(comparison, table, jobs, run.summary, wl):
+    head, *rest = report_verdict(comparison, table, jobs, run.summary, wl)
+    doc.add(head, "")
+    # Beside the headline: what the verdict's numbers are only as good as.
+    for note in comparison.notes:
+        if note.startswith(MACHINE_CHECK):
+            doc.add(f"*Machine*: {_upper(note.removeprefix(MACHINE_CHECK))}.", "")
+    for paragraph in [*baseline_paragraphs(comparison.notes), *_recorded_match(run)]:
         doc.add(paragraph, "")
-    for paragraph in baseline_paragraphs(comparison.notes):
+    if any(n.endswith("(--baseline)") for n in comparison.notes) and run.base is not None:
+        for paragraph in differences(comparison, run.base):
+            doc.add(f"*Unlike the baseline*: {paragraph}", "")
+    for paragraph in rest:
         doc.add(paragraph, "")
+    _assumptions(doc, run)
     _how_section(doc, run)
     _summary_section(doc, run)
+    _attribution_section(doc, run)
     _figure_sections(doc, run, wl)
     if curve and run.base is not None:
         _robustness_section(doc, run, curve, swept)
@@ -219,6 +267,67 @@ def write_report(
     return path
 
 
+def _assumptions(doc: Document, run: _Run) -> None:
+    """What the verdict rests on that no log says, beside the verdict."""
+    from cosched.compare.attribution import stated_assumptions
+    from cosched.policies.base import policy_class
+
+    arms = [
+        (a.label, a.policy, a.params)
+        for a in run.comparison.main
+        if a.label in run.main and policy_class(a.policy).family != "batch"
+    ]
+    lines = stated_assumptions(arms, run.comparison.assumptions)
+    if lines:
+        doc.add("*Assumed* (no log records these; each changes the answer):", "")
+        doc.add(*(f"- {line}" for line in lines))
+        doc.add("")
+
+
+def _attribution_section(doc: Document, run: _Run) -> None:
+    """Each coscheduling arm's chain of control runs from the best baseline."""
+    from cosched.compare.attribution import STEP_WORDS
+    from cosched.compare.mechanisms import report_attributions
+
+    parts = report_attributions(run.comparison, run.table, run.summary)
+    if not parts:
+        return
+    doc.add(
+        "## Where the gain comes from",
+        "",
+        "Control runs: each coscheduling policy again with its assumptions, then its own "
+        "mechanism, turned off one at a time (node sharing: shrinking, the memory-bandwidth "
+        "speedup, then sharing; LOMARC: SMT, then pairing; gang: time slicing). Read from "
+        "the top: the best baseline, the same scheduler with everything off, then each step "
+        "turned back on. A step's change is the mean over seeds of the paired differences "
+        "in mean turnaround, as a share of the baseline's, with its 95% interval.",
+        "",
+    )
+    by = summary_table(run.table, sorted(set(run.table["arm"]))).set_index("policy")
+    rows: list[list[str]] = []
+    for a in parts.values():
+        if not rows:
+            rows.append([a.base, "the best baseline", _fmt_h(by, a.base), ""])
+        for p in a.parts:
+            step = (
+                "the same scheduler, all of the below off"
+                if p.kind == "baseline"
+                else f"turns on {STEP_WORDS.get(p.what, p.what)}"
+            )
+            share = -100 * p.gain / a.level
+            change = "0.0%" if abs(share) < 0.05 else f"{share:+.1f}%"
+            if p.runs > 1:
+                change += f" ± {100 * p.half / a.level:.1f}%"
+            rows.append([p.on, step, _fmt_h(by, p.on), change])
+    columns = ["policy", "step", "mean turnaround (h)", "change (share of baseline)"]
+    doc.table(pd.DataFrame(rows, columns=columns))
+
+
+def _fmt_h(by: pd.DataFrame, arm: str) -> str:
+    r = by.loc[arm]
+    return _fmt(float(r["mean_turnaround"]), float(r["mean_turnaround_ci"]), "h", int(r["seeds"]))
+
+
 def _winners_losers(run: _Run) -> pd.DataFrame | None:
     """Per class, the best coscheduling policy's jobs against the best baseline's."""
     if run.base is None or run.best_co is None:
@@ -228,7 +337,13 @@ def _winners_losers(run: _Run) -> pd.DataFrame | None:
         job_ratios(j, base, capacity_procs=run.procs, classes=run.classes)
         for j in run.jobs[run.best_co]
     )
-    return winners_losers(ratios)
+    # One row per job (not per job and seed): its mean ratio over seeds, which is its
+    # mean turnaround over seeds against the baseline's (one run: baselines draw nothing).
+    per_job = ratios.groupby(level=0, sort=False).agg(
+        ratio=("ratio", "mean"), duration_class=("duration_class", "first"),
+        width_class=("width_class", "first"),
+    )  # fmt: skip
+    return winners_losers(per_job)
 
 
 def _how_section(doc: Document, run: _Run) -> None:
@@ -243,10 +358,34 @@ def _how_section(doc: Document, run: _Run) -> None:
             else "one run"
         )
         doc.add(f"- `{p}` on {run.machines[p].describe()}: {kind}")
+    for p in _beside(run):
+        doc.add(
+            f"- `{p}`: one run beside the baseline compared against "
+            f"({'with' if p == 'easy' else 'without'} backfilling), never a candidate"
+        )
     for p in run.shown[len(run.main) :]:
         doc.add(f"- `{p}`: the schedule the log records (each job's logged start), for reference")
+    ran = set(run.table["arm"])
+    controls = [a.label for a in run.comparison.controls if a.control_of and a.label in ran]
+    if controls:
+        doc.add(
+            f"- {len(controls)} control runs, each policy with its assumptions and then its "
+            "mechanism turned off, with the seeds of the policy it controls: "
+            + ", ".join(f"`{c}`" for c in controls)
+        )
     doc.add(*(f"- {note}" for note in run.comparison.notes))
     doc.add("")
+
+
+def _beside(run: _Run) -> list[str]:
+    """The baselines run beside the one compared against (``--baseline``): EASY with
+    backfilling, FCFS without."""
+    ran = set(run.table["arm"])
+    return [
+        a.label
+        for a in run.comparison.controls
+        if a.control_of is None and a.label in ran and a.label not in run.main
+    ]
 
 
 def _summary_section(doc: Document, run: _Run) -> None:
@@ -257,7 +396,8 @@ def _summary_section(doc: Document, run: _Run) -> None:
         "shown when a policy ran with several seeds); times in hours.",
         "",
     )
-    full = summary_table(run.table, run.shown)
+    beside = _beside(run)
+    full = summary_table(run.table, [*run.main, *beside, *run.shown[len(run.main) :]])
     doc.table(_summary_rows(full, _TIMES))
     doc.table(_summary_rows(full, [k for k, _, _ in SUMMARY_METRICS if k not in _TIMES]))
     note = _utilization_note(run.table, run.shown, run.machines)
@@ -268,6 +408,7 @@ def _summary_section(doc: Document, run: _Run) -> None:
         first = run.first
         capacity = run.machines[run.base].capacity
         _reference_section(doc, first[recorded[0]], first[run.base], run.base, capacity)
+        _replay_note(doc, run.table[run.table["arm"] == recorded[0]])
 
 
 def _class_ci(run: _Run) -> pd.DataFrame:
@@ -314,8 +455,9 @@ def _figure_sections(doc: Document, run: _Run, wl: pd.DataFrame | None) -> None:
         doc.add(
             f"## Who wins and who loses: {best_co} against {base}",
             "",
-            "Per job, turnaround under the coscheduling policy over turnaround under the best "
-            "baseline (all seeds pooled); faster and slower mean by more than 5%.",
+            "Per job, its mean turnaround over seeds under the coscheduling policy over its "
+            "turnaround under the best baseline (each job counted once); faster and slower "
+            "mean by more than 5%.",
             "",
         )
         wl_table = wl.assign(
@@ -454,6 +596,24 @@ def _mix_section(
     )
     columns = ["mix", "CPU / net / disk", "mean turnaround (h)", f"against {base}"]
     doc.table(pd.DataFrame(rows, columns=columns))
+
+
+def _replay_note(doc: Document, rows: pd.DataFrame) -> None:
+    """How many jobs the replay of the logged schedule had to delay: the machine could
+    not hold them at their logged start (the log's machine held more)."""
+    key = "diagnostics.recorded_delayed_jobs"
+    if key not in rows or not len(rows) or not rows[key].iloc[0] > 0:
+        return
+    r = rows.iloc[0]
+    doc.add(
+        f"The `recorded` row replays the logged starts on the simulated machine, which "
+        f"could not hold {r[key]:,.0f} jobs at their logged start: they were delayed (mean "
+        f"{r['diagnostics.recorded_delay_mean'] / 3600:.2f} h, longest "
+        f"{r['diagnostics.recorded_delay_max'] / 3600:.2f} h). The comparison above reads "
+        "this replay, so it differs from `cosched validate`'s, which reads the logged "
+        "starts; many delayed jobs name a machine smaller than the log's.",
+        "",
+    )
 
 
 def _reference_section(

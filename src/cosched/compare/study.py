@@ -48,6 +48,28 @@ BASELINES = ("fcfs", "easy", "conservative")
 #: job-level model (node sharing alone and with EASY, LOMARC pairing with L-U1, gang
 #: time slicing with two rows).
 DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc", "gang")
+#: What a family's arms run with unless the operator says otherwise (or the policy is
+#: named with that parameter): ``family -> (parameter, value, the flag that lifts it)``.
+#: Rigid jobs (``--malleable`` lets node sharing shrink them onto fewer processors) and
+#: processors without SMT (``--smt`` lets LOMARC pair jobs on hyperthreads).
+CONSERVATIVE = {"nodeshare": ("degraded", False, "malleable"), "lomarc": ("cpu", "standard", "smt")}
+#: What each family's control runs turn off, in order (each control turns off its own
+#: step and every earlier one): ``(what, kind, parameters, machine flags)``. The
+#: assumptions go first, then the mechanism itself; a step already off in the main arm
+#: (rigid jobs, a standard CPU, no speedup) is no step. The baselines with and without
+#: backfilling complete the chain (:func:`_baseline_controls`).
+CONTROL_STEPS: dict[str, tuple[tuple[str, str, dict[str, Any], dict[str, int]], ...]] = {
+    "nodeshare": (
+        ("shrinking", "assumption", {"degraded": False}, {}),
+        ("speedup", "assumption", {"speedup_half": 1.0, "speedup_quarter": 1.0}, {}),
+        ("sharing", "mechanism", {}, {"max_jobs_per_node": 1}),
+    ),
+    "lomarc": (
+        ("SMT", "assumption", {"cpu": "standard"}, {}),
+        ("pairing", "mechanism", {"search": "none", "running": False}, {}),
+    ),
+    "gang": (("time slicing", "mechanism", {"mpl": 1}, {}),),
+}
 #: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
 #: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
 STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -75,6 +97,12 @@ class Arm:
         strength: the interference strength of a robustness arm, the efficiency of a
             time-sliced job in an ``efficiency`` arm.
         profile_params: parameters of the family's annotator (LOMARC's ``mixture``).
+        control_of: a ``control`` arm's main arm (None for a baseline control: a
+            baseline with or without backfilling).
+        off: what a ``control`` arm turns off of its main arm, in the order turned off
+            (each control turns off its own and every earlier one): :data:`CONTROL_STEPS`.
+        machine: machine flags this arm runs with over the comparison's
+            (``max_jobs_per_node=1``: node sharing's scheduler without sharing).
     """
 
     label: str
@@ -84,6 +112,9 @@ class Arm:
     role: str = "main"
     strength: float | None = None
     profile_params: dict[str, Any] = field(default_factory=dict)
+    control_of: str | None = None
+    off: list[str] = field(default_factory=list)
+    machine: dict[str, int] = field(default_factory=dict)
 
 
 def parse_arm(text: str) -> Arm:
@@ -112,6 +143,9 @@ class Comparison:
     gantt_window: tuple[float, float] | None = None
     #: Families left out because their mechanism cannot act on this machine, and why.
     not_applicable: dict[str, str] = field(default_factory=dict)
+    #: What the operator said of the jobs and the hardware (``smt``, ``malleable``) and
+    #: what ``--quick`` left out (``quick``): the assumptions the report states.
+    assumptions: dict[str, Any] = field(default_factory=dict)
 
     @property
     def main(self) -> list[Arm]:
@@ -121,21 +155,34 @@ class Comparison:
     def robustness(self) -> list[Arm]:
         return [a for a in self.arms if a.role == "robustness"]
 
+    @property
+    def controls(self) -> list[Arm]:
+        return [a for a in self.arms if a.role == "control"]
+
+    def platform_of(self, arm: Arm) -> dict[str, Any]:
+        """The machine flags ``arm`` runs with (the comparison's, then its own)."""
+        return {**self.flags, **arm.machine}
+
     def specs(self) -> list[dict[str, Any]]:
         """The sweep specs: deterministic arms once, randomised ones over the seeds, one
         spec per set of annotator parameters."""
         out = []
-        groups: dict[tuple[bool, str], list[Arm]] = {}
+        groups: dict[tuple[bool, str, str], list[Arm]] = {}
         for a in self.arms:
-            groups.setdefault((a.random, json.dumps(a.profile_params, sort_keys=True)), [])
-            groups[(a.random, json.dumps(a.profile_params, sort_keys=True))].append(a)
-        for (random, params), arms in sorted(groups.items()):
+            group = (
+                a.random,
+                json.dumps(a.profile_params, sort_keys=True),
+                json.dumps(a.machine, sort_keys=True),
+            )
+            groups.setdefault(group, []).append(a)
+        for (random, params, machine), arms in sorted(groups.items()):
             workload = dict(self.workload)
             if json.loads(params):
                 workload["profile_params"] = json.loads(params)
             spec: dict[str, Any] = {"name": "compare", "workloads": [workload]}
-            if self.flags:
-                spec["platform"] = dict(self.flags)
+            flags = {**self.flags, **json.loads(machine)}
+            if flags:
+                spec["platform"] = flags
             spec["policies"] = [_entry(a) for a in _unique(arms)]
             if random:
                 spec["seeds"] = list(range(self.seeds))
@@ -151,6 +198,7 @@ class Comparison:
             "notes": self.notes,
             "gantt_window": list(self.gantt_window) if self.gantt_window else None,
             "not_applicable": self.not_applicable,
+            "assumptions": self.assumptions,
             "specs": self.specs(),
         }
 
@@ -164,6 +212,7 @@ class Comparison:
             notes=list(data["notes"]),
             gantt_window=tuple(data["gantt_window"]) if data.get("gantt_window") else None,
             not_applicable=dict(data.get("not_applicable") or {}),
+            assumptions=dict(data.get("assumptions") or {}),
         )
 
 
@@ -193,6 +242,9 @@ def plan(
     probe: Any = None,
     robustness: bool = True,
     baseline: str | None = None,
+    smt: bool = False,
+    malleable: bool = False,
+    controls: bool = True,
 ) -> Comparison:
     """What to run on ``workload``.
 
@@ -209,6 +261,12 @@ def plan(
         baseline: the one baseline (``NAME`` or ``NAME(key=value,...)`` of fcfs, easy or
             conservative) the others are measured against, in place of the baselines
             among ``policies`` (``compare --baseline``).
+        smt: the default LOMARC arm pairs jobs on hyperthreaded (SMT) processors (else
+            on standard ones, :data:`NO_SMT`).
+        malleable: the default node-sharing arms may shrink jobs onto fewer processors
+            than they asked for (else the jobs are rigid, :data:`RIGID`).
+        controls: add each coscheduling arm's control runs (:data:`CONTROL_STEPS`) and
+            the baselines with and without backfilling, which attribute its gain.
 
     Raises:
         ConfigError: an empty trace, an unknown policy or parameter, a named policy
@@ -221,11 +279,12 @@ def plan(
         where = Path(str(workload.get("path") or workload.get("name", "the trace"))).name
         raise ConfigError(f"{where}: the trace has no jobs")
     chosen = list(policies) if policies is not None else list(DEFAULT_POLICIES)
+    said = {"smt": smt, "malleable": malleable}
     notes: list[str] = []
     skipped: dict[str, str] = {}
     arms = []
     for text in chosen:
-        arm = parse_arm(text)
+        arm = conservative_arm(parse_arm(text), said)
         cls = policy_class(arm.policy)
         try:
             platform, _ = build_platform(cls.requires, flags or MachineFlags(), probe)
@@ -247,14 +306,106 @@ def plan(
         notes.append(f"the reference baseline is {arms[0].label} (--baseline)")
     if not any(a.policy in BASELINES for a in arms):
         raise ConfigError("compare needs at least one baseline (fcfs, easy or conservative)")
+    check = machine_check(probe, flags)
+    if check is not None:
+        notes.insert(0, check)
     if _has_recorded_starts(probe):
         # The log's own schedule as a reference row: does the simulated baseline look
         # like the machine (docs/operator-logs.md)?
         arms.append(Arm("recorded", "recorded", role="reference"))
+    if controls:
+        arms += _baseline_controls(arms) + [c for a in list(arms) for c in control_arms(a)]
     if robustness:
         arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
-    return Comparison(workload, arms, seeds, given, notes, not_applicable=skipped)
+    assumptions: dict[str, Any] = {
+        "smt": smt, "malleable": malleable, "robustness": robustness, "seeds": seeds
+    }  # fmt: skip
+    return Comparison(
+        workload, arms, seeds, given, notes, not_applicable=skipped, assumptions=assumptions
+    )
+
+
+def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:
+    """``arm`` with its family's :data:`CONSERVATIVE` parameter unless the operator
+    said otherwise (``said``: ``smt``, ``malleable``) or named the parameter."""
+    rule = CONSERVATIVE.get(policy_class(arm.policy).family)
+    if rule is None or said.get(rule[2]) or rule[0] in arm.params:
+        return arm
+    key, value, _ = rule
+    if getattr(policy_class(arm.policy)(**arm.params), key) == value:
+        return arm  # already so by default (lomarc-n)
+    params = {**arm.params, key: value}
+    label = f"{arm.policy}({','.join(f'{k}={v}' for k, v in params.items())})"
+    return replace(arm, label=label, params=params)
+
+
+def control_arms(arm: Arm) -> list[Arm]:
+    """The control runs of a main coscheduling arm: the same scheduler with each of
+    :data:`CONTROL_STEPS` turned off in turn (each keeping the earlier ones off)."""
+    if arm.role != "main":
+        return []
+    cls = policy_class(arm.policy)
+    steps = CONTROL_STEPS.get(cls.family)
+    if not steps:
+        return []
+    policy = cls(**arm.params)
+    out: list[Arm] = []
+    params = dict(arm.params)
+    machine: dict[str, int] = {}
+    off: list[str] = []
+    for what, _, change, flags in steps:
+        if change and all(getattr(policy, k, None) == v for k, v in change.items()):
+            continue  # already off in the main arm
+        params, machine, off = {**params, **change}, {**machine, **flags}, [*off, what]
+        label = f"{arm.label} without {', '.join(off)}"
+        out.append(Arm(label, arm.policy, params, arm.random, "control", None,
+                       dict(arm.profile_params), arm.label, list(off), dict(machine)))  # fmt: skip
+    return out
+
+
+def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
+    """EASY (with backfilling) and FCFS (without) beside the baselines compared, where
+    they are not among them (``--baseline``): what backfilling alone gives."""
+    have = {a.label for a in arms}
+    if not any(policy_class(a.policy).family in CONTROL_STEPS for a in arms):
+        return []  # nothing to attribute
+    return [
+        Arm(name, name, role="control", off=[] if name == "easy" else ["backfilling"])
+        for name in ("easy", "fcfs")
+        if name not in have
+    ]
+
+
+#: How a note of :func:`machine_check` starts (the report puts it beside the verdict).
+MACHINE_CHECK = "machine check: "
+
+
+def held_procs(table: Any) -> Any:
+    """The processors each job held in the logged schedule: SWF field 5 (allocated)
+    where the log gives it (a job without it held none: a cancelled job the log still
+    dates), else the processors the job asks for."""
+    if "allocated_procs" in table and table["allocated_procs"].notna().any():
+        return table["allocated_procs"]
+    return table["procs"]
+
+
+def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
+    """The logged schedule against the baselines' machine: a note when the log never
+    uses a large share of its processors or uses more than it has (None otherwise)."""
+    from cosched.metrics.validate import log_machine
+
+    table = getattr(probe, "table", None)
+    if table is None or "wait_time" not in table or not len(table):
+        return None
+    platform, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
+    m = log_machine(table["submit_time"], table["wait_time"], table["run_time"],
+                    held_procs(table), platform.procs)  # fmt: skip
+    cores = flags.cores if flags is not None and flags.cores else None
+    if cores is None and getattr(probe, "max_nodes", None) and getattr(probe, "max_procs", None):
+        cores = int(probe.max_procs) // int(probe.max_nodes)
+    text = m.warning("--machine nodes=N,cores=C, or the --nodes and --cores of the import", cores)
+    return None if text is None else MACHINE_CHECK + text
 
 
 def _baseline_arm(text: str, flags: MachineFlags | None, probe: Any) -> Arm:
@@ -305,7 +456,11 @@ def _check_width(probe: Any, platform: Any, policy: str) -> None:
 
 def _interference_arms(arms: Sequence[Arm]) -> list[Arm]:
     """Node sharing with its victim weights scaled by each of :data:`STRENGTHS`."""
-    sweep = next((a for p in ("nodeshare-easy", "nodeshare") for a in arms if a.policy == p), None)
+    sweep = next(
+        (a for p in ("nodeshare-easy", "nodeshare") for a in arms
+         if a.policy == p and a.role == "main"),
+        None,
+    )  # fmt: skip
     if sweep is None:
         return []
     preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
@@ -495,6 +650,7 @@ _ROLE_NAMES = {
     "efficiency": "switch-cost sweep up to",
     "mix": "job-type mixes",
     "reference": "recorded schedule",
+    "control": "control runs",
 }
 
 
@@ -528,10 +684,10 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
     from cosched.experiments.sweep import cells, spec_from_dict
 
     store = Store(out / "store") if (out / "store").is_dir() else None
-    roles: dict[tuple[str, str, str], str] = {}
+    roles: dict[tuple[str, str, str, str], str] = {}
     for a in comparison.arms:  # a run shared by a main arm and a sweep counts as main
-        roles.setdefault(_key(a.policy, a.params, a.profile_params), a.role)
-    later = {_key(a.policy, a.params, a.profile_params) for a in _later_efficiency_arms(comparison)}
+        roles.setdefault(_arm_key(comparison, a), a.role)
+    later = {_arm_key(comparison, a) for a in _later_efficiency_arms(comparison)}
     runs = stored = 0
     todo: dict[str, int] = {}
     seconds = later_seconds = 0.0
@@ -544,7 +700,7 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
                 continue
             family = policy_class(c.policy).family
             families.add(family)
-            key = _key(c.policy, dict(c.params), dict(c.workload.profile_params or ()))
+            key = _cell_key(c)
             what = _ROLE_NAMES.get(roles.get(key) or "main", family)
             todo[what] = todo.get(what, 0) + 1
             one = RUN_OVERHEAD + jobs / JOBS_PER_SECOND.get(family, _SLOWEST)
@@ -604,9 +760,30 @@ def _failed_runs(failed: Sequence[tuple[str, str, str]], total: int) -> str:
 
 
 def _key(
-    policy: str, params: dict[str, Any], profile: dict[str, Any] | None = None
-) -> tuple[str, str, str]:
-    return policy, json.dumps(params, sort_keys=True), json.dumps(profile or {}, sort_keys=True)
+    policy: str,
+    params: dict[str, Any],
+    profile: dict[str, Any] | None = None,
+    platform: dict[str, Any] | None = None,
+) -> tuple[str, str, str, str]:
+    return (
+        policy,
+        json.dumps(params, sort_keys=True),
+        json.dumps(profile or {}, sort_keys=True),
+        json.dumps(platform or {}, sort_keys=True),
+    )
+
+
+def _arm_key(comparison: Comparison, a: Arm) -> tuple[str, str, str, str]:
+    """The run an arm names: policy, parameters, annotator parameters and machine."""
+    return _key(a.policy, a.params, a.profile_params, comparison.platform_of(a))
+
+
+def _cell_key(c: Any) -> tuple[str, str, str, str]:
+    """:func:`_arm_key` of a sweep cell."""
+    from cosched.experiments.sweep import _platform_dict
+
+    profile = dict(c.workload.profile_params or ())
+    return _key(c.policy, dict(c.params), profile, _platform_dict(c.platform))
 
 
 def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.DataFrame]]]:
@@ -619,9 +796,9 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
     if not path.is_file():
         raise ConfigError(f"{out} holds no comparison (no plan.json)")
     comparison = Comparison.from_json(json.loads(path.read_text()))
-    labels: dict[tuple[str, str, str], list[str]] = {}
+    labels: dict[tuple[str, str, str, str], list[str]] = {}
     for a in comparison.arms:
-        labels.setdefault(_key(a.policy, a.params, a.profile_params), []).append(a.label)
+        labels.setdefault(_arm_key(comparison, a), []).append(a.label)
     skip = {"key", "workload", "policy", "params", "estimates", "tau", "seed", "status", "error"}
     rows = []
     jobs: dict[str, list[pd.DataFrame]] = {}
@@ -633,8 +810,7 @@ def load_store(out: Path) -> tuple[Comparison, pd.DataFrame, dict[str, list[pd.D
                 continue
             metrics = {k: v for k, v in stored.items() if k not in skip and k[:6] != "param_"}
             table = store.table("jobs", c.key)
-            profile = dict(c.workload.profile_params or ())
-            for label in labels.get(_key(c.policy, dict(c.params), profile), []):
+            for label in labels.get(_cell_key(c), []):
                 rows.append({"arm": label, "policy": c.policy, "seed": c.seed} | metrics)
                 jobs.setdefault(label, []).append(table)
     order = {a.label: k for k, a in enumerate(comparison.arms)}
@@ -654,3 +830,64 @@ def build_report(out: Path, *, classes: JobClasses | None = None) -> Path:
 
     comparison, table, jobs = load_store(out)
     return write_report(out, comparison, table, jobs, classes=classes or JobClasses())
+
+
+# -- what each arm's scheduler does beside its mechanism ------------------------------------
+
+
+def scheduling(policy: str, params: dict[str, Any]) -> tuple[bool, str]:
+    """``(backfills, description)`` of an arm's scheduler: its backfilling and queue
+    order, the features a fitted baseline chooses (``compare --baseline``)."""
+    cls = policy_class(policy)
+    p = cls(**params)
+    window = getattr(p, "window", None)
+    within = f" (window {window})" if window is not None else ""
+    backfill = {
+        "fcfs": "",
+        "easy": f"EASY backfilling{within}",
+        "conservative": "conservative backfilling",
+    }.get(cls.name)
+    if backfill is None:
+        if cls.family == "nodeshare":
+            backfill = f"EASY backfilling{within}" if hasattr(p, "window") else ""
+        elif cls.family == "gang":
+            backfill = (
+                f"EASY backfilling into rows{within}" if getattr(p, "backfill", False) else ""
+            )
+        elif cls.family == "lomarc":
+            backfill = "EASY backfilling"
+        else:
+            backfill = "its own backfilling, if any"
+    order = getattr(p, "order", None)
+    order_text = (
+        "LOMARC's priority order with aging" if cls.family == "lomarc"
+        else f"{order or 'submit'} order"
+    )  # fmt: skip
+    return bool(backfill), f"{backfill or 'no backfilling'}, {order_text}"
+
+
+def differences(comparison: Comparison, base: str) -> list[str]:
+    """Per main arm, how its scheduler differs from the baseline ``base`` in
+    backfilling and order (empty when none differs)."""
+    arms = {a.label: a for a in comparison.main}
+    if base not in arms:
+        return []
+    b_fills, b_text = scheduling(arms[base].policy, arms[base].params)
+    out = []
+    for a in comparison.main:
+        if a.label == base or a.policy in BASELINES:
+            continue
+        fills, text = scheduling(a.policy, a.params)
+        if text != b_text:
+            what = "backfills where the baseline does not" if fills and not b_fills else (
+                "does not backfill where the baseline does" if b_fills and not fills
+                else "differs in its order or backfilling"
+            )  # fmt: skip
+            out.append(f"`{a.label}` {what} ({text})")
+    if not out:
+        return []
+    return [
+        f"`{base}` schedules with {b_text}; " + "; ".join(out) + ". The first step of each "
+        "family's chain in *Where the gain comes from* (the same scheduler with its "
+        "mechanism off, against the baseline) measures what that difference gives."
+    ]

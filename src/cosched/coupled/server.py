@@ -17,13 +17,16 @@ pass may ask about this domain's jobs). A peer that does not answer within the c
 timeout is treated as down for the rest of the instant: the call answers as a cut
 link does (Algorithm 1 then starts the job alone).
 
-Nothing that arrives on the port stops the process. A message that is malformed, of
-another version, too large, not authentic, a replay, from an address not in the allow
-list, or not expected now is refused: answered with an error, counted by reason
-(:attr:`DomainServer.refusals`, sent back in the ``hello``, ``finish`` and ``stop``
-replies) and
-logged with the peer's address. ZeroMQ itself drops, before the application sees a
-byte of it, a connection whose bytes are not ZeroMQ or whose frame announces more than
+Nothing that arrives on the port stops the process. The socket is a CurveZMQ server
+keyed by the shared secret (:func:`~cosched.coupled.wire.secure`): a connection that
+does not hold the secret ends in ZeroMQ's handshake, before any frame of a message is
+read (counted as ``handshake`` from the socket's monitor). A message that is
+malformed, of another version, too large, not authentic, a replay, signed for another
+recipient or run, from an address not in the allow list, or not expected now is
+refused: answered with an error, counted by reason (:attr:`DomainServer.refusals`,
+sent back in the ``hello``, ``finish`` and ``stop`` replies) and logged with the
+peer's address. ZeroMQ itself drops, before the application sees a byte of it, a
+connection whose bytes are not ZeroMQ or whose frame announces more than
 :data:`~cosched.coupled.wire.MAX_MESSAGE`; a connection beyond
 :data:`MAX_CONNECTIONS` is closed as soon as the socket's monitor reports it.
 """
@@ -55,12 +58,15 @@ from cosched.coupled.wire import (
     Channel,
     Sequences,
     WireError,
+    check_recipient,
     decode,
     encode,
     frame_table,
     integer,
     number,
     read_table,
+    run_id,
+    secure,
 )
 from cosched.errors import ConfigError, CoschedError
 from cosched.workload.job import Workload
@@ -90,7 +96,19 @@ STOP_PAUSE_S = 0.2
 LOG_EACH = 100
 LOG_EVERY = 1000
 #: The monitor events the server acts on.
-EVENTS = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
+EVENTS = (
+    zmq.EVENT_ACCEPTED
+    | zmq.EVENT_DISCONNECTED
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+)
+#: The monitor events of a connection that failed ZeroMQ's (CurveZMQ) handshake.
+HANDSHAKE_FAILED = (
+    zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+)
 
 
 class DomainServer:
@@ -105,6 +123,8 @@ class DomainServer:
         timeout: seconds a call to a peer may take.
         idle_timeout: exit after this many seconds without any request (a driver that
             died must not leave the process behind); None: never.
+        run: the run's id every message must be signed for (default: derived from
+            the secret, :func:`~cosched.coupled.wire.run_id`).
     """
 
     def __init__(
@@ -117,9 +137,11 @@ class DomainServer:
         port: int = 0,
         timeout: float = 10.0,
         idle_timeout: float | None = 600.0,
+        run: str | None = None,
     ) -> None:
         self.name = name
         self.secret = secret
+        self.run = run if run is not None else run_id(secret)
         self.allow = set(allow)
         self.timeout = timeout
         self.idle_timeout = idle_timeout
@@ -129,6 +151,7 @@ class DomainServer:
         self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
         self.sock.rcvhwm = RECEIVE_QUEUE
         self.sock.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_MS)
+        secure(self.sock, secret, server=True)
         self.monitor = self.sock.get_monitor_socket(EVENTS)
         try:
             if port:
@@ -236,7 +259,11 @@ class DomainServer:
         while self.monitor.poll(0):
             event = recv_monitor_message(self.monitor, zmq.NOBLOCK)
             fd = int(event["value"])
-            if event["event"] == zmq.EVENT_DISCONNECTED:
+            if event["event"] & HANDSHAKE_FAILED:
+                # The value is ZeroMQ's error code, not the descriptor: no address.
+                why = f"ZeroMQ handshake failed (error {fd:#x}): not this run's key"
+                self.refuse("handshake", "?", why, "connection")
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
                 self.connections.pop(fd, None)
             elif event["event"] == zmq.EVENT_ACCEPTED:
                 self._accepted(fd)
@@ -278,6 +305,7 @@ class DomainServer:
         if addr is None:
             # ZeroMQ gives no address for a ZMTP 1.0 or 2.0 peer (whose five bytes
             # ``\x01\x00\x02\x00A`` make a message): it cannot pass the allow list.
+            # Kept as a check: with CurveZMQ such a peer is closed in the handshake.
             self._refuse_reply(routing, "address", "?", "no peer address (not ZMTP 3)")
             return
         if addr not in self.allow:
@@ -290,44 +318,52 @@ class DomainServer:
             return
         try:
             msg = decode(self.secret, [f.bytes for f in frames[1:]])
+            check_recipient(msg, self.name, self.run)
             self.sequences.check(msg)
         except WireError as exc:
             self._refuse_reply(routing, exc.reason, addr, str(exc))
             return
+        to = msg.sender
         rid = msg.body["id"]
         op = msg.body.get("op")
         handler = self._ops.get(op) if isinstance(op, str) else None
         args = msg.body.get("args")
         who = f"{msg.sender!r} at {addr}"
         if handler is None or not isinstance(args, dict):
-            self._refuse_reply(routing, "operation", who, f"unknown operation {op!r}", rid)
+            self._refuse_reply(routing, "operation", who, f"unknown operation {op!r}", rid, to)
             return
         if op in PEER_OPS and msg.sender not in self.links:
             why = f"{op}: {msg.sender!r} is not a linked peer"
-            self._refuse_reply(routing, "operation", who, why, rid)
+            self._refuse_reply(routing, "operation", who, why, rid, to)
             return
         if op not in PEER_OPS and op != "hello" and msg.sender != DRIVER:
             why = f"{op} is the driver's: {msg.sender!r} may not ask it"
-            self._refuse_reply(routing, "operation", who, why, rid)
+            self._refuse_reply(routing, "operation", who, why, rid, to)
             return
         try:
             result, blob = handler(msg.sender, args, msg.blob)
         except (CoschedError, KeyError, TypeError, ValueError, AttributeError) as exc:
             log.warning("%s: %s failed: %s", self.name, op, exc)
-            self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: {exc}"})
+            self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: {exc}"}, to=to)
             return
         except Exception as exc:  # the message boundary: answer, log, keep serving
             log.exception("%s: %s failed unexpectedly", self.name, op)
-            self._reply(routing, {"id": rid, "ok": False, "error": f"{op}: internal error {exc!r}"})
+            error = f"{op}: internal error {exc!r}"
+            self._reply(routing, {"id": rid, "ok": False, "error": error}, to=to)
             return
-        self._reply(routing, {"id": rid, "ok": True, "result": result}, blob)
+        self._reply(routing, {"id": rid, "ok": True, "result": result}, blob, to)
 
-    def _refuse_reply(self, routing: bytes, reason: str, who: str, why: str, rid: int = -1) -> None:
+    def _refuse_reply(
+        self, routing: bytes, reason: str, who: str, why: str, rid: int = -1, to: str = ""
+    ) -> None:
         self.refuse(reason, who, why)
-        self._reply(routing, {"id": rid, "ok": False, "error": why})
+        self._reply(routing, {"id": rid, "ok": False, "error": why}, to=to)
 
-    def _reply(self, routing: bytes, body: dict[str, Any], blob: bytes = b"") -> None:
-        self.sock.send_multipart([routing, *encode(self.secret, self.name, body, blob)])
+    def _reply(self, routing: bytes, body: dict[str, Any], blob: bytes = b"", to: str = "") -> None:
+        """Answer a message, signed for its sender ``to`` (``""`` for a message refused
+        before its sender was authenticated)."""
+        frames = encode(self.secret, self.name, body, blob, to=to, run=self.run)
+        self.sock.send_multipart([routing, *frames])
 
     def _need(self) -> Domain:
         if self.domain is None:
@@ -365,6 +401,8 @@ class DomainServer:
                 self.secret,
                 self.name,
                 self.timeout,
+                recipient=str(peer),
+                run=self.run,
                 inbox=self.sock,
                 serve=self.serve_one,
             )

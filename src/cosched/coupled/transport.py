@@ -121,6 +121,8 @@ class Cluster:
         self.timeout = timeout
         self.pass_timeout = timeout * (len(names) + 1)
         self.secret = secrets.token_bytes(32)
+        #: the run's id: every message is signed for it (each process gets ``--run``).
+        self.run = secrets.token_hex(8)
         self.allow = tuple(allow)
         self._tmp: Any = None
         if log_dir is None:
@@ -195,6 +197,8 @@ class Cluster:
             str(port),
             "--secret-file",
             "-",
+            "--run",
+            self.run,
             "--timeout",
             repr(self.timeout),
             "--log",
@@ -223,7 +227,15 @@ class Cluster:
         self.addresses[name] = line.rsplit(" ", 1)[1]
 
     def _member(self, name: str) -> RemoteMember:
-        ch = Channel(self.ctx, self.addresses[name], self.secret, DRIVER, self.timeout)
+        ch = Channel(
+            self.ctx,
+            self.addresses[name],
+            self.secret,
+            DRIVER,
+            self.timeout,
+            recipient=name,
+            run=self.run,
+        )
         member = RemoteMember(self.specs[name], ch, self.timeout, self.pass_timeout)
         member.peers = self.members
         member.call("hello")

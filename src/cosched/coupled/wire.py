@@ -4,12 +4,14 @@ A message is five ZeroMQ frames (after the ROUTER's routing id on the serving si
 
     [VERSION, sender, body, blob, mac]
 
-* ``VERSION``: the protocol version, ``b"cosched-coupled/3"``; any other is refused;
+* ``VERSION``: the protocol version, ``b"cosched-coupled/4"``; any other is refused;
 * ``sender``: the sending domain's name (``driver`` for the coordinator), UTF-8;
-* ``body``: JSON, a request ``{"id": n, "seq": s, "op": name, "args": {...}}`` or a
-  reply ``{"id": n, "seq": s, "ok": true, "result": ...}`` /
-  ``{"id": n, "seq": s, "ok": false, "error": text}``; floats travel as Python's
-  ``repr`` (exact), ``Infinity`` and ``NaN`` included;
+* ``body``: JSON, a request ``{"id": n, "seq": s, "to": name, "run": id, "op": name,
+  "args": {...}}`` or a reply ``{"id": n, "seq": s, "to": name, "run": id, "ok": true,
+  "result": ...}`` / ``{..., "ok": false, "error": text}``; ``to`` is the recipient's
+  name and ``run`` the run's id, both checked by the recipient (:func:`check_recipient`),
+  so a message captured on its way to one domain is refused by every other; floats
+  travel as Python's ``repr`` (exact), ``Infinity`` and ``NaN`` included;
 * ``blob``: bytes that do not fit JSON (a workload or result table as Parquet), often
   empty;
 * ``mac``: HMAC-SHA256 over the other four frames (each prefixed by its length) with
@@ -21,8 +23,12 @@ continues above its predecessor). A receiver accepts from each sender only numbe
 above the last one it accepted (:class:`Sequences`): a recorded message sent again is
 refused, since the number is inside the signed part.
 
-Framing, delivery and reconnection are ZeroMQ's; this module only builds and checks
-the frames.
+Framing, delivery and reconnection are ZeroMQ's. Every connection is also a CurveZMQ
+one (:func:`secure`): the serving socket's key pair is derived from the shared secret,
+and its public key is never sent, so a peer without the secret fails ZeroMQ's
+handshake and not one frame it sends is read, whatever their number or size (ZeroMQ
+has no limit on the frames of one message and holds them all until the last arrives).
+This module builds and checks the frames and sets the sockets' keys.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from typing import Any
 
 import pandas as pd
 import zmq
+from zmq.utils import z85
 
 from cosched.coupled.errors import CoupledError
 
@@ -51,16 +58,19 @@ __all__ = [
     "Sequences",
     "Unreachable",
     "WireError",
+    "check_recipient",
     "decode",
     "encode",
     "frame_table",
     "read_table",
+    "run_id",
+    "secure",
 ]
 
 log = logging.getLogger("cosched.coupled.wire")
 
 #: The protocol version every frame set starts with.
-VERSION = b"cosched-coupled/3"
+VERSION = b"cosched-coupled/4"
 #: Longest body accepted (bytes): a protocol message is a few hundred bytes; a larger
 #: one is malformed.
 MAX_BODY = 1 << 16
@@ -83,7 +93,7 @@ class WireError(CoupledError):
 
     Attributes:
         reason: one word for the refusal counts: ``malformed``, ``version``,
-            ``oversized``, ``signature`` or ``replay``.
+            ``oversized``, ``signature``, ``replay`` or ``recipient``.
     """
 
     def __init__(self, message: str, reason: str = "malformed") -> None:
@@ -93,12 +103,15 @@ class WireError(CoupledError):
 
 @dataclass(frozen=True)
 class Message:
-    """A decoded, authenticated message (``seq``: the sender's sequence number)."""
+    """A decoded, authenticated message (``seq``: the sender's sequence number; ``to``
+    and ``run``: the recipient and run it was signed for)."""
 
     sender: str
     body: dict[str, Any]
     blob: bytes = b""
     seq: int = 0
+    to: str = ""
+    run: str = ""
 
 
 class _Stamps:
@@ -151,6 +164,37 @@ class Sequences:
         self.last[msg.sender] = msg.seq
 
 
+def _derive(secret: bytes, what: bytes) -> bytes:
+    return hmac.new(secret, b"cosched-coupled/4 " + what, hashlib.sha256).digest()
+
+
+def run_id(secret: bytes) -> str:
+    """The run id processes sharing ``secret`` use when none is given (``--run``)."""
+    return _derive(secret, b"run").hex()[:16]
+
+
+def _curve_pair(secret: bytes, role: bytes) -> tuple[bytes, bytes]:
+    """A CurveZMQ key pair (public, secret; Z85) derived from the shared secret."""
+    private = z85.encode(_derive(secret, b"curve " + role))
+    return zmq.curve_public(private), private
+
+
+def secure(sock: Any, secret: bytes, *, server: bool) -> None:
+    """Make ``sock`` a CurveZMQ server or client keyed by the shared secret.
+
+    The server's public key is derived from the secret and never sent, and a client
+    must know it to complete ZeroMQ's handshake: without the secret, a connection ends
+    in the handshake, before any message frame is read.
+    """
+    public, private = _curve_pair(secret, b"server")
+    if server:
+        sock.curve_server = True
+        sock.curve_secretkey = private
+        return
+    sock.curve_serverkey = public
+    sock.curve_publickey, sock.curve_secretkey = _curve_pair(secret, b"client")
+
+
 def _mac(secret: bytes, frames: list[bytes]) -> bytes:
     h = hmac.new(secret, digestmod=hashlib.sha256)
     for f in frames:
@@ -159,9 +203,18 @@ def _mac(secret: bytes, frames: list[bytes]) -> bytes:
     return h.digest()
 
 
-def encode(secret: bytes, sender: str, body: dict[str, Any], blob: bytes = b"") -> list[bytes]:
-    """The signed frames of one message (``body`` gets this process's next ``seq``)."""
-    text = json.dumps({**body, "seq": _stamp()}, allow_nan=True).encode()
+def encode(
+    secret: bytes,
+    sender: str,
+    body: dict[str, Any],
+    blob: bytes = b"",
+    *,
+    to: str,
+    run: str,
+) -> list[bytes]:
+    """The signed frames of one message for recipient ``to`` in run ``run`` (``body``
+    gets this process's next ``seq``)."""
+    text = json.dumps({**body, "seq": _stamp(), "to": to, "run": run}, allow_nan=True).encode()
     frames = [VERSION, sender.encode(), text, blob]
     return [*frames, _mac(secret, frames)]
 
@@ -171,8 +224,8 @@ def decode(secret: bytes, frames: list[bytes]) -> Message:
 
     Raises:
         WireError: wrong frame count or version, a part too long, a bad signature, or
-            a body that is not a JSON object with an integer ``id`` and a positive
-            integer ``seq``.
+            a body that is not a JSON object with an integer ``id``, a positive
+            integer ``seq`` and strings ``to`` and ``run``.
     """
     if len(frames) != 5:
         raise WireError(f"malformed message: {len(frames)} frames, expected 5")
@@ -200,7 +253,27 @@ def decode(secret: bytes, frames: list[bytes]) -> Message:
     seq = obj.get("seq")
     if isinstance(seq, bool) or not isinstance(seq, int) or seq <= 0:
         raise WireError(f"malformed message: sequence number {seq!r}, expected an integer > 0")
-    return Message(name, obj, blob, seq)
+    to, run = obj.get("to"), obj.get("run")
+    if not isinstance(to, str) or not isinstance(run, str):
+        raise WireError(
+            f"malformed message: recipient {to!r} and run {run!r}, expected two strings"
+        )
+    return Message(name, obj, blob, seq, to, run)
+
+
+def check_recipient(msg: Message, name: str, run: str) -> None:
+    """Refuse ``msg`` unless it was signed for recipient ``name`` in run ``run``.
+
+    Raises:
+        WireError: (reason ``recipient``) signed for another recipient or run: a
+            message captured on its way to one domain and replayed to another.
+    """
+    if msg.to != name or msg.run != run:
+        raise WireError(
+            f"message from {msg.sender!r} signed for {msg.to!r} in run {msg.run!r}, "
+            f"not for {name!r} in run {run!r}",
+            "recipient",
+        )
 
 
 def frame_table(df: pd.DataFrame) -> bytes:
@@ -268,6 +341,8 @@ class Channel:
         secret: the shared secret.
         sender: this end's name, sent with every message.
         timeout: seconds to wait for a reply (and for the connection to take it).
+        recipient: the other end's name (each request is signed for it).
+        run: the run's id (each request is signed for it; replies must carry it).
         inbox: the socket this process serves on, if any.
         serve: called with ``inbox``'s next message while waiting.
     """
@@ -280,10 +355,14 @@ class Channel:
         sender: str,
         timeout: float,
         *,
+        recipient: str,
+        run: str,
         inbox: Any = None,
         serve: Any = None,
     ) -> None:
         self.ctx = ctx
+        self.recipient = recipient
+        self.run = run
         self.address = address
         self.secret = secret
         self.sender = sender
@@ -299,6 +378,7 @@ class Channel:
         s = self.ctx.socket(zmq.DEALER)
         s.linger = 0
         s.immediate = 1  # never queue a request for a peer that is not connected
+        secure(s, self.secret, server=False)
         s.connect(self.address)
         self._poller = zmq.Poller()
         self._poller.register(s, zmq.POLLIN)
@@ -350,7 +430,7 @@ class Channel:
         self._next_id += 1
         rid = self._next_id
         body = {"id": rid, "op": op, "args": args or {}}
-        frames = encode(self.secret, self.sender, body, blob)
+        frames = encode(self.secret, self.sender, body, blob, to=self.recipient, run=self.run)
         size = sum(len(f) for f in frames)
         if size > MAX_MESSAGE:
             raise WireError(
@@ -384,6 +464,7 @@ class Channel:
                 if msg.body.get("id") != rid:
                     continue  # the late reply of a request that timed out
                 try:
+                    check_recipient(msg, self.sender, self.run)
                     self._replies.check(msg)
                 except WireError as exc:
                     log.warning("%s: dropped a reply: %s", self.address, exc)

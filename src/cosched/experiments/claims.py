@@ -16,25 +16,38 @@ The verdict (:func:`verdict`), for a paper range ``[low, high]`` (a single numbe
 ``low == high``; a one-sided claim such as "worse than PSS" has an infinite end) widened
 by the tolerance ``tol = max(tol_abs, tol_rel * max(|low|, |high|))`` (finite ends
 only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
-Each verdict means one thing:
+A claim is *one-sided* when its range has an infinite end (the paper's side is beyond
+the target's finite end) or it is declared ``direction=True`` with a range on one side
+of 0 (the paper's side is that sign). Each verdict means one thing:
 
-* **agrees**: the mean lies in the target;
-* **inconclusive**: it does not, but the interval reaches the target: the seeds can
-  neither confirm nor exclude the paper's value; more seeds settle it, up to
-  :data:`SEED_CAP`, beyond which the mean alone decides;
+* **agrees**: the mean lies in the target and, for a one-sided claim, the whole interval
+  lies strictly on the paper's side;
+* **inconclusive**: the seeds can neither confirm nor exclude the paper's value: the
+  mean is outside the target but the interval reaches it, or a one-sided claim's mean is
+  in the target but its interval crosses to the other side; more seeds settle it, up to
+  :data:`SEED_CAP`, beyond which the claim disagrees (or, for a mean outside the target,
+  the mean alone decides);
 * **direction**: for a claim declared ``direction=True`` (a signed comparison: an
   improvement, a difference, an ordering), the paper's range lies on one side of 0 and
   cosched's whole interval on the same side, but outside the target;
 * **disagrees**: otherwise;
 * **calibrated**: the claim was a target of a parameter fitted to the paper's output
   (:mod:`cosched.experiments.calibration`); cosched's number is shown, never counted;
+* **input**: the claim is declared with ``input`` (what the simulation was given: a job
+  length set from the paper's own column, say); cosched's number echoes it, so it is
+  shown, never counted;
+* **untestable**: the claim's *null outcome* (:meth:`Claim.null_outcome`: no effect, or
+  the baseline's value) lies in the target too, so the claim cannot fail; shown, never
+  counted, until its tolerance is tightened (with its stated reason) so that the null
+  falls outside;
 * **not simulated**: the claim is declared with ``not_simulated`` (the reason: a trace
   that is not public, a machine the paper does not describe) and kept in the table;
 * **not run**: the results hold no finished cell for it (a quick grid, say).
 
 One seed gives no interval: the interval is the mean itself, and the table says so.
 The agreement figure (:func:`agreement`) is agrees over every declared claim less the
-calibrated and not simulated ones, with the direction and inconclusive counts beside it.
+calibrated, input, untestable and not simulated ones, with the direction and
+inconclusive counts beside it.
 """
 
 from __future__ import annotations
@@ -65,6 +78,7 @@ __all__ = [
     "combine",
     "evaluate",
     "not_simulated",
+    "null_agrees",
     "per_seed",
     "rejudge",
     "select",
@@ -77,6 +91,8 @@ Verdict = Literal[
     "inconclusive",
     "disagrees",
     "calibrated",
+    "input",
+    "untestable",
     "not simulated",
     "not run",
 ]
@@ -87,13 +103,16 @@ VERDICTS: tuple[Verdict, ...] = (
     "inconclusive",
     "disagrees",
     "calibrated",
+    "input",
+    "untestable",
     "not simulated",
     "not run",
 )
 #: Verdicts left out of the agreement figure's denominator.
-UNCOUNTED = frozenset({"calibrated", "not simulated"})
+UNCOUNTED = frozenset({"calibrated", "input", "untestable", "not simulated"})
 #: Seeds beyond which an interval reaching the target no longer makes a claim
-#: inconclusive: the mean alone decides.
+#: inconclusive: the mean alone decides, and a one-sided claim whose interval crosses
+#: its bound disagrees.
 SEED_CAP = 20
 #: Columns of the claim table (``claims.parquet``), in order.
 COLUMNS = (
@@ -109,6 +128,7 @@ COLUMNS = (
     "cosched_high",
     "seeds",
     "tolerance",
+    "null",
     "verdict",
     "reason",
     "paper_line",
@@ -234,6 +254,12 @@ class Claim:
             it may run on into the following lines).
         not_simulated: why the claim cannot be simulated (the verdict is then *not
             simulated*, and ``measure`` is not called).
+        input: what the simulation was given that makes cosched's number an echo of the
+            paper's (the verdict is then *input*: shown, never counted).
+        null: the claim's null outcome for the power check (:meth:`null_outcome`): a
+            number, the id of another claim of the same table whose cosched mean is the
+            baseline's value, ``None`` for the default, or NaN for none (a value claim
+            that names no baseline).
     """
 
     id: str
@@ -251,6 +277,8 @@ class Claim:
     paper_line: int | None = None
     quote: str = ""
     not_simulated: str = ""
+    input: str = ""
+    null: float | str | None = None
 
     def __post_init__(self) -> None:
         if not self.low <= self.high:
@@ -259,6 +287,40 @@ class Claim:
             raise ConfigError(f"claim {self.id}: a tolerance needs its tolerance_reason")
         if self.paper_line is not None and (self.paper_line < 1 or not self.quote):
             raise ConfigError(f"claim {self.id}: paper_line needs a quote and is 1-based")
+
+    def null_outcome(self) -> float | str | None:
+        """The outcome of no effect, which the claim must be able to tell apart.
+
+        Declared by ``null``; by default 0 for a signed comparison (``direction``, an
+        :class:`Improvement` measure, or a range one-sided at 0: "better", "< 0") whose
+        paper range asserts an effect (excludes 0), and none (``None``) otherwise: a
+        claim of no difference ("almost the same", "under 3%") is its own null, and a
+        value claim names its baseline's claim id when it has one.
+        """
+        if isinstance(self.null, str):
+            return self.null
+        if self.null is not None:
+            return None if math.isnan(self.null) else float(self.null)
+        at_zero = (self.low == 0 and self.high == math.inf) or (
+            self.high == 0 and self.low == -math.inf
+        )
+        signed = self.direction or isinstance(self.measure, Improvement) or at_zero
+        if signed and (at_zero or self.low > 0 or self.high < 0):
+            return 0.0
+        return None
+
+    def side(self) -> tuple[float, float]:
+        """The bounds a one-sided claim's whole interval must lie strictly beyond:
+        ``(lower, upper)``, ``-inf`` / ``inf`` where there is none (a two-sided claim
+        has neither)."""
+        lo, hi = self.target()
+        lower = (
+            lo if self.high == math.inf else 0.0 if self.direction and self.low > 0 else -math.inf
+        )
+        upper = (
+            hi if self.low == -math.inf else 0.0 if self.direction and self.high < 0 else math.inf
+        )
+        return lower, upper
 
     def target(self) -> tuple[float, float]:
         """The paper's range widened by the tolerance."""
@@ -284,7 +346,7 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
 
     The second item is empty for *agrees*; otherwise it says how cosched's number
     stands against the paper's (the declared modelling reason is added by
-    :func:`evaluate`). *Calibrated* is :func:`evaluate`'s (it needs the experiment).
+    :func:`evaluate`). *Calibrated*, *input* and *untestable* are :func:`evaluate`'s.
     """
     if claim.not_simulated:
         return "not simulated", claim.not_simulated
@@ -292,9 +354,24 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
         return "not run", "no finished cell for this claim"
     lo, hi = claim.target()
     m = ci.mean
-    if lo <= m <= hi:
-        return "agrees", ""
     half = 0.0 if math.isnan(ci.half) else ci.half
+    if lo <= m <= hi:
+        lower, upper = claim.side()
+        if m - half > lower and m + half < upper:
+            return "agrees", ""
+        bound = lower if m - half <= lower else upper
+        if not lower < m < upper:
+            return "disagrees", (
+                f"mean in the target only through the tolerance: not beyond {bound:g}, the "
+                "paper's side of its one-sided claim"
+            )
+        crosses = (
+            f"mean in the paper's range, but its 95% interval over {ci.n} seeds reaches "
+            f"{bound:g}, the other side of the paper's one-sided claim"
+        )
+        if ci.n < SEED_CAP:
+            return "inconclusive", f"{crosses} (more seeds, up to {SEED_CAP}, settle it)"
+        return "disagrees", crosses
     side = "above" if m > hi else "below"
     if m - half <= hi and m + half >= lo and ci.n < SEED_CAP:
         return "inconclusive", (
@@ -309,19 +386,58 @@ def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:
     return "disagrees", f"{side} the paper's range" + (", opposite sign" if opposite else "")
 
 
-def _row(c: Claim, ci: Interval, experiment: str) -> dict[str, Any]:
-    """One row of the claim table: ``c`` judged on ``ci``, calibrated fits set apart."""
+def null_agrees(claim: Claim, null: float) -> bool:
+    """Whether the null outcome ``null`` would also agree: it lies in the target, other
+    than on a one-sided claim's own bound (the paper's "better" or "below 50%" excludes
+    the bound itself; a tolerance that widens the target past it does not)."""
+    lo, hi = claim.target()
+    if not lo <= null <= hi:
+        return False
+    own = (claim.high == math.inf and null == lo == claim.low) or (
+        claim.low == -math.inf and null == hi == claim.high
+    )
+    return not own
+
+
+def _resolve_null(c: Claim, means: Mapping[str, float]) -> float:
+    """``c``'s null outcome as a number (NaN: none, or its baseline claim has no mean)."""
+    null = c.null_outcome()
+    if isinstance(null, str):
+        if null not in means:
+            raise ConfigError(f"claim {c.id}: its null names claim {null!r}, not declared")
+        return means[null]
+    return math.nan if null is None else null
+
+
+def _row(c: Claim, ci: Interval, experiment: str, null: float = math.nan) -> dict[str, Any]:
+    """One row of the claim table: ``c`` judged on ``ci``; inputs, calibrated fits and
+    claims whose null outcome ``null`` would agree set apart."""
     from cosched.experiments.calibration import calibration_of
 
     v, why = verdict(c, ci)
-    fit = calibration_of(experiment, c.id) if v not in ("not simulated", "not run") else None
-    if fit is not None:
-        against = f"{v}: {why}" if why else v
+    judged = v not in ("not simulated", "not run")
+    against = f"{v}: {why}" if why else v
+    fit = calibration_of(experiment, c.id) if judged else None
+    if judged and c.input:
+        v, why = "input", f"{c.input}, so not counted (against the paper alone: {against})"
+        reason = why
+    elif fit is not None:
         v, why = (
             "calibrated",
             (
                 f"a target of the fit of {fit.parameter} = {fit.value}, so not counted "
                 f"(against the paper alone: {against})"
+            ),
+        )
+        reason = why
+    elif judged and not math.isnan(null) and null_agrees(c, null):
+        lo, hi = c.target()
+        v, why = (
+            "untestable",
+            (
+                f"its null outcome {null:.3g} lies in the target [{lo:.3g}, {hi:.3g}] too, so it "
+                f"cannot fail; not counted until the tolerance is tightened (against the paper "
+                f"alone: {against})"
             ),
         )
         reason = why
@@ -343,11 +459,21 @@ def _row(c: Claim, ci: Interval, experiment: str) -> dict[str, Any]:
         "cosched_high": ci.mean + half if ci.n else math.nan,
         "seeds": ci.n,
         "tolerance": c.tolerance(),
+        "null": null,
         "verdict": v,
         "reason": reason,
         "paper_line": c.paper_line,
         "quote": c.quote,
     }
+
+
+def _rows(claims: Sequence[Claim], cis: Sequence[Interval], experiment: str) -> pd.DataFrame:
+    """The claim table of ``claims`` on their intervals, nulls resolved among them."""
+    means = {c.id: ci.mean if ci.n else math.nan for c, ci in zip(claims, cis, strict=True)}
+    rows = [
+        _row(c, ci, experiment, _resolve_null(c, means)) for c, ci in zip(claims, cis, strict=True)
+    ]
+    return _table(rows)
 
 
 def _unique(claims: Sequence[Claim]) -> None:
@@ -371,11 +497,11 @@ def evaluate(claims: Sequence[Claim], results: pd.DataFrame, experiment: str = "
     (:mod:`cosched.experiments.calibration`) make their fit sets *calibrated*.
     """
     _unique(claims)
-    rows = []
-    for c in claims:
-        values = np.empty(0) if c.not_simulated else c.measure(results)
-        rows.append(_row(c, mean_ci(np.asarray(values, dtype=np.float64)), experiment))
-    return _table(rows)
+    cis = [
+        mean_ci(np.asarray(np.empty(0) if c.not_simulated else c.measure(results), dtype=float))
+        for c in claims
+    ]
+    return _rows(claims, cis, experiment)
 
 
 def rejudge(claims: Sequence[Claim], stored: pd.DataFrame, experiment: str) -> pd.DataFrame:
@@ -389,7 +515,7 @@ def rejudge(claims: Sequence[Claim], stored: pd.DataFrame, experiment: str) -> p
     """
     _unique(claims)
     by_id = {str(r["claim"]): r for r in stored.to_dict("records")}
-    rows = []
+    cis = []
     for c in claims:
         r = by_id.get(c.id)
         ci = Interval(math.nan, math.nan, 0)
@@ -397,8 +523,13 @@ def rejudge(claims: Sequence[Claim], stored: pd.DataFrame, experiment: str) -> p
             n = int(r["seeds"])
             half = (float(r["cosched_high"]) - float(r["cosched_low"])) / 2
             ci = Interval(float(r["cosched"]), half if n >= 2 else math.nan, n)
-        rows.append(_row(c, ci, experiment))
-    return _table(rows)
+        cis.append(ci)
+    table = _rows(claims, cis, experiment)
+    # The stored interval ends as stored: judging again changes no number.
+    for col in ("cosched_low", "cosched_high"):
+        kept = [by_id[c.id][col] if ci.n else math.nan for c, ci in zip(claims, cis, strict=True)]
+        table[col] = np.asarray(kept, dtype=np.float64)
+    return table
 
 
 @dataclass(frozen=True)
@@ -409,7 +540,7 @@ class Tally:
 
     @property
     def counted(self) -> int:
-        """Declared claims less the calibrated and not simulated ones."""
+        """Declared claims less the calibrated, input, untestable and not simulated ones."""
         return sum(n for v, n in self.counts.items() if v not in UNCOUNTED)
 
     @property
@@ -448,14 +579,18 @@ def claims_markdown(table: pd.DataFrame) -> list[str]:
         "",
         "Each claim of the paper beside cosched's mean over seeds and its 95% Student-t "
         "interval (one seed: no interval). Verdicts: *agrees* (the mean within the "
-        "paper's value or range widened by the claim's stated tolerance), *direction* "
+        "paper's value or range widened by the claim's stated tolerance and, for a "
+        "one-sided claim, the whole interval on the paper's side), *direction* "
         "(a signed comparison whose whole interval has the paper's sign, but outside the "
-        "tolerance), *inconclusive* (the mean outside, but the interval reaches the "
-        f"paper's: more seeds, up to {SEED_CAP}, settle it), *disagrees* (otherwise; the "
+        "tolerance), *inconclusive* (the interval reaches both the target and its outside: "
+        f"more seeds, up to {SEED_CAP}, settle it), *disagrees* (otherwise; the "
         "reason names the modelling choice), *calibrated* (a target of a parameter "
-        "fitted to the paper: shown, not counted), *not simulated* (with the reason). "
-        "The agreement figure is agrees over the claims less the calibrated and not "
-        "simulated ones. The table is also `claims.parquet`.",
+        "fitted to the paper: shown, not counted), *input* (a number the simulation was "
+        "given: shown, not counted), *untestable* (the claim's null outcome, no effect or "
+        "the baseline's value, would agree too: shown, not counted), *not simulated* "
+        "(with the reason). The agreement figure is agrees over the claims less the "
+        "calibrated, input, untestable and not simulated ones. The table is also "
+        "`claims.parquet`.",
         "",
         "Claims: " + agreement(table).text() + ".",
         "",

@@ -7,7 +7,10 @@ no finished cell, and the results do not depend on the executor.
 * :class:`Serial`: in this process, in order (``--workers 1``).
 * :class:`ProcessPool`: ``concurrent.futures`` with ``spawn`` workers (safe with the
   threads pyarrow starts in the parent, and the same on every OS); workers ignore
-  SIGINT, the parent stops them on Ctrl-C.
+  SIGINT, the parent stops them on Ctrl-C. Their locks are named POSIX semaphores,
+  which multiprocessing's resource tracker unlinks; the tracker runs in a session of
+  its own (:func:`tracker_apart`), so that it outlives a SIGKILL of the run's process
+  group and unlinks them then too.
 * :class:`DaskExecutor`: ``distributed``: ``local:N`` starts a ``LocalCluster`` of N
   single-threaded worker processes; ``tcp://HOST:PORT`` connects to a running
   scheduler. Dask reruns the tasks of a worker that dies on another worker.
@@ -19,6 +22,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import subprocess
 import threading
 import time
 import traceback
@@ -92,6 +96,39 @@ def _quiet_worker(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="cosched-parent-watch").start()
 
 
+#: The resource tracker's process, kept so that it is never reaped by ``subprocess``.
+_TRACKER: list[subprocess.Popen[bytes]] = []
+
+
+def tracker_apart() -> None:
+    """Start multiprocessing's resource tracker, if it is not running yet, in a
+    session of its own.
+
+    With ``spawn`` a pool's (or a local Dask cluster's) locks and semaphores are named
+    POSIX semaphores (``/dev/shm/sem.mp-*``) that the tracker unlinks once every
+    process of the run has closed its end of the tracker's pipe. Started the usual way
+    the tracker is in the run's process group, so a SIGKILL of that group kills it too
+    and the semaphores stay for good; in its own session it outlives the group, sees
+    the pipe close, and unlinks them (saying so on the run's standard error).
+    """
+    from multiprocessing import resource_tracker, util
+
+    real = util.spawnv_passfds
+
+    def apart(path: Any, args: Any, passfds: Any) -> int:
+        proc = subprocess.Popen(
+            list(args), executable=path, pass_fds=tuple(passfds), start_new_session=True
+        )
+        _TRACKER.append(proc)
+        return proc.pid
+
+    util.spawnv_passfds = apart  # the one call ``ensure_running`` makes to start it
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        util.spawnv_passfds = real
+
+
 class ProcessPool:
     """Cells in ``workers`` local processes (``spawn``)."""
 
@@ -104,6 +141,7 @@ class ProcessPool:
         if len(tasks) <= 1:
             Serial().run(tasks, env, done)
             return
+        tracker_apart()
         ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(tasks))
         pool = cf.ProcessPoolExecutor(
@@ -151,6 +189,7 @@ class DaskExecutor:
         except ImportError:  # pragma: no cover - distributed is a dependency
             raise ConfigError("--dask needs the 'distributed' package") from None
         if self.address.startswith("local:"):
+            tracker_apart()
             cluster = LocalCluster(
                 n_workers=int(self.address.removeprefix("local:")),
                 threads_per_worker=1,

@@ -9,6 +9,7 @@ its cause, classified as one of :data:`KINDS`, and the evidence that would close
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
@@ -20,13 +21,16 @@ from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
 
 __all__ = [
     "CAUSES",
+    "CHANGE_COLUMNS",
     "KINDS",
     "PAPERS",
     "REJUDGED",
     "Cause",
     "cause_of",
     "fidelity_markdown",
+    "render_blocks",
     "runs_of",
+    "verdict_changes",
 ]
 
 Kind = Literal["missing mechanism", "reading without evidence", "paper under-specified", "bug"]
@@ -49,6 +53,15 @@ PAPERS = {
 REJUDGED = "re-judged from the stored numbers (scripts/readme_status.py --rejudge)"
 #: Verdicts whose cause docs/fidelity.md gives.
 GAPS = ("disagrees", "direction")
+#: Columns of ``docs/claims/verdict-changes.csv``: each claim whose verdict differs
+#: between the tables at revision ``before_rev`` and the current ones (``before`` is
+#: "undeclared" for a claim the older table did not hold).
+CHANGE_COLUMNS = ("paper", "claim", "before", "after", "cosched", "before_rev")
+#: A generated count in a page: ``<!-- claims NAME [PATTERN...] -->`` ... ``<!-- /claims
+#: -->``; the text between is the verdict counts of NAME's claims matching any PATTERN
+#: (every claim without one), rewritten by ``scripts/readme_status.py`` (NAME
+#: ``quick/lomarc``: the quick run's copy).
+_BLOCK = re.compile(r"(<!-- claims ([a-z/]+)((?: [^ >]+)*) -->)(.*?)(<!-- /claims -->)", re.S)
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,33 @@ def _inconclusive(frame: pd.DataFrame) -> list[str]:
     ]
 
 
+def _uncounted(frame: pd.DataFrame) -> list[str]:
+    """The untestable claims (with the null outcome that would agree) and the inputs."""
+    lines = []
+    rows = frame[frame["verdict"] == "untestable"]
+    if not rows.empty:
+        nulls = rows["null"] if "null" in rows.columns else [math.nan] * len(rows)
+        items = [
+            f"{r.claim} (paper {_cell(r.paper)}, null {_num(float(n))}, cosched "
+            f"{_num(float(r.cosched))})"
+            for r, n in zip(rows.itertuples(index=False), nulls, strict=True)
+        ]
+        lines += [
+            "**Untestable** (the null outcome would agree too; not counted until the "
+            f"tolerance is tightened with a stated reason): {'; '.join(items)}.",
+            "",
+        ]
+    rows = frame[frame["verdict"] == "input"]
+    if not rows.empty:
+        reasons = sorted({str(r.reason).split(", so not counted")[0] for r in rows.itertuples()})
+        lines += [
+            f"**Input** ({len(rows)} claims, shown and not counted: "
+            f"{'; '.join(reasons)}): {', '.join(map(str, rows['claim']))}.",
+            "",
+        ]
+    return lines
+
+
 def _not_simulated(frame: pd.DataFrame) -> list[str]:
     rows = frame[frame["verdict"] == "not simulated"]
     if rows.empty:
@@ -168,7 +208,8 @@ def _quick(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None) -> list[s
     if command == str(frame["command"].iloc[0]):
         return []  # the table is the quick run itself
     full = frame.set_index("claim")
-    both = quick[quick["claim"].isin(full.index)]
+    # A claim the quick copy holds no number for (declared after its run) is not compared.
+    both = quick[quick["claim"].isin(full.index) & (quick["verdict"] != "not run")]
     differ = both[both["verdict"].to_numpy() != full.loc[both["claim"], "verdict"].to_numpy()]
     lines = [
         "### The quick grid against this table",
@@ -188,6 +229,74 @@ def _quick(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None) -> list[s
             f"{_num(f['cosched'])}: {f['verdict']} | {f['seeds']} |"
         )
     return [*lines, ""]
+
+
+def render_blocks(text: str, copies: dict[str, pd.DataFrame]) -> str:
+    """``text`` (a page) with each generated count block rewritten from ``copies``.
+
+    Raises:
+        ValueError: a block names a reproduction without a claims copy, or patterns
+            that match none of its claims.
+    """
+
+    def count(m: re.Match[str]) -> str:
+        name, patterns = m.group(2), m.group(3).split()
+        if name not in copies:
+            raise ValueError(f"a claims block names {name!r}, which has no docs/claims copy")
+        frame = copies[name]
+        if patterns:
+            hit = [any(fnmatchcase(str(c), p) for p in patterns) for c in frame["claim"]]
+            frame = frame[hit]
+        if frame.empty:
+            raise ValueError(f"claims block {m.group(1)} matches no claim")
+        return f"{m.group(1)}{len(frame)} claims: {agreement(frame).text()}{m.group(5)}"
+
+    return _BLOCK.sub(count, text)
+
+
+def verdict_changes(
+    before: dict[str, pd.DataFrame], after: dict[str, pd.DataFrame], rev: str
+) -> pd.DataFrame:
+    """The claims whose verdict differs between two sets of claim tables (reproduction ->
+    table), in the current tables' order (columns :data:`CHANGE_COLUMNS`)."""
+    rows = []
+    for name, frame in after.items():
+        old = before.get(name)
+        was = dict(zip(old["claim"], old["verdict"], strict=True)) if old is not None else {}
+        for r in frame.itertuples(index=False):
+            prior = str(was.get(r.claim, "undeclared"))
+            if prior != r.verdict:
+                rows.append((name, r.claim, prior, r.verdict, float(r.cosched), rev))
+    return pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
+
+
+def _changes(changes: pd.DataFrame | None) -> list[str]:
+    """The verdicts the rule change moved, claim by claim."""
+    if changes is None or changes.empty:
+        return []
+    rev = ", ".join(sorted(set(changes["before_rev"].astype(str))))
+    lines = [
+        "## Verdicts moved by the one-sided rule, the input verdict and the power check",
+        "",
+        f"Every claim whose verdict differs from the tables at {rev} "
+        "(`docs/claims/verdict-changes.csv`, written by `python scripts/readme_status.py "
+        "--changes-from REV`): a one-sided claim agrees only with its whole interval on "
+        "the paper's side, a number the simulation was given is *input*, a claim whose "
+        "null outcome would agree is *untestable*, a claim on a fitted quantity is "
+        "*calibrated*; *undeclared* claims were not in the older table.",
+        "",
+    ]
+    for name, part in changes.groupby("paper", sort=False):
+        moves = part.groupby(["before", "after"], sort=False).size()
+        summary = "; ".join(f"{b} to {a}: {n}" for (b, a), n in moves.items())
+        lines += [f"**{name}** ({len(part)} claims; {summary})", ""]
+        lines += ["| claim | before | after | cosched |", "|---|---|---|---|"]
+        lines += [
+            f"| {r.claim} | {r.before} | {r.after} | {_num(float(r.cosched))} |"
+            for r in part.itertuples(index=False)
+        ]
+        lines.append("")
+    return lines
 
 
 def runs_of(frame: pd.DataFrame) -> str:
@@ -218,17 +327,21 @@ def _paper(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None = None) ->
         "",
         *_gaps(name, frame),
         *_inconclusive(frame),
+        *_uncounted(frame),
         *_not_simulated(frame),
         *_quick(name, frame, quick),
     ]
 
 
 def fidelity_markdown(
-    copies: dict[str, pd.DataFrame], quick: dict[str, pd.DataFrame] | None = None
+    copies: dict[str, pd.DataFrame],
+    quick: dict[str, pd.DataFrame] | None = None,
+    changes: pd.DataFrame | None = None,
 ) -> str:
-    """docs/fidelity.md from the claim copies (reproduction -> its table), and from the
-    copies of the reproductions' quick runs (``quick``): a paper's section lists the
-    claims whose verdict the quick grid gives differently."""
+    """docs/fidelity.md from the claim copies (reproduction -> its table), from the
+    copies of the reproductions' quick runs (``quick``: a paper's section lists the
+    claims whose verdict the quick grid gives differently), and from the stored verdict
+    changes (``changes``: :func:`verdict_changes`)."""
     lines = [
         "# Fidelity to the papers",
         "",
@@ -239,14 +352,19 @@ def fidelity_markdown(
         "",
         "Each claim is a number or a comparison the paper's results state, with the line of "
         "the paper's text it quotes. Verdicts: **agrees** (cosched's mean within the "
-        "paper's value widened by the claim's stated tolerance), **direction** (a signed "
-        "comparison whose whole interval has the paper's sign, the size outside the "
-        f"tolerance), **inconclusive** (the mean outside, the 95% interval reaching the "
-        f"paper's value: more seeds, up to {SEED_CAP}, settle it), **disagrees**, "
-        "**calibrated** (a target of a parameter fitted to the paper: shown, never "
-        "counted), **not simulated** (with the reason), **not run** (declared, but the "
-        "stored run has no cell for it). The agreement figure is agrees over all declared "
-        "claims less the calibrated and not simulated ones.",
+        "paper's value widened by the claim's stated tolerance; for a one-sided claim, "
+        "one with an infinite end or a declared direction, the whole 95% interval on the "
+        "paper's side too), **direction** (a signed comparison whose whole interval has "
+        "the paper's sign, the size outside the tolerance), **inconclusive** (the 95% "
+        "interval reaching both the target and its outside: more seeds, up to "
+        f"{SEED_CAP}, settle it), **disagrees**, **calibrated** (a target of a parameter "
+        "fitted to the paper: shown, never counted), **input** (a number the simulation "
+        "was given: shown, never counted), **untestable** (the claim's null outcome, no "
+        "effect or the baseline's value, would agree too, so it cannot fail: shown, not "
+        "counted until its tolerance is tightened with a stated reason), **not "
+        "simulated** (with the reason), **not run** (declared, but the stored run has no "
+        "cell for it). The agreement figure is agrees over all declared claims less the "
+        "calibrated, input, untestable and not simulated ones.",
         "",
         "A table whose verdicts are marked *re-judged* holds the numbers of the run its "
         "command names, judged again under the current declarations and verdict rule "
@@ -262,6 +380,7 @@ def fidelity_markdown(
     ]
     for name, frame in copies.items():
         lines += _paper(name, frame, (quick or {}).get(name))
+    lines += _changes(changes)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -417,6 +536,13 @@ CAUSES: tuple[Cause, ...] = (
           "moves section 3.2 14-15% away",
           "a measured per-block cost of Wolverine's Linux 2.4 (interrupt, wake-up path, "
           "cache refill)"),
+    Cause("fcs", ("s3-mixed-GS*",), "paper under-specified",
+          "the paper does not give section 3.4's gang matrix; in cosched each job has its "
+          "own row and the rows take equal turns, so the 60 s balanced job 3 ends first "
+          "(about 184 s) and the two 120 s jobs near 306 s, where the paper's GS ends jobs "
+          "1-2 at 185 s and job 3 at 305 s, which neither three equal rows (job 3 at 180 s, "
+          "jobs 1-2 at 300 s) nor jobs 1-2 sharing a row (120 s, 240 s) gives by hand",
+          "the paper's gang matrix for section 3.4 (its rows, their order and slices)"),
     Cause("fcs", ("*",), "paper under-specified",
           "section 3.4's SB starves the balanced job 3, which the paper puts down to "
           "noise from system daemons (lines 227, 296) that it does not quantify; no "

@@ -22,7 +22,7 @@ import pandas as pd
 from cosched.errors import ConfigError, CoschedError
 from cosched.experiments.executors import Executor, Serial
 from cosched.experiments.model import CellEnv, CellTask, Experiment, Scalar, resolve
-from cosched.experiments.store import CellOutcome, Store
+from cosched.experiments.store import CellOutcome, Store, StoreError
 from cosched.experiments.traces import file_sha256, find_trace
 
 __all__ = ["ExperimentError", "call_cell", "provenance", "run_experiment", "run_tasks"]
@@ -90,6 +90,7 @@ def run_tasks(
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ConfigError(f"two cells have the same identity {dup}")
     store = Store(out)
+    store.check_layout(keys)
     executor = executor if executor is not None else Serial()
     env = env if env is not None else CellEnv()
     todo, damaged = _to_run(store, tasks)
@@ -102,6 +103,8 @@ def run_tasks(
         nonlocal finished
         try:
             store.write(task, outcome)
+        except StoreError:  # the store cannot be written (a folder of it is a file)
+            raise
         except (ConfigError, ValueError, TypeError) as exc:  # metrics Parquet cannot hold
             store.write(task, CellOutcome(error=f"{type(exc).__name__}: {exc}"))
         finished += 1

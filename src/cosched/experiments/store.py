@@ -7,14 +7,21 @@ Layout of a store folder ``DIR``::
     DIR/<table>/<key>.parquet   optional per-cell tables (e.g. the sweep's per-job outcomes)
     DIR/results.parquet         every cell of the experiment, sorted by key
     DIR/runs.jsonl              one line per invocation: command line, executor, times
+    DIR/timings.jsonl           one line per finished cell: its wall time and the cell's
+                                own ``info`` (what differs from run to run)
 
 Each file is written to a temporary file in its folder and moved into place with
 ``os.replace``, so a reader (or a rerun after a crash) sees a whole file or none. The
 cell file is written last: its presence marks the cell finished, and its metadata holds
 the SHA-256 of each per-cell table, so a table damaged or deleted later (a full disk, a
-copy cut short, a stray ``rm``) is seen. A rerun recomputes a cell whose files fail
-that check (:meth:`Store.damage`, :meth:`Store.forget`), and a reader of a table or row gets a
-:class:`StoreError` naming the file, never a pyarrow traceback. ``results.parquet`` is
+copy cut short, a stray ``rm``) is seen, and its row names its key, so a cell file
+copied, linked or moved onto another cell's name is seen too. A rerun recomputes a
+cell whose files fail that check (:meth:`Store.damage`, :meth:`Store.forget`), and a
+reader of a table or row gets a :class:`StoreError` naming the file, never a pyarrow
+traceback; a store whose folders are files, or whose cell file is a folder, is one
+:class:`StoreError` before any cell runs (:meth:`Store.check_layout`). A cell file
+holds only what the cell computed (its metadata: label and tables' checksums), so two
+identical runs write the same bytes; wall times go to ``timings.jsonl``. ``results.parquet`` is
 built from the cell files alone, in key order, and its metadata holds only what defines
 the experiment, so it is byte-identical whatever the number of workers, the executor or
 the interruptions. The command lines of the invocations go to ``runs.jsonl`` instead.
@@ -80,8 +87,9 @@ class CellResult:
     Attributes:
         metrics: metric name -> number, string, bool, None or a list of numbers.
         tables: extra per-cell tables, stored as ``DIR/<name>/<key>.parquet``.
-        info: kept in the cell file's metadata only, never in the results (e.g.
-            wall-clock diagnostics, which differ from run to run).
+        info: kept in ``timings.jsonl`` beside the store, never in the results or
+            the cell file (e.g. wall-clock diagnostics, which differ from run to run);
+            :meth:`Store.info` returns it.
     """
 
     metrics: Mapping[str, Any]
@@ -93,8 +101,8 @@ class CellResult:
 class CellOutcome:
     """A finished cell as a worker sends it back to the parent (picklable).
 
-    ``error`` is None for a success; ``info`` holds what is kept in the cell file's
-    metadata only (wall time, traceback), never in the results table.
+    ``error`` is None for a success; ``info`` holds what is kept beside the results
+    (wall time in ``timings.jsonl``, a failure's traceback in its failure file).
     """
 
     metrics: dict[str, Any] = field(default_factory=dict)
@@ -105,8 +113,16 @@ class CellOutcome:
 
 @contextmanager
 def atomic(path: Path) -> Iterator[Path]:
-    """Yield a temporary path in ``path``'s folder; on success move it onto ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Yield a temporary path in ``path``'s folder; on success move it onto ``path``.
+
+    Raises:
+        StoreError: the folder cannot be made (a file stands in its place).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        bad = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+        raise StoreError(bad, "is a file, not a folder", _FIX_FOLDER) from None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -172,6 +188,9 @@ def _reason(exc: BaseException) -> str:
 
 
 _FIX = "remove it and rerun the command that wrote the store to recompute that cell"
+_FIX_FOLDER = "move it away and rerun the command that wrote the store"
+#: The store's own folders (a per-cell table's folder is named by the cell function).
+_FOLDERS = ("cells", "failed")
 
 
 def _one_row(path: Path) -> dict[str, Any]:
@@ -199,6 +218,21 @@ class Store:
         """The file of cell ``key``'s per-cell table ``name``."""
         return self.root / name / f"{key}.parquet"
 
+    def check_layout(self, keys: Sequence[str] = ()) -> None:
+        """Refuse a store the runner cannot write: the folder, ``cells/`` or ``failed/``
+        a file, or a cell's file (of ``keys``) a folder.
+
+        Raises:
+            StoreError: naming the path.
+        """
+        for path in (self.root, *(self.root / f for f in _FOLDERS)):
+            if path.exists() and not path.is_dir():
+                raise StoreError(path, "is a file, not a store folder", _FIX_FOLDER)
+        for key in keys:
+            for path in (self.cell_path(key), self.failed_path(key)):
+                if path.is_dir():
+                    raise StoreError(path, "is a folder, not a cell file", _FIX_FOLDER)
+
     def done(self, key: str) -> bool:
         """Whether cell ``key`` finished (a failed cell is not done: it is retried).
 
@@ -224,11 +258,19 @@ class Store:
             return f"{path}: metadata cannot be read ({_reason(exc)})"
         if table.num_rows != 1:
             return f"{path}: holds {table.num_rows} rows, not 1"
+        if "key" in table.column_names:
+            stored = table.column("key")[0].as_py()
+            if stored != key:
+                return f"{path}: holds the row of cell {stored} (copied or moved from its file)"
         sums = meta.get(TABLES_KEY)
         if sums is None:
             return self._legacy_damage(key)
         for name, want in sorted(sums.items()):
             sub = self.table_path(name, key)
+            if sub.parent.exists() and not sub.parent.is_dir():
+                raise StoreError(sub.parent, "is a file, not a folder", _FIX_FOLDER)
+            if sub.is_dir():
+                raise StoreError(sub, "is a folder, not a cell's table", _FIX_FOLDER)
             if not sub.is_file():
                 return f"{sub}: missing"
             if _sha256(sub) != want.get("sha256"):
@@ -277,9 +319,9 @@ class Store:
                 error=f"ConfigError: metrics {clash} have the names of parameters", info={}
             )
         row: dict[str, Any] = {"key": task.key, **columns}
-        info = {"label": task.label, **outcome.info}
         if outcome.error is not None:
             row |= {"status": "failed", "error": outcome.error}
+            info = {"label": task.label, **outcome.info}
             _write(_table([row], list(row)), self.failed_path(task.key), info)
             return
         sums: dict[str, dict[str, Any]] = {}
@@ -289,8 +331,34 @@ class Store:
                 sums[name] = {"sha256": _sha256(tmp)}
         row |= {"status": "ok", "error": ""}
         row |= {k: _clean(v) for k, v in outcome.metrics.items()}
-        _write(_table([row], list(row)), self.cell_path(task.key), info | {TABLES_KEY: sums})
+        if outcome.info:  # before the cell file, which marks the cell finished
+            self._log_timing(task.key, outcome.info)
+        meta = {"label": task.label, TABLES_KEY: sums}
+        _write(_table([row], list(row)), self.cell_path(task.key), meta)
         self.failed_path(task.key).unlink(missing_ok=True)
+
+    def _log_timing(self, key: str, info: Mapping[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        record = {"key": key, **{k: _clean(v) for k, v in info.items()}}
+        with (self.root / "timings.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, sort_keys=True, allow_nan=True) + "\n")
+
+    def timings(self, key: str) -> dict[str, Any]:
+        """The last ``timings.jsonl`` record of cell ``key`` (without the key; empty if
+        none). A line cut short by an interrupted run is skipped."""
+        path = self.root / "timings.jsonl"
+        found: dict[str, Any] = {}
+        if not path.is_file():
+            return found
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("key") == key:
+                    found = {k: v for k, v in record.items() if k != "key"}
+        return found
 
     def remove_temporaries(self) -> int:
         """Delete the temporary files of interrupted atomic writes (``.NAME.*.tmp``).
@@ -323,8 +391,9 @@ class Store:
         return _one_row(path) if path.is_file() else None
 
     def info(self, key: str) -> dict[str, Any]:
-        """The metadata kept beside a stored cell (label, wall time, traceback, the
-        checksums of its tables).
+        """What is kept beside a stored cell: its file's metadata (label, the checksums
+        of its tables; a failure's traceback) and, for a finished cell, its last
+        ``timings.jsonl`` record (wall time, the cell's own ``info``).
 
         Raises:
             StoreError: the cell or failure file cannot be read.
@@ -333,9 +402,12 @@ class Store:
             if path.is_file():
                 try:
                     meta = pq.read_schema(path).metadata or {}
-                    return dict(json.loads(meta.get(META_KEY, b"{}")))
+                    stored = dict(json.loads(meta.get(META_KEY, b"{}")))
                 except _UNREADABLE as exc:
                     raise StoreError(path, f"cannot be read ({_reason(exc)})", _FIX) from None
+                if path == self.cell_path(key):
+                    stored = self.timings(key) | stored
+                return stored
         return {}
 
     def assemble(self, tasks: Sequence[CellTask], meta: Mapping[str, Any]) -> pd.DataFrame:

@@ -34,7 +34,8 @@ class BatchEnv(EpisodeEnv):
         jobs: jobs per episode (None: the whole workload, from its first job).
         slots: K, the queued jobs the agent chooses among.
         releases: R, the running jobs shown by expected end.
-        backfill: ``none`` or ``easy`` (EASY backfilling behind a waiting choice).
+        backfill: ``none``, ``easy`` (EASY backfilling behind a waiting choice) or
+            ``rlscheduler`` (RLScheduler's greedy backfilling, :mod:`cosched.gym.rules`).
         commit: ``head`` (a chosen job that does not fit waits until it does) or
             ``event`` (the choice lapses at the next event).
         reward: ``bsld`` (bounded slowdown, 10 s threshold), ``wait`` (seconds) or

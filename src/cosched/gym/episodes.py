@@ -30,7 +30,7 @@ from gymnasium import spaces
 
 from cosched.engine.simulation import Simulation, SimulationResult
 from cosched.errors import ConfigError
-from cosched.gym.policy import AgentLoop
+from cosched.gym.policy import AgentLoop, as_slot
 from cosched.metrics.summary import summarize
 from cosched.platform import Platform
 from cosched.workload.job import Workload
@@ -126,6 +126,10 @@ class EpisodeEnv(gymnasium.Env[dict[str, Any], np.int64]):
         An action the mask does not allow chooses nothing: the instant's decisions end
         and the environment waits for the next event; with nothing left to happen it
         changes nothing.
+
+        Raises:
+            ConfigError: the action is not in the action space (an integer from 0 to
+                its size - 1), such as -1, 1.5, ``'1'``, ``True``, NaN or None.
         """
         sim, policy = self._sim, self._policy
         if sim is None or policy is None or self._result is not None:
@@ -133,7 +137,7 @@ class EpisodeEnv(gymnasium.Env[dict[str, Any], np.int64]):
         d, view = policy.decider, sim.view
         before = len(d.history)
         mask = self._obs["action_mask"]
-        a = int(action)
+        a = self._action(action)
         waited = not (0 <= a < len(mask) and mask[a])
         if not waited:
             d.act(view, a)
@@ -143,6 +147,18 @@ class EpisodeEnv(gymnasium.Env[dict[str, Any], np.int64]):
         reward = self._step_reward(d.history[before:], done)
         self._observe()
         return self._obs, reward, done, False, self._info(waited=waited)
+
+    def _action(self, action: Any) -> int:
+        """The action as an int of the action space, or a ConfigError naming the space."""
+        a = as_slot(action)
+        space = self.action_space
+        n = int(space.n) if isinstance(space, spaces.Discrete) else len(self._obs["action_mask"])
+        if a is None or not 0 <= a < n:
+            raise ConfigError(
+                f"step(): action {action!r} is outside the action space Discrete({n}): "
+                f"an integer from 0 to {n - 1} is expected"
+            )
+        return a
 
     def action_masks(self) -> np.ndarray:
         """The mask of allowed actions, as a boolean array (for maskable PPO)."""

@@ -24,10 +24,10 @@ from cosched.engine.decisions import Decision
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError, PolicyDecisionError
 from cosched.gym.observation import TIME_SCALE, Encoding
-from cosched.gym.rules import BatchDecider, Rules
+from cosched.gym.rules import BACKFILLS, Backfill, BatchDecider, Rules
 from cosched.policies.base import Policy, check_choice, check_range, load_module
 
-__all__ = ["Agent", "AgentLoop", "Decider", "LearnedPolicy", "load_agent"]
+__all__ = ["Agent", "AgentLoop", "Decider", "LearnedPolicy", "as_slot", "load_agent"]
 
 #: An agent: the observation (a dict of arrays) to the slot of the job to run.
 Agent = Callable[[Mapping[str, np.ndarray]], Any]
@@ -50,6 +50,19 @@ def load_agent(ref: str) -> Agent:
     if not callable(fn):
         raise ConfigError(f"agent {ref!r}: {attr!r} is not a callable in {where!r}")
     return fn  # type: ignore[no-any-return]
+
+
+def as_slot(action: object) -> int | None:
+    """An agent's action as a Python int, or None when it is not an integer.
+
+    Integers are Python and numpy integers, and numpy integer arrays of one element;
+    ``bool``, floats (even 1.0, NaN and inf), strings and None are not.
+    """
+    if isinstance(action, np.ndarray) and action.size == 1:
+        action = action.reshape(()).item()
+    if isinstance(action, bool | np.bool_) or not isinstance(action, numbers.Integral):
+        return None
+    return int(action)
 
 
 class Decider(Protocol):
@@ -129,13 +142,11 @@ class AgentLoop:
 
     def _slot(self, action: Any, mask: np.ndarray, view: SystemView) -> int:
         """The agent's action as an action the mask allows, or a one-line error."""
-        if isinstance(action, np.ndarray) and action.size == 1:
-            action = action.reshape(()).item()
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        a = as_slot(action)
+        if a is None:
             raise PolicyDecisionError(
                 self.name, view.now, None, f"agent {self._ref()} returned {action!r}, not a slot"
             )
-        a = int(action)
         if not (0 <= a < len(mask) and mask[a]):
             allowed = np.flatnonzero(mask)
             raise PolicyDecisionError(
@@ -161,7 +172,8 @@ class LearnedPolicy(AgentLoop, Policy):
         slots: K, the queued jobs the agent chooses among.
         releases: R, the running jobs the observation shows.
         time_scale: seconds per unit of the observation's time features.
-        backfill: ``none`` or ``easy`` (EASY backfilling behind a waiting choice).
+        backfill: ``none``, ``easy`` (EASY backfilling behind a waiting choice) or
+            ``rlscheduler`` (RLScheduler's greedy backfilling, :mod:`cosched.gym.rules`).
         commit: ``head`` (a chosen job that does not fit waits until it does) or
             ``event`` (the choice lapses at the next event).
     """
@@ -173,7 +185,7 @@ class LearnedPolicy(AgentLoop, Policy):
     slots: int = 128
     releases: int = 16
     time_scale: float = TIME_SCALE
-    backfill: Literal["none", "easy"] = "none"
+    backfill: Backfill = "none"
     commit: Literal["head", "event"] = "head"
     driven: bool = field(default=False, init=False, repr=False, compare=False)
     _fn: Agent | None = field(default=None, init=False, repr=False, compare=False)
@@ -182,7 +194,7 @@ class LearnedPolicy(AgentLoop, Policy):
     def __post_init__(self) -> None:
         check_range(self.name, "slots", self.slots, low=1, integer=True)
         check_range(self.name, "releases", self.releases, low=0, integer=True)
-        check_choice(self.name, "backfill", self.backfill, ("none", "easy"))
+        check_choice(self.name, "backfill", self.backfill, BACKFILLS)
         check_choice(self.name, "commit", self.commit, ("head", "event"))
         try:
             encoding = Encoding(self.slots, self.releases, self.time_scale)

@@ -13,7 +13,13 @@ here once, so that an agent trained in the environment schedules the same way wh
   instant at which anything happens, and the agent chooses again;
 * with ``backfill="easy"``, whenever a head waits, queued jobs start behind it by EASY's
   rule (one reservation for the head at its shadow time, :mod:`cosched.policies.easy`),
-  in submit order over the whole queue.
+  in submit order over the whole queue;
+* with ``backfill="rlscheduler"``, by RLScheduler's greedy rule instead (its
+  ``HPCSimPickJobs.py``, ``moveforward_for_resources_backfill_greedy``): the head's
+  shadow time is computed once, when the head starts waiting, from the running jobs'
+  start plus requested time; at each instant while the head waits the whole queue is
+  scanned in submit order and a job starts if it fits the free units and ``now`` plus
+  its requested time is strictly before that shadow time (no extra-units rule).
 
 A :class:`Pass` holds the starts of one scheduling pass that the engine has not yet
 carried out, so that the rules (and the observation) see the machine as those starts
@@ -23,6 +29,8 @@ leave it.
 from __future__ import annotations
 
 import bisect
+import heapq
+import math
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -37,12 +45,21 @@ from cosched.workload.job import Job
 if TYPE_CHECKING:
     from cosched.gym.observation import Encoding
 
-__all__ = ["BACKFILLS", "COMMITS", "Backfill", "BatchDecider", "Commit", "Pass", "Rules"]
+__all__ = [
+    "BACKFILLS",
+    "COMMITS",
+    "Backfill",
+    "BatchDecider",
+    "Commit",
+    "Pass",
+    "Rules",
+    "requested_shadow",
+]
 
 Commit = Literal["head", "event"]
-Backfill = Literal["none", "easy"]
+Backfill = Literal["none", "easy", "rlscheduler"]
 COMMITS: tuple[str, ...] = ("head", "event")
-BACKFILLS: tuple[str, ...] = ("none", "easy")
+BACKFILLS: tuple[str, ...] = ("none", "easy", "rlscheduler")
 
 
 class Pass:
@@ -77,14 +94,16 @@ class Rules:
     Args:
         slots: how many queued jobs the agent chooses among (K).
         commit: ``head`` or ``event``.
-        backfill: ``none`` or ``easy``.
+        backfill: ``none``, ``easy`` or ``rlscheduler``.
 
     Attributes:
         head: the chosen job waiting to fit (None: none waits).
+        shadow: the head's shadow time under ``backfill="rlscheduler"``, fixed when the
+            head starts waiting.
         asking: whether the agent must choose before the pass can end.
     """
 
-    __slots__ = ("asking", "backfill", "commit", "head", "slots")
+    __slots__ = ("asking", "backfill", "commit", "head", "shadow", "slots")
 
     def __init__(self, *, slots: int, commit: str, backfill: str) -> None:
         check_rules(slots, commit, backfill)
@@ -92,6 +111,7 @@ class Rules:
         self.commit = commit
         self.backfill = backfill
         self.head: Job | None = None
+        self.shadow = math.inf
         self.asking = False
 
     def open(self, view: SystemView) -> Pass:
@@ -130,6 +150,8 @@ class Rules:
             self.asking = len(view.queue) > len(p.indices)
             return
         self.head = job
+        if self.backfill == "rlscheduler":
+            self.shadow = requested_shadow(view, view.sizes[job.index], p)
         self._backfill(view, p, job)
         self.asking = False
 
@@ -138,7 +160,9 @@ class Rules:
         self.asking = False
 
     def _backfill(self, view: SystemView, p: Pass, head: Job) -> None:
-        """EASY's backfilling behind ``head``, over the whole queue in submit order."""
+        """Backfilling behind ``head``, over the whole queue in submit order."""
+        if self.backfill == "rlscheduler":
+            self._greedy(view, p, head)
         if self.backfill != "easy":
             return
         sizes, est, now = view.sizes, view.estimates, view.now
@@ -150,6 +174,30 @@ class Rules:
                 continue
             if sizes[i] <= p.free and res.admit(now + est[i], sizes[i]):
                 p.start(view, job)
+
+    def _greedy(self, view: SystemView, p: Pass, head: Job) -> None:
+        """RLScheduler's rule: a job that fits starts if it ends strictly before the
+        shadow time fixed when the head started waiting."""
+        sizes, est, now, shadow = view.sizes, view.estimates, view.now, self.shadow
+        for job in list(view.queue):
+            i = job.index
+            if i == head.index or i in p.indices:
+                continue
+            if sizes[i] <= p.free and now + est[i] < shadow:
+                p.start(view, job)
+
+
+def requested_shadow(view: SystemView, need: int, p: Pass) -> float:
+    """When ``need`` units are free if running jobs end at their start plus requested
+    time, RLScheduler's way: ends in the past are taken as they are (never ``now``), so
+    behind a job that overran its request nothing can be backfilled."""
+    free, shadow = p.free, view.now
+    for end, _, size in heapq.merge(view.releases(), p.ends):
+        free += size
+        shadow = end
+        if free >= need:
+            break
+    return shadow
 
 
 def check_rules(slots: object, commit: object, backfill: object) -> None:

@@ -22,10 +22,12 @@ __all__ = [
     "CLOSE",
     "LOOSE",
     "Judgement",
+    "LogMachine",
     "ScheduleComparison",
     "binned_level",
     "compare_schedules",
     "judge",
+    "log_machine",
     "over_time",
     "peak_level",
 ]
@@ -36,6 +38,12 @@ __all__ = [
 CLOSE = (0.10, 0.80)
 #: The same bounds of a loose match: 25 points, half the jobs.
 LOOSE = (0.25, 0.50)
+#: The largest factor between the logged and the simulated mean wait, and between their
+#: tails (95th percentile, else 90th), of a close and of a loose match: a distribution
+#: can be near in KS and within-the-hour share while its mean is off four times.
+FACTORS = {"close": 1.5, "loose": 2.0}
+#: Waits below this share of the tolerance count as this (no factor from seconds).
+_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -97,9 +105,11 @@ def judge(cmp: ScheduleComparison) -> Judgement:
     jobs any difference is significant (p near 0), so a p-value cannot grade the match.
     """
     ks, within = cmp.ks_statistic, cmp.within_share
+    errors = wait_errors(cmp)
+    worst = max((f for _, _, _, f in errors), default=1.0)
     level = "poor"
     for name, (ks_max, within_min) in (("close", CLOSE), ("loose", LOOSE)):
-        if ks <= ks_max and within >= within_min:
+        if ks <= ks_max and within >= within_min and worst <= FACTORS[name]:
             level = name
             break
     why = (
@@ -108,7 +118,34 @@ def judge(cmp: ScheduleComparison) -> Judgement:
         f">= {100 * LOOSE[1]:g}% (the largest gap between the two wait distributions, "
         "and the share of jobs started near their logged start)"
     )
+    if errors:
+        said = ", ".join(
+            f"{name} {rec / 3600:.2f} h logged against {sim / 3600:.2f} h simulated ({f:.1f}x)"
+            for name, rec, sim, f in errors
+        )
+        why += (
+            f"; {said}: close needs both within {FACTORS['close']:g}x, loose within "
+            f"{FACTORS['loose']:g}x"
+        )
     return Judgement(level, why, _MEANING[level])
+
+
+def wait_errors(cmp: ScheduleComparison) -> list[tuple[str, float, float, float]]:
+    """``(what, logged, simulated, factor)`` of the mean wait and of the tail (95th
+    percentile, else 90th) where both schedules' metrics give them; the factor is the
+    larger over the smaller, each at least a tenth of the tolerance."""
+    out: list[tuple[str, float, float, float]] = []
+    floor = _FLOOR * cmp.within
+    for key, name in (("mean_wait", "mean wait"), ("p95_wait", "95th percentile wait"),
+                      ("p90_wait", "90th percentile wait")):  # fmt: skip
+        if name.startswith("90th") and any(o[0].startswith("95th") for o in out):
+            continue
+        rec, sim = cmp.recorded.get(key), cmp.simulated.get(key)
+        if rec is None or sim is None or not (np.isfinite(rec) and np.isfinite(sim)):
+            continue
+        hi, lo = max(rec, sim, floor), max(min(rec, sim), floor)
+        out.append((name, float(rec), float(sim), hi / lo))
+    return out
 
 
 def compare_schedules(
@@ -177,6 +214,67 @@ def peak_level(begin: np.ndarray, end: np.ndarray, weight: np.ndarray) -> float:
     deltas = np.concatenate([weight, -np.asarray(weight)]).astype(np.float64)
     order = np.lexsort((deltas, times))  # at a tie, ends (negative) first
     return float(np.cumsum(deltas[order]).max())
+
+
+#: A log that never has more than this share of the stated processors busy at once
+#: names a machine too large for it (a wrong cores per node, most often).
+UNUSED = 0.5
+
+
+@dataclass(frozen=True)
+class LogMachine:
+    """The logged schedule against the stated machine.
+
+    Attributes:
+        peak: most processors busy at once in the logged schedule (logged starts).
+        procs: processors of the stated machine.
+        jobs: jobs with a logged start.
+    """
+
+    peak: float
+    procs: int
+    jobs: int
+
+    def warning(self, flags: str, cores: int | None = None) -> str | None:
+        """One line when the log and the machine disagree (None when they agree).
+
+        Args:
+            flags: the flags that state the machine, as the command spells them.
+            cores: cores per node stated, to say what one core per node would give.
+        """
+        if self.jobs == 0 or self.procs <= 0:
+            return None
+        if self.peak > self.procs:
+            return (
+                f"the log has up to {self.peak:.0f} processors busy at once, more than the "
+                f"{self.procs} of the stated machine: check {flags} (the machine may have "
+                "grown during the log, or the log counts more than its processors); a replay "
+                "of the logged schedule on this machine delays jobs"
+            )
+        if self.peak < UNUSED * self.procs:
+            one = ""
+            if cores is not None and cores > 1:
+                one = f"; with one core per node it would have {self.procs // cores}"
+            return (
+                f"the log never has more than {self.peak:.0f} of the stated {self.procs} "
+                f"processors busy at once ({100 * self.peak / self.procs:.0f}%): the stated "
+                f"machine is likely too large; check {flags} (a wrong cores per node "
+                f"multiplies it{one}), else every simulated wait is too short"
+            )
+        return None
+
+
+def log_machine(
+    submit: np.ndarray, wait: np.ndarray, run: np.ndarray, procs: np.ndarray, capacity: int
+) -> LogMachine:
+    """:class:`LogMachine` of a log's columns (a wait that is NaN or negative: no
+    logged start; a run time that is NaN: none)."""
+    submit, wait = np.asarray(submit, dtype=float), np.asarray(wait, dtype=float)
+    run, procs = np.asarray(run, dtype=float), np.asarray(procs, dtype=float)
+    ok = np.isfinite(wait) & (wait >= 0) & np.isfinite(run) & np.isfinite(procs)
+    begin = submit[ok] + wait[ok]
+    peak = peak_level(begin, begin + np.maximum(run[ok], 0.0), procs[ok])
+    return LogMachine(peak, int(capacity), int(ok.sum()))
 
 
 def over_time(jobs: pd.DataFrame, capacity_procs: int, edges: np.ndarray) -> pd.DataFrame:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.experiments.claims import Claim, Improvement, Measure, combine, per_seed, select
+from cosched.timesharing.fcs_job_claims import FCFS_INPUT, TABLE_LINE, job_claims, scaled
 from cosched.timesharing.fcs_report import (
     FIG8_LOAD,
     PAPER_SATURATION,
@@ -42,16 +43,6 @@ __all__ = ["PAPER", "capacity_gap", "claims"]
 
 #: The paper's text, ``/work/shared/papers/<PAPER>.txt``: the lines claims quote.
 PAPER = "flexible-coscheduling-fcs"
-#: The line of each section 3-4 table's first row (FCFS; GS, SB and FCS follow).
-_TABLE_LINE = {
-    "balanced": 239,
-    "imbalanced": 258,
-    "complementing": 275,
-    "mixed": 289,
-    "sweep3d": 315,
-    "sage": 329,
-    "sage+sweep3d": 339,
-}
 #: Section 3's text on FCS against GS and SB, per scenario: (line, quote).
 _S3_TEXT = {
     "balanced": (244, "FCS exhibits performance comparable to that of GS,"),
@@ -76,8 +67,6 @@ _TABLE_TOL = (
 _GAIN_TOL = "5 points: the difference of two turnarounds each allowed 3%, roughly"
 _SAT_TOL = "the paper reads saturation off a sweep in steps it does not give; 5 load points"
 
-#: The paper's building block alone (section 3: "each job runs for 60 s in isolation").
-BLOCK = 60.0
 
 _REASON = {
     "FCFS": "FCFS is the gang matrix with one row; run times scale exactly with the block",
@@ -104,19 +93,6 @@ _S4_REASON = (
     "context switch: no cache flush or working-set reload (the paper blames them for "
     "GS's and FCS's overhead), no system noise (the paper's SB loses to it)"
 )
-
-
-def _scaled(scenario: str, scheme: str) -> Measure:
-    """Per seed: turnaround scaled to the paper's 60 s block."""
-
-    def measure(results: pd.DataFrame) -> np.ndarray:
-        rows = select(results, {"scenario": scenario, "scheme": scheme})
-        if rows.empty or "turnaround" not in rows or "job_time" not in rows:
-            return np.empty(0)
-        t = rows["turnaround"].to_numpy(dtype=np.float64)
-        return t * BLOCK / rows["job_time"].to_numpy(dtype=np.float64)
-
-    return measure
 
 
 def _fcs_below(scenario: str, base: str = "GS") -> Improvement:
@@ -176,33 +152,42 @@ def _saturation(scheme: str) -> Measure:
 
 
 def capacity_gap(
-    scenario: str = "dynamic", relative: bool = False, column: str = "accepted"
+    scenario: str = "dynamic",
+    relative: bool = False,
+    column: str = "accepted",
+    scheme: str = "FCS",
+    base: str = "FCFS",
 ) -> Measure:
-    """Per seed: FCS's highest accepted load of the sweep minus FCFS's (``relative``: in
-    % of FCFS's; ``column``: which accepted load, by default over the makespan)."""
+    """Per seed: ``scheme``'s highest accepted load of the sweep minus ``base``'s
+    (``relative``: in % of ``base``'s; ``column``: which accepted load, by default over
+    the makespan)."""
 
     def measure(results: pd.DataFrame) -> np.ndarray:
         dyn = select(results, {"scenario": scenario})
         if dyn.empty:
             return np.empty(0)
         top = with_accepted(dyn).groupby(["seed", "scheme"])[column].max().unstack()
-        if "FCS" not in top or "FCFS" not in top:
+        if scheme not in top or base not in top:
             return np.empty(0)
-        gap = top["FCS"] - top["FCFS"]
-        return (100.0 * gap / top["FCFS"] if relative else gap).to_numpy(dtype=float)
+        gap = (top[scheme] - top[base]).dropna()
+        return (100.0 * gap / top[base][gap.index] if relative else gap).to_numpy(dtype=float)
 
     return measure
 
 
-def _fcs_vs_best_other(results: pd.DataFrame) -> np.ndarray:
+def _fcs_vs_best_other(others: Sequence[str] = ("GS", "SB")) -> Measure:
     """Per seed, Figure 9 at the sweep's highest load: % by which FCS's mean response is
-    below the better of GS's and SB's."""
-    apps = select(results, {"scenario": "dynamic-apps"})
-    if apps.empty:
-        return np.empty(0)
-    at = {"scenario": "dynamic-apps", "load": float(apps["load"].max())}
-    parts = [per_seed(results, {**at, "scheme": s}, "mean_response") for s in ("FCS", "GS", "SB")]
-    return combine(parts, lambda v: 100.0 * (min(v[1:]) - v[0]) / min(v[1:]))
+    below the best of ``others``'."""
+
+    def measure(results: pd.DataFrame) -> np.ndarray:
+        apps = select(results, {"scenario": "dynamic-apps"})
+        if apps.empty:
+            return np.empty(0)
+        at = {"scenario": "dynamic-apps", "load": float(apps["load"].max())}
+        parts = [per_seed(results, {**at, "scheme": s}, "mean_response") for s in ("FCS", *others)]
+        return combine(parts, lambda v: 100.0 * (min(v[1:]) - v[0]) / min(v[1:]))
+
+    return measure
 
 
 def _sat_gap(results: pd.DataFrame) -> np.ndarray:
@@ -311,7 +296,7 @@ def _dynamic_claims() -> list[Claim]:
             paper="> 0% (a little)",
             low=0.0,
             high=math.inf,
-            measure=_fcs_vs_best_other,
+            measure=_fcs_vs_best_other(),
             reason=_APPS_REASON,
             unit="%",
             paper_line=372,
@@ -388,6 +373,103 @@ def _dynamic_claims() -> list[Claim]:
     return out
 
 
+_L372 = (
+    "FCS also saturates at an offered load higher than that of the other algorithms, "
+    "while FCFS saturates at a very early point compared to the other algorithms and "
+    "previous set."
+)
+
+
+def _top_accepted(results: pd.DataFrame, scenario: str, scheme: str) -> dict[int, float]:
+    """``{seed: scheme's highest accepted load over the sweep}`` in ``scenario``."""
+    rows = select(results, {"scenario": scenario, "scheme": scheme})
+    if rows.empty:
+        return {}
+    top = with_accepted(rows).groupby("seed")["accepted"].max()
+    return {int(k): float(v) for k, v in top.items()}
+
+
+def _fcfs_earlier_than_set1(results: pd.DataFrame) -> np.ndarray:
+    """Per seed: FCFS's highest accepted load on the synthetic set (Figure 7) minus
+    its highest on the SAGE/SWEEP3D set (Figure 9)."""
+    parts = [_top_accepted(results, s, "FCFS") for s in ("dynamic", "dynamic-apps")]
+    return combine(parts, lambda v: v[0] - v[1])
+
+
+def _each_term_claims() -> list[Claim]:
+    """Line 362's and line 372's sentences against every scheme they name (FCS against
+    FCFS, and the throughput against FCFS, are declared with section 5's claims)."""
+    at = {"scenario": "dynamic", "load": FIG8_LOAD}
+    out = []
+    for metric, what in (("mean_response", "mean response"), ("mean_slowdown", "mean slowdown")):
+        for better, worse in (("FCS", "GS"), ("FCS", "SB"), ("GS", "FCFS"), ("SB", "FCFS")):
+            out.append(
+                Claim(
+                    id=f"fig7-{metric}-{better}-vs-{worse}",
+                    description=(
+                        f"dynamic workload at {FIG8_LOAD:.0%}: {better}'s {what} below {worse}'s"
+                    ),
+                    paper="> 0%",
+                    low=0.0,
+                    high=math.inf,
+                    measure=Improvement({**at, "scheme": better}, {**at, "scheme": worse}, metric),
+                    reason=_DYN_REASON,
+                    unit="%",
+                    paper_line=362,
+                    quote=_L362_BETTER,
+                )
+            )
+    for better, worse in (("FCS", "GS"), ("FCS", "SB"), ("GS", "FCFS"), ("SB", "FCFS")):
+        out.append(
+            Claim(
+                id=f"fig9-accepted-{better}-above-{worse}",
+                description=(
+                    f"SAGE/SWEEP3D set: {better}'s highest accepted load above {worse}'s (%)"
+                ),
+                paper="> 0%",
+                low=0.0,
+                high=math.inf,
+                measure=capacity_gap("dynamic-apps", relative=True, scheme=better, base=worse),
+                reason=_APPS_REASON,
+                unit="%",
+                paper_line=372,
+                quote=_L372,
+            )
+        )
+    out.append(
+        Claim(
+            id="fig9-mean_response-FCS-vs-FCFS",
+            description="SAGE/SWEEP3D set, highest load: FCS's mean response below FCFS's",
+            paper="> 0% (a little)",
+            low=0.0,
+            high=math.inf,
+            measure=_fcs_vs_best_other(("FCFS",)),
+            reason=_APPS_REASON,
+            unit="%",
+            paper_line=372,
+            quote="Still, FCS performs a little better than the other algorithms, "
+            "particularly in the higher loads.",
+        )
+    )
+    out.append(
+        Claim(
+            id="fig9-FCFS-accepted-below-set1",
+            description=(
+                "FCFS's highest accepted load on the SAGE/SWEEP3D set below its highest on "
+                "the synthetic set (load points)"
+            ),
+            paper="> 0",
+            low=0.0,
+            high=math.inf,
+            measure=_fcfs_earlier_than_set1,
+            reason=_APPS_REASON,
+            paper_line=372,
+            quote=_L372,
+        )
+    )
+    return out
+
+
 def claims() -> list[Claim]:
     """Sections 3 and 4's turnaround per scenario and scheme, FCS against GS, and
     section 5's dynamic workload."""
@@ -403,13 +485,14 @@ def claims() -> list[Claim]:
                     paper=f"{turnaround:g} s",
                     low=turnaround,
                     high=turnaround,
-                    measure=_scaled(scenario, scheme),
+                    measure=scaled(scenario, scheme, "turnaround"),
                     reason=_S4_REASON if s4 else _REASON[scheme],
                     unit="s",
                     tol_rel=0.03,
                     tolerance_reason=_TABLE_TOL,
-                    paper_line=_TABLE_LINE[scenario] + k,
+                    paper_line=TABLE_LINE[scenario] + k,
                     quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
+                    input=FCFS_INPUT if scheme == "FCFS" else "",
                 )
             )
     # FCS below GS where imbalance or complementing jobs leave idle time (3.2-3.4), and
@@ -450,4 +533,4 @@ def claims() -> list[Claim]:
             quote=_S3_TEXT["balanced"][1],
         )
     )
-    return out + _dynamic_claims()
+    return out + job_claims() + _dynamic_claims() + _each_term_claims()

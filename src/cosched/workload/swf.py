@@ -76,7 +76,12 @@ _NONNEG_COLS = [i for i, f in enumerate(SWF_FIELDS) if f not in _SIGNED_FIELDS]
 # letter and a blank after the colon keeps continuation lines such as
 # ";              http://..." or ";\tsee: http://..." from being read as keys.
 _KEY_LINE = re.compile(r"^;\s*([A-Z][A-Za-z0-9_]*)\s*:(?:\s(.*))?$")
-_LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
+_LEADING_INT = re.compile(r"^\s*([+-]?[0-9]+)")
+#: A header count written with digit separators (``1_000``): Python's ``int`` and
+#: ``float`` take them, SWF does not.
+_SEPARATED_INT = re.compile(r"^\s*[+-]?[0-9]+_")
+#: Why a token with ``_`` is refused (Python's ``float`` reads ``1_000`` as 1000).
+UNDERSCORE = "not a plain decimal number ('_' is not a digit in SWF)"
 
 _INT_FACTS = {
     "max_nodes": "MaxNodes",
@@ -360,6 +365,8 @@ def _value_problem(j: int, v: float, text: bytes = b"") -> str | None:
     name = SWF_FIELDS[j]
     if not math.isfinite(v):
         return "non-numeric value"
+    if b"_" in text:
+        return UNDERSCORE
     if name not in FRACTIONAL_FIELDS and abs(v) >= _EXACT_CHECK and text:
         from decimal import Decimal, InvalidOperation  # only for these rare values
         from fractions import Fraction
@@ -472,8 +479,10 @@ VECTOR_PARSE = True
 
 def _python_parse(body: bytes) -> np.ndarray | None:
     """All job lines split by Python, or None when a line is not 18 plain tokens."""
-    if b";" in body:
-        return None  # comments among the jobs: the other parsers handle them
+    if b";" in body or b"_" in body:
+        # Comments among the jobs: the other parsers handle them; ``1_000``, which
+        # Python's ``float`` reads as 1000: the line-by-line pass refuses it.
+        return None
     rows = list(map(bytes.split, body.split(b"\n")))
     counts = set(map(len, rows))
     counts.discard(0)  # blank lines
@@ -872,8 +881,13 @@ def read_swf(path: str | os.PathLike[str], *, limit: int | None = None) -> SwfTr
 
 
 def _check_header(header: SwfHeader, lines: list[str], path: str) -> None:
-    """A header count too large to use (``MaxProcs: 10000000000000000000``) is an error."""
+    """A header count too large to use (``MaxProcs: 10000000000000000000``), or written
+    with digit separators (``MaxProcs: 1_000``, read as 1 otherwise), is an error."""
     for attr, key in _INT_FACTS.items():
+        text = header.raw.get(key, "")
+        if _SEPARATED_INT.match(text):
+            line = next((k + 1 for k, t in enumerate(lines) if key in t), None)
+            raise WorkloadFormatError(UNDERSCORE, path=path, line=line, field=key, value=text)
         v = getattr(header, attr)
         if v is not None and abs(v) > MAX_EXACT_INT:
             line = next((k + 1 for k, text in enumerate(lines) if key in text), None)

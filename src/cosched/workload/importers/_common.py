@@ -117,6 +117,8 @@ class Record:
     """One job as read from a log, before it becomes an SWF line.
 
     Times are epoch seconds (None: not recorded); counts None when not recorded.
+    ``written``: the values of this job written as -1 or taken from another field, by
+    reason; counted in the notes if the job is kept.
     """
 
     path: str
@@ -133,6 +135,7 @@ class Record:
     status: int
     names: dict[str, str]
     job_number: int | None = None
+    written: Tally = field(default_factory=lambda: Tally())
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,11 @@ class Tally:
     def add(self, key: str, sentence: str, n: int = 1) -> None:
         self.counts[key] += n
         self.sentences.setdefault(key, sentence)
+
+    def merge(self, other: Tally) -> None:
+        """Add ``other``'s counts (with their sentences)."""
+        for key, n in other.counts.items():
+            self.add(key, other.sentences.get(key, ""), n)
 
     def notes(self) -> list[str]:
         # The first ``{n}`` only, not ``format``: a sentence may quote a name (a
@@ -219,6 +227,18 @@ def check_id_number(source: str, kind: str, name: str, number: object) -> None:
 
 
 # --------------------------------------------------------------------------- files
+
+
+def note_cut_last_line(path: str, text: str, tally: Tally) -> None:
+    """Count a file whose last line has no line end: a log still being written or cut
+    short, whose last record may be incomplete (it is read as it stands)."""
+    if text and not text.endswith("\n"):
+        line = text.count("\n") + 1
+        tally.add(
+            f"cut_last_line {path}",
+            f"the last record of {path} (line {line}) has no line end: perhaps cut short "
+            "(read as it stands)",
+        )
 
 
 def read_text(path: str) -> str:
@@ -311,6 +331,8 @@ def _local(text: str, tz: str) -> Stamp | str:
         naive = datetime.fromisoformat(text)
     except ValueError:
         return "not a time stamp (ISO YYYY-MM-DDTHH:MM:SS or epoch seconds)"
+    if naive.microsecond:
+        return "a fractional second (whole seconds only: YYYY-MM-DDTHH:MM:SS or epoch seconds)"
     try:
         if naive.tzinfo is not None:
             return Stamp(int(naive.timestamp()))
@@ -481,11 +503,14 @@ def build_trace(
         paths: the files read.
         opts: the import options.
         tally: counts so far (records read, dropped...).
-        rules: sentences naming the rules applied, for the header.
+        rules: sentences naming the rules applied, for the header (which also gets
+            every counted note: each value written as -1 or taken from another field).
         nodes_used: nodes of each record, for the inferred MaxNodes.
         number_by_order: job numbers 1..N in submit order instead of ``job_number``.
     """
     number_names(records, opts.ids, tally)
+    for r in records:
+        tally.merge(r.written)
     arrival = []
     for r in records:
         a = r.submit
@@ -529,15 +554,17 @@ def build_trace(
     table = Columns({f: cols.get(f, np.full(n, np.nan)) for f in SWF_FIELDS})
     table["job_id"] = table["job_id"].astype(np.int64)
     tally.counts["kept"] = n
-    header = _header(fmt, paths, opts, rules, machine_note, max_nodes, max_procs, t0, records)
+    seen = "sacct records" if fmt == "slurm" else "jobs named in the PBS records"
+    notes = [f"kept {n} jobs of {tally.counts['records']} {seen}", *tally.notes()]
+    header = _header(
+        fmt, paths, opts, [*rules, *notes], machine_note, max_nodes, max_procs, t0, records
+    )
     header["MaxRecords"] = str(tally.counts["records"])
     lines = np.array([r.line for r in records], dtype=np.int64)
     path = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
     trace = SwfTrace(
         table=table, header=SwfHeader.from_mapping(header), path=path, line_numbers=lines
     )
-    seen = "sacct records" if fmt == "slurm" else "jobs named in the PBS records"
-    notes = [f"kept {n} jobs of {tally.counts['records']} {seen}", *tally.notes()]
     return ImportResult(trace, dict(tally.counts), tuple(notes), fmt)
 
 

@@ -30,6 +30,7 @@ from cosched.workload.importers._common import (
     expand_paths,
     in_order,
     is_digits,
+    note_cut_last_line,
     order_stamps,
     parse_stamp,
     read_count,
@@ -90,6 +91,7 @@ def _attrs(message: str) -> dict[str, str]:
 
 def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
     text = read_text(path)
+    note_cut_last_line(path, text, tally)
     for k, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -226,6 +228,8 @@ def _slots(text: str, fields: _Fields) -> int:
     if star:
         if not is_digits(mult):
             raise fields.bad("exec_host", _NOT_HOSTS)
+        if digits(mult) == 0:
+            raise fields.bad("exec_host", "a host with 0 CPUs (*0)")
         n = digits(mult) * (n if n > 1 else 1)
     return n
 
@@ -244,9 +248,17 @@ def _requested_procs(fields: _Fields, tally: Tally) -> int | None:
     return None
 
 
-def _memory_kb(fields: _Fields, procs: int | None) -> float | None:
+def _memory_kb(fields: _Fields, procs: int | None, tally: Tally) -> float | None:
     text = fields.job.attrs.get("Resource_List.mem")
-    if text is None or not procs:
+    if text is None:
+        tally.add("no_mem", "wrote requested memory -1 for {n} jobs without Resource_List.mem")
+        return None
+    if not procs:
+        tally.add(
+            "mem_no_procs",
+            "wrote requested memory -1 for {n} jobs with Resource_List.mem but no requested "
+            "processors (memory per processor unknown)",
+        )
         return None
     m = _SIZE.match(text)
     if not m:
@@ -282,11 +294,37 @@ def _ended(job: _Job, opts: ImportOptions, tally: Tally) -> tuple[Record, int]:
     submit, eligible, start, end = order_stamps(stamps, tally)
     if submit is None:
         raise f.bad("qtime", "an E record without qtime or ctime")
-    req = _requested_procs(f, tally)
+    written = Tally()
+    req = _requested_procs(f, written) or None
+    if req is None:
+        written.add(
+            "no_req_procs",
+            "wrote requested processors -1 for {n} jobs whose Resource_List gives none "
+            "(ncpus, select, nodes and nodect absent or 0)",
+        )
     if "exec_host" in a:
         alloc, hosts = _exec_host(a["exec_host"], f)
     else:
         alloc, hosts = req or 0, f.count("Resource_List.nodect") or 0
+        if start is not None and req:
+            written.add(
+                "alloc_from_req",
+                "took the requested processors as allocated for {n} jobs without exec_host",
+            )
+        elif start is not None:
+            written.add(
+                "alloc_none",
+                "wrote allocated processors -1 for {n} started jobs without exec_host or "
+                "requested processors",
+            )
+    if start is not None and end is None:
+        written.add("no_end_time", "wrote run time -1 for {n} E records without end")
+    walltime = f.walltime("Resource_List.walltime")
+    if walltime is None:
+        written.add(
+            "no_walltime",
+            "wrote requested time -1 for {n} jobs without Resource_List.walltime",
+        )
     names = {k: a.get(v, "") for k, v in _NAMES.items()}
     names["account"] = a.get("account", a.get("project", ""))
     names["partition"] = a.get("partition", "")
@@ -300,10 +338,11 @@ def _ended(job: _Job, opts: ImportOptions, tally: Tally) -> tuple[Record, int]:
         end=end if start is not None else None,
         alloc_procs=(alloc or None) if start is not None else None,
         req_procs=req,
-        req_time=f.walltime("Resource_List.walltime"),
-        req_mem_kb=_memory_kb(f, req),
-        status=_status(job, f, tally),
+        req_time=walltime,
+        req_mem_kb=_memory_kb(f, req, written),
+        status=_status(job, f, written),
         names=names,
+        written=written,
     )
     return rec, hosts
 
@@ -369,6 +408,12 @@ def import_pbs(
         hosts = 0
         if job.ended:
             rec, hosts = _ended(job, opts, tally)
+            if not hosts and rec.start is not None and opts.nodes is None:
+                rec.written.add(
+                    "hosts_none",
+                    "left {n} started jobs without exec_host or Resource_List.nodect out "
+                    "of the inferred MaxNodes",
+                )
         elif job.deleted:
             rec = _never_ran(job, opts, tally)
         else:
@@ -383,7 +428,11 @@ def import_pbs(
             if opts.unstarted == "drop":
                 tally.add("dropped_never_started", "dropped them (--unstarted drop)")
                 continue
-            tally.add("kept_never_started", "kept them with wait and run -1 (--unstarted keep)")
+            tally.add(
+                "kept_never_started",
+                "kept them with wait, run time, processors, requested time and memory -1 "
+                "(--unstarted keep: only their submission is recorded)",
+            )
         elif job.deleted:
             tally.add("cancelled_running", "marked {n} jobs deleted while running as cancelled (5)")
         kept.append(rec)

@@ -24,6 +24,7 @@ from cosched.workload.importers._common import (
     expand_paths,
     in_order,
     is_digits,
+    note_cut_last_line,
     order_stamps,
     parse_stamp,
     read_count,
@@ -178,7 +179,9 @@ def _check_header(path: str, first: str) -> dict[str, int]:
 
 
 def _rows(path: str, tally: Tally) -> list[_Row]:
-    lines = read_text(path).split("\n")
+    text = read_text(path)
+    note_cut_last_line(path, text, tally)
+    lines = text.split("\n")
     cols = _check_header(path, lines[0].strip())
     width = len(cols)
     out = []
@@ -227,19 +230,29 @@ def _req_time(row: _Row, tally: Tally) -> int | None:
     return seconds
 
 
-def _req_mem(row: _Row, cpus: int | None, nodes: int | None) -> float | None:
+def _req_mem(row: _Row, cpus: int | None, nodes: int | None, tally: Tally) -> float | None:
     """Requested memory in KB per processor (SWF field 10)."""
+    if not row.has("ReqMem"):
+        tally.add("no_reqmem", "wrote requested memory -1 for {n} jobs (no ReqMem column)")
+        return None
     text = row.get("ReqMem")
     if text in ("", "0", "0n", "0c"):
+        tally.add("mem_none", "wrote requested memory -1 for {n} jobs whose ReqMem is empty or 0")
         return None
     m = _MEM.match(text)
     if not m:
         raise row.bad("ReqMem", "not a memory size (a number with K/M/G/T, optional n or c)")
     kb = float(m.group(1)) * _MEM_KB[m.group(2)]
     if m.group(3) != "c":
-        if not cpus:
+        # Per node (suffix n, or none: --mem's meaning): needs the nodes and CPUs.
+        if not cpus or not nodes:
+            tally.add(
+                "mem_per_node_unknown",
+                "wrote requested memory -1 for {n} jobs whose ReqMem is per node but whose "
+                "NNodes or NCPUS is empty or 0 (memory per processor unknown)",
+            )
             return None
-        kb = kb * (nodes or 1) / cpus  # per node (suffix n, or none: --mem's meaning)
+        kb = kb * nodes / cpus
     if too_large(kb):
         raise row.bad("ReqMem", f"KB per processor {TOO_LARGE}")
     return kb
@@ -266,6 +279,31 @@ def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
     never = start is None or (
         row.has("AllocTRES") and row.get("AllocTRES") == "" and end is not None and end == start
     )
+    written = Tally()
+    if not never and cpus is None:
+        written.add(
+            "ncpus_none",
+            "wrote allocated processors -1 for {n} started jobs whose NCPUS is empty or 0",
+        )
+    if row.has("ReqCPUS"):
+        req_procs = row.count("ReqCPUS")
+        if req_procs is None:
+            written.add(
+                "reqcpus_none",
+                "wrote requested processors -1 for {n} jobs whose ReqCPUS is empty or 0",
+            )
+    else:
+        req_procs = cpus
+        if cpus is None:
+            written.add(
+                "reqcpus_ncpus_none",
+                "wrote requested processors -1 for {n} jobs (no ReqCPUS column, NCPUS empty or 0)",
+            )
+        else:
+            written.add(
+                "reqcpus_from_ncpus",
+                "took NCPUS as the requested processors of {n} jobs (no ReqCPUS column)",
+            )
     names = {k: row.get(c) for k, c in _NAME_COLUMNS.items()}
     return Record(
         path=row.path,
@@ -276,21 +314,28 @@ def _record(row: _Row, opts: ImportOptions, tally: Tally) -> Record:
         start=None if never else start,
         end=None if never else end,
         alloc_procs=None if never else cpus,
-        req_procs=row.count("ReqCPUS") if row.has("ReqCPUS") else cpus,
-        req_time=_req_time(row, tally),
-        req_mem_kb=_req_mem(row, cpus, nodes) if row.has("ReqMem") else None,
+        req_procs=req_procs,
+        req_time=_req_time(row, written),
+        req_mem_kb=_req_mem(row, cpus, nodes, written),
         status=status,
         names=names,
         job_number=digits(raw),
+        written=written,
     )
+
+
+def _sum(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
 
 
 def _merge_het(parts: list[tuple[Record, int]]) -> tuple[Record, int]:
     """The components of a heterogeneous job as one job (they start together)."""
     first, nodes = parts[0]
     for r, n in parts[1:]:
-        first.alloc_procs = (first.alloc_procs or 0) + (r.alloc_procs or 0) or None
-        first.req_procs = (first.req_procs or 0) + (r.req_procs or 0) or None
+        first.written.merge(r.written)  # a component's -1 is the merged job's too
+        # A component whose count is unknown (-1, counted) leaves the sum unknown.
+        first.alloc_procs = _sum(first.alloc_procs, r.alloc_procs)
+        first.req_procs = _sum(first.req_procs, r.req_procs)
         for name, total in (("NCPUS", first.alloc_procs), ("ReqCPUS", first.req_procs)):
             if too_large(total or 0):
                 raise WorkloadFormatError(
@@ -372,6 +417,11 @@ def import_slurm(
     for row in rows:
         rec = _record(row, opts, tally)
         nodes = row.count("NNodes") or 0
+        if not nodes and rec.start is not None and opts.nodes is None:
+            rec.written.add(
+                "nnodes_none",
+                "left {n} started jobs whose NNodes is empty or 0 out of the inferred MaxNodes",
+            )
         jid = row.get("JobID")
         if "+" in jid:
             het.setdefault(jid.split("+")[0], []).append((rec, nodes))
@@ -385,6 +435,12 @@ def import_slurm(
             "merged {n} heterogeneous job components (123+0, 123+1) into one job each",
             len(parts),
         )
+        if any(r.req_mem_kb is not None for r, _ in parts):
+            parts[0][0].written.add(
+                "het_mem",
+                "wrote requested memory -1 for {n} heterogeneous jobs (one value per "
+                "processor cannot hold their components' requests)",
+            )
         records.append(_merge_het(parts))
     return _finish(records, files, opts, tally)
 
@@ -400,7 +456,10 @@ def _finish(
             if opts.unstarted == "drop":
                 tally.add("dropped_never_started", "dropped them (--unstarted drop)")
                 continue
-            tally.add("kept_never_started", "kept them with wait and run -1 (--unstarted keep)")
+            tally.add(
+                "kept_never_started",
+                "kept them with wait, run time and allocated processors -1 (--unstarted keep)",
+            )
         elif rec.end is None:
             tally.add(
                 "still_running",

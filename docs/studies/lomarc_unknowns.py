@@ -398,6 +398,29 @@ def probe(args: argparse.Namespace) -> list[str]:
             lines.append(
                 f"| {w} | {what} | {paper.get((w, metric), '-')} | " + " | ".join(cells) + " |"
             )
+    readings = ("L-FM", "L-R", "L-R-np", "L-R-own")
+    fig5 = runs(args.out, load, share, args.seeds, ("PSS", *readings), PAIRS[:3], args.jobs)
+    lines += [
+        "",
+        "Figure 5's readings against L-FM (paper: L-FM 17% worse than L-R in response and "
+        "24% in relative bounded response on W3), improvement over PSS:",
+        "",
+        "| workload | metric | " + " | ".join(readings) + " |",
+        "|---|---|" + "---|" * len(readings),
+    ]
+    for w in ("W1", "W3"):
+        for metric in ("mean_turnaround", "mean_bounded_slowdown"):
+            cells = []
+            for v in readings:
+                gain = Improvement(
+                    {"workload": w, "mixture": "M1", "variant": v},
+                    {"workload": w, "mixture": "M1", "variant": "PSS"},
+                    metric,
+                )(fig5)
+                ci = mean_ci(gain)
+                cells.append(f"{ci.mean:+.1f} ± {ci.half:.1f}")
+            what = "response" if metric == "mean_turnaround" else "rel. bounded response"
+            lines.append(f"| {w} | {what} | " + " | ".join(cells) + " |")
     t5 = runs(args.out, load, share, args.seeds, ("L-U1-printed", "L-U2-printed", "L-R-printed"),
               PAIRS[:3], args.jobs)  # fmt: skip
     printed = under_preset(pd.concat([res, t5], ignore_index=True), "printed")

@@ -386,7 +386,7 @@ def test_every_registered_fit_names_declared_claims() -> None:
     from cosched.experiments.calibration import CALIBRATIONS
 
     for fit in CALIBRATIONS:
-        ids = [c.id for c in _declared(fit.family)]
+        ids = [c.id for c in _declared(fit.claims_of or fit.family)]
         for pattern in (*fit.fitted_to, *fit.held_out):
             matched = [i for i in ids if fnmatchcase(i, pattern)]
             assert matched, f"{fit.parameter} ({fit.family}): {pattern!r} matches no claim"

@@ -24,6 +24,7 @@ from cosched.engine.view import SystemView
 from cosched.lomarc import fast
 from cosched.lomarc.experiment import NODES, RUNS, cell_workload
 from cosched.lomarc.policies import VARIANTS, Lomarc, LomarcU1, lomarc_platform
+from cosched.lomarc.slowdown import FORMULAS
 from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
 from tests.lomarc.test_invariants import cases
@@ -42,7 +43,7 @@ OPTIONS: dict[str, Any] = {
     "bound": st.sampled_from([1.0, 60.0]),
     "predict": st.booleans(),
     "arrivals": st.sampled_from(["own", "queue"]),
-    "slowdown": st.sampled_from(["printed", "overlap"]),
+    "slowdown": st.sampled_from(FORMULAS),
 }
 
 
@@ -95,6 +96,17 @@ def test_reproduction_workloads(workload: str, variant: str) -> None:
     assert_same(general, compiled)
     if variant != "PSS":
         assert compiled[1].counts["queue_pairs"] + compiled[1].counts["running_pairs"] > 0
+
+
+@pytest.mark.parametrize("slowdown", ["overlap-add", "overlap-excess"])
+def test_memory_readings_compiled(slowdown: str) -> None:
+    """AC (the variant that forms paging pairs) under each memory reading, on 600 jobs
+    of W1: the same schedules on both loops, and a different one from the default."""
+    w = cell_workload("paper-alpha", "W1", "M1", 0, 600)
+    general, compiled = both(w, NODES, "lomarc-ac", slowdown=slowdown)
+    assert_same(general, compiled)
+    default = Simulation(w, lomarc_platform(NODES), make_policy("lomarc-ac")).run()
+    assert not np.array_equal(compiled[0].jobs["end_time"], default.jobs["end_time"])
 
 
 @pytest.mark.slow

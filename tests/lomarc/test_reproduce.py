@@ -34,7 +34,8 @@ def tiny_spec() -> dict:
 
 def test_the_spec_covers_every_configuration_once() -> None:
     """M1 on W1-W3 and M2, M3 on W1 (5 pairs) x every run (the paper's variants, each
-    pairing variant under the printed preset, the two ablations) x the seeds."""
+    pairing variant under the printed preset, AC under the memory presets, the two
+    ablations) x the seeds."""
     quick = spec("lomarc", quick=True).tasks()
     n = 5 * len(RUNS)
     assert len({t.key for t in quick}) == len(quick) == len(SETS) * n
@@ -42,6 +43,8 @@ def test_the_spec_covers_every_configuration_once() -> None:
     printed = {v for v in RUNS if v.endswith("-printed")}
     assert printed == {f"{v}-printed" for v in PAIRING}
     assert all(RUNS[v][1] == {"slowdown": "printed"} for v in printed)
+    memory = {v for v in RUNS if v.startswith("AC-overlap-")}
+    assert memory == {"AC-overlap-add", "AC-overlap-excess"}
     assert {t.columns["n_jobs"] for t in quick} == {1500}
     assert len(spec("lomarc").tasks()) == n * 5
 

@@ -183,3 +183,34 @@ def test_printed_formula_never_above_the_overlap_form(fa, fb, c, ma, mb) -> None
 def test_unknown_formula_is_named() -> None:
     with pytest.raises(ConfigError, match="formula"):
         SlowdownModel(formula="literal")
+
+
+def test_memory_combinations_hand_values() -> None:
+    # A paging pair (memory 0.6 + 0.5 > 1), CPU factor 1.4: m_cpu = 0.3, m_net = 0.1,
+    # m_disk = 0.1, so the overlap form's shared parts give 1 + 0.4 x 0.3 + 0.1 + 0.1
+    # = 1.32. Section 4.1 writes sl_mem as a summand (lines 475, 502); section 4.2
+    # measured 2.5 as a whole pair's slowdown (lines 843-844).
+    a = prof(0.8, 0.1, 0.1, mem=0.6)
+    b = prof(0.3, 0.15, 0.55, mem=0.5, index=1)
+    expected = {
+        "overlap": 2.5,  # max(1.32, 2.5): the measured pair slowdown
+        "overlap-add": 3.82,  # 1.32 + 2.5
+        "overlap-excess": 2.82,  # 1.32 + (2.5 - 1)
+        "printed": 3.32,  # 1.4 x 0.3 + 2 x 0.1 + 2 x 0.1 + 2.5
+    }
+    assert set(expected) == set(FORMULAS)
+    for formula, value in expected.items():
+        assert pair_slowdown(a, b, cpu_factor=1.4, formula=formula) == pytest.approx(value)
+    # The same pair without the memory conflict: every overlap reading gives 1.32.
+    fits = prof(0.3, 0.15, 0.55, mem=0.3, index=1)
+    for formula in ("overlap", "overlap-add", "overlap-excess"):
+        assert pair_slowdown(a, fits, cpu_factor=1.4, formula=formula) == pytest.approx(1.32)
+
+
+@pytest.mark.parametrize("formula", ["overlap-add", "overlap-excess"])
+def test_memory_combinations_keep_table2(formula: str) -> None:
+    # Table 2's pairs fit in memory, so the memory reading leaves its estimates alone.
+    for comm_a, comm_b, with_cpu, without_cpu in TABLE2:
+        a, b = prof(1 - comm_a, comm_a, 0.0), prof(1 - comm_b, comm_b, 0.0, index=1)
+        assert pair_slowdown(a, b, cpu_factor=2.0, formula=formula) == pytest.approx(with_cpu)
+        assert pair_slowdown(a, b, cpu_factor=1.0, formula=formula) == pytest.approx(without_cpu)

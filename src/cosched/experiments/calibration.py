@@ -21,10 +21,20 @@ the paper's own column) is neither: its claim is declared ``input``
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
-__all__ = ["CALIBRATIONS", "Calibration", "calibration_of", "calibrations"]
+from cosched.errors import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cosched.experiments.claims import Claim
+
+__all__ = ["CALIBRATIONS", "Calibration", "calibration_of", "calibrations", "grid_fit"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,8 @@ class Calibration:
         fitted_to: the claims the fit looked at (ids or patterns): verdict *calibrated*.
         method: how the value was chosen, and where the evidence is.
         held_out: the claims not looked at by the fit (ids or patterns), which test it.
+        claims_of: the reproduction whose claims the patterns name, when ``family`` is a
+            study judged by another reproduction's claims (None: ``family`` itself).
     """
 
     parameter: str
@@ -46,6 +58,7 @@ class Calibration:
     fitted_to: tuple[str, ...]
     method: str
     held_out: tuple[str, ...]
+    claims_of: str | None = None
 
     def fits(self, claim: str) -> bool:
         """Whether ``claim`` is in the fit set."""
@@ -131,6 +144,34 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         held_out=("fig4-base-slowdown", "fig3-extra-wait-*", "fig4-*", "fig5-*", "fig6-*"),
     ),
     Calibration(
+        parameter="w1_load / short_share (LOMARC workloads; cosched.lomarc.unknowns)",
+        # A study of its own (docs/studies/lomarc_unknowns.py), judged by LOMARC's claims:
+        # the reproduction's workloads stay the paper-alpha ones, so its table is not
+        # touched.
+        family="lomarc-fitted",
+        value="0.95/0.42 (W1-W3 offer 0.95 / 1.16 / 1.88; 42% of jobs short)",
+        fitted_to=("table5-*-queue-*", "table5-*-medium-long-*"),
+        method="grid_fit over w1_load 0.55-0.95 (W2, W3 at Table 4's load ratios 1.23, "
+        "1.98) x short_share 0.25-0.71, L-U1 / L-U2 / L-R on W1-W3 at 3 seeds "
+        "(python docs/studies/lomarc_unknowns.py fit; docs/lomarc.md, 'The unknown "
+        "inputs')",
+        held_out=(
+            "fig6-*",
+            "fig7-*",
+            "fig8-*",
+            "fig9-*",
+            "text-*",
+            "table5-*-size-*",
+            "table5-*-memory-*",
+            "table5-*-matchable-*",
+            "table5-*-slowdown-*",
+            "table5-*-selected-*",
+            "table5-candidates-left-W1",
+            "table5-L-U1-selects-further-than-L-R-W3",
+        ),
+        claims_of="lomarc",
+    ),
+    Calibration(
         parameter="interference preset (nodeshare.interference.DEFAULT_PRESET)",
         family="nodeshare",
         value='"fig3": memory speedup 1.075 / 1.10, victim weights 0.005 / 0.015 / 0.03',
@@ -169,3 +210,40 @@ def calibrations(family: str) -> tuple[Calibration, ...]:
 def calibration_of(family: str, claim: str) -> Calibration | None:
     """The first calibration of ``family`` whose fit set holds ``claim`` (else None)."""
     return next((c for c in calibrations(family) if c.fits(claim)), None)
+
+
+def grid_fit(
+    points: Mapping[str, pd.DataFrame], declared: Sequence[Claim], fitted_to: Sequence[str]
+) -> tuple[str, dict[str, float]]:
+    """The grid point whose runs bring the fit set closest to the paper.
+
+    The loss of a point is the mean over the fit set's claims of ``|ln(cosched /
+    paper)|`` (the paper's value the middle of its range; cosched's the claim's mean over
+    seeds). Only the claims whose id matches a pattern of ``fitted_to`` are judged, so
+    no held-out claim's paper value can move the fit (tested). Ties go to the first point.
+
+    Args:
+        points: the results of each grid point, by its label.
+        declared: the reproduction's claims.
+        fitted_to: the fit set (ids or :func:`fnmatch.fnmatchcase` patterns).
+
+    Returns:
+        The best point's label and every point's loss (nan where a fit claim has no
+        positive value on both sides).
+    """
+    from cosched.experiments.claims import evaluate
+
+    fit = [c for c in declared if any(fnmatchcase(c.id, p) for p in fitted_to)]
+    losses: dict[str, float] = {}
+    for label, results in points.items():
+        table = evaluate(fit, results)
+        paper = (table["paper_low"] + table["paper_high"]) / 2
+        logs = [
+            abs(math.log(c / p)) if c > 0 and p > 0 and math.isfinite(p) else math.nan
+            for c, p in zip(table["cosched"], paper, strict=True)
+        ]
+        losses[label] = math.fsum(logs) / len(logs) if logs else math.nan
+    finite = {k: v for k, v in losses.items() if not math.isnan(v)}
+    if not finite:
+        raise ConfigError("grid_fit: no grid point gives a value for the fit set's claims")
+    return min(finite, key=lambda k: finite[k]), losses

@@ -84,7 +84,7 @@ def _cpu_factor(pa: Any, pb: Any, a_later: bool, mt: Any) -> float:
     return pa[DRAW] if a_later else pb[DRAW]  # type: ignore[no-any-return]
 
 
-def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> float:
+def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> float:
     """``SlowdownModel.slowdown`` of two jobs, from their profile rows ``pa`` and
     ``pb`` (``a_later``: the first has the larger index)."""
     return pair_value(
@@ -93,11 +93,11 @@ def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> float:
         min(pa[NET], pb[NET]) + min(pa[DISK], pb[DISK]),
         pa[MEM] + pb[MEM] > 1.0,
         mt[MEM_SL],
-        printed,
+        formula,
     )
 
 
-def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> tuple[int, float]:
+def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> tuple[int, float]:
     """``MatchRules.screen``: the stage the pair fails at (0 memory, 1 classes, 2
     slowdown; 3 passes) and its slowdown.
 
@@ -109,7 +109,7 @@ def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, printed: bool) -> tuple[in
         cf = _cpu_factor(pa, pb, a_later, mt)
         if not classes_match(pa[CLS], pb[CLS], cf, mt[HT] != 0.0):
             return 1, 0.0
-    sl = _pair_sl(pa, pb, a_later, mt, printed)
+    sl = _pair_sl(pa, pb, a_later, mt, formula)
     if mt[HAS_MAX] and sl > mt[MAX_SL]:
         return 2, sl
     return 3, sl
@@ -339,7 +339,7 @@ class LomarcStore(NamedTuple):
     model: tuple[float, float, float, float, float, float]  #: the slowdown model (HT ... MAX_SL)
     ip: Any  #: the policy's integer parameters (see lomarc.fast)
     fp: Any  #: its real parameters
-    printed: bool  #: the slowdown formula's reading: ``printed`` (else ``overlap``)
+    formula: int  #: the slowdown formula's reading: its index in FORMULAS
     nodes: int
     jnodes: Any  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
     ji: Any  #: per-job integers and flags (OFF ... SOLO)
@@ -379,7 +379,7 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
     # is a pure function of the two jobs, so a hit is exact.
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
-        jobs.table, model, iparams, fparams, iparams[12] == 1, nodes, jobs.placed,
+        jobs.table, model, iparams, fparams, iparams[12], nodes, jobs.placed,
         ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_COUNT + 1, np.int64),
         np.empty((4, nodes + 1, 2 * nodes), np.int64),
         np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
@@ -429,7 +429,7 @@ def lomarc_pass(
     """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
     ``head``), the jobs it starts into ``chosen`` in decision order."""
     submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
-    prof, model, printed, nodes = store.prof, store.model, store.printed, store.nodes
+    prof, model, formula, nodes = store.prof, store.model, store.formula, store.nodes
     iparams, fparams, jnodes = store.ip, store.fp, store.jnodes
     ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
     ge_idx, ge_n = store.ge_idx, store.ge_n
@@ -584,7 +584,7 @@ def lomarc_pass(
                                     prof[b, 4],
                                     prof[b, 5],
                                 )
-                                stage, sl = _screen(pj, pb, j > b, model, printed)
+                                stage, sl = _screen(pj, pb, j > b, model, formula)
                                 if stage >= 1:
                                     tally[FUN + 4] += 1
                                 if stage >= 2:
@@ -740,7 +740,7 @@ def lomarc_pass(
                                 prof[hj, 4],
                                 prof[hj, 5],
                             )
-                            stage, sl = _screen(pj, ph, j > hj, model, printed)
+                            stage, sl = _screen(pj, ph, j > hj, model, formula)
                             if g < MEMO:
                                 memo_i[0, j, g] = hj + 1
                                 memo_i[1, j, g] = stage
@@ -878,7 +878,7 @@ def lomarc_rates(
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
     if store.ip[6] == 0 or (k == 0 and nended == 0):  # PSS: no rate model
         return state, 0
-    prof, model, printed = store.prof, store.model, store.printed
+    prof, model, formula = store.prof, store.model, store.formula
     jnodes, ji, ni, size, rate = store.jnodes, store.ji, store.ni, jobs.size, jobs.rate
     # The jobs now on the nodes of the jobs that ended or started (each node once).
     naff = 0
@@ -924,7 +924,7 @@ def lomarc_rates(
                         prof[other, 4],
                         prof[other, 5],
                     )
-                    sl = _pair_sl(pi, po, idx > other, model, printed)
+                    sl = _pair_sl(pi, po, idx > other, model, formula)
                     if sl > worst:
                         worst = sl
         new = 1.0 / worst

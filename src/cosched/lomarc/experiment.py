@@ -36,16 +36,19 @@ from cosched.workload.models.lublin import generate_lublin
 from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
 
 __all__ = [
+    "METRIC_READINGS",
     "NODES",
     "PAIRING",
     "PRESETS",
     "PRESET_ATTR",
+    "PRESET_VARIANTS",
     "RUNS",
     "SETS",
     "WORKLOADS",
     "cell_workload",
     "check",
     "run_cell",
+    "under_metric_reading",
     "under_preset",
 ]
 
@@ -58,24 +61,47 @@ SETS: tuple[str, ...] = ("paper-alpha",)
 #: section 4.1's slowdown formula as printed (``slowdown="printed"``: the shared parts
 #: only, plus ``sl_mem`` when a pair pages); the default is the ``overlap`` reading
 #: Table 2's worked example needs (:mod:`cosched.lomarc.slowdown`).
-PRESETS: dict[str, dict[str, Any]] = {"printed": {"slowdown": "printed"}}
+#: ``overlap-add`` and ``overlap-excess`` are the other readings of how the memory
+#: slowdown combines with the shared parts (:data:`~cosched.lomarc.slowdown.FORMULAS`).
+PRESETS: dict[str, dict[str, Any]] = {
+    "printed": {"slowdown": "printed"},
+    "overlap-add": {"slowdown": "overlap-add"},
+    "overlap-excess": {"slowdown": "overlap-excess"},
+}
 #: The key, in a results frame's ``attrs``, of the preset its rows were run under
 #: (:func:`under_preset` sets it; absent: the default readings).
 PRESET_ATTR = "lomarc_preset"
 #: The variants that pair jobs, so that the slowdown reading changes what they do.
 PAIRING = ("AC", "AM", "L-N", "L-U1", "L-U2", "L-R", "L-FM")
+#: The variants each preset runs. A memory reading changes only a pair whose memory
+#: needs sum above 1, which every variant but AC refuses (``check_match``), so the
+#: memory presets run AC alone and the others' default runs stand for them (tested).
+PRESET_VARIANTS: dict[str, tuple[str, ...]] = {
+    "printed": PAIRING,
+    "overlap-add": ("AC",),
+    "overlap-excess": ("AC",),
+}
+#: Readings of a metric rather than of the model: the claims judged on another column
+#: of the same runs. ``thread-share`` reads the paper's utilization ("ratio of the
+#: accumulated used nodes and the product of makespan T and number of nodes P",
+#: section 6.1) as the share of hardware threads in use, beside the default node-busy
+#: share (:mod:`cosched.lomarc.diagnostics`).
+METRIC_READINGS: dict[str, dict[str, str]] = {
+    "thread-share": {"node_busy_utilization": "thread_share_utilization"},
+}
 #: What each variant runs: the paper's eight under the default readings; each pairing
-#: variant under each preset (``L-R-printed``: L-R with ``PRESETS["printed"]``); and
-#: two ablations: ``L-R-np`` is L-R without the one-level prediction of arrivals
-#: (``predict=False``) and ``L-R-own`` L-R under the other reading of that prediction
-#: (``arrivals="own"``: an arrival's response time is its own work alone), run because
-#: the reading decides how often L-R pairs at all.
+#: variant under each preset that can change it (``L-R-printed``: L-R with
+#: ``PRESETS["printed"]``; :data:`PRESET_VARIANTS`); and two ablations: ``L-R-np`` is
+#: L-R without the one-level prediction of arrivals (``predict=False``) and ``L-R-own``
+#: L-R under the other reading of that prediction (``arrivals="own"``: an arrival's
+#: response time is its own work alone), run because the reading decides how often L-R
+#: pairs at all.
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     **{name: (policy, {}) for name, policy in VARIANTS.items()},
     **{
         f"{name}-{preset}": (VARIANTS[name], dict(params))
         for preset, params in PRESETS.items()
-        for name in PAIRING
+        for name in PRESET_VARIANTS[preset]
     },
     "L-R-np": ("lomarc-r", {"predict": False}),
     "L-R-own": ("lomarc-r", {"arrivals": "own"}),
@@ -142,8 +168,10 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
 
 def under_preset(results: pd.DataFrame, preset: str) -> pd.DataFrame:
     """``results`` as the preset's runs: each ``<variant>-<preset>`` row renamed to the
-    paper's variant and the default's rows of the pairing variants dropped, so the same
-    claims judge the preset (PSS never pairs and is shared by both readings).
+    paper's variant and the default's rows of those variants dropped, so the same
+    claims judge the preset (PSS never pairs and is shared by every reading; a variant
+    the preset does not run keeps its default rows, :data:`PRESET_VARIANTS`); the other
+    presets' runs are dropped.
 
     Raises:
         ConfigError: an unknown preset.
@@ -152,9 +180,32 @@ def under_preset(results: pd.DataFrame, preset: str) -> pd.DataFrame:
         raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
     if "variant" not in results.columns:
         return results
-    renamed = {f"{name}-{preset}": name for name in PAIRING}
-    kept = results[~results["variant"].isin(PAIRING)].copy()
+    runs = PRESET_VARIANTS[preset]
+    renamed = {f"{name}-{preset}": name for name in runs}
+    others = {f"{n}-{p}" for p, names in PRESET_VARIANTS.items() if p != preset for n in names}
+    kept = results[~results["variant"].isin([*runs, *others])].copy()
     kept["variant"] = kept["variant"].replace(renamed)
     kept = kept.reset_index(drop=True)
     kept.attrs[PRESET_ATTR] = preset
     return kept
+
+
+def under_metric_reading(results: pd.DataFrame, reading: str) -> pd.DataFrame | None:
+    """``results`` with each metric the reading replaces taken from its other column
+    (:data:`METRIC_READINGS`), so the same claims judge it; None when the runs lack a
+    column the reading needs (a store written before the column existed).
+
+    Raises:
+        ConfigError: an unknown reading.
+    """
+    if reading not in METRIC_READINGS:
+        raise ConfigError(
+            f"metric reading must be one of {', '.join(METRIC_READINGS)}, got {reading!r}"
+        )
+    columns = METRIC_READINGS[reading]
+    if not all(c in results.columns for c in columns.values()):
+        return None
+    out = results.copy()
+    for metric, column in columns.items():
+        out[metric] = results[column]
+    return out

@@ -27,6 +27,10 @@ import numpy as np
 from cosched.lomarc.slowdown import (
     CLASS_CPU,
     CLASS_DISK,
+    FORMULAS,
+    OVERLAP_ADD,
+    OVERLAP_EXCESS,
+    PRINTED,
     Profile,
     SlowdownModel,
     shared_cost,
@@ -325,11 +329,17 @@ def may_screen(rules: MatchRules, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
                 (a_cls == CLASS_DISK) & (b_cls == CLASS_CPU)
             )
     m_io = np.minimum(a_net, b_net) + np.minimum(a_disk, b_disk)
-    sl = shared_cost(cf, np.minimum(a_cpu, b_cpu), m_io, model.formula == "printed")
-    if model.formula == "printed":
-        sl = np.maximum(1.0, np.where(over, sl + model.mem_slowdown, sl))
+    code = FORMULAS.index(model.formula)
+    sl = shared_cost(cf, np.minimum(a_cpu, b_cpu), m_io, code == PRINTED)
+    mem = model.mem_slowdown
+    if code == PRINTED:
+        sl = np.maximum(1.0, np.where(over, sl + mem, sl))
+    elif code == OVERLAP_ADD:
+        sl = np.where(over, sl + mem, sl)
+    elif code == OVERLAP_EXCESS:
+        sl = np.where(over, sl + (mem - 1.0), sl)
     else:
-        sl = np.where(over, np.maximum(sl, model.mem_slowdown), sl)
+        sl = np.where(over, np.maximum(sl, mem), sl)
     if rules.max_slowdown is not None:
         ok &= ~(sl > rules.max_slowdown + 1e-9)  # NaN passes, as in screen
     return ok, sl

@@ -129,10 +129,11 @@ class Lomarc(Policy):
             Figure 5's literal ``=``).
         slowdown: the pair-slowdown formula: ``overlap`` (the default: each job's own
             time plus the extra cost of the shared parts, ``max`` with ``sl_mem``; the
-            reading section 4.2's Table 2 estimates need) or ``printed`` (a named
+            reading section 4.2's Table 2 estimates need), ``printed`` (a named
             preset: section 4.1's overall formula as printed, the shared parts plus
             ``sl_mem`` when the pair pages; docs/lomarc.md reports it beside the
-            default).
+            default), ``overlap-add`` or ``overlap-excess`` (the overlap form with
+            ``sl_mem``, or its excess ``sl_mem - 1``, added for a pair that pages).
     """
 
     name = "lomarc"
@@ -151,7 +152,7 @@ class Lomarc(Policy):
     bound: float = 60.0
     predict: bool = True
     arrivals: Literal["own", "queue"] = "queue"
-    slowdown: Literal["overlap", "printed"] = "overlap"
+    slowdown: Literal["overlap", "printed", "overlap-add", "overlap-excess"] = "overlap"
     # Per-run state.
     funnel: Funnel = field(default_factory=Funnel, init=False, repr=False)
     counts: dict[str, float] = field(default_factory=dict, init=False, repr=False)
@@ -220,9 +221,14 @@ class Lomarc(Policy):
                 f"not fit in memory adds sl_mem {self.mem_slowdown:g}"
             )
         else:
+            paging = {
+                "overlap": f"runs at 1/{self.mem_slowdown:g}",
+                "overlap-add": f"adds sl_mem {self.mem_slowdown:g}",
+                "overlap-excess": f"adds sl_mem - 1 = {self.mem_slowdown - 1:g}",
+            }[self.slowdown]
             formula = (
                 "each job's own time plus its shared parts' extra cost (Table 2's "
-                f"reading); a pair that does not fit in memory runs at 1/{self.mem_slowdown:g}"
+                f"reading); a pair that does not fit in memory {paging}"
             )
         notes = [f"pair slowdowns: the paper's {self.cpu} CPU model (section 6.1), {formula}"]
         if self.pairing and self.max_slowdown is not None:

@@ -24,7 +24,13 @@ from matplotlib.figure import Figure
 
 from cosched.experiments.claims import agreement, evaluate
 from cosched.experiments.stats import mean_ci
-from cosched.lomarc.experiment import PRESETS, SETS, under_preset
+from cosched.lomarc.experiment import (
+    METRIC_READINGS,
+    PRESETS,
+    SETS,
+    under_metric_reading,
+    under_preset,
+)
 from cosched.lomarc.policies import VARIANTS
 
 __all__ = ["PAPER_CLAIMS", "PAPER_TABLE5", "aggregate", "readings_markdown", "report_section"]
@@ -82,6 +88,7 @@ _MEANS = (
     "mean_bounded_slowdown",
     "mean_wait",
     "node_busy_utilization",
+    "thread_share_utilization",
     "utilization_efficiency",
     "makespan",
     "offered_load",
@@ -176,11 +183,14 @@ def _claims_table(agg: dict[Key, dict[str, float]], sets: Sequence[str]) -> list
 def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str]:
     lines = [
         "| workload | mixture | variant | seeds | mean response (h) | rel. bounded response | "
-        "utilization | E | makespan (days) | offered load | pairs (queue / running) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "utilization (node-busy) | thread share | E | makespan (days) | offered load | "
+        "pairs (queue / running) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def pm(d: dict[str, float], m: str, scale: float, fmt: str) -> str:
+        if m not in d:  # a store written before the metric existed
+            return "n/a"
         half = d.get(f"{m}_ci", math.nan)
         text = f"{d[m] / scale:{fmt}}"
         return text if math.isnan(half) else f"{text} ± {half / scale:{fmt}}"
@@ -192,6 +202,7 @@ def _absolute_table(agg: dict[Key, dict[str, float]], set_name: str) -> list[str
             f"| {w} | {m} | {v} | {d['seeds']:.0f} | {pm(d, 'mean_turnaround', 3600, '.2f')} | "
             f"{pm(d, 'mean_bounded_slowdown', 1, '.2f')} | "
             f"{pm(d, 'node_busy_utilization', 1, '.3f')} | "
+            f"{pm(d, 'thread_share_utilization', 1, '.3f')} | "
             f"{pm(d, 'utilization_efficiency', 1, '.3f')} | {pm(d, 'makespan', 86400, '.1f')} | "
             f"{d['offered_load']:.3f} | {d.get('queue_pairs', 0):.0f} / "
             f"{d.get('running_pairs', 0):.0f} |"
@@ -327,16 +338,25 @@ def readings_markdown(results: pd.DataFrame) -> list[str]:
         "### The slowdown readings side by side",
         "",
         "The claim table above judges the default readings: section 4.1's slowdown "
-        "formula read as Table 2's worked example needs it (`overlap`). Each preset "
-        "runs every pairing variant again under its reading (`<variant>-<preset>`; PSS "
-        "never pairs and serves both) and is judged by the same claims. Defaults: "
-        f"{agreement(default).text()}.",
+        "formula read as Table 2's worked example needs it (`overlap`), and utilization "
+        "as the node-busy share. Each preset runs the pairing variants it can change "
+        "again under its reading (`<variant>-<preset>`; PSS never pairs and serves "
+        "every reading, and a variant a preset cannot change keeps its default runs); "
+        "a metric reading judges the same runs on another column. Each is judged by "
+        f"the same claims. Defaults: {agreement(default).text()}.",
         "",
     ]
     tables = {p: evaluate(claims(), under_preset(results, p), "lomarc") for p in PRESETS}
     for preset, table in tables.items():
         given = ", ".join(f"{k}={v}" for k, v in PRESETS[preset].items())
         lines.append(f"Preset `{preset}` ({given}): {agreement(table).text()}.")
+    for reading, columns in METRIC_READINGS.items():
+        read = under_metric_reading(results, reading)
+        if read is None:
+            continue
+        tables[reading] = evaluate(claims(), read, "lomarc")
+        given = ", ".join(f"{k} read as {v}" for k, v in columns.items())
+        lines.append(f"Metric reading `{reading}` ({given}): {agreement(tables[reading]).text()}.")
     heads = " | ".join(f"{p} | {p} verdict" for p in tables)
     lines += [
         "",

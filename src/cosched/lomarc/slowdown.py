@@ -33,6 +33,20 @@ Two readings of the overall formula, both named options (``formula``):
   runs faster than alone). Section 6's numbers move the paper's way under it on some
   claims (L-R's gains on W1, AC against PSS); docs/lomarc.md gives both readings' claim
   tables side by side.
+
+How the memory slowdown combines with the shared parts is a reading of its own: every
+line that names ``sl_A,B,mem`` writes it as a summand (section 4.1, lines 474-475 and 501-502),
+and section 4.2 measured it as a whole pair's slowdown ("The slowdown is 2.5 in the
+former and 2.2 in the latter case", lines 843-844). The overlap form takes three
+named readings of it, values of the same option (they differ only for a pair whose
+memory needs sum above 1, which only AC forms):
+
+* ``overlap`` (the default): ``max(sl_AB, sl_mem)``, sl_mem being section 4.2's
+  measured slowdown of a whole paging pair;
+* ``overlap-add``: ``sl_AB + sl_mem``, the printed ``+ sl_A,B,mem`` added to the
+  overlap form as it stands;
+* ``overlap-excess``: ``sl_AB + (sl_mem - 1)``, sl_mem read as a slowdown whose extra
+  time (beyond the job's own) adds to the shared parts' extra cost.
 """
 
 from __future__ import annotations
@@ -49,6 +63,10 @@ __all__ = [
     "CLASS_NET",
     "FORMULAS",
     "MAX_SLOWDOWN",
+    "OVERLAP",
+    "OVERLAP_ADD",
+    "OVERLAP_EXCESS",
+    "PRINTED",
     "Profile",
     "SlowdownModel",
     "pair_slowdown",
@@ -62,9 +80,11 @@ CLASS_CPU, CLASS_NET, CLASS_DISK = 0, 1, 2
 MAX_SLOWDOWN = 1.6
 #: Serialization factor of overlapping network or disk use (section 4.1).
 SERIAL = 2.0
-#: Readings of section 4.1's overall formula (see :func:`pair_slowdown`); the first is
-#: the default (the reading Table 2's worked example needs).
-FORMULAS = ("overlap", "printed")
+#: Readings of section 4.1's overall formula and of how its memory term combines (see
+#: :func:`pair_slowdown`); the first is the default (the reading Table 2's worked example
+#: and section 4.2's paging measurement need). A reading's code is its index.
+FORMULAS = ("overlap", "printed", "overlap-add", "overlap-excess")
+OVERLAP, PRINTED, OVERLAP_ADD, OVERLAP_EXCESS = range(len(FORMULAS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +167,12 @@ def pair_slowdown(
         mem_slowdown: the pair's slowdown when it does not fit in memory.
         serial: cost factor of overlapping network or disk time.
         formula: ``overlap`` (the default, Table 2's reading: each job's own time plus
-            the extra cost of the shared parts; ``max(sl, mem_slowdown)`` when it pages)
-            or ``printed`` (section 4.1's overall formula as printed: ``c_cpu m_cpu + 2
+            the extra cost of the shared parts; ``max(sl, mem_slowdown)`` when it pages),
+            ``printed`` (section 4.1's overall formula as printed: ``c_cpu m_cpu + 2
             m_net + 2 m_disk``, plus ``mem_slowdown`` when the pair pages, bounded
-            below by 1).
+            below by 1), ``overlap-add`` (the overlap form, ``+ mem_slowdown`` when it
+            pages) or ``overlap-excess`` (the overlap form, ``+ mem_slowdown - 1``
+            when it pages).
     """
     return pair_value(
         cpu_factor,
@@ -158,7 +180,7 @@ def pair_slowdown(
         min(a.net, b.net) + min(a.disk, b.disk),
         a.mem + b.mem > 1.0,
         mem_slowdown,
-        formula == "printed",
+        FORMULAS.index(formula),
         serial,
     )
 
@@ -169,22 +191,28 @@ def pair_value(
     m_io: float,
     over: bool,
     mem_slowdown: float,
-    printed: bool,
+    formula: int,
     serial: float = SERIAL,
 ) -> float:
     """``sl_AB`` from the pair's overlaps: :func:`shared_cost` plus the memory rule.
 
-    ``over``: the two memory needs sum above 1; ``printed``: the ``printed`` reading
-    (else ``overlap``). Plain arithmetic on numbers, so the compiled LOMARC loop
+    ``over``: the two memory needs sum above 1; ``formula``: the reading's code (its
+    index in :data:`FORMULAS`). Plain arithmetic on numbers, so the compiled LOMARC loop
     (:mod:`cosched.lomarc._kernel`) calls this same function.
     """
+    printed = formula == PRINTED
     sl = shared_cost(cpu_factor, m_cpu, m_io, printed, serial)
     if printed:
         if over:
             sl += mem_slowdown
         return max(1.0, sl)
     if over:
-        sl = max(sl, mem_slowdown)
+        if formula == OVERLAP_ADD:
+            sl += mem_slowdown
+        elif formula == OVERLAP_EXCESS:
+            sl += mem_slowdown - 1.0
+        else:
+            sl = max(sl, mem_slowdown)
     return sl
 
 
@@ -197,7 +225,8 @@ class SlowdownModel:
             False for standard CPUs (time sharing: CPU overlap costs 2).
         mem_slowdown: slowdown of a pair whose memory needs sum above 1 (2.5, sec. 6.1).
         standard_cpu_factor: CPU overlap cost on a standard CPU (2: time slicing).
-        formula: ``overlap`` (the default) or ``printed`` (see :func:`pair_slowdown`).
+        formula: one of :data:`FORMULAS`, ``overlap`` the default (see
+            :func:`pair_slowdown`).
     """
 
     hyperthreaded: bool = True

@@ -31,7 +31,9 @@ it is and reported as skipped.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import io
 import os
 import re
 import shlex
@@ -52,7 +54,7 @@ SHARED = next(
 )
 
 #: The pages with marked outputs.
-PAGES = ("README.md", "docs/tutorials/own-log.md")
+PAGES = ("README.md", "docs/tutorials/own-log.md", "docs/operator-logs.md")
 
 #: Costs of a command, cheapest first; ``--level L`` runs every command up to ``L``.
 LEVELS = ("fast", "slow")
@@ -135,14 +137,27 @@ def _scratch() -> Path:
 
 
 def run_command(command: str, cwd: Path) -> list[str]:
-    """What ``command`` prints, stdout then stderr, without the volatile lines."""
+    """What ``command`` prints (stdout and stderr, as a terminal interleaves them),
+    without the volatile lines; run in this process, in ``cwd``."""
+    from cosched.cli.main import main as cosched
+
     argv = shlex.split(command)
-    exe = Path(sys.executable).parent / "cosched"
-    argv[0] = str(exe) if exe.exists() else "cosched"
-    env = {**os.environ, "COLUMNS": "200"}
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, check=False)
-    out = (done.stdout + done.stderr).splitlines()
-    return [line.rstrip() for line in out if not VOLATILE.match(line)]
+    if argv[0] != "cosched":
+        raise SystemExit(f"not a cosched command: {command}")
+    printed = io.StringIO()
+    here = Path.cwd()
+    try:
+        os.chdir(cwd)
+        # An error is printed (and ends in SystemExit): the page shows it as printed.
+        with (
+            contextlib.redirect_stdout(printed),
+            contextlib.redirect_stderr(printed),
+            contextlib.suppress(SystemExit),
+        ):
+            cosched(argv[1:])
+    finally:
+        os.chdir(here)
+    return [line.rstrip() for line in printed.getvalue().splitlines() if not VOLATILE.match(line)]
 
 
 def section(text: str, title: str) -> list[str]:

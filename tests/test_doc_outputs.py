@@ -1,6 +1,6 @@
 """The outputs the docs quote are what the code prints now (scripts/doc_outputs.py).
 
-The fast test runs the tutorial's cheap commands (imports of the test suite's Slurm and
+The fast tests run the pages' cheap commands (imports of the test suite's Slurm and
 PBS logs); the slow test runs every marked command of every page, the comparisons too,
 and skips, saying so, the ones that need ``../shared``'s traces when it is absent.
 """
@@ -73,15 +73,18 @@ def test_a_quote_of_a_skipped_command_is_skipped_not_checked(tmp_path: Path) -> 
     assert "answer/report.md not written" in outcome.skipped[1]
 
 
-def test_the_tutorials_cheap_outputs_are_what_the_code_prints() -> None:
-    outcome = _script().process("docs/tutorials/own-log.md", "fast")
+@pytest.mark.parametrize("page", ["docs/tutorials/own-log.md", "docs/operator-logs.md"])
+def test_the_cheap_quoted_outputs_are_what_the_code_prints(page: str) -> None:
+    outcome = _script().process(page, "fast")
     assert outcome.changed == [], "\n".join(
         [*outcome.changed, "regenerate: python scripts/doc_outputs.py"]
     )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["README.md", "docs/tutorials/own-log.md"])
+@pytest.mark.parametrize(
+    "page", ["README.md", "docs/tutorials/own-log.md", "docs/operator-logs.md"]
+)
 def test_every_quoted_output_is_what_the_code_prints(page: str) -> None:
     doc = _script()
     outcome = doc.process(page, "slow")

@@ -141,6 +141,7 @@ def _import(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note      {note}")
     h = result.trace.header
+    print(f"counts    {h.raw['ImportCounts']}")
     print(f"machine   MaxNodes {h.max_nodes} MaxProcs {h.max_procs}")
     for warning in (_tz_warning(args), _machine_warning(result.trace, args.cores)):
         if warning is not None:

@@ -309,6 +309,9 @@ def plan(
     check = machine_check(probe, flags)
     if check is not None:
         notes.insert(0, check)
+    counts = getattr(probe, "header", {}).get("ImportCounts")
+    if counts:
+        notes.append(f"imported from the site's accounting log: {counts} (the trace header)")
     if _has_recorded_starts(probe):
         # The log's own schedule as a reference row: does the simulated baseline look
         # like the machine (docs/operator-logs.md)?

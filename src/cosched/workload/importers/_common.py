@@ -80,6 +80,9 @@ class ImportOptions:
         arrival: ``eligible`` (default): a job arrives when it became eligible to run
             (after a ``--begin`` time or a dependency), when that is later than its
             submission; ``submit``: always the submission time.
+        exclusive: the site gives each job whole nodes (the operator says so): the
+            header says ``NodeAllocation: exclusive``, and the baselines allocate whole
+            nodes (:func:`~cosched.policies.requirements.build_platform`).
     """
 
     tz: str = "UTC"
@@ -89,6 +92,7 @@ class ImportOptions:
     cores: int | None = None
     ids: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     arrival: Literal["eligible", "submit"] = "eligible"
+    exclusive: bool = False
 
     def __post_init__(self) -> None:
         zone(self.tz)
@@ -568,6 +572,8 @@ def build_trace(
     )
     header["MaxRecords"] = str(tally.counts["records"])
     header["ImportCounts"] = import_counts(tally, seen, opts.unstarted)
+    if opts.exclusive:
+        header["NodeAllocation"] = "exclusive (trace import --exclusive: whole nodes to each job)"
     lines = np.array([r.line for r in records], dtype=np.int64)
     path = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
     trace = SwfTrace(

@@ -407,3 +407,22 @@ def test_local_slurm_times_without_tz_are_warned(
     epoch = tmp_path / "epoch.txt"
     epoch.write_text(TINY)
     assert "local date-times" not in _import(tmp_path, capsys, epoch)
+
+
+def test_compare_states_the_import_counts_of_an_imported_log(tmp_path: Path) -> None:
+    # The Slurm fixture (tests/workload/test_importers.py works its counts out by hand):
+    # 14 records, 9 jobs kept, 3 dropped, 1 cancelled before it started.
+    swf = tmp_path / "site.swf"
+    sacct = Path(__file__).parents[1] / "workload" / "fixtures" / "sacct_cases.txt"
+    assert main(["trace", "import", "slurm", str(sacct), "-o", str(swf)]) == 0
+    where = {"kind": "swf", "path": str(swf), "name": "site"}
+    c = plan(where, policies=["easy"], seeds=1, flags=None, probe=open_workload(str(swf)))
+    assert (
+        "imported from the site's accounting log: read 14 sacct records: 9 jobs kept, "
+        "3 dropped, 1 cancelled before they started (dropped, --unstarted) (the trace header)"
+    ) in c.notes
+    # An archive log has no import counts, and compare says none.
+    bundled = {"kind": "swf", "path": "bundled:example", "name": "example"}
+    c = plan(bundled, policies=["easy"], seeds=1, flags=None,
+             probe=open_workload("bundled:example"))  # fmt: skip
+    assert not any(n.startswith("imported from") for n in c.notes)

@@ -437,3 +437,32 @@ def test_the_same_log_gives_the_same_bytes(tmp_path: Path) -> None:
     for out in outs:
         assert main(["trace", "import", "slurm", str(SACCT), "-o", str(out)]) == 0
     assert outs[0].read_bytes() == outs[1].read_bytes()
+
+
+def test_the_header_counts_dropped_jobs_and_jobs_cancelled_before_they_started(
+    tmp_path: Path,
+) -> None:
+    # sacct_cases.txt: 14 lines; 9 jobs kept; dropped: the pending array range 1003_[5-9]
+    # and the two never-started jobs 1030 and 1060 (--unstarted drop) = 3 (the step
+    # 1001.batch is skipped, not a job); cancelled before it started: 1030 only (1060
+    # is still PENDING).
+    result = import_slurm([SACCT])
+    counts = (
+        "read 14 sacct records: 9 jobs kept, 3 dropped, "
+        "1 cancelled before they started (dropped, --unstarted)"
+    )
+    assert result.trace.header.raw["ImportCounts"] == counts
+    out = tmp_path / "site.swf"
+    write_swf(result.trace, out)
+    assert read_swf(out).header.raw["ImportCounts"] == counts
+    kept = import_slurm([SACCT], ImportOptions(unstarted="keep")).trace.header.raw
+    assert kept["ImportCounts"] == (
+        "read 14 sacct records: 11 jobs kept, 1 dropped, "
+        "1 cancelled before they started (kept, --unstarted)"
+    )
+    # pbs_cases: 300 deleted (D) and 302 aborted (A) while queued, both dropped; 301
+    # deleted while running is kept (status 5), not cancelled before it started.
+    assert import_pbs([PBS]).trace.header.raw["ImportCounts"] == (
+        "read 8 jobs named in the PBS records: 6 jobs kept, 2 dropped, "
+        "2 cancelled before they started (dropped, --unstarted)"
+    )

@@ -67,6 +67,13 @@ def register(sub: Any) -> None:
         "it asked for (default: rigid jobs, as MPI jobs are)",
     )
     p.add_argument(
+        "--exclusive",
+        action="store_true",
+        help="the site gives each job whole nodes: the baselines (FCFS, EASY, conservative) "
+        "allocate whole nodes of the machine's shape (default: as the trace header says, "
+        "its NodeAllocation written by `trace import --exclusive`; else a pool of processors)",
+    )
+    p.add_argument(
         "--seeds",
         type=int,
         default=3,
@@ -210,6 +217,12 @@ def _compare(args: argparse.Namespace) -> int:
     from cosched.compare.study import build_report, cost, plan, run, workload_jobs
 
     flags = _flags(args.machine)
+    if args.exclusive:
+        from dataclasses import replace
+
+        from cosched.policies.requirements import MachineFlags
+
+        flags = replace(flags or MachineFlags(), exclusive=True)
     workload = _workload(args.trace, args.limit)
     _same_trace(args.out, workload, force=args.force)
     probe = None

@@ -79,6 +79,12 @@ def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     imp.add_argument("--nodes", type=int, help="the machine's nodes (default: inferred)")
     imp.add_argument("--cores", type=int, help="cores per node (with --nodes)")
+    imp.add_argument(
+        "--exclusive",
+        action="store_true",
+        help="the site gives each job whole nodes (recorded in the header: the baselines "
+        "of run, validate and compare then allocate whole nodes)",
+    )
     import_options(imp)
     imp.set_defaults(func=_import)
 
@@ -128,6 +134,7 @@ def import_opts(args: argparse.Namespace, nodes: int | None, cores: int | None):
 
 
 def _import(args: argparse.Namespace) -> int:
+    from dataclasses import replace
     from pathlib import Path
 
     from cosched.cli.run import check_writable
@@ -135,12 +142,13 @@ def _import(args: argparse.Namespace) -> int:
     from cosched.workload.swf import write_swf
 
     check_writable(Path(args.output))
-    opts = import_opts(args, args.nodes, args.cores)
+    opts = replace(import_opts(args, args.nodes, args.cores), exclusive=args.exclusive)
     result = import_log(args.format, args.files, opts)
     write_swf(result.trace, args.output)
     for note in result.notes:
         print(f"note      {note}")
     h = result.trace.header
+    print(f"counts    {h.raw['ImportCounts']}")
     print(f"machine   MaxNodes {h.max_nodes} MaxProcs {h.max_procs}")
     for warning in (_tz_warning(args), _machine_warning(result.trace, args.cores)):
         if warning is not None:

@@ -27,7 +27,7 @@ import pandas as pd
 from cosched.errors import ConfigError
 from cosched.metrics.summary import JobClasses
 from cosched.policies.base import parse_params, policy_class
-from cosched.policies.requirements import MachineFlags, build_platform
+from cosched.policies.requirements import MachineFlags, build_platform, exclusive_site
 
 __all__ = [
     "BASELINES",
@@ -309,6 +309,16 @@ def plan(
     check = machine_check(probe, flags)
     if check is not None:
         notes.insert(0, check)
+    whole = exclusive_site(flags or MachineFlags(), probe)
+    if whole is not None:
+        notes.append(
+            f"whole nodes: the baselines give each job whole nodes ({whole}: the site "
+            "allocates nodes exclusively); the coscheduling policies place jobs on the same "
+            "nodes by their own rules"
+        )
+    counts = getattr(probe, "header", {}).get("ImportCounts")
+    if counts:
+        notes.append(f"imported from the site's accounting log: {counts} (the trace header)")
     if _has_recorded_starts(probe):
         # The log's own schedule as a reference row: does the simulated baseline look
         # like the machine (docs/operator-logs.md)?

@@ -69,7 +69,7 @@ Scalar = str | int | float | bool | None
 Progress = Callable[[int, int], None]
 
 _TOP_KEYS = ("name", "workloads", "platform", "policies", "seeds", "estimates", "tau")
-_PLATFORM_KEYS = ("procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node")
+_PLATFORM_KEYS = ("procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node", "exclusive")
 _RULE_KEYS = ("procs_field", "overrun", "nonpositive_run", "too_wide")
 # Keys of each workload kind, with the check of their values (see _KINDS).
 _WORKLOAD_KEYS: dict[str, dict[str, str]] = {
@@ -370,6 +370,8 @@ def _parse_platform(ctx: _Ctx, raw: Any) -> MachineFlags | None:
         if key == "allocation":
             if value not in ("cores", "nodes"):
                 ctx.fail(f"[platform].allocation must be 'cores' or 'nodes', got {value!r}")
+        elif key == "exclusive":
+            _want(ctx, value, f"[platform].{key}", "flag")
         else:
             _want(ctx, value, f"[platform].{key}", "size")
     flags = MachineFlags(**raw)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,19 @@ from cosched.errors import ConfigError
 from cosched.platform import Allocation, Platform
 from cosched.workload.job import Workload
 
-__all__ = ["MachineFlags", "Requirements", "build_platform", "fit_workload", "supply_profiles"]
+__all__ = [
+    "EXCLUSIVE_KEY",
+    "MachineFlags",
+    "Requirements",
+    "build_platform",
+    "exclusive_site",
+    "fit_workload",
+    "supply_profiles",
+]
+
+#: The trace-header key that says the site gives each job whole nodes
+#: (``; NodeAllocation: exclusive``, written by ``cosched trace import --exclusive``).
+EXCLUSIVE_KEY = "NodeAllocation"
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,9 @@ class MachineFlags:
     allocation: str | None = None
     mpl: int | None = None
     max_jobs_per_node: int | None = None
+    #: The site gives each job whole nodes (``compare --exclusive``; None: as the trace
+    #: header says, :data:`EXCLUSIVE_KEY`).
+    exclusive: bool | None = None
 
     def said(self) -> bool:
         """Whether any flag was given."""
@@ -127,6 +142,30 @@ def _cores(
     return 1, None
 
 
+def exclusive_site(flags: MachineFlags, workload: Workload | None) -> str | None:
+    """Who says the site gives each job whole nodes (the flag, else the trace header),
+    or None when nobody does."""
+    if flags.exclusive is not None:
+        return "--exclusive" if flags.exclusive else None
+    header = getattr(workload, "header", None) or {}
+    value = str(header.get(EXCLUSIVE_KEY, "")).strip().split(" ")[0].lower()
+    return f"the trace header's {EXCLUSIVE_KEY}" if value == "exclusive" else None
+
+
+def _whole_nodes(req: Requirements, flags: MachineFlags, workload: Workload | None) -> str | None:
+    """Why a plain space-sharing family (no allocation, sharing or node shape of its own)
+    allocates whole nodes here, or None."""
+    plain = (
+        req.allocation is None
+        and not req.shared
+        and not req.per_processor_nodes
+        and req.cores_per_node is None
+    )
+    if not plain or flags.allocation is not None:
+        return None
+    return exclusive_site(flags, workload)
+
+
 def build_platform(
     req: Requirements, flags: MachineFlags, workload: Workload | None = None
 ) -> tuple[Platform, list[str]]:
@@ -147,6 +186,11 @@ def build_platform(
     if flags.procs is not None and flags.nodes is not None:
         raise ConfigError("give either --procs or --nodes/--cores, not both")
     notes: list[str] = []
+    whole = _whole_nodes(req, flags, workload)
+    if whole is not None:
+        # The site's nodes, each given whole to one job: the family's pool of
+        # processors becomes whole-node allocation on the stated shape.
+        req = replace(req, allocation=Allocation.NODES)
     h_procs = _header_int(workload.max_procs) if workload is not None else None
     h_nodes = _header_int(workload.max_nodes) if workload is not None else None
     if req.per_processor_nodes and h_procs is None:
@@ -178,6 +222,17 @@ def build_platform(
     mpl = flags.mpl if flags.mpl is not None else req.mpl
     cap = flags.max_jobs_per_node if flags.max_jobs_per_node is not None else req.max_jobs_per_node
     platform = Platform(nodes, cores, allocation, mpl=mpl, max_jobs_per_node=cap)
+    if whole is not None:
+        notes.append(
+            f"whole nodes to each job ({whole}: the site allocates nodes exclusively); "
+            f"{platform.describe()}"
+            + (
+                ""
+                if cores > 1
+                else ": a node of one core, as nothing gives the cores per node (give them "
+                "with --machine nodes=N,cores=C or the import's --cores)"
+            )
+        )
     missing = req.problems(platform)
     if missing:
         raise ConfigError(f"needs {', '.join(missing)}; got {platform.describe()}")

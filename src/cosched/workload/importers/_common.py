@@ -80,6 +80,9 @@ class ImportOptions:
         arrival: ``eligible`` (default): a job arrives when it became eligible to run
             (after a ``--begin`` time or a dependency), when that is later than its
             submission; ``submit``: always the submission time.
+        exclusive: the site gives each job whole nodes (the operator says so): the
+            header says ``NodeAllocation: exclusive``, and the baselines allocate whole
+            nodes (:func:`~cosched.policies.requirements.build_platform`).
     """
 
     tz: str = "UTC"
@@ -89,6 +92,7 @@ class ImportOptions:
     cores: int | None = None
     ids: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     arrival: Literal["eligible", "submit"] = "eligible"
+    exclusive: bool = False
 
     def __post_init__(self) -> None:
         zone(self.tz)
@@ -170,6 +174,13 @@ class Tally:
         """Add ``other``'s counts (with their sentences)."""
         for key, n in other.counts.items():
             self.add(key, other.sentences.get(key, ""), n)
+
+    def dropped(self) -> int:
+        """Records and jobs left out of the trace: the counts whose sentence says
+        "dropped" (a skipped record, a job step or a non-job record, is no job)."""
+        return sum(
+            n for k, n in self.counts.items() if self.sentences.get(k, "").startswith("dropped")
+        )
 
     def notes(self) -> list[str]:
         # The first ``{n}`` only, not ``format``: a sentence may quote a name (a
@@ -560,12 +571,26 @@ def build_trace(
         fmt, paths, opts, [*rules, *notes], machine_note, max_nodes, max_procs, t0, records
     )
     header["MaxRecords"] = str(tally.counts["records"])
+    header["ImportCounts"] = import_counts(tally, seen, opts.unstarted)
+    if opts.exclusive:
+        header["NodeAllocation"] = "exclusive (trace import --exclusive: whole nodes to each job)"
     lines = np.array([r.line for r in records], dtype=np.int64)
     path = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
     trace = SwfTrace(
         table=table, header=SwfHeader.from_mapping(header), path=path, line_numbers=lines
     )
     return ImportResult(trace, dict(tally.counts), tuple(notes), fmt)
+
+
+def import_counts(tally: Tally, seen: str, unstarted: str) -> str:
+    """The header's ``ImportCounts``: records read, jobs kept and dropped, and jobs
+    cancelled before they started (kept or dropped by ``--unstarted``)."""
+    c = tally.counts
+    fate = "dropped" if unstarted == "drop" else "kept"
+    return (
+        f"read {c['records']} {seen}: {c['kept']} jobs kept, {tally.dropped()} dropped, "
+        f"{c['cancelled_before_start']} cancelled before they started ({fate}, --unstarted)"
+    )
 
 
 def _header(

@@ -425,6 +425,7 @@ def import_pbs(
             continue
         if rec.start is None:
             tally.add("never_started", "{n} jobs never started (deleted or aborted while queued)")
+            tally.add("cancelled_before_start", "")
             if opts.unstarted == "drop":
                 tally.add("dropped_never_started", "dropped them (--unstarted drop)")
                 continue

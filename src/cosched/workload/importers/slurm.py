@@ -453,6 +453,8 @@ def _finish(
     for rec, nodes in records:
         if rec.start is None:
             tally.add("never_started", "{n} jobs never started (cancelled or still pending)")
+            if rec.status == STATE_STATUS["CANCELLED"]:
+                tally.add("cancelled_before_start", "")
             if opts.unstarted == "drop":
                 tally.add("dropped_never_started", "dropped them (--unstarted drop)")
                 continue

@@ -77,7 +77,7 @@ def tiny_spec(traces: Path = TRACES) -> dict:
     """Four cells of the coupled spec, one day each."""
     data = tomllib.loads(spec_text("coupled"))
     data.pop("quick")
-    data["params"] = {"span": DAY}
+    data["params"] = {**data["params"], "span": DAY}
     data["grid"] = [
         {"study": "load", "load": 0.5, "scheme": ["base", "HH"], "seeds": [0]},
         {"study": "proportion", "load": 0.5, "proportion": 0.33, "scheme": ["YY", "HY"]},
@@ -92,7 +92,7 @@ def test_the_quick_spec_is_the_papers_grid() -> None:
     assert len(quick) == 3 * 5 + 5 * 4
     assert {c["span"] for c in quick} == {10 * DAY}
     full = spec("coupled").tasks()
-    assert len(full) == (3 * 5 + 5 * 4) * 3 and {t.columns["span"] for t in full} == {MONTH}
+    assert len(full) == (3 * 5 + 5 * 4) * 10 and {t.columns["span"] for t in full} == {MONTH}
 
 
 @needs_traces
@@ -120,6 +120,6 @@ def test_missing_traces_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("COSCHED_DATA", str(tmp_path))
     monkeypatch.delenv("COSCHED_TRACES", raising=False)
     exp = experiment_from_dict(tiny_spec(), source="tiny")
-    with pytest.raises(ConfigError, match=r"trace 'LLNL-Atlas-2006-2\.1-cln\.swf\.gz' not found"):
+    with pytest.raises(ConfigError, match=r"trace 'KTH-SP2-1996-2\.1-cln\.swf\.gz' not found"):
         run_experiment(exp, tmp_path / "out", trace_dirs=[tmp_path])
     assert not (tmp_path / "out").exists()  # nothing ran

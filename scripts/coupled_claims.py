@@ -1,8 +1,9 @@
 """docs/coupled.md's claim counts and side-by-side verdicts, generated from the claim tables.
 
-The coupled paper's claims are judged on three runs, each stored as a claim table in
+The coupled paper's claims are judged on four runs, each stored as a claim table in
 docs/claims/: the Intrepid stand-in on Blue Gene/P partitions with the paper's share of
-paired jobs (``coupled.csv``, the reproduction), LLNL Atlas with the same share
+paired jobs (``coupled.csv``, the reproduction), the stand-in with every pair of the
+2-minute rule (``coupled-2min.csv``, load study), LLNL Atlas with the same share
 (``coupled-atlas.csv``), and LLNL Atlas with every pair of the 2-minute rule, one month
 (``coupled-atlas-2min.csv``, the table of the reproduction before the stand-in). This
 script writes, between the markers ``<!-- coupled-claims:start -->`` and ``<!--
@@ -32,6 +33,7 @@ START, END = "<!-- coupled-claims:start -->", "<!-- coupled-claims:end -->"
 #: (table, the family its calibrations are registered under, label).
 RUNS = (
     ("coupled", "coupled", "Intrepid stand-in, partitions, 7.5% paired"),
+    ("coupled-2min", "coupled-2min", "Intrepid stand-in, every 2-minute pair"),
     ("coupled-atlas", "coupled-atlas", "Atlas, 7.5% paired"),
     ("coupled-atlas-2min", "", "Atlas, every 2-minute pair (before)"),
 )

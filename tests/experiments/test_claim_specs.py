@@ -16,6 +16,7 @@ SPECS = sorted(CLAIMS.glob("*.toml"))
 #: Each 20-seed spec and the run whose cells it reuses: a reproduction (its full grid)
 #: or another spec in docs/claims.
 EXTENDS = {
+    "coupled-20seeds.toml": "coupled",
     "dyncosched-20seeds.toml": "dyncosched",
     "fcs-20seeds.toml": "fcs",
     "lomarc-20seeds.toml": "lomarc",

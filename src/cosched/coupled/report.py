@@ -205,6 +205,8 @@ def mean_over_seeds(
     ok = ok[ok["study"] == study]
     xcol = "load" if study == "load" else "proportion"
     out: dict[tuple[float, str], dict[str, dict[str, Interval]]] = {}
+    if ok.empty or xcol not in ok.columns:  # a spec without this study
+        return out
     for (x, scheme), rows in ok.groupby([xcol, "scheme"], sort=True):
         out[(float(x), str(scheme))] = {
             m: {

@@ -141,7 +141,8 @@ CALIBRATIONS: tuple[Calibration, ...] = (
             value="0.075 (of the analysis jobs, kept from the 2-minute rule's pairs)",
             fitted_to=("pairing-share-analysis-*",),
             method="the middle of the paper's 'between 5% and 10%' (section V-D); the "
-            "2-minute rule alone pairs 20-28% of the packed KTH jobs (docs/coupled.md)",
+            "2-minute rule alone pairs 24-26% (Atlas) or 35% (the stand-in) of the packed KTH "
+            "jobs (python docs/studies/coupled_pair_share.py; docs/coupled.md)",
             held_out=(
                 "pairing-share-compute-*",
                 "fig3-extra-wait-*",

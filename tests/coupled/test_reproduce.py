@@ -16,6 +16,7 @@ from cosched.coupled.workloads import (
     compute_workload,
     pack,
     pair_nearest,
+    special_analysis,
 )
 from cosched.errors import ConfigError
 from cosched.experiments.executors import ProcessPool
@@ -71,6 +72,17 @@ def test_machines_built_from_the_traces() -> None:
     wa = analysis_workload(TRACES, load=0.5, span=2 * DAY)
     assert len(wc) > 100 and wc.table["submit_time"].max() < 2 * DAY
     assert offered_load(wa, 100) == pytest.approx(0.5, rel=0.05)
+
+
+@needs_traces
+def test_the_special_analysis_workload_has_the_asked_jobs_and_load() -> None:
+    # Section V-E: the same number of jobs as the compute month, load about 0.5.
+    w = special_analysis(TRACES, jobs=300, load=0.5, span=2 * DAY)
+    assert len(w) == 300 and w.table["submit_time"].max() < 2 * DAY
+    assert offered_load(w, 100) == pytest.approx(0.5, rel=0.01)
+    assert (w.table["requested_time"] >= w.table["run_time"]).all()
+    with pytest.raises(ConfigError, match="fewer than"):
+        special_analysis(TRACES, jobs=10**7, load=0.5)
 
 
 def tiny_spec(traces: Path = TRACES) -> dict:

@@ -11,6 +11,8 @@ by WFP with EASY backfilling, releasing held nodes every 20 minutes (see
   the analysis jobs' count is kept (the paper's 5-10%; without it, every such pair);
 * proportion (Figures 7-10): load 0.5; 2.5, 5, 10, 20 and 33% of the analysis jobs
   paired with the nearest compute job in submit time, one random draw per seed.
+  With ``analysis_jobs = N`` the analysis workload is the paper's special one, N jobs
+  at the load (:func:`cosched.coupled.workloads.special_analysis`).
 
 Each configuration runs HH, HY, YH, YY (compute scheme first) and a baseline without
 coscheduling (``scheme = "base"``). The report section is in
@@ -37,6 +39,7 @@ from cosched.coupled.workloads import (
     analysis_workload,
     compute_machine,
     pair_nearest,
+    special_analysis,
     thin_pairs,
 )
 from cosched.errors import ConfigError
@@ -80,6 +83,11 @@ def check(params: Mapping[str, Scalar]) -> None:
     share = params.get("pair_share")
     if share is not None and not (isinstance(share, int | float) and 0 <= share <= 1):
         raise ConfigError(f"'pair_share' must be a number in [0, 1], got {share!r}")
+    jobs = params.get("analysis_jobs")
+    if jobs is not None and not (
+        isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 2
+    ):
+        raise ConfigError(f"'analysis_jobs' must be an integer >= 2, got {jobs!r}")
     for key in ("load", "span", "proportion", "compute_load", "compute_sigma"):
         v = params.get(key)
         if key in params and not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
@@ -120,7 +128,11 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         rng=draw_month,
         sigma=float(params.get("compute_sigma", STANDIN_SIGMA)),  # type: ignore[arg-type]
     )
-    wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
+    special = params.get("analysis_jobs") if params["study"] == "proportion" else None
+    if special is None:
+        wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
+    else:  # the paper's special workload: the compute machine's job count
+        wa = special_analysis(analysis, jobs=int(special), load=float(params["load"]), span=span)  # type: ignore[arg-type]
     rng = draw_pairs
     if params["study"] == "load":
         wc, wa = pair_workloads(wc, wa, rng=rng)

@@ -50,6 +50,7 @@ __all__ = [
     "compute_workload",
     "pack",
     "pair_nearest",
+    "special_analysis",
     "thin_pairs",
 ]
 
@@ -126,6 +127,35 @@ def analysis_workload(traces: Path, *, load: float, span: float = MONTH) -> Work
     """The analysis trace packed so that ``span`` seconds carry offered load ``load``."""
     w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
     return pack(w, load=load, capacity_procs=ANALYSIS_PLATFORM.procs, span=span)
+
+
+def special_analysis(traces: Path, *, jobs: int, load: float, span: float = MONTH) -> Workload:
+    """The proportion study's analysis workload as the paper made it: ``jobs`` jobs in
+    ``span`` at offered load ``load`` (section V-E: "a special workload that has the same
+    number of jobs and is within the same time span as the Intrepid trace").
+
+    The first ``jobs`` jobs of the analysis trace, their arrivals scaled to span the
+    month (as :func:`pack`), their run and requested times scaled by one factor so that
+    the month carries ``load`` (run times rounded, at least 1 s).
+
+    Raises:
+        ConfigError: a bad parameter, or a trace with fewer jobs.
+    """
+    if not (isinstance(jobs, int) and jobs >= 2 and load > 0 and span > 0):
+        raise ConfigError(f"jobs >= 2, load > 0 and span > 0 needed, got {jobs!r}, {load!r}")
+    w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
+    if len(w) < jobs:
+        raise ConfigError(f"{w.name!r} has {len(w)} jobs, fewer than {jobs}")
+    head = first_n(w, jobs)
+    sub = head.table["submit_time"].to_numpy()
+    spread = rebase(scale_arrivals(head, span * (jobs - 1) / jobs / float(sub[-1] - sub[0])))
+    t = spread.table
+    work = float(np.dot(t["run_time"].to_numpy(), t["procs"].to_numpy(dtype=np.float64)))
+    factor = load * ANALYSIS_PLATFORM.procs * span / work
+    run = np.maximum(np.round(t["run_time"].to_numpy() * factor), 1.0)
+    req = np.maximum(np.round(t["requested_time"].to_numpy() * factor), run)
+    note = f"run and requested times scaled by {factor:.4g} to offered load {load:g}"
+    return spread.replace_table(t.assign(run_time=run, requested_time=req), note)
 
 
 def pack(w: Workload, *, load: float, capacity_procs: int, span: float) -> Workload:

@@ -19,8 +19,8 @@ of jobs of each partition size (default: halving with each doubling, so that eve
 carries the same node count on average), the run times (log-normal, shape ``sigma``,
 scaled so that the month carries ``load``), the estimates (run time over a uniform
 accuracy in ``[accuracy, 1]``) and the arrivals (uniform over the month: a Poisson
-process conditioned on the count). A job's size is its partition, as in the archive's
-logs of Blue Gene machines, which record the processors allocated.
+process conditioned on the count). A job's size is its partition: both ends of the
+paper's range are partition sizes.
 """
 
 from __future__ import annotations

@@ -68,6 +68,41 @@ def test_invariants_on_random_workloads(name: str, data: st.DataObject) -> None:
     check_feasible(cls, w, platform)
 
 
+@st.composite
+def partitioned_cases(draw: st.DrawFn, cls: type[Policy]) -> tuple[Any, Platform]:
+    """A machine allocated in partitions of 1, 2 or 4 units (a Blue Gene/P's midplanes)."""
+    block = draw(st.sampled_from([1, 2, 4]))
+    flags = MachineFlags(nodes=block * draw(st.integers(1, 4)))
+    base, _ = build_platform(cls.requires, flags, None)
+    platform = Platform(base.nodes, base.cores, base.allocation, partition=block)
+    w = draw(workloads(max_procs=platform.procs, max_jobs=20))
+    w, _ = supply_profiles(cls.requires, w, seed=draw(st.integers(0, 2**16)))
+    return w, platform
+
+
+#: Policies that run on an unshared machine: partitions are whole blocks, never shared.
+UNSHARED = [n for n in NAMES if not _cls(n).requires.shared]
+
+
+def test_every_unshared_policy_is_tried_on_the_partitioned_machine() -> None:
+    # The batch baselines and the learned policy; the sharing families (LOMARC, node
+    # sharing, gang) place several jobs on a node, which a partition never is.
+    assert {"fcfs", "easy", "conservative", "learned", "recorded"} <= set(UNSHARED)
+
+
+@pytest.mark.parametrize("name", UNSHARED, ids=lambda n: Path(n).name)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_invariants_on_a_partitioned_machine(name: str, data: st.DataObject) -> None:
+    cls = _cls(name)
+    w, platform = data.draw(partitioned_cases(cls))
+    result = check_feasible(cls, w, platform)
+    need = platform.needed_array(result.jobs["procs"].to_numpy())
+    size = result.jobs["size"].to_numpy()
+    assert (size >= need).all()
+    assert (result.jobs["wasted"].to_numpy() == size - need).all()
+
+
 @pytest.mark.parametrize("name", NAMES, ids=lambda n: Path(n).name)
 def test_deterministic(name: str) -> None:
     cls = _cls(name)

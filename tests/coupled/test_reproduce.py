@@ -16,6 +16,7 @@ from cosched.coupled.workloads import (
     compute_workload,
     pack,
     pair_nearest,
+    special_analysis,
 )
 from cosched.errors import ConfigError
 from cosched.experiments.executors import ProcessPool
@@ -73,11 +74,22 @@ def test_machines_built_from_the_traces() -> None:
     assert offered_load(wa, 100) == pytest.approx(0.5, rel=0.05)
 
 
+@needs_traces
+def test_the_special_analysis_workload_has_the_asked_jobs_and_load() -> None:
+    # Section V-E: the same number of jobs as the compute month, load about 0.5.
+    w = special_analysis(TRACES, jobs=300, load=0.5, span=2 * DAY)
+    assert len(w) == 300 and w.table["submit_time"].max() < 2 * DAY
+    assert offered_load(w, 100) == pytest.approx(0.5, rel=0.01)
+    assert (w.table["requested_time"] >= w.table["run_time"]).all()
+    with pytest.raises(ConfigError, match="fewer than"):
+        special_analysis(TRACES, jobs=10**7, load=0.5)
+
+
 def tiny_spec(traces: Path = TRACES) -> dict:
     """Four cells of the coupled spec, one day each."""
     data = tomllib.loads(spec_text("coupled"))
     data.pop("quick")
-    data["params"] = {"span": DAY}
+    data["params"] = {**data["params"], "span": DAY}
     data["grid"] = [
         {"study": "load", "load": 0.5, "scheme": ["base", "HH"], "seeds": [0]},
         {"study": "proportion", "load": 0.5, "proportion": 0.33, "scheme": ["YY", "HY"]},
@@ -92,7 +104,7 @@ def test_the_quick_spec_is_the_papers_grid() -> None:
     assert len(quick) == 3 * 5 + 5 * 4
     assert {c["span"] for c in quick} == {10 * DAY}
     full = spec("coupled").tasks()
-    assert len(full) == (3 * 5 + 5 * 4) * 3 and {t.columns["span"] for t in full} == {MONTH}
+    assert len(full) == (3 * 5 + 5 * 4) * 10 and {t.columns["span"] for t in full} == {MONTH}
 
 
 @needs_traces
@@ -120,6 +132,6 @@ def test_missing_traces_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("COSCHED_DATA", str(tmp_path))
     monkeypatch.delenv("COSCHED_TRACES", raising=False)
     exp = experiment_from_dict(tiny_spec(), source="tiny")
-    with pytest.raises(ConfigError, match=r"trace 'LLNL-Atlas-2006-2\.1-cln\.swf\.gz' not found"):
+    with pytest.raises(ConfigError, match=r"trace 'KTH-SP2-1996-2\.1-cln\.swf\.gz' not found"):
         run_experiment(exp, tmp_path / "out", trace_dirs=[tmp_path])
     assert not (tmp_path / "out").exists()  # nothing ran

@@ -1,14 +1,18 @@
 """The coupled family in the experiment framework: its cell function.
 
 The grid lives in the spec ``cosched/experiments/specs/coupled.toml``: two studies on a
-compute machine (LLNL Atlas) coupled with an analysis machine (KTH SP2), both scheduled
+compute machine (``compute``: the Intrepid stand-in on Blue Gene/P partitions, or LLNL
+Atlas) coupled with an analysis machine (KTH SP2), both scheduled
 by WFP with EASY backfilling, releasing held nodes every 20 minutes (see
 :mod:`cosched.coupled.workloads` for the traces and why):
 
 * load (Figures 3-6): the analysis machine at offered load 0.25, 0.5 and 0.75; mates
-  by submission within 2 minutes (the paper's rule);
+  by submission within 2 minutes (the paper's rule), of which a drawn ``pair_share`` of
+  the analysis jobs' count is kept (the paper's 5-10%; without it, every such pair);
 * proportion (Figures 7-10): load 0.5; 2.5, 5, 10, 20 and 33% of the analysis jobs
   paired with the nearest compute job in submit time, one random draw per seed.
+  With ``analysis_jobs = N`` the analysis workload is the paper's special one, N jobs
+  at the load (:func:`cosched.coupled.workloads.special_analysis`).
 
 Each configuration runs HH, HY, YH, YY (compute scheme first) and a baseline without
 coscheduling (``scheme = "base"``). The report section is in
@@ -29,11 +33,14 @@ from cosched.coupled.spec import DomainSpec
 from cosched.coupled.workloads import (
     ANALYSIS_PLATFORM,
     ANALYSIS_TRACE,
-    COMPUTE_PLATFORM,
+    COMPUTE_MACHINES,
     COMPUTE_TRACE,
+    STANDIN_SIGMA,
     analysis_workload,
-    compute_workload,
+    compute_machine,
     pair_nearest,
+    special_analysis,
+    thin_pairs,
 )
 from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar
@@ -67,7 +74,21 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(f"'scheme' must be base or one of {', '.join(SCHEMES)}")
     if params["study"] == "proportion" and "proportion" not in params:
         raise ConfigError("the proportion study needs 'proportion'")
-    for key in ("load", "span", "proportion", "compute_load"):
+    if params.get("compute", "atlas") not in COMPUTE_MACHINES:
+        raise ConfigError(
+            f"'compute' must be one of {', '.join(COMPUTE_MACHINES)}, got {params['compute']!r}"
+        )
+    if params.get("compute") == "intrepid" and "compute_load" not in params:
+        raise ConfigError("the intrepid compute machine needs 'compute_load'")
+    share = params.get("pair_share")
+    if share is not None and not (isinstance(share, int | float) and 0 <= share <= 1):
+        raise ConfigError(f"'pair_share' must be a number in [0, 1], got {share!r}")
+    jobs = params.get("analysis_jobs")
+    if jobs is not None and not (
+        isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 2
+    ):
+        raise ConfigError(f"'analysis_jobs' must be an integer >= 2, got {jobs!r}")
+    for key in ("load", "span", "proportion", "compute_load", "compute_sigma"):
         v = params.get(key)
         if key in params and not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
             raise ConfigError(f"{key!r} must be a number > 0, got {v!r}")
@@ -91,16 +112,33 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     failure); ``sync_verified`` says every paired job started with its mate.
     """
     span = float(params["span"])  # type: ignore[arg-type]
-    compute = env.trace(COMPUTE_TRACE).parent
+    machine = str(params.get("compute", "atlas"))
+    traces = env.trace(COMPUTE_TRACE).parent if machine == "atlas" else None
     analysis = env.trace(ANALYSIS_TRACE).parent
     compute_load = params.get("compute_load")
-    wc = compute_workload(
-        compute, span=span, load=None if compute_load is None else float(compute_load)
+    # Independent streams per seed: the compute month (the stand-in's draw), the pairing.
+    draw_month, draw_pairs = (
+        np.random.default_rng(np.random.SeedSequence([int(seed), k])) for k in (7, 6)
     )
-    wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 6]))
+    wc, compute_platform = compute_machine(
+        machine,
+        traces,
+        span=span,
+        load=None if compute_load is None else float(compute_load),  # type: ignore[arg-type]
+        rng=draw_month,
+        sigma=float(params.get("compute_sigma", STANDIN_SIGMA)),  # type: ignore[arg-type]
+    )
+    special = params.get("analysis_jobs") if params["study"] == "proportion" else None
+    if special is None:
+        wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
+    else:  # the paper's special workload: the compute machine's job count
+        wa = special_analysis(analysis, jobs=int(special), load=float(params["load"]), span=span)  # type: ignore[arg-type]
+    rng = draw_pairs
     if params["study"] == "load":
         wc, wa = pair_workloads(wc, wa, rng=rng)
+        share = params.get("pair_share")
+        if share is not None:
+            wc, wa = thin_pairs(wc, wa, share=float(share), rng=rng)  # type: ignore[arg-type]
     else:
         prop = float(params["proportion"])  # type: ignore[arg-type]
         wc, wa = pair_nearest(wc, wa, proportion=prop, rng=rng)
@@ -108,7 +146,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     enabled = scheme != "base"
     sc, sa = SCHEMES.get(scheme, ("hold", "hold"))
     specs = [
-        DomainSpec("compute", wc, COMPUTE_PLATFORM, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
+        DomainSpec("compute", wc, compute_platform, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
         DomainSpec("analysis", wa, ANALYSIS_PLATFORM, scheme=sa, enabled=enabled),  # type: ignore[arg-type]
     ]
     try:

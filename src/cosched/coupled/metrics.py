@@ -10,7 +10,9 @@ Per machine, on the job table of :meth:`Domain.finish`:
   averaged over the machine's paired jobs;
 * ``lost_node_hours``: service units lost to holding, the sum over jobs of held time x
   units held, in unit-hours (node-hours when the machine allocates whole nodes);
-  ``lost_share`` is that over the machine's capacity x makespan.
+  ``lost_share`` is that over the machine's capacity x makespan;
+* ``partition_waste``: on a machine allocated in partitions, the share of capacity x
+  makespan that jobs' partitions held beyond their need (0 otherwise).
 
 :func:`verify_sync` checks the coscheduling guarantee on a finished run: every paired
 job started at the same instant as its mate, unless one of them started alone because
@@ -56,6 +58,7 @@ CORE_METRICS: tuple[str, ...] = (
     "yields",
     "lost_node_hours",
     "lost_share",
+    "partition_waste",
 )
 
 
@@ -85,6 +88,7 @@ def machine_metrics(jobs: pd.DataFrame, *, capacity: int, tau: float = 10.0) -> 
     out["lost_node_hours"] = lost / 3600.0
     span = out.get("makespan", math.nan)
     out["lost_share"] = lost / (capacity * span) if span and span > 0 else 0.0
+    out["partition_waste"] = s.get("partition_waste", 0.0)
     return {k: out[k] for k in CORE_METRICS}
 
 

@@ -22,6 +22,7 @@ from cosched.coupled.workloads import (
     COMPUTE_TRACE,
 )
 from cosched.experiments.stats import Interval, mean_ci
+from cosched.workload.models.intrepid import INTREPID_PLATFORM
 
 __all__ = ["PAPER", "mean_over_seeds", "report_section"]
 
@@ -204,6 +205,8 @@ def mean_over_seeds(
     ok = ok[ok["study"] == study]
     xcol = "load" if study == "load" else "proportion"
     out: dict[tuple[float, str], dict[str, dict[str, Interval]]] = {}
+    if ok.empty or xcol not in ok.columns:  # a spec without this study
+        return out
     for (x, scheme), rows in ok.groupby([xcol, "scheme"], sort=True):
         out[(float(x), str(scheme))] = {
             m: {
@@ -218,6 +221,18 @@ def mean_over_seeds(
 
 def _means(table: Mapping[Any, Any]) -> dict[Any, Any]:
     return {k: {m: {n: ci.mean for n, ci in v[m].items()} for m in v} for k, v in table.items()}
+
+
+def _compute_label(params: Mapping[str, Any]) -> str:
+    """The compute machine of the spec's parameters, in words."""
+    if params.get("compute") == "intrepid":
+        p = INTREPID_PLATFORM
+        return (
+            f"Intrepid stand-in (a month drawn per seed at offered load "
+            f"{params.get('compute_load')}, run-time sigma {params.get('compute_sigma', 1.7)}), "
+            f"{p.nodes} nodes in partitions of {p.partition} x 2^k"
+        )
+    return f"{COMPUTE_TRACE}, {COMPUTE_PLATFORM.nodes} nodes allocated whole"
 
 
 def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) -> list[str]:
@@ -236,7 +251,7 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
     deadlocked = results[(results["status"] == "ok") & (results["outcome"] != "ok")]
     span = float(params.get("span", 0.0))
     settings = {
-        "compute": f"{COMPUTE_TRACE}, {COMPUTE_PLATFORM.nodes} nodes allocated whole",
+        "compute": _compute_label(params),
         "analysis": f"{ANALYSIS_TRACE}, {ANALYSIS_PLATFORM.nodes} nodes",
         "span_days": f"{span / 86400:g}",
         "release_period_s": DEFAULT_RELEASE_PERIOD,
@@ -248,8 +263,15 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         "### Set-up",
         "",
         *[f"- {k}: {v}" for k, v in settings.items()],
-        "- load study: mates by submission within 2 minutes; proportion study: analysis "
-        "load 0.5, the given share of the analysis jobs paired with the nearest compute job.",
+        "- load study: mates by submission within 2 minutes"
+        + (
+            f", of which {100 * float(params['pair_share']):g}% of the analysis jobs' count "
+            "is kept, drawn per seed"
+            if "pair_share" in params
+            else ""
+        )
+        + "; proportion study: analysis load 0.5, the given share of the analysis jobs "
+        "paired with the nearest compute job.",
         "- every number is the mean over the seeds of the configuration; ± is the half-width "
         "of the 95% Student-t interval (none with one seed); error bars in the figures are "
         "the same intervals.",

@@ -97,6 +97,7 @@ class DomainSpec:
                 "allocation": p.allocation.value,
                 "mpl": p.mpl,
                 "max_jobs_per_node": p.max_jobs_per_node,
+                "partition": p.partition,
             },
             "workload": {
                 "name": w.name,
@@ -131,6 +132,7 @@ class DomainSpec:
                 allocation=Allocation(p["allocation"]),
                 mpl=int(p["mpl"]),
                 max_jobs_per_node=p["max_jobs_per_node"],
+                partition=p.get("partition"),
             )
             return cls(
                 name=str(s["name"]),

@@ -13,6 +13,14 @@ traces are not public. Stand-ins:
   month holds the wanted utilization: the prefix of the trace whose work fills
   ``load x 100 nodes x span`` is taken and its inter-arrival times scaled so that it
   spans the compute month.
+
+The compute machine may instead be the **Intrepid stand-in**
+(:func:`cosched.workload.models.intrepid.intrepid_standin`): a month of jobs drawn to
+the paper's description of Intrepid, on a Blue Gene/P allocated in partitions of
+midplanes (``compute = "intrepid"`` in the spec; :func:`compute_machine`).
+
+:func:`thin_pairs` keeps a drawn share of the mates the 2-minute rule finds, so that the
+share of paired jobs is the paper's (5-10%) rather than what the traces' densities give.
 """
 
 from __future__ import annotations
@@ -26,18 +34,24 @@ from cosched.platform import Platform
 from cosched.platform.machine import Allocation
 from cosched.workload import load_workload
 from cosched.workload.job import Workload
+from cosched.workload.models.intrepid import INTREPID_JOBS, INTREPID_PLATFORM, intrepid_standin
 from cosched.workload.transforms import first_n, rebase, scale_arrivals, time_window
 
 __all__ = [
     "ANALYSIS_PLATFORM",
     "ANALYSIS_TRACE",
+    "COMPUTE_MACHINES",
     "COMPUTE_PLATFORM",
     "COMPUTE_TRACE",
     "MONTH",
+    "STANDIN_SIGMA",
     "analysis_workload",
+    "compute_machine",
     "compute_workload",
     "pack",
     "pair_nearest",
+    "special_analysis",
+    "thin_pairs",
 ]
 
 #: Seconds in the simulated month.
@@ -49,6 +63,42 @@ ANALYSIS_PLATFORM = Platform.of_procs(100)
 #: Which month of the Atlas trace (0-based, from its first submission) is simulated:
 #: month 5 has 8,990 jobs at offered load 0.78, the closest to Intrepid's month.
 COMPUTE_MONTH = 5
+#: The compute machines a spec can name (``compute``).
+COMPUTE_MACHINES = ("atlas", "intrepid")
+#: The Intrepid stand-in's run-time shape (log-normal sigma), fitted with its load to
+#: the paper's base mean wait and slowdown (docs/coupled.md).
+STANDIN_SIGMA = 1.7
+
+
+def compute_machine(
+    machine: str,
+    traces: Path | None,
+    *,
+    span: float,
+    load: float | None,
+    rng: np.random.Generator,
+    sigma: float = STANDIN_SIGMA,
+) -> tuple[Workload, Platform]:
+    """The compute machine's month and platform: Atlas's trace or the Intrepid stand-in.
+
+    ``load`` packs Atlas's month (None: its own month) or sets the stand-in's offered
+    load (required); ``rng`` draws the stand-in's month (Atlas's is fixed).
+
+    Raises:
+        ConfigError: an unknown machine, or the stand-in without a load.
+    """
+    if machine == "atlas":
+        if traces is None:
+            raise ConfigError("the atlas compute machine needs the traces folder")
+        return compute_workload(traces, span=span, load=load), COMPUTE_PLATFORM
+    if machine == "intrepid":
+        if load is None:
+            raise ConfigError("the intrepid compute machine needs 'compute_load'")
+        # The paper's month held 9,219 jobs: a shorter span holds its share of them.
+        jobs = max(1, round(INTREPID_JOBS * span / MONTH))
+        w = intrepid_standin(rng, load=load, span=span, sigma=sigma, jobs=jobs)
+        return w, INTREPID_PLATFORM
+    raise ConfigError(f"compute must be one of {', '.join(COMPUTE_MACHINES)}, got {machine!r}")
 
 
 def compute_workload(
@@ -77,6 +127,35 @@ def analysis_workload(traces: Path, *, load: float, span: float = MONTH) -> Work
     """The analysis trace packed so that ``span`` seconds carry offered load ``load``."""
     w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
     return pack(w, load=load, capacity_procs=ANALYSIS_PLATFORM.procs, span=span)
+
+
+def special_analysis(traces: Path, *, jobs: int, load: float, span: float = MONTH) -> Workload:
+    """The proportion study's analysis workload as the paper made it: ``jobs`` jobs in
+    ``span`` at offered load ``load`` (section V-E: "a special workload that has the same
+    number of jobs and is within the same time span as the Intrepid trace").
+
+    The first ``jobs`` jobs of the analysis trace, their arrivals scaled to span the
+    month (as :func:`pack`), their run and requested times scaled by one factor so that
+    the month carries ``load`` (run times rounded, at least 1 s).
+
+    Raises:
+        ConfigError: a bad parameter, or a trace with fewer jobs.
+    """
+    if not (isinstance(jobs, int) and jobs >= 2 and load > 0 and span > 0):
+        raise ConfigError(f"jobs >= 2, load > 0 and span > 0 needed, got {jobs!r}, {load!r}")
+    w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
+    if len(w) < jobs:
+        raise ConfigError(f"{w.name!r} has {len(w)} jobs, fewer than {jobs}")
+    head = first_n(w, jobs)
+    sub = head.table["submit_time"].to_numpy()
+    spread = rebase(scale_arrivals(head, span * (jobs - 1) / jobs / float(sub[-1] - sub[0])))
+    t = spread.table
+    work = float(np.dot(t["run_time"].to_numpy(), t["procs"].to_numpy(dtype=np.float64)))
+    factor = load * ANALYSIS_PLATFORM.procs * span / work
+    run = np.maximum(np.round(t["run_time"].to_numpy() * factor), 1.0)
+    req = np.maximum(np.round(t["requested_time"].to_numpy() * factor), run)
+    note = f"run and requested times scaled by {factor:.4g} to offered load {load:g}"
+    return spread.replace_table(t.assign(run_time=run, requested_time=req), note)
 
 
 def pack(w: Workload, *, load: float, capacity_procs: int, span: float) -> Workload:
@@ -149,3 +228,31 @@ def _nearest_free(t: np.ndarray, free: np.ndarray, when: float) -> int:
     if hi >= len(t) or (lo >= 0 and when - t[lo] <= t[hi] - when):
         return lo
     return hi
+
+
+def thin_pairs(
+    a: Workload, b: Workload, *, share: float, rng: np.random.Generator
+) -> tuple[Workload, Workload]:
+    """Keep ``round(share x len(smaller))`` of the mate pairs of ``a`` and ``b``, drawn at
+    random (all of them if there are fewer); the others lose their mate.
+
+    Both workloads carry ``coupled_mate`` (:func:`pair_workloads` or :func:`pair_nearest`).
+    The paper's 2-minute rule paired 5-10% of its jobs (section V-D); on the stand-in
+    traces it pairs several times more, so the reproduction keeps that rule and draws
+    which of its pairs stay, to the paper's share.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError(f"pair_share must be in [0, 1], got {share!r}")
+    ma = a.table["coupled_mate"].to_numpy()
+    paired = np.flatnonzero(ma >= 0)
+    k = min(paired.size, int(np.floor(share * min(len(a), len(b)) + 0.5)))
+    keep_a = np.zeros(len(a), dtype=bool)
+    keep_a[rng.choice(paired, size=k, replace=False)] = True
+    kept_ids = set(ma[keep_a].tolist())
+    mb = b.table["coupled_mate"].to_numpy()
+    ids_b = b.table["job_id"].to_numpy()
+    keep_b = np.fromiter((i in kept_ids for i in ids_b.tolist()), dtype=bool, count=len(b))
+    note = f"coupled profile: {k} of {paired.size} mate pairs kept (share {share:g})"
+    wa = a.replace_table(a.table.assign(coupled_mate=np.where(keep_a, ma, -1)), note)
+    wb = b.replace_table(b.table.assign(coupled_mate=np.where(keep_b & (mb >= 0), mb, -1)), note)
+    return wa, wb

@@ -721,6 +721,9 @@ class Simulation:
         )
         if any(self._held_time):
             jobs["held_time"] = np.array(self._held_time, dtype=float)
+        if self.platform.partition is not None:
+            # Units of each job's partition beyond its need: busy, but idle.
+            jobs["wasted"] = self.platform.waste_array(t["procs"])
         if self._ledger is not None:
             # What a placed job really occupies, in the platform's units: a job spread
             # over 4n nodes at a quarter of their cores occupies n nodes' worth.

@@ -227,6 +227,10 @@ def summarize(
         throughput=n / makespan * 3600.0 if makespan > 0 else float("nan"),
         offered_load=work / (cap_procs * span) if span > 0 else float("nan"),
     )
+    if "wasted" in o and makespan > 0:  # a partitioned machine (Platform.partition)
+        out["partition_waste"] = float((o["wasted"] * o["execution_time"]).sum()) / (
+            capacity * makespan
+        )
     if placements and nodes and makespan > 0:
         out["node_busy_utilization"] = node_busy_seconds(jobs, placements) / (nodes * makespan)
     for k, p in enumerate(percentiles):

@@ -7,9 +7,18 @@ A platform is ``nodes`` nodes of ``cores`` cores each. Jobs ask for processors
   as a pool of processors);
 * ``nodes``: ``ceil(procs / cores)`` whole nodes, the rest of the last node left idle.
 
+A machine may also be allocated in **partitions** (``partition``, in units): a job takes
+the smallest block of ``partition x 2**k`` units that holds it, or the whole machine
+when no such block fits, as a Blue Gene/P allocates blocks of midplanes (``partition``
+= 512 nodes on Intrepid). The units of the block beyond the job's need are its
+*waste*: busy, usable by nobody else, counted by :meth:`Platform.waste_array`.
+
 Both modes are exact with a count of free units, because the baseline policies care
 only about how many units are free, not which. Families that care where a job runs
 (node sharing, pairing) place jobs on named nodes through the engine's node ledger.
+Partitions are counted the same way, not laid out on the machine's torus: a real
+Blue Gene/P can have free midplanes that form no block (fragmentation), which a count
+does not see, so the model's partition waste is a lower bound of the machine's.
 """
 
 from __future__ import annotations
@@ -43,6 +52,9 @@ class Platform:
             shares); a placement-aware family can put up to ``cores x mpl`` slots of
             jobs on a node.
         max_jobs_per_node: cap on jobs sharing a node (None: no cap but the slots).
+        partition: smallest partition, in units (None: no partitions); a job takes
+            ``partition x 2**k`` units, the fewest that hold it, or the whole machine.
+            The capacity must be a multiple of it, and the machine unshared.
     """
 
     nodes: int
@@ -50,11 +62,12 @@ class Platform:
     allocation: Allocation = Allocation.CORES
     mpl: int = 1
     max_jobs_per_node: int | None = None
+    partition: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "cores", "mpl", "max_jobs_per_node"):
+        for name in ("nodes", "cores", "mpl", "max_jobs_per_node", "partition"):
             v = getattr(self, name)
-            if name == "max_jobs_per_node" and v is None:
+            if name in ("max_jobs_per_node", "partition") and v is None:
                 continue
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"platform {name} must be an integer >= 1, got {v!r}")
@@ -64,6 +77,17 @@ class Platform:
             raise ConfigError(
                 f"platform allocation must be 'cores' or 'nodes', got {self.allocation!r}"
             ) from None
+        if self.partition is not None:
+            self._check_partition(self.partition)
+
+    def _check_partition(self, partition: int) -> None:
+        if self.capacity % partition:
+            raise ConfigError(
+                f"platform partition must divide the machine's {self.capacity} units, "
+                f"got {partition}"
+            )
+        if self.shared:
+            raise ConfigError("platform partition needs an unshared machine (mpl 1, no job cap)")
 
     @classmethod
     def of_procs(cls, procs: int) -> Platform:
@@ -86,17 +110,30 @@ class Platform:
         return self.procs if self.allocation is Allocation.CORES else self.nodes
 
     def units(self, procs: int) -> int:
-        """Allocation units a job of ``procs`` processors takes."""
+        """Allocation units a job of ``procs`` processors takes (its partition, if any)."""
+        return int(self.units_array(np.array([procs]))[0])
+
+    def needed_array(self, procs: np.ndarray) -> np.ndarray:
+        """Units ``procs`` processors need before rounding to a partition (int64)."""
+        procs = np.asarray(procs, dtype=np.int64)
         if self.allocation is Allocation.CORES:
             return procs
         return -(-procs // self.cores)
 
     def units_array(self, procs: np.ndarray) -> np.ndarray:
         """:meth:`units` for an array of processor counts (int64)."""
-        procs = np.asarray(procs, dtype=np.int64)
-        if self.allocation is Allocation.CORES:
-            return procs
-        return -(-procs // self.cores)
+        need = self.needed_array(procs)
+        if self.partition is None:
+            return need
+        block = np.full_like(need, self.partition)
+        while (short := block < need).any():
+            block[short] *= 2
+        # No block of partition x 2**k fits, but the job does: it takes the whole machine.
+        return np.where(block > self.capacity, np.maximum(need, self.capacity), block)
+
+    def waste_array(self, procs: np.ndarray) -> np.ndarray:
+        """Units a job takes beyond its need (its partition's idle part; int64)."""
+        return self.units_array(procs) - self.needed_array(procs)
 
     def fits(self, procs: int) -> bool:
         """Whether a job of ``procs`` processors can ever run here."""
@@ -110,4 +147,6 @@ class Platform:
             text += f", mpl {self.mpl}"
         if self.max_jobs_per_node is not None:
             text += f", at most {self.max_jobs_per_node} jobs a node"
+        if self.partition is not None:
+            text += f", partitions of {self.partition} x 2^k units"
         return text + ")"

@@ -6,7 +6,8 @@
 association's ``GrpTRES=cpu=N``; Maui's ``MAXPROC``). A queued job whose user would go
 past a limit by starting is *not eligible*: the policy passes over it as if it were not
 queued (Slurm leaves it pending with reason ``AssocMaxJobsLimit`` / ``AssocGrpCpuLimit``,
-not ``Resources``, and goes on to the next job; Maui calls it *blocked*). In particular
+not ``Resources``, and goes on to the next job; Maui's throttling policies filter it
+out of the jobs considered for scheduling). In particular
 a limited job is never EASY's head and holds no reservation: the head is the first
 *eligible* job that does not fit. A job with no user (SWF field 12 missing) is never
 limited; a job asking on its own for more processors than the limit starts only when

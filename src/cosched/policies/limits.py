@@ -190,12 +190,14 @@ class SiteRules:
 
     @classmethod
     def of(cls, policy: Any) -> SiteRules:
-        """The rules of a policy with ``max_jobs_per_user``, ``max_procs_per_user``,
-        ``fairshare_half_life`` and ``fairshare_weight`` fields, checked (errors name
-        the parameter)."""
+        """The rules of a policy with ``max_jobs_per_user`` and ``max_procs_per_user``
+        fields and, if it offers the fairshare order, ``fairshare_half_life`` and
+        ``fairshare_weight``, checked (errors name the parameter)."""
         name = policy.name
         check_limits(name, policy.max_jobs_per_user, policy.max_procs_per_user)
-        h, w = policy.fairshare_half_life, policy.fairshare_weight
+        # A policy without the fair-share order (conservative) has no such fields.
+        h = getattr(policy, "fairshare_half_life", FAIRSHARE_MAX_AGE)
+        w = getattr(policy, "fairshare_weight", 1.0)
         check_range(name, "fairshare_weight", w, low=0)
         check_range(name, "fairshare_half_life", h, low=0)
         if not h > 0 or not math.isfinite(h):

@@ -32,9 +32,11 @@ running job: ``b = t``). Higher priority first; ties by submit order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
@@ -121,60 +123,110 @@ def decayed_usage(procs: float, start: float, end: float, now: float, half_life:
 class FairShare:
     """Decayed usage per user and the fair-share order of the queue (see the module).
 
-    Finished jobs' usage is kept per user as a value decayed to the time it was last
-    updated; running jobs' usage is added at each pass.
+    Finished jobs' usage is kept in one array (a slot per user), every value decayed to
+    the same instant, so one multiplication brings them all to the next one; running
+    jobs' usage is added at each pass.
     """
 
     half_life: float
     weight: float
     max_age: float = FAIRSHARE_MAX_AGE
-    _done: dict[int, tuple[float, float]] = field(default_factory=dict)
+    _slot: dict[int, int] = field(default_factory=dict)
+    _done: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _at: float = 0.0
     _users: set[int] = field(default_factory=set)
+    _job_slot: np.ndarray | None = None
 
     def submitted(self, job: Job) -> None:
         if job.user_id is not None:
             self._users.add(job.user_id)
 
+    def _slot_of(self, user: int) -> int:
+        slot = self._slot.get(user)
+        if slot is None:
+            slot = self._slot[user] = len(self._slot)
+            if slot >= self._done.shape[0]:
+                grown = np.zeros(max(16, 2 * self._done.shape[0]))
+                grown[: self._done.shape[0]] = self._done
+                self._done = grown
+        return slot
+
+    def _decay_to(self, now: float) -> None:
+        if now != self._at:
+            self._done *= 2.0 ** (-(now - self._at) / self.half_life)
+            self._at = now
+
     def finished(self, job: Job, start: float, now: float) -> None:
         """Charge a job that ran from ``start`` to ``now``."""
-        u = job.user_id
-        if u is None:
+        if job.user_id is None:
             return
-        value, at = self._done.get(u, (0.0, now))
-        value *= 2.0 ** (-(now - at) / self.half_life)
-        self._done[u] = (value + decayed_usage(job.procs, start, now, now, self.half_life), now)
+        slot = self._slot_of(job.user_id)
+        self._decay_to(now)
+        self._done[slot] += decayed_usage(job.procs, start, now, now, self.half_life)
+
+    def _values_at(self, running: Iterable[tuple[Job, float]], now: float) -> np.ndarray:
+        """Each slot's decayed usage at ``now`` (a new array)."""
+        self._decay_to(now)
+        out = self._done.copy()
+        for job, start in running:
+            if job.user_id is not None:
+                slot = self._slot_of(job.user_id)
+                if slot >= out.shape[0]:
+                    out = np.concatenate([out, np.zeros(self._done.shape[0] - out.shape[0])])
+                out[slot] += decayed_usage(job.procs, start, now, now, self.half_life)
+        return out
 
     def usage(self, running: Iterable[tuple[Job, float]], now: float) -> dict[int, float]:
-        """Each user's decayed usage at ``now``; ``running`` gives ``(job, start)``."""
-        h = self.half_life
-        out = {u: v * 2.0 ** (-(now - at) / h) for u, (v, at) in self._done.items()}
-        for job, start in running:
-            u = job.user_id
-            if u is not None:
-                out[u] = out.get(u, 0.0) + decayed_usage(job.procs, start, now, now, h)
-        return out
+        """Each user's decayed usage at ``now`` (users with some); ``running`` gives
+        ``(job, start)``."""
+        values = self._values_at(running, now)
+        return {u: float(values[k]) for u, k in self._slot.items() if values[k] > 0}
 
     def priorities(
         self, queue: Iterable[Job], usage: dict[int, float], now: float
     ) -> list[tuple[float, Job]]:
         """``(priority, job)`` of each queued job (see the module's formula)."""
+        jobs = list(queue)
         total = sum(usage.values())
-        share = 1.0 / max(len(self._users), 1)
-        out = []
-        for job in queue:
-            age = min((now - job.submit_time) / self.max_age, 1.0)
-            u = job.user_id
-            norm = usage.get(u, 0.0) / total if (u is not None and total > 0) else 0.0
-            out.append((age + self.weight * 2.0 ** (-norm / share), job))
-        return out
+        wait = np.array([now - j.submit_time for j in jobs], dtype=np.float64)
+        norm = np.array(
+            [usage.get(j.user_id, 0.0) / total if total > 0 and j.user_id is not None else 0.0
+             for j in jobs], dtype=np.float64,
+        )  # fmt: skip
+        return list(zip(self._values(wait, norm).tolist(), jobs, strict=True))
 
-    def ordered(self, view: SystemView) -> list[Job]:
+    def _values(self, wait: np.ndarray, norm: np.ndarray) -> Any:
+        """The priorities of jobs that waited ``wait`` whose users hold ``norm`` of all
+        usage, vectorised."""
+        age = np.minimum(wait / self.max_age, 1.0)
+        share = 1.0 / max(len(self._users), 1)
+        return age + self.weight * np.exp2(-norm / share)
+
+    def ordered(self, view: SystemView) -> Iterator[Job]:
         """The queue, highest fair-share priority first, ties by submit order."""
         now = view.now
-        usage = self.usage(((j, view.start_time(j)) for j in view.running), now)
-        ranked = self.priorities(view.queue, usage, now)
-        ranked.sort(key=lambda pj: (-pj[0], pj[1].index))
-        return [j for _, j in ranked]
+        slots = self._job_slots(view)
+        values = self._values_at(((j, view.start_time(j)) for j in view.running), now)
+        total = float(values.sum())
+        queue = view.queue_indices()
+        wait = now - np.asarray(view.columns.submit)[queue]
+        slot = slots[queue]
+        norm = np.zeros(queue.shape[0])
+        if total > 0:
+            norm = np.where(slot >= 0, values[np.maximum(slot, 0)] / total, 0.0)
+        pri = self._values(wait, norm)
+        job = view.job
+        return (job(i) for i in queue[np.argsort(-pri, kind="stable")].tolist())
+
+    def _job_slots(self, view: SystemView) -> np.ndarray:
+        """Each job's user slot (-1: no user), built once per workload."""
+        jobs = view.jobs
+        if self._job_slot is None or self._job_slot.shape[0] != len(jobs):
+            self._job_slot = np.array(
+                [-1 if j.user_id is None else self._slot_of(j.user_id) for j in jobs],
+                dtype=np.int64,
+            )
+        return self._job_slot
 
 
 @dataclass

@@ -302,3 +302,14 @@ def test_the_site_stage_never_reads_held_out_jobs(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(base.table[fit_cols], other.table[fit_cols])
     assert other.chosen == base.chosen
     assert not base.table["held.ks"].equals(other.table["held.ks"])
+
+
+def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> None:
+    from cosched.compare.study import parse_arm
+
+    path = _limited_log(tmp_path, n=300, seed=8)
+    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    assert arm == f"easy(order=submit,max_jobs_per_user={USER_LIMIT})"
+    assert "KS 0.000" in notes[0]
+    parsed = parse_arm(arm)
+    assert make_policy(parsed.policy, **parsed.params).params()["max_jobs_per_user"] == 2

@@ -679,8 +679,8 @@ def lacks(result: FitResult, level: str) -> list[str]:
     elif float(c["held.score"]) > 0.9 * float(pe["held.score"]):
         out.append(
             "no configuration of the space does clearly better than plain EASY on held-out "
-            "jobs: the site's priorities are not among what the log records (fair share by "
-            "user or account usage is not in an SWF log)"
+            "jobs: the site's priorities are not among what the space holds (fair-share "
+            "by account or in a hierarchy of shares, and QOS weights, are not in an SWF log)"
         )
     out.append(
         "read a what-if against this baseline as a comparison of policies on a model machine, "

@@ -305,7 +305,7 @@ def test_the_site_stage_never_reads_held_out_jobs(tmp_path: Path) -> None:
 
 
 def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> None:
-    from cosched.compare.study import parse_arm
+    from cosched.compare.study import parse_arm, scheduling
 
     path = _limited_log(tmp_path, n=300, seed=8)
     arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
@@ -313,3 +313,8 @@ def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> N
     assert "KS 0.000" in notes[0]
     parsed = parse_arm(arm)
     assert make_policy(parsed.policy, **parsed.params).params()["max_jobs_per_user"] == 2
+    # The report says what the baseline's scheduler does, its limit included.
+    assert scheduling(parsed.policy, parsed.params) == (
+        True,
+        "EASY backfilling, submit order, at most 2 running jobs per user",
+    )

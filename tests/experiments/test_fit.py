@@ -318,3 +318,21 @@ def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> N
         True,
         "EASY backfilling, submit order, at most 2 running jobs per user",
     )
+
+
+def test_user_peaks_by_hand() -> None:
+    from cosched.experiments.fit import user_peaks
+
+    # Fit part (first 4): user 1 holds [0, 100) x 2 and [50, 150) x 3 at once (2 jobs,
+    # 5 processors), later [200, 300) x 1; user 2 holds 8 processors in one job. The
+    # held-out job (user 1, 3 more jobs' worth at 60) is not read.
+    t = pd.DataFrame(
+        {
+            "user_id": [1.0, 1.0, 2.0, 1.0, 1.0],
+            "recorded_start": [0.0, 50.0, 0.0, 200.0, 60.0],
+            "run_time": [100.0, 100.0, 10.0, 100.0, 1000.0],
+            "procs": [2, 3, 8, 1, 30],
+        }
+    )
+    assert user_peaks(t, 4) == (2, 8)
+    assert user_peaks(t, 5) == (3, 35)

@@ -194,7 +194,7 @@ class FitInput:
         notes: the readings made (``assumed`` lines of the report).
         limits: the candidate per-user limits read from the fit part
             (:func:`user_peaks`): the most jobs and the most processors one user ran at
-            once; None when the log records no users (SWF field 12).
+            once; None when the fit part records no users (SWF field 12).
     """
 
     workload: Workload
@@ -237,7 +237,7 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
         "recorded_start": t["recorded_start"],
     }
     limits = None
-    if "user_id" in t and np.isfinite(np.asarray(t["user_id"], dtype=np.float64)).any():
+    if "user_id" in t and np.isfinite(np.asarray(t["user_id"], dtype=np.float64)[:k]).any():
         table["user_id"] = t["user_id"]
         limits = user_peaks(t, k)
         notes.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from hypothesis import strategies as st
 
 from cosched.platform import Platform
@@ -20,11 +21,12 @@ def platforms(draw: st.DrawFn, max_nodes: int = 16, max_cores: int = 4) -> Platf
 
 @st.composite
 def workloads(
-    draw: st.DrawFn, max_procs: int, max_jobs: int = 25, exact: bool | None = None
+    draw: st.DrawFn, max_procs: int, max_jobs: int = 25, exact: bool | None = None, users: int = 0
 ) -> Workload:
     """Jobs that fit ``max_procs``: bursts of equal submit times, over-estimated requests.
 
-    Times are integers (as in SWF) so that ties between events are frequent.
+    Times are integers (as in SWF) so that ties between events are frequent. With
+    ``users``, each job belongs to one of that many users (SWF field 12), or to none.
     """
     n = draw(st.integers(1, max_jobs))
     rows = []
@@ -35,7 +37,13 @@ def workloads(
         run = draw(st.integers(1, 500))
         over = 0 if exact else draw(st.sampled_from([0, 0, 1, 10, 200, 1000]))
         rows.append((float(t), procs, float(run), float(run + over)))
-    return Workload.from_jobs(rows)
+    w = Workload.from_jobs(rows)
+    if not users:
+        return w
+    owners = draw(st.lists(st.integers(0, users), min_size=n, max_size=n))
+    table = pd.DataFrame({name: w.columns[name] for name in w.columns})
+    table["user_id"] = [float("nan") if u == 0 else float(u) for u in owners]
+    return Workload.from_table(table)
 
 
 #: Time-sharing test machine size and one job for ``jobs_table``:

@@ -8,6 +8,7 @@ deliberately broken policies.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,11 @@ NAMES = [*all_policies(), EXAMPLE_REF, VARIANT_REF]
 
 def _cls(name: str) -> type[Policy]:
     return policy_class(name)
+
+
+def _fields(name: str) -> set[str]:
+    cls = _cls(name)
+    return {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
 
 
 def _example_case(cls: type[Policy], jobs: int = 120) -> tuple[Any, Platform]:
@@ -101,6 +107,39 @@ def test_invariants_on_a_partitioned_machine(name: str, data: st.DataObject) -> 
     size = result.jobs["size"].to_numpy()
     assert (size >= need).all()
     assert (result.jobs["wasted"].to_numpy() == size - need).all()
+
+
+#: The registered policies that take per-user running limits (cosched.policies.limits).
+LIMITED = [n for n in all_policies() if {"max_jobs_per_user", "max_procs_per_user"} <= _fields(n)]
+
+
+def _site_params(name: str, draw: Any, procs: int) -> dict[str, Any]:
+    """Random per-user limits, and the fairshare order where the policy offers it."""
+    params: dict[str, Any] = {
+        "max_jobs_per_user": draw(st.integers(1, 3)),
+        "max_procs_per_user": draw(st.integers(1, procs)),
+    }
+    if "fairshare_half_life" in _fields(name):
+        params["order"] = draw(st.sampled_from(["submit", "fairshare"]))
+        params["fairshare_half_life"] = draw(st.sampled_from([10.0, 3600.0]))
+    return params
+
+
+def test_the_baselines_take_user_limits() -> None:
+    assert {"fcfs", "easy", "conservative"} <= set(LIMITED)
+
+
+@pytest.mark.parametrize("name", LIMITED)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_invariants_with_user_limits_on_random_workloads(name: str, data: st.DataObject) -> None:
+    cls = _cls(name)
+    platform = Platform(nodes=data.draw(st.integers(1, 8)), cores=data.draw(st.integers(1, 2)))
+    w = data.draw(workloads(max_procs=platform.procs, max_jobs=20, users=3))
+    params = _site_params(name, data.draw, platform.procs)
+    check_feasible(cls, w, platform, **params)
+    check_deterministic(cls, w, platform, **params)
+    check_picklable(cls, w, platform, **params)
 
 
 @pytest.mark.parametrize("name", NAMES, ids=lambda n: Path(n).name)

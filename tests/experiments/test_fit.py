@@ -219,7 +219,9 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "assumed   order=queue ranks the queues (SWF field 15)" in out
     assert "assumed   partitions=on makes each partition (SWF field 16)" in out
-    assert "of 56 by fit score" in out  # the whole space: queues and partitions
+    # The whole space (56: queues and partitions), then the site stage: 11 configurations
+    # around plain EASY, here also the best FCFS or EASY configuration by fit score.
+    assert "of 67 by fit score" in out
 
 
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -249,3 +251,88 @@ def test_compare_baseline_replaces_the_baselines(tmp_path: Path) -> None:
     assert "the reference baseline is easy(window=20) (--baseline)" in c.notes
     with pytest.raises(ConfigError, match="the baseline must be one of fcfs, easy"):
         plan(entry, policies=["easy"], seeds=1, flags=None, probe=probe, baseline="lomarc")
+
+
+#: The generating configuration of the user-limited log: plain EASY, two jobs per user.
+USER_LIMIT = 2
+
+
+def _limited_log(tmp: Path, n: int = 400, seed: int = 7) -> Path:
+    """An overloaded one-pool log of 6 users made by EASY with at most ``USER_LIMIT``
+    running jobs per user, written as SWF."""
+    rng = np.random.default_rng(seed)
+    t = _jobs(rng, n, sizes=(32,)).drop(columns="partition")
+    t["user_id"] = rng.integers(1, 7, n).astype(float)
+    w = Workload.from_table(t)
+    policy = make_policy("easy", max_jobs_per_user=USER_LIMIT)
+    r = simulate(w, Platform.of_procs(32), policy, rng=np.random.default_rng(0))
+    t["wait_time"] = r.jobs["start_time"].to_numpy() - t["submit_time"]
+    path = tmp / "limited.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "32", "MaxNodes": "32"})
+    return path
+
+
+def test_the_fit_recovers_a_per_user_limit(tmp_path: Path) -> None:
+    res = _fit(_limited_log(tmp_path), tmp_path / "store")
+    # The fit part never shows a user above the limit, and (overloaded) reaches it.
+    assert res.input.limits is not None and res.input.limits[0] == USER_LIMIT
+    truth = Baseline("easy", max_jobs_per_user=USER_LIMIT)
+    assert res.chosen == truth
+    row = res.row(truth)
+    assert row["fit.ks"] == 0.0 and row["held.ks"] == 0.0
+    # Without the limit the schedule is not the logged one.
+    assert res.row(PLAIN_EASY)["held.ks"] > 0.0
+    assert {f for f, _, _ in res.contributions()} == {"max_jobs_per_user"}
+
+
+def test_the_site_stage_never_reads_held_out_jobs(tmp_path: Path) -> None:
+    path = _limited_log(tmp_path, n=300, seed=8)
+    base = _fit(path, tmp_path / "a")
+    w = load_workload(path)
+    k = base.input.fit_jobs
+    t = w.table.copy()
+    later = np.random.default_rng(2).integers(0, 2 * 86400, len(t) - k).astype(float)
+    t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
+    moved = tmp_path / "moved.swf"
+    write_swf(Workload.from_table(t), moved, header=dict(w.header))
+    other = _fit(moved, tmp_path / "b")
+    assert other.input.limits == base.input.limits
+    assert list(other.table["config"]) == list(base.table["config"])
+    fit_cols = [c for c in base.table if c.startswith("fit.")]
+    pd.testing.assert_frame_equal(base.table[fit_cols], other.table[fit_cols])
+    assert other.chosen == base.chosen
+    assert not base.table["held.ks"].equals(other.table["held.ks"])
+
+
+def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> None:
+    from cosched.compare.study import parse_arm, scheduling
+
+    path = _limited_log(tmp_path, n=300, seed=8)
+    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    assert arm == f"easy(order=submit,max_jobs_per_user={USER_LIMIT})"
+    assert "KS 0.000" in notes[0]
+    parsed = parse_arm(arm)
+    assert make_policy(parsed.policy, **parsed.params).params()["max_jobs_per_user"] == 2
+    # The report says what the baseline's scheduler does, its limit included.
+    assert scheduling(parsed.policy, parsed.params) == (
+        True,
+        "EASY backfilling, submit order, at most 2 running jobs per user",
+    )
+
+
+def test_user_peaks_by_hand() -> None:
+    from cosched.experiments.fit import user_peaks
+
+    # Fit part (first 4): user 1 holds [0, 100) x 2 and [50, 150) x 3 at once (2 jobs,
+    # 5 processors), later [200, 300) x 1; user 2 holds 8 processors in one job. The
+    # held-out job (user 1, 3 more jobs' worth at 60) is not read.
+    t = pd.DataFrame(
+        {
+            "user_id": [1.0, 1.0, 2.0, 1.0, 1.0],
+            "recorded_start": [0.0, 50.0, 0.0, 200.0, 60.0],
+            "run_time": [100.0, 100.0, 10.0, 100.0, 1000.0],
+            "procs": [2, 3, 8, 1, 30],
+        }
+    )
+    assert user_peaks(t, 4) == (2, 8)
+    assert user_peaks(t, 5) == (3, 35)

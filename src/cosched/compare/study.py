@@ -873,7 +873,18 @@ def scheduling(policy: str, params: dict[str, Any]) -> tuple[bool, str]:
         "LOMARC's priority order with aging" if cls.family == "lomarc"
         else f"{order or 'submit'} order"
     )  # fmt: skip
-    return bool(backfill), f"{backfill or 'no backfilling'}, {order_text}"
+    if order == "fairshare":
+        order_text += f" (half-life {getattr(p, 'fairshare_half_life', 0.0):g} s)"
+    caps = [
+        f"{v} {what}"
+        for v, what in (
+            (getattr(p, "max_jobs_per_user", None), "running jobs"),
+            (getattr(p, "max_procs_per_user", None), "processors"),
+        )
+        if v is not None
+    ]
+    limits = f", at most {' and '.join(caps)} per user" if caps else ""
+    return bool(backfill), f"{backfill or 'no backfilling'}, {order_text}{limits}"
 
 
 def differences(comparison: Comparison, base: str) -> list[str]:

@@ -70,13 +70,26 @@ __all__ = [
     "run_fit",
     "score_of",
     "simulate_baseline",
+    "site_space",
     "space",
+    "user_peaks",
 ]
 
 #: The default share of the jobs (first by submit time) the fit is chosen on.
 SPLIT = 0.5
 #: Configuration features, in the order the report lists their contributions.
-FEATURES = ("policy", "window", "order", "partitions", "estimates")
+FEATURES = (
+    "policy",
+    "window",
+    "order",
+    "partitions",
+    "estimates",
+    "max_jobs_per_user",
+    "max_procs_per_user",
+)
+#: The fair-share half-lives (seconds) the site stage searches: a day and a week
+#: (Slurm's default ``PriorityDecayHalfLife`` is 7 days).
+HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
 #: EASY's backfill windows in the space (None: the whole queue).
 WINDOWS: tuple[int | None, ...] = (None, 20)
 #: The orders each policy offers (``queue`` only where the log has queues).
@@ -98,12 +111,21 @@ class Baseline:
     order: str = "submit"
     partitions: bool = False
     estimates: str = "requested"
+    max_jobs_per_user: int | None = None
+    max_procs_per_user: int | None = None
+    half_life: float | None = None  #: the fair-share half-life (order=fairshare only)
 
     def params(self) -> dict[str, Any]:
         """The policy's parameters (:func:`cosched.policies.base.make_policy`)."""
         out: dict[str, Any] = {"order": self.order}
         if self.policy == "easy" and self.window is not None:
             out["window"] = self.window
+        if self.max_jobs_per_user is not None:
+            out["max_jobs_per_user"] = self.max_jobs_per_user
+        if self.max_procs_per_user is not None:
+            out["max_procs_per_user"] = self.max_procs_per_user
+        if self.order == "fairshare" and self.half_life is not None:
+            out["fairshare_half_life"] = self.half_life
         return out
 
     def policy_string(self) -> str:
@@ -120,8 +142,15 @@ class Baseline:
         """A short human label."""
         window = f" window={self.window}" if self.policy == "easy" and self.window else ""
         parts = "on" if self.partitions else "off"
+        site = ""
+        if self.order == "fairshare" and self.half_life is not None:
+            site += f" half-life={self.half_life:g}s"
+        if self.max_jobs_per_user is not None:
+            site += f" max-jobs/user={self.max_jobs_per_user}"
+        if self.max_procs_per_user is not None:
+            site += f" max-procs/user={self.max_procs_per_user}"
         return (
-            f"{self.policy}{window} order={self.order} partitions={parts} "
+            f"{self.policy}{window} order={self.order}{site} partitions={parts} "
             f"estimates={self.estimates}"
         )
 
@@ -163,6 +192,9 @@ class FitInput:
             has fewer than two partitions.
         queues: whether the log has two queues or more (the ``queue`` order applies).
         notes: the readings made (``assumed`` lines of the report).
+        limits: the candidate per-user limits read from the fit part
+            (:func:`user_peaks`): the most jobs and the most processors one user ran at
+            once; None when the fit part records no users (SWF field 12).
     """
 
     workload: Workload
@@ -171,6 +203,7 @@ class FitInput:
     sizes: tuple[int, ...]
     queues: bool
     notes: tuple[str, ...]
+    limits: tuple[int, int] | None = None
 
 
 def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
@@ -203,9 +236,56 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
         "partition": group.astype(np.float64),
         "recorded_start": t["recorded_start"],
     }
+    limits = None
+    if "user_id" in t and np.isfinite(np.asarray(t["user_id"], dtype=np.float64)[:k]).any():
+        table["user_id"] = t["user_id"]
+        limits = user_peaks(t, k)
+        notes.append(
+            f"user limits are searched at the most jobs ({limits[0]}) and processors "
+            f"({limits[1]}) one user (SWF field 12) ran at once in the fit part's logged "
+            "schedule: the tightest limits the fit part never broke"
+        )
     fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
     queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
-    return FitInput(fitted, platform, k, sizes, queues, tuple(notes))
+    return FitInput(fitted, platform, k, sizes, queues, tuple(notes), limits)
+
+
+def user_peaks(t: Any, k: int) -> tuple[int, int]:
+    """The most jobs and the most processors one user held at once among the first
+    ``k`` jobs (the fit part), by their logged starts and run times; jobs without a user
+    are not counted. Only the fit part's recorded starts are read."""
+    from cosched.metrics.validate import peak_level
+
+    user = np.asarray(t["user_id"], dtype=np.float64)[:k]
+    start = np.asarray(t["recorded_start"], dtype=np.float64)[:k]
+    end = start + np.asarray(t["run_time"], dtype=np.float64)[:k]
+    procs = np.asarray(t["procs"], dtype=np.int64)[:k]
+    ones = np.ones(k, dtype=np.int64)
+    jobs = procs_peak = 1
+    for u in np.unique(user[np.isfinite(user)]):
+        m = user == u
+        jobs = max(jobs, int(peak_level(start[m], end[m], ones[m])))
+        procs_peak = max(procs_peak, int(peak_level(start[m], end[m], procs[m])))
+    return jobs, procs_peak
+
+
+def site_space(inp: FitInput, base: Baseline) -> list[Baseline]:
+    """The site stage's configurations around ``base`` (an FCFS or EASY configuration):
+    the fit part's user limits (:attr:`FitInput.limits`) on jobs, on processors and on
+    both, each with ``base``'s order and with the fair-share order at each of
+    :data:`HALF_LIVES`; empty when the log records no users."""
+    if inp.limits is None or base.policy not in ("fcfs", "easy"):
+        return []
+    jobs, procs = inp.limits
+    out = []
+    orders = [(base.order, None), *(("fairshare", h) for h in HALF_LIVES)]
+    for (mj, mp), (order, h) in itertools.product(
+        ((None, None), (jobs, None), (None, procs), (jobs, procs)), orders
+    ):
+        b = replace(base, order=order, half_life=h, max_jobs_per_user=mj, max_procs_per_user=mp)
+        if b != base:
+            out.append(b)
+    return out
 
 
 def _queue_ranks(t: Any, k: int) -> tuple[np.ndarray, str]:
@@ -465,6 +545,8 @@ class FitResult:
             other = replace(c, **{f: getattr(PLAIN_EASY, f)})
             if other.policy != "easy":
                 other = replace(other, window=None)
+            if other.order != "fairshare":
+                other = replace(other, half_life=None)
             rows = self.table["config"] == other.label()
             if not rows.any():
                 continue
@@ -479,6 +561,8 @@ def _shown(feature: str, value: Any) -> str:
         return "on" if value else "off"
     if feature == "window" and value is None:
         return "whole queue"
+    if feature.startswith("max_") and value is None:
+        return "none"
     return str(value)
 
 
@@ -516,18 +600,36 @@ def run_fit(
     digest = _digest(inp)
     path = _write_input(inp, out, digest)
     configs = space(queues=inp.queues, partitions=bool(inp.sizes))
-    tasks = []
-    for b in configs:
+
+    def task(b: Baseline) -> CellTask:
         ident = {"fit": _VERSION, "input": digest, "config": asdict(b), "seed": seed,
                  "within": within}  # fmt: skip
         key = hashlib.sha256(canonical(ident).encode()).hexdigest()[:16]
         cols = {f: (str(v) if v is not None else None) for f, v in asdict(b).items()}
         payload = (path, digest, asdict(b), seed, within)
-        tasks.append(CellTask(key, cols | {"seed": seed}, _CELL, payload, b.label()))
+        return CellTask(key, cols | {"seed": seed}, _CELL, payload, b.label())
+
+    tasks = [task(b) for b in configs]
     meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
     results = run_tasks(
         tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
     ).set_index("key")
+    # The site stage: user limits and fair-share around plain EASY and around the best
+    # FCFS or EASY configuration by fit score (ties: the earlier one).
+    scored = [
+        (float(results.loc[t.key, "fit.score"]), i)
+        for i, (t, b) in enumerate(zip(tasks, configs, strict=True))
+        if b.policy in ("fcfs", "easy")
+    ]
+    bases = [PLAIN_EASY] + ([configs[min(scored)[1]]] if scored else [])
+    extra = list(dict.fromkeys(b for base in bases for b in site_space(inp, base)))
+    extra = [b for b in extra if b not in configs]
+    if extra:
+        configs = [*configs, *extra]
+        tasks = [*tasks, *(task(b) for b in extra)]
+        results = run_tasks(
+            tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
+        ).set_index("key")
     rows = []
     for t, b in zip(tasks, configs, strict=True):
         r = results.loc[t.key]
@@ -550,13 +652,18 @@ def lacks(result: FitResult, level: str) -> list[str]:
         out.append("the log records no queues (SWF field 15): queue priorities cannot be fitted")
     if not inp.sizes:
         out.append("the log records no partitions (SWF field 16): the machine is one pool")
+    if inp.limits is None:
+        out.append(
+            "the log records no users (SWF field 12): user limits and fair-share are not fitted"
+        )
     sim, log = float(c["held.mean_wait_sim"]), float(c["held.mean_wait_log"])
     if log > 2 * sim:
+        held = "per-queue limits" if inp.limits is not None else "per-user or per-queue limits"
         out.append(
             f"held-out jobs waited {log / max(sim, 1.0):.1f}x longer on the machine than under "
-            "the fitted baseline, which never leaves a job waiting that fits: what held them "
-            "(per-user or per-queue limits, reservations, downtime, drained nodes) is not "
-            "in the log"
+            "the fitted baseline, which leaves no job waiting that fits and that its user "
+            f"may start: what held them ({held}, per-group limits, reservations, downtime, "
+            "drained nodes) is not in the log"
         )
     elif sim > 2 * log:
         out.append(
@@ -572,8 +679,8 @@ def lacks(result: FitResult, level: str) -> list[str]:
     elif float(c["held.score"]) > 0.9 * float(pe["held.score"]):
         out.append(
             "no configuration of the space does clearly better than plain EASY on held-out "
-            "jobs: the site's priorities are not among what the log records (fair share by "
-            "user or account usage is not in an SWF log)"
+            "jobs: the site's priorities are not among what the space holds (fair-share "
+            "by account or in a hierarchy of shares, and QOS weights, are not in an SWF log)"
         )
     out.append(
         "read a what-if against this baseline as a comparison of policies on a model machine, "

@@ -27,6 +27,7 @@ from cosched.engine.decisions import Decision, Start, WakeUp
 from cosched.engine.view import SystemView
 from cosched.policies._profile_kernels import add, advance, coalesce, compress, reserve
 from cosched.policies.base import Policy, check_choice
+from cosched.policies.limits import SiteRules
 from cosched.policies.profile import Profile
 from cosched.workload.job import Job
 
@@ -45,10 +46,20 @@ class ConservativeBackfilling(Policy):
 
     Attributes:
         order: the order in which jobs take and compress reservations (submit or sjf).
+        max_jobs_per_user: most jobs one user runs at once (None: no limit).
+        max_procs_per_user: most processors one user's running jobs hold (None: no limit).
+
+    With a limit, every pass plans afresh, as Slurm's backfill does each cycle: in
+    order, each job its user may start takes the earliest start the running jobs and
+    the earlier plans leave, and starts if that is now; a job whose user is at a limit
+    takes no reservation (:mod:`cosched.policies.limits`).
     """
 
     name = "conservative"
     order: Literal["submit", "sjf"] = "submit"
+    max_jobs_per_user: int | None = None
+    max_procs_per_user: int | None = None
+    _site: SiteRules = field(init=False, repr=False)
     reservations: dict[int, float] = field(default_factory=dict, init=False, repr=False)
     delayed: int = field(default=0, init=False, repr=False)
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
@@ -63,6 +74,10 @@ class ConservativeBackfilling(Policy):
 
     def __post_init__(self) -> None:
         check_choice(self.name, "order", self.order, ("submit", "sjf"))
+        self._site = SiteRules.of(self)
+
+    def assumptions(self) -> list[str]:
+        return self._site.notes()
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:
@@ -79,6 +94,8 @@ class ConservativeBackfilling(Policy):
     def schedule(self, view: SystemView) -> list[Decision]:
         fresh, self._fresh = self._fresh, []
         ended, self._ended = self._ended, []
+        if self._site.limited:
+            return self._plan_afresh(view)
         now = view.now
         profile = self._profile
         # Only ends since the last pass (no rate change, no overrun): patch the profile
@@ -124,6 +141,33 @@ class ConservativeBackfilling(Policy):
             out.append(WakeUp(following))
         return out
 
+    def _plan_afresh(self, view: SystemView) -> list[Decision]:
+        """The pass with user limits (see the class): plan every eligible job afresh."""
+        now, free, sizes, est = view.now, view.free, view.sizes, view.estimates
+        held = self._site.holding(view)
+        profile = self._rebuild(view, reservations=False)
+        res = self.reservations
+        res.clear()
+        out: list[Decision] = []
+        following = math.inf
+        for job in self._in_order(view, view.queue):
+            i = job.index
+            if not held.allows(job):
+                continue
+            start = profile.reserve(*self._of(view, [i]))[0]
+            if start <= now and sizes[i] <= free:
+                free -= sizes[i]
+                held.take(job)
+                self._planned_end[i] = now + est[i]
+                out.append(Start(job))
+                continue
+            res[i] = float(start)
+            following = min(following, float(start))
+        if now < following < math.inf and following != self._wake:
+            self._wake = following
+            out.append(WakeUp(following))
+        return out
+
     def _in_order(self, view: SystemView, jobs: Iterable[Job]) -> list[Job]:
         jobs = list(jobs)
         if self.order == "sjf":
@@ -136,12 +180,14 @@ class ConservativeBackfilling(Policy):
         first = next(view.releases(), None)
         return first is not None and first[0] <= view.now
 
-    def _rebuild(self, view: SystemView) -> Profile:
+    def _rebuild(self, view: SystemView, reservations: bool = True) -> Profile:
         now = view.now
         releases = [
             (end if end > now else now + OVERRUN_GRACE, size) for end, _, size in view.releases()
         ]
         profile = Profile(now, view.free, releases)
+        if not reservations:
+            return profile
         sizes, est = view.sizes, view.estimates
         for i, start in self.reservations.items():
             profile.add(max(start, now), est[i], -sizes[i])
@@ -364,6 +410,8 @@ def _conservative_arguments(
 ) -> tuple[list[int], list[float]] | None:
     _, run, est, _ = sim.columns
     if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
+        return None
+    if policy._site.active:  # user limits: the policy's plans afresh
         return None
     return [], []
 

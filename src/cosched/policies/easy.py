@@ -23,7 +23,8 @@ from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
-from cosched.policies.orders import ORDERS, ordered
+from cosched.policies.limits import SITE_ORDERS, SiteRules, UserLimits
+from cosched.policies.orders import ordered
 from cosched.policies.reservation import (
     Reservation,
     _release_slot,
@@ -65,13 +66,26 @@ class EasyBackfilling(Policy):
         window: how many queued jobs behind the head are considered for backfilling
             (None: all; hpc-coscheduling-malleable-configurations.txt uses 150).
         aging_time: aging period in seconds for the priority order (None: mean wait).
+        max_jobs_per_user: most jobs one user runs at once (None: no limit).
+        max_procs_per_user: most processors one user's running jobs hold (None: no limit).
+        fairshare_half_life: half-life in seconds of the usage the fairshare order decays.
+        fairshare_weight: weight of the fair-share factor against the age factor.
+
+    A job whose user is at a limit is passed over: it is never the head and holds no
+    reservation; the head is the first job its user may start that does not fit
+    (:mod:`cosched.policies.limits`).
     """
 
     name = "easy"
     idle_passes = False
-    order: Literal["submit", "sjf", "wfp", "priority", "queue"] = "submit"
+    order: Literal["submit", "sjf", "wfp", "priority", "queue", "fairshare"] = "submit"
     window: int | None = None
     aging_time: float | None = None
+    max_jobs_per_user: int | None = None
+    max_procs_per_user: int | None = None
+    fairshare_half_life: float = 7 * 86400.0
+    fairshare_weight: float = 1.0
+    _site: SiteRules = field(init=False, repr=False)
     # Incremental state for the submit order: what the last pass left unchanged.
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
@@ -79,9 +93,10 @@ class EasyBackfilling(Policy):
     _res: Reservation = field(default_factory=lambda: Reservation(0.0, 0), init=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_choice(self.name, "order", self.order, tuple(ORDERS))
+        check_choice(self.name, "order", self.order, SITE_ORDERS)
         if self.window is not None:
             check_range(self.name, "window", self.window, low=0, integer=True)
+        self._site = SiteRules.of(self)
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:
@@ -90,9 +105,21 @@ class EasyBackfilling(Policy):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
+        self._site.submitted(job)
+
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        self._site.finished(job, view)
+
+    def assumptions(self) -> list[str]:
+        return self._site.notes()
 
     def schedule(self, view: SystemView) -> list[Decision]:
         fresh, self._fresh = self._fresh, []
+        site = self._site
+        if site.active:  # every pass is a full one: a start changes who may start
+            self._epoch = view.epoch
+            held = site.holding(view)
+            return self._full_pass(view, site.queue(view, self.order, self.aging_time), held)
         # Incremental pass: with the submit order and nothing ended since the last pass,
         # the head, its shadow and the free units are unchanged, and every older job
         # already failed these same tests, so only arrivals need checking. Not with a
@@ -109,7 +136,9 @@ class EasyBackfilling(Policy):
             return self._full_pass(view, view.queue)
         return self._full_pass(view, ordered(view, self.order, self.aging_time))
 
-    def _full_pass(self, view: SystemView, queue: object) -> list[Decision]:
+    def _full_pass(
+        self, view: SystemView, queue: object, held: UserLimits | None = None
+    ) -> list[Decision]:
         sizes, est, now = view.sizes, view.estimates, view.now
         free = view.free
         out: list[Decision] = []
@@ -117,12 +146,16 @@ class EasyBackfilling(Policy):
         it = iter(queue)  # type: ignore[call-overload]
         head = None
         for job in it:
+            if held is not None and not held.allows(job):
+                continue
             size = sizes[job.index]
             if size > free:
                 head = job
                 break
             free -= size
             out.append(Start(job))
+            if held is not None:
+                held.take(job)
             started.append((now + est[job.index], job.index, size))
         self._head = -1
         if head is None:
@@ -131,7 +164,7 @@ class EasyBackfilling(Policy):
         shadow, extra = shadow_time(view, sizes[head.index], free, started)
         candidates = it if self.window is None else itertools.islice(it, self.window)
         self._head, self._res = head.index, Reservation(shadow, extra)
-        self._backfill(view, candidates, free, out)
+        self._backfill(view, candidates, free, out, held)
         return out
 
     def _backfill_fresh(self, view: SystemView, fresh: list[Job]) -> list[Decision]:
@@ -141,15 +174,25 @@ class EasyBackfilling(Policy):
         return out
 
     def _backfill(
-        self, view: SystemView, jobs: Iterable[Job], free: int, out: list[Decision]
+        self,
+        view: SystemView,
+        jobs: Iterable[Job],
+        free: int,
+        out: list[Decision],
+        held: UserLimits | None = None,
     ) -> None:
-        """Start, in order, the jobs the reservation admits (appended to ``out``)."""
+        """Start, in order, the jobs the reservation admits (appended to ``out``) and,
+        with ``held``, whose users may start them."""
         sizes, est, now, admit = view.sizes, view.estimates, view.now, self._res.admit
         for job in jobs:
             size = sizes[job.index]
+            if held is not None and not held.allows(job):
+                continue
             if size <= free and admit(now + est[job.index], size):
                 free -= size
                 out.append(Start(job))
+                if held is not None:
+                    held.take(job)
 
 
 # -- the compiled pass (cosched.engine.loop) ---------------------------------------------
@@ -270,7 +313,7 @@ def easy_report(store: EasyStore, state: EasyState, out: Any, fout: Any) -> None
 def _easy_arguments(
     policy: EasyBackfilling, sim: Simulation
 ) -> tuple[list[int], list[float]] | None:
-    if policy.order != "submit":
+    if policy.order != "submit" or policy._site.active:
         return None
     return [-1 if policy.window is None else int(policy.window)], []
 

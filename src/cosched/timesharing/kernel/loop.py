@@ -15,8 +15,10 @@ from cosched.timesharing.kernel.events import cpu_update, next_event, pop
 from cosched.timesharing.kernel.front import try_start
 from cosched.timesharing.kernel.gang import gang_slot
 from cosched.timesharing.kernel.layout import (
+    ARR_AT_NIC,
     EPS,
     ERR_HEAP,
+    EV_ARRIVE,
     EV_IODONE,
     EV_NOISE,
     EV_RAISE,
@@ -77,7 +79,7 @@ from cosched.timesharing.kernel.layout import (
     S_WINCOMP,
     State,
 )
-from cosched.timesharing.kernel.nic import arrive, io_done, pb_tick
+from cosched.timesharing.kernel.nic import arrive, io_done, nic_in, pb_tick
 from cosched.timesharing.kernel.noise import noise
 from cosched.timesharing.kernel.programs import activity_done
 
@@ -255,6 +257,7 @@ def run_kernel(S: State, margin: int) -> int:
             else:
                 kind = S.HI[0, 1]
                 obj = S.HI[0, 2]
+                ver = S.HI[0, 3]
                 SI[S_CURSEQ] = S.HI[0, 0]
                 pop(S)
                 if kind == EV_IODONE:
@@ -263,6 +266,11 @@ def run_kernel(S: State, margin: int) -> int:
                     raise_all(S, t)
                 elif kind == EV_NOISE:
                     noise(S, obj, t)
+                elif kind == EV_ARRIVE:  # NIC contention: messages go through the heap
+                    if ver >= ARR_AT_NIC:
+                        nic_in(S, obj, ver - ARR_AT_NIC, t)
+                    else:
+                        arrive(S, obj, ver, t)
                 else:
                     gang_slot(S, t)
         if SI[S_ERR] == ERR_HEAP:

@@ -226,6 +226,8 @@ def run_kernel(S: State, margin: int) -> int:
             events += 1
             if SI[S_ERR] == ERR_HEAP:
                 break
+            to = -1  # a message to deposit into this process's endpoint ``side``
+            side = 0
             if src == 4:
                 n = imm - 1
                 SI[S_IMM] = 0
@@ -253,7 +255,7 @@ def run_kernel(S: State, margin: int) -> int:
                     SI[S_MTAIL] = 0
                 else:
                     SI[S_MHEAD] = h + 1
-                arrive(S, q, side, t)
+                to = q
             else:
                 kind = S.HI[0, 1]
                 obj = S.HI[0, 2]
@@ -267,12 +269,13 @@ def run_kernel(S: State, margin: int) -> int:
                 elif kind == EV_NOISE:
                     noise(S, obj, t)
                 elif kind == EV_ARRIVE:  # NIC contention: messages go through the heap
-                    if ver >= ARR_AT_NIC:
-                        nic_in(S, obj, ver - ARR_AT_NIC, t)
-                    else:
-                        arrive(S, obj, ver, t)
+                    side = ver - ARR_AT_NIC if ver >= ARR_AT_NIC else ver
+                    if ver < ARR_AT_NIC or nic_in(S, obj, side, t):
+                        to = obj
                 else:
                     gang_slot(S, t)
+            if to >= 0:  # one call site: the message handler is inlined once
+                arrive(S, to, side, t)
         if SI[S_ERR] == ERR_HEAP:
             stop_at(S, now, events)
             return RET_OVERFLOW

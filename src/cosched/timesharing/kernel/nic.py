@@ -13,7 +13,8 @@ interface (``nic_pes``) share it, and a message holds its sending side for
 ``occ = msg_size / nic_bandwidth`` from when that side is free (:func:`nic_send`), reaches
 the receiving interface one latency after it started, and is deposited into the endpoint
 when the receiving side has ended its last deposit and ``occ`` more (:func:`nic_in`), in
-the order messages reach it. A message alone takes one latency; two sent at once by
+the order messages reach it. Both are compiled out of line (the default's hot path
+pays one test per send). A message alone takes one latency; two sent at once by
 processes of one interface arrive ``occ`` apart. A message between PEs of one interface
 does not cross it (one latency).
 """
@@ -110,18 +111,19 @@ def nic_send(S: State, p: int, q: int, side: int, t: float) -> None:
 
 
 @njit
-def nic_in(S: State, q: int, side: int, t: float) -> None:
-    """A message for ``q``'s endpoint ``side`` reaches its interface at ``t``: it is
-    deposited now if the receiving side ended its last deposit ``R_NICOCC`` ago or more,
-    else when that side has ended it and ``R_NICOCC`` more (:func:`arrive` then)."""
+def nic_in(S: State, q: int, side: int, t: float) -> bool:
+    """A message for ``q``'s endpoint ``side`` reaches its interface at ``t``: True if
+    it is deposited now (the receiving side ended its last deposit ``R_NICOCC`` ago or
+    more; the caller calls :func:`arrive`), else it is deposited, and arrives, when that
+    side has ended it and ``R_NICOCC`` more."""
     b = (S.I[q, P_NODE] // S.G[F_NICPES]) * S.G[F_NICPES]
     rx = S.F[b, N_RXF] + S.GF[R_NICOCC]
     if rx <= t:
         S.F[b, N_RXF] = t
-        arrive(S, q, side, t)
-        return
+        return True
     S.F[b, N_RXF] = rx
     push(S, rx, EV_ARRIVE, q, side)
+    return False
 
 
 @njit

@@ -15,7 +15,9 @@ each is stated by a paper or the literature (docs/timesharing.md gives the sourc
 Prints, per reading, the claim tally, Figure 3's ceilings (each scheme's highest
 ``compute_share``, in %), and every claim whose verdict differs from the baseline's.
 ``--only`` restricts the grid to cells of some workloads (a quicker look; claims on
-cells not run are "not run").
+cells not run are "not run"). ``--save DIR`` writes each reading's claim table to
+``DIR/<reading>.csv``; ``--compare A.csv B.csv`` prints the verdicts that differ between
+two saved tables (readings run in separate processes).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import itertools
 import time
 import tomllib
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -80,6 +83,27 @@ def ceilings(results: pd.DataFrame) -> dict[str, float]:
     return {str(k): 100.0 * float(v) for k, v in by.sort_values(ascending=False).items()}
 
 
+def _fmt(v: object) -> str:
+    """A number to 3 significant digits; anything else as it is."""
+    return f"{v:.3g}" if isinstance(v, int | float) else str(v)
+
+
+def compare(base: pd.DataFrame, other: pd.DataFrame, title: str) -> None:
+    """Print the claims whose verdict differs between two claim tables."""
+    b_all, o_all = base.set_index("claim"), other.set_index("claim")
+    changed = b_all.index[b_all["verdict"] != o_all.loc[b_all.index, "verdict"]]
+    print(f"## verdicts that change: {title}")
+    print("| claim | paper | without | with | verdict without | verdict with |")
+    print("|---|---|---|---|---|---|")
+    for cid in changed:
+        b, o = b_all.loc[cid], o_all.loc[cid]
+        print(
+            f"| {cid} | {_fmt(b['paper'])} | {_fmt(b['cosched'])} | {_fmt(o['cosched'])} "
+            f"| {b['verdict']} | {o['verdict']} |"
+        )
+    print()
+
+
 def main() -> None:
     """Command line entry."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,7 +111,13 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1, help="seeds 20020601, 20020602, ...")
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--only", nargs="*", default=[], help="workloads to run (default all)")
+    ap.add_argument("--save", default=None, help="folder for each reading's claim table")
+    ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
     args = ap.parse_args()
+    if args.compare:
+        a, b = (pd.read_csv(f) for f in args.compare)
+        compare(a, b, f"{args.compare[0]} -> {args.compare[1]}")
+        return
     readings = args.reading if args.reading is not None else [""]
     seeds = [20020601 + k for k in range(args.seeds)]
     tables = {}
@@ -96,6 +126,9 @@ def main() -> None:
         results = run(parse_reading(text), seeds, args.jobs, set(args.only))
         table = evaluate(claims(), results, "dyncosched")
         tables[text] = table
+        if args.save:
+            Path(args.save).mkdir(parents=True, exist_ok=True)
+            table.to_csv(Path(args.save) / f"{text or 'none'}.csv", index=False)
         label = text or "none"
         print(f"## reading: {label}  ({time.process_time() - t0:.0f} s of CPU)")
         print(f"claims: {agreement(table).text()}")
@@ -103,20 +136,8 @@ def main() -> None:
         if ceil:
             print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
         print(flush=True)
-    base = tables[readings[0]].set_index("claim")
     for text in readings[1:]:
-        other = tables[text].set_index("claim")
-        changed = base.index[base["verdict"] != other.loc[base.index, "verdict"]]
-        print(f"## verdicts that change: {readings[0] or 'none'} -> {text}")
-        print("| claim | paper | without | with | verdict without | verdict with |")
-        print("|---|---|---|---|---|---|")
-        for cid in changed:
-            b, o = base.loc[cid], other.loc[cid]
-            print(
-                f"| {cid} | {b['paper']:.3g} | {b['cosched']:.3g} | {o['cosched']:.3g} "
-                f"| {b['verdict']} | {o['verdict']} |"
-            )
-        print()
+        compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ Usage::
 
     python benchmarks/bench_timesharing.py                       # all schemes, both sizes
     python benchmarks/bench_timesharing.py --schemes PB --horizon 3600 --msg-factor 1
+    python benchmarks/bench_timesharing.py --param nic_bandwidth=22083244 --msg-factor 1
+                                  # with a named reading of TSParams on
     NUMBA_DISABLE_JIT=1 python benchmarks/bench_timesharing.py --schemes PB --horizon 1
                                   # the same model interpreted (to compare)
 
@@ -39,10 +41,12 @@ def backlog(seed: int = 1) -> Workload:
     return Workload.from_table(t, name="backlog")
 
 
-def measure(scheme: str, msg_factor: int, horizon: float) -> dict[str, float]:
-    """Simulate ``horizon`` seconds; the speed figures."""
+def measure(
+    scheme: str, msg_factor: int, horizon: float, extra: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Simulate ``horizon`` seconds (``extra``: TSParams fields to set); the speed figures."""
     w = backlog()
-    params = TSParams(msg_size=4096.0 * msg_factor)
+    params = TSParams(msg_size=4096.0 * msg_factor).with_(**(extra or {}))
     kw = dict(scheme=scheme, nodes=32, mpl=5, params=params)
     simulate(w, rng=np.random.default_rng(2), horizon=0.01, **kw)  # warm-up (compile)
     t0 = time.process_time()
@@ -73,12 +77,28 @@ def main() -> None:
         default=None,
         help="simulated seconds (default 10 for factor 1, 60 otherwise)",
     )
+    ap.add_argument(
+        "--param",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="TSParams fields to set (e.g. nic_bandwidth=22083244)",
+    )
     args = ap.parse_args()
+    extra = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        try:
+            extra[name] = float(value)
+        except ValueError:
+            ap.error(f"--param {item!r}: expected NAME=NUMBER")
+        if not sep:
+            ap.error(f"--param {item!r}: expected NAME=NUMBER")
     print(f"{'scheme':8s} {'msg':>7s} {'sim s/CPU s':>12s} {'events/s':>10s} {'1 h takes':>10s}")
     for f in args.msg_factor:
         horizon = args.horizon or (10.0 if f == 1 else 60.0)
         for s in args.schemes:
-            m = measure(s, f, horizon)
+            m = measure(s, f, horizon, extra)
             print(
                 f"{s:8s} {4096 * f:7d} {m['sim_per_wall']:12.2f} {m['events_per_s']:10.0f} "
                 f"{m['hour_s']:9.0f}s",

@@ -138,3 +138,53 @@ def test_the_same_source_interpreted_gives_the_same_bits_with_noise() -> None:
     # As test_linux's check: NUMBA_DISABLE_JIT=1 runs the daemons' rules as plain
     # Python, in a fresh process, with the same results bit for bit.
     assert_interpreted_matches(NOISE_RUN, [("SB", 1), ("GS", 2), ("FCS", 3)])
+
+
+def _barrier_ends(scheme: str, d: float) -> tuple[list[float], list[float]]:
+    """A 2-rank BSP job (1 ms grain, 0.3 s, no skew) on 2 PEs with daemons of period 1 s
+    and duration ``d``: its end and the PEs' interrupt seconds, with PE 0's first hit
+    at 0.1 s and with no hit within the job (phases set by hand; PE 1's, 0.999 s, falls
+    after the job's end)."""
+    p = TSParams(noise_period=1.0, noise_duration=d)
+    w = bsp_jobs([(0.0, 0.3, 2, 1e-3, 1.0, 0)], params=p)
+    ends, intr = [], []
+    for ph0 in (0.1, 0.998):
+        sim = TimeSharingSim(w, scheme=scheme, nodes=2, mpl=1, rng=RNG(0), params=p)
+        sim.state.F[0, K.N_NPH] = ph0
+        sim.state.F[1, K.N_NPH] = 0.999
+        r = sim.run()
+        ends.append(float(r.jobs["end_time"].max()))
+        intr.append(float(r.nodes["interrupt"].sum()))
+    assert max(ends) < 0.998  # no other hit within the job
+    return ends, intr
+
+
+@pytest.mark.parametrize("scheme", ["Local", "GS"])
+def test_a_noise_event_delays_a_barrier_by_its_duration(scheme: str) -> None:
+    # A 2-rank BSP job (1 ms grain, no skew) synchronises with its partner every
+    # iteration. One daemon hit on PE 0 at 0.1 s, in the middle of a compute phase
+    # (phase 0.1 s, period 1 s; PE 1's first hit, at 0.999 s, falls after the job's
+    # end): rank 0 computes d later, its message leaves d later, so rank 1's receive,
+    # the iteration's barrier, and every later iteration end d later: the job ends
+    # exactly d after the same run without the hit (spinning ranks wait out any delay).
+    d = 50e-6
+    ends, intr = _barrier_ends(scheme, d)
+    assert ends[0] - ends[1] == pytest.approx(d, abs=1e-9)
+    assert intr == [pytest.approx(d, abs=1e-12), 0.0]  # the hit, charged once
+
+
+def test_under_spin_block_one_hit_makes_the_ranks_block_from_then_on() -> None:
+    # The same hit under SB: rank 1 enters its receive d before rank 0's message leaves,
+    # so it waits d + L = 235 us, past its spin of 1.1 L = 204 us: it blocks, and its
+    # wake-up (the NIC's interrupt, 50 us, and a queue move) makes it the late one the
+    # next iteration, so from the hit on a rank blocks and is woken every iteration (the
+    # FCS paper's "fine-grained jobs suffer from the noise" under SB). The job ends later
+    # than by the hit alone, and the interrupts are the hit and the wake-ups.
+    d = 50e-6
+    p = TSParams()
+    assert d + p.latency > p.spin_factor * p.latency
+    ends, intr = _barrier_ends("SB", d)
+    assert intr[1] == 0.0  # without the hit, the ranks never block
+    wakeups = round((intr[0] - d) / p.interrupt)
+    assert wakeups > 100  # about one per iteration after 0.1 s (1.185 ms each)
+    assert ends[0] - ends[1] > d + wakeups * p.interrupt / 2

@@ -260,6 +260,10 @@ class TimeSharingSim:
         g[K.F_SMP] = smp
         g[K.F_PEN] = int(p.linux_change_penalty) if smp > 1 else 0
         g[K.F_WPRE] = int(p.linux_wake_preempt) if smp > 1 else 1
+        nic_pes = int(p.nic_pes)
+        if nodes % nic_pes:
+            raise ConfigError(f"nic_pes={nic_pes} PEs per interface must divide the {nodes} PEs")
+        g[K.F_NICPES] = nic_pes
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels + 2 * p2)
@@ -284,6 +288,7 @@ class TimeSharingSim:
         gf[K.R_NPER] = p.noise_period
         gf[K.R_NDUR] = p.noise_duration
         gf[K.R_WAKE] = p.wake_cost
+        gf[K.R_NICOCC] = p.nic_occupancy
         gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU : K.G_QU + levels] = quanta
         self.margin = 2 * nodes * mpl + 2 * nodes + 16

@@ -11,7 +11,11 @@ clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
 ``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
 compute / I/O / communication shares are unchanged). All OS costs keep the paper's
 values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named reading the
-paper does not have (docs/timesharing.md, "The wake-up cost of a block").
+paper does not have (docs/timesharing.md, "The wake-up cost of a block"). Optional
+mechanisms, each off unless the cell names it: ``nic_bandwidth`` (B/s:
+``TSParams.nic_bandwidth``, contention at the network interface), ``noise_period`` and
+``noise_duration`` (s: ``TSParams``'s per-PE daemons); and ``time_scale`` sets the
+divisor of run and inter-arrival times (``TIME_SCALE`` unless named).
 """
 
 from __future__ import annotations
@@ -29,7 +33,16 @@ from cosched.timesharing.metrics import ts_summary
 from cosched.timesharing.params import SCHEMES, TSParams
 from cosched.timesharing.workloads import make_workload
 
-__all__ = ["MAX_RUN", "NODES", "OVERHEADS", "TIME_SCALE", "check", "draw_seed", "run_cell"]
+__all__ = [
+    "MAX_RUN",
+    "NODES",
+    "OVERHEADS",
+    "READINGS",
+    "TIME_SCALE",
+    "check",
+    "draw_seed",
+    "run_cell",
+]
 
 NODES = 32
 TIME_SCALE = 400.0
@@ -61,8 +74,9 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}, got {params['scheme']!r}")
     if str(params.get("variant", "")) not in OVERHEADS:
         raise ConfigError(f"'variant' must be one of {', '.join(map(repr, OVERHEADS))}")
-    if "wake_cost" in params:
-        TSParams(wake_cost=_number(params["wake_cost"], "wake_cost"))  # >= 0, finite
+    _readings(params, TSParams())  # each named reading a number TSParams accepts
+    if "time_scale" in params and not _number(params["time_scale"], "time_scale") > 0:
+        raise ConfigError(f"'time_scale' must be > 0 (got {params['time_scale']!r})")
     wl = str(params["workload"])
     if not (wl.startswith("WL") and wl[2:].isdigit()):
         raise ConfigError(f"'workload' must be WL1..WL7, got {wl!r}")
@@ -74,6 +88,20 @@ def _number(value: Scalar, key: str) -> float:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ConfigError(f"{key!r} must be a number (got {value!r})") from None
+
+
+#: The cell's optional readings, each a TSParams field of the same name (off unless named).
+READINGS = ("wake_cost", "nic_bandwidth", "noise_period", "noise_duration")
+
+
+def _readings(params: Mapping[str, Scalar], ts: TSParams) -> TSParams:
+    """``ts`` with the cell's named readings (:data:`READINGS`) set.
+
+    Raises:
+        ConfigError: a reading that is not a number, or that TSParams refuses.
+    """
+    given = {k: _number(params[k], k) for k in READINGS if k in params}
+    return ts.with_(**given) if given else ts
 
 
 def draw_seed(seed: int, workload: str) -> int:
@@ -92,13 +120,12 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         workload=str(params["workload"]),
         skew=float(params["skew"]),  # type: ignore[arg-type]
         load=float(params["load"]),  # type: ignore[arg-type]
-        time_scale=TIME_SCALE,
+        time_scale=_number(params.get("time_scale", TIME_SCALE), "time_scale"),
         max_run=MAX_RUN,
     )
     msg = 4096.0 * int(params["msg_factor"])  # type: ignore[arg-type]
     ts = TSParams(msg_size=msg).with_(**OVERHEADS[str(params.get("variant", ""))])
-    if "wake_cost" in params:  # a named reading (TSParams.wake_cost), off by default
-        ts = ts.with_(wake_cost=_number(params["wake_cost"], "wake_cost"))
+    ts = _readings(params, ts)  # the named readings, each off by default
     t = w.table
     horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
     r = simulate(

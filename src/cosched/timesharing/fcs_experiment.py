@@ -338,7 +338,9 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     switch (``context_switch``: the model's 200 us unless the spec names one), OS noise
     (``noise_period``, ``noise_duration``: none unless the spec names them), the cost of
     a wake-up from a block beyond the interrupt (``wake_cost``: ``TSParams.wake_cost``,
-    0 unless the spec names one), the one-way
+    0 unless the spec names one), contention at the network interface
+    (``nic_bandwidth`` in B/s and ``nic_pes``: ``TSParams``'s, none unless the spec
+    names them), the one-way
     latency of a message (``latency``, in s: the model's 185.48 us at 4 KiB unless the
     spec names one; sets ``latency_per_byte``) and the spin time of SB and FCS
     (``t_spin``, in s, for both: unset, FCS spins the paper's 120 us and SB the larger
@@ -373,6 +375,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         noise_period=_float(params, "noise_period", base.noise_period),
         noise_duration=_float(params, "noise_duration", base.noise_duration),
         wake_cost=_float(params, "wake_cost", base.wake_cost),
+        nic_bandwidth=_float(params, "nic_bandwidth", base.nic_bandwidth),
+        nic_pes=_int(params, "nic_pes", int(base.nic_pes)),
     )
 
 

@@ -13,8 +13,10 @@ from typing import Any
 from cosched.errors import ConfigError, UnknownNameError
 
 __all__ = [
+    "FCS_NIC_BANDWIDTH",
     "FCS_SLOT_CLOCKS",
     "FCS_TCOMM",
+    "LINEAR_NIC_BANDWIDTH",
     "LOCAL_SCHEDULERS",
     "OTHER_SCHEMES",
     "SCHEMES",
@@ -44,12 +46,23 @@ FCS_SLOT_CLOCKS = ("assigned", "heartbeat")
 #: "Measurements are taken whenever a process is running"), not the time it is
 #: suspended or ready without the CPU.
 FCS_TCOMM = ("wall", "running")
+#: NIC contention's bandwidth (``TSParams.nic_bandwidth``, bytes/s) read off the dynamic
+#: coscheduling paper: "a simple linear model for the network that is parameterized by
+#: the message size ... though the contention at the interface is modeled" (its section
+#: 3.1) with Table 3's "Message Size 4096 bytes / 1-way Message Latency 185.48 us" and
+#: the model's fixed part 0: the size term is the time the message's bytes take through
+#: the interface, so one message holds it for the whole latency (22.1 MB/s).
+LINEAR_NIC_BANDWIDTH = 4096.0 / 185.48e-6
+#: The FCS paper's interface (its section 3, line 227): "two independent 32 MHz/64-bit
+#: PCI buses, two Quadrics QM-400 Elan3 NIC": each NIC's DMA moves at most 32 MHz x 8
+#: bytes = 256 MB/s over its bus; two per four-way node (``nic_pes`` 2).
+FCS_NIC_BANDWIDTH = 32e6 * 8.0
 #: The numeric parameters that may be 0 (every other one must be > 0; none negative).
 _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
     "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
     "linux_change_penalty", "linux_wake_preempt", "linux_random_counter", "noise_period",
-    "noise_duration", "wake_cost",
+    "noise_duration", "wake_cost", "nic_bandwidth",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
@@ -217,6 +230,18 @@ class TSParams:
             FCS outside CS slots). 0 (default): neither paper gives such a cost, and
             the dynamic coscheduling paper's simulation models only "blocking/
             unblocking a process, context switches ... and interrupt processing".
+        nic_bandwidth: contention at the network interface, a named reading (bytes/s;
+            0, the default: none, every message takes one latency). The ``nic_pes``
+            PEs of an interface share it: a message holds the sending side for
+            ``msg_size / nic_bandwidth`` from when it is free, reaches the receiving
+            interface one latency after it started, and is deposited into the endpoint
+            after the receiving side's last deposit and as long again, so that more
+            processes per node slow communication. :data:`LINEAR_NIC_BANDWIDTH` is the
+            dynamic coscheduling paper's, :data:`FCS_NIC_BANDWIDTH` the FCS paper's.
+            The occupancy must not exceed one latency.
+        nic_pes: the PEs (kernel rows) that share one network interface (1, the
+            default: one per PE); a message between two PEs of one interface does not
+            cross it. Must divide the machine's PEs.
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -259,6 +284,8 @@ class TSParams:
     noise_period: float = 0.0
     noise_duration: float = 0.0
     wake_cost: float = 0.0
+    nic_bandwidth: float = 0.0
+    nic_pes: float = 1
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:
@@ -314,6 +341,14 @@ class TSParams:
                 f"noise_duration must be < noise_period {self.noise_period!r} (got "
                 f"{self.noise_duration!r})"
             )
+        if int(self.nic_pes) != self.nic_pes:
+            raise ConfigError(f"nic_pes must be an integer >= 1 (got {self.nic_pes!r})")
+        if self.nic_bandwidth > 0 and self.nic_occupancy > self.latency * (1 + 1e-12):
+            raise ConfigError(
+                f"nic_bandwidth {self.nic_bandwidth!r} B/s holds the interface "
+                f"{self.nic_occupancy:g} s per message, more than the one-way latency "
+                f"{self.latency:g} s"
+            )
         if self.spin_factor < 1.0:
             raise ConfigError(f"spin_factor must be >= 1 (got {self.spin_factor!r})")
         if self.latency <= 0:
@@ -323,6 +358,11 @@ class TSParams:
     def latency(self) -> float:
         """One-way latency of one message (linear in its size)."""
         return self.latency_fixed + self.latency_per_byte * self.msg_size
+
+    @property
+    def nic_occupancy(self) -> float:
+        """How long one message holds a network interface (0: no contention)."""
+        return self.msg_size / self.nic_bandwidth if self.nic_bandwidth > 0 else 0.0
 
     def linux_slice_ticks(self) -> int:
         """Linux 2.4's ``NICE_TO_TICKS(0)`` at ``linux_hz``: ``TICK_SCALE(20) + 1``, where

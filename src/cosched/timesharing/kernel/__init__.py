@@ -25,6 +25,10 @@ What costs CPU time, and when (Table 3 of the paper for the values):
   the one it ran last (a process resuming on the CPU it left idle pays nothing);
 * a gang switch (``gs_context_switch``) on every node at the end of every gang quantum
   that changes the active row;
+* contention at the network interface (a named reading, off by default): a message
+  holds its sender's interface and then its receiver's for ``msg_size /
+  nic_bandwidth`` each, queueing behind the messages of the interface's other
+  processes (:func:`nic_send`, :func:`nic_in`); messages then go through the heap;
 * a NIC interrupt (``interrupt``) when a message wakes a blocked process (SB family) or
   reaches a descheduled one (DCS); a wake-up from a block also costs ``wake_cost`` (a
   named reading, 0 by default: the kernel's wake-up path and the cache refill of a
@@ -163,6 +167,7 @@ from cosched.timesharing.kernel.front import start_job as start_job
 from cosched.timesharing.kernel.front import try_start as try_start
 from cosched.timesharing.kernel.gang import gang_slot as gang_slot
 from cosched.timesharing.kernel.gang import gang_start as gang_start
+from cosched.timesharing.kernel.layout import ARR_AT_NIC as ARR_AT_NIC
 from cosched.timesharing.kernel.layout import ARR_INTERRUPT as ARR_INTERRUPT
 from cosched.timesharing.kernel.layout import ARR_NONE as ARR_NONE
 from cosched.timesharing.kernel.layout import ARR_PERIODIC as ARR_PERIODIC
@@ -193,6 +198,7 @@ from cosched.timesharing.kernel.layout import F_GANG as F_GANG
 from cosched.timesharing.kernel.layout import F_HBCLOCK as F_HBCLOCK
 from cosched.timesharing.kernel.layout import F_LINUX as F_LINUX
 from cosched.timesharing.kernel.layout import F_MPL as F_MPL
+from cosched.timesharing.kernel.layout import F_NICPES as F_NICPES
 from cosched.timesharing.kernel.layout import F_NNODES as F_NNODES
 from cosched.timesharing.kernel.layout import F_NTT as F_NTT
 from cosched.timesharing.kernel.layout import F_PEN as F_PEN
@@ -261,9 +267,11 @@ from cosched.timesharing.kernel.layout import N_PL as N_PL
 from cosched.timesharing.kernel.layout import N_PRE as N_PRE
 from cosched.timesharing.kernel.layout import N_QUEUE as N_QUEUE
 from cosched.timesharing.kernel.layout import N_RR as N_RR
+from cosched.timesharing.kernel.layout import N_RXF as N_RXF
 from cosched.timesharing.kernel.layout import N_SPEED as N_SPEED
 from cosched.timesharing.kernel.layout import N_SPIN as N_SPIN
 from cosched.timesharing.kernel.layout import N_TARGET as N_TARGET
+from cosched.timesharing.kernel.layout import N_TXF as N_TXF
 from cosched.timesharing.kernel.layout import N_VER as N_VER
 from cosched.timesharing.kernel.layout import P_BLOCKED_T as P_BLOCKED_T
 from cosched.timesharing.kernel.layout import P_CCOMM as P_CCOMM
@@ -323,6 +331,7 @@ from cosched.timesharing.kernel.layout import R_HZ as R_HZ
 from cosched.timesharing.kernel.layout import R_INTR as R_INTR
 from cosched.timesharing.kernel.layout import R_LATENCY as R_LATENCY
 from cosched.timesharing.kernel.layout import R_NDUR as R_NDUR
+from cosched.timesharing.kernel.layout import R_NICOCC as R_NICOCC
 from cosched.timesharing.kernel.layout import R_NM as R_NM
 from cosched.timesharing.kernel.layout import R_NPER as R_NPER
 from cosched.timesharing.kernel.layout import R_QM as R_QM
@@ -399,6 +408,8 @@ from cosched.timesharing.kernel.matrix import next_gang_row as next_gang_row
 from cosched.timesharing.kernel.matrix import row_cells as row_cells
 from cosched.timesharing.kernel.nic import arrive as arrive
 from cosched.timesharing.kernel.nic import io_done as io_done
+from cosched.timesharing.kernel.nic import nic_in as nic_in
+from cosched.timesharing.kernel.nic import nic_send as nic_send
 from cosched.timesharing.kernel.nic import pb_candidate as pb_candidate
 from cosched.timesharing.kernel.nic import pb_tick as pb_tick
 from cosched.timesharing.kernel.nic import set_speed as set_speed

@@ -52,12 +52,13 @@ try:  # pragma: no cover - numba is a dependency; plain Python still works (slow
     _OPTIONS: dict[str, Any] = {"cache": True, "error_model": "numpy", "_nrt": False}
     #: Functions compiled out of line: the entry points, what runs at most once per
     #: job, slot or second, and Linux 2.4's reschedule_idle (a call only ``linux24``
-    #: pays). Every other function is inlined into its callers.
+    #: pays), and NIC contention's send and deposit (calls only that reading pays).
+    #: Every other function is inlined into its callers.
     _OUT_OF_LINE = frozenset(
         ("run_kernel", "fold_all", "raise_all", "gang_slot", "fcs_slot", "fcs_enter",
          "start_job", "try_start", "place", "gang_start", "fcs_start", "end_job",
          "check_all", "snapshot", "lazy_flush", "linux_place", "linux_fcs_modes",
-         "noise_arm")
+         "noise_arm", "nic_send", "nic_in")
     )  # fmt: skip
 
     #: Functions called from several kernel functions whose body, with what it inlines,

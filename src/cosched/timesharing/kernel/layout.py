@@ -26,6 +26,10 @@ READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
 P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
 EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 EV_NOISE = 5  # a PE's daemon steals the CPU (TSParams.noise_period; object: the PE)
+# EV_ARRIVE in the heap (NIC contention, TSParams.nic_bandwidth): object the receiver,
+# version its side, plus ARR_AT_NIC while the message has reached the receiving
+# interface and waits to be deposited.
+ARR_AT_NIC = 2
 
 # All rows of the two tables ``I`` (int64) and ``F`` (float64): nodes are rows
 # 0..N-1, processes the next P rows (a process's id is its row), jobs the next J rows
@@ -42,7 +46,10 @@ N_ACT, N_OVH, N_DUE, N_PRE, N_PB, N_SPEED = range(6)
 N_COMPUTE, N_SPIN, N_CS, N_INTR, N_QUEUE, N_CHECK = range(6, 12)
 N_IDLE = 12  # when the PE's process last left it (Linux's last_schedule, for idle PEs)
 N_NPH = 13  # the phase of the PE's noise daemon, in [0, noise_period)
-K_NF = 14
+# NIC contention (TSParams.nic_bandwidth), on an interface's first PE: when its
+# sending side is free, and when it ends its last deposit into an endpoint.
+N_TXF, N_RXF = 14, 15
+K_NF = 16
 # Process integer columns (P_SEED and P_NITER copy the job's, for the hot path).
 P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
 P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
@@ -110,7 +117,8 @@ F_TCRUN = K_SI + 18  # FCS: T_comm counts spin and blocked time only (TSParams.f
 F_CSLOCAL = K_SI + 19  # FCS: CS processes run in local slots but F ones (fcs_cs_local)
 F_FALL = K_SI + 20  # FCS: every F process goes before DC ones in local slots (fcs_f_all)
 F_CNT0 = K_SI + 21  # Linux 2.4: a process starts with a random counter (linux_random_counter)
-G_GSR = K_SI + 22  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_NICPES = K_SI + 22  # PEs sharing one network interface (TSParams.nic_pes)
+G_GSR = K_SI + 23  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 #: The draw index of a process's starting counter (F_CNT0): above any iteration's skew
 #: draw (one per iteration), below the rank's offset (2^40) in skew_unit.
 CNT0_DRAW = 1 << 39
@@ -123,7 +131,10 @@ R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds,
 R_HZ = K_SF + 17  # Linux 2.4's timer frequency
 R_NPER, R_NDUR = K_SF + 18, K_SF + 19  # OS noise: period (0: none) and duration
 R_WAKE = K_SF + 20  # a blocked process's wake-up beyond the interrupt (TSParams.wake_cost)
-G_QU = K_SF + 21
+# The time a message holds a network interface's sending side, and then the receiving
+# side's (msg_size / nic_bandwidth; 0: no contention, messages in the FIFO).
+R_NICOCC = K_SF + 21
+G_QU = K_SF + 22
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
 # FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
 CL_CS, CL_F, CL_DC = 0, 1, 2

@@ -15,8 +15,10 @@ from cosched.timesharing.kernel.events import cpu_update, next_event, pop
 from cosched.timesharing.kernel.front import try_start
 from cosched.timesharing.kernel.gang import gang_slot
 from cosched.timesharing.kernel.layout import (
+    ARR_AT_NIC,
     EPS,
     ERR_HEAP,
+    EV_ARRIVE,
     EV_IODONE,
     EV_NOISE,
     EV_RAISE,
@@ -77,7 +79,7 @@ from cosched.timesharing.kernel.layout import (
     S_WINCOMP,
     State,
 )
-from cosched.timesharing.kernel.nic import arrive, io_done, pb_tick
+from cosched.timesharing.kernel.nic import arrive, io_done, nic_in, pb_tick
 from cosched.timesharing.kernel.noise import noise
 from cosched.timesharing.kernel.programs import activity_done
 
@@ -224,6 +226,8 @@ def run_kernel(S: State, margin: int) -> int:
             events += 1
             if SI[S_ERR] == ERR_HEAP:
                 break
+            to = -1  # a message to deposit into this process's endpoint ``side``
+            side = 0
             if src == 4:
                 n = imm - 1
                 SI[S_IMM] = 0
@@ -251,10 +255,11 @@ def run_kernel(S: State, margin: int) -> int:
                     SI[S_MTAIL] = 0
                 else:
                     SI[S_MHEAD] = h + 1
-                arrive(S, q, side, t)
+                to = q
             else:
                 kind = S.HI[0, 1]
                 obj = S.HI[0, 2]
+                ver = S.HI[0, 3]
                 SI[S_CURSEQ] = S.HI[0, 0]
                 pop(S)
                 if kind == EV_IODONE:
@@ -263,8 +268,14 @@ def run_kernel(S: State, margin: int) -> int:
                     raise_all(S, t)
                 elif kind == EV_NOISE:
                     noise(S, obj, t)
+                elif kind == EV_ARRIVE:  # NIC contention: messages go through the heap
+                    side = ver - ARR_AT_NIC if ver >= ARR_AT_NIC else ver
+                    if ver < ARR_AT_NIC or nic_in(S, obj, side, t):
+                        to = obj
                 else:
                     gang_slot(S, t)
+            if to >= 0:  # one call site: the message handler is inlined once
+                arrive(S, to, side, t)
         if SI[S_ERR] == ERR_HEAP:
             stop_at(S, now, events)
             return RET_OVERFLOW

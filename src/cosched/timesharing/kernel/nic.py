@@ -6,6 +6,17 @@ interrupts for a descheduled receiver and boosts it. An I/O completion makes its
 process ready (:func:`io_done`). Periodic boost (PB) polls every endpoint every tick
 (:func:`pb_tick`, :func:`pb_candidate`), a constant share of the CPU
 (:func:`set_speed`).
+
+Contention at the network interface (a named reading, ``TSParams.nic_bandwidth``; off by
+default, when every message takes one latency and waits in the FIFO): the PEs of an
+interface (``nic_pes``) share it, and a message holds its sending side for
+``occ = msg_size / nic_bandwidth`` from when that side is free (:func:`nic_send`), reaches
+the receiving interface one latency after it started, and is deposited into the endpoint
+when the receiving side has ended its last deposit and ``occ`` more (:func:`nic_in`), in
+the order messages reach it. Both are compiled out of line (the default's hot path
+pays one test per send). A message alone takes one latency; two sent at once by
+processes of one interface arrive ``occ`` apart. A message between PEs of one interface
+does not cross it (one latency).
 """
 
 from __future__ import annotations
@@ -14,15 +25,18 @@ from cosched.timesharing.kernel._jit import njit
 from cosched.timesharing.kernel.choice import fcs_wake_favoured
 from cosched.timesharing.kernel.cpu import charge, fold, inbox_waiting, resched
 from cosched.timesharing.kernel.dispatch import boost, dispatch, linux_wake, request_preempt
-from cosched.timesharing.kernel.events import next_tick
+from cosched.timesharing.kernel.events import next_tick, push
 from cosched.timesharing.kernel.layout import (
+    ARR_AT_NIC,
     ARR_INTERRUPT,
     ARR_PERIODIC,
     BLOCKED,
+    EV_ARRIVE,
     F_ARRIVAL,
     F_FCS,
     F_GANG,
     F_LINUX,
+    F_NICPES,
     F_TOP,
     IO,
     MODE_CS,
@@ -36,8 +50,10 @@ from cosched.timesharing.kernel.layout import (
     N_PL,
     N_PRE,
     N_RR,
+    N_RXF,
     N_SPEED,
     N_TARGET,
+    N_TXF,
     P_BLOCKED_T,
     P_CPU,
     P_INBOX0,
@@ -53,6 +69,8 @@ from cosched.timesharing.kernel.layout import (
     P_WAITING,
     R_EC,
     R_INTR,
+    R_LATENCY,
+    R_NICOCC,
     R_QM,
     R_QTOP,
     R_TICK,
@@ -72,6 +90,40 @@ def set_speed(S: State, n: int) -> None:
     if S.G[F_ARRIVAL] == ARR_PERIODIC:
         v = 1.0 - S.I[n, N_NPROCS] * S.GF[R_EC] / S.GF[R_TICK]
         S.F[n, N_SPEED] = v if v > 0.0 else 0.0
+
+
+@njit
+def nic_send(S: State, p: int, q: int, side: int, t: float) -> None:
+    """Process ``p`` sends a message to ``q``'s endpoint ``side`` at ``t`` through its
+    interface: it holds the sending side for ``R_NICOCC`` from when that side is free,
+    and reaches the receiving interface one latency after it started (:func:`nic_in`)."""
+    k = S.G[F_NICPES]
+    a = (S.I[p, P_CPU] // k) * k
+    b = (S.I[q, P_NODE] // k) * k
+    lat = S.GF[R_LATENCY]
+    if a == b:  # within one interface's PEs: it does not cross the interface
+        push(S, t + lat, EV_ARRIVE, q, side)
+        return
+    tx = S.F[a, N_TXF]
+    start = t if tx < t else tx
+    S.F[a, N_TXF] = start + S.GF[R_NICOCC]
+    push(S, start + lat, EV_ARRIVE, q, side + ARR_AT_NIC)
+
+
+@njit
+def nic_in(S: State, q: int, side: int, t: float) -> bool:
+    """A message for ``q``'s endpoint ``side`` reaches its interface at ``t``: True if
+    it is deposited now (the receiving side ended its last deposit ``R_NICOCC`` ago or
+    more; the caller calls :func:`arrive`), else it is deposited, and arrives, when that
+    side has ended it and ``R_NICOCC`` more."""
+    b = (S.I[q, P_NODE] // S.G[F_NICPES]) * S.G[F_NICPES]
+    rx = S.F[b, N_RXF] + S.GF[R_NICOCC]
+    if rx <= t:
+        S.F[b, N_RXF] = t
+        return True
+    S.F[b, N_RXF] = rx
+    push(S, rx, EV_ARRIVE, q, side)
+    return False
 
 
 @njit

@@ -74,6 +74,7 @@ from cosched.timesharing.kernel.layout import (
     P_YIELDED,
     R_EC,
     R_LATENCY,
+    R_NICOCC,
     R_QM,
     R_SPIN,
     S_GSCOL,
@@ -84,7 +85,7 @@ from cosched.timesharing.kernel.layout import (
     WAIT_BLOCK,
     State,
 )
-from cosched.timesharing.kernel.nic import pb_candidate, set_speed
+from cosched.timesharing.kernel.nic import nic_send, pb_candidate, set_speed
 
 
 @njit
@@ -109,12 +110,19 @@ def activity_done(S: State, n: int, p: int, t: float) -> None:
         arrive_t = t + S.GF[R_LATENCY]
         left = PI[p, P_NBR0]
         right = PI[p, P_NBR1]
+        contend = S.GF[R_NICOCC] > 0.0
         if left >= 0:
-            push_msg(S, arrive_t, left, 1)
+            if contend:
+                nic_send(S, p, left, 1, t)
+            else:
+                push_msg(S, arrive_t, left, 1)
             PI[p, P_SENT] += 1
             S.G[S_SENT] += 1
         if right >= 0:
-            push_msg(S, arrive_t, right, 0)
+            if contend:
+                nic_send(S, p, right, 0, t)
+            else:
+                push_msg(S, arrive_t, right, 0)
             PI[p, P_SENT] += 1
             S.G[S_SENT] += 1
         PI[p, P_PHASE] = P_RECV

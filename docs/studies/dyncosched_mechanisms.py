@@ -1,0 +1,144 @@
+"""The dynamic coscheduling paper's claims with and without each optional mechanism.
+
+Runs the dyncosched spec's quick grid (every claim has a cell: Figure 3's loads 0.6 /
+1.2 / 1.8, Figure 4, Table 4's MPL 2 and 16, Figure 5, Table 5) once per reading, on
+``--seeds`` seeds of ``--jobs`` jobs, and judges the spec's claims on each
+(:func:`cosched.experiments.claims.evaluate`). A reading is a comma-separated list of
+the cell's optional parameters (``nic_bandwidth``, ``noise_period``,
+``noise_duration``, ``wake_cost``, ``time_scale``; docs/timesharing.md); the first
+reading is the baseline the others are compared with. No reading's value is fitted here:
+each is stated by a paper or the literature (docs/timesharing.md gives the source).
+
+    python docs/studies/dyncosched_mechanisms.py --seeds 1 --jobs 300 \\
+        --reading "" --reading nic_bandwidth=22083244
+
+Prints, per reading, the claim tally, Figure 3's ceilings (each scheme's highest
+``compute_share``, in %), and every claim whose verdict differs from the baseline's.
+``--only`` restricts the grid to cells of some workloads (a quicker look; claims on
+cells not run are "not run"). ``--save DIR`` writes each reading's claim table to
+``DIR/<reading>.csv``; ``--compare A.csv B.csv`` prints the verdicts that differ between
+two saved tables (readings run in separate processes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import tomllib
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cosched.experiments.claims import agreement, evaluate
+from cosched.experiments.model import CellEnv
+from cosched.timesharing.claims import FIG3_METRIC, claims
+from cosched.timesharing.experiment import run_cell
+
+
+def quick_cells() -> list[dict[str, Any]]:
+    """The dyncosched spec's quick grid, one dict of parameters per cell."""
+    spec = tomllib.loads(files("cosched.experiments.specs").joinpath("dyncosched.toml").read_text())
+    base = {**spec["params"], **spec["quick"]["params"]}
+    cells = []
+    for grid in spec["quick"]["grid"]:
+        keys = list(grid)
+        values = [v if isinstance(v, list) else [v] for v in grid.values()]
+        for combo in itertools.product(*values):
+            cells.append({**base, **dict(zip(keys, combo, strict=True))})
+    return cells
+
+
+def parse_reading(text: str) -> dict[str, float]:
+    """``"a=1,b=2"`` as ``{"a": 1.0, "b": 2.0}`` (``""``: no reading)."""
+    out = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        name, _, value = item.partition("=")
+        out[name] = float(value)
+    return out
+
+
+def run(reading: dict[str, float], seeds: list[int], jobs: int, only: set[str]) -> pd.DataFrame:
+    """Every quick cell under ``reading``: the results table the claims read."""
+    rows = []
+    env = CellEnv()
+    for cell in quick_cells():
+        if only and cell["workload"] not in only:
+            continue
+        params = {**cell, "n_jobs": jobs, **reading}
+        for seed in seeds:
+            out = run_cell(params, seed, env)
+            rows.append({**cell, "n_jobs": jobs, "seed": seed, "status": "ok", **out})
+    return pd.DataFrame(rows)
+
+
+def ceilings(results: pd.DataFrame) -> dict[str, float]:
+    """Figure 3: each scheme's highest mean (over seeds) compute share on WL7, in %."""
+    r = results[(results["workload"] == "WL7") & (results["mpl"] == 5)]
+    if r.empty:
+        return {}
+    by = r.groupby(["scheme", "load"])[FIG3_METRIC].mean().groupby("scheme").max()
+    return {str(k): 100.0 * float(v) for k, v in by.sort_values(ascending=False).items()}
+
+
+def _fmt(v: object) -> str:
+    """A number to 3 significant digits; anything else as it is."""
+    return f"{v:.3g}" if isinstance(v, int | float) else str(v)
+
+
+def compare(base: pd.DataFrame, other: pd.DataFrame, title: str) -> None:
+    """Print the claims whose verdict differs between two claim tables."""
+    b_all, o_all = base.set_index("claim"), other.set_index("claim")
+    changed = b_all.index[b_all["verdict"] != o_all.loc[b_all.index, "verdict"]]
+    print(f"## verdicts that change: {title}")
+    print("| claim | paper | without | with | verdict without | verdict with |")
+    print("|---|---|---|---|---|---|")
+    for cid in changed:
+        b, o = b_all.loc[cid], o_all.loc[cid]
+        print(
+            f"| {cid} | {_fmt(b['paper'])} | {_fmt(b['cosched'])} | {_fmt(o['cosched'])} "
+            f"| {b['verdict']} | {o['verdict']} |"
+        )
+    print()
+
+
+def main() -> None:
+    """Command line entry."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reading", action="append", default=None, help='e.g. "nic_bandwidth=..."')
+    ap.add_argument("--seeds", type=int, default=1, help="seeds 20020601, 20020602, ...")
+    ap.add_argument("--jobs", type=int, default=300)
+    ap.add_argument("--only", nargs="*", default=[], help="workloads to run (default all)")
+    ap.add_argument("--save", default=None, help="folder for each reading's claim table")
+    ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
+    args = ap.parse_args()
+    if args.compare:
+        a, b = (pd.read_csv(f) for f in args.compare)
+        compare(a, b, f"{args.compare[0]} -> {args.compare[1]}")
+        return
+    readings = args.reading if args.reading is not None else [""]
+    seeds = [20020601 + k for k in range(args.seeds)]
+    tables = {}
+    for text in readings:
+        t0 = time.process_time()
+        results = run(parse_reading(text), seeds, args.jobs, set(args.only))
+        table = evaluate(claims(), results, "dyncosched")
+        tables[text] = table
+        if args.save:
+            Path(args.save).mkdir(parents=True, exist_ok=True)
+            table.to_csv(Path(args.save) / f"{text or 'none'}.csv", index=False)
+        label = text or "none"
+        print(f"## reading: {label}  ({time.process_time() - t0:.0f} s of CPU)")
+        print(f"claims: {agreement(table).text()}")
+        ceil = ceilings(results)
+        if ceil:
+            print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
+        print(flush=True)
+    for text in readings[1:]:
+        compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")
+
+
+if __name__ == "__main__":
+    main()

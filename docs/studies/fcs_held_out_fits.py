@@ -2,7 +2,7 @@
 
 Two fits over the fcs spec's sections 3-4 configuration (Linux 2.4 at HZ 4096, one run
 queue per four-way node, the imbalance on alternating nodes, F processes favoured
-everywhere: docs/timesharing.md, "Alternating nodes and F processes favoured
+everywhere: docs/timesharing-fidelity.md, "Alternating nodes and F processes favoured
 everywhere"), each scored by the mean over jobs of |ln(cosched / paper)| (per-job end
 times in section 3, the turnaround in section 4):
 

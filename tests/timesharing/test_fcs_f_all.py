@@ -1,4 +1,4 @@
-"""Two readings of the FCS paper's section 3 (docs/timesharing.md, "Alternating nodes and
+"""Two readings of the FCS paper's section 3 (docs/timesharing-fidelity.md, "Alternating nodes and
 F processes favoured everywhere"): the imbalance on alternating
 four-way nodes (the cell's ``block``) and the local scheduler favouring every F process
 in local slots (``TSParams.fcs_f_all``); hand-checked."""

@@ -1,4 +1,4 @@
-"""The readings of the FCS paper's section 5 (docs/timesharing.md, "Figure 7's saturation,
+"""The readings of the FCS paper's section 5 (docs/timesharing-fidelity.md, "Figure 7's saturation,
 re-read"): whole-node batch allocation, offered load set by run times, requests above
 the isolated run time, and the accepted load while jobs arrive; hand-checked."""
 

@@ -83,7 +83,7 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         fitted_to=_FCS_31_32,
         method="grid of 10, 20, 50, 100, 200 us; the value minimising the mean |ln("
         "cosched / paper)| over sections 3.1-3.2's per-job end times under SB and FCS "
-        "(python docs/studies/fcs_held_out_fits.py context_switch; docs/timesharing.md, "
+        "(python docs/studies/fcs_held_out_fits.py context_switch; docs/timesharing-fidelity.md, "
         "'The local context switch, fitted on sections 3.1-3.2'; the paper gives no "
         "switch cost for Wolverine)",
         held_out=(*_FCS_33_34, "s4-*-SB*", "s4-*-FCS*"),
@@ -95,7 +95,7 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         fitted_to=("s3-*-FCS*",),
         method="chosen among the readings of section 2.2 by section 3's FCS end times "
         "(Algorithm 1 as printed favours only the slot's F process; without f_all FCS's "
-        "job 3 of section 3.3 waits like SB's): docs/timesharing.md, 'Alternating nodes "
+        "job 3 of section 3.3 waits like SB's): docs/timesharing-fidelity.md, 'Alternating nodes "
         "and F processes favoured everywhere'",
         held_out=("s4-*-FCS*",),
     ),
@@ -116,7 +116,7 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         # The saturation gap's FCFS term is the fitted saturation: the gap is in the set.
         fitted_to=("fig7-saturation-FCFS", "fig7-saturation-FCS-above-FCFS"),
         method="the one reading of section 5 that moves FCFS's saturation towards the "
-        "paper's 78% (python docs/studies/fcs_fig7_readings.py; docs/timesharing.md, "
+        "paper's 78% (python docs/studies/fcs_fig7_readings.py; docs/timesharing-fidelity.md, "
         "'Figure 7's saturation, re-read'); FCS's saturation minus FCFS's has the fitted "
         "term in it",
         held_out=("fig7-saturation-FCS", "fig7-accepted-*", "fig7-mean_*", "fig8-*"),

@@ -523,7 +523,7 @@ CAUSES: tuple[Cause, ...] = (
           "wake-up cost (the reading wake_cost) fitted on section 3.1 and SWEEP3D (300 us) "
           "brings SWEEP3D to 252 s (paper 275) and SAGE + SWEEP3D to 254 s (272), but "
           "held out it moves section 3.2 14-15% away and leaves 3.4's order "
-          "(docs/timesharing.md, 'The wake-up cost of a block')",
+          "(docs/timesharing-fidelity.md, 'The wake-up cost of a block')",
           "a measured per-block cost of Wolverine's Linux 2.4 (interrupt, wake-up path, "
           "cache refill), or SB's slowdown on balanced jobs measured without noise"),
     Cause("fcs", ("s4-*",), "missing mechanism",
@@ -553,7 +553,7 @@ CAUSES: tuple[Cause, ...] = (
           "noise from system daemons (lines 227, 296) that it does not quantify; no "
           "reading of the documented Linux 2.4 scheduler, no noise tried (per-PE daemons "
           "at 1 and 10 ms, nodes out of step, on 8 and 128 PEs), spin, latency, context "
-          "switch or wake-up cost reproduces it (docs/timesharing.md, 'Section 3.4: the "
+          "switch or wake-up cost reproduces it (docs/timesharing-fidelity.md, 'Section 3.4: the "
           "disagreement')",
           "Wolverine's noise as measured on ASCI Q's Alpha nodes (the paper's [20]: its "
           "daemons' periods and durations) run at 128 PEs, or the paper's per-iteration "

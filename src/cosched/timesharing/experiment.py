@@ -11,7 +11,7 @@ clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
 ``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
 compute / I/O / communication shares are unchanged). All OS costs keep the paper's
 values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named reading the
-paper does not have (docs/timesharing.md, "The wake-up cost of a block"). Optional
+paper does not have (docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
 mechanisms, each off unless the cell names it: ``nic_bandwidth`` (B/s:
 ``TSParams.nic_bandwidth``, contention at the network interface), ``noise_period`` and
 ``noise_duration`` (s: ``TSParams``'s per-PE daemons); and ``time_scale`` sets the

@@ -46,7 +46,7 @@ time: Figure 8). SB spins for the FCS paper's
 120 us before blocking (its section 3) when that is at least one latency; at 4 KiB
 (L = 185 us) it spins one latency, as ``spin_factor`` cannot go below 1. The readings
 ``latency`` and ``t_spin`` (seconds) set the message latency and both schemes' spin
-(docs/timesharing.md, "Section 3.4 under SB").
+(docs/timesharing-fidelity.md, "Section 3.4 under SB").
 """
 
 from __future__ import annotations
@@ -107,12 +107,12 @@ APPS_MPL = 2
 #: The dynamic workload's parameters (section 5).
 DYNAMIC_KEYS = ("load", "n_jobs", "dyn_pes", "dyn_mpl", "max_run", "time_scale")
 #: The dynamic workload's readings of section 5.1, each a parameter with its default
-#: (docs/timesharing.md, "Figure 7's saturation, re-read"): ``alloc`` "pe" (every
+#: (docs/timesharing-fidelity.md, "Figure 7's saturation, re-read"): ``alloc`` "pe" (every
 #: scheme allocates PEs) or "node" (batch FCFS allocates whole nodes of ``node_pes``
 #: PEs, the time-sharing schemes PEs); ``load_by`` (:data:`LOAD_BY`); ``estimate``, the
 #: request as a multiple of the isolated run time (EASY's estimate is the request times
 #: the MPL); ``mix``, the job kinds of the synthetic set (:data:`DYNAMIC_MIXES`; "equal"
-#: is :data:`DYNAMIC_KINDS`: docs/timesharing.md, "The dynamic workload's job mix").
+#: is :data:`DYNAMIC_KINDS`: docs/timesharing-fidelity.md, "The dynamic workload's job mix").
 READINGS: dict[str, Scalar] = {
     "alloc": "pe", "node_pes": 2, "load_by": "arrivals", "estimate": 1.0, "mix": "equal",
 }  # fmt: skip

@@ -178,7 +178,7 @@ def _readings_text(dyn: pd.DataFrame) -> str:
 #: How the saturation of Figure 7 is read (section 5.1: accepted load "indirectly
 #: inferred from the accumulation of jobs in the queue"): ``queue_accepted``, the work
 #: that left the queue by the last arrival. ``window_accepted`` (the work done by then)
-#: is the other reading, reported beside it (docs/timesharing.md, "Figure 7 read from
+#: is the other reading, reported beside it (docs/timesharing-fidelity.md, "Figure 7 read from
 #: the queue").
 SATURATION_MEASURE = "queue_accepted"
 

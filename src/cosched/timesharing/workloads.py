@@ -179,7 +179,7 @@ DYNAMIC_KINDS: dict[str, tuple[float, float | None, int]] = {
     "coarse": (50e-3, 1.0, 2),
 }
 #: The readings of section 5.1's "different granularity and communication pattern,
-#: chosen randomly" (docs/timesharing.md, "The dynamic workload's job mix"): name -> a
+#: chosen randomly" (docs/timesharing-fidelity.md, "The dynamic workload's job mix"): name -> a
 #: kinds table like :data:`DYNAMIC_KINDS`, each kind drawn with equal probability.
 #: ``equal`` is :data:`DYNAMIC_KINDS` (the default); ``grains``: balanced jobs of 1, 5,
 #: 20 and 50 ms granularity (the granularity random, the pattern not); ``spread``: the

@@ -269,3 +269,30 @@ def test_a_cs_process_that_becomes_dc_gives_its_slot_to_the_local_scheduler() ->
     r = simulate(bsp_jobs(jobs, params=q), scheme="FCS", nodes=2, mpl=2, rng=RNG(0), params=q)
     keep = float(r.jobs.set_index("job_id").loc[2, "end_time"])
     assert keep == pytest.approx(2.102 + (1.0 + L - 0.98), abs=1e-9)
+
+
+def test_cs_slots_become_local_once_the_imbalanced_ranks_are_f_and_dc() -> None:
+    # Section 3.2's pair at MPL 2, cslots_MIN 5: row 0 (job 1) has its own slots end at
+    # heartbeats 1, 3, 5, 7, 9 and is first evaluated at the 9th (0.9 s), row 1 (job 2)
+    # at the 10th (1.0 s); Algorithm 2 makes the fast ranks F and the slow ones DC. At
+    # 0.95 s row 1 is active and job 2 still CS: every PE is in a CS slot, held by job
+    # 2's rank. At 1.05 s (row 0, job 1 F and DC) and 1.15 s (row 1, job 2 F and DC)
+    # Algorithm 1 takes its else branch: every PE is a local slot.
+    w = bsp_jobs([(0.0, 6.0, 4, GRAIN, SLOW, 1), (0.0, 6.0, 4, GRAIN, SLOW, 0)], params=P)
+    sim = TimeSharingSim(w, scheme="FCS", nodes=4, mpl=2, rng=RNG(0), params=P)
+    S = sim.state
+    job1, job2 = range(4, 8), range(8, 12)  # process rows follow the 4 node rows
+    got = []
+    for horizon in (0.85, 0.95, 1.05, 1.15):
+        sim.run(horizon=horizon)
+        klass = [FCS_CLASSES[S.I[q, K.P_KLASS]] for q in (*job1, *job2)]
+        got.append((S.G[K.S_GSACTIVE], klass, [S.I[n, K.N_MODE] for n in range(4)]))
+        if horizon == 0.95:  # the CS slots are held by job 2's ranks
+            assert [S.I[n, K.N_CUR] for n in range(4)] == list(job2)
+    cs, local = [K.MODE_CS] * 4, [K.MODE_LOCAL] * 4
+    assert got == [
+        (0, ["CS"] * 8, cs),
+        (1, ["F", "DC", "F", "DC"] + ["CS"] * 4, cs),
+        (0, ["F", "DC", "F", "DC", "DC", "F", "DC", "F"], local),
+        (1, ["F", "DC", "F", "DC", "DC", "F", "DC", "F"], local),
+    ]

@@ -226,3 +226,73 @@ def test_the_fcs_reproduction_spec_and_a_small_cell() -> None:
     assert out["FCFS"]["turnaround"] == pytest.approx(8.0, rel=0.01)
     assert out["FCS"]["procs_f"] == 2 and out["FCS"]["procs_dc"] == 2
     assert out["FCS"]["turnaround"] < 0.9 * out["GS"]["turnaround"]
+
+
+def test_a_cs_process_that_becomes_dc_gives_its_slot_to_the_local_scheduler() -> None:
+    # Algorithm 2 reclassifies a process at the end of its assigned slot; Algorithm 1
+    # runs the slot's process alone only "if type of next_process is CS", else "let
+    # local OS scheduler schedule all processes" (FCS paper, section 2.2). Two PEs, MPL
+    # 2, 100 ms slots, 2 ms switches, cslots_MIN 2. Row 0: job A, whose rank 0 (PE 0)
+    # computes next to nothing and waits for rank 1 (PE 1), which computes 2 s first.
+    # Row 1: job C, one task of 1 s + L on PE 0. Rows alternate from row 0 at 0 s.
+    # A's ranks complete no receive (C_comm 0: infinite g): CS after their 1st own slot
+    # (0.1 s, cslots 1 < 2), DC after their 2nd (0.3 s). C (no communication either):
+    # CS at 0.3 s, DC at 0.4 s. While rank 0 is CS its slots are its own and it polls
+    # in them: C computes only in row 1's slots, 98 ms each from 0.102 s, 10 by 2.0 s,
+    # and ends at 2.102 + (1 + L - 0.98). Once rank 0 is DC (0.3 s), its slot is a local
+    # one; from 0.4 s (C DC too) C computes in every slot, losing 2 ms per heartbeat
+    # (nine, 0.4-1.2 s), a 120 us spin of rank 0 and a context switch or two: after the
+    # 0.196 s of its two own slots, C ends at 0.4 + (1 + L - 0.196) + 9 x 0.002.
+    jobs = [(0.0, 2.0, 2, 2.0, 1e-6, 0), (0.0, 1.0, 1, 1.0, 1.0, 0)]
+    L = P.latency
+    A0, A1, C = 2, 3, 4  # process rows follow the 2 node rows, job by job
+    p = P.with_(fcs_cslots_min=2)
+    sim = TimeSharingSim(bsp_jobs(jobs, params=p), scheme="FCS", nodes=2, mpl=2,
+                         rng=RNG(0), params=p)  # fmt: skip
+    S = sim.state
+    seen = []
+    for horizon in (0.05, 0.15, 0.25, 0.35, 0.45):
+        sim.run(horizon=horizon)
+        assert [S.I[q, K.P_NODE] for q in (A0, A1, C)] == [0, 1, 0]
+        seen.append([FCS_CLASSES[S.I[q, K.P_KLASS]] for q in (A0, A1, C)])
+        if horizon == 0.25:  # row 0's slot, rank 0 CS: it holds PE 0, polling
+            assert S.I[0, K.N_MODE] == K.MODE_CS and S.I[0, K.N_CUR] == A0
+    assert seen == [["CS"] * 3] * 3 + [["DC", "DC", "CS"], ["DC"] * 3]
+    # row 0's slot again (0.4-0.5 s), rank 0 now DC: a local slot, C on PE 0
+    assert S.I[0, K.N_MODE] == K.MODE_LOCAL and S.I[0, K.N_CUR] == C
+    c_end = float(sim.run().jobs.set_index("job_id").loc[2, "end_time"])
+    leave = 0.4 + (1.0 + L - 0.196) + 9 * 0.002
+    assert leave <= c_end <= leave + 1e-3
+    # The same workload with rank 0 never reclassified (cslots_MIN 1000): it keeps its
+    # slot, and C computes in row 1's slots only.
+    q = P.with_(fcs_cslots_min=1000)
+    r = simulate(bsp_jobs(jobs, params=q), scheme="FCS", nodes=2, mpl=2, rng=RNG(0), params=q)
+    keep = float(r.jobs.set_index("job_id").loc[2, "end_time"])
+    assert keep == pytest.approx(2.102 + (1.0 + L - 0.98), abs=1e-9)
+
+
+def test_cs_slots_become_local_once_the_imbalanced_ranks_are_f_and_dc() -> None:
+    # Section 3.2's pair at MPL 2, cslots_MIN 5: row 0 (job 1) has its own slots end at
+    # heartbeats 1, 3, 5, 7, 9 and is first evaluated at the 9th (0.9 s), row 1 (job 2)
+    # at the 10th (1.0 s); Algorithm 2 makes the fast ranks F and the slow ones DC. At
+    # 0.95 s row 1 is active and job 2 still CS: every PE is in a CS slot, held by job
+    # 2's rank. At 1.05 s (row 0, job 1 F and DC) and 1.15 s (row 1, job 2 F and DC)
+    # Algorithm 1 takes its else branch: every PE is a local slot.
+    w = bsp_jobs([(0.0, 6.0, 4, GRAIN, SLOW, 1), (0.0, 6.0, 4, GRAIN, SLOW, 0)], params=P)
+    sim = TimeSharingSim(w, scheme="FCS", nodes=4, mpl=2, rng=RNG(0), params=P)
+    S = sim.state
+    job1, job2 = range(4, 8), range(8, 12)  # process rows follow the 4 node rows
+    got = []
+    for horizon in (0.85, 0.95, 1.05, 1.15):
+        sim.run(horizon=horizon)
+        klass = [FCS_CLASSES[S.I[q, K.P_KLASS]] for q in (*job1, *job2)]
+        got.append((S.G[K.S_GSACTIVE], klass, [S.I[n, K.N_MODE] for n in range(4)]))
+        if horizon == 0.95:  # the CS slots are held by job 2's ranks
+            assert [S.I[n, K.N_CUR] for n in range(4)] == list(job2)
+    cs, local = [K.MODE_CS] * 4, [K.MODE_LOCAL] * 4
+    assert got == [
+        (0, ["CS"] * 8, cs),
+        (1, ["F", "DC", "F", "DC"] + ["CS"] * 4, cs),
+        (0, ["F", "DC", "F", "DC", "DC", "F", "DC", "F"], local),
+        (1, ["F", "DC", "F", "DC", "DC", "F", "DC", "F"], local),
+    ]

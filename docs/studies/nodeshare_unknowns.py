@@ -44,6 +44,15 @@ def turnaround(w: Workload, variant: str) -> float:
     return float((jobs["end_time"] - jobs["submit_time"]).mean())
 
 
+def write_between(path: Path, mark: str, lines: list[str]) -> None:
+    """Replace what ``path`` holds between ``mark``'s begin and end comments by ``lines``."""
+    text = path.read_text()
+    head, rest = text.split(mark.format("begin"))
+    _, tail = rest.split(mark.format("end"))
+    body = "\n".join(lines)
+    path.write_text(f"{head}{mark.format('begin')}\n{body}\n{mark.format('end')}{tail}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1,2")
@@ -86,11 +95,7 @@ def main() -> None:
             lines.append(f"| {load:g} | {preset} | " + " | ".join(cells) + " |")
     print("\n".join(lines))
     if args.write:
-        text = args.write.read_text()
-        head, rest = text.split(MARK.format("begin"))
-        _, tail = rest.split(MARK.format("end"))
-        body = "\n".join(lines)
-        args.write.write_text(f"{head}{MARK.format('begin')}\n{body}\n{MARK.format('end')}{tail}")
+        write_between(args.write, MARK, lines)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 
 from cosched.errors import ConfigError
-from cosched.experiments.calibration import calibrations, grid_fit
+from cosched.experiments.calibration import Calibration, calibrations, grid_fit
 from cosched.experiments.claims import Claim, Value
 from cosched.lomarc.claims import claims as lomarc_claims
+from cosched.nodeshare.claims import claims as nodeshare_claims
 
 
 def _claim(cid: str, paper: float, metric: str) -> Claim:
@@ -66,11 +67,18 @@ def test_lomarcs_fit_moves_with_no_held_out_claim() -> None:
     (fit,) = calibrations("lomarc-fitted")
     points = {f"x{s:g}": _table5_runs(s) for s in (0.5, 1.0, 2.0, 4.0)}
     declared = lomarc_claims()
-    before = grid_fit(points, declared, fit.fitted_to)
     held = [c for c in declared if fit.holds_out(c.id)]
     assert {c.id for c in held} >= {"table5-L-U1-size-W1", "table5-candidates-left-W1"}
     assert any(c.id.startswith("fig7-") for c in held)
-    # Every held-out claim's paper value multiplied by 10: the same losses and point.
+    _reads_only_its_fit_set(fit, points, declared)
+
+
+def _reads_only_its_fit_set(
+    fit: Calibration, points: dict[str, pd.DataFrame], declared: list[Claim]
+) -> None:
+    """Every held-out claim's paper value multiplied by 10 moves no loss and no point;
+    a fit claim's moves the losses (so the first check can fail)."""
+    before = grid_fit(points, declared, fit.fitted_to)
     moved = [
         dataclasses.replace(c, low=10 * c.low + 1, high=10 * c.high + 1)
         if fit.holds_out(c.id)
@@ -78,9 +86,37 @@ def test_lomarcs_fit_moves_with_no_held_out_claim() -> None:
         for c in declared
     ]
     assert grid_fit(points, moved, fit.fitted_to) == before
-    # A fit claim's value moved: the losses move (so the test above can fail).
     fitted = [
         dataclasses.replace(c, low=10 * c.low, high=10 * c.high) if fit.fits(c.id) else c
         for c in declared
     ]
     assert grid_fit(points, fitted, fit.fitted_to)[1] != before[1]
+
+
+def _trace1_runs(scale: float) -> pd.DataFrame:
+    """Trace1's coscheduling and restrictions (two seeds of 10,000 jobs), every
+    execution-change count and the turnaround, wait and degraded counts ``scale`` x."""
+    counts = ("sped_up", "slowed_down", "unchanged", "slowed_over_1.2", "slowed_over_2",
+              "slowed_over_3", "slowed_over_4", "slowed_over_5")  # fmt: skip
+    return pd.DataFrame(
+        [
+            {"trace": 1, "variant": v, "nodes": 1158, "jobs": 10_000, "seed": s,
+             "status": "ok", "mean_turnaround": scale * (900.0 + 10 * k + s),
+             "mean_wait": scale * (400.0 + 10 * k), "configurations.degraded": 100.0 * k,
+             **{f"execution.{c}": scale * (50.0 + 20 * j + s) for j, c in enumerate(counts)}}
+            for k, v in enumerate(("cosched", "Max_One_High", "High_Rq_Low", "Max_One_HM"))
+            for s in (1, 2)
+        ]
+    )  # fmt: skip
+
+
+def test_nodeshare_fit_moves_with_no_held_out_claim() -> None:
+    (fit,) = calibrations("nodeshare-fitted")
+    assert fit.claims_of == "nodeshare"
+    points = {f"k{s:g}": _trace1_runs(s) for s in (0.5, 1.0, 2.0, 4.0)}
+    declared = nodeshare_claims()
+    held = {c.id for c in declared if fit.holds_out(c.id)}
+    # Figure 5's execution-time statements and the rest of Figure 3 are held out.
+    assert {"fig5-execution-rises", "fig5-execution-rises-Max_One_High", "fig3-sped-up"} <= held
+    assert not any(fit.fits(c) for c in held)
+    _reads_only_its_fit_set(fit, points, declared)

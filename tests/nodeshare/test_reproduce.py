@@ -224,3 +224,19 @@ def test_a_cell_is_prepared_and_simulated_without_pandas(tmp_path):
     every run. (Reading the result's ``jobs`` as a DataFrame loads it, as it
     should.)"""
     assert not loaded_on_the_bench_path(tmp_path)["pandas"]
+
+
+@needs_trace
+def test_extra_policy_parameters_reach_the_policy() -> None:
+    # The fig3 preset's own victim weights passed as extra: the same run, bit for bit;
+    # ten times them (the prior preset's): the record names them and the runs differ.
+    from cosched.nodeshare.interference import PRESETS
+
+    fig3 = {k: v for k, v in PRESETS["fig3"].items() if k.startswith("victim_")}
+    cell = Cell(0, "cosched", 1, 1158, 500)
+    plain = simulate_cell(cell, SHARED / TRACE)
+    same = simulate_cell(cell, SHARED / TRACE, extra=fig3)
+    assert same["turnaround"] == plain["turnaround"] and plain["params"] == {}
+    strong = {k: 10 * v for k, v in fig3.items()}
+    harsh = simulate_cell(cell, SHARED / TRACE, extra=strong)
+    assert harsh["params"] == strong and harsh["turnaround"] != plain["turnaround"]

@@ -167,8 +167,14 @@ def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
     return summarize(jobs, capacity=nodes, capacity_procs=nodes * CORES)
 
 
-def simulate_cell(cell: Cell, path: Path | None = None) -> dict[str, Any]:
-    """Simulate one cell; the record (``diagnostic`` holds the wall-clock numbers)."""
+def simulate_cell(
+    cell: Cell, path: Path | None = None, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Simulate one cell; the record (``diagnostic`` holds the wall-clock numbers).
+
+    ``extra`` adds policy parameters to the variant's (a study's interference values,
+    e.g. ``victim_low``); the record's ``params`` show them.
+    """
     w = prepare(cell.trace, cell.jobs, max(cell.seed, 1), path)
     # The node sweep goes below the widest job (Trace1 has jobs of up to 1,024 nodes):
     # jobs wider than the machine are dropped (after the profiles were drawn, so the
@@ -178,6 +184,7 @@ def simulate_cell(cell: Cell, path: Path | None = None) -> dict[str, Any]:
     if dropped:
         w = filter_jobs(w, fits)
     name, params = VARIANTS[cell.variant]
+    params = {**params, **(extra or {})}
     policy = make_policy(name, **params)
     platform = Platform(
         nodes=cell.nodes, cores=CORES, allocation=Allocation.NODES, max_jobs_per_node=CAP

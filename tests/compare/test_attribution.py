@@ -426,3 +426,18 @@ def test_compare_states_the_import_counts_of_an_imported_log(tmp_path: Path) -> 
     c = plan(bundled, policies=["easy"], seeds=1, flags=None,
              probe=open_workload("bundled:example"))  # fmt: skip
     assert not any(n.startswith("imported from") for n in c.notes)
+
+
+def test_a_mechanism_that_still_gains_clearly_beside_the_order_is_named() -> None:
+    # Three seeds. EASY 10000; gang without time slicing 9000 (order: 10%); gang 8700,
+    # 8800, 8600 (time slicing: 300, 200, 400 s, all above zero): the order is the
+    # largest part, and time slicing adds to it beyond its interval.
+    rows = {
+        "easy": [10000.0],
+        "gang": [8700.0, 8800.0, 8600.0],
+        "gang without time slicing": [9000.0, 9000.0, 9000.0],
+    }
+    off = [("gang without time slicing", ["time slicing"])]
+    head = _verdict(_table(rows), "gang", "gang", off)[0]
+    assert head.startswith("**Time-slice: gang.**")
+    assert "order and backfilling, and time slicing adds to it" in head

@@ -274,3 +274,21 @@ def test_failing_cells_in_workers_are_recorded(tmp_path: Path) -> None:
     assert all("WorkloadError" in error for _, _, error in info.value.failed)
     assert len(list((tmp_path / "out" / "failed").glob("*.parquet"))) == 2
     assert not list((tmp_path / "out" / "cells").glob("*.parquet"))
+
+
+def test_a_trace_draws_the_same_streams_wherever_it_lies(tmp_path: Path) -> None:
+    # compare names its trace by the absolute path: the same log in two folders must
+    # draw the same profiles (seeds), while the store keys still tell the files apart.
+    seeds = {}
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        trace = tmp_path / folder / "t.swf"
+        shutil.copy(REPO / "src" / "cosched" / "data" / "example.swf", trace)
+        spec = small_spec(workloads=[{"kind": "swf", "name": "t", "path": str(trace)}])
+        seeds[folder] = [(c.cell_seed, c.workload_seed, c.key) for c in cells(spec_from_dict(spec))]
+    assert [s[:2] for s in seeds["a"]] == [s[:2] for s in seeds["b"]]
+    assert {s[2] for s in seeds["a"]}.isdisjoint(s[2] for s in seeds["b"])
+    # A relative path, as a spec writes it, keeps the seed of the whole identity.
+    spec = small_spec(workloads=[{"kind": "swf", "name": "t", "path": "a/t.swf"}])
+    for c in cells(spec_from_dict(spec, root=tmp_path)):
+        assert c.cell_seed == sweep_mod._derive_seed(c.identity())

@@ -222,14 +222,15 @@ class Cell:
 
     @cached_property
     def cell_seed(self) -> int:
-        """Seed of the policy's random stream, derived from the cell's identity."""
-        return _derive_seed(self.identity())
+        """Seed of the policy's random stream, derived from the cell's identity (a trace
+        named by an absolute path counts by its file name, :func:`_placeless`)."""
+        return _derive_seed(self.identity() | {"workload": _placeless(self.workload)})
 
     @cached_property
     def workload_seed(self) -> int:
         """Seed of a generated workload: from workload and seed only, so that every
         policy of the grid sees the same jobs."""
-        return _derive_seed({"workload": self.workload.identity(), "seed": self.seed})
+        return _derive_seed({"workload": _placeless(self.workload), "seed": self.seed})
 
     @property
     def label(self) -> str:
@@ -530,6 +531,19 @@ def _worker_ref(ctx: _Ctx, name: str, cls: type) -> str:
     """How a worker process loads the policy: a file path made absolute, else its ref."""
     resolved = _resolve_file_ref(ctx, name)
     return resolved if resolved != name or ":" in name else policy_ref(cls)  # type: ignore[arg-type]
+
+
+def _placeless(w: WorkloadSpec) -> dict[str, Any]:
+    """``w``'s identity with an absolute trace path cut to the file's name: the random
+    streams drawn for a trace do not depend on the folder it lies in (``compare`` names
+    its trace by the absolute path, so the same log copied elsewhere would otherwise draw
+    other profiles). A relative path, as a spec writes it, is kept as written, and the
+    store's keys keep the whole identity."""
+    out = w.identity()
+    path = out.get("path")
+    if isinstance(path, str) and Path(path).is_absolute():
+        out["path"] = Path(path).name
+    return out
 
 
 def _derive_seed(identity: Mapping[str, Any]) -> int:

@@ -50,6 +50,7 @@ from cosched.experiments.fidelity import (
     fidelity_markdown,
     render_blocks,
     runs_of,
+    studies_of,
     verdict_changes,
 )
 from cosched.experiments.model import resolve
@@ -72,6 +73,15 @@ ROWS = {
     "fcs": "`cosched.timesharing.fcs_experiment`",
     "coupled": "`cosched.coupled`",
 }
+#: Calibrated study -> the reproduction whose claims judge it (its copy is
+#: ``docs/claims/<study>.csv``; docs/fidelity.md shows its held-out claims beside the
+#: reproduction's).
+STUDIES = {c.family: paper for paper in ROWS for c in studies_of(paper)}
+
+
+def paper_of(name: str) -> str:
+    """The reproduction whose claim declarations judge copy ``name``."""
+    return STUDIES.get(name, name)
 
 
 def _write(frame: pd.DataFrame, name: str, folder: Path = CLAIMS) -> Path:
@@ -130,7 +140,7 @@ def rejudge_copy(name: str, update: Path | None = None, folder: Path = CLAIMS) -
     stored = read_copy(name, folder)
     if update is not None:
         stored = _updated(stored, update)
-    declared = resolve(tomllib.loads(spec_text(name))["claims"])()
+    declared = resolve(tomllib.loads(spec_text(paper_of(name)))["claims"])()
     experiment = str(stored["experiment"].iloc[0]) if len(stored) else name
     frame = rejudge(declared, stored, experiment)
     commands = dict(zip(stored["claim"], stored["command"].astype(str), strict=True))
@@ -234,6 +244,21 @@ def tables() -> dict[str, pd.DataFrame]:
     return {name: read_copy(name) for name in ROWS if (CLAIMS / f"{name}.csv").is_file()}
 
 
+def study_tables() -> dict[str, pd.DataFrame]:
+    """The stored claim copies of the calibrated studies, by study (those that exist)."""
+    return {n: read_copy(n) for n in STUDIES if (CLAIMS / f"{n}.csv").is_file()}
+
+
+def sensitivity_tables() -> dict[str, pd.DataFrame]:
+    """``docs/claims/<paper>-sensitivity.csv`` (a sweep of the paper's unknown inputs:
+    each claim's verdict at each point), by reproduction (those that exist)."""
+    return {
+        n: pd.read_csv(CLAIMS / f"{n}-sensitivity.csv", keep_default_na=False, na_values=[""])
+        for n in ROWS
+        if (CLAIMS / f"{n}-sensitivity.csv").is_file()
+    }
+
+
 def quick_tables() -> dict[str, pd.DataFrame]:
     """The stored copies of the quick runs' claim tables, by reproduction."""
     return {n: read_copy(n, QUICK) for n in ROWS if (QUICK / f"{n}.csv").is_file()}
@@ -257,7 +282,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--quick-store", action="append", default=[], metavar="NAME=DIR")
-    ap.add_argument("--rejudge", action="append", default=[], metavar="NAME", choices=ROWS)
+    ap.add_argument(
+        "--rejudge", action="append", default=[], metavar="NAME", choices=[*ROWS, *STUDIES]
+    )
     ap.add_argument("--update", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--changes-from", metavar="REV", help="record verdicts changed since REV")
     ap.add_argument("--check", action="store_true", help="exit 1 if an output is stale")
@@ -273,8 +300,9 @@ def main() -> int:
     ):
         for item in items:
             name, sep, folder = item.partition("=")
-            if not sep or name not in ROWS:
-                sys.exit(f"readme_status: {flag} wants NAME=DIR with NAME in {', '.join(ROWS)}")
+            if not sep or name not in (*ROWS, *STUDIES):
+                sys.exit(f"readme_status: {flag} wants NAME=DIR with NAME in "
+                         f"{', '.join((*ROWS, *STUDIES))}")  # fmt: skip
             print(f"wrote {copy_store(name, Path(folder), into).relative_to(ROOT)}")
     for name in args.rejudge:
         print(f"re-judged {rejudge_copy(name).relative_to(ROOT)}")
@@ -295,7 +323,10 @@ def main() -> int:
         for name, frame in copies.items():
             print(f"{ROWS[name]}: {status(name, frame)}")
         return 0
-    outputs = {FIDELITY: fidelity_markdown(copies, quick_tables(), read_changes())}
+    page = fidelity_markdown(
+        copies, quick_tables(), read_changes(), study_tables(), sensitivity_tables()
+    )
+    outputs = {FIDELITY: page}
     quick = {f"quick/{name}": frame for name, frame in quick_tables().items()}
     outputs.update(pages({**copies, **quick}))
     if not args.skip_readme:

@@ -135,3 +135,85 @@ def test_fidelity_lists_the_claims_a_quick_grid_judges_differently() -> None:
     same = fidelity_markdown({"coupled": full}, {"coupled": full.assign(command="q")})
     assert "a quick run answers as the full grid does" in same
     assert "quick grid" not in fidelity_markdown({"coupled": quick}, {"coupled": quick})
+
+
+def _copy(rows: list[tuple[str, str]], command: str = "cosched sweep x.toml") -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"command": command, "claim": c, "paper": "1", "cosched": 1.0, "unit": "",
+             "seeds": 20, "verdict": v, "reason": "", "quote": "", "judged": ""}
+            for c, v in rows
+        ]
+    )  # fmt: skip
+
+
+def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cosched.experiments import fidelity
+    from cosched.experiments.calibration import Calibration
+
+    fit = Calibration(
+        parameter="load", family="coupled-fitted", value="0.9", fitted_to=("fit-*",),
+        method="grid", held_out=("held-*",), claims_of="coupled",
+    )  # fmt: skip
+    monkeypatch.setattr(fidelity, "CALIBRATIONS", (fit,))
+    default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
+                     ("held-c", "disagrees")])  # fmt: skip
+    study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees"),
+                   ("held-c", "direction")], "python fit.py")  # fmt: skip
+    text = fidelity_markdown({"coupled": default}, studies={"coupled-fitted": study})
+    section = text[text.index("### Held out under the calibrated inputs") :]
+    # the fit set (fit-a) counts on neither side: 1 of 3 held out agree, then 2 of 3
+    assert "| 1 of 3 agree (33%); 2 disagrees | 2 of 3 agree (67%); 1 direction |" in section
+    assert "| held-b | 1 | 1: disagrees | 1: agrees |" in section
+    assert "| fit-a |" not in section and "| held-a |" not in section
+    # the held-out claim still not agreeing is listed with its cause
+    assert "held-c (direction)" in section
+    assert "`python fit.py`" in section
+
+
+def test_sensitivity_classes_by_hand() -> None:
+    from cosched.experiments.fidelity import sensitivity_classes
+
+    rows = [
+        # claim, point, inside, verdict
+        ("robust", "p1", True, "agrees"), ("robust", "p2", True, "agrees"),
+        ("explained", "p1", True, "agrees"), ("explained", "p2", True, "disagrees"),
+        ("model", "p1", True, "direction"), ("model", "p2", True, "disagrees"),
+        ("outside", "p1", True, "disagrees"), ("outside", "p2", True, "disagrees"),
+        ("outside", "p3", False, "agrees"),
+        ("fitted", "p1", True, "calibrated"), ("fitted", "p2", True, "calibrated"),
+    ]  # fmt: skip
+    table = pd.DataFrame(
+        [{"unknowns": "load", "point": p, "inside": i, "claim": c, "cosched": 1.0,
+          "seeds": 3, "verdict": v} for c, p, i, v in rows]
+    )  # fmt: skip
+    classes = sensitivity_classes(table)
+    assert classes["robust"] == ["robust"]
+    assert classes["explained"] == ["explained"]
+    assert classes["model's"] == ["model", "outside"]
+    assert classes["outside only"] == ["outside"]
+    text = fidelity_markdown({"coupled": _copy([("robust", "agrees")])},
+                             sensitivity={"coupled": table})  # fmt: skip
+    assert "| explained | 1 | explained |" in text
+    assert "2 points inside, 1 outside" in text
+
+
+def test_every_held_out_gap_of_a_stored_study_has_a_classified_cause() -> None:
+    from cosched.experiments.fidelity import studies_of
+
+    studies = [(p, c) for p in FAMILIES for c in studies_of(p)]
+    stored = [
+        (p, c) for p, c in studies if (ROOT / "docs" / "claims" / f"{c.family}.csv").is_file()
+    ]
+    if not stored:
+        pytest.skip("no calibrated study keeps a claim copy in docs/claims/")
+    for paper, fit in stored:
+        frame = pd.read_csv(ROOT / "docs" / "claims" / f"{fit.family}.csv")
+        gaps = frame[frame["verdict"].isin(["disagrees", "direction"])]
+        for claim in gaps["claim"]:
+            if fit.fits(str(claim)):
+                continue
+            cause = cause_of(paper, str(claim))
+            assert cause is not None, f"{fit.family}: held-out {claim} has no cause"

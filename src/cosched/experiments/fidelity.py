@@ -16,7 +16,7 @@ from typing import Literal
 
 import pandas as pd
 
-from cosched.experiments.calibration import calibrations
+from cosched.experiments.calibration import CALIBRATIONS, Calibration, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "fidelity_markdown",
     "render_blocks",
     "runs_of",
+    "sensitivity_classes",
+    "studies_of",
     "verdict_changes",
 ]
 
@@ -307,7 +309,157 @@ def runs_of(frame: pd.DataFrame) -> str:
     return text if len(commands) == 1 else f"{text} (each row names its run)"
 
 
-def _paper(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None = None) -> list[str]:
+def studies_of(paper: str) -> tuple[Calibration, ...]:
+    """The calibrations registered as studies judged by ``paper``'s claims (``claims_of``):
+    each keeps its claim copy as ``docs/claims/<family>.csv``."""
+    return tuple(c for c in CALIBRATIONS if c.claims_of == paper)
+
+
+def _held_out(name: str, frame: pd.DataFrame, studies: dict[str, pd.DataFrame]) -> list[str]:
+    """Per study of ``name`` with a claim copy: the claims its fit did not read, judged
+    under the default and under the study's fitted inputs (the fit set excluded from
+    both), the verdicts the fit changes, and the held-out claims still not agreeing."""
+    fits = [c for c in studies_of(name) if c.family in studies]
+    if not fits:
+        return []
+    lines = [
+        "### Held out under the calibrated inputs",
+        "",
+        "Each study below fits inputs the paper leaves out on a declared subset of its "
+        "claims (registered in `cosched.experiments.calibration`); every other claim is "
+        "held out, judged under the reproduction's default inputs (the table above) and "
+        "under the fitted ones (`docs/claims/<study>.csv`). The fit set is excluded from "
+        "both counts.",
+        "",
+        "| study | parameter = value | fitted to | held out: default | held out: fitted |",
+        "|---|---|---|---|---|",
+    ]
+    details: list[str] = []
+    for fit in fits:
+        study = studies[fit.family].set_index("claim")
+        held = frame[[not fit.fits(c) for c in frame["claim"]]]
+        under = study.reindex(held["claim"]).reset_index()
+        under["verdict"] = under["verdict"].fillna("not run")
+        lines.append(
+            f"| {fit.family} | {_cell(fit.parameter)} = {_cell(fit.value)} | "
+            f"{', '.join(fit.fitted_to)} | {agreement(held).text()} | "
+            f"{agreement(under).text()} |"
+        )
+        details += _study_details(name, fit, held, under, runs_of(studies[fit.family]))
+    return [*lines, "", *details]
+
+
+def _study_details(
+    name: str, fit: Calibration, held: pd.DataFrame, under: pd.DataFrame, command: str
+) -> list[str]:
+    seeds = int(under["seeds"].max()) if under["seeds"].notna().any() else 0
+    lines = [
+        f"**{fit.family}** (numbers from {command}, up to {seeds} seeds). "
+        "Held-out claims whose verdict the fit changes:",
+        "",
+        "| claim | paper | default | fitted |",
+        "|---|---|---|---|",
+    ]
+    before = held.set_index("claim")
+    changed = 0
+    for r in under.itertuples(index=False):
+        b = before.loc[r.claim]
+        if b["verdict"] == r.verdict:
+            continue
+        changed += 1
+        lines.append(
+            f"| {r.claim} | {_cell(b['paper'])} | {_num(float(b['cosched']))}: "
+            f"{b['verdict']} | {_num(float(r.cosched))}: {r.verdict} |"
+        )
+    if not changed:
+        lines = [*lines[:1], "", "The fit changes no held-out verdict."]
+    lines.append("")
+    gaps = under[under["verdict"].isin([*GAPS, "inconclusive", "not run"])]
+    if gaps.empty:
+        return lines
+    groups: dict[int, list[str]] = {}
+    for r in gaps.itertuples(index=False):
+        c = cause_of(name, str(r.claim))
+        groups.setdefault(CAUSES.index(c) if c else -1, []).append(f"{r.claim} ({r.verdict})")
+    lines += [f"Held out and not agreeing under {fit.family}, by cause:", ""]
+    for key, claims in sorted(groups.items()):
+        if key < 0:
+            lines.append(f"* **Unclassified**: {', '.join(claims)}.")
+        else:
+            c = CAUSES[key]
+            lines.append(
+                f"* **{c.kind.capitalize()}**: {c.cause}. *Smallest test:* {c.evidence}. "
+                f"Claims: {', '.join(claims)}."
+            )
+    return [*lines, ""]
+
+
+#: The verdicts a sensitivity point can count (the others do not test the claim there).
+_TESTED = ("agrees", "direction", "inconclusive", "disagrees")
+
+
+def sensitivity_classes(table: pd.DataFrame) -> dict[str, list[str]]:
+    """Each claim of a sensitivity table (``docs/claims/<paper>-sensitivity.csv``: one
+    row per point and claim, ``inside`` true where the point lies in the ranges the
+    paper's text allows) as **robust** (agrees at every inside point it is judged at),
+    **explained** (at some, not all: the unknown inputs decide it) or **model's** (at
+    none); ``outside only``: model's claims that agree at a point outside the ranges."""
+    inside = table["inside"].astype(str).str.lower().isin(["true", "1", "yes"])
+    tested = table[table["verdict"].isin(_TESTED)]
+    out: dict[str, list[str]] = {"robust": [], "explained": [], "model's": [], "outside only": []}
+    for claim, rows in tested.groupby("claim", sort=True):
+        agrees = rows["verdict"] == "agrees"
+        ins = inside.loc[rows.index]
+        if not ins.any():
+            continue
+        hits = int(agrees[ins].sum())
+        kind = "robust" if hits == int(ins.sum()) else "explained" if hits else "model's"
+        out[kind].append(str(claim))
+        if kind == "model's" and bool(agrees[~ins].any()):
+            out["outside only"].append(str(claim))
+    return out
+
+
+def _sensitivity(table: pd.DataFrame | None) -> list[str]:
+    if table is None or table.empty:
+        return []
+    classes = sensitivity_classes(table)
+    inside = table["inside"].astype(str).str.lower().isin(["true", "1", "yes"])
+    unknowns = ", ".join(sorted(set(table["unknowns"].astype(str))))
+    points = sorted(set(table.loc[inside, "point"].astype(str)))
+    outside = sorted(set(table.loc[~inside, "point"].astype(str)))
+    seeds = sorted({int(s) for s in table["seeds"]})
+    lines = [
+        "### Sensitivity to the unknown inputs",
+        "",
+        f"Each claim judged at every point of a sweep of {unknowns} over the ranges the "
+        f"paper's text allows ({len(points)} points inside, {len(outside)} outside; "
+        f"{'/'.join(map(str, seeds))} seeds per point): **robust** (agrees at every point "
+        "inside), **explained** (at some: the unknown decides it), **model's** (at none: "
+        "the model lacks what it needs).",
+        "",
+        "| class | claims | which |",
+        "|---|---|---|",
+    ]
+    for kind in ("robust", "explained", "model's"):
+        lines.append(f"| {kind} | {len(classes[kind])} | {', '.join(classes[kind]) or '-'} |")
+    lines.append("")
+    if classes["outside only"]:
+        lines += [
+            "Model's claims that agree only at a point outside the ranges: "
+            f"{', '.join(classes['outside only'])}.",
+            "",
+        ]
+    return lines
+
+
+def _paper(
+    name: str,
+    frame: pd.DataFrame,
+    quick: pd.DataFrame | None = None,
+    studies: dict[str, pd.DataFrame] | None = None,
+    sensitivity: pd.DataFrame | None = None,
+) -> list[str]:
     command = runs_of(frame)
     judged = str(frame["judged"].iloc[0]) if "judged" in frame.columns and len(frame) else ""
     seeds = int(frame["seeds"].max()) if len(frame) else 0
@@ -329,6 +481,8 @@ def _paper(name: str, frame: pd.DataFrame, quick: pd.DataFrame | None = None) ->
         *_inconclusive(frame),
         *_uncounted(frame),
         *_not_simulated(frame),
+        *_held_out(name, frame, studies or {}),
+        *_sensitivity(sensitivity),
         *_quick(name, frame, quick),
     ]
 
@@ -337,11 +491,16 @@ def fidelity_markdown(
     copies: dict[str, pd.DataFrame],
     quick: dict[str, pd.DataFrame] | None = None,
     changes: pd.DataFrame | None = None,
+    studies: dict[str, pd.DataFrame] | None = None,
+    sensitivity: dict[str, pd.DataFrame] | None = None,
 ) -> str:
     """docs/fidelity.md from the claim copies (reproduction -> its table), from the
     copies of the reproductions' quick runs (``quick``: a paper's section lists the
-    claims whose verdict the quick grid gives differently), and from the stored verdict
-    changes (``changes``: :func:`verdict_changes`)."""
+    claims whose verdict the quick grid gives differently), from the stored verdict
+    changes (``changes``: :func:`verdict_changes`), from the claim copies of the
+    calibrated studies (``studies``: study family -> its table, :func:`studies_of`) and
+    from the sensitivity tables (``sensitivity``: reproduction -> its sweep's table,
+    :func:`sensitivity_classes`)."""
     lines = [
         "# Fidelity to the papers",
         "",
@@ -379,7 +538,9 @@ def fidelity_markdown(
         "",
     ]
     for name, frame in copies.items():
-        lines += _paper(name, frame, (quick or {}).get(name))
+        lines += _paper(
+            name, frame, (quick or {}).get(name), studies, (sensitivity or {}).get(name)
+        )
     lines += _changes(changes)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import re
+import shlex
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -42,10 +43,18 @@ import pandas as pd
 from cosched.engine.simulation import Simulation
 from cosched.experiments.calibration import calibrations, grid_fit
 from cosched.experiments.claims import Improvement, agreement, evaluate
+from cosched.experiments.fidelity import sensitivity_classes
 from cosched.experiments.stats import mean_ci
 from cosched.lomarc.claims import claims
 from cosched.lomarc.diagnostics import run_metrics
-from cosched.lomarc.experiment import NODES, RUNS, cell_workload, under_preset
+from cosched.lomarc.experiment import (
+    METRIC_READINGS,
+    NODES,
+    RUNS,
+    cell_workload,
+    under_metric_reading,
+    under_preset,
+)
 from cosched.lomarc.policies import lomarc_platform
 from cosched.lomarc.unknowns import UNKNOWNS, sensitivity_workload
 from cosched.policies.base import make_policy
@@ -66,7 +75,7 @@ VARIANTS = (
     "AC-overlap-excess",
 )
 MEMORY = ("overlap", "overlap-add", "overlap-excess")
-FIT_LOADS = (0.55, 0.65, 0.75, 0.85, 0.9, 0.95)
+FIT_LOADS = (0.55, 0.65, 0.75, 0.85, 0.9, 0.95, 0.975, 0.99)
 FIT_SHARES = (0.25, 0.42, 0.55, 0.71)
 FIT_VARIANTS = ("L-U1", "L-U2", "L-R")
 FAMILY = "lomarc-fitted"
@@ -75,6 +84,36 @@ PROBES: dict[str, tuple[str, dict[str, object]]] = {
     "L-R-short": ("lomarc-r", {"medium_long_only": False}),
 }
 MARK = "<!-- lomarc_unknowns:{}:{} -->"
+#: The verdicts that test a claim at a point (the others: calibrated, input, untestable,
+#: not run, not simulated).
+TESTED = ("agrees", "direction", "inconclusive", "disagrees")
+
+
+def command() -> str:
+    """The command line that is running, as a claims copy's ``command`` cell."""
+    return shlex.join(["python", "docs/studies/lomarc_unknowns.py", *sys.argv[1:]])
+
+
+def write_copy(path: Path, table: pd.DataFrame, judged: str | None = None) -> None:
+    """``table`` as a ``docs/claims`` copy: the command first; with ``judged``, the
+    claim table's ``judged`` cell last (a sensitivity table has none)."""
+    frame = table.copy()
+    frame.insert(0, "command", command())
+    if judged is not None:
+        frame["judged"] = judged
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def study_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The fitted study's claim table: its fit set *calibrated* (family ``lomarc-fitted``),
+    and the reproduction's own fits too (Table 2's estimates, fitted by the ``overlap``
+    reading the study keeps)."""
+    table = evaluate(claims(), results, FAMILY)
+    own = evaluate(claims(), results, "lomarc")
+    kept = own["verdict"] == "calibrated"
+    table.loc[kept, ["verdict", "reason"]] = own.loc[kept, ["verdict", "reason"]]
+    return table
 
 
 def _seeds(text: str) -> list[int]:
@@ -141,18 +180,49 @@ def runs(
     return pd.concat(frames, ignore_index=True)
 
 
-def point_verdicts(results: pd.DataFrame) -> dict[str, dict[str, bool]]:
-    """Per memory reading: claim id -> whether its mean over seeds is in the target."""
-    out = {}
-    for reading in MEMORY:
-        r = results if reading == "overlap" else under_preset(results, reading)
-        table = evaluate(claims(), r, "lomarc")
-        out[reading] = {
-            c.id: bool(c.target()[0] <= m <= c.target()[1])
-            for c, m in zip(claims(), table["cosched"], strict=True)
-            if not c.not_simulated and not math.isnan(m)
-        }
-    return out
+def point_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per memory reading: the claim table of one grid point's runs (the reproduction's
+    calibrations apply: Table 2's estimates are *calibrated*)."""
+    return {
+        reading: evaluate(
+            claims(), results if reading == "overlap" else under_preset(results, reading), "lomarc"
+        )
+        for reading in MEMORY
+    }
+
+
+def _inside(load: float, share: float) -> bool:
+    """Whether a point of the grid lies inside the ranges the paper's text allows."""
+    ranges = {u.name: u for u in UNKNOWNS}
+    w1, short = ranges["w1_load"], ranges["short_share"]
+    assert w1.low is not None and w1.high is not None
+    return w1.low < load < w1.high and share not in short.outside
+
+
+def sensitivity(args: argparse.Namespace) -> pd.DataFrame:
+    """One row per grid point, memory reading and claim judged there (the columns of
+    ``docs/claims/<paper>-sensitivity.csv``: unknowns, point, inside, claim, cosched,
+    seeds, verdict)."""
+    loads, shares, _memory = (u.values for u in UNKNOWNS)
+    rows = []
+    for load, share in itertools.product(loads, shares):
+        assert isinstance(load, float) and isinstance(share, float)
+        res = runs(args.out, load, share, args.seeds, VARIANTS, PAIRS, args.jobs)
+        for reading, table in point_tables(res).items():
+            judged = table[table["verdict"].isin(TESTED)]
+            for r in judged.itertuples(index=False):
+                rows.append(
+                    {
+                        "unknowns": "w1_load,short_share,slowdown",
+                        "point": f"w1_load={load:g} short_share={share:g} slowdown={reading}",
+                        "inside": _inside(load, share),
+                        "claim": r.claim,
+                        "cosched": r.cosched,
+                        "seeds": r.seeds,
+                        "verdict": r.verdict,
+                    }
+                )
+    return pd.DataFrame(rows)
 
 
 def model_short_share(typeless: bool, jobs: int) -> float:
@@ -163,85 +233,80 @@ def model_short_share(typeless: bool, jobs: int) -> float:
 
 def sweep(args: argparse.Namespace) -> list[str]:
     loads, shares, _memory = (u.values for u in UNKNOWNS)
-    outside = {u.name: set(u.outside) for u in UNKNOWNS}
-    judged: dict[tuple[float, float, str], dict[str, bool]] = {}
-    for load, share in itertools.product(loads, shares):
-        assert isinstance(load, float) and isinstance(share, float)
-        res = runs(args.out, load, share, args.seeds, VARIANTS, PAIRS, args.jobs)
-        for reading, v in point_verdicts(res).items():
-            judged[(load, share, reading)] = v
-    inside = {k: v for k, v in judged.items() if k[1] not in outside["short_share"]}
-    # Table 2's estimates evaluate the formula on the paper's inputs: no unknown moves
-    # them, so they are left out.
-    ids = sorted(set.intersection(*(set(v) for v in inside.values())))
-    ids = [c for c in ids if not c.startswith("table2-")]
-    kept = [s for s in shares if s not in outside["short_share"]]
+    table = sensitivity(args)
+    if args.claims:
+        write_copy(args.claims / "lomarc-sensitivity.csv", table)
+    inside = table[table["inside"]]
+    points = sorted(set(inside["point"]))
+    classes = sensitivity_classes(table)
+    ids = sorted({*classes["robust"], *classes["explained"], *classes["model's"]})
+    outside = sorted({float(s) for u in UNKNOWNS if u.name == "short_share" for s in u.outside})
+    kept = [s for s in shares if s not in outside]
     lines = [
         f"Generated by `python docs/studies/lomarc_unknowns.py sweep --seeds "
         f"{args.seeds_text} --out DIR --write docs/lomarc.md` ({args.jobs} jobs, seeds "
-        f"{args.seeds_text}; a claim agrees at a point when its mean over the seeds is "
-        f"inside the paper's value widened by its tolerance). {len(inside)} points inside "
-        f"the ranges: w1_load {', '.join(f'{x:g}' for x in loads)} x short_share "
-        f"{', '.join(f'{x:g}' for x in kept)} x memory reading {', '.join(MEMORY)}; "
-        f"{len(ids)} simulated claims (Table 2's six formula evaluations left out).",
+        f"{args.seeds_text}; each claim judged at each point by "
+        "`cosched.experiments.claims.evaluate`, as in the claim tables, and sorted as "
+        "docs/fidelity.md sorts `docs/claims/lomarc-sensitivity.csv`). "
+        f"{len(points)} points inside the ranges: w1_load {', '.join(f'{x:g}' for x in loads)} "
+        f"x short_share {', '.join(f'{x:g}' for x in kept)} x memory reading "
+        f"{', '.join(MEMORY)}; {len(ids)} claims judged (Table 2's six formula evaluations "
+        "are the reproduction's calibration and are left out).",
         "",
     ]
-    shares = [model_short_share(typeless, args.jobs) for typeless in (True, False)]
+    typeless, separated = (model_short_share(t, args.jobs) for t in (True, False))
     lines[0] += (
-        f" The short-job share's range: the typeless Lublin model gives {shares[0]:.2f} of "
-        f"its jobs short, the class-separated model {shares[1]:.2f} ({args.jobs} jobs, "
+        f" The short-job share's range: the typeless Lublin model gives {typeless:.2f} of "
+        f"its jobs short, the class-separated model {separated:.2f} ({args.jobs} jobs, "
         "seed 0)."
     )
-    groups: dict[str, list[str]] = {"robust": [], "explained": [], "model's": []}
-    for cid in ids:
-        hits = [v[cid] for v in inside.values()]
-        kind = "robust" if all(hits) else "explained" if any(hits) else "model's"
-        groups[kind].append(cid)
     lines += ["| claims | count | share |", "|---|---|---|"]
-    for kind, members in groups.items():
+    for kind in ("robust", "explained", "model's"):
+        members = classes[kind]
         lines.append(f"| {kind} | {len(members)} | {100 * len(members) / len(ids):.0f}% |")
     lines += [
         "",
         "| explained claim | agrees at (w1_load / short_share / memory) | unknowns that flip it |",
         "|---|---|---|",
     ]
-    names = ("w1_load", "short_share", "memory")
-    for cid in groups["explained"]:
-        at = [k for k, v in inside.items() if v[cid]]
+    names = ("w1_load", "short_share", "slowdown")
+
+    def key(point: str) -> tuple[str, ...]:
+        return tuple(part.split("=")[1] for part in point.split(" "))
+
+    for cid in classes["explained"]:
+        mine = inside[inside["claim"] == cid]
+        hit = {key(p): v == "agrees" for p, v in zip(mine["point"], mine["verdict"], strict=True)}
+        at = [k for k, v in hit.items() if v]
         flips = [
             name
             for i, name in enumerate(names)
             if any(
-                inside[k][cid] != inside[o][cid]
-                for k in inside
-                for o in inside
+                hit[k] != hit[o]
+                for k in hit
+                for o in hit
                 if all(k[j] == o[j] for j in range(3) if j != i)
             )
         ]
-        shown = ", ".join(f"{a:g}/{b:g}/{c}" for a, b, c in at[:3]) + (
-            " ..." if len(at) > 3 else ""
-        )
-        lines.append(f"| {cid} | {len(at)} of {len(inside)}: {shown} | {', '.join(flips)} |")
-    out_pts = {k: v for k, v in judged.items() if k not in inside}
-    rescued = []
-    for cid in groups["model's"]:
-        at = [k for k, v in out_pts.items() if v.get(cid)]
-        if at:
-            rescued.append(f"`{cid}` ({', '.join(f'{a:g}/{b:g}/{c}' for a, b, c in at[:3])})")
-    lines += ["", "Robust: " + ", ".join(f"`{c}`" for c in groups["robust"]) + "."]
+        shown = ", ".join("/".join(k) for k in at[:3]) + (" ..." if len(at) > 3 else "")
+        lines.append(f"| {cid} | {len(at)} of {len(hit)}: {shown} | {', '.join(flips)} |")
+    lines += ["", "Robust: " + ", ".join(f"`{c}`" for c in classes["robust"]) + "."]
     lines += [
         "",
         "Model's (agrees at no point inside the ranges): "
-        + ", ".join(f"`{c}`" for c in groups["model's"])
+        + ", ".join(f"`{c}`" for c in classes["model's"])
         + ".",
     ]
+    rescued = []
+    out_pts = table[~table["inside"] & (table["verdict"] == "agrees")]
+    for cid in classes["outside only"]:
+        at = [key(p) for p in out_pts.loc[out_pts["claim"] == cid, "point"]]
+        rescued.append(f"`{cid}` ({', '.join('/'.join(k) for k in at[:3])})")
     if rescued:
         lines += [
             "",
             f"Of those, agreeing only outside the ranges (short_share "
-            f"{', '.join(f'{x:g}' for x in sorted(outside['short_share']))}): "
-            + ", ".join(rescued)
-            + ".",
+            f"{', '.join(f'{x:g}' for x in outside)}): " + ", ".join(rescued) + ".",
         ]
     return lines
 
@@ -299,11 +364,19 @@ def heldout(args: argparse.Namespace) -> list[str]:
             res = res[res["status"] == "ok"].reset_index(drop=True)
         else:
             res = runs(args.out, ld, sh, args.seeds, VARIANTS, PAIRS, args.jobs)
-        tables[label] = evaluate(claims(), res, FAMILY)
-        if ld is not None:  # the fitted inputs under the other memory readings
+        tables[label] = study_table(res)
+        if ld is not None and args.claims:
+            write_copy(args.claims / f"{FAMILY}.csv", tables[label], "when the study ran")
+        if ld is not None:  # the fitted inputs under the other readings
             for reading in MEMORY[1:]:
-                under = under_preset(res, reading)
-                tables[f"fitted, {reading}"] = evaluate(claims(), under, FAMILY)
+                tables[f"fitted, {reading}"] = study_table(under_preset(res, reading))
+            for reading in METRIC_READINGS:
+                read = under_metric_reading(res, reading)
+                if (
+                    read is not None
+                    and read[list(METRIC_READINGS[reading].values())].notna().all().all()
+                ):
+                    tables[f"fitted, {reading}"] = study_table(read)
     ids = list(next(iter(tables.values()))["claim"])
     held = [c for c in ids if cal.holds_out(c)]
     lines = [
@@ -333,7 +406,8 @@ def heldout(args: argparse.Namespace) -> list[str]:
     ]
     lines[-2] = "| claim | paper | " + " | ".join(list(tables)[:2]) + " |"
     lines[-1] = "|---|---|---|---|"
-    a, b, *memory = tables.values()
+    a, b, *others = tables.values()
+    readings = [label.split(", ")[1] for label in list(tables)[2:]]
     for k, cid in enumerate(ids):
         if cid in held and (a["verdict"].iloc[k] != b["verdict"].iloc[k]):
             lines.append(
@@ -349,15 +423,13 @@ def heldout(args: argparse.Namespace) -> list[str]:
     lines += [f"* {head} ({len(c)}): {', '.join(c)}" for head, c in by_head.items()]
     rescued = []
     for k, cid in enumerate(ids):
-        ok = [
-            r for r, t in zip(MEMORY[1:], memory, strict=True) if t["verdict"].iloc[k] == "agrees"
-        ]
+        ok = [r for r, t in zip(readings, others, strict=True) if t["verdict"].iloc[k] == "agrees"]
         if cid in set(failing["claim"]) and ok:
             rescued.append(f"`{cid}` ({', '.join(ok)})")
     if rescued:
         lines += [
             "",
-            "Of those, agreeing under another memory reading: " + ", ".join(rescued) + ".",
+            "Of those, agreeing under another reading: " + ", ".join(rescued) + ".",
         ]
     if args.tables:
         for label, t in tables.items():
@@ -456,6 +528,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/lomarc-unknowns"))
     ap.add_argument("--write", type=Path, default=None)
     ap.add_argument("--tables", type=Path, default=None)
+    ap.add_argument(
+        "--claims",
+        type=Path,
+        default=None,
+        help="write the docs/claims copies to this folder: heldout the fitted study's "
+        "claim table (lomarc-fitted.csv), sweep the sensitivity table "
+        "(lomarc-sensitivity.csv)",
+    )
     ap.add_argument(
         "--default-store",
         type=Path,

@@ -55,7 +55,9 @@ from cosched.lomarc.experiment import (
     under_metric_reading,
     under_preset,
 )
+from cosched.lomarc.matching import matchable
 from cosched.lomarc.policies import lomarc_platform
+from cosched.lomarc.slowdown import SlowdownModel, profile_of
 from cosched.lomarc.unknowns import UNKNOWNS, sensitivity_workload
 from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
@@ -506,7 +508,41 @@ def probe(args: argparse.Namespace) -> list[str]:
         table = evaluate(claims(), frame, FAMILY)
         held = table[[cal.holds_out(c) and c.startswith("table5-L") for c in table["claim"]]]
         lines.append(f"* {label}: {agreement(held).text()}")
+    passes = {f: slowdown_pass(f, args.jobs) for f in ("overlap", "printed")}
+    lines += [
+        "",
+        "Table 5's MAX_SLOWDOWN stage on the profiles alone: of random pairs of M1 jobs "
+        f"(W1, seed 0, {PAIR_DRAWS:,} draws) that fit in memory and are matchable, the share "
+        "whose estimate is at most 1.6: "
+        + ", ".join(f"{f} {100 * v:.0f}%" for f, v in passes.items())
+        + " (Table 5: slowdown <= max over matchable 5/6, 8/10, 14/16 for L-U1 on W1-W3, "
+        "80-88%).",
+    ]
     return lines
+
+
+#: Random pairs drawn by :func:`slowdown_pass`.
+PAIR_DRAWS = 20_000
+
+
+def slowdown_pass(formula: str, jobs: int) -> float:
+    """The share of random memory-fitting, matchable pairs of M1 profiles (W1, seed 0)
+    whose estimated slowdown under ``formula`` is at most MAX_SLOWDOWN (1.6)."""
+    w = cell_workload("paper-alpha", "W1", "M1", 0, jobs)
+    cols = w.columns
+    names = [c for c in cols if c.startswith("lomarc_")]
+    profiles = [profile_of(i, {c: cols[c][i] for c in names}) for i in range(len(w))]
+    model = SlowdownModel(formula=formula)
+    rng = np.random.default_rng(0)
+    passed = tried = 0
+    for _ in range(PAIR_DRAWS):
+        i, j = rng.choice(len(profiles), 2, replace=False)
+        a, b = profiles[int(i)], profiles[int(j)]
+        if a.mem + b.mem > 1.0 or not matchable(a, b, model):
+            continue
+        tried += 1
+        passed += model.slowdown(a, b) <= 1.6
+    return passed / tried
 
 
 def write(page: Path, block: str, lines: list[str]) -> None:

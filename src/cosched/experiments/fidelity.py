@@ -587,10 +587,11 @@ CAUSES: tuple[Cause, ...] = (
           "900-901); with the loads fitted to Table 5's queues L-R gains +15.6 / +28.2% "
           "(W1 / W3, paper +50 / +66) and L-N at most +2.7 (paper +7 / +17 / +40), no "
           "point of the sweep inside the text's ranges agrees, and reading the bound's "
-          "run time as the time run (`bounded-executed`) moves the gains by about 2 points",
-          "L-R with short jobs allowed to pair at the fitted point (the L-R-short probe of "
-          "docs/studies/lomarc_unknowns.py), then L-FM and L-N the same way, 5 seeds: "
-          "whether the paper's bounded gains need its short jobs paired"),
+          "run time as the time run (`bounded-executed`) moves the gains by about 2 points; "
+          "letting short jobs pair raises L-R's to +41.9 / +61.6% with response almost "
+          "unchanged (docs/studies/lomarc_unknowns.py probe, 20 seeds)",
+          "L-FM and L-N with short jobs allowed to pair at the fitted point, 5 seeds, "
+          "against +47 / +52% (L-FM) and +7 / +40% (L-N) on W1 / W3"),
     Cause("lomarc", ("fig8-*-E-M1-*", "text-L-R-makespan-*"), "missing mechanism",
           "actual pair slowdowns below the estimate: cosched runs a pair at exactly its "
           "estimated maximum slowdown, so E (work at full speed over P T) gains only the "
@@ -688,7 +689,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("lomarc", ("fig8-utilization-*",), "reading without evidence",
           "a node running two jobs counts once in the node-busy share (the paper's "
           "'utilization' as docs/lomarc.md reads it), so pairing lowers it wherever "
-          "arrivals, not capacity, set the work done",
+          "arrivals, not capacity, set the work done (8.0 points apart on W1 with the "
+          "loads fitted; with W1 at 0.99 it barely rises from W1 to W3, +0.3)",
           "the paper's definition of utilization for a paired node; the claim under the "
           "hardware-thread share"),
     Cause("lomarc", ("*",), "paper under-specified", _LOMARC_LOAD, _LOMARC_LOAD_CLOSE),

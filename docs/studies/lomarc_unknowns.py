@@ -1,30 +1,41 @@
 """LOMARC: the unknown inputs swept over their ranges, and a fit held out.
 
-    python docs/studies/lomarc_unknowns.py sweep --seeds 0,1,2 --out runs/lomarc-unknowns
-    python docs/studies/lomarc_unknowns.py fit --seeds 0,1,2 --out runs/lomarc-unknowns
+    python docs/studies/lomarc_unknowns.py sweep --seeds 0-4 --out runs/lomarc-unknowns \\
+        --claims docs/claims --write docs/lomarc.md
+    python docs/studies/lomarc_unknowns.py fit --seeds 0-9 --out runs/lomarc-unknowns \\
+        --write docs/lomarc.md
     python docs/studies/lomarc_unknowns.py heldout --seeds 0-19 --out runs/lomarc-unknowns \\
+        --default-store runs/lomarc-20seeds --claims docs/claims --write docs/lomarc.md
+    python docs/studies/lomarc_unknowns.py probe --seeds 0-19 --out runs/lomarc-unknowns \\
         --write docs/lomarc.md
 
 The unknowns and their ranges are declared in :mod:`cosched.lomarc.unknowns` (W1's
 offered load, with W2 and W3 at Table 4's ratios; the short-job share; how the memory
 slowdown combines with the shared parts). Every run is stored as it finishes (one
-Parquet file per point, seed and workload), so a rerun runs only what is missing.
+Parquet file per point, seed and workload), so a rerun runs only what is missing (a
+stored cell written before a metric column existed lacks it: the readings that need
+it are then left out).
 
 * ``sweep``: every variant (and AC under each memory reading) at every point of the
   grid ``w1_load x short_share`` of :data:`~cosched.lomarc.unknowns.UNKNOWNS`, M1 on
-  W1-W3 and M2, M3 on W1. Each claim is judged at each point (and memory reading) on
-  its mean over the seeds (agrees: the mean inside the paper's value widened by the
-  claim's tolerance), then sorted: **robust** (agrees everywhere), **explained** (agrees
-  somewhere in the range, not everywhere: the unknown decides it), **model's** (agrees
-  nowhere). Points outside a range (``Unknown.outside``) are reported but not counted.
+  W1-W3 and M2, M3 on W1. Each claim is judged at each point (and memory reading) by
+  :func:`cosched.experiments.claims.evaluate`, the claim tables' rule, then sorted by
+  :func:`cosched.experiments.fidelity.sensitivity_classes`: **robust** (agrees at every
+  point inside the ranges), **explained** (at some, not all: the unknown decides it),
+  **model's** (at none). Points outside a range (``Unknown.outside``) are reported but
+  not counted. ``--claims DIR`` writes the rows as ``DIR/lomarc-sensitivity.csv``.
 * ``fit``: :func:`cosched.experiments.calibration.grid_fit` of ``w1_load`` and
   ``short_share`` on Table 5's queue lengths and medium-or-long counts (the fit set of
   the calibration registered as family ``lomarc-fitted``), over a finer grid, with L-U1,
   L-U2 and L-R only (the variants Table 5 reports).
 * ``heldout``: the default (paper-alpha) workloads and the fitted point, every claim at
-  the given seeds, the fit set excluded from both; ``--write PAGE`` replaces the
-  page's generated block of the command (between its ``lomarc_unknowns:<command>``
-  markers).
+  the given seeds, the fit set excluded from both, and the fitted point under the
+  other memory and metric readings; ``--claims DIR`` writes the fitted point's claim
+  table as ``DIR/lomarc-fitted.csv`` (the study's copy docs/fidelity.md reads).
+* ``probe``: the mechanisms behind the claims still apart at the fitted point.
+
+``--write PAGE`` replaces the page's generated block of the command (between its
+``lomarc_unknowns:<command>`` markers).
 """
 
 from __future__ import annotations

@@ -641,7 +641,10 @@ CAUSES: tuple[Cause, ...] = (
           "share than the typeless Lublin model's 0.42 reaches the medium-or-long counts "
           "only outside the range the text allows",
           "the paper's job-length mix, or its queue's short-job share, then Table 5 "
-          "again; the sweep's short_share 0.25 point shows the direction"),
+          "again (the sweep's short_share 0.25 point shows the direction); and Table 5's "
+          "caption read the other way, 'average numbers of jobs left under the different "
+          "constraints' over the searches that found a partner only (cosched averages over "
+          "every search), which needs the funnel kept per search"),
     Cause("lomarc", ("fig6-AC-*", "fig6-LOMARC-above-others-*", "fig9-gains-similar-response-*"),
           "paper under-specified",
           "how the memory slowdown combines with the shared parts: under the overlap "

@@ -55,7 +55,7 @@ from cosched.engine.simulation import Simulation
 from cosched.experiments.calibration import calibrations, grid_fit
 from cosched.experiments.claims import Improvement, agreement, evaluate
 from cosched.experiments.fidelity import sensitivity_classes
-from cosched.experiments.stats import mean_ci
+from cosched.experiments.stats import Interval, mean_ci
 from cosched.lomarc.claims import claims
 from cosched.lomarc.diagnostics import run_metrics
 from cosched.lomarc.experiment import (
@@ -454,6 +454,17 @@ def heldout(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def _gain(results: pd.DataFrame, workload: str, variant: str, metric: str) -> Interval:
+    """Mean and 95% interval over the seeds of ``variant``'s improvement over PSS (M1)."""
+    return mean_ci(
+        Improvement(
+            {"workload": workload, "mixture": "M1", "variant": variant},
+            {"workload": workload, "mixture": "M1", "variant": "PSS"},
+            metric,
+        )(results)
+    )
+
+
 def probe(args: argparse.Namespace) -> list[str]:
     """At the fitted point: L-R, L-FM and L-N with short jobs allowed to pair
     (``<variant>-short``), Figure 5's readings, Table 5's columns under the ``printed``
@@ -492,12 +503,7 @@ def probe(args: argparse.Namespace) -> list[str]:
             for metric in ("mean_turnaround", "mean_bounded_slowdown"):
                 cells = []
                 for run in (v, f"{v}-short"):
-                    gain = Improvement(
-                        {"workload": w, "mixture": "M1", "variant": run},
-                        {"workload": w, "mixture": "M1", "variant": "PSS"},
-                        metric,
-                    )(res)
-                    ci = mean_ci(gain)
+                    ci = _gain(res, w, run, metric)
                     cells.append(
                         f"{ci.mean:+.1f} [{ci.mean - ci.half:+.1f}, {ci.mean + ci.half:+.1f}]"
                     )
@@ -521,12 +527,7 @@ def probe(args: argparse.Namespace) -> list[str]:
         for metric in ("mean_turnaround", "mean_bounded_slowdown"):
             cells = []
             for v in readings:
-                gain = Improvement(
-                    {"workload": w, "mixture": "M1", "variant": v},
-                    {"workload": w, "mixture": "M1", "variant": "PSS"},
-                    metric,
-                )(fig5)
-                ci = mean_ci(gain)
+                ci = _gain(fig5, w, v, metric)
                 cells.append(f"{ci.mean:+.1f} ± {ci.half:.1f}")
             what = "response" if metric == "mean_turnaround" else "rel. bounded response"
             lines.append(f"| {w} | {what} | " + " | ".join(cells) + " |")

@@ -1,38 +1,50 @@
 """LOMARC: the unknown inputs swept over their ranges, and a fit held out.
 
-    python docs/studies/lomarc_unknowns.py sweep --seeds 0,1,2 --out runs/lomarc-unknowns
-    python docs/studies/lomarc_unknowns.py fit --seeds 0,1,2 --out runs/lomarc-unknowns
+    python docs/studies/lomarc_unknowns.py sweep --seeds 0-4 --out runs/lomarc-unknowns \\
+        --claims docs/claims --write docs/lomarc.md
+    python docs/studies/lomarc_unknowns.py fit --seeds 0-9 --out runs/lomarc-unknowns \\
+        --write docs/lomarc.md
     python docs/studies/lomarc_unknowns.py heldout --seeds 0-19 --out runs/lomarc-unknowns \\
+        --default-store runs/lomarc-20seeds --claims docs/claims --write docs/lomarc.md
+    python docs/studies/lomarc_unknowns.py probe --seeds 0-19 --out runs/lomarc-unknowns \\
         --write docs/lomarc.md
 
 The unknowns and their ranges are declared in :mod:`cosched.lomarc.unknowns` (W1's
 offered load, with W2 and W3 at Table 4's ratios; the short-job share; how the memory
 slowdown combines with the shared parts). Every run is stored as it finishes (one
-Parquet file per point, seed and workload), so a rerun runs only what is missing.
+Parquet file per point, seed and workload), so a rerun runs only what is missing (a
+stored cell written before a metric column existed lacks it: the readings that need
+it are then left out).
 
 * ``sweep``: every variant (and AC under each memory reading) at every point of the
   grid ``w1_load x short_share`` of :data:`~cosched.lomarc.unknowns.UNKNOWNS`, M1 on
-  W1-W3 and M2, M3 on W1. Each claim is judged at each point (and memory reading) on
-  its mean over the seeds (agrees: the mean inside the paper's value widened by the
-  claim's tolerance), then sorted: **robust** (agrees everywhere), **explained** (agrees
-  somewhere in the range, not everywhere: the unknown decides it), **model's** (agrees
-  nowhere). Points outside a range (``Unknown.outside``) are reported but not counted.
+  W1-W3 and M2, M3 on W1. Each claim is judged at each point (and memory reading) by
+  :func:`cosched.experiments.claims.evaluate`, the claim tables' rule, then sorted by
+  :func:`cosched.experiments.fidelity.sensitivity_classes`: **robust** (agrees at every
+  point inside the ranges), **explained** (at some, not all: the unknown decides it),
+  **model's** (at none). Points outside a range (``Unknown.outside``) are reported but
+  not counted. ``--claims DIR`` writes the rows as ``DIR/lomarc-sensitivity.csv``.
 * ``fit``: :func:`cosched.experiments.calibration.grid_fit` of ``w1_load`` and
   ``short_share`` on Table 5's queue lengths and medium-or-long counts (the fit set of
   the calibration registered as family ``lomarc-fitted``), over a finer grid, with L-U1,
   L-U2 and L-R only (the variants Table 5 reports).
 * ``heldout``: the default (paper-alpha) workloads and the fitted point, every claim at
-  the given seeds, the fit set excluded from both; ``--write PAGE`` replaces the
-  page's generated block of the command (between its ``lomarc_unknowns:<command>``
-  markers).
+  the given seeds, the fit set excluded from both, and the fitted point under the
+  other memory and metric readings; ``--claims DIR`` writes the fitted point's claim
+  table as ``DIR/lomarc-fitted.csv`` (the study's copy docs/fidelity.md reads).
+* ``probe``: the mechanisms behind the claims still apart at the fitted point.
+
+``--write PAGE`` replaces the page's generated block of the command (between its
+``lomarc_unknowns:<command>`` markers).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import re
+import shlex
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -42,11 +54,21 @@ import pandas as pd
 from cosched.engine.simulation import Simulation
 from cosched.experiments.calibration import calibrations, grid_fit
 from cosched.experiments.claims import Improvement, agreement, evaluate
-from cosched.experiments.stats import mean_ci
+from cosched.experiments.fidelity import sensitivity_classes
+from cosched.experiments.stats import Interval, mean_ci
 from cosched.lomarc.claims import claims
 from cosched.lomarc.diagnostics import run_metrics
-from cosched.lomarc.experiment import NODES, RUNS, cell_workload, under_preset
-from cosched.lomarc.policies import lomarc_platform
+from cosched.lomarc.experiment import (
+    METRIC_READINGS,
+    NODES,
+    RUNS,
+    cell_workload,
+    under_metric_reading,
+    under_preset,
+)
+from cosched.lomarc.matching import Funnel, matchable
+from cosched.lomarc.policies import Lomarc, lomarc_platform
+from cosched.lomarc.slowdown import SlowdownModel, profile_of
 from cosched.lomarc.unknowns import UNKNOWNS, sensitivity_workload
 from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
@@ -66,15 +88,48 @@ VARIANTS = (
     "AC-overlap-excess",
 )
 MEMORY = ("overlap", "overlap-add", "overlap-excess")
-FIT_LOADS = (0.55, 0.65, 0.75, 0.85, 0.9, 0.95)
+FIT_LOADS = (0.55, 0.65, 0.75, 0.85, 0.9, 0.95, 0.975, 0.99)
 FIT_SHARES = (0.25, 0.42, 0.55, 0.71)
 FIT_VARIANTS = ("L-U1", "L-U2", "L-R")
 FAMILY = "lomarc-fitted"
 #: Probes of the mechanisms behind the claims the fit leaves disagreeing (``probe``).
 PROBES: dict[str, tuple[str, dict[str, object]]] = {
     "L-R-short": ("lomarc-r", {"medium_long_only": False}),
+    "L-FM-short": ("lomarc-fm", {"medium_long_only": False}),
+    "L-N-short": ("lomarc-n", {"medium_long_only": False}),
 }
 MARK = "<!-- lomarc_unknowns:{}:{} -->"
+_W = ("W1", "W2", "W3")
+#: The verdicts that test a claim at a point (the others: calibrated, input, untestable,
+#: not run, not simulated).
+TESTED = ("agrees", "direction", "inconclusive", "disagrees")
+
+
+def command() -> str:
+    """The command line that is running, as a claims copy's ``command`` cell."""
+    return shlex.join(["python", "docs/studies/lomarc_unknowns.py", *sys.argv[1:]])
+
+
+def write_copy(path: Path, table: pd.DataFrame, judged: str | None = None) -> None:
+    """``table`` as a ``docs/claims`` copy: the command first; with ``judged``, the
+    claim table's ``judged`` cell last (a sensitivity table has none)."""
+    frame = table.copy()
+    frame.insert(0, "command", command())
+    if judged is not None:
+        frame["judged"] = judged
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def study_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The fitted study's claim table: its fit set *calibrated* (family ``lomarc-fitted``),
+    and the reproduction's own fits too (Table 2's estimates, fitted by the ``overlap``
+    reading the study keeps)."""
+    table = evaluate(claims(), results, FAMILY)
+    own = evaluate(claims(), results, "lomarc")
+    kept = own["verdict"] == "calibrated"
+    table.loc[kept, ["verdict", "reason"]] = own.loc[kept, ["verdict", "reason"]]
+    return table
 
 
 def _seeds(text: str) -> list[int]:
@@ -141,18 +196,49 @@ def runs(
     return pd.concat(frames, ignore_index=True)
 
 
-def point_verdicts(results: pd.DataFrame) -> dict[str, dict[str, bool]]:
-    """Per memory reading: claim id -> whether its mean over seeds is in the target."""
-    out = {}
-    for reading in MEMORY:
-        r = results if reading == "overlap" else under_preset(results, reading)
-        table = evaluate(claims(), r, "lomarc")
-        out[reading] = {
-            c.id: bool(c.target()[0] <= m <= c.target()[1])
-            for c, m in zip(claims(), table["cosched"], strict=True)
-            if not c.not_simulated and not math.isnan(m)
-        }
-    return out
+def point_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per memory reading: the claim table of one grid point's runs (the reproduction's
+    calibrations apply: Table 2's estimates are *calibrated*)."""
+    return {
+        reading: evaluate(
+            claims(), results if reading == "overlap" else under_preset(results, reading), "lomarc"
+        )
+        for reading in MEMORY
+    }
+
+
+def _inside(load: float, share: float) -> bool:
+    """Whether a point of the grid lies inside the ranges the paper's text allows."""
+    ranges = {u.name: u for u in UNKNOWNS}
+    w1, short = ranges["w1_load"], ranges["short_share"]
+    assert w1.low is not None and w1.high is not None
+    return w1.low < load < w1.high and share not in short.outside
+
+
+def sensitivity(args: argparse.Namespace) -> pd.DataFrame:
+    """One row per grid point, memory reading and claim judged there (the columns of
+    ``docs/claims/<paper>-sensitivity.csv``: unknowns, point, inside, claim, cosched,
+    seeds, verdict)."""
+    loads, shares, _memory = (u.values for u in UNKNOWNS)
+    rows = []
+    for load, share in itertools.product(loads, shares):
+        assert isinstance(load, float) and isinstance(share, float)
+        res = runs(args.out, load, share, args.seeds, VARIANTS, PAIRS, args.jobs)
+        for reading, table in point_tables(res).items():
+            judged = table[table["verdict"].isin(TESTED)]
+            for r in judged.itertuples(index=False):
+                rows.append(
+                    {
+                        "unknowns": "w1_load,short_share,slowdown",
+                        "point": f"w1_load={load:g} short_share={share:g} slowdown={reading}",
+                        "inside": _inside(load, share),
+                        "claim": r.claim,
+                        "cosched": r.cosched,
+                        "seeds": r.seeds,
+                        "verdict": r.verdict,
+                    }
+                )
+    return pd.DataFrame(rows)
 
 
 def model_short_share(typeless: bool, jobs: int) -> float:
@@ -163,85 +249,80 @@ def model_short_share(typeless: bool, jobs: int) -> float:
 
 def sweep(args: argparse.Namespace) -> list[str]:
     loads, shares, _memory = (u.values for u in UNKNOWNS)
-    outside = {u.name: set(u.outside) for u in UNKNOWNS}
-    judged: dict[tuple[float, float, str], dict[str, bool]] = {}
-    for load, share in itertools.product(loads, shares):
-        assert isinstance(load, float) and isinstance(share, float)
-        res = runs(args.out, load, share, args.seeds, VARIANTS, PAIRS, args.jobs)
-        for reading, v in point_verdicts(res).items():
-            judged[(load, share, reading)] = v
-    inside = {k: v for k, v in judged.items() if k[1] not in outside["short_share"]}
-    # Table 2's estimates evaluate the formula on the paper's inputs: no unknown moves
-    # them, so they are left out.
-    ids = sorted(set.intersection(*(set(v) for v in inside.values())))
-    ids = [c for c in ids if not c.startswith("table2-")]
-    kept = [s for s in shares if s not in outside["short_share"]]
+    table = sensitivity(args)
+    if args.claims:
+        write_copy(args.claims / "lomarc-sensitivity.csv", table)
+    inside = table[table["inside"]]
+    points = sorted(set(inside["point"]))
+    classes = sensitivity_classes(table)
+    ids = sorted({*classes["robust"], *classes["explained"], *classes["model's"]})
+    outside = sorted({float(s) for u in UNKNOWNS if u.name == "short_share" for s in u.outside})
+    kept = [s for s in shares if s not in outside]
     lines = [
         f"Generated by `python docs/studies/lomarc_unknowns.py sweep --seeds "
         f"{args.seeds_text} --out DIR --write docs/lomarc.md` ({args.jobs} jobs, seeds "
-        f"{args.seeds_text}; a claim agrees at a point when its mean over the seeds is "
-        f"inside the paper's value widened by its tolerance). {len(inside)} points inside "
-        f"the ranges: w1_load {', '.join(f'{x:g}' for x in loads)} x short_share "
-        f"{', '.join(f'{x:g}' for x in kept)} x memory reading {', '.join(MEMORY)}; "
-        f"{len(ids)} simulated claims (Table 2's six formula evaluations left out).",
+        f"{args.seeds_text}; each claim judged at each point by "
+        "`cosched.experiments.claims.evaluate`, as in the claim tables, and sorted as "
+        "docs/fidelity.md sorts `docs/claims/lomarc-sensitivity.csv`). "
+        f"{len(points)} points inside the ranges: w1_load {', '.join(f'{x:g}' for x in loads)} "
+        f"x short_share {', '.join(f'{x:g}' for x in kept)} x memory reading "
+        f"{', '.join(MEMORY)}; {len(ids)} claims judged (Table 2's six formula evaluations "
+        "are the reproduction's calibration and are left out).",
         "",
     ]
-    shares = [model_short_share(typeless, args.jobs) for typeless in (True, False)]
+    typeless, separated = (model_short_share(t, args.jobs) for t in (True, False))
     lines[0] += (
-        f" The short-job share's range: the typeless Lublin model gives {shares[0]:.2f} of "
-        f"its jobs short, the class-separated model {shares[1]:.2f} ({args.jobs} jobs, "
+        f" The short-job share's range: the typeless Lublin model gives {typeless:.2f} of "
+        f"its jobs short, the class-separated model {separated:.2f} ({args.jobs} jobs, "
         "seed 0)."
     )
-    groups: dict[str, list[str]] = {"robust": [], "explained": [], "model's": []}
-    for cid in ids:
-        hits = [v[cid] for v in inside.values()]
-        kind = "robust" if all(hits) else "explained" if any(hits) else "model's"
-        groups[kind].append(cid)
     lines += ["| claims | count | share |", "|---|---|---|"]
-    for kind, members in groups.items():
+    for kind in ("robust", "explained", "model's"):
+        members = classes[kind]
         lines.append(f"| {kind} | {len(members)} | {100 * len(members) / len(ids):.0f}% |")
     lines += [
         "",
         "| explained claim | agrees at (w1_load / short_share / memory) | unknowns that flip it |",
         "|---|---|---|",
     ]
-    names = ("w1_load", "short_share", "memory")
-    for cid in groups["explained"]:
-        at = [k for k, v in inside.items() if v[cid]]
+    names = ("w1_load", "short_share", "slowdown")
+
+    def key(point: str) -> tuple[str, ...]:
+        return tuple(part.split("=")[1] for part in point.split(" "))
+
+    for cid in classes["explained"]:
+        mine = inside[inside["claim"] == cid]
+        hit = {key(p): v == "agrees" for p, v in zip(mine["point"], mine["verdict"], strict=True)}
+        at = [k for k, v in hit.items() if v]
         flips = [
             name
             for i, name in enumerate(names)
             if any(
-                inside[k][cid] != inside[o][cid]
-                for k in inside
-                for o in inside
+                hit[k] != hit[o]
+                for k in hit
+                for o in hit
                 if all(k[j] == o[j] for j in range(3) if j != i)
             )
         ]
-        shown = ", ".join(f"{a:g}/{b:g}/{c}" for a, b, c in at[:3]) + (
-            " ..." if len(at) > 3 else ""
-        )
-        lines.append(f"| {cid} | {len(at)} of {len(inside)}: {shown} | {', '.join(flips)} |")
-    out_pts = {k: v for k, v in judged.items() if k not in inside}
-    rescued = []
-    for cid in groups["model's"]:
-        at = [k for k, v in out_pts.items() if v.get(cid)]
-        if at:
-            rescued.append(f"`{cid}` ({', '.join(f'{a:g}/{b:g}/{c}' for a, b, c in at[:3])})")
-    lines += ["", "Robust: " + ", ".join(f"`{c}`" for c in groups["robust"]) + "."]
+        shown = ", ".join("/".join(k) for k in at[:3]) + (" ..." if len(at) > 3 else "")
+        lines.append(f"| {cid} | {len(at)} of {len(hit)}: {shown} | {', '.join(flips)} |")
+    lines += ["", "Robust: " + ", ".join(f"`{c}`" for c in classes["robust"]) + "."]
     lines += [
         "",
         "Model's (agrees at no point inside the ranges): "
-        + ", ".join(f"`{c}`" for c in groups["model's"])
+        + ", ".join(f"`{c}`" for c in classes["model's"])
         + ".",
     ]
+    rescued = []
+    out_pts = table[~table["inside"] & (table["verdict"] == "agrees")]
+    for cid in classes["outside only"]:
+        at = [key(p) for p in out_pts.loc[out_pts["claim"] == cid, "point"]]
+        rescued.append(f"`{cid}` ({', '.join('/'.join(k) for k in at[:3])})")
     if rescued:
         lines += [
             "",
             f"Of those, agreeing only outside the ranges (short_share "
-            f"{', '.join(f'{x:g}' for x in sorted(outside['short_share']))}): "
-            + ", ".join(rescued)
-            + ".",
+            f"{', '.join(f'{x:g}' for x in outside)}): " + ", ".join(rescued) + ".",
         ]
     return lines
 
@@ -299,11 +380,19 @@ def heldout(args: argparse.Namespace) -> list[str]:
             res = res[res["status"] == "ok"].reset_index(drop=True)
         else:
             res = runs(args.out, ld, sh, args.seeds, VARIANTS, PAIRS, args.jobs)
-        tables[label] = evaluate(claims(), res, FAMILY)
-        if ld is not None:  # the fitted inputs under the other memory readings
+        tables[label] = study_table(res)
+        if ld is not None and args.claims:
+            write_copy(args.claims / f"{FAMILY}.csv", tables[label], "when the study ran")
+        if ld is not None:  # the fitted inputs under the other readings
             for reading in MEMORY[1:]:
-                under = under_preset(res, reading)
-                tables[f"fitted, {reading}"] = evaluate(claims(), under, FAMILY)
+                tables[f"fitted, {reading}"] = study_table(under_preset(res, reading))
+            for reading in METRIC_READINGS:
+                read = under_metric_reading(res, reading)
+                if (
+                    read is not None
+                    and read[list(METRIC_READINGS[reading].values())].notna().all().all()
+                ):
+                    tables[f"fitted, {reading}"] = study_table(read)
     ids = list(next(iter(tables.values()))["claim"])
     held = [c for c in ids if cal.holds_out(c)]
     lines = [
@@ -333,7 +422,8 @@ def heldout(args: argparse.Namespace) -> list[str]:
     ]
     lines[-2] = "| claim | paper | " + " | ".join(list(tables)[:2]) + " |"
     lines[-1] = "|---|---|---|---|"
-    a, b, *memory = tables.values()
+    a, b, *others = tables.values()
+    readings = [label.split(", ")[1] for label in list(tables)[2:]]
     for k, cid in enumerate(ids):
         if cid in held and (a["verdict"].iloc[k] != b["verdict"].iloc[k]):
             lines.append(
@@ -349,15 +439,13 @@ def heldout(args: argparse.Namespace) -> list[str]:
     lines += [f"* {head} ({len(c)}): {', '.join(c)}" for head, c in by_head.items()]
     rescued = []
     for k, cid in enumerate(ids):
-        ok = [
-            r for r, t in zip(MEMORY[1:], memory, strict=True) if t["verdict"].iloc[k] == "agrees"
-        ]
+        ok = [r for r, t in zip(readings, others, strict=True) if t["verdict"].iloc[k] == "agrees"]
         if cid in set(failing["claim"]) and ok:
             rescued.append(f"`{cid}` ({', '.join(ok)})")
     if rescued:
         lines += [
             "",
-            "Of those, agreeing under another memory reading: " + ", ".join(rescued) + ".",
+            "Of those, agreeing under another reading: " + ", ".join(rescued) + ".",
         ]
     if args.tables:
         for label, t in tables.items():
@@ -366,38 +454,65 @@ def heldout(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def _gain(results: pd.DataFrame, workload: str, variant: str, metric: str) -> Interval:
+    """Mean and 95% interval over the seeds of ``variant``'s improvement over PSS (M1)."""
+    return mean_ci(
+        Improvement(
+            {"workload": workload, "mixture": "M1", "variant": variant},
+            {"workload": workload, "mixture": "M1", "variant": "PSS"},
+            metric,
+        )(results)
+    )
+
+
 def probe(args: argparse.Namespace) -> list[str]:
-    """At the fitted point: L-R with short jobs allowed to pair (``L-R-short``), and
-    Table 5's columns under the ``printed`` reading, beside the default."""
+    """At the fitted point: L-R, L-FM and L-N with short jobs allowed to pair
+    (``<variant>-short``), Figure 5's readings, Table 5's columns under the ``printed``
+    reading beside the default, and Table 5's MAX_SLOWDOWN stage on the profiles."""
     (cal,) = calibrations(FAMILY)
     load, share = (float(x) for x in cal.value.split(" ")[0].split("/"))
-    res = runs(args.out, load, share, args.seeds, ("PSS", "L-R", "L-R-short"), PAIRS[:3], args.jobs)
+    paired = ("L-R", "L-FM", "L-N")
+    shorts = tuple(f"{v}-short" for v in paired)
+    res = runs(args.out, load, share, args.seeds, ("PSS", *paired, *shorts), PAIRS[:3], args.jobs)
     lines = [
         f"Generated by `python docs/studies/lomarc_unknowns.py probe --seeds {args.seeds_text} "
         f"--out DIR --write docs/lomarc.md` ({args.jobs} jobs, seeds {args.seeds_text}, the "
         f"fitted point {load:g} / {share:g}, M1): mean and 95% interval over the seeds of the "
-        "improvement over PSS.",
+        "improvement over PSS, each variant as the paper's rule has it (medium and long "
+        "jobs pair) and with short jobs pairing too (`medium_long_only=False`).",
         "",
-        "| workload | metric | paper (L-R) | L-R | L-R, short jobs pair too |",
-        "|---|---|---|---|---|",
+        "| workload | variant | metric | paper | medium and long pair | short jobs pair too |",
+        "|---|---|---|---|---|---|",
     ]
-    paper = {("W1", "mean_bounded_slowdown"): "+50%", ("W3", "mean_bounded_slowdown"): "+66%",
-             ("W1", "mean_turnaround"): "+48%", ("W3", "mean_turnaround"): "+56%"}  # fmt: skip
-    for w in ("W1", "W2", "W3"):
-        for metric in ("mean_turnaround", "mean_bounded_slowdown"):
-            cells = []
-            for v in ("L-R", "L-R-short"):
-                gain = Improvement(
-                    {"workload": w, "mixture": "M1", "variant": v},
-                    {"workload": w, "mixture": "M1", "variant": "PSS"},
-                    metric,
-                )(res)
-                ci = mean_ci(gain)
-                cells.append(f"{ci.mean:+.1f} [{ci.mean - ci.half:+.1f}, {ci.mean + ci.half:+.1f}]")
-            what = "response" if metric == "mean_turnaround" else "rel. bounded response"
-            lines.append(
-                f"| {w} | {what} | {paper.get((w, metric), '-')} | " + " | ".join(cells) + " |"
-            )
+    # The paper's numbers (lines 1367-1371, 1394-1401, 1407-1411); "-" where it gives none.
+    figures = {
+        ("L-R", "mean_turnaround"): ("+48%", "-", "+56%"),
+        ("L-R", "mean_bounded_slowdown"): ("+50%", "-", "+66%"),
+        ("L-FM", "mean_turnaround"): ("+40%", "+41%", "+48%"),
+        ("L-FM", "mean_bounded_slowdown"): ("+47%", "+42%", "+52%"),
+        ("L-N", "mean_turnaround"): ("+23%", "+27%", "+31%"),
+        ("L-N", "mean_bounded_slowdown"): ("+7%", "+17%", "+40%"),
+    }
+    paper = {
+        (w, v, m): value
+        for (v, m), values in figures.items()
+        for w, value in zip(_W, values, strict=True)
+    }
+    for w in _W:
+        for v in paired:
+            for metric in ("mean_turnaround", "mean_bounded_slowdown"):
+                cells = []
+                for run in (v, f"{v}-short"):
+                    ci = _gain(res, w, run, metric)
+                    cells.append(
+                        f"{ci.mean:+.1f} [{ci.mean - ci.half:+.1f}, {ci.mean + ci.half:+.1f}]"
+                    )
+                what = "response" if metric == "mean_turnaround" else "rel. bounded response"
+                lines.append(
+                    f"| {w} | {v} | {what} | {paper.get((w, v, metric), '-')} | "
+                    + " | ".join(cells)
+                    + " |"
+                )
     readings = ("L-FM", "L-R", "L-R-np", "L-R-own")
     fig5 = runs(args.out, load, share, args.seeds, ("PSS", *readings), PAIRS[:3], args.jobs)
     lines += [
@@ -412,12 +527,7 @@ def probe(args: argparse.Namespace) -> list[str]:
         for metric in ("mean_turnaround", "mean_bounded_slowdown"):
             cells = []
             for v in readings:
-                gain = Improvement(
-                    {"workload": w, "mixture": "M1", "variant": v},
-                    {"workload": w, "mixture": "M1", "variant": "PSS"},
-                    metric,
-                )(fig5)
-                ci = mean_ci(gain)
+                ci = _gain(fig5, w, v, metric)
                 cells.append(f"{ci.mean:+.1f} ± {ci.half:.1f}")
             what = "response" if metric == "mean_turnaround" else "rel. bounded response"
             lines.append(f"| {w} | {what} | " + " | ".join(cells) + " |")
@@ -434,6 +544,148 @@ def probe(args: argparse.Namespace) -> list[str]:
         table = evaluate(claims(), frame, FAMILY)
         held = table[[cal.holds_out(c) and c.startswith("table5-L") for c in table["claim"]]]
         lines.append(f"* {label}: {agreement(held).text()}")
+    passes = {f: slowdown_pass(f, args.jobs) for f in ("overlap", "printed")}
+    lines += [
+        "",
+        "Table 5's MAX_SLOWDOWN stage on the profiles alone: of random pairs of M1 jobs "
+        f"(W1, seed 0, {PAIR_DRAWS:,} draws) that fit in memory and are matchable, the share "
+        "whose estimate is at most 1.6: "
+        + ", ".join(f"{f} {100 * v:.0f}%" for f, v in passes.items())
+        + " (Table 5: slowdown <= max over matchable 5/6, 8/10, 14/16 for L-U1 on W1-W3, "
+        "80-88%).",
+    ]
+    return lines
+
+
+#: Random pairs drawn by :func:`slowdown_pass`.
+PAIR_DRAWS = 20_000
+
+
+def slowdown_pass(formula: str, jobs: int) -> float:
+    """The share of random memory-fitting, matchable pairs of M1 profiles (W1, seed 0)
+    whose estimated slowdown under ``formula`` is at most MAX_SLOWDOWN (1.6)."""
+    w = cell_workload("paper-alpha", "W1", "M1", 0, jobs)
+    cols = w.columns
+    names = [c for c in cols if c.startswith("lomarc_")]
+    profiles = [profile_of(i, {c: cols[c][i] for c in names}) for i in range(len(w))]
+    model = SlowdownModel(formula=formula)
+    rng = np.random.default_rng(0)
+    passed = tried = 0
+    for _ in range(PAIR_DRAWS):
+        i, j = rng.choice(len(profiles), 2, replace=False)
+        a, b = profiles[int(i)], profiles[int(j)]
+        if a.mem + b.mem > 1.0 or not matchable(a, b, model):
+            continue
+        tried += 1
+        passed += model.slowdown(a, b) <= 1.6
+    return passed / tried
+
+
+#: Table 5's stages, as the funnel counts them and as the run's diagnostics name them.
+STAGES = {
+    "queue": "avg_queue_length",
+    "medium_long": "avg_medium_long",
+    "size_ok": "avg_size_ok",
+    "memory_ok": "avg_memory_fit",
+    "matchable": "avg_matchable",
+    "slowdown_ok": "avg_slowdown_ok",
+}
+
+
+class FoundFunnel(Funnel):
+    """The funnel, plus the same sums over only the searches that selected a partner.
+
+    The Python pass (:func:`cosched.lomarc.search.queue_match`) adds to ``searches``
+    when a search starts and to ``selected`` when it chooses a partner; the counts a
+    search adds in between are kept in ``found`` when it selected one.
+    """
+
+    __slots__ = ("_hit", "_ready", "_snap", "found")
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "found", dict.fromkeys([*STAGES, "searches"], 0))
+        object.__setattr__(self, "_snap", None)
+        object.__setattr__(self, "_hit", False)
+        object.__setattr__(self, "_ready", False)
+        super().__init__()
+        object.__setattr__(self, "_ready", True)
+
+    def __setattr__(self, name: str, value: int) -> None:
+        if not self._ready:
+            object.__setattr__(self, name, value)
+            return
+        if name == "searches":
+            self.close()
+        object.__setattr__(self, name, value)
+        if name == "searches":
+            object.__setattr__(self, "_snap", {k: getattr(self, k) for k in STAGES})
+        elif name == "selected":
+            object.__setattr__(self, "_hit", True)
+
+    def close(self) -> None:
+        """Count the last search into ``found`` if it selected a partner."""
+        if self._hit and self._snap is not None:
+            for k in STAGES:
+                self.found[k] += getattr(self, k) - self._snap[k]
+            self.found["searches"] += 1
+        object.__setattr__(self, "_hit", False)
+
+    def found_averages(self) -> dict[str, float]:
+        """Per-search averages over the searches that selected a partner."""
+        self.close()
+        n = self.found["searches"]
+        return {col: self.found[k] / n if n else float("nan") for k, col in STAGES.items()}
+
+
+def table5(args: argparse.Namespace) -> list[str]:
+    """Table 5's counts at the fitted point averaged over every search (cosched's reading)
+    and over the searches that selected a partner only, by the Python pass."""
+    (cal,) = calibrations(FAMILY)
+    load, share = (float(x) for x in cal.value.split(" ")[0].split("/"))
+    rows: dict[str, list[dict[str, object]]] = {"every search": [], "searches that found": []}
+    for seed, (w, m) in itertools.product(args.seeds, PAIRS[:3]):
+        wl = _workload(w, m, seed, args.jobs, load, share)
+        for v in FIT_VARIANTS:
+            name, extra = RUNS[v]
+            policy = make_policy(name, **extra)
+            assert isinstance(policy, Lomarc)
+            funnel = FoundFunnel()
+            policy.funnel = funnel
+            Simulation(wl, lomarc_platform(NODES), policy, fast=False).run()
+            key = {"set": "paper-alpha", "workload": w, "mixture": m, "variant": v,
+                   "seed": seed, "status": "ok"}  # fmt: skip
+            rows["every search"].append({**key, **funnel.averages()})
+            found = funnel.found_averages()
+            rows["searches that found"].append({**key, **funnel.averages(), **found})
+    lines = [
+        f"Generated by `python docs/studies/lomarc_unknowns.py table5 --seeds "
+        f"{args.seeds_text} --out DIR --write docs/lomarc.md` ({args.jobs} jobs, seeds "
+        f"{args.seeds_text}, the fitted point {load:g} / {share:g}, L-U1 / L-U2 / L-R on "
+        "W1-W3, the Python pass): Table 5's counts averaged over every search in the queue "
+        "(cosched's reading) and over the searches that selected a partner only.",
+        "",
+        "| reading | held-out Table 5 claims | the fit set (queue, medium or long) |",
+        "|---|---|---|",
+    ]
+    for label, frame in rows.items():
+        table = evaluate(claims(), pd.DataFrame(frame), "lomarc")
+        held = table[[cal.holds_out(c) and c.startswith("table5-") for c in table["claim"]]]
+        fitted = table[[cal.fits(c) for c in table["claim"]]]
+        lines.append(f"| {label} | {agreement(held).text()} | {agreement(fitted).text()} |")
+    mean = pd.DataFrame(rows["searches that found"]).groupby("workload")[list(STAGES.values())]
+    lines += [
+        "",
+        "L-U1, L-U2 and L-R together, over the searches that found a partner (Table 5's "
+        "L-U1 in brackets):",
+        "",
+        "| workload | " + " | ".join(STAGES) + " |",
+        "|---|" + "---|" * len(STAGES),
+    ]
+    paper = {"W1": (36, 24, 10, 8, 6, 5), "W2": (81, 45, 21, 12, 10, 8),
+             "W3": (213, 86, 40, 20, 16, 14)}  # fmt: skip
+    for w, r in mean.mean().iterrows():
+        cells = [f"{v:.1f} ({p})" for v, p in zip(r, paper[str(w)], strict=True)]
+        lines.append(f"| {w} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -450,12 +702,20 @@ def write(page: Path, block: str, lines: list[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=("sweep", "fit", "heldout", "probe"))
+    ap.add_argument("command", choices=("sweep", "fit", "heldout", "probe", "table5"))
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--jobs", type=int, default=8000)
     ap.add_argument("--out", type=Path, default=Path("runs/lomarc-unknowns"))
     ap.add_argument("--write", type=Path, default=None)
     ap.add_argument("--tables", type=Path, default=None)
+    ap.add_argument(
+        "--claims",
+        type=Path,
+        default=None,
+        help="write the docs/claims copies to this folder: heldout the fitted study's "
+        "claim table (lomarc-fitted.csv), sweep the sensitivity table "
+        "(lomarc-sensitivity.csv)",
+    )
     ap.add_argument(
         "--default-store",
         type=Path,
@@ -466,7 +726,13 @@ def main() -> None:
     args = ap.parse_args()
     args.seeds_text = args.seeds
     args.seeds = _seeds(args.seeds)
-    commands = {"sweep": sweep, "fit": fit, "heldout": heldout, "probe": probe}
+    commands = {
+        "sweep": sweep,
+        "fit": fit,
+        "heldout": heldout,
+        "probe": probe,
+        "table5": table5,
+    }
     lines = commands[args.command](args)
     print("\n".join(lines))
     if args.write:

@@ -9,7 +9,14 @@ import pytest
 
 from cosched.engine import Simulation
 from cosched.errors import ConfigError
-from cosched.lomarc.diagnostics import run_metrics, thread_share_utilization
+from cosched.lomarc.diagnostics import (
+    TAU,
+    bounded_slowdown_executed,
+    executed_efficiency,
+    run_metrics,
+    thread_share_utilization,
+    utilization_efficiency,
+)
 from cosched.lomarc.experiment import (
     PRESET_VARIANTS,
     cell_workload,
@@ -17,7 +24,7 @@ from cosched.lomarc.experiment import (
     under_preset,
 )
 from cosched.lomarc.policies import lomarc_platform
-from cosched.metrics.summary import node_busy_seconds
+from cosched.metrics.summary import node_busy_seconds, outcomes
 from cosched.policies.base import make_policy
 
 
@@ -73,6 +80,41 @@ def test_thread_share_is_the_slot_share_on_lomarcs_machine(policy: str) -> None:
         assert out["thread_share_utilization"] == pytest.approx(
             out["node_busy_utilization"] / 2, rel=1e-12
         )
+
+
+def test_efficiency_read_with_the_time_run() -> None:
+    # Two jobs of 10 s each at full speed, paired on one node at slowdown 1.6: both run
+    # 0-16 s, makespan 16 s. E (t_i at full speed) = (10 + 10) / (1 x 16) = 1.25;
+    # E-executed (t_i as run) = (16 + 16) / (1 x 16) = 2, twice the thread share (1).
+    jobs = _jobs((0.0, 16.0), (0.0, 16.0)).assign(run_time=[10.0, 10.0])
+    assert utilization_efficiency(jobs, 1) == pytest.approx(1.25)
+    assert executed_efficiency(jobs, 1) == pytest.approx(2.0)
+    assert executed_efficiency(jobs, 1) == pytest.approx(2 * thread_share_utilization(jobs, 1))
+
+
+def test_bounded_response_read_with_the_time_run() -> None:
+    # A job of 100 s at full speed waits 50 s and runs paired at 1.6 (50-210 s): response
+    # 210 s, 210 / 100 = 2.1 by default, 210 / 160 = 1.3125 with the time it ran. A
+    # 10 s job run at once: 10 / max(10, 60) -> bounded to 1 under both. Means: 1.55 and
+    # 1.15625.
+    jobs = _jobs((50.0, 210.0), (0.0, 10.0)).assign(run_time=[100.0, 10.0])
+    default = outcomes(jobs, tau=TAU)["bounded_slowdown"].mean()
+    assert default == pytest.approx((2.1 + 1.0) / 2)
+    assert bounded_slowdown_executed(jobs) == pytest.approx((1.3125 + 1.0) / 2)
+    rows = pd.DataFrame(
+        {
+            "mean_bounded_slowdown": [default],
+            "mean_bounded_slowdown_executed": [bounded_slowdown_executed(jobs)],
+            "utilization_efficiency": [1.25],
+            "executed_efficiency": [2.0],
+        }
+    )
+    read = under_metric_reading(rows, "bounded-executed")
+    assert read is not None
+    assert read["mean_bounded_slowdown"].iloc[0] == pytest.approx(1.15625)
+    read = under_metric_reading(rows, "E-executed")
+    assert read is not None
+    assert read["utilization_efficiency"].iloc[0] == pytest.approx(2.0)
 
 
 def test_memory_presets_change_only_ac() -> None:

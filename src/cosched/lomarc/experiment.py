@@ -85,9 +85,13 @@ PRESET_VARIANTS: dict[str, tuple[str, ...]] = {
 #: of the same runs. ``thread-share`` reads the paper's utilization ("ratio of the
 #: accumulated used nodes and the product of makespan T and number of nodes P",
 #: section 6.1) as the share of hardware threads in use, beside the default node-busy
-#: share (:mod:`cosched.lomarc.diagnostics`).
+#: share (:mod:`cosched.lomarc.diagnostics`). ``E-executed`` reads E's t_i as the time a
+#: job ran (its slowed time when paired), ``bounded-executed`` the relative bounded
+#: response's run time the same way (both in :mod:`cosched.lomarc.diagnostics`).
 METRIC_READINGS: dict[str, dict[str, str]] = {
     "thread-share": {"node_busy_utilization": "thread_share_utilization"},
+    "E-executed": {"utilization_efficiency": "executed_efficiency"},
+    "bounded-executed": {"mean_bounded_slowdown": "mean_bounded_slowdown_executed"},
 }
 #: What each variant runs: the paper's eight under the default readings; each pairing
 #: variant under each preset that can change it (``L-R-printed``: L-R with

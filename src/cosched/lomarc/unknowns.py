@@ -84,7 +84,13 @@ class Unknown:
 
 UNKNOWNS: tuple[Unknown, ...] = (
     Unknown(
-        "w1_load", "paper-alpha", (0.55, 0.75, 0.95), 0.5, 1.0, (), "1242-1246, 1414-1415, Table 5"
+        "w1_load",
+        "paper-alpha",
+        (0.55, 0.75, 0.95, 0.99),
+        0.5,
+        1.0,
+        (),
+        "1242-1246, 1414-1415, Table 5",
     ),
     Unknown("short_share", 0.42, (0.25, 0.42, 0.71), 0.42, 0.71, (0.25,), "1216, 1343"),
     Unknown(

@@ -217,3 +217,23 @@ def test_every_held_out_gap_of_a_stored_study_has_a_classified_cause() -> None:
                 continue
             cause = cause_of(paper, str(claim))
             assert cause is not None, f"{fit.family}: held-out {claim} has no cause"
+
+
+def test_a_study_that_ran_part_of_the_claims_is_compared_on_that_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cosched.experiments import fidelity
+    from cosched.experiments.calibration import Calibration
+
+    fit = Calibration(
+        parameter="noise", family="coupled-noise", value="1 ms", fitted_to=("fit-*",),
+        method="grid", held_out=("held-*",), claims_of="coupled",
+    )  # fmt: skip
+    monkeypatch.setattr(fidelity, "CALIBRATIONS", (fit,))
+    default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
+                     ("other", "agrees")])  # fmt: skip
+    study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees")])
+    text = fidelity_markdown({"coupled": default}, studies={"coupled-noise": study})
+    # 'other' is not in the study: out of both columns, and said so
+    row = "| 1 of 2 agree (50%); 1 disagrees (1 claim the study did not run left out of both)"
+    assert row + " | 2 of 2 agree (100%) |" in text

@@ -337,12 +337,19 @@ def _held_out(name: str, frame: pd.DataFrame, studies: dict[str, pd.DataFrame]) 
     details: list[str] = []
     for fit in fits:
         study = studies[fit.family].set_index("claim")
-        held = frame[[not fit.fits(c) for c in frame["claim"]]]
-        under = study.reindex(held["claim"]).reset_index()
-        under["verdict"] = under["verdict"].fillna("not run")
+        # Like with like: the claims the fit did not read and the study ran.
+        ran = study.index[study["verdict"] != "not run"]
+        held = frame[[not fit.fits(c) and c in ran for c in frame["claim"]]]
+        under = study.loc[held["claim"]].reset_index()
+        left = int((~frame["claim"].isin(ran)).sum())
+        scope = (
+            f" ({left} claim{'s' * (left != 1)} the study did not run left out of both)"
+            if left
+            else ""
+        )
         lines.append(
             f"| {fit.family} | {_cell(fit.parameter)} = {_cell(fit.value)} | "
-            f"{', '.join(fit.fitted_to)} | {agreement(held).text()} | "
+            f"{', '.join(fit.fitted_to)} | {agreement(held).text()}{scope} | "
             f"{agreement(under).text()} |"
         )
         details += _study_details(name, fit, held, under, runs_of(studies[fit.family]))

@@ -531,9 +531,13 @@ CAUSES: tuple[Cause, ...] = (
           "so the gap needs a cache refill of SWEEP3D's working set, measured"),
     Cause("fcs", ("s4-*",), "missing mechanism",
           "no cache or working-set reload after a switch, which the paper blames for "
-          "GS's and FCS's section 4 overhead; SAGE and SWEEP3D are skeletons",
+          "GS's and FCS's section 4 overhead; SAGE and SWEEP3D are skeletons; per-PE "
+          "noise (1 ms or 10 ms at 1%) brings GS's SWEEP3D onto the paper's (224 to 226 "
+          "and 231 s, paper 232) and FCS's with it (226 and 231 s, paper 244), and moves FCS's "
+          "SAGE + SWEEP3D away (240 to 242-245 s, paper 235)",
           "a reload cost per switch from the applications' working sets, measured, and "
-          "section 4 run with it"),
+          "section 4 run with it (python docs/studies/fcs_mechanisms.py --reading '' "
+          "--reading <the cost's reading>)"),
     Cause("fcs", ("fig7-*", "fig8-*", "fig9-*"), "paper under-specified", _FCS_SECTION5,
           "the paper's workload (job kinds, requests), or the FCS throughput gap measured "
           "on each kind of job alone"),
@@ -541,7 +545,8 @@ CAUSES: tuple[Cause, ...] = (
           "SB's communicating job 3 waits less behind the CPU-bound ranks than the "
           "paper's (227.6 s against 244): each of its blocks costs only the interrupt and "
           "a queue move; the wake-up cost fitted on 3.1 and SWEEP3D gives 243.8 s, but "
-          "moves section 3.2 14-15% away",
+          "moves section 3.2 14-15% away, and 21 us more per wake-up (a measured "
+          "interrupt overhead's size, added as a sensitivity) gives 239 s",
           "a measured per-block cost of Wolverine's Linux 2.4 (interrupt, wake-up path, "
           "cache refill)"),
     Cause("fcs", ("s3-mixed-GS*",), "paper under-specified",

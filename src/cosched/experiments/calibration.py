@@ -131,7 +131,8 @@ CALIBRATIONS: tuple[Calibration, ...] = (
         value="1 ms, 10 us (a daemon per PE taking 1% of it)",
         fitted_to=("s3-balanced-*",),
         method="grid of periods 1, 10, 100 ms by shares 1, 2.5, 5% on section 3.1's "
-        "end times under SB, GS and FCS (docs/timesharing-fidelity.md, 'System noise'); "
+        "end times under SB, GS and FCS, the MLFQ as local scheduler "
+        "(docs/timesharing-fidelity.md, 'System noise'); "
         "the paper's reference [20] (ASCI Q) was searched for its daemons' periods and "
         "durations and not found in the texts available",
         held_out=("s3-imbalanced-*", "s3-complementing-*", "s3-mixed-*", "s4-*"),

@@ -19,7 +19,8 @@ is the baseline the others are compared with.
 Prints, per reading, the claim tally, the end times of SB's and FCS's jobs in section
 3.4 (the mixed set: the paper's SB ends job 3 last), and every claim whose verdict
 differs from the baseline's. ``--save DIR`` writes each reading's claim table to
-``DIR/<reading>.csv``.
+``DIR/<reading>.csv``; ``--tally BASE.csv OTHER.csv --fit PATTERN ...`` prints the two
+saved tables' tallies with a reading's fit set (claim ids or patterns) left out of both.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import itertools
 import sys
 import time
 import tomllib
+from fnmatch import fnmatchcase
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -89,6 +91,15 @@ def mixed_order(results: pd.DataFrame) -> str:
     return "; ".join(out)
 
 
+def held_out(base: pd.DataFrame, other: pd.DataFrame, fit: list[str]) -> None:
+    """Print two claim tables' tallies with the claims of ``fit`` left out of both."""
+    keep = [not any(fnmatchcase(str(c), p) for p in fit) for c in base["claim"]]
+    out = other.set_index("claim").loc[base["claim"][keep]].reset_index()
+    print(f"fit set: {len(keep) - sum(keep)} claims left out ({' '.join(fit) or 'none'})")
+    print(f"without: {agreement(base[keep]).text()}")
+    print(f"with: {agreement(out).text()}")
+
+
 def main() -> None:
     """Command line entry."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,7 +113,13 @@ def main() -> None:
         help="also the dynamic grids (Figures 7-9) at these of their loads",
     )
     ap.add_argument("--save", default=None, help="folder for each reading's claim table")
+    ap.add_argument("--tally", nargs=2, default=None, metavar="CSV")
+    ap.add_argument("--fit", nargs="*", default=[], help="fit-set patterns for --tally")
     args = ap.parse_args()
+    if args.tally:
+        base, other = (pd.read_csv(f) for f in args.tally)
+        held_out(base, other, args.fit)
+        return
     readings = args.reading if args.reading is not None else [""]
     seeds = [20031110 + k for k in range(args.seeds)]
     tables = {}

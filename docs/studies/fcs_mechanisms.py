@@ -21,6 +21,13 @@ Prints, per reading, the claim tally, the end times of SB's and FCS's jobs in se
 differs from the baseline's. ``--save DIR`` writes each reading's claim table to
 ``DIR/<reading>.csv``; ``--tally BASE.csv OTHER.csv --fit PATTERN ...`` prints the two
 saved tables' tallies with a reading's fit set (claim ids or patterns) left out of both.
+``--copy NAME`` writes the last reading's claims, judged with the calibrations of the
+study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``), to
+``docs/claims/NAME.csv`` with this command; without ``--loads`` it holds sections 3 and
+4's claims only:
+
+    python docs/studies/fcs_mechanisms.py --reading noise_period=0.001,noise_duration=1e-5 \\
+        --copy fcs-noise
 """
 
 from __future__ import annotations
@@ -91,6 +98,20 @@ def mixed_order(results: pd.DataFrame) -> str:
     return "; ".join(out)
 
 
+def write_copy(name: str, results: pd.DataFrame, sections_only: bool) -> Path:
+    """``docs/claims/NAME.csv``: the claims judged on ``results`` with the study
+    ``name``'s calibrations, the command that ran them first (the copy's columns)."""
+    table = evaluate(claims(), results, name)
+    if sections_only:
+        table = table[table["claim"].str.startswith(("s3-", "s4-"))]
+    command = " ".join(["python", "docs/studies/fcs_mechanisms.py", *sys.argv[1:]])
+    table.insert(0, "command", command)
+    table["judged"] = "when the study ran"
+    out = Path(__file__).resolve().parents[1] / "claims" / f"{name}.csv"
+    table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+    return out
+
+
 def held_out(base: pd.DataFrame, other: pd.DataFrame, fit: list[str]) -> None:
     """Print two claim tables' tallies with the claims of ``fit`` left out of both."""
     keep = [not any(fnmatchcase(str(c), p) for p in fit) for c in base["claim"]]
@@ -113,6 +134,7 @@ def main() -> None:
         help="also the dynamic grids (Figures 7-9) at these of their loads",
     )
     ap.add_argument("--save", default=None, help="folder for each reading's claim table")
+    ap.add_argument("--copy", default=None, metavar="NAME", help="a study's claim copy")
     ap.add_argument("--tally", nargs=2, default=None, metavar="CSV")
     ap.add_argument("--fit", nargs="*", default=[], help="fit-set patterns for --tally")
     args = ap.parse_args()
@@ -133,6 +155,8 @@ def main() -> None:
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)
             table.to_csv(Path(args.save) / f"{text or 'none'}.csv", index=False)
+        if args.copy and text == readings[-1]:
+            print(f"wrote {write_copy(args.copy, results, args.loads is None)}")
         print(f"## reading: {text or 'none'}  ({time.process_time() - t0:.0f} s of CPU)")
         print(f"claims: {agreement(table).text()}")
         print(f"section 3.4 end times (s): {mixed_order(results)}")

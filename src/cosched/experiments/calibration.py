@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
@@ -304,6 +304,15 @@ CALIBRATIONS: tuple[Calibration, ...] = (
             "fig5-*",
         ),
     ),
+)
+
+#: The FCS studies (``fcs-noise``, ``fcs-wake``) run the fcs spec's grids, so the
+#: reproduction's own fits hold in them too: their fit sets are calibrated there as well.
+CALIBRATIONS += tuple(
+    replace(c, family=study, claims_of="fcs")
+    for study in ("fcs-noise", "fcs-wake")
+    for c in CALIBRATIONS
+    if c.family == "fcs"
 )
 
 

@@ -768,7 +768,7 @@ def _with_more(blocks: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:
 
 
 #: A block of at least this many bytes goes first to the parser compiled ahead of time
-#: when it is built (:mod:`cosched._aot`; loading it costs about 2 ms, what the numpy
+#: when it is built (:mod:`cosched.compile`; loading it costs about 2 ms, what the numpy
 #: parser spends on some 1,500 lines). Its values are the other parsers' values.
 AOT_PARSE_BYTES = 1 << 17
 
@@ -781,20 +781,12 @@ def _kernel_parse(
     The parser compiled ahead of time when it is built (or, with ``build``, can be),
     else numba's; with neither ``build`` nor a built one, None.
     """
-    from cosched import _aot
+    from cosched.workload._swf_kernel import parse
 
-    data = np.frombuffer(body, dtype=np.uint8)
-    kernels = _aot.load(build=build)
-    if kernels is not None:
-        a, where, ok = _aot.parse_block(kernels, data, _SIGNED, _FRACTIONAL)
-    elif not build:
+    got = parse(np.frombuffer(body, dtype=np.uint8), _SIGNED, _FRACTIONAL, build=build)
+    if got is None:
         return None
-    else:
-        try:
-            from cosched.workload._swf_kernel import parse_block
-        except ImportError:  # pragma: no cover (numba is a dependency)
-            return None
-        a, where, ok = parse_block(data, _SIGNED, _FRACTIONAL)
+    a, where, ok = got
     # (18, n) transposed: each field's column is contiguous for _to_table.
     return (a.T, where + first_line) if ok else None
 

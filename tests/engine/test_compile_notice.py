@@ -1,11 +1,12 @@
-"""A kernel that numba compiles on its first call says so on one line, with the time."""
+"""A kernel that numba compiles on its first call says so on one line, with the time,
+and is compiled by one process at a time."""
 
 from __future__ import annotations
 
 import io
 import time
 
-from cosched.engine.jit import announced
+from cosched.compile import announced
 
 
 class _Kernel:
@@ -42,13 +43,41 @@ def test_a_compiled_or_quickly_loaded_kernel_says_nothing() -> None:
 def test_a_kernel_with_a_cache_index_gets_longer_before_it_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from types import SimpleNamespace
 
-    from cosched.engine.jit import _indexed
+    from cosched.compile import _index_path
 
     index = tmp_path / "kernel.nbi"
     kernel = SimpleNamespace(
         _cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
     )
-    assert not _indexed(kernel)
-    index.write_bytes(b"")
-    assert _indexed(kernel)
-    assert not _indexed(_Kernel(compiled=False))  # not numba's layout
+    assert _index_path(kernel) == str(index)
+    assert _index_path(_Kernel(compiled=False)) is None  # not numba's layout
+
+
+def test_a_first_call_holds_a_lock_that_another_process_waits_for(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two processes (pytest's workers) calling the same kernel first: the second waits
+    on a lock beside numba's cache index, then loads what the first compiled."""
+    import fcntl
+    from types import SimpleNamespace
+
+    from cosched.compile import _first_compile
+
+    index = tmp_path / "kernel.nbi"
+    kernel = SimpleNamespace(
+        overloads={},
+        _cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index))),
+    )
+
+    def locked_elsewhere() -> bool:
+        with open(str(index) + ".lock", "a+b") as other:  # another open file: as a process
+            try:
+                fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(other.fileno(), fcntl.LOCK_UN)
+            return False
+
+    with _first_compile(kernel):
+        assert locked_elsewhere()
+        with _first_compile(kernel):  # a first call inside another: no second lock
+            assert locked_elsewhere()
+    assert not locked_elsewhere()

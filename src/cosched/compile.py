@@ -51,6 +51,7 @@ test suite always does).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -192,8 +193,10 @@ def _source_file(module: str) -> str:
     return str(path)
 
 
+@functools.cache
 def _numba_version() -> str:
-    """numba's version from its installed metadata, without importing numba."""
+    """numba's version from its installed metadata, without importing numba (read once
+    a process)."""
     spec = importlib.util.find_spec("numba")
     if spec is None or spec.origin is None:
         return "none"

@@ -1,10 +1,6 @@
 """The built-in LOMARC policies' pass, compiled: :data:`LOMARC_PASS` on the engine's
 event loop (:mod:`cosched.engine.loop`).
 
-The pass itself (:func:`~cosched.lomarc._pass.lomarc_pass`) and its steps are in
-:mod:`cosched.lomarc._pass`; this module holds the pass's store, its layout, the
-screens, the EASY head's shadow time, the ends and the rates.
-
 The loop does the engine's part (completions, stale entries of re-planned jobs
 included, since an instant at a stale entry's time runs a pass; submissions; the starts
 in decision order; the rate changes); this pass does what
@@ -48,8 +44,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cosched.lomarc.matching import classes_match
-from cosched.lomarc.slowdown import pair_value
+from cosched.lomarc.matching import classes_match, expected_arrivals, response_impact, u_gain
+from cosched.lomarc.search import pair_ends
+from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, pair_value
+from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
 
 __all__ = [
     "FIRST",
@@ -61,6 +59,7 @@ __all__ = [
     "LomarcStore",
     "lomarc_ended",
     "lomarc_init",
+    "lomarc_pass",
     "lomarc_rates",
     "lomarc_report",
 ]
@@ -412,6 +411,455 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float
             ji[SOLO, ni[JOB + 0, nd]] += 1
     _mark(idx, ji, ni, jnodes, tally, jobs.size[idx])
     return state
+
+
+def lomarc_pass(
+    store: LomarcStore,
+    state: int,
+    jobs: Any,
+    queue: Any,
+    head: int,
+    tail: int,
+    fresh: int,
+    free_units: int,
+    epoch: int,
+    now: float,
+    chosen: Any,
+) -> tuple[int, int, int, int, float]:
+    """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
+    ``head``), the jobs it starts into ``chosen`` in decision order."""
+    submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
+    prof, model, formula, nodes = store.prof, store.model, store.formula, store.nodes
+    iparams, fparams, jnodes = store.ip, store.fp, store.jnodes
+    ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
+    ge_idx, ge_n = store.ge_idx, store.ge_n
+    memo_i, memo_sl, occ = store.memo_i, store.memo_sl, store.occ
+    inf = math.inf
+    ht = iparams[0] != 0
+    check_match = iparams[1] != 0
+    ml_only = iparams[2] != 0
+    search_code = iparams[3]
+    running = iparams[4] != 0
+    heuristic = iparams[5]
+    predict = iparams[7] != 0
+    arrivals_queue = iparams[8] != 0
+    has_weak = iparams[9] != 0
+    has_aging = iparams[11] != 0
+    weak_spare = fparams[0]
+    aging = fparams[3]
+    bound = fparams[4]
+    first_match = heuristic == FIRST
+    timed = heuristic == U1
+    # Submissions (ArrivalStats.add).
+    for p in range(fresh, tail):
+        j = queue[p]
+        if tally[A_COUNT] == 0:
+            acc_f[A_FIRST] = submit[j]
+        tally[A_COUNT] += 1
+        acc_f[A_LAST] = submit[j]
+        work = est[j] * size[j]
+        if est[j] <= SHORT_MAX:
+            tally[A_SHORT] += 1
+            acc_f[A_SW] += work
+        else:
+            acc_f[A_LW] += work
+    a_count, a_short = tally[A_COUNT], tally[A_SHORT]
+    a_first, a_last, a_sw, a_lw = acc_f[A_FIRST], acc_f[A_LAST], acc_f[A_SW], acc_f[A_LW]
+    total_wait, n_started, nrun = acc_f[WAIT_SUM], tally[N_STARTED], tally[N_RUN]
+    queue = queue[head:tail]
+    qn = tail - head
+    # -- the pass: the priority order (orders.priority_indices) ----------------------
+    period = aging if has_aging else (total_wait / n_started if n_started else 0.0)
+    invp = 1.0 / period if period > 0 else 0.0
+    for lb in range(4):
+        tally[NLEV + lb] = 0
+    for p in range(qn):
+        j = queue[p]
+        e = est[j]
+        lv = (1.0 if e > SHORT_MAX else 0.0) + (1.0 if e > MEDIUM_MAX else 0.0)
+        lv -= math.floor((now - submit[j]) * invp)
+        if lv != lv:
+            lb = 3  # NaN sorts last, as in a stable argsort
+        elif lv <= 0.0:
+            lb = 0
+        else:
+            lb = int(lv)
+        ji[LEVEL, p] = lb
+        tally[NLEV + lb] += 1
+    tally[POS0 + 0] = 0
+    for lb in range(1, 4):
+        tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
+    for p in range(qn):
+        lb = ji[LEVEL, p]
+        ji[QORD, tally[POS0 + lb]] = queue[p]
+        tally[POS0 + lb] += 1
+    qlen = qn
+    ndec = 0
+    nov = 0
+    if qlen > 0:
+        # PassState. The empty nodes (free, in node order) are listed at the pass's
+        # first start on them; until then only their number (kept by the starts and
+        # ends) is read.
+        nfree = tally[N_EMPTY]
+        listed = False
+        fptr = 0
+        queued_units = 0
+        for p in range(qlen):
+            queued_units += size[ji[QORD, p]]
+        ntaken = 0
+        shadow = inf
+        extra = 0
+        known = True
+        head_size = 0
+        head_free = 0
+        hosts_known = False
+        tally[GEN] += 1  # no host list is current
+        nhosts = 0
+        max_solo = -1
+        last = qlen - 1
+        future = (0.0, 0.0, 0.0, 0.0)
+        ahead = 0.0
+        if heuristic == RESPONSE:
+            for p in range(qlen):
+                x = est[ji[QORD, p]] * size[ji[QORD, p]] / nodes
+                jf[RTS, p] = x if p == 0 else jf[RTS, p - 1] + x
+            jf[INV, 0] = 0.0
+            for p in range(qlen):
+                x = 1.0 / max(jf[RTS, p], bound)
+                jf[INV, p + 1] = x if p == 0 else jf[INV, p] + x
+            if predict:
+                future = expected_arrivals(
+                    a_count, a_first, a_last, a_short, a_sw, a_lw, jf[RTS, last]
+                )
+            if arrivals_queue:
+                ahead = jf[RTS, last]
+        backfill = False
+        k = 0
+        while k < qlen:
+            if backfill and fptr == nfree and (not running or (hosts_known and max_solo == 0)):
+                break  # no empty node and no host: nothing behind the head can start
+            if ji[TAKEN, k]:
+                k += 1
+                continue
+            j = ji[QORD, k]
+            sj = size[j]
+            ej = est[j]
+            nleft = nfree - fptr
+            may_pair = (not ml_only or ej > SHORT_MAX) and (
+                not has_weak or queued_units > (1.0 - weak_spare) * nleft
+            )
+            if sj <= nleft:
+                # _start_with_partner
+                if backfill and not known:
+                    shadow, extra = _shadow_time(
+                        ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
+                        now, head_free, head_size,
+                    )  # fmt: skip
+                    known = True
+                if backfill and not (now + ej <= shadow or sj <= extra):
+                    k += 1
+                    continue
+                partner = -1
+                ppos = -1
+                psl = 1.0
+                if search_code != SEARCH_NONE and may_pair:
+                    # queue_match
+                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
+                    tally[FUN + 0] += 1
+                    tally[FUN + 1] += qlen - ntaken
+                    nsurv = 0
+                    for p in range(k + 1, qlen):
+                        if ji[TAKEN, p]:
+                            continue
+                        b = ji[QORD, p]
+                        if not ml_only or est[b] > SHORT_MAX:
+                            tally[FUN + 2] += 1
+                            if size[b] <= sj:
+                                tally[FUN + 3] += 1
+                                pb = (
+                                    prof[b, 0],
+                                    prof[b, 1],
+                                    prof[b, 2],
+                                    prof[b, 3],
+                                    prof[b, 4],
+                                    prof[b, 5],
+                                )
+                                stage, sl = _screen(pj, pb, j > b, model, formula)
+                                if stage >= 1:
+                                    tally[FUN + 4] += 1
+                                if stage >= 2:
+                                    tally[FUN + 5] += 1
+                                if stage == 3:
+                                    tally[FUN + 6] += 1
+                                    ji[SURV_POS, nsurv] = p
+                                    jf[SURV_SL, nsurv] = sl
+                                    nsurv += 1
+                                    if first_match:
+                                        break
+                        if search_code == SEARCH_ADJACENT:
+                            break
+                    choice = -1
+                    if nsurv > 0:
+                        if first_match:
+                            choice = 0
+                        else:
+                            best = 0.0
+                            for m in range(nsurv):
+                                p = ji[SURV_POS, m]
+                                b = ji[QORD, p]
+                                if heuristic == RESPONSE:
+                                    profit = response_impact(
+                                        ej, sj, est[b], size[b], jf[SURV_SL, m], nodes,
+                                        max(jf[RTS, k], bound), jf[RTS, p],
+                                        jf[INV, p] - jf[INV, k + 1], p - k - 1,
+                                        jf[INV, last + 1] - jf[INV, p + 1], last - p,
+                                        future, bound, ahead,
+                                    )  # fmt: skip
+                                else:
+                                    profit = u_gain(sj, ej, size[b], est[b], jf[SURV_SL, m], timed)
+                                if profit > best:
+                                    choice, best = m, profit
+                        if choice >= 0:
+                            tally[FUN + 7] += 1
+                            tally[FUN + 8] += choice + 1
+                            ppos = ji[SURV_POS, choice]
+                            partner = ji[QORD, ppos]
+                            psl = jf[SURV_SL, choice]
+                if backfill:
+                    if partner < 0:
+                        e_end = now + ej
+                    else:
+                        pe = pair_ends(ej, est[partner], psl)
+                        e_end = now + max(pe[0], pe[1])
+                    if not (e_end <= shadow or sj <= extra) and partner >= 0:
+                        partner, ppos, psl = -1, -1, 1.0
+                        e_end = now + ej
+                    if not (e_end <= shadow or sj <= extra):
+                        k += 1
+                        continue
+                    if e_end > shadow:
+                        extra -= sj
+                # start: the first empty nodes
+                if not listed:
+                    listed = True
+                    c = 0
+                    for nd in range(nodes):
+                        if ni[CNT, nd] == 0:
+                            ni[FREE, c] = nd
+                            c += 1
+                _put(j, ni[FREE, fptr : fptr + sj], jnodes, ji, ni)
+                fptr += sj
+                chosen[ndec] = j
+                ndec += 1
+                ji[TAKEN, k] = True
+                ntaken += 1
+                queued_units -= sj
+                if not ji[HAS_OV, j]:
+                    ji[HAS_OV, j] = True
+                    ji[OV_LIST, nov] = j
+                    nov += 1
+                jf[OV, j] = now + ej
+                if partner >= 0:
+                    sp = size[partner]
+                    src = jnodes[ji[OFF, j] : ji[OFF, j] + sp]
+                    _put(partner, src, jnodes, ji, ni)
+                    chosen[ndec] = partner
+                    ndec += 1
+                    ji[TAKEN, ppos] = True
+                    ntaken += 1
+                    queued_units -= sp
+                    th, tp = pair_ends(ej, est[partner], psl)
+                    jf[OV, j] = now + th
+                    ji[HAS_OV, partner] = True
+                    ji[OV_LIST, nov] = partner
+                    nov += 1
+                    jf[OV, partner] = now + tp
+                    tally[PAIRS_Q] += 1
+                k += 1
+                continue
+            # _ride: running_match
+            rode = False
+            # On standard CPUs only a CPU-bound job and a disk-bound one match:
+            # the hosts of the other class are the only ones screened (gk 1 + it).
+            gk = 0
+            if check_match and not ht:
+                gk = 1 + CLASS_DISK if prof[j, CLS] == CLASS_CPU else 1 + CLASS_CPU
+                if prof[j, CLS] != CLASS_CPU and prof[j, CLS] != CLASS_DISK:
+                    gk = -1
+            if running and may_pair and gk >= 0:
+                if not hosts_known:
+                    hosts_known = True
+                    max_solo = 0
+                    # Until a ride, this pass's starts are on empty nodes: a running
+                    # job's unpartnered nodes are those it has to itself (ji[SOLO]).
+                    for r in range(nrun):
+                        hj = ni[RUN, r]
+                        if ml_only and not est[hj] > SHORT_MAX:
+                            continue
+                        c = ji[SOLO, hj]
+                        if c > 0:
+                            ni[HOST, nhosts] = hj
+                            ni[HOST_N, nhosts] = c
+                            nhosts += 1
+                            if c > max_solo:
+                                max_solo = c
+                if sj <= max_solo:
+                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
+                    best_h = -1
+                    best_sl = 0.0
+                    best_profit = 0.0
+                    if ge_n[1, gk, sj] != tally[GEN]:
+                        # The hosts with at least sj unpartnered nodes (of class
+                        # gk - 1 if gk > 0), in order, kept until a ride changes a
+                        # host's count.
+                        c = 0
+                        for h in range(nhosts):
+                            hk = ni[HOST, h]
+                            if ni[HOST_N, h] >= sj and (gk == 0 or prof[hk, CLS] == gk - 1):
+                                ge_idx[gk, sj, c] = h
+                                c += 1
+                        ge_n[0, gk, sj] = c
+                        ge_n[1, gk, sj] = tally[GEN]
+                    for g in range(ge_n[0, gk, sj]):
+                        h = ge_idx[gk, sj, g]
+                        hj = ni[HOST, h]
+                        m = g if g < MEMO else 0
+                        if memo_i[0, j, m] != hj + 1:
+                            # a host list that lost a host: the others shifted
+                            for m in range(MEMO):
+                                if memo_i[0, j, m] == hj + 1:
+                                    break
+                        if memo_i[0, j, m] == hj + 1:
+                            stage, sl = memo_i[1, j, m], memo_sl[j, m]
+                        else:
+                            ph = (
+                                prof[hj, 0],
+                                prof[hj, 1],
+                                prof[hj, 2],
+                                prof[hj, 3],
+                                prof[hj, 4],
+                                prof[hj, 5],
+                            )
+                            stage, sl = _screen(pj, ph, j > hj, model, formula)
+                            if g < MEMO:
+                                memo_i[0, j, g] = hj + 1
+                                memo_i[1, j, g] = stage
+                                memo_sl[j, g] = sl
+                        if stage != 3:
+                            continue
+                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
+                        if backfill and not known:
+                            shadow, extra = _shadow_time(
+                                ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
+                                now, head_free, head_size,
+                            )  # fmt: skip
+                            known = True
+                        if backfill and end_h <= shadow:
+                            th, tc = pair_ends(rem, ej, sl)
+                            if shadow < max(max(end_h, now + th), now + tc):
+                                continue
+                        if first_match:
+                            best_h, best_sl = h, sl
+                            break
+                        if heuristic == RESPONSE:
+                            profit = response_impact(
+                                rem, size[hj], ej, sj, sl, nodes, max(rem, bound),
+                                jf[RTS, k], 0.0, 0, jf[INV, last + 1] - jf[INV, k + 1], last - k,
+                                future, bound, ahead,
+                            )  # fmt: skip
+                        else:
+                            profit = u_gain(size[hj], rem, sj, ej, sl, timed)
+                        if profit > best_profit:
+                            best_h, best_sl, best_profit = h, sl, profit
+                    if best_h >= 0:
+                        # PassState.ride
+                        hj = ni[HOST, best_h]
+                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
+                        th, tc = pair_ends(rem, ej, best_sl)
+                        new_h = max(end_h, now + th)
+                        # the host's first sj unpartnered nodes, in its nodes' order
+                        c = 0
+                        for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
+                            nd = jnodes[q]
+                            if ni[CNT, nd] + ni[ADDS, nd] == 1:
+                                ni[RIDE, c] = nd
+                                c += 1
+                                if c == sj:
+                                    break
+                        _put(j, ni[RIDE, :sj], jnodes, ji, ni)
+                        chosen[ndec] = j
+                        ndec += 1
+                        ji[TAKEN, k] = True
+                        ntaken += 1
+                        queued_units -= sj
+                        for x in (hj, j):
+                            if not ji[HAS_OV, x]:
+                                ji[HAS_OV, x] = True
+                                ji[OV_LIST, nov] = x
+                                nov += 1
+                        jf[OV, hj] = new_h
+                        jf[OV, j] = now + tc
+                        ni[HOST_N, best_h] -= sj
+                        tally[GEN] += 1
+                        max_solo = 0
+                        for h in range(nhosts):
+                            max_solo = max(max_solo, ni[HOST_N, h])
+                        tally[PAIRS_R] += 1
+                        rode = True
+            if not rode and not backfill:
+                # The EASY head: its shadow time and extra nodes (_shadow_time), worked
+                # out when a later job first reads them. Only a start or a ride changes
+                # what they depend on, and each reads them first, so they are the
+                # values of this moment; a pass whose later jobs cannot act skips them.
+                head_size = sj
+                head_free = nfree - fptr
+                known = False
+                backfill = True
+            k += 1
+        for p in range(qlen):
+            ji[TAKEN, p] = False
+        for q in range(nov):
+            ji[HAS_OV, ji[OV_LIST, q]] = False
+        for d in range(ndec):  # the starts' counts back to 0, node by node
+            x = chosen[d]
+            for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+                ni[ADDS, jnodes[q]] = 0
+
+    # -- the starts, in decision order: their nodes, the running list, the waits -----
+    for d in range(ndec):
+        j = chosen[d]
+        ni[RUN, nrun] = j
+        nrun += 1
+        for q in range(ji[OFF, j], ji[OFF, j] + size[j]):
+            nd = jnodes[q]
+            if ni[CNT, nd] >= 2:
+                raise RuntimeError("the LOMARC pass: a third job on a node")
+            if ni[CNT, nd] == 0:
+                tally[N_EMPTY] -= 1
+            else:  # the job alone on it shares it now
+                ji[SOLO, ni[JOB + 0, nd]] -= 1
+            ni[JOB + ni[CNT, nd], nd] = j
+            ni[CNT, nd] += 1
+            if ni[CNT, nd] == 1:
+                ji[SOLO, j] += 1
+        _mark(j, ji, ni, jnodes, tally, size[j])  # the engine sets its est_end next
+        ji[STARTED, j] = True
+        n_started += 1
+        total_wait += now - submit[j]
+    acc_f[WAIT_SUM] = total_wait
+    tally[N_STARTED] = n_started
+    tally[N_RUN] = nrun
+    w = 0
+    if ndec:
+        for p in range(qn):
+            if not ji[STARTED, queue[p]]:
+                queue[w] = queue[p]
+                w += 1
+    else:
+        w = qn
+    return state, head, head + w, ndec, math.nan
 
 
 def lomarc_rates(

@@ -21,7 +21,6 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.lomarc import _kernel as K
-from cosched.lomarc import _pass as KP
 from cosched.lomarc import policies as P
 from cosched.lomarc.matching import (
     Funnel,
@@ -151,7 +150,7 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarra
 LOMARC_PASS = CompiledPass(
     name="lomarc",
     init=K.lomarc_init,
-    schedule=KP.lomarc_pass,
+    schedule=K.lomarc_pass,
     ended=K.lomarc_ended,
     report=K.lomarc_report,
     rates=K.lomarc_rates,
@@ -174,23 +173,6 @@ LOMARC_PASS = CompiledPass(
         K._kth_smallest,
         K._mark,
         K._shadow_time,
-        KP._count_arrivals,
-        KP._priority_order,
-        KP._response_sums,
-        KP._queue_match,
-        KP._start,
-        KP._list_hosts,
-        KP._host_screen,
-        KP._hosts_of,
-        KP._host_end,
-        KP._ride,
-        KP._overridden,
-        KP._clear_marks,
-        KP._commit_starts,
-        KP._shadow,
-        KP._list_empty,
-        KP._best_host,
-        KP._behind_head,
     ),
     idle_passes=True,
     idle_calls=False,  # an empty queue: no submission to count, nothing to start

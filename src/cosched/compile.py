@@ -279,10 +279,8 @@ def load(*, build: bool = False, group: str) -> ModuleType | None:
     caller then runs numba's just-in-time kernels. Never raises for a missing compiler
     or an unwritable cache.
     """
-    if not available():
-        return None
-    got = _loaded.get(group)
-    if got is not None:
+    got = _loaded.get(group) if available() else None
+    if got is not None:  # the common case, before the key is read
         return got
     try:
         folder = kernel_dir(group)

@@ -86,7 +86,9 @@ __all__ = [
     "catalogue",
     "checking",
     "compiled_kernel",
+    "group_of",
     "import_built",
+    "is_built",
     "jit",
     "jitted",
     "kernel",
@@ -246,6 +248,21 @@ def cache_root() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("cosched")) / "kernels"
+
+
+def group_of(module: str) -> str | None:
+    """The group of kernels compiled ahead of time that the module ``module`` is in, or
+    None."""
+    return _group(module)
+
+
+def is_built(group: str) -> bool:
+    """Whether ``group``'s module is built for this machine and source (a first run
+    that asks for it builds it otherwise)."""
+    try:
+        return module_path(kernel_dir(group), group).is_file()
+    except (OSError, ImportError):
+        return False
 
 
 def kernel_dir(group: str) -> Path:

@@ -171,3 +171,17 @@ def test_small_workloads_neither_build_nor_load_the_loop(
     loop = fastpath._loop(EASY_PASS, fastpath.AOT_BUILD_FROM - 1)  # not built: numba's
     assert not isinstance(loop, cc.Checked)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_what_a_first_run_compiles_is_read_from_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An empty cache: the loop of each pass, and the groups of kernels compiled ahead of
+    # time that its functions call (node sharing's), are to be built; nothing is built
+    # by asking.
+    from cosched.nodeshare.fast import NODESHARE_PASS
+
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    assert aot.unbuilt(EASY_PASS) == ["the easy event loop"]
+    assert aot.unbuilt(NODESHARE_PASS) == ["the nodeshare event loop", "the nodeshare kernels"]
+    assert list(tmp_path.iterdir()) == []

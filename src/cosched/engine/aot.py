@@ -24,10 +24,19 @@ from pathlib import Path
 
 import numpy as np
 
-from cosched.compile import Checked, cache_root, import_built, key, load_built, module_path
+from cosched.compile import (
+    Checked,
+    cache_root,
+    group_of,
+    import_built,
+    key,
+    load_built,
+    module_path,
+)
+from cosched.compile import is_built as is_built_group
 from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, source_files
 
-__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop"]
+__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop", "unbuilt"]
 
 #: The bound loop's arguments (:func:`cosched.engine.loop.event_loop`), every array
 #: C-contiguous.
@@ -64,6 +73,17 @@ def is_built(spec: CompiledPass) -> bool:
         return module_path(_folder(spec), _extension(spec)).is_file()
     except OSError:
         return False
+
+
+def unbuilt(spec: CompiledPass) -> list[str]:
+    """What a first run of ``spec`` compiles on this machine: its loop when not built,
+    and each group of kernels compiled ahead of time its functions call (numba's
+    function objects or plain ones, by their modules) that is not built."""
+    out = [] if is_built(spec) else [f"the {spec.name} event loop"]
+    modules = {getattr(f, "py_func", f).__module__ for f in (*spec.calls, *spec.depends)}
+    groups = {g for m in modules if (g := group_of(m)) is not None}
+    out += [f"the {g} kernels" for g in sorted(groups) if not is_built_group(g)]
+    return out
 
 
 def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:

@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FunctionType, ModuleType
-from typing import Any, TextIO, TypeVar
+from typing import Any, Literal, TextIO, TypeVar
 
 import numpy as np
 
@@ -468,9 +468,9 @@ def jit(f: F, *, inline: bool = False) -> F:
             from numba import njit
         except ImportError:  # pragma: no cover - numba is a dependency
             return f
-        options: dict[str, Any] = {"inline": "always"} if inline else {}
-        got = _DISPATCHERS[f, inline] = njit(cache=True, nogil=True, **options)(f)
-    return got  # type: ignore[no-any-return]
+        how: Literal["never", "always"] = "always" if inline else "never"
+        got = _DISPATCHERS[f, inline] = njit(cache=True, nogil=True, inline=how)(f)
+    return got  # type: ignore[return-value]
 
 
 def jitted(name: str) -> ModuleType:

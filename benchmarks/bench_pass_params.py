@@ -99,21 +99,8 @@ def by_vector(ip: np.ndarray, fp: np.ndarray, x: np.ndarray) -> float:
 
 
 @njit(cache=False)
-def by_named_tuple(p: Params, x: np.ndarray) -> float:
-    s = 0.0
-    for i in range(x.shape[0]):
-        v = x[i]
-        if p.heuristic == 2 and p.predict:
-            s += v * p.bound
-        elif p.search == 1 and i % (p.window + 1) == 0:
-            s += min(v, p.spare)
-        else:
-            s -= v
-    return s
-
-
-@njit(cache=False)
-def by_structref(p: StructParams, x: np.ndarray) -> float:
+def by_record(p, x: np.ndarray) -> float:
+    """The loop reading a named tuple or a structref (numba compiles it for each)."""
     s = 0.0
     for i in range(x.shape[0]):
         v = x[i]
@@ -138,8 +125,8 @@ def main() -> None:
     sr = StructParams(1, 1, 3, False, 60.0, 0.5)
     forms = {
         "vector": lambda: by_vector(ip, fp, x),
-        "named tuple": lambda: by_named_tuple(nt, x),
-        "structref": lambda: by_structref(sr, x),
+        "named tuple": lambda: by_record(nt, x),
+        "structref": lambda: by_record(sr, x),
         "vector, a step": lambda: steps_vector(ip, fp, x),
         "named tuple, a step": lambda: steps_params(nt, x),
         "structref, a step": lambda: steps_params(sr, x),

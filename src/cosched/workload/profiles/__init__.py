@@ -84,12 +84,9 @@ def annotator(name: str) -> Callable[..., Workload]:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name != name:
             continue
-        try:
-            loaded = ep.load()
-        except Exception as exc:  # a broken plugin is named, never a traceback
-            raise ConfigError(
-                f"profile entry point {name!r} ({ep.value}) failed to load: {exc}"
-            ) from exc
+        from cosched import plugins
+
+        loaded = plugins.load(ep, "profile")
         if not callable(loaded):
             raise ConfigError(f"profile entry point {name!r} ({ep.value}) is not a function")
         PROFILES[name] = loaded

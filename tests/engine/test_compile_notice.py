@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import time
 
+import pytest
+
 from cosched.compile import announced
 
 
@@ -81,3 +83,43 @@ def test_a_first_call_holds_a_lock_that_another_process_waits_for(tmp_path) -> N
         with _first_compile(kernel):  # a first call inside another: no second lock
             assert locked_elsewhere()
     assert not locked_elsewhere()
+
+
+@pytest.mark.slow
+def test_two_processes_compile_a_kernel_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two processes starting the same new kernel together (pytest's two workers): one
+    compiles it, the other waits on the lock and loads it from numba's cache."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "kmod.py").write_text(
+        "import numpy as np\n"
+        "from cosched.compile import jit\n\n"
+        "@jit\n"
+        "def heavy(a):\n"
+        "    s = 0.0\n"
+        "    for i in range(a.shape[0]):\n"
+        "        for j in range(a.shape[1]):\n"
+        "            s += np.sin(a[i, j]) * np.cos(a[j % a.shape[0], i]) ** 2\n"
+        "    return s\n"
+    )
+    script = (
+        "import sys, numpy as np\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import kmod\n"
+        "from cosched.compile import announced\n"
+        "with announced('the test kernel', kmod.heavy, after=600.0):\n"
+        "    kmod.heavy(np.ones((3, 3)))\n"
+        "stats = kmod.heavy.stats\n"
+        "print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))\n"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": src}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    counts = sorted(tuple(int(x) for x in p.communicate(timeout=300)[0].split()) for p in procs)
+    assert counts == [(0, 1), (1, 0)]  # one compiled (a miss), the other loaded (a hit)

@@ -6,7 +6,7 @@ Each measurement runs in a fresh process pinned to one core (``time.process_time
 around the call; the import of the parser's library is timed apart): cosched's four
 fast parsers (Python's tokeniser, the numpy parser of ``_swf_vector``, pandas' C
 parser, the compiled parser as numba compiles it just in time, ``compiled``, and as
-compiled ahead of time, ``aot``, when ``cosched._aot`` has built it) and numpy's
+compiled ahead of time, ``aot``, when ``cosched.compile`` has built it) and numpy's
 ``loadtxt`` and ``fromstring``, on the text after the header, decompressed beforehand.
 The import of pandas; for numba: the import, then the first cached kernel (LLVM
 starts), then a second one; loading the kernels compiled ahead of time.
@@ -37,14 +37,14 @@ elif what == 'pandas':
     t1 = time.process_time()
     out = swf._fast_parse(body)
 elif what == 'aot':
-    from cosched import _aot
-    kernels = _aot.load()
+    from cosched import compile as cc
+    kernels = cc.load(group='swf')
     t1 = time.process_time()
     out = None if kernels is None else swf._kernel_parse(body, 1, build=False)
 elif what == 'compiled':
-    from cosched import _aot
-    _aot.ENABLED = False
-    from cosched.workload._swf_kernel import parse_block
+    from cosched import compile as cc
+    cc.ENABLED = False
+    parse_block = cc.jitted('cosched.workload._swf_kernel').parse_block
     one = np.frombuffer(b'1' + b' 1' * 17 + b'\\n', dtype=np.uint8)
     parse_block(one, swf._SIGNED, swf._FRACTIONAL)
     t1 = time.process_time()
@@ -85,9 +85,9 @@ AOT = """
 import json, time
 import numpy as np
 t0 = time.process_time()
-from cosched import _aot
+from cosched import compile as cc
 t1 = time.process_time()
-kernels = _aot.load()
+kernels = cc.load(group='swf')
 t2 = time.process_time()
 if kernels is None:
     print(json.dumps({}))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.workload.job import Workload
-from cosched.workload.swf import write_swf
+from cosched.workload.swf_write import write_swf
 
 SEED = 20240601
 N_JOBS = 300

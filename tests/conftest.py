@@ -1,7 +1,7 @@
 """Suite-wide settings.
 
-Every kernel :func:`cosched._aot.kernels` hands out is checked against its signature
-on every call (:class:`cosched._aot.Checked`), here and in the child processes tests
+Every kernel :func:`cosched.compile.kernels` hands out is checked against its signature
+on every call (:class:`cosched.compile.Checked`), here and in the child processes tests
 start: a caller passing an array the compiled code would misread fails its test.
 """
 

@@ -279,7 +279,7 @@ def write_jobs(
         _write_csv(_integral(batsim_table(jobs, platform, placements)), target)
     elif kind == "swf":
         from cosched.workload.job import Workload
-        from cosched.workload.swf import write_swf
+        from cosched.workload.swf_write import write_swf
 
         if not isinstance(workload, Workload):
             raise ConfigError("writing a schedule as SWF needs the workload that ran")

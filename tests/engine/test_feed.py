@@ -17,7 +17,7 @@ from cosched.policies.base import Policy, make_policy
 from cosched.workload.loader import load_workload
 from cosched.workload.models import generate_lublin
 from cosched.workload.stream import stream_workload
-from cosched.workload.swf import write_swf
+from cosched.workload.swf_write import write_swf
 
 JOBS = 6000
 

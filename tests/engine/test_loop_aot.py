@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cosched import _aot
+import cosched.compile as cc
 from cosched.engine import aot, fastpath
 from cosched.engine.compiled import CompiledPass, bound_loop
 from cosched.policies.conservative import CONSERVATIVE_PASS
@@ -40,7 +40,7 @@ def loops() -> dict[str, Any]:
     for name, spec in PASSES.items():
         loop = aot.load_loop(spec, build=True)
         if loop is None:
-            pytest.fail(f"the {name} loop did not build (see {_aot.cache_root()})")
+            pytest.fail(f"the {name} loop did not build (see {cc.cache_root()})")
         built[name] = loop
     return built
 
@@ -147,8 +147,8 @@ def test_a_build_is_announced_on_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     # A builder that fails at once: the notice names the step and its time either way.
-    monkeypatch.setattr(_aot, "_tried_build", set())
-    module = _aot.load_built(
+    monkeypatch.setattr(cc, "_tried_build", set())
+    module = cc.load_built(
         tmp_path / "k", "_probe", build=True, entry="os:getcwd", args=(), label="a probe"
     )
     assert module is None
@@ -164,10 +164,24 @@ def test_small_workloads_neither_build_nor_load_the_loop(
     monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
     monkeypatch.delenv("COSCHED_FASTPATH_COMPILE_FROM", raising=False)
     monkeypatch.setattr(fastpath, "COMPILE_FROM", None)
-    monkeypatch.setattr(_aot, "_loaded", {})
-    monkeypatch.setattr(_aot, "_tried_build", set())
+    monkeypatch.setattr(cc, "_loaded", {})
+    monkeypatch.setattr(cc, "_tried_build", set())
     plain = bound_loop(EASY_PASS, compiled=False)
     assert fastpath._loop(EASY_PASS, fastpath.AOT_FROM - 1) is plain
     loop = fastpath._loop(EASY_PASS, fastpath.AOT_BUILD_FROM - 1)  # not built: numba's
-    assert not isinstance(loop, _aot.Checked)
+    assert not isinstance(loop, cc.Checked)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_what_a_first_run_compiles_is_read_from_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An empty cache: the loop of each pass, and the groups of kernels compiled ahead of
+    # time that its functions call (node sharing's), are to be built; nothing is built
+    # by asking.
+    from cosched.nodeshare.fast import NODESHARE_PASS
+
+    monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
+    assert aot.unbuilt(EASY_PASS) == ["the easy event loop"]
+    assert aot.unbuilt(NODESHARE_PASS) == ["the nodeshare event loop", "the nodeshare kernels"]
     assert list(tmp_path.iterdir()) == []

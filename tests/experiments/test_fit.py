@@ -27,7 +27,7 @@ from cosched.policies.recorded import Recorded
 from cosched.policies.requirements import MachineFlags, fit_workload
 from cosched.workload.job import Workload
 from cosched.workload.loader import load_workload
-from cosched.workload.swf import write_swf
+from cosched.workload.swf_write import write_swf
 
 #: The generating configuration: EASY, window 20, two partitions of 32 and 16 processors.
 SIZES = (32, 16)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cosched import _aot
+import cosched.compile as cc
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _book_kernels, _window_kernels
 from cosched.nodeshare import policies as ns
@@ -24,7 +24,7 @@ from tests.nodeshare.test_invariants import RUNS, _setup
 from tests.nodeshare.test_reproduce import loaded_on_the_bench_path
 
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
-NODESHARE = list(_aot._kernels_in("nodeshare"))
+NODESHARE = list(cc._kernels_in("nodeshare"))
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,9 @@ def compiled() -> Any:
     """The module compiled ahead of time (built in the user's cache if it is not yet)."""
     if not HAVE_CC:
         pytest.skip("no C compiler: the ahead-of-time kernels cannot be built here")
-    module = _aot.load(build=True, group="nodeshare")
+    module = cc.load(build=True, group="nodeshare")
     if module is None:
-        failed = _aot.kernel_dir("nodeshare") / "failed.txt"
+        failed = cc.kernel_dir("nodeshare") / "failed.txt"
         detail = failed.read_text() if failed.exists() else "cache not writable"
         pytest.fail(f"the ahead-of-time kernels did not build:\n{detail}")
     return module
@@ -70,54 +70,57 @@ def test_the_family_schedules_the_same_ahead_of_time_and_just_in_time(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ns, "_SCAN_FROM", 1)  # the loop scans every window with the kernel
         for cls, p in runs:
-            assert isinstance(_aot.kernels(_book_kernels.__name__).move, _aot.Checked)
+            assert isinstance(cc.kernels(_book_kernels.__name__).move, cc.Checked)
             ahead = _outcome(w, platform, cls, p)
-            mp.setattr(_aot, "ENABLED", False)  # numba's kernels
-            assert not isinstance(_aot.kernels(_book_kernels.__name__).move, _aot.Checked)
+            mp.setattr(cc, "ENABLED", False)  # numba's kernels
+            assert not isinstance(cc.kernels(_book_kernels.__name__).move, cc.Checked)
             just = _outcome(w, platform, cls, p)
-            mp.setattr(_aot, "ENABLED", True)
+            mp.setattr(cc, "ENABLED", True)
             assert ahead == just, cls
 
 
 def test_each_family_builds_its_own_module(compiled: Any) -> None:
-    # A batch run builds only the batch loop and the parser (5 s of CPU), not the
+    # A batch run builds only its loop and the parser (5 s of CPU), not the
     # node-sharing kernels (12 s more): each group is its own module, keyed apart.
-    assert {_aot._group(m) for m, _, _ in NODESHARE} == {"nodeshare"}
+    assert {cc._group(m) for m, _, _ in NODESHARE} == {"nodeshare"}
     assert {m for m, _, _ in NODESHARE} == {_book_kernels.__name__, _window_kernels.__name__}
-    assert not set(_aot._kernels_in("batch")) & set(NODESHARE)
-    assert _aot.kernel_dir("batch") != _aot.kernel_dir("nodeshare")
+    from cosched.workload import _swf_kernel
+
+    swf = _swf_kernel.GROUP.name
+    assert not set(cc._kernels_in(swf)) & set(NODESHARE)
+    assert cc.kernel_dir(swf) != cc.kernel_dir("nodeshare")
     assert not hasattr(compiled, "batch_loop") and hasattr(compiled, "easy_pass")
 
 
 def test_the_calls_are_checked_in_the_suite(compiled: Any) -> None:
     # conftest.py turns the checks on: every call of every test goes through Checked.
-    assert _aot.checking()
-    assert isinstance(_aot.kernels(_window_kernels.__name__).easy_pass, _aot.Checked)
+    assert cc.checking()
+    assert isinstance(cc.kernels(_window_kernels.__name__).easy_pass, cc.Checked)
 
 
 @pytest.mark.parametrize(("module", "name", "signature"), NODESHARE)
 def test_each_signature_has_its_kernels_arguments(module: str, name: str, signature: str):
     func = getattr(sys.modules[module], name)
     func = getattr(func, "py_func", func)  # numba's dispatcher, once jitted()
-    assert func in _aot._MARKED
+    assert func in cc._MARKED
     source = inspect.signature(func)
-    assert len(_aot._arguments(signature)) == len(source.parameters)
+    assert len(cc._arguments(signature)) == len(source.parameters)
 
 
 def test_the_signature_reader_reads_what_numba_reads() -> None:
-    kinds = _aot._arguments("Tuple((i8, f8))(f8[::1], Tuple((i8[:, ::1], b1[:])), u1)")
+    kinds = cc._arguments("Tuple((i8, f8))(f8[::1], Tuple((i8[:, ::1], b1[:])), u1)")
     assert kinds == (
-        _aot._Array(np.dtype(np.float64), 1, True),
-        (_aot._Array(np.dtype(np.int64), 2, True), _aot._Array(np.dtype(np.bool_), 1, False)),
+        cc._Array(np.dtype(np.float64), 1, True),
+        (cc._Array(np.dtype(np.int64), 2, True), cc._Array(np.dtype(np.bool_), 1, False)),
         "u1",
     )
     with pytest.raises(ValueError, match="bad"):
-        _aot._arguments("i8(i4[::1])")
+        cc._arguments("i8(i4[::1])")
 
 
 def test_checked_refuses_what_the_compiled_code_would_misread(compiled: Any) -> None:
     sig = _book_kernels.SIGNATURES
-    jobs_on = _aot.Checked("jobs_on", compiled.jobs_on, sig["jobs_on"])
+    jobs_on = cc.Checked("jobs_on", compiled.jobs_on, sig["jobs_on"])
     # Two nodes of 3: node 0 holds jobs 4 and 7, node 2 holds job 5.
     node_jobs = np.array([[4, -1, 5], [7, -1, -1]], dtype=np.int64)
     count = np.array([2, 0, 1], dtype=np.int64)
@@ -138,22 +141,22 @@ def test_checked_refuses_what_the_compiled_code_would_misread(compiled: Any) -> 
     with pytest.raises(TypeError, match="takes 3 arguments"):
         jobs_on(nodes, node_jobs)
     # A tuple argument is checked item by item, a scalar by kind.
-    kind = _aot._arguments("i8(Tuple((i8[::1], f8[::1])), i8)")
+    kind = cc._arguments("i8(Tuple((i8[::1], f8[::1])), i8)")
     with pytest.raises(TypeError, match=r"x\[1\] must be .*float64"):
-        _aot._check(kind[0], (nodes, nodes), "x")
+        cc._check(kind[0], (nodes, nodes), "x")
     with pytest.raises(TypeError, match="tuple of 2"):
-        _aot._check(kind[0], (nodes,), "x")
+        cc._check(kind[0], (nodes,), "x")
     with pytest.raises(TypeError, match="must be i8"):
-        _aot._check(kind[1], 2.5, "x")
+        cc._check(kind[1], 2.5, "x")
 
 
 def test_jitted_compiles_each_kernel_once_for_every_module_that_names_it() -> None:
     pytest.importorskip("numba")
-    window = _aot.jitted(_window_kernels.__name__)
+    window = cc.jitted(_window_kernels.__name__)
     book = sys.modules[_book_kernels.__name__]
     assert window.move is book.move and hasattr(book.move, "py_func")
     assert book.usable is not None and hasattr(book.usable, "py_func")  # a callee too
-    assert _aot.jitted(_window_kernels.__name__) is window  # once
+    assert cc.jitted(_window_kernels.__name__) is window  # once
 
 
 def test_a_run_with_the_compiled_kernels_loads_no_numba(compiled: Any, tmp_path: Path) -> None:

@@ -34,7 +34,8 @@ import pytest
 from cosched.cli.main import main
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers import ImportOptions, ImportResult, import_log
-from cosched.workload.swf import read_swf, write_swf
+from cosched.workload.swf import read_swf
+from cosched.workload.swf_write import write_swf
 
 FIX = Path(__file__).parent / "fixtures"
 MUTANTS = 300  # per format

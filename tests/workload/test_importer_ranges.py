@@ -17,7 +17,8 @@ import pytest
 from cosched.cli.main import main
 from cosched.errors import ConfigError, WorkloadFormatError
 from cosched.workload.importers import ImportOptions, import_pbs, import_slurm, read_ids
-from cosched.workload.swf import read_swf, write_swf
+from cosched.workload.swf import read_swf
+from cosched.workload.swf_write import write_swf
 
 LIMIT = 2**53
 

@@ -21,7 +21,8 @@ from cosched.errors import WorkloadFormatError
 from cosched.workload.importers import ImportOptions, import_pbs, import_slurm
 from cosched.workload.importers.pbs import parse_walltime
 from cosched.workload.importers.slurm import parse_duration
-from cosched.workload.swf import read_swf, write_swf
+from cosched.workload.swf import read_swf
+from cosched.workload.swf_write import write_swf
 
 FIX = Path(__file__).parent / "fixtures"
 SACCT = FIX / "sacct_cases.txt"

@@ -17,14 +17,8 @@ import pytest
 from cosched.errors import InvariantError
 from cosched.workload.models import LublinParams, generate_lublin, lublin_chunks
 from cosched.workload.models.lublin_draws import CappedGammas, merge_clocks
-from cosched.workload.swf import (
-    SwfHeader,
-    SwfTrace,
-    read_swf,
-    swf_table,
-    write_swf,
-    write_swf_chunks,
-)
+from cosched.workload.swf import SwfHeader, SwfTrace, read_swf
+from cosched.workload.swf_write import swf_table, write_swf, write_swf_chunks
 from tests.workload.lublin_whole import whole_arrays
 
 

@@ -318,3 +318,38 @@ def test_empty_workload() -> None:
         assert len(annotate(name, w, rng=_rng())) == 0
     a, b = pair_workloads(w, w, rng=_rng(), proportion=0.5)
     assert len(a) == len(b) == 0
+
+
+def _plugin_annotator(w: Workload, *, rng: np.random.Generator, scale: float = 1.0) -> Workload:
+    """A package's own annotator: one profile column, each job's draw times ``scale``."""
+    t = w.table.copy()
+    t["mine_draw"] = rng.random(len(t)) * scale
+    return w.replace_table(t)
+
+
+def test_a_package_brings_its_own_annotator_by_entry_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+
+    from cosched.workload import profiles
+
+    ep = importlib.metadata.EntryPoint(
+        name="mine",
+        value="tests.workload.test_profiles:_plugin_annotator",
+        group=profiles.ENTRY_POINT_GROUP,
+    )
+    broken = importlib.metadata.EntryPoint(
+        name="broken", value="no_such_module_here:f", group=profiles.ENTRY_POINT_GROUP
+    )
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [ep, broken])
+    monkeypatch.setattr(profiles, "PROFILES", dict(profiles.PROFILES))
+    w = generate_lublin(20, nodes=8, rng=np.random.default_rng(1))
+    out = profiles.annotate("mine", w, rng=np.random.default_rng(2), scale=2.0)
+    want = np.random.default_rng(2).random(20) * 2.0
+    assert np.array_equal(out.table["mine_draw"].to_numpy(), want)
+    assert profiles.PROFILES["mine"] is _plugin_annotator  # loaded once, then held
+    with pytest.raises(ConfigError, match=r"'broken' .* failed to load"):
+        profiles.annotator("broken")
+    with pytest.raises(UnknownNameError):
+        profiles.annotator("nobody")

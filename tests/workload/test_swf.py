@@ -12,7 +12,8 @@ import pytest
 from cosched.errors import WorkloadFormatError
 from cosched.workload.job import SWF_FIELDS, Workload
 from cosched.workload.loader import load_workload
-from cosched.workload.swf import SwfHeader, SwfTrace, read_swf, write_swf
+from cosched.workload.swf import SwfHeader, SwfTrace, read_swf
+from cosched.workload.swf_write import write_swf
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / ".." / "shared" / "traces"

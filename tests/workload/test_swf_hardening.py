@@ -297,7 +297,7 @@ def test_a_limit_reads_only_the_head_of_the_file(
 #: How each parser is chosen: the compiled parser for long files or after KERNEL_AFTER
 #: blocks (and for blocks from AOT_PARSE_BYTES when it is built ahead of time), else
 #: numpy's (VECTOR_PARSE), then Python's split below PYTHON_PARSE_BYTES, pandas
-#: otherwise. The compiled parser is the one built ahead of time (``cosched._aot``)
+#: otherwise. The compiled parser is the one built ahead of time (``cosched.compile``)
 #: when ``ENABLED`` and built, else numba's.
 _NO_KERNEL = {"KERNEL_FOR_LONG_FILES": False, "KERNEL_AFTER": 2**40, "AOT_PARSE_BYTES": 2**40}
 _KERNEL = {"PYTHON_PARSE_BYTES": 0, "KERNEL_FOR_LONG_FILES": True, "KERNEL_AFTER": 0}
@@ -313,12 +313,12 @@ PARSERS: dict[str, dict[str, object]] = {
 def _read_with(path: Path, parser: str) -> tuple[str, object]:
     """``read_swf(path)`` with one parser first: the error text, or the table as
     arrays with the line numbers."""
-    from cosched import _aot
+    import cosched.compile as cc
     from cosched.workload import swf
 
     with contextlib.ExitStack() as stack:
         for name, value in PARSERS[parser].items():
-            stack.enter_context(patch.object(_aot if name == "ENABLED" else swf, name, value))
+            stack.enter_context(patch.object(cc if name == "ENABLED" else swf, name, value))
         try:
             trace = read_swf(path)
         except WorkloadFormatError as exc:

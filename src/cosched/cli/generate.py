@@ -69,7 +69,7 @@ def run_lublin(args: argparse.Namespace) -> int:
 
     from cosched.cli._checks import check_writable
     from cosched.workload.models import lublin_chunks
-    from cosched.workload.swf import swf_table, write_swf_chunks
+    from cosched.workload.swf_write import swf_table, write_swf_chunks
 
     check_writable(Path(args.output), flags=("-o/--output",))
     totals = {"work": 0.0, "first": float("nan"), "last": float("nan")}

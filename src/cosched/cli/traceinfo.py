@@ -139,7 +139,7 @@ def _import(args: argparse.Namespace) -> int:
 
     from cosched.cli.run import check_writable
     from cosched.workload.importers import import_log
-    from cosched.workload.swf import write_swf
+    from cosched.workload.swf_write import write_swf
 
     check_writable(Path(args.output))
     opts = replace(import_opts(args, args.nodes, args.cores), exclusive=args.exclusive)

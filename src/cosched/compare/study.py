@@ -645,15 +645,6 @@ RUN_OVERHEAD = 0.1
 REPORT_SECONDS = 15.0
 #: For a family not in the table (a user's policy): the slowest.
 _SLOWEST = min(JOBS_PER_SECOND.values())
-#: The module of each family's numba kernels: a fresh install compiles them on the
-#: family's first run (10-45 s), after which numba's cache holds them.
-KERNELS = {"nodeshare": "nodeshare/_book_kernels"}
-#: A policy of each family that runs a compiled pass on the engine's loop: a fresh
-#: install builds the loop on the family's first large run (about 1.5 min for LOMARC,
-#: 2 min for node sharing, under one for gang).
-PASSES = {"lomarc": "lomarc", "nodeshare": "nodeshare", "gang": "gang"}
-
-
 #: How the plan names the runs of each arm role (main arms go by their family).
 _ROLE_NAMES = {
     "robustness": "interference sweep",
@@ -709,7 +700,7 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
                 stored += 1
                 continue
             family = policy_class(c.policy).family
-            families.add(family)
+            families.add((family, c.policy))
             key = _cell_key(c)
             what = _ROLE_NAMES.get(roles.get(key) or "main", family)
             todo[what] = todo.get(what, 0) + 1
@@ -717,31 +708,17 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
             seconds += one
             if key in later:
                 later_seconds += one
-    compiling = sorted(f for f in families if _compiles(f))
+    compiling = sorted({f for f, p in families if _compiles(p)})
     return Cost(runs, stored, todo, seconds, compiling, later_seconds)
 
 
-def _compiles(family: str) -> bool:
-    """Whether numba's cache lacks the family's kernels, or its compiled pass's loop is
-    not built yet (its first run compiles them)."""
-    import os
+def _compiles(policy: str) -> bool:
+    """Whether the policy's first run compiles: its compiled pass's loop, or a group of
+    kernels compiled ahead of time that the pass calls, is not built yet."""
+    from cosched.engine import aot
 
-    if family in PASSES:
-        from cosched.engine import aot
-        from cosched.policies.base import policy_class
-
-        spec = policy_class(PASSES[family]).compiled_pass()
-        if spec is not None and aot.is_built(spec) is False:
-            return True
-    module = KERNELS.get(family)
-    if module is None:
-        return False
-    folder, name = module.split("/")
-    root = Path(__file__).resolve().parents[1] / folder / "__pycache__"
-    places = [root]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    return not any(any(p.rglob(f"{name}.*.nbi")) for p in places if p.is_dir())
+    spec = policy_class(policy).compiled_pass()
+    return spec is not None and bool(aot.unbuilt(spec))
 
 
 def workload_jobs(workload: dict[str, Any], probe: Any) -> int:

@@ -4,12 +4,12 @@ Importing numba and loading a cached just-in-time loop costs about half a second
 CPU per process; the same bound loop (:func:`cosched.engine.compiled.plain_source`)
 compiled once into an extension module by numba's ahead-of-time compiler
 (``numba.pycc``) loads in about a millisecond, without numba. One module per pass,
-built on first use in a child process (:func:`cosched._aot.load_built`: a file lock,
-a temporary folder renamed into place, ``failed.txt`` when it cannot be built), with a
-one-line notice on stderr naming the step and its time, into a folder of the user's
-cache named by a hash of the loop's and the pass's sources and the versions, so an
-upgrade or an edit builds a new one. ``COSCHED_AOT=0`` leaves it out: the fast path
-then runs numba's just-in-time loop, the same source.
+built on first use in a child process (:func:`cosched.compile.load_built`: a file
+lock, a temporary folder renamed into place, ``failed.txt`` when it cannot be built),
+with compilation's one-line notice on stderr naming the step and its time, into a
+folder of the user's cache named by :func:`cosched.compile.key` of the loop's and the
+pass's sources, so an upgrade or an edit builds a new one. ``COSCHED_AOT=0`` leaves it
+out: the fast path then runs numba's just-in-time loop, the same source.
 
 The child finds the pass by its module and name (data the parent hands it): this
 module imports no policy.
@@ -24,10 +24,19 @@ from pathlib import Path
 
 import numpy as np
 
-from cosched import _aot
-from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, variant
+from cosched.compile import (
+    Checked,
+    cache_root,
+    group_of,
+    import_built,
+    key,
+    load_built,
+    module_path,
+)
+from cosched.compile import is_built as is_built_group
+from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, source_files
 
-__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop"]
+__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop", "unbuilt"]
 
 #: The bound loop's arguments (:func:`cosched.engine.loop.event_loop`), every array
 #: C-contiguous.
@@ -44,11 +53,11 @@ def _extension(spec: CompiledPass) -> str:
 @functools.cache
 def _key(spec: CompiledPass) -> str:
     """The hash naming the folder of ``spec``'s built loop (computed once a process)."""
-    return _aot.version_key(variant(spec), LOOP_SIGNATURE)
+    return key(spec.name, LOOP_SIGNATURE, files=source_files(spec))
 
 
 def _folder(spec: CompiledPass) -> Path:
-    return _aot.cache_root() / _key(spec)
+    return cache_root() / _key(spec)
 
 
 def _home(spec: CompiledPass) -> str:
@@ -61,9 +70,20 @@ def is_built(spec: CompiledPass) -> bool:
     """Whether ``spec``'s loop is built for this machine and source (a first run would
     otherwise build it, or compile numba's loop when it cannot be built)."""
     try:
-        return _aot._module_path(_folder(spec), _extension(spec)).is_file()
+        return module_path(_folder(spec), _extension(spec)).is_file()
     except OSError:
         return False
+
+
+def unbuilt(spec: CompiledPass) -> list[str]:
+    """What a first run of ``spec`` compiles on this machine: its loop when not built,
+    and each group of kernels compiled ahead of time its functions call (numba's
+    function objects or plain ones, by their modules) that is not built."""
+    out = [] if is_built(spec) else [f"the {spec.name} event loop"]
+    modules = {getattr(f, "py_func", f).__module__ for f in (*spec.calls, *spec.depends)}
+    groups = {g for m in modules if (g := group_of(m)) is not None}
+    out += [f"the {g} kernels" for g in sorted(groups) if not is_built_group(g)]
+    return out
 
 
 def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:
@@ -74,7 +94,7 @@ def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:
         folder = _folder(spec)
     except OSError:
         return None
-    module = _aot.load_built(
+    module = load_built(
         folder,
         _extension(spec),
         build=build,
@@ -84,7 +104,7 @@ def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:
     )
     if module is None:
         return None
-    return _aot.Checked("event_loop", module.event_loop, LOOP_SIGNATURE)
+    return Checked("event_loop", module.event_loop, LOOP_SIGNATURE)
 
 
 def _find(module: str, name: str) -> CompiledPass:
@@ -94,15 +114,15 @@ def _find(module: str, name: str) -> CompiledPass:
     raise LookupError(f"no compiled pass {name!r} in {module}")
 
 
-def build_loop(out: str, key: str, extension: str, module: str, name: str) -> None:
+def build_loop(out: str, folder_key: str, extension: str, module: str, name: str) -> None:
     """Compile the bound loop of the pass ``name`` (defined in ``module``) into ``out``
     (in the child process :func:`load_loop` starts), then check it against the same
     loop run as plain Python on a small workload."""
     import warnings
 
     spec = _find(module, name)
-    if key != _folder(spec).name:
-        raise RuntimeError(f"the loop's source changed during the build ({key})")
+    if folder_key != _folder(spec).name:
+        raise RuntimeError(f"the loop's source changed during the build ({folder_key})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc is pending deprecation
         from numba.pycc import CC
@@ -112,7 +132,7 @@ def build_loop(out: str, key: str, extension: str, module: str, name: str) -> No
         cc.verbose = False
         cc.export("event_loop", LOOP_SIGNATURE)(plain_source(spec))
         cc.compile()
-    built = _aot._import(_aot._module_path(Path(out), extension), extension)
+    built = import_built(module_path(Path(out), extension), extension)
     _self_check(spec, built.event_loop)
 
 

@@ -13,16 +13,16 @@ The engine never imports a policy: it is handed the pass.
 from __future__ import annotations
 
 import functools
-import hashlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
+from cosched.compile import jit, key
 from cosched.engine import loop
 
-__all__ = ["CompiledPass", "bound_loop", "ranked", "variant"]
+__all__ = ["CompiledPass", "bound_loop", "ranked", "source_files", "variant"]
 
 
 @dataclass(frozen=True)
@@ -145,12 +145,11 @@ def _sample(n: int) -> tuple[int, Any, Any, Any]:
     return 16, np.full(4, -1, dtype=np.int64), np.zeros(4), np.zeros((n, 0))
 
 
-def _source_hash(spec: CompiledPass) -> str:
-    """A short hash of the source files the bound loop is compiled from (numba's cache
-    checks only the loop's own file; a changed pass must not reuse old machine code),
-    the module declaring the pass included (which functions it inlines or calls out of
-    line changes the machine code too)."""
-    h = hashlib.sha256()
+def source_files(spec: CompiledPass) -> list[str]:
+    """The source files the bound loop is compiled from (numba's cache checks only the
+    loop's own file; a changed pass must not reuse old machine code), the module
+    declaring the pass included (which functions it inlines or calls out of line changes
+    the machine code too)."""
     files = {loop.__file__}
     home = sys.modules.get(spec.arguments.__module__)
     if home is not None and getattr(home, "__file__", None):
@@ -158,17 +157,14 @@ def _source_hash(spec: CompiledPass) -> str:
     hooks = (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
     for f in (*hooks, *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)
-    for path in sorted(files):
-        with open(path, "rb") as fh:
-            h.update(fh.read())
-    return h.hexdigest()[:12]
+    return sorted(files)
 
 
 @functools.cache
 def variant(spec: CompiledPass) -> str:
-    """The name of ``spec``'s bound loop: the pass's name and its sources' hash (read
-    once per process)."""
-    return f"event_loop_{spec.name}_{_source_hash(spec)}"
+    """The name of ``spec``'s bound loop: the pass's name and the :func:`key
+    <cosched.compile.key>` of its sources (read once per process)."""
+    return f"event_loop_{spec.name}_{key(files=source_files(spec), length=12)}"
 
 
 def _rebind(f: Callable[..., Any], names: dict[str, Any], qualname: str) -> FunctionType:
@@ -181,21 +177,14 @@ def _rebind(f: Callable[..., Any], names: dict[str, Any], qualname: str) -> Func
     return g
 
 
-_JIT: dict[Callable[..., Any], Any] = {}
+#: Each helper's compiled form, rebound to the compiled forms of those it calls.
+_HELPERS: dict[Callable[..., Any], Any] = {}
 
 
-def _njit(f: Callable[..., Any], *, inline: bool = True) -> Any:
-    """``f`` compiled by numba, once. The loop's callees are inlined into it in numba's
-    own representation: left to LLVM, each pass call hands over the job columns
-    argument by argument, which cost EASY's loop some 15 % (docs/performance.md)."""
-    from numba import njit
-
-    got = _JIT.get(f)
+def _helper(h: Callable[..., Any], helpers: dict[str, Any], *, inline: bool) -> Any:
+    got = _HELPERS.get(h)
     if got is None:
-        if inline:
-            got = _JIT[f] = njit(cache=True, nogil=True, inline="always")(f)
-        else:
-            got = _JIT[f] = njit(cache=True, nogil=True)(f)
+        got = _HELPERS[h] = jit(_rebind(h, helpers, h.__qualname__), inline=inline)
     return got
 
 
@@ -204,18 +193,15 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
     rebound to compiled ones when ``compiled``) and the loop's own helpers."""
     helpers: dict[str, Any] = {}
     if compiled:
+        # The loop's callees are inlined into it in numba's own representation: left to
+        # LLVM, each pass call hands over the job columns argument by argument, which
+        # cost EASY's loop some 15 % (docs/performance.md).
         for h in spec.calls:  # each may call those listed before it
-            got = _JIT.get(h)
-            if got is None:
-                got = _JIT[h] = _njit(_rebind(h, helpers, h.__qualname__), inline=False)
-            helpers[h.__name__] = got
+            helpers[h.__name__] = _helper(h, helpers, inline=False)
         for h in spec.helpers:  # each may call those listed before it
-            got = _JIT.get(h)
-            if got is None:
-                got = _JIT[h] = _njit(_rebind(h, helpers, h.__qualname__))
-            helpers[h.__name__] = got
+            helpers[h.__name__] = _helper(h, helpers, inline=True)
         for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
-            helpers[h.__name__] = _njit(h)
+            helpers[h.__name__] = jit(h, inline=True)
     plain = spec.plain_calls() if not compiled and spec.plain_calls is not None else None
     names: dict[str, Any] = dict(helpers)
     for slot, f in (
@@ -226,7 +212,7 @@ def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
         ("policy_rates", spec.rates or loop.no_rates),
     ):
         if compiled:
-            names[slot] = _njit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"))
+            names[slot] = jit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"), inline=True)
         elif plain is not None:
             names[slot] = _rebind(f, plain, f.__qualname__)
         else:
@@ -244,11 +230,10 @@ def bound_loop(spec: CompiledPass, *, compiled: bool) -> Callable[..., None]:
     """:func:`cosched.engine.loop.event_loop` with ``spec``'s pass bound: compiled by
     numba (``cache=True``: compiled once per machine and source) or plain Python."""
     tag = variant(spec)
-    key = (tag, compiled)
-    got = _BOUND.get(key)
+    got = _BOUND.get((tag, compiled))
     if got is None:
         g = _rebind(loop.event_loop, _bindings(spec, compiled, tag), tag)
-        got = _BOUND[key] = _njit(g, inline=False) if compiled else g
+        got = _BOUND[tag, compiled] = jit(g) if compiled else g
     return got
 
 

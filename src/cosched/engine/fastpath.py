@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from cosched.compile import announced
 from cosched.engine.compiled import CompiledPass, bound_loop
-from cosched.engine.jit import announced
 from cosched.engine.ledger import Placements
 from cosched.platform import Allocation
 

@@ -364,12 +364,15 @@ def _compiled_busy(
 ) -> float | None:
     """:func:`~cosched.metrics._busy_kernel.node_busy` compiled ahead of time (the same
     sum in one pass, docs/performance.md), or None where it does not apply: the
-    ``batch`` module not built (it is not built for this), node numbers that are not a
-    small table's indices, entries not in start order, a time not finite or backwards."""
-    from cosched import _aot
-    from cosched.metrics._busy_kernel import UNSUITED
+    ``busy`` module not built (it is built from :data:`~cosched.metrics._busy_kernel.
+    BUILD_FROM` entries), node numbers that are not a small table's indices, entries not
+    in start order, a time not finite or backwards."""
+    from cosched.compile import compiled_kernel
+    from cosched.metrics import _busy_kernel
 
-    node_busy = _aot.compiled_kernel("cosched.metrics._busy_kernel", "node_busy")
+    node_busy = compiled_kernel(
+        _busy_kernel.__name__, "node_busy", build=nodes.size >= _busy_kernel.BUILD_FROM
+    )
     if node_busy is None:
         return None
     top = int(nodes.max())
@@ -384,7 +387,7 @@ def _compiled_busy(
         np.require(nodes, np.int64, ("C", "W")),
         top + 1,
     )
-    return None if got == UNSUITED else float(got)
+    return None if got == _busy_kernel.UNSUITED else float(got)
 
 
 def _first_appearance_ranks(nodes: np.ndarray) -> np.ndarray:

@@ -15,11 +15,11 @@ from those pressures), :func:`take` (its nodes) and :func:`move` (a job joins or
 nodes). The book's Python methods call them, and so does the backfill
 window's scan (:mod:`cosched.nodeshare._window_kernels`).
 
-The functions are marked with :func:`cosched._aot.kernel`, not compiled at import (so
+The functions are marked with :func:`cosched.compile.kernel`, not compiled at import (so
 importing this module loads no numba). Callers take the compiled forms from
-``cosched._aot.kernels(__name__)``: compiled ahead of time (the ones in
+``cosched.compile.kernels(__name__)``: compiled ahead of time (the ones in
 :data:`SIGNATURES`, with the window's, as the group :data:`GROUP`) or by numba
-(``cache=True``; :func:`cosched._aot.jitted` then replaces this module's functions with
+(``cache=True``; :func:`cosched.compile.jitted` then replaces this module's functions with
 numba's, in place). Until then they run as plain Python on the same arrays, with the
 same results.
 """
@@ -30,7 +30,7 @@ from types import ModuleType
 
 import numpy as np
 
-from cosched._aot import B1, B2, F1, F2, I1, I2, Group, kernel, register, tuple_of
+from cosched.compile import B1, B2, F1, F2, I1, I2, Group, kernel, register, tuple_of
 
 #: A node's state code counts its jobs per class in base 8: ``low + 8 x moderate + 64 x
 #: high`` (a job of class ``s`` adds ``BASE ** s``; cap <= 7 jobs a node).
@@ -302,7 +302,7 @@ def new_factors(
     return n
 
 
-# -- compiled ahead of time (cosched._aot) ----------------------------------------------
+# -- compiled ahead of time (cosched.compile) ----------------------------------------------
 
 #: The arrays of NodeBook.fit_arrays, as the window kernels receive them.
 BOOK_ARRAYS = tuple_of(I1, I1, I1, F1, B2)

@@ -3,9 +3,9 @@
 
 Imported with the node-sharing policies (the family's own kernels, like those of
 :mod:`cosched.nodeshare._book_kernels`: no other policy loads them). Marked with
-:func:`cosched._aot.kernel` like those: callers take the compiled forms from
-``cosched._aot.kernels(__name__)`` (ahead of time, else numba's, compiled in place by
-:func:`cosched._aot.jitted`); until then they run as plain Python on the same arrays,
+:func:`cosched.compile.kernel` like those: callers take the compiled forms from
+``cosched.compile.kernels(__name__)`` (ahead of time, else numba's, compiled in place by
+:func:`cosched.compile.jitted`); until then they run as plain Python on the same arrays,
 with the same results.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosched._aot import B1, F1, F2, F3, I1, I2, kernel, tuple_of
+from cosched.compile import B1, F1, F2, F3, I1, I2, kernel, tuple_of
 from cosched.nodeshare._book_kernels import BASE, BOOK_ARRAYS, choose, fit_row, move, take
 
 __all__ = [
@@ -442,7 +442,7 @@ def node_shadow(
     return shadow, free + by_shadow - need, True
 
 
-# -- compiled ahead of time (cosched._aot, the group of _book_kernels) -------------------
+# -- compiled ahead of time (cosched.compile, the group of _book_kernels) -------------------
 
 #: WindowScan's per-key table, as the kernels receive it.
 _KEYS = tuple_of(I1, I2, I2, F2, B1, I1)

@@ -236,9 +236,9 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarra
 def plain_calls() -> dict[str, Any]:
     """The kernels the pass calls by name, compiled (ahead of time, else by numba), as
     the general loop runs them: the plain loop's calls."""
-    from cosched import _aot
+    from cosched.compile import kernels
 
-    book, window = _aot.kernels(BK.__name__), _aot.kernels(WK.__name__)
+    book, window = kernels(BK.__name__), kernels(WK.__name__)
     return {
         "easy_pass": window.easy_pass,
         "move": book.move,

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from cosched import _aot
+from cosched.compile import kernels
 from cosched.errors import ConfigError
 from cosched.nodeshare import _book_kernels
 from cosched.nodeshare.configurations import Configuration
@@ -137,7 +137,7 @@ def listed(row: np.ndarray | None) -> list[tuple[int, float]]:
 def _int_array(values: Sequence[int] | np.ndarray, what: str) -> np.ndarray:
     """``values`` as a 1-d contiguous, writeable int64 array (``values`` itself when it
     is one), the form the compiled kernels read (they check nothing themselves: see
-    :func:`cosched._aot.kernels`)."""
+    :func:`cosched.compile.kernels`)."""
     a = np.asarray(values, dtype=np.int64)  # an int64 array is not copied
     if a.ndim != 1:
         raise ValueError(f"{what} must be a flat sequence of integers, got shape {a.shape}")
@@ -201,7 +201,7 @@ class NodeBook:
     ) -> None:
         self._rules(nodes, cores, cap, model, restriction)
         #: the kernels, compiled (ahead of time, else by numba).
-        self.kern = _aot.kernels(_book_kernels.__name__)
+        self.kern = kernels(_book_kernels.__name__)
         self._init_arrays()
         self.pad = pad
         self.count = np.zeros(nodes, dtype=np.int64)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from cosched import _aot
+from cosched.compile import kernels
 from cosched.nodeshare import _book_kernels
 from cosched.nodeshare.interference import InterferenceModel
 
@@ -30,7 +30,7 @@ class RunningJobs:
     """
 
     def __init__(self, jobs: int, model: InterferenceModel) -> None:
-        self._kern = _aot.kernels(_book_kernels.__name__)
+        self._kern = kernels(_book_kernels.__name__)
         self._spans = np.zeros((jobs, 2), dtype=np.int64)  # empty span: not running
         self._arena = np.zeros(1024, dtype=np.int64)
         self._used = 0
@@ -80,7 +80,7 @@ class RunningJobs:
         """``{job: 1 / factor}`` for the running jobs among ``touched`` whose factor
         changed since their last rate (every job just started), in index order."""
         jobs = np.array(sorted(touched), dtype=np.int64)
-        if jobs.ndim != 1:  # the compiled kernel checks nothing (cosched._aot.kernels)
+        if jobs.ndim != 1:  # the compiled kernel checks nothing (cosched.compile.kernels)
             raise ValueError(f"touched must be job indices, got shape {jobs.shape}")
         n = self._kern.new_factors(
             jobs, self._spans, self._arena, node_pressure, self._sens, self._ca, self._cb,

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cosched import _aot
+from cosched.compile import kernels
 from cosched.nodeshare import _window_kernels
 from cosched.nodeshare.configurations import PAPER_SHAPES, Configuration
 from cosched.nodeshare.placement import NodeBook
@@ -57,7 +57,7 @@ class WindowScan:
 
     def __init__(self, jobs: int) -> None:
         #: the window kernels, compiled (ahead of time, else by numba).
-        self.kern = _aot.kernels(_window_kernels.__name__)
+        self.kern = kernels(_window_kernels.__name__)
         self.kid = np.full(jobs, -1, dtype=np.int64)  # key id, -1: not recorded yet
         self.est = np.zeros(jobs)
         self.vic = np.zeros(jobs)

@@ -5,18 +5,19 @@ of which the first ``n`` entries are in use; every kernel that can change the nu
 of segments returns the new ``n``. Callers make sure the arrays have room: each
 :func:`add` needs at most two free slots.
 
-The kernels are compiled with numba (``cache=True``, so a process pays the compile
-cost once per machine, not per run). With ``NUMBA_DISABLE_JIT=1`` or without numba
-they run as plain Python on the same arrays, with the same results.
+The kernels are compiled with numba (:func:`cosched.compile.jit`: ``cache=True``, so a
+process pays the compile cost once per machine, not per run). With
+``NUMBA_DISABLE_JIT=1`` or without numba they run as plain Python on the same arrays,
+with the same results.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 import numpy as np
+
+from cosched.compile import jit
 
 __all__ = [
     "add",
@@ -28,24 +29,11 @@ __all__ = [
     "reserve",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-try:
-    from numba import njit as _njit
-
-    def _jit(f: F) -> F:
-        return _njit(cache=True, nogil=True)(f)  # type: ignore[return-value]
-
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python still works
-
-    def _jit(f: F) -> F:
-        return f
-
 
 NONE = math.nan  # "no start": what Profile.earliest returns as None
 
 
-@_jit
+@jit
 def _bisect_right(times: np.ndarray, n: int, t: float) -> int:
     lo, hi = 0, n
     while lo < hi:
@@ -57,7 +45,7 @@ def _bisect_right(times: np.ndarray, n: int, t: float) -> int:
     return lo
 
 
-@_jit
+@jit
 def earliest(
     times: np.ndarray, free: np.ndarray, n: int, size: int, duration: float, not_after: float
 ) -> float:
@@ -81,7 +69,7 @@ def earliest(
     return NONE
 
 
-@_jit
+@jit
 def _split(times: np.ndarray, free: np.ndarray, n: int, t: float) -> int:
     """Make a segment start exactly at ``t`` (the profile grows to ``n + 1`` if needed);
     return its index, or ``-1 - k`` when it was inserted at ``k``."""
@@ -99,7 +87,7 @@ def _split(times: np.ndarray, free: np.ndarray, n: int, t: float) -> int:
     return -1 - k
 
 
-@_jit
+@jit
 def add(
     times: np.ndarray, free: np.ndarray, n: int, start: float, duration: float, units: int
 ) -> int:
@@ -117,7 +105,7 @@ def add(
     return n
 
 
-@_jit
+@jit
 def could_start_before(times: np.ndarray, free: np.ndarray, n: int, t: float, size: int) -> bool:
     """Whether some segment starting before ``t`` has ``size`` units free."""
     for k in range(n):
@@ -128,7 +116,7 @@ def could_start_before(times: np.ndarray, free: np.ndarray, n: int, t: float, si
     return False
 
 
-@_jit
+@jit
 def coalesce(times: np.ndarray, free: np.ndarray, n: int) -> int:
     """Merge neighbouring segments with equal free units; return the new count."""
     w = 1
@@ -140,7 +128,7 @@ def coalesce(times: np.ndarray, free: np.ndarray, n: int) -> int:
     return w if n > 0 else 0
 
 
-@_jit
+@jit
 def advance(times: np.ndarray, free: np.ndarray, n: int, now: float) -> int:
     """Forget the segments that ended before ``now``; return the new count."""
     k = _bisect_right(times, n, now) - 1
@@ -153,7 +141,7 @@ def advance(times: np.ndarray, free: np.ndarray, n: int, now: float) -> int:
     return n
 
 
-@_jit
+@jit
 def reserve(
     times: np.ndarray,
     free: np.ndarray,
@@ -173,7 +161,7 @@ def reserve(
     return n
 
 
-@_jit
+@jit
 def compress(
     times: np.ndarray,
     free: np.ndarray,

@@ -185,12 +185,9 @@ def _entry_points() -> list[importlib.metadata.EntryPoint]:
 
 
 def _load_entry_point(ep: importlib.metadata.EntryPoint) -> None:
-    try:
-        cls = ep.load()
-    except Exception as exc:  # a broken plugin is named, never a traceback
-        raise ConfigError(
-            f"policy entry point {ep.name!r} ({ep.value}) failed to load: {exc}"
-        ) from exc
+    from cosched import plugins
+
+    cls = plugins.load(ep, "policy")
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
         raise ConfigError(f"policy entry point {ep.name!r} ({ep.value}) is not a Policy class")
     if cls.name != ep.name:

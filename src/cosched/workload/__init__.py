@@ -21,7 +21,8 @@ if TYPE_CHECKING:
         load_workload,
         load_workload_with_report,
     )
-    from cosched.workload.swf import SwfHeader, SwfTrace, read_swf, write_swf
+    from cosched.workload.swf import SwfHeader, SwfTrace, read_swf
+    from cosched.workload.swf_write import write_swf
     from cosched.workload.transforms import (
         filter_jobs,
         first_n,
@@ -50,7 +51,7 @@ _EXPORTS = {
     "SwfHeader": "cosched.workload.swf",
     "SwfTrace": "cosched.workload.swf",
     "read_swf": "cosched.workload.swf",
-    "write_swf": "cosched.workload.swf",
+    "write_swf": "cosched.workload.swf_write",
     "filter_jobs": "cosched.workload.transforms",
     "first_n": "cosched.workload.transforms",
     "merge": "cosched.workload.transforms",

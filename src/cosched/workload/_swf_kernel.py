@@ -11,12 +11,22 @@ another count of fields, any other byte) makes it give up on the block, which th
 goes through the other parsers and, for the error message, the line-by-line parser
 (:mod:`cosched.workload.swf`). The values it gives are the ones those parsers give
 for the same text, so which parser read a block never shows.
+
+The module is plain Python (it imports no numba): :func:`parse_block` is marked with
+:func:`cosched.compile.kernel`, and the ``swf`` group declared here compiles it ahead of
+time; :func:`parse` runs that form when it is built, else numba's
+(:func:`cosched.compile.jitted`).
 """
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
-from numba import njit
+
+from cosched.compile import Group, jitted, kernel, load, register
+
+__all__ = ["GROUP", "SIGNATURES", "parse", "parse_block", "self_check"]
 
 _FIELDS = 18
 _MAX_DIGITS = 15
@@ -24,7 +34,7 @@ _MAX_DIGITS = 15
 _POW10 = np.array([10.0**k for k in range(_MAX_DIGITS + 1)])
 
 
-@njit(cache=True)
+@kernel
 def parse_block(
     data: np.ndarray, signed: np.ndarray, fractional: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
@@ -109,3 +119,48 @@ def parse_block(
         line += 1
         i += 1
     return out[:, :rows], where[:rows], True
+
+
+# -- compiled ahead of time (cosched.compile) --------------------------------------------
+
+SIGNATURES = {"parse_block": "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])"}
+
+#: The SWF parser, built as one module on first use by a long trace.
+GROUP = Group("swf", "_cosched_swf", (__name__,), f"{__name__}:self_check")
+register(GROUP)
+
+
+def parse(
+    data: np.ndarray, signed: np.ndarray, fractional: np.ndarray, *, build: bool
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """:func:`parse_block` compiled: ahead of time when it is built (or, with ``build``,
+    can be), else numba's when ``build``; None with neither. ``data`` may be read-only
+    (the kernel only reads it)."""
+    data = np.ascontiguousarray(data, dtype=np.uint8)
+    signed = np.ascontiguousarray(signed, dtype=np.bool_)
+    fractional = np.ascontiguousarray(fractional, dtype=np.bool_)
+    if data.ndim != 1 or signed.shape != (18,) or fractional.shape != (18,):
+        raise TypeError("parse_block needs 1-d bytes and 18 flags of each kind")
+    built = load(build=build, group=GROUP.name)  # unchecked: the arrays are checked here
+    if built is not None:
+        values, where, ok = built.parse_block(data, signed, fractional)
+    elif build:
+        values, where, ok = jitted(__name__).parse_block(data, signed, fractional)
+    else:
+        return None
+    return values, where, bool(ok)
+
+
+def self_check(module: ModuleType) -> None:
+    """The compiled SWF parser gives its source's results on a small case."""
+    text = (
+        b"1 0 10 5 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n"
+        b"2 1.5 0 5 4 -1 -1 4 10.25 -1 1 1 1 -1 1 -1 -1 -1\n"
+    )
+    data = np.frombuffer(text, dtype=np.uint8).copy()
+    flags = np.ones(18, dtype=np.bool_)
+    a, where, ok = module.parse_block(data, flags, flags)
+    source = getattr(parse_block, "py_func", parse_block)
+    b, where2, ok2 = source(data, flags, flags)
+    if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
+        raise RuntimeError("the compiled SWF parser differs from its source")

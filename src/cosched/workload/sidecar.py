@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cosched.errors import WorkloadError
 from cosched.workload.job import Workload
 from cosched.workload.loader import load_workload
-from cosched.workload.swf import write_swf
+from cosched.workload.swf_write import write_swf
 
 if TYPE_CHECKING:
     import pandas as pd

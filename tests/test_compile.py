@@ -2,9 +2,9 @@
 and cosched falls back to numba's kernels when they cannot be built.
 
 Differential tests on random SWF text: the SWF parser as compiled ahead of time
-(:mod:`cosched._aot`), as compiled just in time by numba, and run as Python, must agree
-bit for bit; so must the node-busy sum, compiled and as Python (the engine's event loop:
-``tests/engine/test_loop_aot.py``).
+(:mod:`cosched.compile`), as compiled just in time by numba, and run as Python, must
+agree bit for bit; so must the node-busy sum, compiled and as Python (the engine's event
+loop: ``tests/engine/test_loop_aot.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cosched import _aot
+import cosched.compile as cc
 from cosched.engine import Simulation, fastpath
 from cosched.platform import Platform
 from cosched.policies import make_policy
@@ -28,25 +28,40 @@ from cosched.workload.job import Workload
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
 
 
-@pytest.fixture(scope="module")
-def kernels() -> Any:
+def _built(group: str) -> Any:
     """The module compiled ahead of time, built in the user's cache if it is not yet
     (once per machine and source: parallel workers wait for one build)."""
     if not HAVE_CC:
         pytest.skip("no C compiler: the ahead-of-time kernels cannot be built here")
-    module = _aot.load(build=True)
+    module = cc.load(build=True, group=group)
     if module is None:
-        failed = _aot.kernel_dir() / "failed.txt"
+        failed = cc.kernel_dir(group) / "failed.txt"
         detail = failed.read_text() if failed.exists() else "cache not writable"
         pytest.fail(f"the ahead-of-time kernels did not build:\n{detail}")
     return module
 
 
+@pytest.fixture(scope="module")
+def kernels() -> Any:
+    """The SWF parser compiled ahead of time."""
+    from cosched.workload import _swf_kernel
+
+    return _built(_swf_kernel.GROUP.name)
+
+
+@pytest.fixture(scope="module")
+def busy() -> Any:
+    """The node-busy sum compiled ahead of time."""
+    from cosched.metrics import _busy_kernel
+
+    return _built(_busy_kernel.GROUP.name)
+
+
 @pytest.fixture
 def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forget the module this process loaded, so that :func:`_aot.load` looks again."""
-    monkeypatch.setattr(_aot, "_loaded", {})
-    monkeypatch.setattr(_aot, "_tried_build", set())
+    """Forget the module this process loaded, so that :func:`cc.load` looks again."""
+    monkeypatch.setattr(cc, "_loaded", {})
+    monkeypatch.setattr(cc, "_tried_build", set())
 
 
 # -- the SWF parser ------------------------------------------------------------------
@@ -78,15 +93,16 @@ def swf_text(draw: st.DrawFn) -> bytes:
 def test_the_parser_is_the_same_ahead_of_time_just_in_time_and_in_python(
     kernels: Any, text: bytes, signed: list[bool]
 ) -> None:
-    from cosched.workload._swf_kernel import parse_block
+    from cosched.workload import _swf_kernel
     from cosched.workload.swf import _FRACTIONAL
 
     data = np.frombuffer(text, dtype=np.uint8)
     flags = np.array(signed)
+    jit = cc.jitted(_swf_kernel.__name__).parse_block
     got = [
-        _aot.parse_block(kernels, data, flags, _FRACTIONAL),
-        parse_block(data, flags, _FRACTIONAL),
-        parse_block.py_func(data, flags, _FRACTIONAL),
+        kernels.parse_block(data, flags, _FRACTIONAL),
+        jit(data, flags, _FRACTIONAL),
+        jit.py_func(data, flags, _FRACTIONAL),
     ]
     (a, wa, ok), rest = got[0], got[1:]
     for b, wb, okb in rest:
@@ -99,7 +115,7 @@ def test_the_parser_is_the_same_ahead_of_time_just_in_time_and_in_python(
 def test_a_read_trace_is_the_same_with_either_compiled_parser(
     kernels: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cosched.workload import swf
+    from cosched.workload import _swf_kernel, swf
 
     # avg_cpu_time (the sixth field) may be fractional
     lines = [
@@ -110,18 +126,19 @@ def test_a_read_trace_is_the_same_with_either_compiled_parser(
     path.write_text("; MaxProcs: 64\n" + "\n".join(lines) + "\n")
     assert path.stat().st_size >= swf.AOT_PARSE_BYTES  # one block, long enough
     calls = []
-    real = _aot.parse_block
+    real = kernels.parse_block
 
     def spy(*args: Any) -> Any:
         calls.append(out := real(*args))
         return out
 
     with monkeypatch.context() as mp:
-        mp.setattr(_aot, "parse_block", spy)
+        mp.setattr(kernels, "parse_block", spy)
         aot = swf.read_swf(path).columns
     assert [ok for _, _, ok in calls] == [True]  # the compiled parser read it
+    assert _swf_kernel.GROUP.name in cc.catalogue()["loaded"]
     assert aot["avg_cpu_time"][3] == 5.0 and aot["avg_cpu_time"][4] == 6.25
-    monkeypatch.setattr(_aot, "ENABLED", False)
+    monkeypatch.setattr(cc, "ENABLED", False)
     numpy_parser = swf.read_swf(path).columns
     monkeypatch.setattr(swf, "KERNEL_AFTER", 0)
     jit = swf.read_swf(path).columns
@@ -136,7 +153,7 @@ def test_a_read_trace_is_the_same_with_either_compiled_parser(
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_node_busy_sum_is_the_same_ahead_of_time_and_in_python(
-    kernels: Any, data: st.DataObject
+    busy: Any, data: st.DataObject
 ) -> None:
     """Entries in start order or not, times finite or not: the compiled one-pass sum is
     the Python function's, bit for bit (refusals included)."""
@@ -155,7 +172,7 @@ def test_the_node_busy_sum_is_the_same_ahead_of_time_and_in_python(
         np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), dtype=np.int64)
     )
     nodes = np.array(data.draw(st.lists(st.integers(0, 5), min_size=m, max_size=m)), dtype=np.int64)
-    got = kernels.node_busy(start, end, job_of, nodes, 6)
+    got = busy.node_busy(start, end, job_of, nodes, 6)
     assert got.hex() == node_busy(start, end, job_of, nodes, 6).hex()
 
 
@@ -183,7 +200,7 @@ def test_an_unwritable_cache_falls_back_to_numba_with_the_same_schedule(
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("COSCHED_AOT_DIR", str(blocker / "kernels"))  # cannot be a folder
-    assert _aot.load(build=True) is None  # no exception
+    assert cc.load(build=True, group="swf") is None  # no exception
     monkeypatch.setattr(fastpath, "COMPILE_FROM", 0)
     fallback = _easy(2000).run().job_columns
     monkeypatch.setattr(fastpath, "COMPILE_FROM", 10**9)
@@ -197,19 +214,19 @@ def test_a_build_without_a_compiler_is_recorded_and_not_tried_again(
 ) -> None:
     monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
     monkeypatch.setenv("CC", "/bin/false")  # numba.pycc finds no working compiler
-    assert _aot.load(build=True) is None
-    failed = _aot.kernel_dir() / "failed.txt"
+    assert cc.load(build=True, group="swf") is None
+    failed = cc.kernel_dir("swf") / "failed.txt"
     assert "numba's just-in-time kernels instead" in failed.read_text()
-    assert not list(_aot.kernel_dir().glob(".build-*"))  # the temporary folder is gone
-    monkeypatch.setattr(_aot, "_tried_build", set())  # as a new process would start
+    assert not list(cc.kernel_dir("swf").glob(".build-*"))  # the temporary folder is gone
+    monkeypatch.setattr(cc, "_tried_build", set())  # as a new process would start
 
     def no_child(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a failed build was tried again")
 
     monkeypatch.setattr("subprocess.run", no_child)
-    assert _aot.load(build=True) is None
+    assert cc.load(build=True, group="swf") is None
     monkeypatch.setenv("COSCHED_AOT", "0")
-    assert not _aot.available()
+    assert not cc.available()
 
 
 def test_a_build_for_other_source_is_refused(
@@ -218,8 +235,8 @@ def test_a_build_for_other_source_is_refused(
     # The child compiles the source it imports; if that is not the source the parent
     # hashed (edited in between), the build fails instead of filing it under the key.
     monkeypatch.setenv("COSCHED_AOT_DIR", str(tmp_path))
-    monkeypatch.setattr(_aot, "_key", lambda group="batch": "0" * 20)
-    assert _aot.load(build=True) is None
+    monkeypatch.setattr(cc, "_key", lambda group: "0" * 20)
+    assert cc.load(build=True, group="swf") is None
     assert "source changed" in (tmp_path / ("0" * 20) / "failed.txt").read_text()
 
 
@@ -232,7 +249,7 @@ def test_no_home_folder_means_no_cache_and_no_stray_folder(
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # ignored: not absolute
     monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # as with no home folder
     monkeypatch.chdir(tmp_path)
-    assert _aot.load(build=True) is None
+    assert cc.load(build=True, group="swf") is None
     assert list(tmp_path.iterdir()) == []
 
 
@@ -241,5 +258,5 @@ def test_the_module_file_ending_is_the_one_pycc_writes() -> None:
     # from the import system, without importing sysconfig (a part of every run's fixed cost).
     import sysconfig
 
-    assert sysconfig.get_config_var("EXT_SUFFIX") == _aot._EXT_SUFFIX
-    assert _aot._module_path(Path("k")).name == "_cosched_kernels" + _aot._EXT_SUFFIX
+    assert sysconfig.get_config_var("EXT_SUFFIX") == cc._EXT_SUFFIX
+    assert cc.module_path(Path("k"), "swf").name == "_cosched_swf" + cc._EXT_SUFFIX

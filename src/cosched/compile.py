@@ -1,59 +1,67 @@
-"""Numba kernels compiled ahead of time: the machinery, for the kernels a module
-declares.
+"""Compilation, in one module: numba's kernels just in time and ahead of time, their
+cache keys, their cache, the notice a compile prints, and the list of what is built.
+
+Every compiled function in cosched goes through here (the process-level time-sharing
+kernel's decorator excepted, which keeps numba's options of its own):
+
+- :func:`jit`: a function compiled by numba just in time (``cache=True``,
+  ``nogil=True``), once per function; plain Python without numba. The engine's bound
+  loops (:mod:`cosched.engine.compiled`) and conservative's profile kernels use it.
+- :func:`kernel`, :func:`jitted`, :func:`kernels`: kernel modules that stay plain Python
+  at import, compiled in place when first asked for, or taken from a module compiled
+  ahead of time when it is built.
+- :class:`Group`, :func:`register`, :func:`load`, :func:`load_built`: extension modules
+  compiled ahead of time by ``numba.pycc``. A package declares its kernel modules'
+  group (``SIGNATURES`` beside the functions, ``register(Group(...))`` in one of them):
+  the SWF parser's (``cosched.workload._swf_kernel``), the node-busy sum's
+  (``cosched.metrics._busy_kernel``), the node-sharing family's; the engine's event loop
+  with each policy's pass bound is one module per pass (:mod:`cosched.engine.aot`).
+- :func:`key`: the one hash that names compiled code: its source files, its
+  declarations, the Python, numpy and numba versions and :data:`FORMAT`.
+- :func:`announced` and the build's own line: one notice, ``compiling WHAT for this
+  machine (once): N s``, on stderr, whichever compiler runs.
+- :func:`catalogue`: what is declared and what this process compiled or loaded.
+
+Nothing here names a module above it: a group names its own modules, and the child
+process that builds a module is told by the caller which module declares it.
 
 Importing numba and loading a cached just-in-time kernel costs about half a second of
 CPU per process; the same functions compiled once into an extension module by numba's
-ahead-of-time compiler (``numba.pycc``) load in about a millisecond, without numba
-(docs/performance.md, "The batch loop and parser compiled ahead of time"). The
-source is the same: a kernel module declares its functions' numba signatures
-(``SIGNATURES``, beside the functions: the node-sharing family's modules; the SWF
-parser's, whose module imports numba, are declared with its group here), kernel modules are built in
-groups (:class:`Group`: ``batch`` here, a family's registered by the family), and this
-module compiles them for those fixed argument types. It imports no other cosched
-module: a group names its modules, found by name where they are needed (in the child
-process that builds them); the engine's event loop is built by
-:mod:`cosched.engine.aot` through :func:`load_built`.
-
-The module is built on first use, in a child process (``python -m cosched._aot``), into
-a folder of the user's cache (``$COSCHED_AOT_DIR``, else ``$XDG_CACHE_HOME/cosched/
-kernels`` or ``~/.cache/cosched/kernels``) named by a hash of the kernels' source and
-the Python, numpy and numba versions, so an upgrade or an edit builds a new one. It is
-written to a temporary folder and renamed into place, under a file lock, so that
-parallel processes build it once and never load half a file. When it cannot be built
-(no C compiler, no ``numba.pycc``, an unwritable cache) or ``COSCHED_AOT=0`` is set,
-:func:`load` returns None and the callers use numba's just-in-time kernels, as before:
-the same functions, so the same results. A failed build leaves ``failed.txt`` with the
-compiler's output in the folder, so later processes do not try again (delete the
-folder to retry).
+ahead-of-time compiler load in about a millisecond, without numba (docs/performance.md,
+"The batch loop and parser compiled ahead of time"). Such a module is built on first
+use, in a child process, into a folder of the user's cache (``$COSCHED_AOT_DIR``, else
+``$XDG_CACHE_HOME/cosched/kernels`` or ``~/.cache/cosched/kernels``) named by
+:func:`key`, so an upgrade or an edit builds a new one. It is written to a temporary
+folder and renamed into place, under a file lock, so that parallel processes build it
+once and never load half a file. When it cannot be built (no C compiler, no
+``numba.pycc``, an unwritable cache) or ``COSCHED_AOT=0`` is set, :func:`load` returns
+None and the callers use numba's just-in-time kernels: the same functions, so the same
+results. A failed build leaves ``failed.txt`` with the compiler's output in the folder,
+so later processes do not try again (delete the folder to retry). A kernel compiled just
+in time is compiled under a file lock beside numba's cache index on its first call
+(:func:`announced`), so parallel processes (pytest's workers) compile it once and the
+others load it from numba's cache.
 
 The compiled functions check nothing about their arguments (a wrong dtype or layout
-crashes the process); :func:`parse_block` here checks them first.
-The other kernels are called by cosched's own classes on arrays they build, and
-:class:`Checked` checks each call against its declared signature when asked to
-(:func:`checking`; the test suite always does).
-
-Kernels that call each other (the node-sharing family's) are marked with :func:`kernel`
-instead of being decorated with numba at import: their module stays plain Python, so
-importing it loads no numba. :func:`kernels` hands a caller the compiled form of a
-module's kernels: the ahead-of-time ones when the module is built, else numba's, which
-:func:`jitted` makes by compiling the module's marked functions in place (each marked
-function becomes one numba dispatcher, in its own module and in every module that
-imported it, so that compiled kernels call compiled kernels).
+crashes the process). Their callers build every array they pass, and :class:`Checked`
+checks each call against its declared signature when asked to (:func:`checking`; the
+test suite always does).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FunctionType, ModuleType
-from typing import Any, TypeVar
+from typing import Any, Literal, TextIO, TypeVar
 
 import numpy as np
 
@@ -65,30 +73,41 @@ __all__ = [
     "F1",
     "F2",
     "F3",
+    "FORMAT",
     "GROUPS",
     "I1",
     "I2",
     "Checked",
     "Group",
+    "announced",
     "available",
     "build",
+    "cache_root",
+    "catalogue",
     "checking",
     "compiled_kernel",
+    "group_of",
+    "import_built",
+    "is_built",
+    "jit",
     "jitted",
     "kernel",
     "kernel_dir",
     "kernels",
+    "key",
     "load",
-    "parse_block",
+    "load_built",
+    "module_path",
     "register",
     "tuple_of",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Bumped when the way the module is built changes.
-_FORMAT = 2
 _PACKAGE = Path(__file__).resolve().parent
+
+#: Bumped when the way compiled code is built changes (part of every :func:`key`).
+FORMAT = 3
 
 # Argument types as signatures write them: every array C-contiguous where the callers
 # pass fresh arrays (a family's kernel module writes its signatures with these).
@@ -103,71 +122,52 @@ def tuple_of(*items: str) -> str:
 
 @dataclass(frozen=True)
 class Group:
-    """Kernels built as one extension module, so that a family builds only what it
+    """Kernels built as one extension module, so that a package builds only what it
     runs. Each of ``modules`` declares its kernels as ``SIGNATURES`` (function name:
-    numba signature) beside the functions; a family declares its group in one of them
-    and :func:`register` s it on import.
+    numba signature) beside the functions, which are marked with :func:`kernel` (the
+    module stays plain Python); one of them declares the group and :func:`register` s
+    it on import.
 
     Attributes:
-        name: the group's name (``load(group=...)``, the cache folder's key).
+        name: the group's name (``load(group=...)``).
         extension: the built module's name.
-        modules: the kernel modules, by name.
+        modules: the kernel modules, by name, the one that registers the group first
+            (the build's child process imports it).
         check: ``module:function`` called with the built module, which raises if it
             differs from the source on small cases (before the build is kept).
-        declared: (module, function, signature) of each kernel, for modules that
-            import numba (their signatures cannot be read without it): the SWF parser's.
     """
 
     name: str
     extension: str
     modules: tuple[str, ...]
     check: str
-    declared: tuple[tuple[str, str, str], ...] = ()
 
 
-#: The groups by name: ``batch`` (the SWF parser, which every long trace uses, and the
-#: node-busy sum of a placement-aware run's summary) and
-#: those the families register (the node-sharing family's ``nodeshare``). (The engine's
-#: event loop is one module per policy pass: :mod:`cosched.engine.aot`.)
-GROUPS: dict[str, Group] = {
-    "batch": Group(
-        "batch",
-        "_cosched_kernels",
-        ("cosched.workload._swf_kernel", "cosched.metrics._busy_kernel"),
-        "cosched._aot:_self_check",
-        (
-            (
-                "cosched.workload._swf_kernel",
-                "parse_block",
-                "Tuple((f8[:, :], i8[:], b1))(u1[::1], b1[::1], b1[::1])",
-            ),
-            (
-                "cosched.metrics._busy_kernel",
-                "node_busy",
-                "f8(f8[::1], f8[::1], i8[::1], i8[::1], i8)",
-            ),
-        ),
-    )
-}
+#: The groups declared so far, by name (a kernel module registers its group on import:
+#: the SWF parser's ``swf``, the node-busy sum's ``busy``, the node-sharing family's
+#: ``nodeshare``). The engine's event loop is one module per policy pass
+#: (:mod:`cosched.engine.aot`); :func:`catalogue` lists both.
+GROUPS: dict[str, Group] = {}
 
 
 def register(group: Group) -> None:
-    """Make ``group`` known (a family's kernel module calls it on import)."""
+    """Make ``group`` known (its first kernel module calls it on import)."""
     GROUPS[group.name] = group
 
 
-def _group(module: str) -> str:
-    """The group of the kernel module ``module``."""
-    for g in GROUPS.values():
-        if module in g.modules:
-            return g.name
-    return "batch"
+def _group(module: str) -> str | None:
+    """The group of the kernel module ``module`` (imported, so that it registers its
+    group), or None: not compiled ahead of time."""
+    for _ in range(2):
+        for g in GROUPS.values():
+            if module in g.modules:
+                return g.name
+        importlib.import_module(module)
+    return None
 
 
 def _kernels_in(group: str) -> tuple[tuple[str, str, str], ...]:
     """(module, function, numba signature) of every kernel of ``group``."""
-    if GROUPS[group].declared:
-        return GROUPS[group].declared
     out: list[tuple[str, str, str]] = []
     for module in GROUPS[group].modules:
         declared = importlib.import_module(module).SIGNATURES
@@ -187,12 +187,18 @@ _tried_build: set[str] = set()
 _EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
-def _source_file(module: str) -> Path:
-    return _PACKAGE.joinpath(*module.split(".")[1:]).with_suffix(".py")
+def _source_file(module: str) -> str:
+    """The source file of the module ``module`` (imported)."""
+    path = getattr(importlib.import_module(module), "__file__", None)
+    if path is None:  # pragma: no cover - a kernel module is a file
+        raise LookupError(f"{module} has no source file")
+    return str(path)
 
 
+@functools.cache
 def _numba_version() -> str:
-    """numba's version from its installed metadata, without importing numba."""
+    """numba's version from its installed metadata, without importing numba (read once
+    a process)."""
     spec = importlib.util.find_spec("numba")
     if spec is None or spec.origin is None:
         return "none"
@@ -204,44 +210,31 @@ def _numba_version() -> str:
     return "unknown"
 
 
-def version_key(*parts: str) -> str:
-    """A hash of ``parts`` and of the versions compiled code depends on (Python, its
-    extension suffix, numpy, numba, this module's build format)."""
+def key(*parts: str, files: Iterable[str] = (), length: int = 20) -> str:
+    """The hash that names compiled code: of ``parts`` (declarations: a group's
+    signatures, a loop's), of the bytes of the source ``files`` it is compiled from, and
+    of the versions compiled code depends on (:data:`FORMAT`, Python, its extension
+    suffix, numpy, numba). Every cache folder and every bound loop's name is one."""
     h = hashlib.sha256()
-    for part in (str(_FORMAT), sys.version, _EXT_SUFFIX, np.__version__, _numba_version()):
+    for part in (str(FORMAT), sys.version, _EXT_SUFFIX, np.__version__, _numba_version()):
         h.update(part.encode() + b"\0")
     for part in parts:
         h.update(part.encode() + b"\0")
-    return h.hexdigest()[:20]
+    for path in sorted(set(files)):
+        with open(path, "rb") as fh:
+            h.update(fh.read() + b"\0")
+    return h.hexdigest()[:length]
 
 
-def _key(group: str = "batch") -> str:
-    """A hash of what a group's built module depends on: its kernels' source and the
-    versions."""
-    h = hashlib.sha256()
-    parts = [
-        str(_FORMAT),
-        sys.version,
-        _EXT_SUFFIX,
-        np.__version__,
-        _numba_version(),
-        group,
-        repr(_kernels_in(group)),
-    ]
-    for part in parts:
-        h.update(part.encode() + b"\0")
-    for module in sorted({m for m, _, _ in _kernels_in(group)}):
-        h.update(_source_file(module).read_bytes() + b"\0")
-    return h.hexdigest()[:20]
+def _key(group: str) -> str:
+    """The :func:`key` of a group's built module: its kernels' signatures and sources."""
+    kernels = _kernels_in(group)
+    return key(group, repr(kernels), files=[_source_file(m) for m in {m for m, _, _ in kernels}])
 
 
 def cache_root() -> Path:
     """The folder that holds compiled modules, one subfolder per key
     (``$COSCHED_AOT_DIR``, else the user's cache)."""
-    return _cache_root()
-
-
-def _cache_root() -> Path:
     env = os.environ.get("COSCHED_AOT_DIR")
     if env:
         return Path(env)
@@ -257,15 +250,31 @@ def _cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("cosched")) / "kernels"
 
 
-def kernel_dir(group: str = "batch") -> Path:
+def group_of(module: str) -> str | None:
+    """The group of kernels compiled ahead of time that the module ``module`` is in, or
+    None."""
+    return _group(module)
+
+
+def is_built(group: str) -> bool:
+    """Whether ``group``'s module is built for this machine and source (a first run
+    that asks for it builds it otherwise)."""
+    try:
+        return module_path(kernel_dir(group), group).is_file()
+    except (OSError, ImportError):
+        return False
+
+
+def kernel_dir(group: str) -> Path:
     """The folder that holds (or will hold) this installation's compiled kernels of
     ``group``."""
-    return _cache_root() / _key(group)
+    return cache_root() / _key(group)
 
 
-def _module_path(folder: Path, group: str = "batch") -> Path:
-    known = GROUPS.get(group)
-    return folder / ((known.extension if known else group) + _EXT_SUFFIX)
+def module_path(folder: Path, name: str) -> Path:
+    """The file of the extension module ``name`` (a group's, or a loop's) in ``folder``."""
+    known = GROUPS.get(name)
+    return folder / ((known.extension if known else name) + _EXT_SUFFIX)
 
 
 #: Whether the ahead-of-time kernels may be used (tests set it to False to run numba's).
@@ -279,7 +288,7 @@ def available() -> bool:
     return ENABLED and env not in {"0", "no", "off", "false"}
 
 
-def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
+def load(*, build: bool = False, group: str) -> ModuleType | None:
     """The compiled kernels of ``group``, building them first if ``build`` and they are
     missing.
 
@@ -287,29 +296,27 @@ def load(*, build: bool = False, group: str = "batch") -> ModuleType | None:
     caller then runs numba's just-in-time kernels. Never raises for a missing compiler
     or an unwritable cache.
     """
-    if not available():
-        return None
-    got = _loaded.get(group)
-    if got is not None:
+    got = _loaded.get(group) if available() else None
+    if got is not None:  # the common case, before the key is read
         return got
     try:
         folder = kernel_dir(group)
-        path = _module_path(folder, group)
-        if not path.is_file():
-            if not build or group in _tried_build:
-                return None
-            _tried_build.add(group)
-            if not _build_in_child(folder, group, args=(GROUPS[group].modules[0],)):
-                return None
-        got = _loaded[group] = _import(path, group)
-    except (OSError, ImportError):
+    except OSError:
         return None
-    return got
+    return load_built(
+        folder,
+        group,
+        build=build,
+        entry="cosched.compile:build",
+        args=(GROUPS[group].modules[0],),
+        label=f"cosched's {group} kernels",
+    )
 
 
-def _import(path: Path, group: str = "batch") -> ModuleType:
-    known = GROUPS.get(group)
-    spec = importlib.util.spec_from_file_location(known.extension if known else group, path)
+def import_built(path: Path, name: str) -> ModuleType:
+    """The extension module ``name`` compiled ahead of time, from its file ``path``."""
+    known = GROUPS.get(name)
+    spec = importlib.util.spec_from_file_location(known.extension if known else name, path)
     if spec is None or spec.loader is None:  # pragma: no cover
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -330,26 +337,21 @@ def load_built(
     if got is not None:
         return got
     try:
-        path = _module_path(folder, name)
+        path = module_path(folder, name)
         if not path.is_file():
             if not build or name in _tried_build:
                 return None
             _tried_build.add(name)
             if not _build_in_child(folder, name, entry=entry, args=args, label=label):
                 return None
-        got = _loaded[name] = _import(path, name)
+        got = _loaded[name] = import_built(path, name)
     except (OSError, ImportError):
         return None
     return got
 
 
 def _build_in_child(
-    folder: Path,
-    group: str = "batch",
-    *,
-    entry: str = "cosched._aot:build",
-    args: tuple[str, ...] = (),
-    label: str = "",
+    folder: Path, group: str, *, entry: str, args: tuple[str, ...], label: str
 ) -> bool:
     """Build ``group``'s module into ``folder`` in a child process, once across
     processes, with a one-line notice on stderr naming the step and its time."""
@@ -361,7 +363,7 @@ def _build_in_child(
             import fcntl
 
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # another process may be building
-        if _module_path(folder, group).is_file():
+        if module_path(folder, group).is_file():
             return True
         if (folder / "failed.txt").exists():
             return False
@@ -370,9 +372,7 @@ def _build_in_child(
         import time
 
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
-        what = label or f"cosched's {group} kernels"
-        sys.stderr.write(f"compiling {what} for this machine (once): ")
-        sys.stderr.flush()
+        _say_compiling(label, sys.stderr)
         t0 = time.perf_counter()
         try:
             module, function = entry.split(":")
@@ -389,17 +389,16 @@ def _build_in_child(
                     check=False,
                 )
                 output = (done.stdout + done.stderr).decode(errors="replace")
-                ok = done.returncode == 0 and _module_path(tmp, group).is_file()
+                ok = done.returncode == 0 and module_path(tmp, group).is_file()
             except (OSError, subprocess.TimeoutExpired) as exc:
                 output, ok = f"{type(exc).__name__}: {exc}", False
             took = time.perf_counter() - t0
             if ok:
-                os.replace(_module_path(tmp, group), _module_path(folder, group))
-                sys.stderr.write(f"{took:.1f} s\n")
+                os.replace(module_path(tmp, group), module_path(folder, group))
+                _say_took(took, sys.stderr)
             else:
                 _write_atomically(folder / "failed.txt", _failure_text(output))
-                failed = folder / "failed.txt"
-                sys.stderr.write(f"failed after {took:.1f} s; numba's code instead ({failed})\n")
+                _say_took(took, sys.stderr, failed=folder / "failed.txt")
             return ok
         finally:
             for p in sorted(tmp.rglob("*"), reverse=True):
@@ -407,6 +406,21 @@ def _build_in_child(
                     p.unlink() if not p.is_dir() else p.rmdir()
             with contextlib.suppress(OSError):
                 tmp.rmdir()
+
+
+def _say_compiling(what: str, out: TextIO) -> None:
+    """The notice's first half: ``compiling WHAT for this machine (once): ``."""
+    out.write(f"compiling {what} for this machine (once): ")
+    out.flush()
+
+
+def _say_took(took: float, out: TextIO, *, failed: Path | None = None) -> None:
+    """The notice's second half: the compile's time (and where its failure is told)."""
+    if failed is None:
+        out.write(f"{took:.1f} s\n")
+    else:
+        out.write(f"failed after {took:.1f} s; numba's code instead ({failed})\n")
+    out.flush()
 
 
 def _failure_text(output: str) -> str:
@@ -432,7 +446,7 @@ def _write_atomically(path: Path, text: str) -> None:
 _MARKED: set[Callable[..., Any]] = set()
 #: The numba dispatcher made for each marked function (one per function, shared by
 #: every module that names it).
-_DISPATCHERS: dict[Callable[..., Any], Any] = {}
+_DISPATCHERS: dict[tuple[Callable[..., Any], bool], Any] = {}
 _JITTED: set[str] = set()
 
 
@@ -444,20 +458,28 @@ def kernel(f: F) -> F:
     return f
 
 
+def jit(f: F, *, inline: bool = False) -> F:
+    """``f`` compiled by numba just in time (``cache=True``, ``nogil=True``; with
+    ``inline``, inlined into its callers in numba's own representation), once per
+    function; ``f`` itself without numba."""
+    got = _DISPATCHERS.get((f, inline))
+    if got is None:
+        try:
+            from numba import njit
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return f
+        how: Literal["never", "always"] = "always" if inline else "never"
+        got = _DISPATCHERS[f, inline] = njit(cache=True, nogil=True, inline=how)(f)
+    return got  # type: ignore[return-value]
+
+
 def jitted(name: str) -> ModuleType:
     """The module ``name`` with each marked function in its namespace replaced by its
     numba dispatcher, and so the modules those functions come from (a compiled kernel's
     callees must be compiled too). Without numba, or with ``NUMBA_DISABLE_JIT=1``, the
     functions stay (or are) plain Python, with the same results."""
-    import importlib
-
     module = importlib.import_module(name)
     if name in _JITTED:
-        return module
-    try:
-        from numba import njit
-    except ImportError:  # pragma: no cover - numba is a dependency
-        _JITTED.add(name)
         return module
     _JITTED.add(name)  # before the walk: modules may import each other's kernels
     for attr, value in list(vars(module).items()):
@@ -465,10 +487,7 @@ def jitted(name: str) -> ModuleType:
             continue
         if value.__module__ != name:
             jitted(value.__module__)
-        dispatcher = _DISPATCHERS.get(value)
-        if dispatcher is None:
-            dispatcher = _DISPATCHERS[value] = njit(cache=True, nogil=True)(value)
-        setattr(module, attr, dispatcher)
+        setattr(module, attr, jit(value))
     return module
 
 
@@ -625,8 +644,11 @@ class _Kernels:
 
 
 def _signatures(module: str) -> dict[str, str]:
-    """The signatures of the kernels of ``module``, by function."""
-    return {f: sig for m, f, sig in _kernels_in(_group(module)) if m == module}
+    """The signatures of the kernels of ``module`` compiled ahead of time, by function."""
+    group = _group(module)
+    if group is None:
+        return {}
+    return {f: sig for m, f, sig in _kernels_in(group) if m == module}
 
 
 _HANDED: dict[tuple[str, bool, bool], _Kernels] = {}
@@ -655,7 +677,8 @@ def kernels(name: str, *, build: bool = True) -> Any:
     of time"), so :class:`Checked` wraps them only when :func:`checking`: the test
     suite runs every call through it.
     """
-    compiled = load(build=build, group=_group(name))
+    group = _group(name)
+    compiled = load(build=build, group=group) if group is not None else None
     key = (name, compiled is not None, checking())
     got = _HANDED.get(key)
     if got is None:
@@ -663,12 +686,14 @@ def kernels(name: str, *, build: bool = True) -> Any:
     return got
 
 
-def compiled_kernel(module: str, name: str) -> Callable[..., Any] | None:
+def compiled_kernel(module: str, name: str, *, build: bool = False) -> Callable[..., Any] | None:
     """Kernel ``name`` of kernel module ``module`` as compiled ahead of time when its
-    group's module is built, else None: nothing is built and numba is not imported, for
-    a caller with a numpy form of its own to fall back on (the node-busy sum). Wrapped
-    in :class:`Checked` when :func:`checking`, as :func:`kernels` hands them out."""
-    compiled = load(build=False, group=_group(module))
+    group's module is built (or, with ``build``, can be built), else None: numba is not
+    imported, for a caller with a numpy form of its own to fall back on (the node-busy
+    sum, the SWF parser). Wrapped in :class:`Checked` when :func:`checking`, as
+    :func:`kernels` hands them out."""
+    group = _group(module)
+    compiled = load(build=build, group=group) if group is not None else None
     signature = _signatures(module).get(name)
     if compiled is None or signature is None:
         return None
@@ -676,25 +701,19 @@ def compiled_kernel(module: str, name: str) -> Callable[..., Any] | None:
     return Checked(name, func, signature) if checking() else func
 
 
-def build(
-    out: str | os.PathLike[str],
-    key: str | None = None,
-    group: str = "batch",
-    home: str | None = None,
-) -> Path:
+def build(out: str | os.PathLike[str], key: str, group: str, home: str) -> Path:
     """Compile the kernels of ``group`` into ``out`` (imports numba; seconds' to tens of
     seconds' worth of nothing else), after importing ``home`` (the module that
-    registers the group, in a child process).
+    registers the group, in the child process :func:`load` starts).
 
-    ``key``, when given, must be this source's :func:`_key` (the parent process asked
-    for this source's module). The built module is loaded and checked against the
-    kernels run as Python on a small workload before it is reported built.
+    ``key`` must be this source's key (the parent process asked for this source's
+    module). The built module is loaded and checked against the kernels run as Python
+    on small cases (the group's ``check``) before it is reported built.
     """
     import warnings
 
-    if home is not None:
-        importlib.import_module(home)
-    if key is not None and key != _key(group):
+    importlib.import_module(home)
+    if key != _key(group):
         raise RuntimeError(f"the kernels' source changed during the build ({key})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc is pending deprecation
@@ -707,55 +726,119 @@ def build(
             func = getattr(jitted(module), name)  # its callees compiled (kernel())
             cc.export(name, signature)(getattr(func, "py_func", func))
         cc.compile()
-    path = _module_path(Path(out), group)
-    built = _import(path, group)
+    path = module_path(Path(out), group)
+    built = import_built(path, group)
     module, function = GROUPS[group].check.split(":")
     getattr(importlib.import_module(module), function)(built)
     return path
 
 
-def _self_check(module: ModuleType) -> None:
-    """The compiled SWF parser and node-busy sum give the Python functions' results on
-    small cases."""
-    jit_parse = jitted("cosched.workload._swf_kernel").parse_block
-    text = (
-        b"1 0 10 5 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n"
-        b"2 1.5 0 5 4 -1 -1 4 10.25 -1 1 1 1 -1 1 -1 -1 -1\n"
-    )
-    data = np.frombuffer(text, dtype=np.uint8).copy()
-    flags = np.ones(18, dtype=np.bool_)
-    a, where, ok = module.parse_block(data, flags, flags)
-    b, where2, ok2 = getattr(jit_parse, "py_func", jit_parse)(data, flags, flags)
-    if not (ok and ok2 and np.array_equal(a, b) and np.array_equal(where, where2)):
-        raise RuntimeError("the compiled SWF parser differs from its source")
-    node_busy = importlib.import_module("cosched.metrics._busy_kernel").node_busy  # by name
-    # Three jobs on nodes 2 and 0: node 2 busy over [0, 7] and [9.5, 12], node 0 over
-    # [1, 7]; then a job out of start order (not the kernel's case).
-    start, end = np.array([0.0, 1.0, 9.5]), np.array([5.0, 7.0, 12.0])
-    cases = (
-        (np.array([0, 1, 1, 2]), np.array([2, 2, 0, 2]), 15.5),
-        (np.array([1, 0]), np.array([0, 2]), -1.0),
-    )
-    for job_of, nodes, want in cases:
-        got = module.node_busy(start, end, job_of, nodes, 3)
-        if not got == node_busy(start, end, job_of, nodes, 3) == want:
-            raise RuntimeError("the compiled node-busy sum differs from its source")
+# -- the notice, and one compile across processes ---------------------------------------
+
+#: Seconds a first call may take before it is taken to be compiling: loading a cached
+#: kernel takes 0.1-0.5 s on a quiet machine (docs/performance.md, "First-run compile
+#: times"), and took 4.8 s with nine processes on two cores. With numba's cache index
+#: of the kernel on disk (a cache hit, unless the source changed), :data:`CACHED_AFTER`.
+AFTER = 1.0
+CACHED_AFTER = 10.0
 
 
-def parse_block(
-    module: ModuleType, data: np.ndarray, signed: np.ndarray, fractional: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """``module.parse_block`` after checking the arrays (see
-    :func:`cosched.workload._swf_kernel.parse_block`); ``data`` may be read-only (the
-    kernel only reads it)."""
-    data = np.ascontiguousarray(data, dtype=np.uint8)
-    signed = np.ascontiguousarray(signed, dtype=np.bool_)
-    fractional = np.ascontiguousarray(fractional, dtype=np.bool_)
-    if data.ndim != 1 or signed.shape != (18,) or fractional.shape != (18,):
-        raise TypeError("parse_block needs 1-d bytes and 18 flags of each kind")
-    values, where, ok = module.parse_block(data, signed, fractional)
-    return values, where, bool(ok)
+def _index_path(dispatcher: Any) -> str | None:
+    """Where numba keeps ``dispatcher``'s cache index (numba's own layout:
+    ``_cache._cache_file._index_path``; None where it differs)."""
+    try:
+        path = dispatcher._cache._cache_file._index_path
+    except (AttributeError, TypeError):
+        return None
+    return path if isinstance(path, str) else None
 
 
-if __name__ == "__main__":  # pragma: no cover (``python -m cosched._aot OUT``)
-    print(build(sys.argv[1]))
+#: Whether this process holds a first-compile lock (one at a time: no two processes
+#: can then wait for each other's).
+_holding = False
+
+
+@contextlib.contextmanager
+def _first_compile(dispatcher: Any) -> Iterator[None]:
+    """Hold a file lock beside ``dispatcher``'s cache index around its first call: a
+    second process (pytest's other worker) waits, then loads what the first compiled
+    from numba's cache instead of compiling it again. No lock where there is no cache
+    or it cannot be written, nor inside another first call."""
+    global _holding
+    index = _index_path(dispatcher)
+    if index is None or _holding:
+        yield
+        return
+    try:
+        os.makedirs(os.path.dirname(index), exist_ok=True)
+        lock = open(index + ".lock", "a+b")  # noqa: SIM115 - closed below
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
+
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        _holding = True
+        yield
+    finally:
+        _holding = False
+        lock.close()  # releases the lock
+
+
+@contextlib.contextmanager
+def announced(
+    what: str, dispatcher: Any, *, after: float | None = None, stream: TextIO | None = None
+) -> Iterator[None]:
+    """Around the first call of the numba ``dispatcher`` in a process: compiled once
+    across processes (:func:`_first_compile`), and ``compiling WHAT for this machine
+    (once): N s`` on ``stream`` (stderr) when numba compiles it (the call has no
+    compiled form after ``after`` seconds: :data:`AFTER`, or :data:`CACHED_AFTER` when
+    the cache has an index for it). Loading from the cache, or a kernel compiled earlier
+    in the process, prints nothing."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if overloads is None or len(overloads) > 0:  # plain Python, or compiled already
+        yield
+        return
+    import threading
+    import time
+
+    if after is None:
+        index = _index_path(dispatcher)
+        after = CACHED_AFTER if index is not None and os.path.exists(index) else AFTER
+    out = stream if stream is not None else sys.stderr
+    stop = threading.Event()
+    t0 = time.perf_counter()
+
+    def watch() -> None:
+        if stop.wait(after) or len(overloads) > 0:
+            return
+        _say_compiling(what, out)
+        while len(overloads) == 0 and not stop.wait(0.05):
+            pass
+        _say_took(time.perf_counter() - t0, out)
+
+    with _first_compile(dispatcher):
+        watcher = threading.Thread(target=watch, name="cosched-compile-notice", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join()
+
+
+# -- what is declared, built and compiled -----------------------------------------------
+
+
+def catalogue() -> dict[str, list[str]]:
+    """What compilation knows in this process: ``groups``, the kernel groups declared
+    (each built as one module ahead of time when asked for); ``loaded``, the modules
+    compiled ahead of time loaded (groups' and the engine's bound loops', by name);
+    ``jitted``, the functions compiled just in time (by qualified name)."""
+    return {
+        "groups": sorted(GROUPS),
+        "loaded": sorted(_loaded),
+        "jitted": sorted({f"{f.__module__}.{f.__qualname__}" for f, _ in _DISPATCHERS}),
+    }

@@ -65,6 +65,7 @@ __all__ = [
     "InterferenceModel",
     "RateReading",
     "preset_model",
+    "scaled_victims",
 ]
 
 RateReading = Literal["dynamic", "at-start"]
@@ -244,6 +245,22 @@ class InterferenceModel:
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:
         """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""
         return self.victim[sensitivity] * co_pressure
+
+
+def scaled_victims(strength: float) -> dict[str, float]:
+    """The default preset's victim weights times ``strength`` (policy parameters).
+
+    The one-parameter family of interference functions the studies sweep and fit
+    (``docs/studies/nodeshare_fit.py``): pressures and memory speedups unchanged;
+    ``strength = 10`` gives the ``prior`` preset's victim weights.
+
+    Raises:
+        ConfigError: ``strength`` not a finite number >= 0.
+    """
+    if not (math.isfinite(strength) and strength >= 0):
+        raise ConfigError(f"interference strength must be a number >= 0, got {strength!r}")
+    p = PRESETS[DEFAULT_PRESET]
+    return {f"victim_{c}": strength * p[f"victim_{c}"] for c in ("low", "moderate", "high")}
 
 
 def preset_model(

@@ -29,6 +29,10 @@ def test_strength_scales_the_fig3_victim_weights() -> None:
         ({"workload": "cab", "load": 0.9, "single_share": 2}, r"'single_share' must be a number"),
         ({"workload": "swf"}, "'workload' must be 'ricc' or 'cab'"),
         ({"load": 0.9}, "'load' is a parameter of workload 'cab' only"),
+        (
+            {"workload": "cab", "load": 0.9, "single_share": 0.5, "sigma": 0},
+            r"'sigma' must be a number in \(0",
+        ),
         ({"strength": -0.5}, "'strength' must be a number"),
     ],
 )

@@ -166,20 +166,23 @@ CAB_SEED = 2014
 
 
 @functools.lru_cache(maxsize=4)
-def _cab(trace: int, jobs: int, load: float, single_share: float) -> Workload:
+def _cab(trace: int, jobs: int, load: float, single_share: float, sigma: float) -> Workload:
     rng = np.random.default_rng([CAB_SEED, trace])
-    return cab_standin(rng, load=load, single_share=single_share, jobs=jobs)
+    return cab_standin(rng, load=load, single_share=single_share, jobs=jobs, sigma=sigma)
 
 
-def prepare_cab(trace: int, jobs: int, seed: int, load: float, single_share: float) -> Workload:
+def prepare_cab(
+    trace: int, jobs: int, seed: int, load: float, single_share: float, sigma: float = 1.0
+) -> Workload:
     """The Cab stand-in's window ``trace`` (0-based; :mod:`cosched.workload.models.cab`)
-    at ``load`` and ``single_share``, with the node-sharing profile drawn from ``seed``.
+    at ``load``, ``single_share`` and run-time shape ``sigma``, with the node-sharing
+    profile drawn from ``seed``.
 
-    The window's jobs depend on ``trace``, ``load`` and ``single_share`` only (the same
-    draws scaled), the profiles on ``seed`` only, as for a RICC window.
+    The window's jobs depend on ``trace``, ``load``, ``single_share`` and ``sigma``
+    only, the profiles on ``seed`` only, as for a RICC window.
     """
     return annotate_nodeshare(
-        _cab(trace, jobs, load, single_share), rng=np.random.default_rng(seed)
+        _cab(trace, jobs, load, single_share, sigma), rng=np.random.default_rng(seed)
     )
 
 
@@ -267,13 +270,15 @@ def check(params: Mapping[str, Scalar]) -> None:
     source = params.get("workload", "ricc")
     if source not in ("ricc", "cab"):
         raise ConfigError(f"'workload' must be 'ricc' or 'cab', got {source!r}")
-    cab_keys = ("load", "single_share")
+    cab_keys = ("load", "single_share", "sigma")
     if source == "cab":
-        for key in cab_keys:
+        for key in cab_keys[:2]:
             if key not in params:
                 raise ConfigError(f"the nodeshare cell on workload 'cab' needs {key!r}")
         _number(params, "load", 0.0, math.inf, low_open=True)
         _number(params, "single_share", 0.0, 1.0)
+        if "sigma" in params:
+            _number(params, "sigma", 0.0, math.inf, low_open=True)
     else:
         for key in cab_keys:
             if key in params:
@@ -327,6 +332,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> CellResul
                 max(seed, 1),
                 float(params["load"]),  # type: ignore[arg-type]
                 float(params["single_share"]),  # type: ignore[arg-type]
+                float(params.get("sigma", 1.0)),  # type: ignore[arg-type]
             ),
         )
     else:

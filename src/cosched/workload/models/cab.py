@@ -37,10 +37,10 @@ estimates (run time over a uniform accuracy in ``[accuracy, 1]``); and the arriv
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError
 from cosched.workload.job import Workload
+from cosched.workload.models._drawn import drawn_jobs
 
 __all__ = [
     "CAB_CORES",
@@ -89,21 +89,15 @@ def cab_standin(
     sizes = np.asarray((1, *CAB_MULTI_SIZES), dtype=np.int64)
     p = np.concatenate([[single_share], (1.0 - single_share) * halving / halving.sum()])
     nodes = rng.choice(sizes, size=jobs, p=p)
-    span = jobs * CAB_INTERARRIVAL
-    run = rng.lognormal(0.0, sigma, size=jobs)
-    # Scale the run times so that the window carries the asked offered load exactly.
-    run *= load * CAB_NODES * span / float(np.dot(run, nodes))
-    run = np.maximum(np.round(run), 1.0)
-    requested = np.ceil(run / rng.uniform(accuracy, 1.0, size=jobs))
-    submit = np.sort(np.round(rng.uniform(0.0, span, size=jobs)))
-    table = pd.DataFrame(
-        {
-            "job_id": np.arange(1, jobs + 1),
-            "submit_time": submit - submit[0],
-            "procs": nodes * CAB_CORES,
-            "run_time": run,
-            "requested_time": requested,
-        }
+    table = drawn_jobs(
+        rng,
+        nodes,
+        cores=CAB_CORES,
+        capacity=CAB_NODES,
+        load=load,
+        span=jobs * CAB_INTERARRIVAL,
+        sigma=sigma,
+        accuracy=accuracy,
     )
     return Workload.from_table(
         table,

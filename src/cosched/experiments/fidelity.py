@@ -681,6 +681,13 @@ CAUSES: tuple[Cause, ...] = (
           "50,000 jobs); at the fitted 0.9 No_Restrict gives 2,560 against 6,106 and "
           "Max_One_High 4,990 against 9,121, while the two stricter restrictions agree",
           "a load grid between 0.9 and 1.0 on 100,000 jobs, Figure 5's counts held out"),
+    Cause("nodeshare-cab", ("fig4-baselines-converge-*",), "paper under-specified",
+          "at 1,400 nodes EASY's mean turnaround is still 8.4% above FCFS's on the stand-in "
+          "(1.5% at 1,700, 0.1% at 2,000; the paper: one value from 1,400): its widest "
+          "jobs (up to 1,024 nodes, the halving size mix assumed) still queue behind each "
+          "other at the fitted load, 0.74 of 1,400 nodes; the text gives no size statistic",
+          "the 1,400-node gap with the stand-in's largest size capped at 512 nodes, and at "
+          "load 0.8"),
     Cause("nodeshare-cab", ("fig5-fcfs-better-than-restrictions",), "reading without evidence",
           "at every swept point every restricted variant's mean turnaround is 42-95% below "
           "FCFS's (91% at the fitted point); read as FCFS's mean below each restriction's, "

@@ -214,7 +214,7 @@ def cab(store: Path, csv: Path | None, write: Path | None) -> None:
     if csv:
         sens.to_csv(csv, index=False, float_format="%.6g", lineterminator="\n")
     (cal,) = calibrations(CAB)
-    grid = {label(*p): f for p, f in points.items() if p[2] == 1.0}
+    grid = {label(*p): f for p, f in points.items() if p[2] == 1.0 and inside(*p)}
     best, losses = grid_fit(grid, declared, cal.fitted_to)
     command = (
         f"python docs/studies/nodeshare_fit.py cab --store {store}"

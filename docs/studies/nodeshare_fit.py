@@ -45,7 +45,7 @@ from cosched.experiments.claims import agreement, evaluate
 from cosched.experiments.store import read_claims, read_results
 from cosched.nodeshare.claims import STORE_ATTR, claims
 from cosched.nodeshare.experiment import NODES, Cell, simulate_cell
-from cosched.nodeshare.interference import scaled_victims
+from cosched.nodeshare.interference import STRENGTH_RANGE, scaled_victims
 from cosched.workload.models.cab import LOAD_RANGE
 
 FAMILY = "nodeshare-fitted"
@@ -143,9 +143,6 @@ def main() -> None:
 
 CAB = "nodeshare-cab"
 CAB_MARK = "<!-- nodeshare_cab:{} -->"
-#: The strengths the text allows: above 0 ("a large penalty", paper line 161), and no job
-#: slowed more than 5x (line 244) by a high job's largest memory slowdown 0.03 k x 3.
-STRENGTH_RANGE = (0.0, 4 / 0.09)
 #: The claims whose means the sweep's page block shows per point.
 SHOWN = (
     "fig1-vs-easy-T1",

@@ -6,7 +6,7 @@ import pytest
 
 from cosched.errors import ConfigError
 from cosched.nodeshare.experiment import Cell, check, prepare_cab, simulate_cell
-from cosched.nodeshare.interference import PRESETS, scaled_victims
+from cosched.nodeshare.interference import PRESETS, STRENGTH_RANGE, scaled_victims
 
 BASE = {"trace": 1, "variant": "cosched", "nodes": 1158, "window_jobs": 100}
 
@@ -19,6 +19,12 @@ def test_strength_scales_the_fig3_victim_weights() -> None:
     assert scaled_victims(0.0) == {"victim_low": 0.0, "victim_moderate": 0.0, "victim_high": 0.0}
     with pytest.raises(ConfigError, match="strength must be a number >= 0"):
         scaled_victims(-1.0)
+
+
+def test_the_strength_range_is_the_texts_bound_by_hand() -> None:
+    # A high job (victim 0.03 k) beside two high co-runners (pressure 1.5 each, cap 3):
+    # 1 + 0.03 k x 3 <= 5 (no job slowed more than 5x, paper line 244): k <= 4 / 0.09.
+    assert pytest.approx((0.0, 44.444), abs=1e-3) == STRENGTH_RANGE
 
 
 @pytest.mark.parametrize(

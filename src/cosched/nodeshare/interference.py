@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_SPEEDUP",
     "DEFAULT_VICTIM",
     "PRESETS",
+    "STRENGTH_RANGE",
     "ConfigurationShape",
     "InterferenceModel",
     "RateReading",
@@ -245,6 +246,18 @@ class InterferenceModel:
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:
         """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""
         return self.victim[sensitivity] * co_pressure
+
+
+#: The interference strengths (:func:`scaled_victims`) the paper's text allows: above 0,
+#: since two high-sensitivity jobs on a node suffer "a large penalty due to memory
+#: interference" (line 161), and at most the strength at which the largest memory
+#: slowdown, a high job beside two high co-runners (the cap of 3 jobs a node), reaches
+#: 5, since "No job slowed down by more than a factor of five" (line 244):
+#: 1 + 0.03 k x (1.5 + 1.5) <= 5, k <= 44.4.
+STRENGTH_RANGE: tuple[float, float] = (
+    0.0,
+    4.0 / (PRESETS[DEFAULT_PRESET]["victim_high"] * 2 * DEFAULT_PRESSURE[2]),
+)
 
 
 def scaled_victims(strength: float) -> dict[str, float]:

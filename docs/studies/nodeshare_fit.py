@@ -13,11 +13,27 @@ profile seed. Figure 5's execution-time statements are directions ("restrictions
 lead to higher execution times", paper line 260), with no number to take a log ratio
 of, so they cannot be a fit set; they are held out, with the rest of Figures 3 and 5,
 and judged at the fitted ``k`` (the three restrictions run with the same weights).
+
+The Cab stand-in (:mod:`cosched.workload.models.cab`), its unknowns swept and fitted:
+
+    cosched sweep docs/claims/nodeshare-sensitivity.toml --out runs/nodeshare-sensitivity
+    python docs/studies/nodeshare_fit.py cab --store runs/nodeshare-sensitivity \
+        --csv docs/claims/nodeshare-sensitivity.csv --write docs/nodeshare.md
+    cosched sweep docs/claims/nodeshare-cab.toml --out runs/nodeshare-cab
+    python docs/studies/nodeshare_fit.py copy --store runs/nodeshare-cab
+
+``cab`` judges node sharing's claims at every swept point (offered load x single-node
+share x interference strength; a point's rows are its coscheduling runs and the
+baselines at its load and share) into the sensitivity table, and fits the load and the
+share by ``grid_fit`` on the fit set registered as ``nodeshare-cab`` over the points at
+the default interference. ``copy`` writes the claim table of the fitted point's run
+(``cosched report`` judged it as ``nodeshare-cab``) to ``docs/claims/nodeshare-cab.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +41,12 @@ import pandas as pd
 from nodeshare_unknowns import write_between  # docs/studies, the script's directory
 
 from cosched.experiments.calibration import calibrations, grid_fit
-from cosched.experiments.claims import evaluate
-from cosched.nodeshare.claims import claims
+from cosched.experiments.claims import agreement, evaluate
+from cosched.experiments.store import read_claims, read_results
+from cosched.nodeshare.claims import STORE_ATTR, claims
 from cosched.nodeshare.experiment import NODES, Cell, simulate_cell
-from cosched.nodeshare.interference import PRESETS
+from cosched.nodeshare.interference import STRENGTH_RANGE, scaled_victims
+from cosched.workload.models.cab import LOAD_RANGE
 
 FAMILY = "nodeshare-fitted"
 RESTRICTIONS = ("Max_One_High", "High_Rq_Low", "Max_One_HM")
@@ -37,8 +55,7 @@ MARK = "<!-- nodeshare_fit:{} -->"
 
 def victims(k: float) -> dict[str, float]:
     """The ``fig3`` preset's victim weights times ``k``."""
-    p = PRESETS["fig3"]
-    return {f"victim_{c}": k * p[f"victim_{c}"] for c in ("low", "moderate", "high")}
+    return scaled_victims(k)
 
 
 def run(variant: str, seed: int, jobs: int, k: float) -> dict[str, Any]:
@@ -124,5 +141,215 @@ def main() -> None:
         write_between(args.write, MARK, lines)
 
 
+CAB = "nodeshare-cab"
+CAB_MARK = "<!-- nodeshare_cab:{} -->"
+#: The claims whose means the sweep's page block shows per point.
+SHOWN = (
+    "fig1-vs-easy-T1",
+    "fig1-vs-fcfs-T1",
+    "fig1-combined-T1",
+    "fig3-sped-up",
+    "table2-fragmentation-without-degraded",
+    "table1-easy-vs-cosched-q100",
+)
+
+
+def inside(load: float, share: float, strength: float) -> bool:
+    """Whether a point lies in the ranges the paper's text allows (docs/nodeshare.md)."""
+    return (
+        LOAD_RANGE[0] <= load <= LOAD_RANGE[1]
+        and 0.0 <= share <= 1.0
+        and STRENGTH_RANGE[0] < strength <= STRENGTH_RANGE[1]
+    )
+
+
+def label(load: float, share: float, strength: float) -> str:
+    """A sensitivity point's label."""
+    return f"load={load:g} single_share={share:g} strength={strength:g}"
+
+
+def cab_points(results: pd.DataFrame) -> dict[tuple[float, float, float], pd.DataFrame]:
+    """Each swept point's rows: its coscheduling runs (a strength) and the baselines run
+    at its load and share (no strength), the store named for Table 1's per-job tables."""
+    runs = results[results["status"] == "ok"]
+    shared = runs[runs["strength"].isna()]
+    out = {}
+    for (load, share, k), rows in runs.dropna(subset=["strength"]).groupby(
+        ["load", "single_share", "strength"], sort=True
+    ):
+        base = shared[(shared["load"] == load) & (shared["single_share"] == share)]
+        frame = pd.concat([base, rows], ignore_index=True)
+        frame.attrs[STORE_ATTR] = results.attrs[STORE_ATTR]
+        out[(float(load), float(share), float(k))] = frame
+    return out
+
+
+def cab(store: Path, csv: Path | None, write: Path | None) -> None:
+    """The sensitivity table over the swept points, and the load / share fit."""
+    results, _ = read_results(store)
+    results.attrs[STORE_ATTR] = str(store)
+    declared = claims()
+    points = cab_points(results)
+    rows = []
+    for (load, share, k), frame in points.items():
+        table = evaluate(declared, frame)
+        for r in table.itertuples():
+            if r.verdict in ("not run", "not simulated"):
+                continue
+            rows.append(
+                {
+                    "unknowns": "load,single_share,strength",
+                    "point": label(load, share, k),
+                    "inside": str(inside(load, share, k)).lower(),
+                    "claim": r.claim,
+                    "cosched": r.cosched,
+                    "seeds": r.seeds,
+                    "verdict": r.verdict,
+                }
+            )
+    sens = pd.DataFrame(rows)
+    if csv:
+        sens.to_csv(csv, index=False, float_format="%.6g", lineterminator="\n")
+    (cal,) = calibrations(CAB)
+    grid = {label(*p): f for p, f in points.items() if p[2] == 1.0 and inside(*p)}
+    best, losses = grid_fit(grid, declared, cal.fitted_to)
+    command = (
+        f"python docs/studies/nodeshare_fit.py cab --store {store}"
+        + (f" --csv {csv}" if csv else "")
+        + (f" --write {write}" if write else "")
+    )
+    means = sens.pivot(index="point", columns="claim", values="cosched")
+    paper = {c.id: c.paper for c in declared}
+    verdicts = sens.pivot_table(
+        index="point", columns="verdict", values="claim", aggfunc="count", fill_value=0
+    )
+    lines = [
+        f"Generated by `{command}` from the runs of `cosched sweep docs/claims/nodeshare-"
+        f"sensitivity.toml --out {store}` ({len(results)} cells; Trace1 of "
+        "the Cab stand-in, 50,000 jobs, 1,158 x 16, cap 3; profile seeds 1-3).",
+        "",
+        "| point | " + " | ".join(verdicts.columns) + " | loss over the fit set |",
+        "|---|" + "---|" * len(verdicts.columns) + "---|",
+        *(
+            f"| {p} | " + " | ".join(str(int(v)) for v in verdicts.loc[p]) + f" | {losses[p]:.3f} |"
+            if p in losses
+            else f"| {p} | " + " | ".join(str(int(v)) for v in verdicts.loc[p]) + " | - |"
+            for p in verdicts.index
+        ),
+        "",
+        "Some claims' means over the seeds at each point (paper: "
+        + "; ".join(f"{c} {paper[c]}" for c in SHOWN)
+        + "):",
+        "",
+        "| point | " + " | ".join(SHOWN) + " |",
+        "|---|" + "---|" * len(SHOWN),
+        *(
+            f"| {p} | " + " | ".join(f"{means.loc[p, c]:.3g}" for c in SHOWN) + " |"
+            for p in verdicts.index
+        ),
+        "",
+        f"Fitted (`grid_fit`, fit set {', '.join(cal.fitted_to)}): {best}.",
+    ]
+    print("\n".join(lines))
+    if write:
+        write_between(write, CAB_MARK, lines)
+
+
+def sigma(store: Path) -> None:
+    """Figure 1's Trace1 margins and Table 1's verdicts at each run-time shape probed."""
+    results, _ = read_results(store)
+    results.attrs[STORE_ATTR] = str(store)
+    declared = claims()
+    shown = ("fig1-vs-easy-T1", "fig1-vs-fcfs-T1", "fig1-combined-T1")
+    lines = [
+        f"Generated by `python docs/studies/nodeshare_fit.py sigma --store {store}` from "
+        f"`cosched sweep docs/claims/nodeshare-cab-sigma.toml --out {store}` (Trace1 of the "
+        "Cab stand-in at load 0.9, single-node share 0.75; 50,000 jobs; profile seed 1).",
+        "",
+        "| sigma | " + " | ".join(shown) + " | Table 1: agrees of 15 |",
+        "|---|" + "---|" * len(shown) + "---|",
+    ]
+    for value, rows in results[results["status"] == "ok"].groupby("sigma", sort=True):
+        rows = rows.reset_index(drop=True)
+        rows.attrs[STORE_ATTR] = str(store)
+        table = evaluate(declared, rows).set_index("claim")
+        t1 = table[table.index.str.startswith("table1-")]
+        lines.append(
+            f"| {value:g} | "
+            + " | ".join(f"{table.loc[c, 'cosched']:.3g}" for c in shown)
+            + f" | {int((t1['verdict'] == 'agrees').sum())} |"
+        )
+    print("\n".join(lines))
+
+
+def copy(store: Path, out: Path) -> None:
+    """The claim table ``cosched report`` judged on ``store`` as ``docs/claims`` copy."""
+    frame = read_claims(store)
+    _, meta = read_results(store)
+    if set(frame["experiment"]) != {CAB}:
+        sys.exit(f"nodeshare_fit: {store} was not judged as {CAB} (its spec's name)")
+    # The spec's path as run (the store's record keeps the spec's file name only).
+    sweep = f"cosched sweep docs/claims/{CAB}.toml --out {store}"
+    if Path(str(meta.get("command", ""))).name.split()[-1] != f"{CAB}.toml":
+        sys.exit(f"nodeshare_fit: {store} holds runs of {meta.get('command')!r}, not {sweep}")
+    frame.insert(0, "command", sweep)
+    frame["judged"] = "when the report was built"
+    frame.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+    print(f"wrote {out}")
+
+
+def held(copy_path: Path, write: Path | None) -> None:
+    """Held-out agreement under the default (docs/claims/nodeshare.csv, RICC) and under
+    the study's copy, the study's fit set excluded from both, and each held-out claim's
+    verdict under both."""
+    (cal,) = calibrations(CAB)
+    default = pd.read_csv(copy_path.parent / "nodeshare.csv").set_index("claim")
+    study = pd.read_csv(copy_path).set_index("claim")
+    ids = [c for c in default.index if not cal.fits(c)]
+    before = default.loc[ids].reset_index()
+    after = study.reindex(ids).reset_index()
+    after["verdict"] = after["verdict"].fillna("not run")
+    command = f"python docs/studies/nodeshare_fit.py held --csv {copy_path}" + (
+        f" --write {write}" if write else ""
+    )
+    lines = [
+        f"Generated by `{command}`: the claims `nodeshare-cab` holds out, judged under the "
+        "default (RICC, `docs/claims/nodeshare.csv`) and under the fitted stand-in "
+        "(`docs/claims/nodeshare-cab.csv`), the fit set excluded from both.",
+        "",
+        f"- default (RICC): {agreement(before).text()}",
+        f"- fitted Cab stand-in: {agreement(after).text()}",
+        "",
+        "| claim | paper | default | fitted |",
+        "|---|---|---|---|",
+        *(
+            f"| {c} | {default.loc[c, 'paper']} | {default.loc[c, 'cosched']:.3g}: "
+            f"{default.loc[c, 'verdict']} | {a.cosched:.3g}: {a.verdict} |"
+            for c, a in zip(ids, after.itertuples(), strict=True)
+        ),
+    ]
+    print("\n".join(lines))
+    if write:
+        write_between(write, "<!-- nodeshare_cab_held:{} -->", lines)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] in (["cab"], ["copy"], ["sigma"], ["held"]):
+        ap = argparse.ArgumentParser(description="the Cab stand-in's sweep, fit and copy")
+        ap.add_argument("mode", choices=("cab", "copy", "sigma", "held"))
+        ap.add_argument("--store", type=Path, default=None)
+        ap.add_argument("--csv", type=Path, default=None)
+        ap.add_argument("--write", type=Path, default=None)
+        a = ap.parse_args()
+        if a.mode != "held" and a.store is None:
+            ap.error(f"{a.mode} needs --store DIR")
+        if a.mode == "cab":
+            cab(a.store, a.csv, a.write)
+        elif a.mode == "sigma":
+            sigma(a.store)
+        elif a.mode == "held":
+            held(a.csv or Path(f"docs/claims/{CAB}.csv"), a.write)
+        else:
+            copy(a.store, a.csv or Path(f"docs/claims/{CAB}.csv"))
+    else:
+        main()

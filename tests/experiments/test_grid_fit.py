@@ -120,3 +120,39 @@ def test_nodeshare_fit_moves_with_no_held_out_claim() -> None:
     assert {"fig5-execution-rises", "fig5-execution-rises-Max_One_High", "fig3-sped-up"} <= held
     assert not any(fit.fits(c) for c in held)
     _reads_only_its_fit_set(fit, points, declared)
+
+
+def _cab_runs(scale: float) -> pd.DataFrame:
+    """The Cab stand-in's Trace1 at one load / share point: the baselines, coscheduling
+    and no-degraded runs (two seeds of 50,000 jobs), their block and execution counts
+    and turnarounds ``scale`` x."""
+    counts = ("sped_up", "slowed_down", "unchanged", "slowed_over_1.2", "slowed_over_2",
+              "slowed_over_3", "slowed_over_4", "slowed_over_5")  # fmt: skip
+    rows = [
+        {"trace": 1, "variant": v, "nodes": 1158, "jobs": 50_000, "seed": 0, "status": "ok",
+         "mean_turnaround": t, "mean_wait": t / 2}
+        for v, t in (("fcfs", 9000.0), ("easy", 3000.0))
+    ]  # fmt: skip
+    rows += [
+        {"trace": 1, "variant": v, "nodes": 1158, "jobs": 50_000, "seed": s, "status": "ok",
+         "mean_turnaround": scale * (900.0 + 10 * k + s), "mean_wait": scale * 400.0,
+         "blocked.fragmentation": scale * (300.0 + 100 * k + s),
+         "blocked.capacity": scale * (2000.0 + 500 * k + s),
+         **{f"execution.{c}": scale * (50.0 + 20 * j + s) for j, c in enumerate(counts)}}
+        for k, v in enumerate(("cosched", "no_degraded", "combined"))
+        for s in (1, 2)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_cab_standin_fit_moves_with_no_held_out_claim() -> None:
+    (fit,) = calibrations("nodeshare-cab")
+    assert fit.claims_of == "nodeshare"
+    points = {f"load{s:g}": _cab_runs(s) for s in (0.5, 1.0, 2.0, 4.0)}
+    declared = nodeshare_claims()
+    held = {c.id for c in declared if fit.holds_out(c.id)}
+    # Figure 1, Table 1 and Figure 5 are held out; Table 2 and Figure 3's shares are fitted.
+    assert {"fig1-vs-easy-T1", "table1-easy-vs-fcfs-q50", "fig5-wait-rises"} <= held
+    assert fit.fits("table2-capacity-without-degraded") and fit.fits("fig3-sped-up")
+    assert not any(fit.fits(c) for c in held)
+    _reads_only_its_fit_set(fit, points, declared)

@@ -18,6 +18,7 @@ not depend on the profile and run once (seed 0, whose profiles are drawn with se
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,12 +33,14 @@ from cosched.experiments.model import CellEnv, Scalar
 from cosched.experiments.traces import find_trace
 from cosched.metrics import summarize
 from cosched.nodeshare import outputs
+from cosched.nodeshare.interference import scaled_victims
 from cosched.platform import Platform
 from cosched.platform.machine import Allocation
 from cosched.policies.base import make_policy
 from cosched.workload import LoadRules, load_workload
 from cosched.workload.job import Workload
 from cosched.workload.loader import TooWide, load_workload_with_report
+from cosched.workload.models.cab import cab_standin
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
@@ -51,6 +54,7 @@ __all__ = [
     "cell_summary",
     "check",
     "prepare",
+    "prepare_cab",
     "run_cell",
     "simulate_cell",
 ]
@@ -157,6 +161,31 @@ def prepare(trace: int, jobs: int, seed: int, path: Path | None = None) -> Workl
     return annotate_nodeshare(_window(trace, jobs, where), rng=np.random.default_rng(seed))
 
 
+#: The Cab stand-in's window ``t`` (0-based) is drawn from ``default_rng([CAB_SEED, t])``.
+CAB_SEED = 2014
+
+
+@functools.lru_cache(maxsize=4)
+def _cab(trace: int, jobs: int, load: float, single_share: float, sigma: float) -> Workload:
+    rng = np.random.default_rng([CAB_SEED, trace])
+    return cab_standin(rng, load=load, single_share=single_share, jobs=jobs, sigma=sigma)
+
+
+def prepare_cab(
+    trace: int, jobs: int, seed: int, load: float, single_share: float, sigma: float = 1.0
+) -> Workload:
+    """The Cab stand-in's window ``trace`` (0-based; :mod:`cosched.workload.models.cab`)
+    at ``load``, ``single_share`` and run-time shape ``sigma``, with the node-sharing
+    profile drawn from ``seed``.
+
+    The window's jobs depend on ``trace``, ``load``, ``single_share`` and ``sigma``
+    only, the profiles on ``seed`` only, as for a RICC window.
+    """
+    return annotate_nodeshare(
+        _cab(trace, jobs, load, single_share, sigma), rng=np.random.default_rng(seed)
+    )
+
+
 def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
     """Core metrics of one run on ``nodes`` x 16.
 
@@ -168,14 +197,18 @@ def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
 
 
 def simulate_cell(
-    cell: Cell, path: Path | None = None, extra: Mapping[str, Any] | None = None
+    cell: Cell,
+    path: Path | None = None,
+    extra: Mapping[str, Any] | None = None,
+    workload: Workload | None = None,
 ) -> dict[str, Any]:
     """Simulate one cell; the record (``diagnostic`` holds the wall-clock numbers).
 
     ``extra`` adds policy parameters to the variant's (a study's interference values,
-    e.g. ``victim_low``); the record's ``params`` show them.
+    e.g. ``victim_low``); the record's ``params`` show them. ``workload`` replaces the
+    RICC window (a profiled Cab stand-in window, :func:`prepare_cab`).
     """
-    w = prepare(cell.trace, cell.jobs, max(cell.seed, 1), path)
+    w = prepare(cell.trace, cell.jobs, max(cell.seed, 1), path) if workload is None else workload
     # The node sweep goes below the widest job (Trace1 has jobs of up to 1,024 nodes):
     # jobs wider than the machine are dropped (after the profiles were drawn, so the
     # other jobs keep theirs) and counted in the record.
@@ -234,6 +267,41 @@ def check(params: Mapping[str, Scalar]) -> None:
         v = params[key]
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ConfigError(f"{key!r} must be an integer >= 1, got {v!r}")
+    source = params.get("workload", "ricc")
+    if source not in ("ricc", "cab"):
+        raise ConfigError(f"'workload' must be 'ricc' or 'cab', got {source!r}")
+    cab_keys = ("load", "single_share", "sigma")
+    if source == "cab":
+        for key in cab_keys[:2]:
+            if key not in params:
+                raise ConfigError(f"the nodeshare cell on workload 'cab' needs {key!r}")
+        _number(params, "load", 0.0, math.inf, low_open=True)
+        _number(params, "single_share", 0.0, 1.0)
+        if "sigma" in params:
+            _number(params, "sigma", 0.0, math.inf, low_open=True)
+    else:
+        for key in cab_keys:
+            if key in params:
+                raise ConfigError(f"{key!r} is a parameter of workload 'cab' only")
+    if "strength" in params:
+        _number(params, "strength", 0.0, math.inf)
+
+
+def _number(
+    params: Mapping[str, Scalar], key: str, low: float, high: float, low_open: bool = False
+) -> None:
+    v = params[key]
+    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    x = float(v) if ok else math.nan  # type: ignore[arg-type]
+    if not ok or x < low or x > high or (low_open and x == low):
+        side = "(" if low_open else "["
+        raise ConfigError(f"{key!r} must be a number in {side}{low:g}, {high:g}], got {v!r}")
+
+
+def _strength(params: Mapping[str, Scalar]) -> dict[str, float] | None:
+    """The victim weights of the cell's ``strength`` (None: the variant's own)."""
+    k = params.get("strength")
+    return None if k is None else scaled_victims(float(k))  # type: ignore[arg-type]
 
 
 _NOT_METRICS = ("cell", "trace", "variant", "params", "seed", "nodes", "execution",
@@ -254,7 +322,21 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> CellResul
         int(params["nodes"]),  # type: ignore[arg-type]
         int(params["window_jobs"]),  # type: ignore[arg-type]
     )
-    rec = simulate_cell(cell, env.trace(TRACE))
+    if params.get("workload", "ricc") == "cab":
+        rec = simulate_cell(
+            cell,
+            extra=_strength(params),
+            workload=prepare_cab(
+                cell.trace,
+                cell.jobs,
+                max(seed, 1),
+                float(params["load"]),  # type: ignore[arg-type]
+                float(params["single_share"]),  # type: ignore[arg-type]
+                float(params.get("sigma", 1.0)),  # type: ignore[arg-type]
+            ),
+        )
+    else:
+        rec = simulate_cell(cell, env.trace(TRACE), extra=_strength(params))
     metrics: dict[str, Any] = {k: v for k, v in rec.items() if k not in _NOT_METRICS}
     for group in ("execution", "blocked", "configurations"):
         metrics |= {f"{group}.{k}": v for k, v in rec.get(group, {}).items()}

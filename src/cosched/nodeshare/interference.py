@@ -61,10 +61,12 @@ __all__ = [
     "DEFAULT_SPEEDUP",
     "DEFAULT_VICTIM",
     "PRESETS",
+    "STRENGTH_RANGE",
     "ConfigurationShape",
     "InterferenceModel",
     "RateReading",
     "preset_model",
+    "scaled_victims",
 ]
 
 RateReading = Literal["dynamic", "at-start"]
@@ -244,6 +246,34 @@ class InterferenceModel:
     def slowdown(self, sensitivity: int, co_pressure: float) -> float:
         """Memory slowdown (added fraction) of a job of ``sensitivity`` under co-runners."""
         return self.victim[sensitivity] * co_pressure
+
+
+#: The interference strengths (:func:`scaled_victims`) the paper's text allows: above 0,
+#: since two high-sensitivity jobs on a node suffer "a large penalty due to memory
+#: interference" (line 161), and at most the strength at which the largest memory
+#: slowdown, a high job beside two high co-runners (the cap of 3 jobs a node), reaches
+#: 5, since "No job slowed down by more than a factor of five" (line 244):
+#: 1 + 0.03 k x (1.5 + 1.5) <= 5, k <= 44.4.
+STRENGTH_RANGE: tuple[float, float] = (
+    0.0,
+    4.0 / (PRESETS[DEFAULT_PRESET]["victim_high"] * 2 * DEFAULT_PRESSURE[2]),
+)
+
+
+def scaled_victims(strength: float) -> dict[str, float]:
+    """The default preset's victim weights times ``strength`` (policy parameters).
+
+    The one-parameter family of interference functions the studies sweep and fit
+    (``docs/studies/nodeshare_fit.py``): pressures and memory speedups unchanged;
+    ``strength = 10`` gives the ``prior`` preset's victim weights.
+
+    Raises:
+        ConfigError: ``strength`` not a finite number >= 0.
+    """
+    if not (math.isfinite(strength) and strength >= 0):
+        raise ConfigError(f"interference strength must be a number >= 0, got {strength!r}")
+    p = PRESETS[DEFAULT_PRESET]
+    return {f"victim_{c}": strength * p[f"victim_{c}"] for c in ("low", "moderate", "high")}
 
 
 def preset_model(

@@ -26,11 +26,11 @@ paper's range are partition sizes.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from cosched.errors import ConfigError
 from cosched.platform import Allocation, Platform
 from cosched.workload.job import Workload
+from cosched.workload.models._drawn import drawn_jobs
 
 __all__ = [
     "INTREPID_JOBS",
@@ -78,20 +78,15 @@ def intrepid_standin(
     weights = np.asarray(size_weights or [2.0 ** (6 - k) for k in range(7)], dtype=np.float64)
     _check(load=load, span=span, jobs=jobs, sigma=sigma, accuracy=accuracy, weights=weights)
     nodes = rng.choice(np.asarray(INTREPID_PARTITIONS), size=jobs, p=weights / weights.sum())
-    run = rng.lognormal(0.0, sigma, size=jobs)
-    # Scale the run times so that the month carries the asked offered load exactly.
-    run *= load * INTREPID_PLATFORM.nodes * span / float(np.dot(run, nodes))
-    run = np.maximum(np.round(run), 1.0)
-    requested = np.ceil(run / rng.uniform(accuracy, 1.0, size=jobs))
-    submit = np.sort(np.round(rng.uniform(0.0, span, size=jobs)))
-    table = pd.DataFrame(
-        {
-            "job_id": np.arange(1, jobs + 1),
-            "submit_time": submit - submit[0],
-            "procs": nodes * INTREPID_PLATFORM.cores,
-            "run_time": run,
-            "requested_time": requested,
-        }
+    table = drawn_jobs(
+        rng,
+        nodes,
+        cores=INTREPID_PLATFORM.cores,
+        capacity=INTREPID_PLATFORM.nodes,
+        load=load,
+        span=span,
+        sigma=sigma,
+        accuracy=accuracy,
     )
     return Workload.from_table(
         table,

@@ -505,7 +505,8 @@ CAUSES: tuple[Cause, ...] = (
           "(analysis_jobs = 9219) pairs 3,042 compute jobs at 33% but cannot be run "
           "whole: on one drawn month (seed 12345, run_cell) HH at 10% paired ended in a "
           "hold-hold deadlock despite the 20-minute release (the paper saw none), HH at "
-          "20% had not finished after 300 s, while every cell with a yield took 10-25 s",
+          "20% had not finished after 420 s (52 s of CPU), while every cell with a yield "
+          "took 10-25 s",
           "the proportion grid with analysis_jobs = 9219 at 20 seeds (HH at 10-33% needs "
           "the deadlock understood first); the paper's paired counts; a per-pair "
           "breakdown of the sync times"),

@@ -544,9 +544,13 @@ CAUSES: tuple[Cause, ...] = (
           "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv) "
           "above or astride them (lost shares 10.9% / 12.7%, sync at 0.5 65.4 min, hold "
           "less yield +10.7 / +16.1 min at 0.5; HH deadlocked in some months)",
-          "the load grid of docs/claims/coupled.toml at a pair share between the two "
-          "readings (pair_share 0.2: 2.4-5.6% of the compute jobs), 20 months: the "
-          "paper's numbers should fall between the two tables' if this is the cause"),
+          "tried at a pair share between the two readings on 5 months "
+          "(docs/studies/coupled-pair-share-0.2.toml: pair_share 0.2, 2.4-5.6% of the "
+          "compute jobs): the costs rise to or past the paper's (extra wait at load 0.75 "
+          "68 [-40, 177] min, lost shares 6.0% [2.6, 9.5] and 10.6% [-0.8, 21.9], hold "
+          "less yield at 0.5 +4.4 / +34.5 min; HH deadlocked in 1 of 5 months at 0.75), "
+          "every claim inconclusive; the same grid at 20 months (200 cells) would tell "
+          "whether the paper's numbers lie between the readings"),
     Cause("coupled", ("fig5-yield-syncs-longer-compute-*",), "paper under-specified",
           "the compute machine's yield-less-hold sync gap is smaller than one month's "
           "spread: its mean over 20 months is on the paper's side (+1.0 min at 0.25, "

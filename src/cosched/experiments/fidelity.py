@@ -541,9 +541,11 @@ CAUSES: tuple[Cause, ...] = (
           "wait at load 0.75 20.1 min against 42; sync with hold at 0.5 38.7 against "
           "about 50; largest lost share 1.98% / 2.59% against 4.6% / 4.9%; hold less "
           "yield at 0.5 +0.7 min with intervals across 0), with every pair of the "
-          "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv) "
-          "above or astride them (lost shares 10.9% / 12.7%, sync at 0.5 65.4 min, hold "
-          "less yield +10.7 / +16.1 min at 0.5; HH deadlocked in some months)",
+          "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv, "
+          "10 months) above or astride them (lost shares 9.1% [5.8, 12.5] / 11.2% "
+          "[6.9, 15.5]; sync with hold at 0.5 58.3 min and hold less yield on the "
+          "compute machine at 0.5 +9.8 min, both agreeing; HH deadlocked in 2 of 10 "
+          "months at 0.5 and 8 of 10 at 0.75, so the load-0.75 claims rest on 2 months)",
           "tried at a pair share between the two readings on 5 months "
           "(docs/studies/coupled-pair-share-0.2.toml: pair_share 0.2, 2.4-5.6% of the "
           "compute jobs): the costs rise to or past the paper's (extra wait at load 0.75 "

@@ -508,7 +508,9 @@ CAUSES: tuple[Cause, ...] = (
           "20% had not finished after 420 s (52 s of CPU), while every cell with a yield "
           "took 10-25 s",
           "the proportion grid with analysis_jobs = 9219 at 20 seeds (HH at 10-33% needs "
-          "the deadlock understood first); the paper's paired counts; a per-pair "
+          "the deadlock understood first: release runs on each hold's own 20-minute "
+          "clock, and a machine-wide release of every hold at once, the other reading "
+          "of l. 481-482, is the one to try); the paper's paired counts; a per-pair "
           "breakdown of the sync times"),
     Cause("coupled", ("fig3-extra-wait-analysis-*",), "paper under-specified",
           _COUPLED_TRACES + "; the analysis jobs' mates wait on a compute machine whose "

@@ -561,8 +561,10 @@ CAUSES: tuple[Cause, ...] = (
           "spread: its mean over 20 months is on the paper's side (+1.0 min at 0.25, "
           "+1.2 at 0.75) but the 95% interval crosses 0; the stand-in's heavy-tailed "
           "month and 83-194 paired compute jobs (a third of them waiting at all, seed 1) "
-          "leave the sign unsettled; with every 2-minute pair the means go negative "
-          "(docs/claims/coupled-2min.csv)",
+          "leave the sign unsettled; with more pairs the means go negative (every "
+          "2-minute pair, docs/claims/coupled-2min.csv: -12.0 / -1.1 min at 0.25 / 0.5; "
+          "pair_share 0.2, docs/studies/coupled-pair-share-0.2.toml: -16.8 / -58.6 min at "
+          "0.5 / 0.75), so hold's sync grows faster than yield's as holders crowd",
           "the sync times of the same pairs under YH and HH compared pair by pair within "
           "each month (per-job tables), which removes the month-to-month spread"),
     Cause("coupled", ("*",), "paper under-specified",

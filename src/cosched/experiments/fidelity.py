@@ -564,7 +564,7 @@ CAUSES: tuple[Cause, ...] = (
           "leave the sign unsettled; with more pairs the means go negative (every "
           "2-minute pair, docs/claims/coupled-2min.csv: -12.0 / -1.1 min at 0.25 / 0.5; "
           "pair_share 0.2, docs/studies/coupled-pair-share-0.2.toml: -16.8 / -58.6 min at "
-          "0.5 / 0.75), so hold's sync grows faster than yield's as holders crowd",
+          "0.5 / 0.75): with more jobs holding, hold syncs later than yield",
           "the sync times of the same pairs under YH and HH compared pair by pair within "
           "each month (per-job tables), which removes the month-to-month spread"),
     Cause("coupled", ("*",), "paper under-specified",

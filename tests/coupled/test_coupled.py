@@ -11,6 +11,7 @@ from cosched.coupled import (
     CoupledDeadlockError,
     Domain,
     Outage,
+    coupled_metrics,
     run_coupled,
     verify_sync,
 )
@@ -87,7 +88,9 @@ def test_held_time_is_not_run_time_and_invariants_hold() -> None:
 
 @st.composite
 def coupled_case(draw: st.DrawFn) -> dict:
-    procs_a = draw(st.integers(2, 8))
+    # Machine A is allocated in blocks of 1 or 2 units (a Blue Gene/P's midplanes).
+    block = draw(st.sampled_from([1, 2]))
+    procs_a = block * draw(st.integers(2 // block, 8 // block))
     procs_b = draw(st.integers(2, 8))
     wa = draw(workloads(max_procs=procs_a, max_jobs=20))
     wb = draw(workloads(max_procs=procs_b, max_jobs=20))
@@ -101,6 +104,7 @@ def coupled_case(draw: st.DrawFn) -> dict:
         "wa": wa,
         "wb": wb,
         "procs": (procs_a, procs_b),
+        "block": block,
         "schemes": draw(st.sampled_from(SCHEMES)),
         "release": draw(st.sampled_from([None, 50.0, 1200.0])),
         "share": draw(st.sampled_from([1.0, 0.5])),
@@ -121,16 +125,24 @@ def local_policy(kind: str) -> Policy:
     return EasyBackfilling(order=kind)  # type: ignore[arg-type]
 
 
+def machine(case: dict, name: str) -> Platform:
+    """Machine A in partitions of the case's block (plain when 1), machine B plain."""
+    procs = case["procs"][0 if name == "A" else 1]
+    if name == "A" and case["block"] > 1:
+        return Platform(nodes=procs, allocation="nodes", partition=case["block"])
+    return Platform.of_procs(procs)
+
+
 def build(case: dict, **kw: object) -> list[Domain]:
     out = []
-    for name, w, procs, scheme, order in zip(
-        "AB", (case["wa"], case["wb"]), case["procs"], case["schemes"], case["orders"], strict=True
+    for name, w, scheme, order in zip(
+        "AB", (case["wa"], case["wb"]), case["schemes"], case["orders"], strict=True
     ):
         out.append(
             Domain(
                 name,
                 w,
-                Platform.of_procs(procs),
+                machine(case, name),
                 scheme=scheme,
                 local=local_policy(order),
                 release_period=case["release"],
@@ -167,18 +179,45 @@ def test_every_paired_job_starts_with_its_mate(case: dict) -> None:
         assert not paired["started_alone"].any()
         assert (jobs["sync_time"] >= 0).all()
         assert (jobs["held_time"] >= 0).all()
+        # A job runs and holds on its whole partition: never less than it asked.
+        need = machine(case, name).needed_array(jobs["procs"].to_numpy())
+        assert (jobs["size"].to_numpy() >= need).all()
+        wasted = jobs["wasted"].to_numpy() if "wasted" in jobs else np.zeros(len(jobs))
+        assert (wasted == jobs["size"].to_numpy() - need).all()
 
 
 @settings(max_examples=40, deadline=None)
 @given(coupled_case())
 def test_disabled_coscheduling_equals_independent_runs(case: dict) -> None:
     res = run_coupled(build(case, enabled=False))
-    for name, w, procs, order in zip(
-        "AB", (case["wa"], case["wb"]), case["procs"], case["orders"], strict=True
-    ):
-        alone = Simulation(w, Platform.of_procs(procs), local_policy(order)).run().jobs
+    for name, w, order in zip("AB", (case["wa"], case["wb"]), case["orders"], strict=True):
+        alone = Simulation(w, machine(case, name), local_policy(order)).run().jobs
         got = res.results[name].jobs
         assert got["start_time"].tolist() == alone["start_time"].tolist()
+
+
+def test_a_held_partition_is_lost_whole() -> None:
+    # A: 8 nodes in midplanes of 2. Its paired 3-node job arrives at 0 and takes a
+    # 4-node partition; its mate on B waits behind B's unpaired job until 50, so the
+    # job holds its 4 nodes from 0 to 50: 4 x 50 node-seconds lost, 1 node wasted.
+    wa = with_mates([(0, 3, 100)], [2])
+    wb = with_mates([(0, 2, 50), (0, 2, 100)], [-1, 1])
+    a_machine = Platform(nodes=8, allocation="nodes", partition=2)
+    doms = [
+        Domain("A", wa, a_machine, scheme="hold", local=EasyBackfilling(), check=True),
+        Domain("B", wb, Platform.of_procs(2), scheme="hold", local=EasyBackfilling()),
+    ]
+    res = run_coupled(doms)
+    verify_sync(res)
+    a = res.results["A"].jobs
+    assert a["start_time"].tolist() == [50.0]
+    assert a["held_time"].tolist() == [50.0]
+    assert a["size"].tolist() == [4] and a["wasted"].tolist() == [1]
+    m = coupled_metrics(res)["A"]
+    assert m["lost_node_hours"] == pytest.approx(4 * 50 / 3600)
+    # Makespan 150 (0 to 150) on 8 nodes: 4 x 50 lost, 1 x 100 wasted while running.
+    assert m["lost_share"] == pytest.approx(200 / (8 * 150))
+    assert m["partition_waste"] == pytest.approx(100 / (8 * 150))
 
 
 def test_other_machine_down_mid_run_starts_paired_jobs_alone() -> None:

@@ -559,6 +559,33 @@ CAUSES: tuple[Cause, ...] = (
           "daemons' periods and durations) run at 128 PEs, or the paper's per-iteration "
           "times of job 3 under SB"),
     # dynamic coscheduling
+    Cause("dyncosched", ("table4-SY-WL5-MPL5",), "reading without evidence",
+          "the claim reads the mean response of the jobs that finished by the horizon "
+          "(4 x the last submission plus the longest job): SY saturates on WL5 at MPL 5 "
+          "and leaves 33-121 of 300 jobs running, so its collapse drops out; run until "
+          "every job ends, its response rises +1.30 to +3.46 over MPL 2 (mean +2.63 on 3 "
+          "seeds of 300 jobs; paper +4.59), its processes spinning 87-92% of the CPU "
+          "(docs/timesharing-fidelity.md, 'Table 4's collapse at high MPL')",
+          "Table 4's WL5 cells at 20 seeds with the horizon at 40 x "
+          "(docs/studies/dyncosched_collapse.py --seeds 20 --horizon-factor 40)"),
+    Cause("dyncosched", ("table4-Local-*",), "missing mechanism",
+          "the model's Local has collapsed at MPL 2 already: on WL5 its processes spin "
+          "88% of the CPU and, every job run out, mean responses are 94-316 s against "
+          "jobs of seconds, so MPL 5 has nothing left to lose (-0.18 to -0.52 against the "
+          "paper's +15.44); the paper's Local is usable at MPL 2. A spinning receiver holds "
+          "its CPU for its whole MLFQ quantum (20-200 ms, against iterations of 0.3-3.7 "
+          "ms) whenever its partner is not scheduled",
+          "Local's WL5 response at MPL 1, 2 and 3 with every job run out (horizon 40 x), "
+          "one seed of 60 jobs at the paper's own durations (time_scale 1), to find the "
+          "MPL at which the model's Local collapses"),
+    Cause("dyncosched", ("table4-SY-WL4-*", "table4-PB-SY-*-MPL16"), "missing mechanism",
+          "no cost in the model grows with the MPL for a yielding process but SY's "
+          "endpoint checks (2 us per process per yield): with every job run out SY on "
+          "WL4 changes -0.07 to -0.54 at MPL 5 (paper +2.82) and PB-SY -0.34 to -0.62 at "
+          "MPL 16 on WL5 (paper +2.78); interface contention does not add it (-0.23 and "
+          "-0.44 with it)",
+          "the cost of a yield with k runnable processes on the paper's Solaris node, "
+          "and Table 4's SY and PB-SY cells rerun with it"),
     Cause("dyncosched", ("fig3-*",), "reading without evidence",
           "every iteration's I/O gives up the CPU, so the spinning and blocking schemes' "
           "ceilings are about half the paper's; " + _DCS_WORKLOAD,

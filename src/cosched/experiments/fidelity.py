@@ -598,8 +598,9 @@ CAUSES: tuple[Cause, ...] = (
           "PB and PB-SY receive by spinning without a bound (PB spins 44-50% of the CPU "
           "at load 1.2), so PB stays 4.5-8.6 points below GS where the paper has it 20 "
           "above; with interface contention SB, PB-SB and DCS-SB rise above GS, by 3-5 "
-          "points (paper 20), on 5 seeds of 300 jobs "
-          "(docs/timesharing-fidelity.md, 'The claims NIC contention moves')",
+          "points (paper 20), on 5 seeds of 300 jobs, and with I/O holding the CPU SB "
+          "by 0.3-0.9 (docs/timesharing-fidelity.md, 'The claims NIC contention moves', "
+          "'The claims I/O holding the CPU moves')",
           "PB's CPU breakdown at load 1.2 under the paper's own PB heuristic parameters, "
           "or Figure 3 rerun with interface contention at 20 seeds of 1,000 jobs"),
     Cause("dyncosched", ("fig4-*",), "paper under-specified",
@@ -619,5 +620,8 @@ CAUSES: tuple[Cause, ...] = (
           "and Figure 5's blocking schemes above PB (+0.017)",
           "Table 5 and Figure 5 at 20 seeds of 1,000 jobs with interface contention on"),
     Cause("dyncosched", ("*",), "paper under-specified", _DCS_WORKLOAD,
-          "the LLNL workload model; failing that, the claims at several time scales"),
+          "the LLNL workload model (its job count, sizes and run times); the time scale "
+          "itself moves Figures 3 and 4 little (jobs / 400, / 100 and the paper's "
+          "durations: docs/timesharing-fidelity.md, 'Figures 3 and 4 at three time "
+          "scales')"),
 )  # fmt: skip

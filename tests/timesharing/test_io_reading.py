@@ -68,3 +68,14 @@ def test_under_gang_scheduling_the_reading_changes_no_end_time() -> None:
     # the paper) and is busy with a held one; either way the job ends when it would.
     ends = [_run(2, hold, "GS").jobs.sort_values("job_id")["end_time"].tolist() for hold in (0, 1)]
     assert ends[0] == pytest.approx(ends[1], rel=1e-12)
+
+
+def test_the_dyncosched_cell_reads_it_and_names_a_bad_value() -> None:
+    from cosched.timesharing.experiment import READINGS, check
+
+    assert "io_holds_cpu" in READINGS
+    cell = {"workload": "WL5", "load": 1.0, "skew": 0.2, "mpl": 5, "scheme": "SB",
+            "n_jobs": 5, "msg_factor": 1}  # fmt: skip
+    check({**cell, "io_holds_cpu": 1})
+    with pytest.raises(ConfigError, match="io_holds_cpu"):
+        check({**cell, "io_holds_cpu": 2})

@@ -5,7 +5,7 @@ Runs the dyncosched spec's quick grid (every claim has a cell: Figure 3's loads 
 ``--seeds`` seeds of ``--jobs`` jobs, and judges the spec's claims on each
 (:func:`cosched.experiments.claims.evaluate`). A reading is a comma-separated list of
 the cell's optional parameters (``nic_bandwidth``, ``noise_period``,
-``noise_duration``, ``wake_cost``, ``time_scale``; docs/timesharing.md); the first
+``noise_duration``, ``wake_cost``, ``io_holds_cpu``, ``time_scale``; docs/timesharing.md); the first
 reading is the baseline the others are compared with. No reading's value is fitted here:
 each is stated by a paper or the literature (docs/timesharing.md gives the source).
 
@@ -13,11 +13,13 @@ each is stated by a paper or the literature (docs/timesharing.md gives the sourc
         --reading "" --reading nic_bandwidth=22083244
 
 Prints, per reading, the claim tally, Figure 3's ceilings (each scheme's highest
-``compute_share``, in %), and every claim whose verdict differs from the baseline's.
-``--only`` restricts the grid to cells of some workloads (a quicker look; claims on
-cells not run are "not run"). ``--save DIR`` writes each reading's claim table to
-``DIR/<reading>.csv``; ``--compare A.csv B.csv`` prints the verdicts that differ between
-two saved tables (readings run in separate processes).
+``compute_share``, in %), Figure 4's mean responses, and every claim whose verdict
+differs from the baseline's. ``--only`` restricts the grid to cells of some workloads
+(a quicker look; claims on cells not run are "not run"), ``--figures`` to Figures 3
+and 4's cells (MPL 5, s = 20%, the paper's costs). ``--save DIR`` writes each reading's
+claim table to ``DIR/<reading>.csv`` and its results to ``DIR/<reading>-results.csv``;
+``--compare A.csv B.csv`` prints the verdicts that differ between two saved tables
+(readings run in separate processes).
 """
 
 from __future__ import annotations
@@ -60,12 +62,20 @@ def parse_reading(text: str) -> dict[str, float]:
     return out
 
 
-def run(reading: dict[str, float], seeds: list[int], jobs: int, only: set[str]) -> pd.DataFrame:
-    """Every quick cell under ``reading``: the results table the claims read."""
+def figures_3_4(cell: dict[str, Any]) -> bool:
+    """Is ``cell`` one of Figures 3 and 4 (MPL 5, s = 20%, the paper's costs)?"""
+    return cell["mpl"] == 5 and cell["skew"] == 0.2 and not cell.get("variant", "")
+
+
+def run(
+    reading: dict[str, float], seeds: list[int], jobs: int, only: set[str], figs: bool = False
+) -> pd.DataFrame:
+    """Every quick cell under ``reading`` (``figs``: Figures 3 and 4's only): the results
+    table the claims read."""
     rows = []
     env = CellEnv()
     for cell in quick_cells():
-        if only and cell["workload"] not in only:
+        if (only and cell["workload"] not in only) or (figs and not figures_3_4(cell)):
             continue
         params = {**cell, "n_jobs": jobs, **reading}
         for seed in seeds:
@@ -81,6 +91,18 @@ def ceilings(results: pd.DataFrame) -> dict[str, float]:
         return {}
     by = r.groupby(["scheme", "load"])[FIG3_METRIC].mean().groupby("scheme").max()
     return {str(k): 100.0 * float(v) for k, v in by.sort_values(ascending=False).items()}
+
+
+def figure4(results: pd.DataFrame) -> dict[str, list[tuple[str, float]]]:
+    """Figure 4: each workload's mean response (over seeds) by scheme at load 1, MPL 5,
+    s = 20%, the paper's costs, fastest first."""
+    r = results[[figures_3_4(c) for c in results.to_dict("records")]]
+    r = r[r["workload"].isin(["WL2", "WL3", "WL4", "WL5"])]
+    out = {}
+    for wl, g in r.groupby("workload"):
+        by = g.groupby("scheme")["mean_response"].mean().sort_values()
+        out[str(wl)] = [(str(k), float(v)) for k, v in by.items()]
+    return out
 
 
 def _fmt(v: object) -> str:
@@ -111,7 +133,10 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1, help="seeds 20020601, 20020602, ...")
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--only", nargs="*", default=[], help="workloads to run (default all)")
-    ap.add_argument("--save", default=None, help="folder for each reading's claim table")
+    ap.add_argument("--figures", action="store_true", help="Figures 3 and 4's cells only")
+    ap.add_argument(
+        "--save", default=None, help="folder for each reading's claim table and results"
+    )
     ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
     args = ap.parse_args()
     if args.compare:
@@ -123,18 +148,21 @@ def main() -> None:
     tables = {}
     for text in readings:
         t0 = time.process_time()
-        results = run(parse_reading(text), seeds, args.jobs, set(args.only))
+        results = run(parse_reading(text), seeds, args.jobs, set(args.only), args.figures)
         table = evaluate(claims(), results, "dyncosched")
         tables[text] = table
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)
             table.to_csv(Path(args.save) / f"{text or 'none'}.csv", index=False)
+            results.to_csv(Path(args.save) / f"{text or 'none'}-results.csv", index=False)
         label = text or "none"
         print(f"## reading: {label}  ({time.process_time() - t0:.0f} s of CPU)")
         print(f"claims: {agreement(table).text()}")
         ceil = ceilings(results)
         if ceil:
             print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
+        for wl, resp in figure4(results).items():
+            print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
         print(flush=True)
     for text in readings[1:]:
         compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")

@@ -101,7 +101,9 @@ def run_case(case: dict[str, Any], **extra: Any) -> dict[str, Any]:
     for c in ("submit_time", "start_time", "end_time", "run_time"):
         parts.append(",".join(float(v).hex() for v in jobs[c]))
     for c in r.nodes.columns:
-        if c != "node":
+        if c == "io_cpu":  # newer than the recording: I/O holding the CPU, off here
+            assert not r.nodes[c].any()
+        elif c != "node":
             parts.append(c + ":" + ",".join(float(v).hex() for v in r.nodes[c]))
     scalars = (r.end_time, r.window[0], r.window[1], r.window_compute)
     parts.append(",".join(float(v).hex() for v in scalars))

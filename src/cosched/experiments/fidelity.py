@@ -959,10 +959,69 @@ CAUSES: tuple[Cause, ...] = (
           "daemons' periods and durations) run at 128 PEs, or the paper's per-iteration "
           "times of job 3 under SB"),
     # dynamic coscheduling
+    Cause("dyncosched", ("table4-SY-WL5-MPL5",), "reading without evidence",
+          "the claim reads the mean response of the jobs that finished by the horizon "
+          "(4 x the last submission plus the longest job): SY saturates on WL5 at MPL 5 "
+          "and leaves 33-121 of 300 jobs running, so its collapse drops out; run until "
+          "every job ends, its response rises +1.30 to +3.46 over MPL 2 (mean +2.63 on 3 "
+          "seeds of 300 jobs; paper +4.59), its processes spinning 87-92% of the CPU "
+          "(docs/timesharing-fidelity.md, 'Table 4's collapse at high MPL')",
+          "Table 4's WL5 cells at 20 seeds with the horizon at 40 x "
+          "(docs/studies/dyncosched_collapse.py --seeds 20 --horizon-factor 40)"),
+    Cause("dyncosched", ("table4-Local-*",), "missing mechanism",
+          "the model's Local has collapsed at MPL 2 already: on WL5 its processes spin "
+          "88% of the CPU and, every job run out, mean responses are 94-316 s against "
+          "jobs of seconds, so MPL 5 has nothing left to lose (-0.18 to -0.52 against the "
+          "paper's +15.44); the paper's Local is usable at MPL 2. A spinning receiver holds "
+          "its CPU for its whole MLFQ quantum (20-200 ms, against iterations of 0.3-3.7 "
+          "ms) whenever its partner is not scheduled",
+          "Local's WL5 response at MPL 1, 2 and 3 with every job run out (horizon 40 x), "
+          "one seed of 60 jobs at the paper's own durations (time_scale 1), to find the "
+          "MPL at which the model's Local collapses"),
+    Cause("dyncosched", ("table4-SY-WL4-*", "table4-PB-SY-*-MPL16"), "missing mechanism",
+          "no cost in the model grows with the MPL for a yielding process but SY's "
+          "endpoint checks (2 us per process per yield): with every job run out SY on "
+          "WL4 changes -0.07 to -0.54 at MPL 5 (paper +2.82) and PB-SY -0.34 to -0.62 at "
+          "MPL 16 on WL5 (paper +2.78); interface contention does not add it (-0.23 and "
+          "-0.44 with it)",
+          "the cost of a yield with k runnable processes on the paper's Solaris node, "
+          "and Table 4's SY and PB-SY cells rerun with it"),
+    Cause("dyncosched", ("fig3-saturation-*",), "paper under-specified",
+          "every ceiling is about half the paper's (5 seeds of 300 jobs: GS 35.4, SB 34.9, "
+          "PB-SB 34.5, PB 25.4 against 57, 77, 77, 77) and no reading tried lifts them: "
+          "I/O holding the CPU moves them -3.3 to +2.9 points (GS 35.4, SB 36.3, PB 28.3), "
+          "interface contention -5.6 to +0.3, jobs 4 times longer at most 3.4; at load 1.2 "
+          "SB's CPU time is 32% compute, 25% switching and 27% idle; " + _DCS_WORKLOAD,
+          "Figure 3's WL7 cells with free switches (context_switch 0), then with every "
+          "job admitted at once, to split the gap between switching and idle slots"),
     Cause("dyncosched", ("fig3-*",), "reading without evidence",
-          "every iteration's I/O gives up the CPU, so the spinning and blocking schemes' "
-          "ceilings are about half the paper's; " + _DCS_WORKLOAD,
-          "the paper's I/O model per iteration, or Figure 3 at the paper's time scale"),
+          "PB and PB-SY receive by spinning without a bound (PB spins 44-50% of the CPU "
+          "at load 1.2), so PB stays 4.5-8.6 points below GS where the paper has it 20 "
+          "above; with interface contention SB, PB-SB and DCS-SB rise above GS, by 3-5 "
+          "points (paper 20), on 5 seeds of 300 jobs, and with I/O holding the CPU SB "
+          "by 0.3-0.9 (docs/timesharing-fidelity.md, 'The claims NIC contention moves', "
+          "'The claims I/O holding the CPU moves')",
+          "PB's CPU breakdown at load 1.2 under the paper's own PB heuristic parameters, "
+          "or Figure 3 rerun with interface contention at 20 seeds of 1,000 jobs"),
+    Cause("dyncosched", ("fig4-*",), "paper under-specified",
+          "Figure 4's order depends on how many jobs queue: with 60 jobs at load 1 PB is "
+          "the fastest on WL5 (0.349 s, SB 0.398, GS 0.550; PB first again with jobs 4 "
+          "times longer), with 300 jobs GS is (3.75 s) and PB among the slowest (21.7); "
+          "the paper gives neither its number of jobs nor its LLNL workload; "
+          "I/O holding the CPU makes SB the fastest on WL5 at 300 jobs (2.21 s, GS 2.56, "
+          "PB 4.25)",
+          "Figure 4's WL5 at 60, 150, 300 and 1,000 jobs on 5 seeds, to find where PB "
+          "loses the lead"),
+    Cause("dyncosched", ("table5-*", "fig5-*"), "reading without evidence",
+          "switches take a quarter of the blocking schemes' CPU time, so cheaper "
+          "switches help them more than the paper's (SB -0.42 against -0.35 on 5 seeds of "
+          "300 jobs); interface contention, a per-message cost the cost variants do not "
+          "change, brings SB onto the paper's (-0.355 and -0.346; paper -0.353, -0.341) "
+          "and Figure 5's blocking schemes above PB (+0.017)",
+          "Table 5 and Figure 5 at 20 seeds of 1,000 jobs with interface contention on"),
     Cause("dyncosched", ("*",), "paper under-specified", _DCS_WORKLOAD,
-          "the LLNL workload model; failing that, the claims at several time scales"),
+          "the LLNL workload model (its job count, sizes and run times); the time scale "
+          "itself moves Figures 3 and 4 little (jobs / 400, / 100 and the paper's "
+          "durations: docs/timesharing-fidelity.md, 'Figures 3 and 4 at three time "
+          "scales')"),
 )  # fmt: skip

@@ -111,7 +111,8 @@ class TSResult:
         jobs: one row per finished job (``job_id, submit_time, start_time, end_time,
             procs, size, run_time`` plus ``dedicated_time`` and the job type shares).
         nodes: per-node CPU seconds by category (compute, spin, context_switch,
-            interrupt, queue, endpoint_check) and ``io_wait`` (process I/O seconds).
+            interrupt, queue, endpoint_check, io_cpu: I/O that held the CPU under
+            ``TSParams.io_holds_cpu``) and ``io_wait`` (process I/O seconds).
         end_time: simulated time at which the run stopped.
         events: events processed (a CPU event replaced before it fell counts too if it
             fell within the horizon, as when replaced events sat in a single heap).
@@ -264,6 +265,7 @@ class TimeSharingSim:
         if nodes % nic_pes:
             raise ConfigError(f"nic_pes={nic_pes} PEs per interface must divide the {nodes} PEs")
         g[K.F_NICPES] = nic_pes
+        g[K.F_IOHOLD] = int(p.io_holds_cpu == 1)
         g[K.F_CSMIN] = int(p.fcs_cslots_min)
         g[K.F_TSMAX] = int(p.fcs_tslots_max)
         gf = np.zeros(K.G_QU + levels + 2 * p2)
@@ -388,6 +390,7 @@ class TimeSharingSim:
                 "interrupt": nf[:, K.N_INTR].copy(),
                 "queue": nf[:, K.N_QUEUE].copy(),
                 "endpoint_check": nf[:, K.N_CHECK].copy(),
+                "io_cpu": nf[:, K.N_IOCPU].copy(),
                 "io_wait": io_wait,
             }
         )

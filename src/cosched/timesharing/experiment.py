@@ -14,7 +14,8 @@ values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named readi
 paper does not have (docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
 mechanisms, each off unless the cell names it: ``nic_bandwidth`` (B/s:
 ``TSParams.nic_bandwidth``, contention at the network interface), ``noise_period`` and
-``noise_duration`` (s: ``TSParams``'s per-PE daemons); and ``time_scale`` sets the
+``noise_duration`` (s: ``TSParams``'s per-PE daemons), ``io_holds_cpu`` (0 or 1: an
+iteration's I/O holds the CPU); and ``time_scale`` sets the
 divisor of run and inter-arrival times (``TIME_SCALE`` unless named).
 """
 
@@ -91,7 +92,7 @@ def _number(value: Scalar, key: str) -> float:
 
 
 #: The cell's optional readings, each a TSParams field of the same name (off unless named).
-READINGS = ("wake_cost", "nic_bandwidth", "noise_period", "noise_duration")
+READINGS = ("wake_cost", "nic_bandwidth", "noise_period", "noise_duration", "io_holds_cpu")
 
 
 def _readings(params: Mapping[str, Scalar], ts: TSParams) -> TSParams:

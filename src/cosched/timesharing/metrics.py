@@ -11,8 +11,9 @@
   the dedicated work of the finished jobs (``run_time * procs``) over
   ``nodes * makespan``;
 * breakdown: the share of all CPU seconds spent computing, spinning, context
-  switching, in interrupts, in queue moves, in PB's endpoint checks, and idle; plus
-  the I/O seconds of the processes relative to CPU seconds (I/O does not use the CPU).
+  switching, in interrupts, in queue moves, in PB's endpoint checks, in I/O that holds
+  the CPU (``TSParams.io_holds_cpu``; 0 by default), and idle; plus the I/O seconds of
+  the processes relative to CPU seconds (by default I/O does not use the CPU).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 __all__ = ["BREAKDOWN", "ts_summary"]
 
 #: CPU time categories of the breakdown, in report order.
-BREAKDOWN = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check")
+BREAKDOWN = (
+    "compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check", "io_cpu",
+)  # fmt: skip
 
 
 def ts_summary(result: TSResult, *, nodes: int, mpl: int = 1) -> dict[str, float]:

@@ -62,7 +62,7 @@ _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
     "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
     "linux_change_penalty", "linux_wake_preempt", "linux_random_counter", "noise_period",
-    "noise_duration", "wake_cost", "nic_bandwidth",
+    "noise_duration", "wake_cost", "nic_bandwidth", "io_holds_cpu",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
@@ -242,6 +242,19 @@ class TSParams:
         nic_pes: the PEs (kernel rows) that share one network interface (1, the
             default: one per PE); a message between two PEs of one interface does not
             cross it. Must divide the machine's PEs.
+        io_holds_cpu: a named reading of an iteration's I/O. 0 (the default): the
+            process gives up the CPU for its I/O (the state IO, off the CPU, another
+            process may run) and, under the local schedulers, comes back boosted when it
+            completes. The dynamic coscheduling paper's text decides it: the MLFQ boosts a
+            process "when they return to the runnable state from the blocked state
+            (completion of I/O, signal on a semaphore etc.)" (its lines 314-315), its GS
+            "keeps the CPU idle while a process is performing I/O within its allotted
+            quantum" (lines 111-112) and "the amount of time in the quantum that is
+            wasted due to blocking (for I/O)" (lines 1244-1245). 1: the I/O holds the
+            CPU for its duration (programmed I/O, or a wait that never blocks): a phase
+            like compute, preemptible by quantum and priority as one, counted apart
+            (``io_cpu`` in ``TSResult.nodes``), so no other process runs meanwhile and
+            no switch follows it.
 
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
@@ -286,6 +299,7 @@ class TSParams:
     wake_cost: float = 0.0
     nic_bandwidth: float = 0.0
     nic_pes: float = 1
+    io_holds_cpu: float = 0
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:
@@ -328,7 +342,8 @@ class TSParams:
                 "linux_random_counter=1 draws Linux 2.4's starting counters: it needs "
                 "local='linux24'"
             )
-        for name in ("fcs_f_preempt", "fcs_cs_local", "fcs_f_all", "linux_random_counter"):
+        for name in ("fcs_f_preempt", "fcs_cs_local", "fcs_f_all", "linux_random_counter",
+                     "io_holds_cpu"):  # fmt: skip
             if getattr(self, name) not in (0, 1):
                 raise ConfigError(f"{name} must be 0 or 1 (got {getattr(self, name)!r})")
         if self.noise_period == 0 and self.noise_duration != 0:

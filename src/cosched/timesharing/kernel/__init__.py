@@ -42,6 +42,10 @@ What costs CPU time, and when (Table 3 of the paper for the values):
 * OS noise (a named reading, off by default): ``noise_duration`` every
   ``noise_period`` on every PE, at a phase of its own, charged as an interrupt
   (:func:`noise`).
+* an iteration's I/O gives up the CPU (the process waits off the CPU; the default)
+  or, under the named reading ``io_holds_cpu``, holds it for its duration like a
+  compute phase (preemptible by quantum and priority as one), counted apart from
+  compute (``N_IOCPU``).
 
 Speed comes from four choices. A node has at most one pending CPU event: the running
 process's activity is advanced as a whole (a compute phase, or a spin up to its budget)
@@ -196,6 +200,7 @@ from cosched.timesharing.kernel.layout import F_FCS as F_FCS
 from cosched.timesharing.kernel.layout import F_FPRE as F_FPRE
 from cosched.timesharing.kernel.layout import F_GANG as F_GANG
 from cosched.timesharing.kernel.layout import F_HBCLOCK as F_HBCLOCK
+from cosched.timesharing.kernel.layout import F_IOHOLD as F_IOHOLD
 from cosched.timesharing.kernel.layout import F_LINUX as F_LINUX
 from cosched.timesharing.kernel.layout import F_MPL as F_MPL
 from cosched.timesharing.kernel.layout import F_NICPES as F_NICPES
@@ -255,6 +260,7 @@ from cosched.timesharing.kernel.layout import N_DUE as N_DUE
 from cosched.timesharing.kernel.layout import N_FORCE as N_FORCE
 from cosched.timesharing.kernel.layout import N_IDLE as N_IDLE
 from cosched.timesharing.kernel.layout import N_INTR as N_INTR
+from cosched.timesharing.kernel.layout import N_IOCPU as N_IOCPU
 from cosched.timesharing.kernel.layout import N_LAST as N_LAST
 from cosched.timesharing.kernel.layout import N_LAZY as N_LAZY
 from cosched.timesharing.kernel.layout import N_MODE as N_MODE
@@ -285,6 +291,7 @@ from cosched.timesharing.kernel.layout import P_INBOX0 as P_INBOX0
 from cosched.timesharing.kernel.layout import P_INBOX1 as P_INBOX1
 from cosched.timesharing.kernel.layout import P_INRECV as P_INRECV
 from cosched.timesharing.kernel.layout import P_IO_T as P_IO_T
+from cosched.timesharing.kernel.layout import P_IOCPU as P_IOCPU
 from cosched.timesharing.kernel.layout import P_IT as P_IT
 from cosched.timesharing.kernel.layout import P_JCOMP as P_JCOMP
 from cosched.timesharing.kernel.layout import P_JIO as P_JIO

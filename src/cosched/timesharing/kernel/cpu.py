@@ -34,6 +34,7 @@ from cosched.timesharing.kernel.layout import (
     N_CUR,
     N_DUE,
     N_INTR,
+    N_IOCPU,
     N_LAZY,
     N_MODE,
     N_NPROCS,
@@ -47,6 +48,7 @@ from cosched.timesharing.kernel.layout import (
     P_COMPUTE_T,
     P_INBOX0,
     P_INRECV,
+    P_IOCPU,
     P_NBR0,
     P_PHASE,
     P_QLEFT,
@@ -98,8 +100,11 @@ def fold_acct(S: State, n: int, t: float) -> None:
             PF[p, P_REM] -= dt
         else:
             w = dt * NF[n, N_SPEED]
-            PF[p, P_COMPUTE_T] += w
-            NF[n, N_COMPUTE] += w
+            if S.I[p, P_PHASE] == P_IOCPU:  # an I/O holding the CPU: not useful work
+                NF[n, N_IOCPU] += w
+            else:
+                PF[p, P_COMPUTE_T] += w
+                NF[n, N_COMPUTE] += w
             NF[n, N_CHECK] += dt - w
             PF[p, P_REM] -= w
         PF[p, P_QLEFT] -= dt

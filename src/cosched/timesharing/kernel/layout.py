@@ -24,6 +24,7 @@ EPS = 1e-12
 # Process states, phases of an iteration, and event kinds.
 READY, RUNNING, IO, BLOCKED, DONE = 0, 1, 2, 3, 4
 P_COMPUTE, P_SEND, P_RECV = 0, 1, 2
+P_IOCPU = 3  # an I/O that holds the CPU (TSParams.io_holds_cpu): P_REM is what is left
 EV_CPU, EV_ARRIVE, EV_IODONE, EV_RAISE, EV_SLOT = 0, 1, 2, 3, 4
 EV_NOISE = 5  # a PE's daemon steals the CPU (TSParams.noise_period; object: the PE)
 # EV_ARRIVE in the heap (NIC contention, TSParams.nic_bandwidth): object the receiver,
@@ -49,7 +50,8 @@ N_NPH = 13  # the phase of the PE's noise daemon, in [0, noise_period)
 # NIC contention (TSParams.nic_bandwidth), on an interface's first PE: when its
 # sending side is free, and when it ends its last deposit into an endpoint.
 N_TXF, N_RXF = 14, 15
-K_NF = 16
+N_IOCPU = 16  # CPU seconds of I/O that held the CPU (TSParams.io_holds_cpu)
+K_NF = 17
 # Process integer columns (P_SEED and P_NITER copy the job's, for the hot path).
 P_JOB, P_RANK, P_NODE, P_STATE, P_PHASE, P_IT, P_SPINNING, P_INRECV = range(8)
 P_WAITING, P_YIELDED, P_LEVEL, P_QKEY, P_NBR0, P_NBR1, P_INBOX0, P_INBOX1 = range(8, 16)
@@ -118,7 +120,8 @@ F_CSLOCAL = K_SI + 19  # FCS: CS processes run in local slots but F ones (fcs_cs
 F_FALL = K_SI + 20  # FCS: every F process goes before DC ones in local slots (fcs_f_all)
 F_CNT0 = K_SI + 21  # Linux 2.4: a process starts with a random counter (linux_random_counter)
 F_NICPES = K_SI + 22  # PEs sharing one network interface (TSParams.nic_pes)
-G_GSR = K_SI + 23  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
+F_IOHOLD = K_SI + 23  # an iteration's I/O holds the CPU (TSParams.io_holds_cpu)
+G_GSR = K_SI + 24  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival queue
 #: The draw index of a process's starting counter (F_CNT0): above any iteration's skew
 #: draw (one per iteration), below the rank's offset (2^40) in skew_unit.
 CNT0_DRAW = 1 << 39

@@ -34,6 +34,7 @@ from cosched.timesharing.kernel.layout import (
     N_CUR,
     N_DUE,
     N_INTR,
+    N_IOCPU,
     N_NPROCS,
     N_OVH,
     N_PB,
@@ -143,7 +144,7 @@ def check_all(S: State, t: float) -> bool:
             return False
         NF = S.F
         busy = NF[n, N_COMPUTE] + NF[n, N_SPIN] + NF[n, N_CS] + NF[n, N_INTR]
-        busy = busy + NF[n, N_QUEUE] + NF[n, N_CHECK]
+        busy = busy + NF[n, N_QUEUE] + NF[n, N_CHECK] + NF[n, N_IOCPU]
         lim = t if t > NF[n, N_OVH] else NF[n, N_OVH]
         if busy > lim + 1e-9:
             S.G[S_ERRNODE] = n

@@ -204,7 +204,8 @@ def io_done(S: State, p: int, t: float) -> None:
         dispatch(S, n, t)
         resched(S, n, t)
         return
-    charge(S, n, t, S.GF[R_QM], 2)
+    fold(S, n, t)  # resched reads the runner's activity as of t (a free queue move
+    charge(S, n, t, S.GF[R_QM], 2)  # does not fold it)
     if top > PI[cur, P_LEVEL]:
         nt = next_tick(S, t)
         if nt < NF[n, N_PRE]:

@@ -23,6 +23,7 @@ from cosched.timesharing.kernel.layout import (
     EPS,
     EV_IODONE,
     F_FCS,
+    F_IOHOLD,
     F_SMP,
     F_WAIT,
     G_GSR,
@@ -49,6 +50,7 @@ from cosched.timesharing.kernel.layout import (
     P_INBOX0,
     P_INRECV,
     P_IO_T,
+    P_IOCPU,
     P_IT,
     P_JCOMP,
     P_JIO,
@@ -90,7 +92,7 @@ from cosched.timesharing.kernel.nic import nic_send, pb_candidate, set_speed
 
 @njit
 def activity_done(S: State, n: int, p: int, t: float) -> None:
-    """The running process finished its compute phase, a send, or a spin."""
+    """The running process finished its compute phase, a held I/O, a send, or a spin."""
     PI = S.I
     PF = S.F
     ph = PI[p, P_PHASE]
@@ -100,11 +102,18 @@ def activity_done(S: State, n: int, p: int, t: float) -> None:
         PI[p, P_PHASE] = P_SEND
         PF[p, P_REM] = 0.0
         if io > 0:
-            PI[p, P_STATE] = IO
             PF[p, P_IO_T] += io
+            if S.G[F_IOHOLD]:  # the I/O holds the CPU: one more activity (resched)
+                PI[p, P_PHASE] = P_IOCPU
+                PF[p, P_REM] = io
+                return
+            PI[p, P_STATE] = IO
             push(S, t + io, EV_IODONE, p, 0)
             leave(S, n, t)
             return
+        ph = P_SEND
+    elif ph == P_IOCPU:
+        PI[p, P_PHASE] = P_SEND
         ph = P_SEND
     if ph == P_SEND:
         arrive_t = t + S.GF[R_LATENCY]

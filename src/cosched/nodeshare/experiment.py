@@ -40,7 +40,6 @@ from cosched.policies.base import make_policy
 from cosched.workload import LoadRules, load_workload
 from cosched.workload.job import Workload
 from cosched.workload.loader import TooWide, load_workload_with_report
-from cosched.workload.models.cab import cab_standin
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
@@ -167,6 +166,10 @@ CAB_SEED = 2014
 
 @functools.lru_cache(maxsize=4)
 def _cab(trace: int, jobs: int, load: float, single_share: float, sigma: float) -> Workload:
+    # Imported here: the stand-in's draws build a pandas table, and a RICC cell loads no
+    # pandas (tests/nodeshare/test_reproduce.py).
+    from cosched.workload.models.cab import cab_standin
+
     rng = np.random.default_rng([CAB_SEED, trace])
     return cab_standin(rng, load=load, single_share=single_share, jobs=jobs, sigma=sigma)
 

@@ -19,11 +19,22 @@ only about how many units are free, not which. Families that care where a job ru
 Partitions are counted the same way, not laid out on the machine's torus: a real
 Blue Gene/P can have free midplanes that form no block (fragmentation), which a count
 does not see, so the model's partition waste is a lower bound of the machine's.
+
+A machine may lose capacity for a while (**unavailability**, ``unavailable``: intervals
+``(start, end, units)``: outages, drained nodes, reservations for others). The engine
+treats each as a *drain*, as Slurm drains a node: from ``start`` the interval's units
+are taken out of the machine as they come free (running jobs are never stopped), and
+no job starts on them; at ``end`` they come back. Overlapping intervals add up (at most
+the whole machine). The schedulers do not know of an interval before it begins. The
+general loop carries it (the compiled passes do not, so a run with unavailability
+takes the general loop); a machine whose jobs are placed on named nodes (sharing) does
+not take it.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +74,7 @@ class Platform:
     mpl: int = 1
     max_jobs_per_node: int | None = None
     partition: int | None = None
+    unavailable: tuple[tuple[float, float, int], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("nodes", "cores", "mpl", "max_jobs_per_node", "partition"):
@@ -79,6 +91,50 @@ class Platform:
             ) from None
         if self.partition is not None:
             self._check_partition(self.partition)
+        if self.unavailable:
+            self._check_unavailable()
+
+    def _check_unavailable(self) -> None:
+        out = []
+        for k, item in enumerate(self.unavailable):
+            try:
+                start, end, units = (float(item[0]), float(item[1]), item[2])
+            except (TypeError, IndexError, ValueError):
+                raise ConfigError(
+                    f"platform unavailable[{k}] must be (start, end, units), got {item!r}"
+                ) from None
+            if not (math.isfinite(start) and math.isfinite(end) and start < end):
+                raise ConfigError(
+                    f"platform unavailable[{k}] must have finite start < end, got {item!r}"
+                )
+            if not isinstance(units, (int, np.integer)) or isinstance(units, bool) or units < 1:
+                raise ConfigError(
+                    f"platform unavailable[{k}] units must be an integer >= 1, got {units!r}"
+                )
+            out.append((start, end, int(units)))
+        if self.shared:
+            raise ConfigError(
+                "platform unavailable needs an unshared machine (mpl 1, no job cap): "
+                "jobs placed on named nodes do not take capacity removed by count"
+            )
+        object.__setattr__(self, "unavailable", tuple(sorted(out)))
+
+    def removed_at(self, t: float) -> int:
+        """Units the unavailability intervals remove at time ``t`` (``start <= t < end``),
+        at most the machine."""
+        total = sum(u for a, b, u in self.unavailable if a <= t < b)
+        return min(total, self.capacity)
+
+    def unavailability_changes(self) -> list[float]:
+        """The instants at which the removed units change, sorted."""
+        return sorted({x for a, b, _ in self.unavailable for x in (a, b)})
+
+    def available(self) -> Platform:
+        """This machine without its unavailability intervals."""
+        return Platform(
+            self.nodes, self.cores, self.allocation, self.mpl, self.max_jobs_per_node,
+            self.partition,
+        )  # fmt: skip
 
     def _check_partition(self, partition: int) -> None:
         if self.capacity % partition:
@@ -149,4 +205,7 @@ class Platform:
             text += f", at most {self.max_jobs_per_node} jobs a node"
         if self.partition is not None:
             text += f", partitions of {self.partition} x 2^k units"
+        if self.unavailable:
+            n = len(self.unavailable)
+            text += f", {n} unavailability interval{'s' if n > 1 else ''}"
         return text + ")"

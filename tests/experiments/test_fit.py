@@ -336,3 +336,76 @@ def test_user_peaks_by_hand() -> None:
     )
     assert user_peaks(t, 4) == (2, 8)
     assert user_peaks(t, 5) == (3, 35)
+
+
+#: The outages of the log made with a known outage: (start, end), the whole machine,
+#: one in each part; nobody submits while the machine is down.
+OUTAGES = ((0.25, 6 * 3600.0), (0.75, 8 * 3600.0))
+
+
+def _outage_log(tmp: Path, n: int = 400, seed: int = 7) -> tuple[Path, list[tuple[float, float]]]:
+    """The user-limited log (``USER_LIMIT`` jobs per user) with two whole-machine
+    outages, one in the fit part and one held out: the submissions after each outage's
+    start are moved past its end, and EASY with the limit runs on a machine that loses
+    all 32 processors over each (drained as they come free)."""
+    rng = np.random.default_rng(seed)
+    t = _jobs(rng, n, sizes=(32,)).drop(columns="partition")
+    t["user_id"] = rng.integers(1, 7, n).astype(float)
+    submit = t["submit_time"].to_numpy().copy()
+    windows = []
+    for share, length in OUTAGES:
+        i = int(share * n)
+        a = submit[i - 1] + 30.0  # after the last submission before it
+        submit[i:] += a + length - submit[i] + 30.0  # nobody submits until it has ended
+        windows.append((a, a + length))
+    t["submit_time"] = submit
+    w = Workload.from_table(t)
+    gone = tuple((a, b, 32) for a, b in windows)
+    policy = make_policy("easy", max_jobs_per_user=USER_LIMIT)
+    r = simulate(w, Platform(32, unavailable=gone), policy, rng=np.random.default_rng(0))
+    t["wait_time"] = r.jobs["start_time"].to_numpy() - t["submit_time"]
+    path = tmp / "outages.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "32", "MaxNodes": "32"})
+    return path, windows
+
+
+@pytest.mark.slow
+def test_the_fit_recovers_a_per_user_limit_and_an_outage(tmp_path: Path) -> None:
+    path, windows = _outage_log(tmp_path)
+    res = _fit(path, tmp_path / "store")
+    assert res.input.limits is not None and res.input.limits[0] == USER_LIMIT
+    truth = Baseline("easy", max_jobs_per_user=USER_LIMIT, outages=True)
+    assert res.chosen == truth
+    (a, b), (c, d) = windows
+    gone = res.input.unavailable
+    # The fit part's outage, read from its starts: blocked from when its drain left a
+    # queued job room until the machine came back, whole.
+    fit = [iv for iv in gone if iv[0] < b and iv[1] > a]
+    assert fit and a <= fit[0][0] < a + 4000.0 and fit[-1][1] == b
+    assert max(u for _, _, u in fit) == 32
+    # The held-out one, read from the submissions alone: the gap around it, whole.
+    held = [iv for iv in gone if iv[0] < d and iv[1] > c]
+    assert len(held) == 1 and held[0][0] <= c and d <= held[0][1] <= d + 120.0
+    assert held[0][2] == 32
+    # Near the logged schedule: the read intervals differ from the true ones only at
+    # their edges (a drain shows once a queued job fits; a gap ends at a submission).
+    row = res.row(truth)
+    assert row["fit.ks"] <= 0.02 and row["held.ks"] <= 0.05 and row["held.within"] == 1.0
+    # Without the outages, or without the limit, the held-out match is worse.
+    assert res.row(Baseline("easy", max_jobs_per_user=USER_LIMIT))["held.ks"] > row["held.ks"]
+    assert res.row(Baseline(outages=True))["held.ks"] > row["held.ks"]
+
+
+def test_the_outages_read_never_depend_on_held_out_starts(tmp_path: Path) -> None:
+    path, _ = _outage_log(tmp_path, n=300, seed=8)
+    w = load_workload(path)
+    base = prepare(*fit_workload(Recorded.requires, w, MachineFlags())[:2])
+    k = base.fit_jobs
+    t = w.table.copy()
+    later = np.random.default_rng(2).integers(0, 2 * 86400, len(t) - k).astype(float)
+    t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
+    moved = tmp_path / "moved.swf"
+    write_swf(Workload.from_table(t), moved, header=dict(w.header))
+    other = prepare(*fit_workload(Recorded.requires, load_workload(moved), MachineFlags())[:2])
+    assert base.unavailable and other.unavailable == base.unavailable
+    assert other.limits == base.limits

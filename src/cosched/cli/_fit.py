@@ -109,6 +109,8 @@ def _caveats(result: FitResult) -> str:
     out = []
     if result.chosen.partitions:
         out.append("partitions=on has no flag: only the fit runs each partition alone")
+    if result.chosen.outages:
+        out.append("outages=on has no flag: the intervals read are on the assumed line")
     if result.chosen.order == "queue":
         out.append("with these flags the queue order ranks queues by number, not by the fit")
     return f" ({'; '.join(out)})" if out else ""

@@ -54,6 +54,7 @@ from cosched.experiments.executors import Executor
 from cosched.experiments.model import CellEnv, CellTask, canonical
 from cosched.experiments.runner import run_tasks
 from cosched.experiments.store import CellResult, atomic
+from cosched.experiments.unavailability import Unavailability, infer
 from cosched.metrics.summary import JobClasses
 from cosched.metrics.validate import ScheduleComparison, compare_schedules
 from cosched.platform.machine import Allocation, Platform
@@ -86,10 +87,14 @@ FEATURES = (
     "estimates",
     "max_jobs_per_user",
     "max_procs_per_user",
+    "outages",
 )
 #: The fair-share half-lives (seconds) the site stage searches: a day and a week
 #: (Slurm's default ``PriorityDecayHalfLife`` is 7 days).
 HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
+#: How many of the best configurations (by fit score, one pool) the outage stage replays
+#: with the unavailability read from the log, beside plain EASY.
+OUTAGE_BASES = 3
 #: EASY's backfill windows in the space (None: the whole queue).
 WINDOWS: tuple[int | None, ...] = (None, 20)
 #: The orders each policy offers (``queue`` only where the log has queues).
@@ -114,6 +119,7 @@ class Baseline:
     max_jobs_per_user: int | None = None
     max_procs_per_user: int | None = None
     half_life: float | None = None  #: the fair-share half-life (order=fairshare only)
+    outages: bool = False  #: replay the unavailability read from the log (FitInput)
 
     def params(self) -> dict[str, Any]:
         """The policy's parameters (:func:`cosched.policies.base.make_policy`)."""
@@ -149,6 +155,8 @@ class Baseline:
             site += f" max-jobs/user={self.max_jobs_per_user}"
         if self.max_procs_per_user is not None:
             site += f" max-procs/user={self.max_procs_per_user}"
+        if self.outages:
+            site += " outages=on"
         return (
             f"{self.policy}{window} order={self.order}{site} partitions={parts} "
             f"estimates={self.estimates}"
@@ -195,6 +203,10 @@ class FitInput:
         limits: the candidate per-user limits read from the fit part
             (:func:`user_peaks`): the most jobs and the most processors one user ran at
             once; None when the fit part records no users (SWF field 12).
+        unavailable: the unavailability intervals ``(start, end, units)`` read from the
+            log (:mod:`cosched.experiments.unavailability`: the fit part's from its
+            recorded starts, the held-out part's from its submissions only), replayed by
+            configurations with ``outages`` on.
     """
 
     workload: Workload
@@ -204,6 +216,7 @@ class FitInput:
     queues: bool
     notes: tuple[str, ...]
     limits: tuple[int, int] | None = None
+    unavailable: tuple[tuple[float, float, int], ...] = ()
 
 
 def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
@@ -245,9 +258,40 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
             f"({limits[1]}) one user (SWF field 12) ran at once in the fit part's logged "
             "schedule: the tightest limits the fit part never broke"
         )
+    gone = infer(
+        np.asarray(t["submit_time"]),
+        np.asarray(t["recorded_start"]),
+        np.asarray(t["run_time"]),
+        platform.units_array(np.asarray(t["procs"])),
+        platform.capacity,
+        k,
+        np.asarray(t["user_id"]) if limits is not None else None,
+        limits,
+        np.asarray(t["procs"]),
+    )
+    if gone.intervals:
+        notes.append(_outage_note(gone))
     fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
     queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
-    return FitInput(fitted, platform, k, sizes, queues, tuple(notes), limits)
+    return FitInput(fitted, platform, k, sizes, queues, tuple(notes), limits, gone.intervals)
+
+
+def _outage_note(gone: Unavailability) -> str:
+    """The ``assumed`` line of the unavailability read."""
+    hours = sum(b - a for a, b, _ in gone.fit) / 3600.0
+    held = (
+        f"the held-out part {len(gone.held)} from submission gaps longer than "
+        f"{gone.threshold / 3600.0:.1f} h (the longest fit-part gap that overlapped none), "
+        f"{gone.units} units each"
+        if gone.held
+        else "the held-out part none (no fit-part submission gap marked one)"
+    )
+    return (
+        f"outages=on replays unavailability read from the log: the fit part "
+        f"{len(gone.fit)} intervals ({hours:.1f} h) where its smallest queued job that its "
+        f"user could start fitted the idle units for an hour or more; {held}; drained "
+        "as units come free"
+    )
 
 
 def user_peaks(t: Any, k: int) -> tuple[int, int]:
@@ -365,6 +409,8 @@ def simulate_baseline(inp: FitInput, b: Baseline, seed: int = 0) -> np.ndarray:
     from cosched.policies.base import make_policy
 
     w, p = inp.workload, inp.platform
+    if b.outages and inp.unavailable and not b.partitions:
+        p = replace(p, unavailable=inp.unavailable)
     if not (b.partitions and inp.sizes):
         return _starts(simulate, make_policy, w, p, b, seed)
     group = np.asarray(w.columns["partition"], dtype=np.int64)
@@ -462,7 +508,8 @@ def _load(path: str, digest: str) -> FitInput:
     table = pd.read_parquet(path)
     w = Workload.from_table(table, name=meta["name"])
     p = Platform(nodes=meta["nodes"], cores=meta["cores"], allocation=meta["allocation"])
-    return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], ())
+    gone = tuple((float(a), float(b), int(u)) for a, b, u in meta.get("unavailable", []))
+    return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], (), None, gone)
 
 
 def fit_cell(payload: tuple[str, str, dict[str, Any], int, float], env: CellEnv) -> CellResult:
@@ -483,6 +530,8 @@ def _digest(inp: FitInput) -> str:
         h.update(np.ascontiguousarray(t[name], dtype=np.float64).tobytes())
     p = inp.platform
     h.update(canonical([p.nodes, p.cores, p.allocation.value, inp.fit_jobs, inp.sizes]).encode())
+    if inp.unavailable:
+        h.update(canonical([list(x) for x in inp.unavailable]).encode())
     return h.hexdigest()[:20]
 
 
@@ -498,6 +547,7 @@ def _write_input(inp: FitInput, out: Path, digest: str) -> str:
             "fit_jobs": inp.fit_jobs,
             "sizes": list(inp.sizes),
             "queues": inp.queues,
+            "unavailable": [list(x) for x in inp.unavailable],
         }
         with atomic(path.with_suffix(".json")) as tmp:
             tmp.write_text(canonical(meta) + "\n")
@@ -561,6 +611,8 @@ def _shown(feature: str, value: Any) -> str:
         return "on" if value else "off"
     if feature == "window" and value is None:
         return "whole queue"
+    if feature == "outages":
+        return "on" if value else "off"
     if feature.startswith("max_") and value is None:
         return "none"
     return str(value)
@@ -614,22 +666,37 @@ def run_fit(
     results = run_tasks(
         tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
     ).set_index("key")
-    # The site stage: user limits and fair-share around plain EASY and around the best
-    # FCFS or EASY configuration by fit score (ties: the earlier one).
-    scored = [
-        (float(results.loc[t.key, "fit.score"]), i)
-        for i, (t, b) in enumerate(zip(tasks, configs, strict=True))
-        if b.policy in ("fcfs", "easy")
-    ]
-    bases = [PLAIN_EASY] + ([configs[min(scored)[1]]] if scored else [])
-    extra = list(dict.fromkeys(b for base in bases for b in site_space(inp, base)))
-    extra = [b for b in extra if b not in configs]
-    if extra:
-        configs = [*configs, *extra]
-        tasks = [*tasks, *(task(b) for b in extra)]
-        results = run_tasks(
-            tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
-        ).set_index("key")
+
+    def scores(keep: Callable[[Baseline], bool]) -> list[tuple[float, int]]:
+        """(fit score, index) of the configurations run so far that ``keep`` keeps."""
+        return sorted(
+            (float(results.loc[t.key, "fit.score"]), i)
+            for i, (t, b) in enumerate(zip(tasks, configs, strict=True))
+            if keep(b)
+        )
+
+    def stage(more: Sequence[Baseline]) -> None:
+        nonlocal configs, tasks, results
+        extra = [b for b in dict.fromkeys(more) if b not in configs]
+        if extra:
+            configs = [*configs, *extra]
+            tasks = [*tasks, *(task(b) for b in extra)]
+            results = run_tasks(
+                tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
+            ).set_index("key")
+
+    # The outage stage: the unavailability read from the log replayed under plain EASY
+    # and under the best configurations so far that run one pool.
+    if inp.unavailable:
+        ranked = scores(lambda b: not b.partitions)[:OUTAGE_BASES]
+        stage([replace(b, outages=True) for b in [PLAIN_EASY, *(configs[i] for _, i in ranked)]])
+    # The site stage: user limits and fair-share around plain EASY (with the outages too,
+    # when read) and around the best FCFS or EASY configuration by fit score (ties: the
+    # earlier one).
+    best = scores(lambda b: b.policy in ("fcfs", "easy"))
+    bases = [PLAIN_EASY, *([replace(PLAIN_EASY, outages=True)] if inp.unavailable else [])]
+    bases += [configs[best[0][1]]] if best else []
+    stage([b for base in bases for b in site_space(inp, base)])
     rows = []
     for t, b in zip(tasks, configs, strict=True):
         r = results.loc[t.key]

@@ -693,9 +693,9 @@ def run_fit(
     # The site stage: user limits and fair-share around plain EASY (with the outages too,
     # when read) and around the best FCFS or EASY configuration by fit score (ties: the
     # earlier one).
-    best = scores(lambda b: b.policy in ("fcfs", "easy"))
+    simple = scores(lambda b: b.policy in ("fcfs", "easy"))
     bases = [PLAIN_EASY, *([replace(PLAIN_EASY, outages=True)] if inp.unavailable else [])]
-    bases += [configs[best[0][1]]] if best else []
+    bases += [configs[simple[0][1]]] if simple else []
     stage([b for base in bases for b in site_space(inp, base)])
     rows = []
     for t, b in zip(tasks, configs, strict=True):

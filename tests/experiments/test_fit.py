@@ -9,6 +9,7 @@ held-out jobs' logged starts change, since it reads the fit part only.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -73,10 +74,10 @@ def _log(tmp: Path, n: int = 500, seed: int = 3, sizes: tuple[int, ...] = SIZES)
     return path
 
 
-def _fit(path: Path, out: Path, split: float = 0.5):  # type: ignore[no-untyped-def]
+def _fit(path: Path, out: Path, split: float = 0.5, **kw: Any):  # type: ignore[no-untyped-def]
     w = load_workload(path)
     w_rec, platform, _ = fit_workload(Recorded.requires, w, MachineFlags())
-    return run_fit(prepare(w_rec, platform, split), out)
+    return run_fit(prepare(w_rec, platform, split), out, **kw)
 
 
 def test_the_fit_recovers_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -221,7 +222,7 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert "assumed   partitions=on makes each partition (SWF field 16)" in out
     # The whole space (56: queues and partitions), then the site stage: 11 configurations
     # around plain EASY, here also the best FCFS or EASY configuration by fit score.
-    assert "of 67 by fit score" in out
+    assert "of 67 run whole, by fit score" in out
 
 
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -409,3 +410,17 @@ def test_the_outages_read_never_depend_on_held_out_starts(tmp_path: Path) -> Non
     other = prepare(*fit_workload(Recorded.requires, load_workload(moved), MachineFlags())[:2])
     assert base.unavailable and other.unavailable == base.unavailable
     assert other.limits == base.limits
+
+
+@pytest.mark.slow
+def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: Path) -> None:
+    # Prefixes of 40 and 120 jobs before the whole log (250 + 250 jobs): the generating
+    # configuration reproduces every prefix too, so it survives and is chosen.
+    res = _fit(_log(tmp_path), tmp_path / "store", first_rung=40)
+    assert res.chosen == TRUTH and res.row(TRUTH)["held.ks"] == 0.0
+    jobs = res.table["jobs"].to_numpy()
+    assert set(jobs) == {40, 120, 500} and (jobs == 500).sum() < len(jobs) / 2
+    # Plain EASY is always run whole (the report's reference); the rest stopped early
+    # have no held-out scores.
+    assert res.row(PLAIN_EASY)["jobs"] == 500
+    assert res.table.loc[jobs < 500, "held.ks"].isna().all()

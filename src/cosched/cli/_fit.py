@@ -133,10 +133,11 @@ def report(result: FitResult, w: Workload, notes: list[str], split: float, out: 
         "max(sim, log) of the class's mean wait (0 best, 2 worst); the choice reads the fit "
         "part only, ties go to the earlier configuration of the declared space"
     )
-    ranked = np.argsort(t["fit.score"].to_numpy(), kind="stable")
-    shown = [int(i) for i in ranked[:TOP]]
+    whole = result.whole()
+    ranked = np.lexsort((t["fit.score"].to_numpy(), ~whole))
+    shown = [int(i) for i in ranked[: min(TOP, int(whole.sum()))]]
     plain = int(np.flatnonzero(t["config"] == PLAIN_EASY.label())[0])
-    head = f"configuration (best {len(shown)} of {len(t)} by fit score)"
+    head = f"configuration (best {len(shown)} of {int(whole.sum())} run whole, by fit score)"
     lines += [
         "",
         f"   {head:<62} {'fit':>7} {'held':>7} {'held KS':>7} {'within':>7}",
@@ -169,6 +170,12 @@ def report(result: FitResult, w: Workload, notes: list[str], split: float, out: 
     lines += ["", f"judgement {j.level} (held out): {j.why}", f"meaning   {j.meaning}"]
     lines += [f"lacks     {x}" for x in lacks(result, j.level)]
     where = f"cells stored in {out}" if out is not None else "cells not kept; --out DIR keeps them"
+    halved = len(t) - int(whole.sum())
+    if halved:
+        lines.append(
+            f"halving   {halved} of {len(t)} configurations stopped on a prefix of the fit "
+            f"part (successive halving from the first {int(t['jobs'].min())} jobs)"
+        )
     lines.append(f"time      {result.seconds:.1f} s for {len(t)} configurations ({where})")
     return "\n".join(lines)
 

@@ -28,6 +28,15 @@ Readings the fit declares:
   the mean logged wait of their fit-part jobs, shortest first (a queue with no fit-part
   job after all others, by number).
 
+**Successive halving.** Each stage (the declared space, the outage stage, the site
+stage) runs its configurations first on the log's first :data:`FIRST_RUNG` jobs alone,
+scored on the fit-part jobs among them, keeps the best third (at least :data:`KEEP`;
+plain EASY always, the report's reference), runs those on three times as many jobs, and
+so on while the prefix is shorter than the fit part; the survivors run on the whole log,
+and only they are chosen from. A prefix is simulated alone, so its last jobs meet fewer
+competitors than in the whole log: the prefix ranks, the whole log chooses. On a log
+whose fit part is no longer than the first prefix every configuration runs whole.
+
 Each configuration is one cell of the experiments runner
 (:func:`cosched.experiments.runner.run_tasks`): the store folder keeps finished cells,
 so an interrupted fit resumes, and the cells run on ``--workers`` processes or Dask.
@@ -92,6 +101,10 @@ FEATURES = (
 #: The fair-share half-lives (seconds) the site stage searches: a day and a week
 #: (Slurm's default ``PriorityDecayHalfLife`` is 7 days).
 HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
+#: Successive halving: the jobs of the first (shortest) prefix a stage's configurations
+#: run on, and the fewest that go on to the next prefix.
+FIRST_RUNG = 4000
+KEEP = 3
 #: How many of the best configurations (by fit score, one pool) the outage stage replays
 #: with the unavailability read from the log, beside plain EASY.
 OUTAGE_BASES = 3
@@ -417,6 +430,8 @@ def simulate_baseline(inp: FitInput, b: Baseline, seed: int = 0) -> np.ndarray:
     out = np.full(len(w), np.nan)
     for g, nodes in enumerate(inp.sizes):
         mask = group == g
+        if not mask.any():  # a prefix of the log may hold no job of a partition
+            continue
         sub = w.rows(mask, f"partition {g}")
         part = Platform(nodes=nodes, cores=p.cores, allocation=p.allocation)
         out[mask] = _starts(simulate, make_policy, sub, part, b, seed)
@@ -489,8 +504,19 @@ def score_of(cmp: ScheduleComparison) -> dict[str, float]:
     }
 
 
-def evaluate(inp: FitInput, b: Baseline, seed: int, within: float) -> dict[str, float]:
-    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``)."""
+def evaluate(
+    inp: FitInput, b: Baseline, seed: int, within: float, jobs: int | None = None
+) -> dict[str, float]:
+    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``); with
+    ``jobs`` shorter than the log, the fit scores of the first ``jobs`` jobs simulated
+    alone (the ones of the fit part among them) and no held-out scores."""
+    n = len(inp.workload)
+    if jobs is not None and jobs < n:
+        head = np.arange(n) < jobs
+        part = replace(inp, workload=inp.workload.rows(head, f"first {jobs} jobs"))
+        sim = simulate_baseline(part, b, seed)
+        fit = score_of(_compare(part, sim, slice(0, min(jobs, inp.fit_jobs)), within))
+        return {f"fit.{m}": v for m, v in fit.items()} | {f"held.{m}": math.nan for m in fit}
     sim = simulate_baseline(inp, b, seed)
     k = inp.fit_jobs
     fit = score_of(_compare(inp, sim, slice(0, k), within))
@@ -512,13 +538,14 @@ def _load(path: str, digest: str) -> FitInput:
     return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], (), None, gone)
 
 
-def fit_cell(payload: tuple[str, str, dict[str, Any], int, float], env: CellEnv) -> CellResult:
-    """One configuration: its fit and held-out scores, and each job's simulated start."""
-    path, digest, config, seed, within = payload
+def fit_cell(payload: tuple[str, str, dict[str, Any], int, float, int], env: CellEnv) -> CellResult:
+    """One configuration: its fit and held-out scores (on the first ``jobs`` jobs: the
+    fit scores of that prefix only)."""
+    path, digest, config, seed, within, jobs = payload
     inp = _load(path, digest)
     b = Baseline(**config)
     started = time.perf_counter()
-    metrics = evaluate(inp, b, seed, within)
+    metrics = evaluate(inp, b, seed, within, jobs)
     return CellResult(metrics, info={"seconds": time.perf_counter() - started})
 
 
@@ -564,7 +591,9 @@ class FitResult:
     """The fitted baseline.
 
     Attributes:
-        table: one row per configuration (grid order): its features and scores.
+        table: one row per configuration (in the order searched): its features, the
+            jobs of its longest run (``jobs``: the whole log, or the prefix on which the
+            halving left it) and that run's scores (held-out ones NaN on a prefix).
         chosen: the configuration with the lowest fit score (ties: the earlier one).
         seconds: wall time of the fit, cells already stored included at no cost.
         input: what the configurations ran on.
@@ -578,6 +607,10 @@ class FitResult:
     input: FitInput
     within: float
     configs: tuple[Baseline, ...]
+
+    def whole(self) -> np.ndarray:
+        """Which rows ran on the whole log (the others stopped on a prefix)."""
+        return np.asarray(self.table["jobs"].to_numpy() >= len(self.input.workload))
 
     def row(self, b: Baseline) -> pd.Series:
         """The scores of configuration ``b``."""
@@ -598,8 +631,8 @@ class FitResult:
             if other.order != "fairshare":
                 other = replace(other, half_life=None)
             rows = self.table["config"] == other.label()
-            if not rows.any():
-                continue
+            if not rows.any() or not np.isfinite(self.table.loc[rows, "held.score"].iloc[0]):
+                continue  # not searched, or left on a prefix by the halving
             value = float(self.table.loc[rows, "held.score"].iloc[0]) - base
             change = f"{_shown(f, getattr(c, f))} (plain EASY: {_shown(f, getattr(PLAIN_EASY, f))})"
             out.append((f, change, value))
@@ -627,7 +660,7 @@ def runnable(b: Baseline) -> bool:
 def best_runnable(result: FitResult) -> Baseline:
     """The configuration with the lowest fit score among those :func:`runnable` (ties:
     the earlier one; plain EASY is one)."""
-    keep = [runnable(b) for b in result.configs]
+    keep = np.array([runnable(b) for b in result.configs]) & result.whole()
     scores = np.where(keep, result.table["fit.score"].to_numpy(), np.inf)
     return result.configs[int(np.argmin(scores))]
 
@@ -641,70 +674,100 @@ def run_fit(
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
     argv: Sequence[str] | None = None,
+    first_rung: int = FIRST_RUNG,
+    outages: bool = True,
 ) -> FitResult:
-    """Run every configuration of :func:`space` into store ``out`` and choose.
+    """Run the configurations of :func:`space` and of the outage and site stages into
+    store ``out`` and choose.
 
-    The choice reads the fit scores only (``fit.score``), lowest first, ties broken by
-    the order of :func:`space`.
+    Each stage is searched by successive halving (see the module): its configurations
+    run on the first ``first_rung`` jobs, the best third by fit score (at least
+    :data:`KEEP`, plain EASY always) on three times as many, and so on while the prefix
+    is shorter than the fit part; the survivors run on the whole log. The choice reads
+    the fit scores of the whole-log runs only (``fit.score``), lowest first, ties
+    broken by the order the configurations were declared. ``outages=False`` leaves out
+    the outage stage (with ``first_rung`` past the fit part, the search as it was before
+    the outage stage and the halving: the docs' tables compare the two).
     """
     started = time.perf_counter()
     out = Path(out)
     digest = _digest(inp)
     path = _write_input(inp, out, digest)
-    configs = space(queues=inp.queues, partitions=bool(inp.sizes))
+    n, k = len(inp.workload), inp.fit_jobs
+    configs: list[Baseline] = []
+    tasks: list[CellTask] = []
+    deepest: dict[Baseline, CellTask] = {}  # each configuration's longest run
+    meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
+    results = pd.DataFrame()
 
-    def task(b: Baseline) -> CellTask:
-        ident = {"fit": _VERSION, "input": digest, "config": asdict(b), "seed": seed,
-                 "within": within}  # fmt: skip
+    def task(b: Baseline, jobs: int) -> CellTask:
+        ident: dict[str, Any] = {"fit": _VERSION, "input": digest, "config": asdict(b),
+                                 "seed": seed, "within": within}  # fmt: skip
+        if jobs < n:
+            ident["jobs"] = jobs
         key = hashlib.sha256(canonical(ident).encode()).hexdigest()[:16]
         cols = {f: (str(v) if v is not None else None) for f, v in asdict(b).items()}
-        payload = (path, digest, asdict(b), seed, within)
-        return CellTask(key, cols | {"seed": seed}, _CELL, payload, b.label())
+        payload = (path, digest, asdict(b), seed, within, jobs)
+        label = b.label() if jobs >= n else f"{b.label()} (first {jobs} jobs)"
+        return CellTask(key, cols | {"seed": seed, "jobs": jobs}, _CELL, payload, label)
 
-    tasks = [task(b) for b in configs]
-    meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
-    results = run_tasks(
-        tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
-    ).set_index("key")
+    def run(batch: Sequence[Baseline], jobs: int) -> None:
+        nonlocal results
+        more = [task(b, jobs) for b in batch]
+        for b, t in zip(batch, more, strict=True):
+            if b not in deepest:
+                configs.append(b)
+            deepest[b] = t
+        tasks.extend(t for t in more if t.key not in {x.key for x in tasks})
+        results = run_tasks(
+            tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
+        ).set_index("key")
 
-    def scores(keep: Callable[[Baseline], bool]) -> list[tuple[float, int]]:
-        """(fit score, index) of the configurations run so far that ``keep`` keeps."""
-        return sorted(
-            (float(results.loc[t.key, "fit.score"]), i)
-            for i, (t, b) in enumerate(zip(tasks, configs, strict=True))
-            if keep(b)
-        )
+    def score(b: Baseline) -> float:
+        return float(results.loc[deepest[b].key, "fit.score"])
 
-    def stage(more: Sequence[Baseline]) -> None:
-        nonlocal configs, tasks, results
-        extra = [b for b in dict.fromkeys(more) if b not in configs]
-        if extra:
-            configs = [*configs, *extra]
-            tasks = [*tasks, *(task(b) for b in extra)]
-            results = run_tasks(
-                tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
-            ).set_index("key")
+    def stage(batch: Sequence[Baseline]) -> None:
+        alive = [b for b in dict.fromkeys(batch) if b not in deepest]
+        jobs = first_rung
+        while jobs < k and len(alive) > KEEP:
+            run(alive, jobs)
+            ranked = sorted(alive, key=lambda b: (score(b), alive.index(b)))
+            keep = ranked[: max(KEEP, math.ceil(len(alive) / 3))]
+            alive = [b for b in alive if b in keep or b == PLAIN_EASY]
+            jobs *= 3
+        if alive:
+            run(alive, n)
 
+    def whole(keep: Callable[[Baseline], bool]) -> list[Baseline]:
+        """The configurations run on the whole log that ``keep`` keeps, best fit first."""
+        done = [b for b in configs if keep(b) and deepest[b].payload[-1] >= n]
+        return sorted(done, key=lambda b: (score(b), configs.index(b)))
+
+    stage(space(queues=inp.queues, partitions=bool(inp.sizes)))
     # The outage stage: the unavailability read from the log replayed under plain EASY
     # and under the best configurations so far that run one pool.
-    if inp.unavailable:
-        ranked = scores(lambda b: not b.partitions)[:OUTAGE_BASES]
-        stage([replace(b, outages=True) for b in [PLAIN_EASY, *(configs[i] for _, i in ranked)]])
+    gone = outages and bool(inp.unavailable)
+    if gone:
+        bests = whole(lambda b: not b.partitions)[:OUTAGE_BASES]
+        stage([replace(b, outages=True) for b in [PLAIN_EASY, *bests]])
     # The site stage: user limits and fair-share around plain EASY (with the outages too,
     # when read) and around the best FCFS or EASY configuration by fit score (ties: the
     # earlier one).
-    simple = scores(lambda b: b.policy in ("fcfs", "easy"))
-    bases = [PLAIN_EASY, *([replace(PLAIN_EASY, outages=True)] if inp.unavailable else [])]
-    bases += [configs[simple[0][1]]] if simple else []
+    simple = whole(lambda b: b.policy in ("fcfs", "easy"))
+    bases = [PLAIN_EASY, *([replace(PLAIN_EASY, outages=True)] if gone else [])]
+    bases += simple[:1]
     stage([b for base in bases for b in site_space(inp, base)])
     rows = []
-    for t, b in zip(tasks, configs, strict=True):
-        r = results.loc[t.key]
-        rows.append({"config": b.label(), **asdict(b), **{c: r[c] for c in _SCORES}})
+    for b in configs:
+        r = results.loc[deepest[b].key]
+        rows.append(
+            {"config": b.label(), **asdict(b), "jobs": deepest[b].payload[-1],
+             **{c: r[c] for c in _SCORES}}
+        )  # fmt: skip
     table = pd.DataFrame(rows)
-    best = int(np.argmin(table["fit.score"].to_numpy()))  # first of the lowest
+    chosen = whole(lambda b: True)[0]
     seconds = time.perf_counter() - started
-    return FitResult(table, configs[best], seconds, inp, within, tuple(configs))
+    return FitResult(table, chosen, seconds, inp, within, tuple(configs))
 
 
 def lacks(result: FitResult, level: str) -> list[str]:

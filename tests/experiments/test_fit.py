@@ -424,3 +424,14 @@ def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: 
     # have no held-out scores.
     assert res.row(PLAIN_EASY)["jobs"] == 500
     assert res.table.loc[jobs < 500, "held.ks"].isna().all()
+
+
+@pytest.mark.slow
+def test_compare_says_why_its_baseline_leaves_the_outages_out(tmp_path: Path) -> None:
+    path, _ = _outage_log(tmp_path)
+    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    # The best fit replays the outages, which compare's machines do not carry: the
+    # reference is the best fit without them, and the note says which and why.
+    assert arm.startswith("easy(") and "max_jobs_per_user=2" in arm
+    said = " ".join(notes)
+    assert "outages=on" in said and "the outages read from the log (compare's machines" in said

@@ -21,6 +21,7 @@ from cosched.experiments.fit import (
     lacks,
     prepare,
     run_fit,
+    unrunnable,
 )
 from cosched.metrics.validate import Judgement, ScheduleComparison, judge
 from cosched.policies.base import policy_class
@@ -224,10 +225,11 @@ def fitted_arm(
         f"{result.within:g} s of their logged start, a {j.level} match: {j.meaning}"
     ]
     if b != result.chosen:
+        c = result.row(result.chosen)
         lines.append(
-            f"the best fit, {result.chosen.label()}, needs what compare's arms do not run "
-            "(partitions, exact estimates or learned queue ranks): the reference is the best "
-            "fit among those they run"
+            f"the best fit, {result.chosen.label()} (held-out KS {c['held.ks']:.3f}), needs "
+            f"what compare's arms do not run: {'; '.join(unrunnable(result.chosen))}; the "
+            "reference is the best fit among those they run"
         )
     from cosched.compare.render import FIT_WARNING
 

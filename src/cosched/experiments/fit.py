@@ -651,10 +651,28 @@ def _shown(feature: str, value: Any) -> str:
     return str(value)
 
 
+def unrunnable(b: Baseline) -> list[str]:
+    """What of ``b`` ``cosched compare``'s arms do not run, each with why (empty: ``b``
+    runs as an arm)."""
+    out = []
+    if b.partitions:
+        out.append("partitions (compare's arms run one machine)")
+    if b.estimates != "requested":
+        out.append("exact estimates (compare's arms see the users' requests)")
+    if b.order == "queue":
+        out.append("learned queue ranks (compare's arms read the log's queue numbers)")
+    if b.outages:
+        out.append(
+            "the outages read from the log (compare's machines carry no unavailability, "
+            "and the sharing families place jobs on named nodes, which a drain by count "
+            "does not reach)"
+        )
+    return out
+
+
 def runnable(b: Baseline) -> bool:
-    """Whether ``cosched compare`` can run ``b`` as an arm: one pool, the users'
-    requests as estimates, no learned queue ranks."""
-    return not b.partitions and b.estimates == "requested" and b.order != "queue"
+    """Whether ``cosched compare`` can run ``b`` as an arm (:func:`unrunnable`)."""
+    return not unrunnable(b)
 
 
 def best_runnable(result: FitResult) -> Baseline:

@@ -80,9 +80,11 @@ def verify_unavailability(jobs: pd.DataFrame, platform: Platform) -> None:
     start = jobs["start_time"].to_numpy(dtype=np.float64)
     end = jobs["end_time"].to_numpy(dtype=np.float64)
     size = jobs["size"].to_numpy(dtype=np.int64)
+    times, removed = platform.unavailability_steps()
     for t in np.unique(start):
         used = int(size[(start <= t) & (end > t)].sum())
-        room = platform.capacity - platform.removed_at(float(t))
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        room = platform.capacity - (int(removed[k]) if k >= 0 else 0)
         if used > room:
             raise InvariantError(
                 f"t={t:g}: a job started with {used} units in use, {room} of the machine's "

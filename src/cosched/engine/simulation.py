@@ -167,6 +167,9 @@ class Simulation:
         # Unavailability (Platform.unavailable): units drained out of the machine now;
         # they come out of the free units as they come free, up to the intervals' sum.
         self._drained = 0
+        steps = platform.unavailability_steps()
+        self._gone_t: list[float] = steps[0].tolist()  # when the removed units change
+        self._gone_v: list[int] = steps[1].tolist()  # units removed from then on
         if platform.unavailable and self._ledger is not None:
             raise ConfigError(
                 "platform unavailability needs a machine counted in units: this run places "
@@ -385,7 +388,7 @@ class Simulation:
             self._upd = [0.0] * n
             self._ver = [0] * n
             self._est_end = [nan] * n
-        for t in self.platform.unavailability_changes():
+        for t in self._gone_t:
             heapq.heappush(self._wakes, t)
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
@@ -522,7 +525,7 @@ class Simulation:
         """Bring the drained units to the unavailability in force at ``t``: units come
         back when an interval ends, and free units are taken while fewer than the
         intervals remove are out (see :mod:`cosched.platform.machine`)."""
-        target = self.platform.removed_at(t)
+        target = self.removed_at(t)
         drained = self._drained
         if drained > target:
             self._free += drained - target
@@ -534,6 +537,24 @@ class Simulation:
         if drained != self._drained:
             self._drained = drained
             self._epoch += 1  # the free units changed without a job ending
+
+    def removed_at(self, t: float) -> int:
+        """Units the platform's unavailability removes at ``t``."""
+        k = bisect.bisect_right(self._gone_t, t) - 1
+        return self._gone_v[k] if k >= 0 else 0
+
+    def returns(self) -> list[tuple[float, int]]:
+        """``(time, units)`` at which the units out of the machine now come back."""
+        out: list[tuple[float, int]] = []
+        left = self._drained
+        times, values = self._gone_t, self._gone_v
+        k = bisect.bisect_right(times, self._now)
+        while left and k < len(times):
+            if values[k] < left:
+                out.append((times[k], left - values[k]))
+                left = values[k]
+            k += 1
+        return out
 
     def _refuse(self, job: Job | None, reason: str) -> None:
         raise PolicyDecisionError(
@@ -710,10 +731,10 @@ class Simulation:
                 f"t={self._now:g}: {used} units running + {self._free} free + "
                 f"{self._drained} unavailable != capacity {self._capacity}"
             )
-        if self._free > 0 and self._drained < self.platform.removed_at(self._now):
+        if self._free > 0 and self._drained < self.removed_at(self._now):
             raise InvariantError(
                 f"t={self._now:g}: {self._free} units free while {self._drained} of "
-                f"{self.platform.removed_at(self._now)} unavailable units are out"
+                f"{self.removed_at(self._now)} unavailable units are out"
             )
 
     # -- results ------------------------------------------------------------------------

@@ -81,21 +81,7 @@ class SystemView:
         """``(time, units)`` at which the units out of the machine come back, in time
         order: the scheduler knows when a drain it sees ends (an announced end of
         maintenance), never of an interval before it begins."""
-        out: list[tuple[float, int]] = []
-        left = self._sim._drained
-        if not left:
-            return out
-        p, now = self._sim.platform, self._sim._now
-        for t in p.unavailability_changes():
-            if t <= now:
-                continue
-            target = p.removed_at(t)
-            if target < left:
-                out.append((t, left - target))
-                left = target
-            if not left:
-                break
-        return out
+        return self._sim.returns()
 
     @property
     def queue(self) -> ValuesView[Job]:

@@ -206,8 +206,17 @@ def gap_intervals(
     fit_submit = np.sort(np.asarray(fit_submit, dtype=np.float64))
     gaps = list(zip(fit_submit[:-1].tolist(), fit_submit[1:].tolist(), strict=True))
 
+    ivs = sorted(fit_intervals)
+    ends = np.maximum.accumulate(np.array([iv[1] for iv in ivs])) if ivs else np.zeros(0)
+
     def overlapping(a: float, b: float) -> list[Interval]:
-        return [iv for iv in fit_intervals if iv[0] < b and iv[1] > a]
+        out = []
+        for iv in ivs[int(np.searchsorted(ends, a, side="right")) :]:
+            if iv[0] >= b:
+                break
+            if iv[1] > a:
+                out.append(iv)
+        return out
 
     quiet = [b - a for a, b in gaps if not overlapping(a, b)]
     threshold = max([MIN_OUTAGE, *quiet])

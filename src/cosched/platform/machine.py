@@ -119,15 +119,30 @@ class Platform:
             )
         object.__setattr__(self, "unavailable", tuple(sorted(out)))
 
+    def unavailability_steps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The units removed as a step function: the instants at which they change
+        (sorted, f8) and the units removed from each instant on (i8, at most the
+        machine); empty without intervals."""
+        if not self.unavailable:
+            return np.zeros(0), np.zeros(0, dtype=np.int64)
+        a = np.array([x[0] for x in self.unavailable])
+        b = np.array([x[1] for x in self.unavailable])
+        u = np.array([x[2] for x in self.unavailable], dtype=np.int64)
+        times, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        delta = np.zeros(times.shape[0], dtype=np.int64)
+        np.add.at(delta, inverse, np.concatenate([u, -u]))
+        return times, np.minimum(np.cumsum(delta), self.capacity)
+
     def removed_at(self, t: float) -> int:
         """Units the unavailability intervals remove at time ``t`` (``start <= t < end``),
         at most the machine."""
-        total = sum(u for a, b, u in self.unavailable if a <= t < b)
-        return min(total, self.capacity)
+        times, removed = self.unavailability_steps()
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        return int(removed[k]) if k >= 0 else 0
 
     def unavailability_changes(self) -> list[float]:
         """The instants at which the removed units change, sorted."""
-        return sorted({x for a, b, _ in self.unavailable for x in (a, b)})
+        return [float(x) for x in self.unavailability_steps()[0]]
 
     def available(self) -> Platform:
         """This machine without its unavailability intervals."""

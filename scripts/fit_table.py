@@ -8,7 +8,7 @@ under ``--store`` (a log already there is not run again); ``--write`` renders ev
 stored log into docs/validate.md between the table's markers.
 
     python scripts/fit_table.py --store runs/fit-table KTH-SP2-1996-2.1 SDSC-SP2-1998-4.2
-    python scripts/fit_table.py --store runs/fit-table --write docs/validate.md
+    python scripts/fit_table.py --store runs/fit-table --store runs/more --write docs/validate.md
 """
 
 from __future__ import annotations
@@ -81,17 +81,19 @@ def _cell(ks: float, within: float) -> str:
     return f"{ks:.3f} / {100 * within:.1f} %"
 
 
-def render(store: Path) -> str:
+def render(stores: list[Path]) -> str:
     rows = [
         "| log | jobs (fit + held out) | plain EASY: KS / within 1 h | previous fit: KS / "
         "within 1 h (wall s, load) | fit: KS / within 1 h | fit's configuration | fit's "
         "wall time (load at start, end) | configurations run whole / searched |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for f in sorted(store.glob("*.new.json")):
+    found = {f.name: f for store in stores for f in store.glob("*.new.json")}
+    for key in sorted(found):
+        f = found[key]
         name = f.name.removesuffix(".new.json")
         new = json.loads(f.read_text())
-        old_path = store / f"{name}.previous.json"
+        old_path = f.parent / f"{name}.previous.json"
         old = json.loads(old_path.read_text()) if old_path.exists() else None
         prev = (
             f"{_cell(old['held_ks'], old['held_within'])} ({old['wall']:.0f} s, "
@@ -112,11 +114,14 @@ def render(store: Path) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("logs", nargs="*", help="trace names in the traces folder")
-    ap.add_argument("--store", type=Path, required=True)
+    ap.add_argument(
+        "--store", type=Path, action="append", required=True,
+        help="where the fits go (the first given); the table reads every one given",
+    )  # fmt: skip
     ap.add_argument("--previous", action="store_true", help="also run the previous fit")
     ap.add_argument("--write", type=Path, help="the page whose table to regenerate")
     args = ap.parse_args()
-    run(args.logs, args.store, args.previous)
+    run(args.logs, args.store[0], args.previous)
     table = render(args.store)
     if args.write is None:
         print(table)

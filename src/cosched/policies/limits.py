@@ -266,6 +266,10 @@ class SiteRules:
     max_jobs: int | None
     max_procs: int | None
     fairshare: FairShare | None
+    # What each user holds, counted once per running set (the view's epoch and started
+    # count): a pass copies it rather than walking the running jobs again.
+    _held_key: tuple[int, int] = (-1, -1)
+    _held: UserLimits | None = None
 
     @classmethod
     def of(cls, policy: Any) -> SiteRules:
@@ -305,7 +309,12 @@ class SiteRules:
         """What each user holds now, against the limits."""
         if not self.limited:
             return UserLimits(None, None)
-        return UserLimits.of(view, self.max_jobs, self.max_procs)
+        key = (view.epoch, view.started_count)
+        if self._held is None or key != self._held_key:
+            self._held = UserLimits.of(view, self.max_jobs, self.max_procs)
+            self._held_key = key
+        held = self._held
+        return UserLimits(self.max_jobs, self.max_procs, dict(held.jobs), dict(held.procs))
 
     def submitted(self, job: Job) -> None:
         if self.fairshare is not None:

@@ -112,8 +112,9 @@ def test_the_fit_is_deterministic_and_resumable(tmp_path: Path) -> None:
 
 
 def test_the_choice_never_reads_held_out_jobs(tmp_path: Path) -> None:
+    # With successive halving from the first 30 jobs (then 90, then all 200).
     path = _log(tmp_path, n=200, seed=5)
-    base = _fit(path, tmp_path / "a")
+    base = _fit(path, tmp_path / "a", first_rung=30)
     # Move every held-out job's logged start by up to two days; the fit part is as made.
     w = load_workload(path)
     k = base.input.fit_jobs
@@ -123,9 +124,11 @@ def test_the_choice_never_reads_held_out_jobs(tmp_path: Path) -> None:
     t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
     moved = tmp_path / "moved.swf"
     write_swf(Workload.from_table(t), moved, header=dict(w.header))
-    other = _fit(moved, tmp_path / "b")
+    other = _fit(moved, tmp_path / "b", first_rung=30)
+    assert set(base.table["jobs"]) == {30, 90, 200}
     fit_cols = [c for c in base.table if c.startswith("fit.")]
     pd.testing.assert_frame_equal(base.table[fit_cols], other.table[fit_cols])
+    assert list(other.table["config"]) == list(base.table["config"])
     assert other.chosen == base.chosen
     # The held-out scores did read the moved starts.
     assert not base.table["held.ks"].equals(other.table["held.ks"])

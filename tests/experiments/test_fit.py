@@ -9,6 +9,7 @@ held-out jobs' logged starts change, since it reads the fit part only.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,14 @@ from cosched.compare.study import plan
 from cosched.engine.simulation import simulate
 from cosched.errors import ConfigError
 from cosched.experiments.executors import Serial
-from cosched.experiments.fit import PLAIN_EASY, Baseline, prepare, run_fit, space
+from cosched.experiments.fit import (
+    PLAIN_EASY,
+    Baseline,
+    best_runnable,
+    prepare,
+    run_fit,
+    space,
+)
 from cosched.platform import Platform
 from cosched.policies.base import make_policy
 from cosched.policies.recorded import Recorded
@@ -73,10 +81,10 @@ def _log(tmp: Path, n: int = 500, seed: int = 3, sizes: tuple[int, ...] = SIZES)
     return path
 
 
-def _fit(path: Path, out: Path, split: float = 0.5):  # type: ignore[no-untyped-def]
+def _fit(path: Path, out: Path, split: float = 0.5, **kw: Any):  # type: ignore[no-untyped-def]
     w = load_workload(path)
     w_rec, platform, _ = fit_workload(Recorded.requires, w, MachineFlags())
-    return run_fit(prepare(w_rec, platform, split), out)
+    return run_fit(prepare(w_rec, platform, split), out, **kw)
 
 
 def test_the_fit_recovers_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -104,8 +112,9 @@ def test_the_fit_is_deterministic_and_resumable(tmp_path: Path) -> None:
 
 
 def test_the_choice_never_reads_held_out_jobs(tmp_path: Path) -> None:
+    # With successive halving from the first 30 jobs (then 90, then all 200).
     path = _log(tmp_path, n=200, seed=5)
-    base = _fit(path, tmp_path / "a")
+    base = _fit(path, tmp_path / "a", first_rung=30)
     # Move every held-out job's logged start by up to two days; the fit part is as made.
     w = load_workload(path)
     k = base.input.fit_jobs
@@ -115,9 +124,11 @@ def test_the_choice_never_reads_held_out_jobs(tmp_path: Path) -> None:
     t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
     moved = tmp_path / "moved.swf"
     write_swf(Workload.from_table(t), moved, header=dict(w.header))
-    other = _fit(moved, tmp_path / "b")
+    other = _fit(moved, tmp_path / "b", first_rung=30)
+    assert set(base.table["jobs"]) == {30, 90, 200}
     fit_cols = [c for c in base.table if c.startswith("fit.")]
     pd.testing.assert_frame_equal(base.table[fit_cols], other.table[fit_cols])
+    assert list(other.table["config"]) == list(base.table["config"])
     assert other.chosen == base.chosen
     # The held-out scores did read the moved starts.
     assert not base.table["held.ks"].equals(other.table["held.ks"])
@@ -221,7 +232,7 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert "assumed   partitions=on makes each partition (SWF field 16)" in out
     # The whole space (56: queues and partitions), then the site stage: 11 configurations
     # around plain EASY, here also the best FCFS or EASY configuration by fit score.
-    assert "of 67 by fit score" in out
+    assert "of 67 run whole, by fit score" in out
 
 
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -336,3 +347,104 @@ def test_user_peaks_by_hand() -> None:
     )
     assert user_peaks(t, 4) == (2, 8)
     assert user_peaks(t, 5) == (3, 35)
+
+
+#: The outages of the log made with a known outage: (start, end), the whole machine,
+#: one in each part; nobody submits while the machine is down.
+OUTAGES = ((0.25, 6 * 3600.0), (0.75, 8 * 3600.0))
+
+
+def _outage_log(tmp: Path, n: int = 400, seed: int = 7) -> tuple[Path, list[tuple[float, float]]]:
+    """The user-limited log (``USER_LIMIT`` jobs per user) with two whole-machine
+    outages, one in the fit part and one held out: the submissions after each outage's
+    start are moved past its end, and EASY with the limit runs on a machine that loses
+    all 32 processors over each (drained as they come free)."""
+    rng = np.random.default_rng(seed)
+    t = _jobs(rng, n, sizes=(32,)).drop(columns="partition")
+    t["user_id"] = rng.integers(1, 7, n).astype(float)
+    submit = t["submit_time"].to_numpy().copy()
+    windows = []
+    for share, length in OUTAGES:
+        i = int(share * n)
+        a = submit[i - 1] + 30.0  # after the last submission before it
+        submit[i:] += a + length - submit[i] + 30.0  # nobody submits until it has ended
+        windows.append((a, a + length))
+    t["submit_time"] = submit
+    w = Workload.from_table(t)
+    gone = tuple((a, b, 32) for a, b in windows)
+    policy = make_policy("easy", max_jobs_per_user=USER_LIMIT)
+    r = simulate(w, Platform(32, unavailable=gone), policy, rng=np.random.default_rng(0))
+    t["wait_time"] = r.jobs["start_time"].to_numpy() - t["submit_time"]
+    path = tmp / "outages.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "32", "MaxNodes": "32"})
+    return path, windows
+
+
+@pytest.mark.slow
+def test_the_fit_recovers_a_per_user_limit_and_an_outage(tmp_path: Path) -> None:
+    path, windows = _outage_log(tmp_path)
+    res = _fit(path, tmp_path / "store")
+    assert res.input.limits is not None and res.input.limits[0] == USER_LIMIT
+    truth = Baseline("easy", max_jobs_per_user=USER_LIMIT, outages=True)
+    assert res.chosen == truth
+    (a, b), (c, d) = windows
+    gone = res.input.unavailable
+    # The fit part's outage, read from its starts: blocked from when its drain left a
+    # queued job room until the machine came back, whole.
+    fit = [iv for iv in gone if iv[0] < b and iv[1] > a]
+    assert fit and a <= fit[0][0] < a + 4000.0 and fit[-1][1] == b
+    assert max(u for _, _, u in fit) == 32
+    # The held-out one, read from the submissions alone: the gap around it, whole.
+    held = [iv for iv in gone if iv[0] < d and iv[1] > c]
+    assert len(held) == 1 and held[0][0] <= c and d <= held[0][1] <= d + 120.0
+    assert held[0][2] == 32
+    # Near the logged schedule: the read intervals differ from the true ones only at
+    # their edges (a drain shows once a queued job fits; a gap ends at a submission).
+    row = res.row(truth)
+    assert row["fit.ks"] <= 0.02 and row["held.ks"] <= 0.05 and row["held.within"] == 1.0
+    # Without the outages, or without the limit, the held-out match is worse.
+    assert res.row(Baseline("easy", max_jobs_per_user=USER_LIMIT))["held.ks"] > row["held.ks"]
+    assert res.row(Baseline(outages=True))["held.ks"] > row["held.ks"]
+
+
+def test_the_outages_read_never_depend_on_held_out_starts(tmp_path: Path) -> None:
+    path, _ = _outage_log(tmp_path, n=300, seed=8)
+    w = load_workload(path)
+    base = prepare(*fit_workload(Recorded.requires, w, MachineFlags())[:2])
+    k = base.fit_jobs
+    t = w.table.copy()
+    later = np.random.default_rng(2).integers(0, 2 * 86400, len(t) - k).astype(float)
+    t.loc[k:, "wait_time"] = t.loc[k:, "wait_time"].to_numpy() + later
+    moved = tmp_path / "moved.swf"
+    write_swf(Workload.from_table(t), moved, header=dict(w.header))
+    other = prepare(*fit_workload(Recorded.requires, load_workload(moved), MachineFlags())[:2])
+    assert base.unavailable and other.unavailable == base.unavailable
+    assert other.limits == base.limits
+
+
+@pytest.mark.slow
+def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: Path) -> None:
+    # Prefixes of 40 and 120 jobs before the whole log (250 + 250 jobs): the generating
+    # configuration reproduces every prefix too, so it survives and is chosen.
+    res = _fit(_log(tmp_path), tmp_path / "store", first_rung=40)
+    assert res.chosen == TRUTH and res.row(TRUTH)["held.ks"] == 0.0
+    jobs = res.table["jobs"].to_numpy()
+    assert set(jobs) == {40, 120, 500} and (jobs == 500).sum() < len(jobs) / 2
+    # Plain EASY is always run whole (the report's reference); the rest stopped early
+    # have no held-out scores.
+    assert res.row(PLAIN_EASY)["jobs"] == 500
+    assert res.table.loc[jobs < 500, "held.ks"].isna().all()
+
+
+@pytest.mark.slow
+def test_compare_says_why_its_baseline_leaves_the_outages_out(tmp_path: Path) -> None:
+    path, _ = _outage_log(tmp_path)
+    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    # The best fit replays the outages, which compare's machines do not carry: the
+    # reference is the best fit among the configurations without them, and the note
+    # says what was left out and why.
+    res = _fit(path, tmp_path / "fit")  # the stored fit, read again
+    assert res.chosen.outages
+    assert arm == best_runnable(res).policy_string() and not best_runnable(res).outages
+    said = " ".join(notes)
+    assert "outages=on" in said and "the outages read from the log (compare's machines" in said

@@ -21,6 +21,7 @@ from cosched.experiments.fit import (
     lacks,
     prepare,
     run_fit,
+    unrunnable,
 )
 from cosched.metrics.validate import Judgement, ScheduleComparison, judge
 from cosched.policies.base import policy_class
@@ -109,6 +110,8 @@ def _caveats(result: FitResult) -> str:
     out = []
     if result.chosen.partitions:
         out.append("partitions=on has no flag: only the fit runs each partition alone")
+    if result.chosen.outages:
+        out.append("outages=on has no flag: the intervals read are on the assumed line")
     if result.chosen.order == "queue":
         out.append("with these flags the queue order ranks queues by number, not by the fit")
     return f" ({'; '.join(out)})" if out else ""
@@ -131,10 +134,11 @@ def report(result: FitResult, w: Workload, notes: list[str], split: float, out: 
         "max(sim, log) of the class's mean wait (0 best, 2 worst); the choice reads the fit "
         "part only, ties go to the earlier configuration of the declared space"
     )
-    ranked = np.argsort(t["fit.score"].to_numpy(), kind="stable")
-    shown = [int(i) for i in ranked[:TOP]]
+    whole = result.whole()
+    ranked = np.lexsort((t["fit.score"].to_numpy(), ~whole))
+    shown = [int(i) for i in ranked[: min(TOP, int(whole.sum()))]]
     plain = int(np.flatnonzero(t["config"] == PLAIN_EASY.label())[0])
-    head = f"configuration (best {len(shown)} of {len(t)} by fit score)"
+    head = f"configuration (best {len(shown)} of {int(whole.sum())} run whole, by fit score)"
     lines += [
         "",
         f"   {head:<62} {'fit':>7} {'held':>7} {'held KS':>7} {'within':>7}",
@@ -167,6 +171,12 @@ def report(result: FitResult, w: Workload, notes: list[str], split: float, out: 
     lines += ["", f"judgement {j.level} (held out): {j.why}", f"meaning   {j.meaning}"]
     lines += [f"lacks     {x}" for x in lacks(result, j.level)]
     where = f"cells stored in {out}" if out is not None else "cells not kept; --out DIR keeps them"
+    halved = len(t) - int(whole.sum())
+    if halved:
+        lines.append(
+            f"halving   {halved} of {len(t)} configurations stopped on a prefix of the fit "
+            f"part (successive halving from the first {int(t['jobs'].min())} jobs)"
+        )
     lines.append(f"time      {result.seconds:.1f} s for {len(t)} configurations ({where})")
     return "\n".join(lines)
 
@@ -215,10 +225,11 @@ def fitted_arm(
         f"{result.within:g} s of their logged start, a {j.level} match: {j.meaning}"
     ]
     if b != result.chosen:
+        c = result.row(result.chosen)
         lines.append(
-            f"the best fit, {result.chosen.label()}, needs what compare's arms do not run "
-            "(partitions, exact estimates or learned queue ranks): the reference is the best "
-            "fit among those they run"
+            f"the best fit, {result.chosen.label()} (held-out KS {c['held.ks']:.3f}), needs "
+            f"what compare's arms do not run: {'; '.join(unrunnable(result.chosen))}; the "
+            "reference is the best fit among those they run"
         )
     from cosched.compare.render import FIT_WARNING
 

@@ -240,7 +240,8 @@ def _compare(args: argparse.Namespace) -> int:
     if _fitted(args.baseline):  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
     baseline, fit_notes = _baseline(args, probe, flags)
-    comparison = plan(workload, **given, robustness=robust, baseline=baseline)
+    site = _site(baseline) if _fitted(args.baseline) else None
+    comparison = plan(workload, **given, robustness=robust, baseline=baseline, site=site)
     comparison.notes += fit_notes
     comparison.gantt_window = _window(args.gantt_window)
     for note in comparison.notes:
@@ -313,6 +314,20 @@ def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | N
             f"note      reusing the fit stored in {store} (configurations stored are not run again)"
         )
     return fitted_arm(probe, args.trace, flags, store, executor)
+
+
+def _site(arm: str | None) -> dict[str, Any] | None:
+    """The site rules of a fitted baseline (its user limits and fair-share order), which
+    ``compare`` applies to every arm that takes them."""
+    from cosched.compare.study import SITE_RULES, parse_arm
+
+    if arm is None:
+        return None
+    params = parse_arm(arm).params
+    rules = {k: v for k, v in params.items() if k in SITE_RULES and k != "order"}
+    if params.get("order") == "fairshare":
+        rules["order"] = "fairshare"
+    return rules or None
 
 
 def _fitted(baseline: str | None) -> bool:

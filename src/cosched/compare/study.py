@@ -245,6 +245,7 @@ def plan(
     smt: bool = False,
     malleable: bool = False,
     controls: bool = True,
+    site: dict[str, Any] | None = None,
 ) -> Comparison:
     """What to run on ``workload``.
 
@@ -267,6 +268,10 @@ def plan(
             than they asked for (else the jobs are rigid, :data:`RIGID`).
         controls: add each coscheduling arm's control runs (:data:`CONTROL_STEPS`) and
             the baselines with and without backfilling, which attribute its gain.
+        site: the site's rules fitted to the log (``max_jobs_per_user``,
+            ``max_procs_per_user``, ``order=fairshare`` with ``fairshare_half_life``):
+            every arm whose policy takes a rule runs under it, and a note names the arms
+            that do not and why (:func:`with_site`).
 
     Raises:
         ConfigError: an empty trace, an unknown policy or parameter, a named policy
@@ -327,6 +332,9 @@ def plan(
         arms += _baseline_controls(arms) + [c for a in list(arms) for c in control_arms(a)]
     if robustness:
         arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
+    if site:
+        arms, site_notes = with_site(arms, site)
+        notes += site_notes
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
     assumptions: dict[str, Any] = {
         "smt": smt, "malleable": malleable, "robustness": robustness, "seeds": seeds
@@ -334,6 +342,53 @@ def plan(
     return Comparison(
         workload, arms, seeds, given, notes, not_applicable=skipped, assumptions=assumptions
     )
+
+
+#: The site rules a fitted baseline carries, by the parameter a policy must have to take it.
+SITE_RULES = {
+    "max_jobs_per_user": "max_jobs_per_user",
+    "max_procs_per_user": "max_procs_per_user",
+    "order": "fairshare_half_life",
+    "fairshare_half_life": "fairshare_half_life",
+}
+
+
+def with_site(arms: Sequence[Arm], site: dict[str, Any]) -> tuple[list[Arm], list[str]]:
+    """``arms`` each under the rules of ``site`` its policy takes (:data:`SITE_RULES`;
+    the log's own schedule is left as logged), and the notes: which arms run under which
+    rules, and which arms do not take which rule, with why."""
+    import dataclasses
+
+    out: list[Arm] = []
+    took: list[str] = []
+    lacking: list[str] = []
+    for arm in arms:
+        if arm.policy == "recorded":
+            out.append(arm)
+            continue
+        cls = policy_class(arm.policy)
+        fields: set[str] = set()
+        if dataclasses.is_dataclass(cls):
+            fields = {f.name for f in dataclasses.fields(cls)}
+        taken = {k: v for k, v in site.items() if SITE_RULES.get(k, k) in fields}
+        missing = [k for k in site if k not in taken]
+        if taken:
+            out.append(replace(arm, params={**arm.params, **taken}))
+            took.append(arm.label)
+        else:
+            out.append(arm)
+        if missing:
+            lacking.append(f"{arm.label} ({', '.join(missing)})")
+    rules = ", ".join(f"{k}={v}" for k, v in site.items())
+    notes = [f"fitted site rules {rules}: every arm runs under those its scheduler takes"]
+    if took:
+        notes[0] += f" ({', '.join(took)})"
+    if lacking:
+        notes.append(
+            "run without some fitted site rules, which their schedulers do not have (no "
+            f"per-user limits or fair-share order in their policy): {'; '.join(lacking)}"
+        )
+    return out, notes
 
 
 def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:

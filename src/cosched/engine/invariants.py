@@ -16,7 +16,7 @@ from cosched.engine.ledger import Placement
 from cosched.errors import InvariantError
 from cosched.platform import Platform
 
-__all__ = ["peak_usage", "verify_placements", "verify_schedule"]
+__all__ = ["peak_usage", "verify_placements", "verify_schedule", "verify_unavailability"]
 
 
 def peak_usage(jobs: pd.DataFrame) -> tuple[int, float]:
@@ -65,6 +65,31 @@ def verify_schedule(
     peak, when = peak_usage(jobs)
     if peak > capacity:
         raise InvariantError(f"t={when:g}: {peak} units in use, capacity {capacity}")
+
+
+def verify_unavailability(jobs: pd.DataFrame, platform: Platform) -> None:
+    """Raise InvariantError if a job starts on capacity the platform's unavailability
+    intervals remove (:attr:`Platform.unavailable
+    <cosched.platform.machine.Platform.unavailable>`).
+
+    A job starting at ``t`` needs its units free after the removed ones are out: the
+    units in use just after ``t`` (jobs with ``start <= t < end``) are at most the
+    capacity less :meth:`Platform.removed_at(t) <cosched.platform.machine.Platform.removed_at>`.
+    Rebuilt from the outcome table alone.
+    """
+    start = jobs["start_time"].to_numpy(dtype=np.float64)
+    end = jobs["end_time"].to_numpy(dtype=np.float64)
+    size = jobs["size"].to_numpy(dtype=np.int64)
+    times, removed = platform.unavailability_steps()
+    for t in np.unique(start):
+        used = int(size[(start <= t) & (end > t)].sum())
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        room = platform.capacity - (int(removed[k]) if k >= 0 else 0)
+        if used > room:
+            raise InvariantError(
+                f"t={t:g}: a job started with {used} units in use, {room} of the machine's "
+                f"{platform.capacity} available (the rest unavailable)"
+            )
 
 
 def verify_placements(

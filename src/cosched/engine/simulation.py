@@ -164,6 +164,17 @@ class Simulation:
         self._ledger = NodeLedger(platform) if placement or platform.shared else None
         self._capacity = platform.capacity
         self._free = self._capacity if self._ledger is None else self._ledger.free_units
+        # Unavailability (Platform.unavailable): units drained out of the machine now;
+        # they come out of the free units as they come free, up to the intervals' sum.
+        self._drained = 0
+        steps = platform.unavailability_steps()
+        self._gone_t: list[float] = steps[0].tolist()  # when the removed units change
+        self._gone_v: list[int] = steps[1].tolist()  # units removed from then on
+        if platform.unavailable and self._ledger is not None:
+            raise ConfigError(
+                "platform unavailability needs a machine counted in units: this run places "
+                "jobs on named nodes"
+            )
         self._holding: dict[int, float] = {}  # job index -> hold start time
         self._slots: list[int] = []  # slots a placed job holds (ledger only)
         self._placed: dict[int, Placement] = {}  # where each placed job ran (ledger only)
@@ -312,7 +323,7 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         """Simulate until every job has finished; return the outcome table."""
-        if self.fast and not self._ran and self._feed is None:
+        if self.fast and not self._ran and self._feed is None and not self.platform.unavailable:
             from cosched.engine.fastpath import try_run
 
             result = try_run(self)
@@ -377,6 +388,8 @@ class Simulation:
             self._upd = [0.0] * n
             self._ver = [0] * n
             self._est_end = [nan] * n
+        for t in self._gone_t:
+            heapq.heappush(self._wakes, t)
         self._wants_submit = _overrides(self.policy, "on_submit")
         self._wants_finish = _overrides(self.policy, "on_finish")
         self._idle_passes = self.policy.idle_passes
@@ -472,6 +485,8 @@ class Simulation:
         wakes = self._wakes
         while wakes and wakes[0] <= t:
             heapq.heappop(wakes)
+        if self.platform.unavailable:
+            self._drain(t)
         if not queue and not self._idle_passes:
             if self.rate_model is not None and finished:
                 self._update_rates([], finished)
@@ -505,6 +520,41 @@ class Simulation:
                 self._refuse(None, f"unknown decision {d!r}")
         self._stats["decisions"] += len(decisions)
         return started
+
+    def _drain(self, t: float) -> None:
+        """Bring the drained units to the unavailability in force at ``t``: units come
+        back when an interval ends, and free units are taken while fewer than the
+        intervals remove are out (see :mod:`cosched.platform.machine`)."""
+        target = self.removed_at(t)
+        drained = self._drained
+        if drained > target:
+            self._free += drained - target
+            drained = target
+        elif drained < target and self._free > 0:
+            take = min(target - drained, self._free)
+            self._free -= take
+            drained += take
+        if drained != self._drained:
+            self._drained = drained
+            self._epoch += 1  # the free units changed without a job ending
+
+    def removed_at(self, t: float) -> int:
+        """Units the platform's unavailability removes at ``t``."""
+        k = bisect.bisect_right(self._gone_t, t) - 1
+        return self._gone_v[k] if k >= 0 else 0
+
+    def returns(self) -> list[tuple[float, int]]:
+        """``(time, units)`` at which the units out of the machine now come back."""
+        out: list[tuple[float, int]] = []
+        left = self._drained
+        times, values = self._gone_t, self._gone_v
+        k = bisect.bisect_right(times, self._now)
+        while left and k < len(times):
+            if values[k] < left:
+                out.append((times[k], left - values[k]))
+                left = values[k]
+            k += 1
+        return out
 
     def _refuse(self, job: Job | None, reason: str) -> None:
         raise PolicyDecisionError(
@@ -598,6 +648,8 @@ class Simulation:
         else:
             self._held_time[job.index] += now - since
             self._give_back(job.index)
+            if self.platform.unavailable:
+                self._drain(now)
 
     def _finish(self, idx: int, now: float) -> Job:
         job = self._running.pop(idx)
@@ -674,10 +726,15 @@ class Simulation:
                 raise InvariantError(f"t={self._now:g}: {problem}")
             return
         used = sum(self._sizes[i] for i in (*self._running, *self._holding))
-        if self._free < 0 or used + self._free != self._capacity:
+        if self._free < 0 or used + self._free + self._drained != self._capacity:
             raise InvariantError(
-                f"t={self._now:g}: {used} units running + {self._free} free "
-                f"!= capacity {self._capacity}"
+                f"t={self._now:g}: {used} units running + {self._free} free + "
+                f"{self._drained} unavailable != capacity {self._capacity}"
+            )
+        if self._free > 0 and self._drained < self.removed_at(self._now):
+            raise InvariantError(
+                f"t={self._now:g}: {self._free} units free while {self._drained} of "
+                f"{self.removed_at(self._now)} unavailable units are out"
             )
 
     # -- results ------------------------------------------------------------------------

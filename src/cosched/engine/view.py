@@ -72,6 +72,18 @@ class SystemView:
         return self._sim._free
 
     @property
+    def unavailable(self) -> int:
+        """Allocation units out of the machine right now (the platform's unavailability
+        intervals, drained as they came free); they come back when the interval ends."""
+        return self._sim._drained
+
+    def returns(self) -> list[tuple[float, int]]:
+        """``(time, units)`` at which the units out of the machine come back, in time
+        order: the scheduler knows when a drain it sees ends (an announced end of
+        maintenance), never of an interval before it begins."""
+        return self._sim.returns()
+
+    @property
     def queue(self) -> ValuesView[Job]:
         """Queued jobs in submit order (a live, read-only view)."""
         return self._sim._queue.values()

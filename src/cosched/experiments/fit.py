@@ -28,6 +28,15 @@ Readings the fit declares:
   the mean logged wait of their fit-part jobs, shortest first (a queue with no fit-part
   job after all others, by number).
 
+**Successive halving.** Each stage (the declared space, the outage stage, the site
+stage) runs its configurations first on the log's first :data:`FIRST_RUNG` jobs alone,
+scored on the fit-part jobs among them, keeps the best third (at least :data:`KEEP`;
+plain EASY always, the report's reference), runs those on three times as many jobs, and
+so on while the prefix is shorter than the fit part; the survivors run on the whole log,
+and only they are chosen from. A prefix is simulated alone, so its last jobs meet fewer
+competitors than in the whole log: the prefix ranks, the whole log chooses. On a log
+whose fit part is no longer than the first prefix every configuration runs whole.
+
 Each configuration is one cell of the experiments runner
 (:func:`cosched.experiments.runner.run_tasks`): the store folder keeps finished cells,
 so an interrupted fit resumes, and the cells run on ``--workers`` processes or Dask.
@@ -54,6 +63,7 @@ from cosched.experiments.executors import Executor
 from cosched.experiments.model import CellEnv, CellTask, canonical
 from cosched.experiments.runner import run_tasks
 from cosched.experiments.store import CellResult, atomic
+from cosched.experiments.unavailability import Unavailability, infer
 from cosched.metrics.summary import JobClasses
 from cosched.metrics.validate import ScheduleComparison, compare_schedules
 from cosched.platform.machine import Allocation, Platform
@@ -86,10 +96,18 @@ FEATURES = (
     "estimates",
     "max_jobs_per_user",
     "max_procs_per_user",
+    "outages",
 )
 #: The fair-share half-lives (seconds) the site stage searches: a day and a week
 #: (Slurm's default ``PriorityDecayHalfLife`` is 7 days).
 HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
+#: Successive halving: the jobs of the first (shortest) prefix a stage's configurations
+#: run on, and the fewest that go on to the next prefix.
+FIRST_RUNG = 4000
+KEEP = 3
+#: How many of the best configurations (by fit score, one pool) the outage stage replays
+#: with the unavailability read from the log, beside plain EASY.
+OUTAGE_BASES = 3
 #: EASY's backfill windows in the space (None: the whole queue).
 WINDOWS: tuple[int | None, ...] = (None, 20)
 #: The orders each policy offers (``queue`` only where the log has queues).
@@ -114,6 +132,7 @@ class Baseline:
     max_jobs_per_user: int | None = None
     max_procs_per_user: int | None = None
     half_life: float | None = None  #: the fair-share half-life (order=fairshare only)
+    outages: bool = False  #: replay the unavailability read from the log (FitInput)
 
     def params(self) -> dict[str, Any]:
         """The policy's parameters (:func:`cosched.policies.base.make_policy`)."""
@@ -149,6 +168,8 @@ class Baseline:
             site += f" max-jobs/user={self.max_jobs_per_user}"
         if self.max_procs_per_user is not None:
             site += f" max-procs/user={self.max_procs_per_user}"
+        if self.outages:
+            site += " outages=on"
         return (
             f"{self.policy}{window} order={self.order}{site} partitions={parts} "
             f"estimates={self.estimates}"
@@ -195,6 +216,10 @@ class FitInput:
         limits: the candidate per-user limits read from the fit part
             (:func:`user_peaks`): the most jobs and the most processors one user ran at
             once; None when the fit part records no users (SWF field 12).
+        unavailable: the unavailability intervals ``(start, end, units)`` read from the
+            log (:mod:`cosched.experiments.unavailability`: the fit part's from its
+            recorded starts, the held-out part's from its submissions only), replayed by
+            configurations with ``outages`` on.
     """
 
     workload: Workload
@@ -204,6 +229,7 @@ class FitInput:
     queues: bool
     notes: tuple[str, ...]
     limits: tuple[int, int] | None = None
+    unavailable: tuple[tuple[float, float, int], ...] = ()
 
 
 def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
@@ -245,9 +271,40 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
             f"({limits[1]}) one user (SWF field 12) ran at once in the fit part's logged "
             "schedule: the tightest limits the fit part never broke"
         )
+    gone = infer(
+        np.asarray(t["submit_time"]),
+        np.asarray(t["recorded_start"]),
+        np.asarray(t["run_time"]),
+        platform.units_array(np.asarray(t["procs"])),
+        platform.capacity,
+        k,
+        np.asarray(t["user_id"]) if limits is not None else None,
+        limits,
+        np.asarray(t["procs"]),
+    )
+    if gone.intervals:
+        notes.append(_outage_note(gone))
     fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
     queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
-    return FitInput(fitted, platform, k, sizes, queues, tuple(notes), limits)
+    return FitInput(fitted, platform, k, sizes, queues, tuple(notes), limits, gone.intervals)
+
+
+def _outage_note(gone: Unavailability) -> str:
+    """The ``assumed`` line of the unavailability read."""
+    hours = sum(b - a for a, b, _ in gone.fit) / 3600.0
+    held = (
+        f"the held-out part {len(gone.held)} from submission gaps longer than "
+        f"{gone.threshold / 3600.0:.1f} h (the longest fit-part gap that overlapped none), "
+        f"{gone.units} units each"
+        if gone.held
+        else "the held-out part none (no fit-part submission gap marked one)"
+    )
+    return (
+        f"outages=on replays unavailability read from the log: the fit part "
+        f"{len(gone.fit)} intervals ({hours:.1f} h) where its smallest queued job that its "
+        f"user could start fitted the idle units for an hour or more; {held}; drained "
+        "as units come free"
+    )
 
 
 def user_peaks(t: Any, k: int) -> tuple[int, int]:
@@ -365,12 +422,16 @@ def simulate_baseline(inp: FitInput, b: Baseline, seed: int = 0) -> np.ndarray:
     from cosched.policies.base import make_policy
 
     w, p = inp.workload, inp.platform
+    if b.outages and inp.unavailable and not b.partitions:
+        p = replace(p, unavailable=inp.unavailable)
     if not (b.partitions and inp.sizes):
         return _starts(simulate, make_policy, w, p, b, seed)
     group = np.asarray(w.columns["partition"], dtype=np.int64)
     out = np.full(len(w), np.nan)
     for g, nodes in enumerate(inp.sizes):
         mask = group == g
+        if not mask.any():  # a prefix of the log may hold no job of a partition
+            continue
         sub = w.rows(mask, f"partition {g}")
         part = Platform(nodes=nodes, cores=p.cores, allocation=p.allocation)
         out[mask] = _starts(simulate, make_policy, sub, part, b, seed)
@@ -443,8 +504,19 @@ def score_of(cmp: ScheduleComparison) -> dict[str, float]:
     }
 
 
-def evaluate(inp: FitInput, b: Baseline, seed: int, within: float) -> dict[str, float]:
-    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``)."""
+def evaluate(
+    inp: FitInput, b: Baseline, seed: int, within: float, jobs: int | None = None
+) -> dict[str, float]:
+    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``); with
+    ``jobs`` shorter than the log, the fit scores of the first ``jobs`` jobs simulated
+    alone (the ones of the fit part among them) and no held-out scores."""
+    n = len(inp.workload)
+    if jobs is not None and jobs < n:
+        head = np.arange(n) < jobs
+        part = replace(inp, workload=inp.workload.rows(head, f"first {jobs} jobs"))
+        sim = simulate_baseline(part, b, seed)
+        fit = score_of(_compare(part, sim, slice(0, min(jobs, inp.fit_jobs)), within))
+        return {f"fit.{m}": v for m, v in fit.items()} | {f"held.{m}": math.nan for m in fit}
     sim = simulate_baseline(inp, b, seed)
     k = inp.fit_jobs
     fit = score_of(_compare(inp, sim, slice(0, k), within))
@@ -462,16 +534,18 @@ def _load(path: str, digest: str) -> FitInput:
     table = pd.read_parquet(path)
     w = Workload.from_table(table, name=meta["name"])
     p = Platform(nodes=meta["nodes"], cores=meta["cores"], allocation=meta["allocation"])
-    return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], ())
+    gone = tuple((float(a), float(b), int(u)) for a, b, u in meta.get("unavailable", []))
+    return FitInput(w, p, meta["fit_jobs"], tuple(meta["sizes"]), meta["queues"], (), None, gone)
 
 
-def fit_cell(payload: tuple[str, str, dict[str, Any], int, float], env: CellEnv) -> CellResult:
-    """One configuration: its fit and held-out scores, and each job's simulated start."""
-    path, digest, config, seed, within = payload
+def fit_cell(payload: tuple[str, str, dict[str, Any], int, float, int], env: CellEnv) -> CellResult:
+    """One configuration: its fit and held-out scores (on the first ``jobs`` jobs: the
+    fit scores of that prefix only)."""
+    path, digest, config, seed, within, jobs = payload
     inp = _load(path, digest)
     b = Baseline(**config)
     started = time.perf_counter()
-    metrics = evaluate(inp, b, seed, within)
+    metrics = evaluate(inp, b, seed, within, jobs)
     return CellResult(metrics, info={"seconds": time.perf_counter() - started})
 
 
@@ -483,6 +557,8 @@ def _digest(inp: FitInput) -> str:
         h.update(np.ascontiguousarray(t[name], dtype=np.float64).tobytes())
     p = inp.platform
     h.update(canonical([p.nodes, p.cores, p.allocation.value, inp.fit_jobs, inp.sizes]).encode())
+    if inp.unavailable:
+        h.update(canonical([list(x) for x in inp.unavailable]).encode())
     return h.hexdigest()[:20]
 
 
@@ -498,6 +574,7 @@ def _write_input(inp: FitInput, out: Path, digest: str) -> str:
             "fit_jobs": inp.fit_jobs,
             "sizes": list(inp.sizes),
             "queues": inp.queues,
+            "unavailable": [list(x) for x in inp.unavailable],
         }
         with atomic(path.with_suffix(".json")) as tmp:
             tmp.write_text(canonical(meta) + "\n")
@@ -514,7 +591,9 @@ class FitResult:
     """The fitted baseline.
 
     Attributes:
-        table: one row per configuration (grid order): its features and scores.
+        table: one row per configuration (in the order searched): its features, the
+            jobs of its longest run (``jobs``: the whole log, or the prefix on which the
+            halving left it) and that run's scores (held-out ones NaN on a prefix).
         chosen: the configuration with the lowest fit score (ties: the earlier one).
         seconds: wall time of the fit, cells already stored included at no cost.
         input: what the configurations ran on.
@@ -528,6 +607,10 @@ class FitResult:
     input: FitInput
     within: float
     configs: tuple[Baseline, ...]
+
+    def whole(self) -> np.ndarray:
+        """Which rows ran on the whole log (the others stopped on a prefix)."""
+        return np.asarray(self.table["jobs"].to_numpy() >= len(self.input.workload))
 
     def row(self, b: Baseline) -> pd.Series:
         """The scores of configuration ``b``."""
@@ -548,8 +631,8 @@ class FitResult:
             if other.order != "fairshare":
                 other = replace(other, half_life=None)
             rows = self.table["config"] == other.label()
-            if not rows.any():
-                continue
+            if not rows.any() or not np.isfinite(self.table.loc[rows, "held.score"].iloc[0]):
+                continue  # not searched, or left on a prefix by the halving
             value = float(self.table.loc[rows, "held.score"].iloc[0]) - base
             change = f"{_shown(f, getattr(c, f))} (plain EASY: {_shown(f, getattr(PLAIN_EASY, f))})"
             out.append((f, change, value))
@@ -561,21 +644,41 @@ def _shown(feature: str, value: Any) -> str:
         return "on" if value else "off"
     if feature == "window" and value is None:
         return "whole queue"
+    if feature == "outages":
+        return "on" if value else "off"
     if feature.startswith("max_") and value is None:
         return "none"
     return str(value)
 
 
+def unrunnable(b: Baseline) -> list[str]:
+    """What of ``b`` ``cosched compare``'s arms do not run, each with why (empty: ``b``
+    runs as an arm)."""
+    out = []
+    if b.partitions:
+        out.append("partitions (compare's arms run one machine)")
+    if b.estimates != "requested":
+        out.append("exact estimates (compare's arms see the users' requests)")
+    if b.order == "queue":
+        out.append("learned queue ranks (compare's arms read the log's queue numbers)")
+    if b.outages:
+        out.append(
+            "the outages read from the log (compare's machines carry no unavailability, "
+            "and the sharing families place jobs on named nodes, which a drain by count "
+            "does not reach)"
+        )
+    return out
+
+
 def runnable(b: Baseline) -> bool:
-    """Whether ``cosched compare`` can run ``b`` as an arm: one pool, the users'
-    requests as estimates, no learned queue ranks."""
-    return not b.partitions and b.estimates == "requested" and b.order != "queue"
+    """Whether ``cosched compare`` can run ``b`` as an arm (:func:`unrunnable`)."""
+    return not unrunnable(b)
 
 
 def best_runnable(result: FitResult) -> Baseline:
     """The configuration with the lowest fit score among those :func:`runnable` (ties:
     the earlier one; plain EASY is one)."""
-    keep = [runnable(b) for b in result.configs]
+    keep = np.array([runnable(b) for b in result.configs]) & result.whole()
     scores = np.where(keep, result.table["fit.score"].to_numpy(), np.inf)
     return result.configs[int(np.argmin(scores))]
 
@@ -589,55 +692,100 @@ def run_fit(
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
     argv: Sequence[str] | None = None,
+    first_rung: int = FIRST_RUNG,
+    outages: bool = True,
 ) -> FitResult:
-    """Run every configuration of :func:`space` into store ``out`` and choose.
+    """Run the configurations of :func:`space` and of the outage and site stages into
+    store ``out`` and choose.
 
-    The choice reads the fit scores only (``fit.score``), lowest first, ties broken by
-    the order of :func:`space`.
+    Each stage is searched by successive halving (see the module): its configurations
+    run on the first ``first_rung`` jobs, the best third by fit score (at least
+    :data:`KEEP`, plain EASY always) on three times as many, and so on while the prefix
+    is shorter than the fit part; the survivors run on the whole log. The choice reads
+    the fit scores of the whole-log runs only (``fit.score``), lowest first, ties
+    broken by the order the configurations were declared. ``outages=False`` leaves out
+    the outage stage (with ``first_rung`` past the fit part, the search as it was before
+    the outage stage and the halving: the docs' tables compare the two).
     """
     started = time.perf_counter()
     out = Path(out)
     digest = _digest(inp)
     path = _write_input(inp, out, digest)
-    configs = space(queues=inp.queues, partitions=bool(inp.sizes))
+    n, k = len(inp.workload), inp.fit_jobs
+    configs: list[Baseline] = []
+    tasks: list[CellTask] = []
+    deepest: dict[Baseline, CellTask] = {}  # each configuration's longest run
+    meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
+    results = pd.DataFrame()
 
-    def task(b: Baseline) -> CellTask:
-        ident = {"fit": _VERSION, "input": digest, "config": asdict(b), "seed": seed,
-                 "within": within}  # fmt: skip
+    def task(b: Baseline, jobs: int) -> CellTask:
+        ident: dict[str, Any] = {"fit": _VERSION, "input": digest, "config": asdict(b),
+                                 "seed": seed, "within": within}  # fmt: skip
+        if jobs < n:
+            ident["jobs"] = jobs
         key = hashlib.sha256(canonical(ident).encode()).hexdigest()[:16]
         cols = {f: (str(v) if v is not None else None) for f, v in asdict(b).items()}
-        payload = (path, digest, asdict(b), seed, within)
-        return CellTask(key, cols | {"seed": seed}, _CELL, payload, b.label())
+        payload = (path, digest, asdict(b), seed, within, jobs)
+        label = b.label() if jobs >= n else f"{b.label()} (first {jobs} jobs)"
+        return CellTask(key, cols | {"seed": seed, "jobs": jobs}, _CELL, payload, label)
 
-    tasks = [task(b) for b in configs]
-    meta = {"experiment": "validate-fit", "input": digest, "seed": seed, "within": within}
-    results = run_tasks(
-        tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
-    ).set_index("key")
-    # The site stage: user limits and fair-share around plain EASY and around the best
-    # FCFS or EASY configuration by fit score (ties: the earlier one).
-    scored = [
-        (float(results.loc[t.key, "fit.score"]), i)
-        for i, (t, b) in enumerate(zip(tasks, configs, strict=True))
-        if b.policy in ("fcfs", "easy")
-    ]
-    bases = [PLAIN_EASY] + ([configs[min(scored)[1]]] if scored else [])
-    extra = list(dict.fromkeys(b for base in bases for b in site_space(inp, base)))
-    extra = [b for b in extra if b not in configs]
-    if extra:
-        configs = [*configs, *extra]
-        tasks = [*tasks, *(task(b) for b in extra)]
+    def run(batch: Sequence[Baseline], jobs: int) -> None:
+        nonlocal results
+        more = [task(b, jobs) for b in batch]
+        for b, t in zip(batch, more, strict=True):
+            if b not in deepest:
+                configs.append(b)
+            deepest[b] = t
+        tasks.extend(t for t in more if t.key not in {x.key for x in tasks})
         results = run_tasks(
             tasks, out, meta=meta, executor=executor, progress=progress, argv=argv
         ).set_index("key")
+
+    def score(b: Baseline) -> float:
+        return float(results.loc[deepest[b].key, "fit.score"])
+
+    def stage(batch: Sequence[Baseline]) -> None:
+        alive = [b for b in dict.fromkeys(batch) if b not in deepest]
+        jobs = first_rung
+        while jobs < k and len(alive) > KEEP:
+            run(alive, jobs)
+            ranked = sorted(alive, key=lambda b: (score(b), alive.index(b)))
+            keep = ranked[: max(KEEP, math.ceil(len(alive) / 3))]
+            alive = [b for b in alive if b in keep or b == PLAIN_EASY]
+            jobs *= 3
+        if alive:
+            run(alive, n)
+
+    def whole(keep: Callable[[Baseline], bool]) -> list[Baseline]:
+        """The configurations run on the whole log that ``keep`` keeps, best fit first."""
+        done = [b for b in configs if keep(b) and deepest[b].payload[-1] >= n]
+        return sorted(done, key=lambda b: (score(b), configs.index(b)))
+
+    stage(space(queues=inp.queues, partitions=bool(inp.sizes)))
+    # The outage stage: the unavailability read from the log replayed under plain EASY
+    # and under the best configurations so far that run one pool.
+    gone = outages and bool(inp.unavailable)
+    if gone:
+        bests = whole(lambda b: not b.partitions)[:OUTAGE_BASES]
+        stage([replace(b, outages=True) for b in [PLAIN_EASY, *bests]])
+    # The site stage: user limits and fair-share around plain EASY (with the outages too,
+    # when read) and around the best FCFS or EASY configuration by fit score (ties: the
+    # earlier one).
+    simple = whole(lambda b: b.policy in ("fcfs", "easy"))
+    bases = [PLAIN_EASY, *([replace(PLAIN_EASY, outages=True)] if gone else [])]
+    bases += simple[:1]
+    stage([b for base in bases for b in site_space(inp, base)])
     rows = []
-    for t, b in zip(tasks, configs, strict=True):
-        r = results.loc[t.key]
-        rows.append({"config": b.label(), **asdict(b), **{c: r[c] for c in _SCORES}})
+    for b in configs:
+        r = results.loc[deepest[b].key]
+        rows.append(
+            {"config": b.label(), **asdict(b), "jobs": deepest[b].payload[-1],
+             **{c: r[c] for c in _SCORES}}
+        )  # fmt: skip
     table = pd.DataFrame(rows)
-    best = int(np.argmin(table["fit.score"].to_numpy()))  # first of the lowest
+    chosen = whole(lambda b: True)[0]
     seconds = time.perf_counter() - started
-    return FitResult(table, configs[best], seconds, inp, within, tuple(configs))
+    return FitResult(table, chosen, seconds, inp, within, tuple(configs))
 
 
 def lacks(result: FitResult, level: str) -> list[str]:

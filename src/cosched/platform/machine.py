@@ -19,11 +19,22 @@ only about how many units are free, not which. Families that care where a job ru
 Partitions are counted the same way, not laid out on the machine's torus: a real
 Blue Gene/P can have free midplanes that form no block (fragmentation), which a count
 does not see, so the model's partition waste is a lower bound of the machine's.
+
+A machine may lose capacity for a while (**unavailability**, ``unavailable``: intervals
+``(start, end, units)``: outages, drained nodes, reservations for others). The engine
+treats each as a *drain*, as Slurm drains a node: from ``start`` the interval's units
+are taken out of the machine as they come free (running jobs are never stopped), and
+no job starts on them; at ``end`` they come back. Overlapping intervals add up (at most
+the whole machine). The schedulers do not know of an interval before it begins. The
+general loop carries it (the compiled passes do not, so a run with unavailability
+takes the general loop); a machine whose jobs are placed on named nodes (sharing) does
+not take it.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +74,7 @@ class Platform:
     mpl: int = 1
     max_jobs_per_node: int | None = None
     partition: int | None = None
+    unavailable: tuple[tuple[float, float, int], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("nodes", "cores", "mpl", "max_jobs_per_node", "partition"):
@@ -79,6 +91,65 @@ class Platform:
             ) from None
         if self.partition is not None:
             self._check_partition(self.partition)
+        if self.unavailable:
+            self._check_unavailable()
+
+    def _check_unavailable(self) -> None:
+        out = []
+        for k, item in enumerate(self.unavailable):
+            try:
+                start, end, units = (float(item[0]), float(item[1]), item[2])
+            except (TypeError, IndexError, ValueError):
+                raise ConfigError(
+                    f"platform unavailable[{k}] must be (start, end, units), got {item!r}"
+                ) from None
+            if not (math.isfinite(start) and math.isfinite(end) and start < end):
+                raise ConfigError(
+                    f"platform unavailable[{k}] must have finite start < end, got {item!r}"
+                )
+            if not isinstance(units, (int, np.integer)) or isinstance(units, bool) or units < 1:
+                raise ConfigError(
+                    f"platform unavailable[{k}] units must be an integer >= 1, got {units!r}"
+                )
+            out.append((start, end, int(units)))
+        if self.shared:
+            raise ConfigError(
+                "platform unavailable needs an unshared machine (mpl 1, no job cap): "
+                "jobs placed on named nodes do not take capacity removed by count"
+            )
+        object.__setattr__(self, "unavailable", tuple(sorted(out)))
+
+    def unavailability_steps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The units removed as a step function: the instants at which they change
+        (sorted, f8) and the units removed from each instant on (i8, at most the
+        machine); empty without intervals."""
+        if not self.unavailable:
+            return np.zeros(0), np.zeros(0, dtype=np.int64)
+        a = np.array([x[0] for x in self.unavailable])
+        b = np.array([x[1] for x in self.unavailable])
+        u = np.array([x[2] for x in self.unavailable], dtype=np.int64)
+        times, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        delta = np.zeros(times.shape[0], dtype=np.int64)
+        np.add.at(delta, inverse, np.concatenate([u, -u]))
+        return times, np.minimum(np.cumsum(delta), self.capacity)
+
+    def removed_at(self, t: float) -> int:
+        """Units the unavailability intervals remove at time ``t`` (``start <= t < end``),
+        at most the machine."""
+        times, removed = self.unavailability_steps()
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        return int(removed[k]) if k >= 0 else 0
+
+    def unavailability_changes(self) -> list[float]:
+        """The instants at which the removed units change, sorted."""
+        return [float(x) for x in self.unavailability_steps()[0]]
+
+    def available(self) -> Platform:
+        """This machine without its unavailability intervals."""
+        return Platform(
+            self.nodes, self.cores, self.allocation, self.mpl, self.max_jobs_per_node,
+            self.partition,
+        )  # fmt: skip
 
     def _check_partition(self, partition: int) -> None:
         if self.capacity % partition:
@@ -149,4 +220,7 @@ class Platform:
             text += f", at most {self.max_jobs_per_node} jobs a node"
         if self.partition is not None:
             text += f", partitions of {self.partition} x 2^k units"
+        if self.unavailable:
+            n = len(self.unavailable)
+            text += f", {n} unavailability interval{'s' if n > 1 else ''}"
         return text + ")"

@@ -185,6 +185,8 @@ class ConservativeBackfilling(Policy):
         releases = [
             (end if end > now else now + OVERRUN_GRACE, size) for end, _, size in view.releases()
         ]
+        if view.unavailable:  # units out of the machine come back when their drain ends
+            releases = sorted([*releases, *view.returns()])
         profile = Profile(now, view.free, releases)
         if not reservations:
             return profile

@@ -54,6 +54,8 @@ def shadow_time(
         started: ``(estimated_end, index, size)`` of jobs started in this pass, sorted.
     """
     ends = ((end, size) for end, _, size in heapq.merge(view.releases(), started))
+    if view.unavailable:  # units out of the machine come back when their drain ends
+        ends = heapq.merge(ends, view.returns())
     return reservation(ends, free=free, need=need, now=view.now)
 
 

@@ -136,6 +136,12 @@ class FairShare:
     _at: float = 0.0
     _users: set[int] = field(default_factory=set)
     _job_slot: np.ndarray | None = None
+    # The running jobs' usage in closed form, rebuilt when the running set changes
+    # (:meth:`_running_at`): per slot, processors and processors x 2**(-(ref - start)/h).
+    _run_key: tuple[int, int, int] = (-1, -1, -1)
+    _run_procs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _run_decayed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _run_ref: float = 0.0
 
     def submitted(self, job: Job) -> None:
         if job.user_id is not None:
@@ -206,7 +212,8 @@ class FairShare:
         """The queue, highest fair-share priority first, ties by submit order."""
         now = view.now
         slots = self._job_slots(view)
-        values = self._values_at(((j, view.start_time(j)) for j in view.running), now)
+        self._decay_to(now)
+        values = self._done + self._running_at(view, slots, now)
         total = float(values.sum())
         queue = view.queue_indices()
         wait = now - np.asarray(view.columns.submit)[queue]
@@ -217,6 +224,26 @@ class FairShare:
         pri = self._values(wait, norm)
         job = view.job
         return (job(i) for i in queue[np.argsort(-pri, kind="stable")].tolist())
+
+    def _running_at(self, view: SystemView, slots: np.ndarray, now: float) -> np.ndarray:
+        """Each slot's usage by its running jobs at ``now``: a job of ``p`` processors
+        started at ``a`` has used ``p / lam * (1 - exp(-lam * (now - a)))`` (``lam = ln 2
+        / h``), which is ``(P - exp(-lam * (now - ref)) * D) / lam`` summed per slot with
+        ``P = sum p`` and ``D = sum p * exp(-lam * (ref - a))``, kept until a job starts
+        or ends (the view's epoch and started count)."""
+        lam = math.log(2.0) / self.half_life
+        key = (view.epoch, view.started_count, self._done.shape[0])
+        if key != self._run_key:
+            procs = np.zeros(self._done.shape[0])
+            decayed = np.zeros(self._done.shape[0])
+            for job in view.running:
+                slot = int(slots[job.index])
+                if slot >= 0:
+                    procs[slot] += job.procs
+                    decayed[slot] += job.procs * math.exp(-lam * (now - view.start_time(job)))
+            self._run_key, self._run_ref = key, now
+            self._run_procs, self._run_decayed = procs, decayed
+        return (self._run_procs - math.exp(-lam * (now - self._run_ref)) * self._run_decayed) / lam
 
     def _job_slots(self, view: SystemView) -> np.ndarray:
         """Each job's user slot (-1: no user), built once per workload."""
@@ -239,6 +266,10 @@ class SiteRules:
     max_jobs: int | None
     max_procs: int | None
     fairshare: FairShare | None
+    # What each user holds, counted once per running set (the view's epoch and started
+    # count): a pass copies it rather than walking the running jobs again.
+    _held_key: tuple[int, int] = (-1, -1)
+    _held: UserLimits | None = None
 
     @classmethod
     def of(cls, policy: Any) -> SiteRules:
@@ -278,7 +309,12 @@ class SiteRules:
         """What each user holds now, against the limits."""
         if not self.limited:
             return UserLimits(None, None)
-        return UserLimits.of(view, self.max_jobs, self.max_procs)
+        key = (view.epoch, view.started_count)
+        if self._held is None or key != self._held_key:
+            self._held = UserLimits.of(view, self.max_jobs, self.max_procs)
+            self._held_key = key
+        held = self._held
+        return UserLimits(self.max_jobs, self.max_procs, dict(held.jobs), dict(held.procs))
 
     def submitted(self, job: Job) -> None:
         if self.fairshare is not None:

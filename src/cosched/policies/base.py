@@ -155,26 +155,17 @@ class Parameter:
 
 _LOADED_ALL = False
 
-#: The modules of the core batch policies and of the LOMARC variants (a family with no
-#: optional dependency), which ``pyproject.toml`` also declares as entry points:
-#: :func:`policy_class` imports them by name without reading every installed package's
-#: entry points (importlib.metadata and the scan cost a ``cosched run`` some 15-25 ms of
-#: CPU). ``tests/conformance/test_plugins.py`` holds this table to the declared entry
-#: points.
+#: The modules of the core batch policies, which ``pyproject.toml`` also declares as
+#: entry points: :func:`policy_class` imports them by name without reading every
+#: installed package's entry points (importlib.metadata and the scan cost a ``cosched
+#: run`` some 8-25 ms of CPU). A family's policies, built in or not, are found through
+#: their entry points. ``tests/conformance/test_plugins.py`` holds this table to the
+#: declared entry points.
 CORE_MODULES = {
     "conservative": "cosched.policies.conservative",
     "easy": "cosched.policies.easy",
     "fcfs": "cosched.policies.fcfs",
     "recorded": "cosched.policies.recorded",
-    "lomarc": "cosched.lomarc.policies",
-    "lomarc-pss": "cosched.lomarc.policies",
-    "lomarc-ac": "cosched.lomarc.policies",
-    "lomarc-am": "cosched.lomarc.policies",
-    "lomarc-n": "cosched.lomarc.policies",
-    "lomarc-u1": "cosched.lomarc.policies",
-    "lomarc-u2": "cosched.lomarc.policies",
-    "lomarc-r": "cosched.lomarc.policies",
-    "lomarc-fm": "cosched.lomarc.policies",
 }
 
 

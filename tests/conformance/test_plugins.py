@@ -108,3 +108,32 @@ def test_the_core_policy_table_is_what_the_entry_points_declare() -> None:
     assert {name: declared.get(name) for name in CORE_MODULES} == CORE_MODULES
     for name in CORE_MODULES:
         assert policy_class(name).name == name
+
+
+def test_cosched_own_entry_points_are_read_as_importlib_metadata_reads_them() -> None:
+    import importlib.metadata
+
+    from cosched import plugins
+
+    for group in ("cosched.policies", "cosched.profiles", "cosched.families"):
+        declared = {
+            ep.name: ep.value
+            for ep in importlib.metadata.entry_points(group=group)
+            if ep.dist is not None and ep.dist.name == "cosched"
+        }
+        assert plugins.own(group) == declared
+
+
+def test_a_built_in_familys_policy_is_found_without_importlib_metadata() -> None:
+    # importlib.metadata and its scan cost a `cosched run` about 13 ms
+    code = (
+        "import sys\n"
+        "from cosched.policies.base import policy_class\n"
+        "assert policy_class('lomarc-pss').name == 'lomarc-pss'\n"
+        "assert policy_class('nodeshare-easy').family == 'nodeshare'\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "False"

@@ -3,8 +3,6 @@ its compiled pass against its policy, and the package installed as a plugin."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ from cosched.engine import fastpath
 from cosched.engine.simulation import Simulation
 from cosched.platform import Allocation, Platform
 from cosched.workload.job import Workload
+from tests.conformance.test_plugins import install, run_by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "colocate"
@@ -78,26 +77,10 @@ def test_the_compiled_pass_is_the_policys_rule(colocate: Any, case: Any) -> None
 
 
 def test_the_family_installed_as_a_plugin_runs_by_name_and_in_compare(tmp_path: Path) -> None:
-    target = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--target", str(target), str(PACKAGE)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(target)}
-    listed = subprocess.run(
-        [sys.executable, "-m", "cosched", "policies", "--json"],
-        check=True, capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    families = {p["name"]: p.get("family") for p in json.loads(listed.stdout)}
-    assert families.get("pack-pairs") == "colocate"
-    out = tmp_path / "jobs.csv"
-    subprocess.run(
-        [sys.executable, "-m", "cosched", "run", "--policy", "pack-pairs",
-         "--jobs-out", str(out)],
-        check=True, capture_output=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert len(pd.read_csv(out)) == 300
+    env = install(PACKAGE, tmp_path)
+    families, jobs = run_by_name("pack-pairs", env, tmp_path)
+    assert families["pack-pairs"] == "colocate"
+    assert jobs == 300
     code = (
         "from cosched.compare.study import control_steps, default_policies\n"
         "print(default_policies()[-1], control_steps('colocate')[0][0])\n"

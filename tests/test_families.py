@@ -74,3 +74,17 @@ def test_a_broken_family_entry_point_is_one_line(monkeypatch: pytest.MonkeyPatch
         finally:
             monkeypatch.undo()
             families.families.cache_clear()
+
+
+def test_an_install_older_than_the_families_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosched import plugins
+
+    # a checkout updated without reinstalling: compare would silently run no family
+    monkeypatch.setattr(plugins, "own", lambda group: {} if "families" in group else {"x": "y"})
+    families.families.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="reinstall"):
+            families.families()
+    finally:
+        monkeypatch.undo()
+        families.families.cache_clear()

@@ -71,12 +71,18 @@ def families() -> tuple[Family, ...]:
 
     Raises:
         ConfigError: an entry point that fails to load, is not a :class:`Family`, or
-            declares a family under another name.
+            declares a family under another name; cosched's installed metadata older
+            than its families' declarations (a source checkout not reinstalled).
     """
     import importlib.metadata
 
     from cosched import plugins
 
+    if plugins.own("cosched.policies") and not plugins.own(ENTRY_POINT_GROUP):
+        raise ConfigError(
+            "cosched's installed metadata declares no family (installed before "
+            f"{ENTRY_POINT_GROUP} existed): reinstall it, e.g. pip install -e ."
+        )
     out = []
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         got = plugins.load(ep, "family")

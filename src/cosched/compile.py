@@ -2,7 +2,8 @@
 cache keys, their cache, the notice a compile prints, and the list of what is built.
 
 Every compiled function in cosched goes through here (the process-level time-sharing
-kernel's decorator excepted, which keeps numba's options of its own):
+kernel's decorator excepted, which keeps numba's options of its own and names its cache
+entries by :func:`key`):
 
 - :func:`jit`: a function compiled by numba just in time (``cache=True``,
   ``nogil=True``), once per function; plain Python without numba. The engine's bound

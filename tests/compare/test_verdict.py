@@ -276,7 +276,7 @@ def test_the_plan_and_its_estimate_are_printed_before_any_run(
     assert main([*argv[:-1], "easy,fcfs,conservative"]) == 0
     printed = capsys.readouterr().out
     assert "plan      3 runs, 2 already stored, 1 to do: batch 1" in printed
-    assert "estimate  about" in printed and "JOBS_PER_SECOND" in printed
+    assert "estimate  about" in printed and "jobs_per_second" in printed
 
 
 def test_quick_runs_one_seed_and_no_sweep(tmp_path: Path) -> None:
@@ -390,7 +390,7 @@ def test_the_switch_cost_sweep_stops_where_gang_stops_beating_the_baselines(
 
 
 def test_the_estimate_counts_gangs_lower_efficiencies_as_up_to(tmp_path: Path) -> None:
-    from cosched.compare.study import JOBS_PER_SECOND, RUN_OVERHEAD, cost
+    from cosched.compare.study import RUN_OVERHEAD, cost, jobs_per_second
 
     trace = _trace(tmp_path, [(0, 1000, 16), (1, 100, 16)])
     comparison = plan(
@@ -398,8 +398,9 @@ def test_the_estimate_counts_gangs_lower_efficiencies_as_up_to(tmp_path: Path) -
         seeds=1, flags=None, probe=open_workload(str(trace)), controls=False,
     )  # fmt: skip
     c = cost(comparison, tmp_path / "out", 2)
-    gang = RUN_OVERHEAD + 2 / JOBS_PER_SECOND["gang"]
+    speeds = jobs_per_second()
+    gang = RUN_OVERHEAD + 2 / speeds["gang"]
     # easy, gang and gang at 0.9 always; gang at 0.75 and 0.5 only while gang wins
     assert c.runs == 5 and c.todo["switch-cost sweep up to"] == 3
     assert c.later_seconds == pytest.approx(2 * gang)
-    assert c.cpu_seconds == pytest.approx(4 * gang + RUN_OVERHEAD + 2 / JOBS_PER_SECOND["batch"])
+    assert c.cpu_seconds == pytest.approx(4 * gang + RUN_OVERHEAD + 2 / speeds["batch"])

@@ -70,27 +70,37 @@ def test_bad_references_are_clear_errors(tmp_path: Path) -> None:
         policy_class("no_such_module_xyz:Policy")
 
 
-def test_an_installed_package_is_found_through_its_entry_point(tmp_path: Path) -> None:
+def install(package: Path, tmp_path: Path) -> dict[str, str]:
+    """``package`` installed into a folder of ``tmp_path`` (as a user's ``pip install``
+    would, without its dependencies); the environment that puts it on the path."""
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--target", str(target), str(PLUGIN)],
+         "--target", str(target), str(package)],
         check=True, capture_output=True, timeout=300,
     )  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(target)}
+    return {**os.environ, "PYTHONPATH": str(target)}
+
+
+def run_by_name(policy: str, env: dict[str, str], tmp_path: Path) -> tuple[dict[str, str], int]:
+    """``cosched policies --json``'s families by policy name, and the jobs ``cosched run
+    --policy POLICY`` schedules on the bundled example, under ``env``."""
     listed = subprocess.run(
         [sys.executable, "-m", "cosched", "policies", "--json"],
         check=True, capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
-    names = {p["name"] for p in json.loads(listed.stdout)}
-    assert "shortest-first" in names
     out = tmp_path / "jobs.csv"
     subprocess.run(
-        [sys.executable, "-m", "cosched", "run", "--policy", "shortest-first",
-         "--jobs-out", str(out)],
+        [sys.executable, "-m", "cosched", "run", "--policy", policy, "--jobs-out", str(out)],
         check=True, capture_output=True, env=env, timeout=120,
     )  # fmt: skip
-    assert len(pd.read_csv(out)) == 300
+    return {p["name"]: p["family"] for p in json.loads(listed.stdout)}, len(pd.read_csv(out))
+
+
+def test_an_installed_package_is_found_through_its_entry_point(tmp_path: Path) -> None:
+    families, jobs = run_by_name("shortest-first", install(PLUGIN, tmp_path), tmp_path)
+    assert "shortest-first" in families
+    assert jobs == 300
 
 
 def test_the_core_policy_table_is_what_the_entry_points_declare() -> None:
@@ -108,3 +118,32 @@ def test_the_core_policy_table_is_what_the_entry_points_declare() -> None:
     assert {name: declared.get(name) for name in CORE_MODULES} == CORE_MODULES
     for name in CORE_MODULES:
         assert policy_class(name).name == name
+
+
+def test_cosched_own_entry_points_are_read_as_importlib_metadata_reads_them() -> None:
+    import importlib.metadata
+
+    from cosched import plugins
+
+    for group in ("cosched.policies", "cosched.profiles", "cosched.families"):
+        declared = {
+            ep.name: ep.value
+            for ep in importlib.metadata.entry_points(group=group)
+            if ep.dist is not None and ep.dist.name == "cosched"
+        }
+        assert plugins.own(group) == declared
+
+
+def test_a_built_in_familys_policy_is_found_without_importlib_metadata() -> None:
+    # importlib.metadata and its scan cost a `cosched run` about 13 ms
+    code = (
+        "import sys\n"
+        "from cosched.policies.base import policy_class\n"
+        "assert policy_class('lomarc-pss').name == 'lomarc-pss'\n"
+        "assert policy_class('nodeshare-easy').family == 'nodeshare'\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "False"

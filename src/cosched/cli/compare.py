@@ -41,8 +41,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--policies",
         help="comma-separated policies, each NAME or NAME(key=value,...) "
-        "(default: fcfs, easy, conservative, nodeshare, nodeshare-easy, lomarc, gang, "
-        "those whose machine fits the trace)",
+        "(default: fcfs, easy, conservative and the policies each installed family "
+        "declares for compare, those whose machine fits the trace)",
     )
     p.add_argument(
         "--baseline",
@@ -403,7 +403,7 @@ def _cost_lines(c: Any, args: argparse.Namespace) -> list[str]:
         f"estimate  about {cpu} of CPU for the runs and "
         f"{_duration(REPORT_SECONDS)} for the report{wall if workers > 1 and left else ''}, "
         "from each family's speed measured on a 2-core development machine "
-        "(cosched.compare.study.JOBS_PER_SECOND); a loaded machine takes longer"
+        "(cosched.compare.study.jobs_per_second); a loaded machine takes longer"
     )
     if c.compiling:
         lines.append(

@@ -5,7 +5,7 @@ scheduler (its queue order, its backfilling), its own mechanism (jobs sharing a 
 a processor pair or a time slice) and the assumptions its model makes (node sharing's
 malleable shrinking and memory-bandwidth speedup, LOMARC's hyperthreaded processors).
 ``compare`` runs the same scheduler with each of these turned off in turn
-(:data:`cosched.compare.study.CONTROL_STEPS`); the chain from the best baseline to the
+(:attr:`cosched.families.Family.controls`); the chain from the best baseline to the
 arm then splits the gain into steps that add up to it:
 
 * *baseline and order*: the best baseline against the arm's scheduler with its
@@ -55,7 +55,7 @@ class Part:
     """One step of the chain from the best baseline to a coscheduling arm.
 
     Attributes:
-        what: ``baseline`` or the step of :data:`~cosched.compare.study.CONTROL_STEPS`.
+        what: ``baseline`` or the step of a family's :attr:`~cosched.families.Family.controls`.
         kind: ``baseline``, ``mechanism`` or ``assumption``.
         off: the arm the step starts from (with it off).
         on: the arm it ends at (with it on).
@@ -159,9 +159,9 @@ def attributions(
 ) -> dict[str, Attribution]:
     """:func:`attribute` of each arm that has control runs (``controls``: arm ->
     its controls in order)."""
-    from cosched.compare.study import CONTROL_STEPS
+    from cosched.families import families
 
-    kinds = {what: kind for steps in CONTROL_STEPS.values() for what, kind, _, _ in steps}
+    kinds = {what: kind for f in families() for what, kind, _, _ in f.controls}
     out = {}
     for arm in arms:
         if controls.get(arm):

@@ -25,17 +25,19 @@ from typing import Any
 import pandas as pd
 
 from cosched.errors import ConfigError
+from cosched.families import Control, families, family
 from cosched.metrics.summary import JobClasses
 from cosched.policies.base import parse_params, policy_class
 from cosched.policies.requirements import MachineFlags, build_platform, exclusive_site
 
 __all__ = [
     "BASELINES",
-    "DEFAULT_POLICIES",
     "STRENGTHS",
     "Arm",
     "Comparison",
     "build_report",
+    "control_steps",
+    "default_policies",
     "load_store",
     "parse_arm",
     "plan",
@@ -44,32 +46,24 @@ __all__ = [
 
 #: The space-sharing baselines (deterministic: one run each).
 BASELINES = ("fcfs", "easy", "conservative")
-#: What ``compare`` runs by default: the baselines and every coscheduling family with a
-#: job-level model (node sharing alone and with EASY, LOMARC pairing with L-U1, gang
-#: time slicing with two rows).
-DEFAULT_POLICIES = (*BASELINES, "nodeshare", "nodeshare-easy", "lomarc", "gang")
-#: What a family's arms run with unless the operator says otherwise (or the policy is
-#: named with that parameter): ``family -> (parameter, value, the flag that lifts it)``.
-#: Rigid jobs (``--malleable`` lets node sharing shrink them onto fewer processors) and
-#: processors without SMT (``--smt`` lets LOMARC pair jobs on hyperthreads).
-CONSERVATIVE = {"nodeshare": ("degraded", False, "malleable"), "lomarc": ("cpu", "standard", "smt")}
-#: What each family's control runs turn off, in order (each control turns off its own
-#: step and every earlier one): ``(what, kind, parameters, machine flags)``. The
-#: assumptions go first, then the mechanism itself; a step already off in the main arm
-#: (rigid jobs, a standard CPU, no speedup) is no step. The baselines with and without
-#: backfilling complete the chain (:func:`_baseline_controls`).
-CONTROL_STEPS: dict[str, tuple[tuple[str, str, dict[str, Any], dict[str, int]], ...]] = {
-    "nodeshare": (
-        ("shrinking", "assumption", {"degraded": False}, {}),
-        ("speedup", "assumption", {"speedup_half": 1.0, "speedup_quarter": 1.0}, {}),
-        ("sharing", "mechanism", {}, {"max_jobs_per_node": 1}),
-    ),
-    "lomarc": (
-        ("SMT", "assumption", {"cpu": "standard"}, {}),
-        ("pairing", "mechanism", {"search": "none", "running": False}, {}),
-    ),
-    "gang": (("time slicing", "mechanism", {"mpl": 1}, {}),),
-}
+
+
+def default_policies() -> tuple[str, ...]:
+    """What ``compare`` runs by default: the baselines and the policies each family
+    declares (:attr:`cosched.families.Family.compare`), in the families' order."""
+    return (*BASELINES, *(p for f in families() for p in f.compare))
+
+
+def control_steps(family_name: str) -> tuple[Control, ...]:
+    """What the family's control runs turn off, in order (:attr:`Family.controls
+    <cosched.families.Family.controls>`; none for a family that declares none): the
+    assumptions first, then the mechanism itself; a step already off in the main arm
+    (rigid jobs, a standard CPU, no speedup) is no step. The baselines with and without
+    backfilling complete the chain (:func:`_baseline_controls`)."""
+    f = family(family_name)
+    return () if f is None else f.controls
+
+
 #: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
 #: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
 STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -100,7 +94,7 @@ class Arm:
         control_of: a ``control`` arm's main arm (None for a baseline control: a
             baseline with or without backfilling).
         off: what a ``control`` arm turns off of its main arm, in the order turned off
-            (each control turns off its own and every earlier one): :data:`CONTROL_STEPS`.
+            (each control turns off its own and every earlier one): :func:`control_steps`.
         machine: machine flags this arm runs with over the comparison's
             (``max_jobs_per_node=1``: node sharing's scheduler without sharing).
     """
@@ -252,7 +246,7 @@ def plan(
     Args:
         workload: a sweep workload entry (``{"kind": "swf", "path": ...}``).
         policies: ``NAME`` or ``NAME(key=value,...)`` to compare (None:
-            :data:`DEFAULT_POLICIES`, keeping those whose machine can be built and
+            :func:`default_policies`, keeping those whose machine can be built and
             whose mechanism can act on it).
         seeds: runs of each randomised arm (profiles drawn by an annotator).
         flags: what the user said about the machine.
@@ -266,7 +260,7 @@ def plan(
             on standard ones, :data:`NO_SMT`).
         malleable: the default node-sharing arms may shrink jobs onto fewer processors
             than they asked for (else the jobs are rigid, :data:`RIGID`).
-        controls: add each coscheduling arm's control runs (:data:`CONTROL_STEPS`) and
+        controls: add each coscheduling arm's control runs (:func:`control_steps`) and
             the baselines with and without backfilling, which attribute its gain.
         site: the site's rules fitted to the log (``max_jobs_per_user``,
             ``max_procs_per_user``, ``order=fairshare`` with ``fairshare_half_life``):
@@ -283,7 +277,7 @@ def plan(
     if probe is not None and len(probe) == 0:
         where = Path(str(workload.get("path") or workload.get("name", "the trace"))).name
         raise ConfigError(f"{where}: the trace has no jobs")
-    chosen = list(policies) if policies is not None else list(DEFAULT_POLICIES)
+    chosen = list(policies) if policies is not None else list(default_policies())
     said = {"smt": smt, "malleable": malleable}
     notes: list[str] = []
     skipped: dict[str, str] = {}
@@ -300,8 +294,9 @@ def plan(
             notes.append(f"left out {arm.policy}: {why}")
             continue
         _check_width(probe, platform, arm.policy)
-        if policies is None and cls.family == "nodeshare" and platform.cores == 1:
-            skipped["nodeshare"] = NOT_APPLICABLE_NODESHARE
+        declared = family(cls.family)
+        if policies is None and declared and declared.single_core and platform.cores == 1:
+            skipped[cls.family] = declared.single_core
             continue
         arms.append(arm)
     notes += [f"left out {f}: not applicable: {why}" for f, why in skipped.items()]
@@ -392,9 +387,11 @@ def with_site(arms: Sequence[Arm], site: dict[str, Any]) -> tuple[list[Arm], lis
 
 
 def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:
-    """``arm`` with its family's :data:`CONSERVATIVE` parameter unless the operator
-    said otherwise (``said``: ``smt``, ``malleable``) or named the parameter."""
-    rule = CONSERVATIVE.get(policy_class(arm.policy).family)
+    """``arm`` with its family's conservative parameter (:attr:`Family.conservative
+    <cosched.families.Family.conservative>`) unless the operator said otherwise
+    (``said``: ``smt``, ``malleable``) or named the parameter."""
+    declared = family(policy_class(arm.policy).family)
+    rule = None if declared is None else declared.conservative
     if rule is None or said.get(rule[2]) or rule[0] in arm.params:
         return arm
     key, value, _ = rule
@@ -407,11 +404,11 @@ def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:
 
 def control_arms(arm: Arm) -> list[Arm]:
     """The control runs of a main coscheduling arm: the same scheduler with each of
-    :data:`CONTROL_STEPS` turned off in turn (each keeping the earlier ones off)."""
+    :func:`control_steps` turned off in turn (each keeping the earlier ones off)."""
     if arm.role != "main":
         return []
     cls = policy_class(arm.policy)
-    steps = CONTROL_STEPS.get(cls.family)
+    steps = control_steps(cls.family)
     if not steps:
         return []
     policy = cls(**arm.params)
@@ -433,7 +430,7 @@ def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
     """EASY (with backfilling) and FCFS (without) beside the baselines compared, where
     they are not among them (``--baseline``): what backfilling alone gives."""
     have = {a.label for a in arms}
-    if not any(policy_class(a.policy).family in CONTROL_STEPS for a in arms):
+    if not any(control_steps(policy_class(a.policy).family) for a in arms):
         return []  # nothing to attribute
     return [
         Arm(name, name, role="control", off=[] if name == "easy" else ["backfilling"])
@@ -493,15 +490,6 @@ def machine_flags(text: str) -> str:
 
 
 _RUN_FLAG = re.compile(r"--(procs|nodes|cores)\b(?: ([0-9]+|[A-Z])\b)?")
-
-
-#: Why node sharing is left out of the default run on single-core nodes.
-NOT_APPLICABLE_NODESHARE = (
-    "its nodes have one core each, so no two jobs can share a node; node sharing would "
-    "act only by shrinking jobs onto fewer processors, which needs malleable "
-    "applications. Name it in --policies to see that anyway, or give the machine's "
-    "real shape with --machine nodes=N,cores=C."
-)
 
 
 def _check_width(probe: Any, platform: Any, policy: str) -> None:
@@ -682,15 +670,13 @@ def _run_specs(
 
 # -- what it costs ------------------------------------------------------------------------
 
-#: Jobs per CPU second of one run of each family: the sweep's cell function
-#: (annotation, simulation, summary) on the whole KTH-SP2 log (28,467 jobs, its
-#: 100 single-core nodes), ``time.process_time`` of each family's second cell in one
-#: process (kernels loaded), on the development machine (a 2-core VM): fcfs and EASY
-#: over 500,000, conservative 215,000, LOMARC 32,000-50,000; node sharing 24,700-31,200
-#: and gang 22,400-25,400 (their compiled passes; two cells each of ``nodeshare``,
-#: ``nodeshare-easy``, ``gang`` and ``gang-slurm``, 2026-11-28). Rounded down to the
-#: slowest of each family. Drawing the report is not in it.
-JOBS_PER_SECOND = {"batch": 200_000.0, "nodeshare": 24_000.0, "lomarc": 30_000.0, "gang": 22_000.0}
+#: Jobs per CPU second of one run of a batch policy: the sweep's cell function
+#: (annotation, simulation, summary) on the whole KTH-SP2 log (28,467 jobs, its 100
+#: single-core nodes), ``time.process_time`` of the second cell in one process, on the
+#: development machine (a 2-core VM): fcfs and EASY over 500,000, conservative 215,000,
+#: rounded down. Each family declares its own (:attr:`Family.jobs_per_second
+#: <cosched.families.Family.jobs_per_second>`). Drawing the report is not in it.
+BATCH_JOBS_PER_SECOND = 200_000.0
 #: CPU seconds of a run beyond its jobs (the store's files, the summary): EASY and
 #: node sharing over the 300-job example through the sweep took 0.05-0.11 s a run.
 RUN_OVERHEAD = 0.1
@@ -698,8 +684,15 @@ RUN_OVERHEAD = 0.1
 #: for any trace: ``cosched report`` on the bundled example's comparison and on
 #: KTH-SP2's took 15.2 and 15.5 s.
 REPORT_SECONDS = 15.0
-#: For a family not in the table (a user's policy): the slowest.
-_SLOWEST = min(JOBS_PER_SECOND.values())
+
+
+def jobs_per_second() -> dict[str, float]:
+    """Jobs per CPU second of one run, by family: ``batch`` and each family that
+    declares its speed."""
+    declared = {f.name: f.jobs_per_second for f in families() if f.jobs_per_second}
+    return {"batch": BATCH_JOBS_PER_SECOND, **declared}
+
+
 #: How the plan names the runs of each arm role (main arms go by their family).
 _ROLE_NAMES = {
     "robustness": "interference sweep",
@@ -719,7 +712,8 @@ class Cost:
         stored: those already in the store (a resumed comparison).
         todo: simulations still to do: the main arms by family (``nodeshare``), the
             others by what they are (``interference sweep``).
-        cpu_seconds: estimated CPU time of those, from :data:`JOBS_PER_SECOND`.
+        cpu_seconds: estimated CPU time of those, from :func:`jobs_per_second` (the
+            slowest for a family that declares none: a user's policy).
         compiling: families whose numba kernels are not cached yet.
         later_seconds: the part of ``cpu_seconds`` in gang's lower efficiencies, which
             run only while gang beats the best baseline (:func:`run`).
@@ -747,23 +741,25 @@ def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
     runs = stored = 0
     todo: dict[str, int] = {}
     seconds = later_seconds = 0.0
-    families = set()
+    speeds = jobs_per_second()
+    slowest = min(speeds.values())
+    compiled: set[tuple[str, str]] = set()
     for s in comparison.specs():
         for c in cells(spec_from_dict(s, source="compare")):
             runs += 1
             if store is not None and store.done(c.key):
                 stored += 1
                 continue
-            family = policy_class(c.policy).family
-            families.add((family, c.policy))
+            name = policy_class(c.policy).family
+            compiled.add((name, c.policy))
             key = _cell_key(c)
-            what = _ROLE_NAMES.get(roles.get(key) or "main", family)
+            what = _ROLE_NAMES.get(roles.get(key) or "main", name)
             todo[what] = todo.get(what, 0) + 1
-            one = RUN_OVERHEAD + jobs / JOBS_PER_SECOND.get(family, _SLOWEST)
+            one = RUN_OVERHEAD + jobs / speeds.get(name, slowest)
             seconds += one
             if key in later:
                 later_seconds += one
-    compiling = sorted({f for f, p in families if _compiles(p)})
+    compiling = sorted({f for f, p in compiled if _compiles(p)})
     return Cost(runs, stored, todo, seconds, compiling, later_seconds)
 
 

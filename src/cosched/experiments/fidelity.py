@@ -18,12 +18,12 @@ import pandas as pd
 
 from cosched.experiments.calibration import CALIBRATIONS, Calibration, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
+from cosched.families import papers
 
 __all__ = [
     "CAUSES",
     "CHANGE_COLUMNS",
     "KINDS",
-    "PAPERS",
     "REJUDGED",
     "Cause",
     "cause_of",
@@ -43,14 +43,6 @@ KINDS: tuple[Kind, ...] = (
     "paper under-specified",
     "bug",
 )
-#: Reproduction -> the paper it reproduces (its text in ../shared/papers/).
-PAPERS = {
-    "lomarc": "lomarc-hyperthreaded-coscheduling",
-    "nodeshare": "hpc-coscheduling-malleable-configurations",
-    "dyncosched": "dynamic-coscheduling-cluster-simulation",
-    "fcs": "flexible-coscheduling-fcs",
-    "coupled": "coupled-systems-coscheduling",
-}
 #: The ``judged`` cell of a claims copy whose verdicts were re-judged from its numbers.
 REJUDGED = "re-judged from the stored numbers (scripts/readme_status.py --rejudge)"
 #: Verdicts whose cause docs/fidelity.md gives.
@@ -487,7 +479,7 @@ def _paper(
     seeds = int(frame["seeds"].max()) if len(frame) else 0
     quoted = int(frame["quote"].astype(bool).sum()) if "quote" in frame.columns else 0
     return [
-        f"## {name} ({PAPERS[name]})",
+        f"## {name} ({papers()[name]})",
         "",
         f"Claims: {agreement(frame).text()}. Numbers from {command} (up to {seeds} "
         f"seeds); verdicts {judged or 'when the report was built'}; {quoted} of "

@@ -13,6 +13,7 @@ only when a name is asked for; ``path/to/file.py:ClassName`` and
 from __future__ import annotations
 
 import abc
+import contextlib
 import dataclasses
 import importlib
 import importlib.util
@@ -155,26 +156,18 @@ class Parameter:
 
 _LOADED_ALL = False
 
-#: The modules of the core batch policies and of the LOMARC variants (a family with no
-#: optional dependency), which ``pyproject.toml`` also declares as entry points:
-#: :func:`policy_class` imports them by name without reading every installed package's
-#: entry points (importlib.metadata and the scan cost a ``cosched run`` some 15-25 ms of
-#: CPU). ``tests/conformance/test_plugins.py`` holds this table to the declared entry
-#: points.
+#: The modules of the core batch policies, which ``pyproject.toml`` also declares as
+#: entry points: :func:`policy_class` imports them by name without reading every
+#: installed package's entry points (importlib.metadata and the scan cost a ``cosched
+#: run`` some 10-25 ms of CPU), even when cosched is run from a source tree. A built-in
+#: family's policies are found in cosched's own declared entry points
+#: (:func:`cosched.plugins.own`), without the scan. ``tests/conformance/test_plugins.py``
+#: holds this table to the declared entry points.
 CORE_MODULES = {
     "conservative": "cosched.policies.conservative",
     "easy": "cosched.policies.easy",
     "fcfs": "cosched.policies.fcfs",
     "recorded": "cosched.policies.recorded",
-    "lomarc": "cosched.lomarc.policies",
-    "lomarc-pss": "cosched.lomarc.policies",
-    "lomarc-ac": "cosched.lomarc.policies",
-    "lomarc-am": "cosched.lomarc.policies",
-    "lomarc-n": "cosched.lomarc.policies",
-    "lomarc-u1": "cosched.lomarc.policies",
-    "lomarc-u2": "cosched.lomarc.policies",
-    "lomarc-r": "cosched.lomarc.policies",
-    "lomarc-fm": "cosched.lomarc.policies",
 }
 
 
@@ -255,8 +248,17 @@ def policy_class(name: str) -> type[Policy]:
     """
     if ":" in name:
         return _load_ref(name)
-    if name not in REGISTRY and name in CORE_MODULES:
-        importlib.import_module(CORE_MODULES[name])  # registers it, as its entry point would
+    if name not in REGISTRY:
+        from cosched import plugins
+
+        # a core or built-in family's policy: its module imported by name, which
+        # registers it as its entry point would, without reading every package's
+        module = CORE_MODULES.get(name) or plugins.own(ENTRY_POINT_GROUP).get(name, "")
+        if module:
+            # a module that cannot be imported (an optional dependency missing) is named
+            # by its entry point's one-line error below
+            with contextlib.suppress(ImportError):
+                importlib.import_module(module.partition(":")[0])
     if name in REGISTRY:
         return REGISTRY[name]
     for ep in _entry_points():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from cosched.engine.jit import announced
+from cosched.compile import announced
 from cosched.errors import ConfigError, InvariantError, WorkloadError
 from cosched.timesharing import kernel as K
 from cosched.timesharing.params import TSParams, scheme_flags

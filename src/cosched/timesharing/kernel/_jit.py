@@ -5,8 +5,9 @@ numba's reference counting, and inlined into its callers unless it is an entry p
 runs rarely (``_OUT_OF_LINE``). numba's disk cache checks only the file a function is
 written in, while a compiled function carries the machine code of every function it
 calls, from whichever module of the package; so each function's cache entry is named by
-a hash of the whole package's source (``SOURCE_TAG``), and an edit to any module
-compiles every function anew, as an edit to the one file of a single-module kernel did.
+the cosched-wide cache key (:func:`cosched.compile.key`) of the whole package's source
+(``SOURCE_TAG``), and an edit to any module compiles every function anew, as an edit to
+the one file of a single-module kernel did.
 With ``NUMBA_DISABLE_JIT=1`` (or without numba) ``njit`` returns the function itself: the
 same source runs as plain Python.
 
@@ -21,25 +22,19 @@ functions are cached under their own names).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
+from cosched.compile import key
+
 __all__ = ["INLINE_ALL", "SOURCE_TAG", "_NUMBA", "njit"]
 
 
-def _source_tag() -> str:
-    """A short hash of every module of the kernel package (read once per process)."""
-    h = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:12]
-
-
-#: The package's source hash that names every compiled function's cache entry.
-SOURCE_TAG = _source_tag()
+#: The package's source hash that names every compiled function's cache entry: the
+#: :func:`cosched.compile.key` of every module of the kernel package (read once per
+#: process).
+SOURCE_TAG = key(files=[str(p) for p in Path(__file__).resolve().parent.glob("*.py")], length=12)
 #: ``COSCHED_KERNEL_INLINE=all``: inline the shared functions too (a longer first
 #: compile, a faster kernel).
 INLINE_ALL = os.environ.get("COSCHED_KERNEL_INLINE", "") == "all"

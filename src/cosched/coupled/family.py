@@ -1,0 +1,9 @@
+"""Coupled machines, declared for the shared commands (:mod:`cosched.families`)."""
+
+from __future__ import annotations
+
+from cosched.families import Family
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(name="coupled", papers={"coupled": "coupled-systems-coscheduling"})

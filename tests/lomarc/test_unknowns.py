@@ -60,3 +60,41 @@ def test_every_range_holds_its_default_or_says_why() -> None:
         if u.low is not None and u.high is not None:
             assert all(u.low <= float(v) <= u.high for v in inside), u.name
             assert all(not u.low <= float(v) <= u.high for v in u.outside), u.name
+
+
+def test_a_cell_at_a_point_of_the_unknowns_checks_its_parameters() -> None:
+    from cosched.lomarc.experiment import check
+
+    base = {"set": "paper-alpha", "workload": "W1", "mixture": "M1", "variant": "PSS",
+            "n_jobs": 100}  # fmt: skip
+    check(base)
+    check({**base, "w1_load": 0.99, "short_share": 0.42})
+    for bad, match in (
+        ({"w1_load": 0.99}, "needs 'short_share'"),
+        ({"short_share": 0.42}, "needs 'w1_load'"),
+        ({"w1_load": 0.0, "short_share": 0.42}, "'w1_load' must be a number > 0"),
+        ({"w1_load": 0.9, "short_share": 1.5}, r"'short_share' must be a number in \[0, 1\]"),
+        ({"w1_load": 0.9, "short_share": True}, "'short_share' must be"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            check({**base, **bad})
+
+
+def test_a_cell_at_a_point_runs_the_studys_workload() -> None:
+    # The cell runs what the study's sensitivity_workload draws at that point: the sweep
+    # spec docs/claims/lomarc-fitted.toml runs the registered fit's workloads.
+    from cosched.engine.simulation import Simulation
+    from cosched.experiments.model import CellEnv
+    from cosched.lomarc.diagnostics import run_metrics
+    from cosched.lomarc.experiment import run_cell
+    from cosched.lomarc.policies import lomarc_platform
+    from cosched.policies.base import make_policy
+
+    params = {"set": "paper-alpha", "workload": "W2", "mixture": "M1", "variant": "L-R",
+              "n_jobs": 300, "w1_load": 0.9, "short_share": 0.42}  # fmt: skip
+    w = sensitivity_workload("W2", "M1", 3, 300, 0.9, 0.42)
+    assert offered_load(w, NODES) == pytest.approx(0.9 * LOAD_RATIOS["W2"])
+    direct = Simulation(w, lomarc_platform(NODES), make_policy("lomarc-r")).run()
+    got = run_cell(params, 3, CellEnv())
+    want = run_metrics(direct, NODES)
+    assert {k: got[k] for k in want} == want

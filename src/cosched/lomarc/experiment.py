@@ -129,6 +129,34 @@ def check(params: Mapping[str, Scalar]) -> None:
     n = params["n_jobs"]
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ConfigError(f"'n_jobs' must be an integer >= 1, got {n!r}")
+    _unknowns(params)
+
+
+#: The optional parameters that place a cell at a point of the unknown inputs' ranges
+#: (:mod:`cosched.lomarc.unknowns`): W1's offered load and the short-job share.
+UNKNOWN_KEYS = ("w1_load", "short_share")
+
+
+def _unknowns(params: Mapping[str, Scalar]) -> tuple[float, float] | None:
+    """``(w1_load, short_share)`` when the cell sets both, None when it sets neither.
+
+    Raises:
+        ConfigError: one without the other, or a value out of its range.
+    """
+    given = [k for k in UNKNOWN_KEYS if k in params]
+    if not given:
+        return None
+    if len(given) == 1:
+        other = next(k for k in UNKNOWN_KEYS if k not in params)
+        raise ConfigError(f"the lomarc cell's {given[0]!r} needs {other!r} too")
+    if params["set"] != "paper-alpha":
+        raise ConfigError("'w1_load' and 'short_share' apply to the set 'paper-alpha' only")
+    load, share = params["w1_load"], params["short_share"]
+    if isinstance(load, bool) or not isinstance(load, int | float) or load <= 0:
+        raise ConfigError(f"'w1_load' must be a number > 0, got {load!r}")
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise ConfigError(f"'short_share' must be a number in [0, 1], got {share!r}")
+    return float(load), float(share)
 
 
 def _rng(*key: int) -> np.random.Generator:
@@ -155,14 +183,30 @@ def cell_workload(set_name: str, workload: str, mixture: str, seed: int, jobs: i
 
 
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
-    """Simulate one configuration and seed: the core metrics and the search diagnostics."""
-    w = cell_workload(
-        str(params["set"]),
-        str(params["workload"]),
-        str(params["mixture"]),
-        seed,
-        int(params["n_jobs"]),  # type: ignore[arg-type]
-    )
+    """Simulate one configuration and seed: the core metrics and the search diagnostics.
+
+    With ``w1_load`` and ``short_share`` the cell's workload is the reproduction's at
+    that point of the unknowns' ranges (:func:`cosched.lomarc.unknowns.
+    sensitivity_workload`, as the fitted study ``lomarc-fitted`` runs it)."""
+    point = _unknowns(params)
+    if point is None:
+        w = cell_workload(
+            str(params["set"]),
+            str(params["workload"]),
+            str(params["mixture"]),
+            seed,
+            int(params["n_jobs"]),  # type: ignore[arg-type]
+        )
+    else:
+        from cosched.lomarc.unknowns import sensitivity_workload  # it imports this module
+
+        w = sensitivity_workload(
+            str(params["workload"]),
+            str(params["mixture"]),
+            seed,
+            int(params["n_jobs"]),  # type: ignore[arg-type]
+            *point,
+        )
     name, extra = RUNS[str(params["variant"])]
     policy = make_policy(name, **extra)
     assert isinstance(policy, Lomarc)

@@ -124,9 +124,23 @@ def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
         sys.exit(f"readme_status: {store} holds an older claim table: run `cosched report "
                  f"{store}` to judge it again")  # fmt: skip
     _, meta = read_results(store)
+    judged = "when the report was built"
+    if name in STUDIES:
+        frame, judged = as_study(name, frame), REJUDGED
     frame.insert(0, "command", meta.get("command", ""))
-    frame["judged"] = "when the report was built"
+    frame["judged"] = judged
     return _write(frame, name, folder)
+
+
+def as_study(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """A claim table of study ``name``'s runs judged as the study: its fit set
+    *calibrated*, and the reproduction's own fits, which the study keeps, too."""
+    declared = resolve(tomllib.loads(spec_text(paper_of(name)))["claims"])()
+    mine = rejudge(declared, frame, name)
+    own = rejudge(declared, frame, paper_of(name))
+    kept = (own["verdict"] == "calibrated").to_numpy()
+    mine.loc[kept, ["verdict", "reason"]] = own.loc[kept, ["verdict", "reason"]].to_numpy()
+    return mine
 
 
 def rejudge_copy(name: str, update: Path | None = None, folder: Path = CLAIMS) -> Path:
@@ -142,7 +156,8 @@ def rejudge_copy(name: str, update: Path | None = None, folder: Path = CLAIMS) -
         stored = _updated(stored, update)
     declared = resolve(tomllib.loads(spec_text(paper_of(name)))["claims"])()
     experiment = str(stored["experiment"].iloc[0]) if len(stored) else name
-    frame = rejudge(declared, stored, experiment)
+    judge = as_study if name in STUDIES else lambda _, t: rejudge(declared, t, experiment)
+    frame = judge(name, stored)
     commands = dict(zip(stored["claim"], stored["command"].astype(str), strict=True))
     default = str(stored["command"].iloc[0]) if len(stored) else ""
     frame.insert(0, "command", [commands.get(c, default) for c in frame["claim"]])

@@ -450,7 +450,8 @@ def _sensitivity(table: pd.DataFrame | None) -> list[str]:
         f"paper's text allows ({len(points)} points inside, {len(outside)} outside; "
         f"{'/'.join(map(str, seeds))} seeds per point): **robust** (agrees at every point "
         "inside), **explained** (at some: the unknown decides it), **model's** (at none: "
-        "the model lacks what it needs).",
+        "the model lacks what it needs)"
+        + (f"; numbers from {runs_of(table)}." if "command" in table.columns else "."),
         "",
         "| class | claims | which |",
         "|---|---|---|",

@@ -54,14 +54,6 @@ def test_all_single_node_when_asked() -> None:
     assert (w.table["procs"] == 16).all()
 
 
-def test_same_seed_same_window_other_seed_other_window() -> None:
-    a = cab_standin(np.random.default_rng(5), load=0.8, jobs=300)
-    b = cab_standin(np.random.default_rng(5), load=0.8, jobs=300)
-    c = cab_standin(np.random.default_rng(6), load=0.8, jobs=300)
-    assert a.table.equals(b.table)
-    assert not a.table.equals(c.table)
-
-
 @pytest.mark.parametrize(
     ("kwargs", "word"),
     [

@@ -44,14 +44,6 @@ def test_halving_weights_give_each_size_the_same_nodes_on_average() -> None:
     assert per_size / per_size.sum() == pytest.approx(np.full(7, 1 / 7), abs=0.03)
 
 
-def test_same_seed_same_month_other_seed_other_month() -> None:
-    a = intrepid_standin(np.random.default_rng(5), load=0.8, jobs=300)
-    b = intrepid_standin(np.random.default_rng(5), load=0.8, jobs=300)
-    c = intrepid_standin(np.random.default_rng(6), load=0.8, jobs=300)
-    assert a.table.equals(b.table)
-    assert not a.table.equals(c.table)
-
-
 @pytest.mark.parametrize(
     ("kwargs", "word"),
     [

@@ -241,10 +241,12 @@ def _settle(t: Any, acc: Any, j: int, now: float, nsettled: int) -> int:
     return nsettled
 
 
-def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: float) -> GangState:
-    """``Gang._start`` with ``Matrix.add``: job ``j`` into row ``r``."""
+def _start(
+    st: GangStore, s: GangState, placed: Any, j: int, size: int, r: int, a: int, now: float
+) -> GangState:
+    """``Gang._start`` with ``Matrix.add``: job ``j`` of ``size`` units into row ``r``
+    (``placed``: :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`)."""
     ip = st.ip
-    size = jobs.size[j]
     mem = st.table[j, MEM]
     occ, cols, o = st.occ, st.cols, st.off[j]
     if ip[BUDDY]:
@@ -295,7 +297,7 @@ def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: 
     t = st.table
     t[j, ROW] = r
     t[j, STARTED] = s.nstarted
-    placed, p = jobs.placed, st.poff[j]
+    p = st.poff[j]
     per_core = ip[PER_CORE] != 0
     for q in range(size):
         c = cols[o + q]
@@ -398,7 +400,9 @@ def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> Ga
     )  # fmt: skip
 
 
-def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> GangState:
+def _reserve(
+    st: GangStore, s: GangState, start: Any, est_end: Any, need: int, now: float
+) -> GangState:
     """``Gang._reserve``: the head's shadow walk in every row over the running jobs'
     believed ends (this pass's starts at their estimate times the rows in use), the
     earliest row kept. The order of equal ends does not matter (a walk counts every end
@@ -406,7 +410,6 @@ def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> G
     rows = st.ip[ROWS]
     nr = s.nrunning
     rel_t, rel_j = st.rel_t, st.rel_j
-    start, est_end = jobs.start, jobs.est_end
     for q in range(nr):
         x = st.running[q]
         rel_j[q] = x
@@ -467,7 +470,10 @@ def _max_free(free: Any) -> int:
 def _backfill(
     st: GangStore,
     s: GangState,
-    jobs: Any,
+    size: Any,
+    est: Any,
+    start: Any,
+    placed: Any,
     queue: Any,
     r: int,
     last: int,
@@ -480,7 +486,6 @@ def _backfill(
     ip = st.ip
     window = ip[WINDOW]
     limited = ip[LIMITED] != 0
-    size, est, start = jobs.size, jobs.est, jobs.start
     free, occ, mused, limit = st.free, st.occ, st.mem_used, st.fp[MEMORY_LIMIT]
     table = st.table
     too_big = _max_free(free) + 1
@@ -515,7 +520,7 @@ def _backfill(
             queue[w] = j
             w += 1
             continue
-        s = _start(st, s, jobs, j, row, a, now)
+        s = _start(st, s, placed, j, sz, row, a, now)
         chosen[k] = j
         k += 1
         mf = _max_free(free) + 1
@@ -551,7 +556,21 @@ def gang_pass(
         if not backfill or s.res_row < 0:
             return s, head, tail, 0, math.nan
         if ip[WINDOW] < 0:
-            s, tail, k = _backfill(st, s, jobs, queue, fresh, tail, now, chosen, 0)
+            if fresh < tail:  # no arrival: nothing to try (spares the call)
+                s, tail, k = _backfill(
+                    st,
+                    s,
+                    jobs.size,
+                    jobs.est,
+                    jobs.start,
+                    jobs.placed,
+                    queue,
+                    fresh,
+                    tail,
+                    now,
+                    chosen,
+                    0,
+                )
             return s, head, tail, k, math.nan
     s = GangState(
         s.used, s.every, False, s.head, -1, s.shadow, s.extra,
@@ -568,7 +587,7 @@ def gang_pass(
             blocked = j
             break
         head += 1
-        s = _start(st, s, jobs, j, row, a, now)
+        s = _start(st, s, jobs.placed, j, jobs.size[j], row, a, now)
         chosen[k] = j
         k += 1
         rows = _popcount(s.used)
@@ -579,8 +598,22 @@ def gang_pass(
     )  # fmt: skip
     if blocked < 0 or not backfill:
         return s, head, tail, k, math.nan
-    s = _reserve(st, s, jobs, jobs.size[blocked], now)
-    s, tail, k = _backfill(st, s, jobs, queue, head + 1, tail, now, chosen, k)
+    s = _reserve(st, s, jobs.start, jobs.est_end, jobs.size[blocked], now)
+    if head + 1 < tail:  # a job behind the head to try (an empty range: spare the call)
+        s, tail, k = _backfill(
+            st,
+            s,
+            jobs.size,
+            jobs.est,
+            jobs.start,
+            jobs.placed,
+            queue,
+            head + 1,
+            tail,
+            now,
+            chosen,
+            k,
+        )
     return s, head, tail, k, math.nan
 
 
@@ -640,7 +673,8 @@ def gang_rates(
             if st.row[x] >= 0:  # still running
                 todo[nt] = x
                 nt += 1
-    order = np.sort(todo[:nt])
+    order = todo[:nt]
+    order.sort()  # in place: the scratch is not needed again in this call
     acc, given, table, mask, row = st.acc, st.given, st.table, st.mask, st.row
     nrows, alternate = st.ip[ROWS], st.ip[ALTERNATE] != 0
     slot, efficiency = st.fp[SLOT], st.fp[EFFICIENCY]

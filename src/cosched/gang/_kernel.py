@@ -558,19 +558,9 @@ def gang_pass(
         if ip[WINDOW] < 0:
             if fresh < tail:  # no arrival: nothing to try (spares the call)
                 s, tail, k = _backfill(
-                    st,
-                    s,
-                    jobs.size,
-                    jobs.est,
-                    jobs.start,
-                    jobs.placed,
-                    queue,
-                    fresh,
-                    tail,
-                    now,
-                    chosen,
-                    0,
-                )
+                    st, s, jobs.size, jobs.est, jobs.start, jobs.placed, queue, fresh, tail,
+                    now, chosen, 0,
+                )  # fmt: skip
             return s, head, tail, k, math.nan
     s = GangState(
         s.used, s.every, False, s.head, -1, s.shadow, s.extra,
@@ -601,19 +591,9 @@ def gang_pass(
     s = _reserve(st, s, jobs.start, jobs.est_end, jobs.size[blocked], now)
     if head + 1 < tail:  # a job behind the head to try (an empty range: spare the call)
         s, tail, k = _backfill(
-            st,
-            s,
-            jobs.size,
-            jobs.est,
-            jobs.start,
-            jobs.placed,
-            queue,
-            head + 1,
-            tail,
-            now,
-            chosen,
-            k,
-        )
+            st, s, jobs.size, jobs.est, jobs.start, jobs.placed, queue, head + 1, tail, now,
+            chosen, k,
+        )  # fmt: skip
     return s, head, tail, k, math.nan
 
 

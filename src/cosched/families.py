@@ -5,7 +5,8 @@ group (``name = "package.module:FAMILY"``), as it names its policies in
 ``cosched.policies`` and its annotators in ``cosched.profiles``. The declaration says
 what the shared commands do with the family's policies: which of them ``cosched
 compare`` runs by default, under which conservative assumption and with which control
-runs, how fast a run is, where its mechanism cannot act, and which papers its
+runs, how fast a run is, where its mechanism cannot act, how the verdict measures and
+words its mechanism, which per-job profiles its policies read, and which papers its
 reproductions reproduce. The shared modules read these declarations
 (:func:`families`, :func:`family`) and name no family themselves.
 
@@ -16,13 +17,22 @@ family declares nothing runs everywhere, with none of the above (a user's own po
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cosched.errors import ConfigError
 
-__all__ = ["ENTRY_POINT_GROUP", "Control", "Family", "families", "family", "papers"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Control",
+    "Family",
+    "Mechanism",
+    "families",
+    "family",
+    "papers",
+    "profile",
+]
 
 #: The entry-point group in which a package declares its families.
 ENTRY_POINT_GROUP = "cosched.families"
@@ -31,6 +41,42 @@ ENTRY_POINT_GROUP = "cosched.families"
 #: ``assumption`` or ``mechanism``; ``parameters`` are set on the policy, ``machine
 #: flags`` on its machine (``max_jobs_per_node=1``).
 Control = tuple[str, str, dict[str, Any], dict[str, int]]
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """How ``cosched compare``'s verdict measures and words a family's own mechanism
+    (:mod:`cosched.compare.mechanisms`).
+
+    Attributes:
+        words: what the family does to co-locate jobs, in the verdict's words
+            (``sharing nodes``).
+        headline: the headline's imperative when the mechanism acted (``Share nodes``).
+        measures: the per-job measures that apply, in the order the verdict says them:
+            ``shared`` (the ``shared_node`` column), ``sliced`` (ran longer than its run
+            time), ``spread`` (more nodes than its processors fill), ``shrunk`` (fewer
+            cores than it asked for). The first of ``sliced`` and ``shared`` is the
+            mechanism itself.
+        shared: what a job counted by ``shared`` did (``shared a node with another job``).
+        unrecorded: the sentence when the runs did not record ``shared_node``.
+        caveat: a sentence closing the family's paragraph: what its numbers leave out.
+        caveat_mixes: the caveat when the comparison also ran its other job-type mixes
+            (empty: ``caveat``).
+        rank: where the family's paragraph stands in the verdict (lower first).
+    """
+
+    words: str
+    headline: str
+    measures: tuple[str, ...]
+    shared: str = ""
+    unrecorded: str = ""
+    caveat: str = ""
+    caveat_mixes: str = ""
+    rank: int = 100
+
+
+#: An arm's backfilling in words, from its policy and the `` (window N)`` it shows.
+Backfilling = Callable[[Any, str], str]
 
 
 @dataclass(frozen=True)
@@ -53,6 +99,13 @@ class Family:
             single-core nodes (None: it can act there).
         papers: reproduction name -> the paper it reproduces (its text in the papers'
             folder), for docs/fidelity.md.
+        mechanism: how ``compare``'s verdict measures and words its mechanism (None:
+            its arms are told by their numbers only).
+        backfilling: an arm's backfilling in words (None: ``its own backfilling, if
+            any``), for the table of what each arm's scheduler does beside its mechanism.
+        order: its queue order in words, in place of the policy's ``order``.
+        profiles: per-job profile name -> the annotator its policies read, as
+            ``module:function`` (imported when a run asks for the profile).
     """
 
     name: str
@@ -63,6 +116,10 @@ class Family:
     jobs_per_second: float | None = None
     single_core: str | None = None
     papers: Mapping[str, str] = field(default_factory=dict)
+    mechanism: Mechanism | None = None
+    backfilling: Backfilling | None = None
+    order: str | None = None
+    profiles: Mapping[str, str] = field(default_factory=dict)
 
 
 @functools.cache
@@ -104,3 +161,28 @@ def family(name: str) -> Family | None:
 def papers() -> dict[str, str]:
     """Every reproduction's paper, from every family's :attr:`Family.papers`."""
     return {r: p for f in families() for r, p in f.papers.items()}
+
+
+def profile(name: str) -> str | None:
+    """The annotator (``module:function``) a family declares as profile ``name``, or
+    None. The families cosched itself declares are loaded one at a time, the one named
+    like the profile first, so that a run pays only for the family it uses."""
+    from cosched import plugins
+
+    own = plugins.own(ENTRY_POINT_GROUP)
+    for fam in sorted(own, key=lambda f: f != name):
+        got = _own_family(fam, own[fam])
+        if name in got.profiles:
+            return got.profiles[name]
+    return next((f.profiles[name] for f in families() if name in f.profiles), None)
+
+
+def _own_family(name: str, value: str) -> Family:
+    """One of cosched's own families, imported by its ``module:attribute``."""
+    import importlib
+
+    module, _, attr = value.partition(":")
+    got = getattr(importlib.import_module(module), attr, None)
+    if not isinstance(got, Family) or got.name != name:
+        raise ConfigError(f"family entry point {name!r} ({value}) is not Family {name!r}")
+    return got

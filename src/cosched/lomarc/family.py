@@ -22,4 +22,5 @@ FAMILY = Family(
     # loaded), on a 2-core VM: 32,000-50,000 jobs a second, rounded down.
     jobs_per_second=30_000.0,
     papers={"lomarc": "lomarc-hyperthreaded-coscheduling"},
+    profiles={"lomarc": "cosched.workload.profiles.lomarc:annotate_lomarc"},
 )

@@ -30,4 +30,5 @@ FAMILY = Family(
         "real shape with --machine nodes=N,cores=C."
     ),
     papers={"nodeshare": "hpc-coscheduling-malleable-configurations"},
+    profiles={"nodeshare": "cosched.workload.profiles.nodeshare:annotate_nodeshare"},
 )

@@ -12,4 +12,5 @@ FAMILY = Family(
         "dyncosched": "dynamic-coscheduling-cluster-simulation",
         "fcs": "flexible-coscheduling-fcs",
     },
+    profiles={"dyncosched": "cosched.workload.profiles.dyncosched:annotate_dyncosched"},
 )

@@ -885,22 +885,12 @@ def scheduling(policy: str, params: dict[str, Any]) -> tuple[bool, str]:
         "easy": f"EASY backfilling{within}",
         "conservative": "conservative backfilling",
     }.get(cls.name)
+    fam = family(cls.family)
     if backfill is None:
-        if cls.family == "nodeshare":
-            backfill = f"EASY backfilling{within}" if hasattr(p, "window") else ""
-        elif cls.family == "gang":
-            backfill = (
-                f"EASY backfilling into rows{within}" if getattr(p, "backfill", False) else ""
-            )
-        elif cls.family == "lomarc":
-            backfill = "EASY backfilling"
-        else:
-            backfill = "its own backfilling, if any"
+        told = fam.backfilling if fam is not None else None
+        backfill = told(p, within) if told is not None else "its own backfilling, if any"
     order = getattr(p, "order", None)
-    order_text = (
-        "LOMARC's priority order with aging" if cls.family == "lomarc"
-        else f"{order or 'submit'} order"
-    )  # fmt: skip
+    order_text = (fam.order if fam is not None else None) or f"{order or 'submit'} order"
     if order == "fairshare":
         order_text += f" (half-life {getattr(p, 'fairshare_half_life', 0.0):g} s)"
     caps = [

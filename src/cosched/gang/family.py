@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from cosched.families import Family
+from cosched.families import Family, Mechanism
 
 __all__ = ["FAMILY"]
+
+
+def _backfilling(policy: object, within: str) -> str:
+    """Gang backfills into its rows when its ``backfill`` is on."""
+    return f"EASY backfilling into rows{within}" if getattr(policy, "backfill", False) else ""
+
 
 FAMILY = Family(
     name="gang",
@@ -17,4 +23,17 @@ FAMILY = Family(
     # loaded), on a 2-core VM: 22,400-25,400 jobs a second (two cells each of gang and
     # gang-slurm, 2026-11-28), rounded down.
     jobs_per_second=22_000.0,
+    mechanism=Mechanism(
+        words="time slicing",
+        headline="Time-slice",
+        measures=("sliced",),
+        caveat=(
+            "Gang is uncalibrated on a trace: its efficiency (`gang_efficiency`) defaults "
+            "to 1, so a time-sliced job computes its whole slot and pays only the switch "
+            "cost set (0 s by default); cache and memory contention between the jobs "
+            "sharing a processor is not in this number (docs/gang.md)."
+        ),
+        rank=20,
+    ),
+    backfilling=_backfilling,
 )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from cosched.families import Family
+from cosched.families import Family, Mechanism
 
 __all__ = ["FAMILY"]
+
+
+#: What LOMARC's pairs rest on, for the verdict (no log records the mix).
+_MIX = "No log records a job's dominant resource, so the pairs rest on a drawn job-type mix"
 
 FAMILY = Family(
     name="lomarc",
@@ -23,4 +27,16 @@ FAMILY = Family(
     jobs_per_second=30_000.0,
     papers={"lomarc": "lomarc-hyperthreaded-coscheduling"},
     profiles={"lomarc": "cosched.workload.profiles.lomarc:annotate_lomarc"},
+    mechanism=Mechanism(
+        words="pairing jobs on a processor (LOMARC)",
+        headline="Pair jobs",
+        measures=("shared",),
+        shared="ran paired with another job on a processor",
+        unrecorded="whether its jobs were paired was not recorded (an older store)",
+        caveat=_MIX + ".",
+        caveat_mixes=_MIX + " (the section on mixes tries the others).",
+        rank=30,
+    ),
+    backfilling=lambda policy, within: "EASY backfilling",
+    order="LOMARC's priority order with aging",
 )

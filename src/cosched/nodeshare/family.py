@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from cosched.families import Family
+from cosched.families import Family, Mechanism
 
 __all__ = ["FAMILY"]
+
+
+def _backfilling(policy: object, within: str) -> str:
+    """Node sharing with EASY (a ``window``) backfills; plain node sharing does not."""
+    return f"EASY backfilling{within}" if hasattr(policy, "window") else ""
+
 
 FAMILY = Family(
     name="nodeshare",
@@ -31,4 +37,13 @@ FAMILY = Family(
     ),
     papers={"nodeshare": "hpc-coscheduling-malleable-configurations"},
     profiles={"nodeshare": "cosched.workload.profiles.nodeshare:annotate_nodeshare"},
+    mechanism=Mechanism(
+        words="sharing nodes",
+        headline="Share nodes",
+        measures=("shared", "spread", "shrunk"),
+        shared="shared a node with another job",
+        unrecorded="whether its jobs shared nodes was not recorded (an older store)",
+        rank=10,
+    ),
+    backfilling=_backfilling,
 )

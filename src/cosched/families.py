@@ -17,17 +17,22 @@ family declares nothing runs everywhere, with none of the above (a user's own po
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cosched.errors import ConfigError
+
+if TYPE_CHECKING:
+    from cosched.compare.study import Arm
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Control",
     "Family",
     "Mechanism",
+    "Sweeps",
+    "by_verdict",
     "families",
     "family",
     "papers",
@@ -77,6 +82,8 @@ class Mechanism:
 
 #: An arm's backfilling in words, from its policy and the `` (window N)`` it shows.
 Backfilling = Callable[[Any, str], str]
+#: The robustness arms a family adds to a comparison, from the comparison's arms.
+Sweeps = Callable[["Sequence[Arm]"], "list[Arm]"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,11 @@ class Family:
         order: its queue order in words, in place of the policy's ``order``.
         profiles: per-job profile name -> the annotator its policies read, as
             ``module:function`` (imported when a run asks for the profile).
+        sweeps: the robustness arms ``compare`` adds for the family (None: none), from
+            the comparison's arms: their ``role`` (``robustness``: interference
+            strength; ``efficiency``: a time-sliced job's efficiency, the policy having
+            ``efficiency`` and ``quantum``; ``mix``: another job-type mix) says how the
+            report reads them.
     """
 
     name: str
@@ -120,6 +132,7 @@ class Family:
     backfilling: Backfilling | None = None
     order: str | None = None
     profiles: Mapping[str, str] = field(default_factory=dict)
+    sweeps: Sweeps | None = None
 
 
 @functools.cache
@@ -151,6 +164,14 @@ def families() -> tuple[Family, ...]:
             )
         out.append(got)
     return tuple(sorted(out, key=lambda f: (f.compare_rank, f.name)))
+
+
+def by_verdict() -> tuple[Family, ...]:
+    """The families in the order of ``compare``'s verdict and sweeps: by their
+    :attr:`Mechanism.rank` (100 for one that declares no mechanism), then name."""
+    return tuple(
+        sorted(families(), key=lambda f: (f.mechanism.rank if f.mechanism else 100, f.name))
+    )
 
 
 def family(name: str) -> Family | None:

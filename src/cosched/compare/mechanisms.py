@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -358,7 +358,7 @@ def _sweep_sentence(s: Sweep, level: float, base: str, m: Mechanisms | None) -> 
     if s.skipped:
         skipped = (
             f" Not run: {', '.join(f'{x:g}' for x in sorted(s.skipped, reverse=True))}; "
-            f"at {lo:g} gang already does no better than {base}, and a dearer switch "
+            f"at {lo:g} {s.arm} already does no better than {base}, and a dearer switch "
             "only slows its time-sliced jobs further."
         )
     flip = break_even(xs, [p[1] for p in s.curve], level)
@@ -495,11 +495,10 @@ def verdict(
             f"{'lower' if bs > 0 else 'higher'} under {best}."
         )
         out.append(" ".join([head, *_classes(wl)]))
-    declaring = [(f.mechanism, f.name) for f in registry.families() if f.mechanism is not None]
-    for mech, family in sorted(declaring, key=lambda d: (d[0].rank, d[1])):
-        arms = [a for a in others if families.get(a) == family]
-        if arms:
-            out.append(_half(mech, family, summary, arms, base, mechs, sweeps, mixes, parts))
+    for f in registry.by_verdict():
+        arms = [a for a in others if families.get(a) == f.name]
+        if arms and f.mechanism is not None:
+            out.append(_half(f.mechanism, f.name, summary, arms, base, mechs, sweeps, mixes, parts))
     for family, why in (not_applicable or {}).items():
         said = mechanism(family)
         label = _upper(said.words if said is not None else family)
@@ -507,22 +506,34 @@ def verdict(
     return out
 
 
+class _Sliced(Protocol):
+    """A time-slicing policy, as an ``efficiency`` sweep reads it."""
+
+    quantum: float
+
+    @property
+    def efficiency(self) -> float: ...
+
+
 def sweep_curve(comparison: Comparison, table: pd.DataFrame, role: str) -> Sweep | None:
     """The robustness sweep of ``role`` (``robustness``: interference strength;
-    ``efficiency``: gang's switch cost) as a :class:`Sweep`; gang's main arm gives the
-    point at its own efficiency."""
+    ``efficiency``: a time-sliced job's efficiency, as gang's switch cost) as a
+    :class:`Sweep`; an efficiency sweep's main arm gives the point at its own
+    efficiency."""
     from cosched.compare.analysis import ci95
+    from cosched.policies.base import policy_class
 
     arms = [a for a in comparison.arms if a.role == role and a.strength is not None]
     if not arms:
         return None
     swept = arms[0].label.rsplit("@", 1)[0]
     points = [(a.strength, a.label) for a in arms]
+    quantum = None
     if role == "efficiency":
-        from cosched.gang.policies import Gang
-
-        gang = Gang(**next(a for a in comparison.main if a.label == swept).params)
-        points.append((gang.efficiency, swept))
+        main = next(a for a in comparison.main if a.label == swept)
+        sliced = cast(_Sliced, policy_class(main.policy)(**main.params))
+        quantum = sliced.quantum
+        points.append((sliced.efficiency, swept))
     curve = []
     skipped = []
     for x, label in points:
@@ -536,7 +547,7 @@ def sweep_curve(comparison: Comparison, table: pd.DataFrame, role: str) -> Sweep
         return None
     if role == "efficiency":
         what = "efficiency of a time-sliced job (quantum / (quantum + switch cost))"
-        return Sweep(swept, sorted(curve), what, "", gang.quantum, tuple(sorted(skipped)))
+        return Sweep(swept, sorted(curve), what, "", quantum, tuple(sorted(skipped)))
     return Sweep(swept, sorted(curve), "interference strength", " times the preset")
 
 

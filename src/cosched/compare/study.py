@@ -8,7 +8,8 @@ the deterministic arms once, the randomised ones over several seeds); and
 :func:`build_report` rebuilds every number, figure and the verdict from ``DIR/plan.json``
 and that store alone. :func:`cost` says beforehand what will run and about how long it
 takes. The robustness sweeps (interference strength, gang's switch cost, LOMARC's
-job-type mixes) are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
+job-type mixes: each family's :attr:`Family.sweeps <cosched.families.Family.sweeps>`)
+are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
 A family whose mechanism cannot act on the machine (node sharing on single-core nodes)
 is left out of the default run and named in :attr:`Comparison.not_applicable`.
 """
@@ -25,14 +26,13 @@ from typing import Any
 import pandas as pd
 
 from cosched.errors import ConfigError
-from cosched.families import Control, families, family
+from cosched.families import Control, by_verdict, families, family
 from cosched.metrics.summary import JobClasses
 from cosched.policies.base import parse_params, policy_class
 from cosched.policies.requirements import MachineFlags, build_platform, exclusive_site
 
 __all__ = [
     "BASELINES",
-    "STRENGTHS",
     "Arm",
     "Comparison",
     "build_report",
@@ -64,14 +64,6 @@ def control_steps(family_name: str) -> tuple[Control, ...]:
     return () if f is None else f.controls
 
 
-#: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
-#: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
-STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
-#: Efficiencies of a time-sliced job (quantum / (quantum + switch cost)) in gang's
-#: robustness sweep: how much may each context switch cost before time slicing stops
-#: paying? The main arm gives the point at its own switch cost (0 s by default: 1).
-EFFICIENCIES = (0.9, 0.75, 0.5)
-VICTIMS = ("victim_low", "victim_moderate", "victim_high")
 _ARM = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 
 
@@ -326,7 +318,7 @@ def plan(
     if controls:
         arms += _baseline_controls(arms) + [c for a in list(arms) for c in control_arms(a)]
     if robustness:
-        arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
+        arms += [s for f in by_verdict() if f.sweeps is not None for s in f.sweeps(arms)]
     if site:
         arms, site_notes = with_site(arms, site)
         notes += site_notes
@@ -505,58 +497,6 @@ def _check_width(probe: Any, platform: Any, policy: str) -> None:
             f"machine ({platform.describe()}) has {platform.procs}; give the machine's "
             "size with --machine nodes=N,cores=C"
         )
-
-
-def _interference_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """Node sharing with its victim weights scaled by each of :data:`STRENGTHS`."""
-    sweep = next(
-        (a for p in ("nodeshare-easy", "nodeshare") for a in arms
-         if a.policy == p and a.role == "main"),
-        None,
-    )  # fmt: skip
-    if sweep is None:
-        return []
-    preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
-    out = []
-    for s in STRENGTHS:
-        params = {**sweep.params, **{k: v * s for k, v in preset.items()}}
-        if s == 1.0:
-            params = dict(sweep.params)
-        out.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
-    return out
-
-
-def _efficiency_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """Gang with the switch cost that gives each of :data:`EFFICIENCIES`."""
-    gang = next((a for a in arms if a.policy == "gang" and a.role == "main"), None)
-    if gang is None:
-        return []
-    from cosched.gang.policies import Gang
-
-    quantum = Gang(**gang.params).quantum
-    out = []
-    for eff in EFFICIENCIES:
-        params = {**gang.params, "switch_cost": quantum * (1 / eff - 1)}
-        out.append(Arm(f"{gang.label}@eff{eff:g}", "gang", params, False, "efficiency", eff))
-    return out
-
-
-def _mix_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """LOMARC under the paper's other job-type mixes (no log records the mix)."""
-    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
-    if mixed is None:
-        return []
-    import inspect
-
-    from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
-
-    default = inspect.signature(annotate_lomarc).parameters["mixture"].default
-    return [
-        Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix", None,
-            {"mixture": mix})
-        for mix in MIXTURES
-        if mix != default  # the main arm runs the default
-    ]  # fmt: skip
 
 
 def _has_recorded_starts(probe: Any) -> bool:

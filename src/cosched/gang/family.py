@@ -2,14 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from cosched.families import Family, Mechanism
 
-__all__ = ["FAMILY"]
+if TYPE_CHECKING:
+    from cosched.compare.study import Arm
+
+__all__ = ["EFFICIENCIES", "FAMILY"]
+
+#: Efficiencies of a time-sliced job (quantum / (quantum + switch cost)) in gang's
+#: robustness sweep: how much may each context switch cost before time slicing stops
+#: paying? The main arm gives the point at its own switch cost (0 s by default: 1).
+EFFICIENCIES = (0.9, 0.75, 0.5)
 
 
 def _backfilling(policy: object, within: str) -> str:
     """Gang backfills into its rows when its ``backfill`` is on."""
     return f"EASY backfilling into rows{within}" if getattr(policy, "backfill", False) else ""
+
+
+def _sweeps(arms: Sequence[Arm]) -> list[Arm]:
+    """Gang with the switch cost that gives each of :data:`EFFICIENCIES`:
+    ``compare``'s switch-cost sweep."""
+    gang = next((a for a in arms if a.policy == "gang" and a.role == "main"), None)
+    if gang is None:
+        return []
+    from cosched.compare.study import Arm
+    from cosched.gang.policies import Gang
+
+    quantum = Gang(**gang.params).quantum
+    out = []
+    for eff in EFFICIENCIES:
+        params = {**gang.params, "switch_cost": quantum * (1 / eff - 1)}
+        out.append(Arm(f"{gang.label}@eff{eff:g}", "gang", params, False, "efficiency", eff))
+    return out
 
 
 FAMILY = Family(
@@ -36,4 +64,5 @@ FAMILY = Family(
         rank=20,
     ),
     backfilling=_backfilling,
+    sweeps=_sweeps,
 )

@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from cosched.families import Family, Mechanism
+
+if TYPE_CHECKING:
+    from cosched.compare.study import Arm
 
 __all__ = ["FAMILY"]
 
 
 #: What LOMARC's pairs rest on, for the verdict (no log records the mix).
 _MIX = "No log records a job's dominant resource, so the pairs rest on a drawn job-type mix"
+
+
+def _sweeps(arms: Sequence[Arm]) -> list[Arm]:
+    """LOMARC under the paper's other job-type mixes (no log records the mix)."""
+    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
+    if mixed is None:
+        return []
+    import inspect
+
+    from cosched.compare.study import Arm
+    from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
+
+    default = inspect.signature(annotate_lomarc).parameters["mixture"].default
+    return [
+        Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix", None,
+            {"mixture": mix})
+        for mix in MIXTURES
+        if mix != default  # the main arm runs the default
+    ]  # fmt: skip
+
 
 FAMILY = Family(
     name="lomarc",
@@ -39,4 +65,5 @@ FAMILY = Family(
     ),
     backfilling=lambda policy, within: "EASY backfilling",
     order="LOMARC's priority order with aging",
+    sweeps=_sweeps,
 )

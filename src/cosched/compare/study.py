@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -30,6 +30,11 @@ from cosched.families import Control, by_verdict, families, family
 from cosched.metrics.summary import JobClasses
 from cosched.policies.base import parse_params, policy_class
 from cosched.policies.requirements import MachineFlags, build_platform, exclusive_site
+
+if TYPE_CHECKING:
+    from cosched.experiments.sweep import Cell
+    from cosched.platform.machine import Platform
+    from cosched.workload.job import Workload
 
 __all__ = [
     "BASELINES",
@@ -225,7 +230,7 @@ def plan(
     policies: Sequence[str] | None,
     seeds: int,
     flags: MachineFlags | None,
-    probe: Any = None,
+    probe: Workload | None = None,
     robustness: bool = True,
     baseline: str | None = None,
     smt: bool = False,
@@ -435,7 +440,7 @@ def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
 MACHINE_CHECK = "machine check: "
 
 
-def held_procs(table: Any) -> Any:
+def held_procs(table: pd.DataFrame) -> pd.Series:
     """The processors each job held in the logged schedule: SWF field 5 (allocated)
     where the log gives it (a job without it held none: a cancelled job the log still
     dates), else the processors the job asks for."""
@@ -444,7 +449,7 @@ def held_procs(table: Any) -> Any:
     return table["procs"]
 
 
-def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
+def machine_check(probe: Workload | None, flags: MachineFlags | None) -> str | None:
     """The logged schedule against the baselines' machine: a note when the log never
     uses a large share of its processors or uses more than it has (None otherwise)."""
     from cosched.metrics.validate import log_machine
@@ -456,13 +461,13 @@ def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
     m = log_machine(table["submit_time"], table["wait_time"], table["run_time"],
                     held_procs(table), platform.procs)  # fmt: skip
     cores = flags.cores if flags is not None and flags.cores else None
-    if cores is None and getattr(probe, "max_nodes", None) and getattr(probe, "max_procs", None):
+    if cores is None and probe is not None and probe.max_nodes and probe.max_procs:
         cores = int(probe.max_procs) // int(probe.max_nodes)
     text = m.warning("--machine nodes=N,cores=C, or the --nodes and --cores of the import", cores)
     return None if text is None else MACHINE_CHECK + text
 
 
-def _baseline_arm(text: str, flags: MachineFlags | None, probe: Any) -> Arm:
+def _baseline_arm(text: str, flags: MachineFlags | None, probe: Workload | None) -> Arm:
     """The arm ``--baseline`` names, its machine and job widths checked."""
     arm = parse_arm(text)
     if arm.policy not in BASELINES:
@@ -484,7 +489,7 @@ def machine_flags(text: str) -> str:
 _RUN_FLAG = re.compile(r"--(procs|nodes|cores)\b(?: ([0-9]+|[A-Z])\b)?")
 
 
-def _check_width(probe: Any, platform: Any, policy: str) -> None:
+def _check_width(probe: Workload | None, platform: Platform, policy: str) -> None:
     """A job wider than the machine is an error naming compare's flag, before any run."""
     table = getattr(probe, "table", None)
     if table is None or not len(table):
@@ -499,7 +504,7 @@ def _check_width(probe: Any, platform: Any, policy: str) -> None:
         )
 
 
-def _has_recorded_starts(probe: Any) -> bool:
+def _has_recorded_starts(probe: Workload | None) -> bool:
     """Whether most jobs of a loaded trace carry their logged wait (SWF field 3)."""
     table = getattr(probe, "table", None)
     if table is None or "wait_time" not in table:
@@ -712,7 +717,7 @@ def _compiles(policy: str) -> bool:
     return spec is not None and bool(aot.unbuilt(spec))
 
 
-def workload_jobs(workload: dict[str, Any], probe: Any) -> int:
+def workload_jobs(workload: dict[str, Any], probe: Workload | None) -> int:
     """Jobs in the comparison's trace (the loaded probe, else the generator's count)."""
     if probe is not None:
         return len(probe)
@@ -756,7 +761,7 @@ def _arm_key(comparison: Comparison, a: Arm) -> tuple[str, str, str, str]:
     return _key(a.policy, a.params, a.profile_params, comparison.platform_of(a))
 
 
-def _cell_key(c: Any) -> tuple[str, str, str, str]:
+def _cell_key(c: Cell) -> tuple[str, str, str, str]:
     """:func:`_arm_key` of a sweep cell."""
     from cosched.experiments.sweep import _platform_dict
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -97,17 +97,7 @@ Verdict = Literal[
     "not run",
 ]
 #: The verdicts in the order tables and counts list them.
-VERDICTS: tuple[Verdict, ...] = (
-    "agrees",
-    "direction",
-    "inconclusive",
-    "disagrees",
-    "calibrated",
-    "input",
-    "untestable",
-    "not simulated",
-    "not run",
-)
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 #: Verdicts left out of the agreement figure's denominator.
 UNCOUNTED = frozenset({"calibrated", "input", "untestable", "not simulated"})
 #: Seeds beyond which an interval reaching the target no longer makes a claim

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from cosched.errors import ConfigError
 
@@ -33,11 +33,14 @@ __all__ = [
     "Mechanism",
     "Sweeps",
     "by_verdict",
+    "each",
     "families",
     "family",
     "papers",
     "profile",
 ]
+
+T = TypeVar("T")
 
 #: The entry-point group in which a package declares its families.
 ENTRY_POINT_GROUP = "cosched.families"
@@ -113,6 +116,12 @@ class Family:
         order: its queue order in words, in place of the policy's ``order``.
         profiles: per-job profile name -> the annotator its policies read, as
             ``module:function`` (imported when a run asks for the profile).
+        causes: why some claims of its reproductions are not reproduced, as
+            ``module:attribute`` of a tuple of
+            :class:`~cosched.experiments.fidelity.Cause` (docs/fidelity.md).
+        calibrations: the parameters of its reproductions fitted to a paper's output, as
+            ``module:attribute`` of a tuple of
+            :class:`~cosched.experiments.calibration.Calibration`.
         sweeps: the robustness arms ``compare`` adds for the family (None: none), from
             the comparison's arms: their ``role`` (``robustness``: interference
             strength; ``efficiency``: a time-sliced job's efficiency, the policy having
@@ -133,6 +142,8 @@ class Family:
     order: str | None = None
     profiles: Mapping[str, str] = field(default_factory=dict)
     sweeps: Sweeps | None = None
+    causes: str | None = None
+    calibrations: str | None = None
 
 
 @functools.cache
@@ -164,6 +175,32 @@ def families() -> tuple[Family, ...]:
             )
         out.append(got)
     return tuple(sorted(out, key=lambda f: (f.compare_rank, f.name)))
+
+
+def each(field: Literal["causes", "calibrations"], kind: type[T]) -> tuple[T, ...]:
+    """What every family declares as ``field`` (a ``module:attribute`` naming a tuple of
+    ``kind``), in the families' order, each family's entries in its own order.
+
+    Raises:
+        ConfigError: a declaration that fails to load or holds something else.
+    """
+    import importlib.metadata
+
+    from cosched import plugins
+
+    out: list[T] = []
+    for f in families():
+        value = getattr(f, field)
+        if value is None:
+            continue
+        ep = importlib.metadata.EntryPoint(name=f.name, value=value, group=ENTRY_POINT_GROUP)
+        got = plugins.load(ep, f"family {field}")
+        if not isinstance(got, tuple) or not all(isinstance(x, kind) for x in got):
+            raise ConfigError(
+                f"family {f.name!r}: {field} ({value}) is not a tuple of {kind.__name__}"
+            )
+        out.extend(got)
+    return tuple(out)
 
 
 def by_verdict() -> tuple[Family, ...]:

@@ -10,4 +10,6 @@ FAMILY = Family(
     name="coupled",
     papers={"coupled": "coupled-systems-coscheduling"},
     profiles={"coupled": "cosched.workload.profiles.coupled:annotate_coupled"},
+    causes="cosched.coupled.causes:CAUSES",
+    calibrations="cosched.coupled.calibrations:CALIBRATIONS",
 )

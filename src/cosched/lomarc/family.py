@@ -66,4 +66,6 @@ FAMILY = Family(
     backfilling=lambda policy, within: "EASY backfilling",
     order="LOMARC's priority order with aging",
     sweeps=_sweeps,
+    causes="cosched.lomarc.causes:CAUSES",
+    calibrations="cosched.lomarc.calibrations:CALIBRATIONS",
 )

@@ -82,4 +82,6 @@ FAMILY = Family(
     ),
     backfilling=_backfilling,
     sweeps=_sweeps,
+    causes="cosched.nodeshare.causes:CAUSES",
+    calibrations="cosched.nodeshare.calibrations:CALIBRATIONS",
 )

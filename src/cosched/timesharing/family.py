@@ -13,4 +13,6 @@ FAMILY = Family(
         "fcs": "flexible-coscheduling-fcs",
     },
     profiles={"dyncosched": "cosched.workload.profiles.dyncosched:annotate_dyncosched"},
+    causes="cosched.timesharing.causes:CAUSES",
+    calibrations="cosched.timesharing.calibrations:CALIBRATIONS",
 )

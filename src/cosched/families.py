@@ -36,6 +36,7 @@ __all__ = [
     "each",
     "families",
     "family",
+    "gathered",
     "papers",
     "profile",
 ]
@@ -201,6 +202,20 @@ def each(field: Literal["causes", "calibrations"], kind: type[T]) -> tuple[T, ..
             )
         out.extend(got)
     return tuple(out)
+
+
+def gathered(
+    namespace: dict[str, Any],
+    name: str,
+    field: Literal["causes", "calibrations"],
+    kind: type[T],
+) -> tuple[T, ...]:
+    """A registry module's global ``name``: what :func:`each` family declares as
+    ``field``, gathered on first use and kept there (a test may set it)."""
+    got: tuple[T, ...] | None = namespace.get(name)
+    if got is None:
+        got = namespace[name] = each(field, kind)
+    return got
 
 
 def by_verdict() -> tuple[Family, ...]:

@@ -1,7 +1,5 @@
-"""Why some claims of coupled machines's reproductions are not reproduced: its
-:class:`~cosched.experiments.fidelity.Cause` entries, declared by its family
-(:attr:`Family.causes <cosched.families.Family.causes>`) and read by docs/fidelity.md.
-"""
+"""Coupled machines: why some claims of its reproductions are not reproduced (its
+``Family.causes``, gathered in :data:`cosched.experiments.fidelity.CAUSES`)."""
 
 from __future__ import annotations
 

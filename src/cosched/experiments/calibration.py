@@ -79,12 +79,9 @@ def all_calibrations() -> tuple[Calibration, ...]:
     """Every registered calibration: what each family declares
     (:attr:`Family.calibrations <cosched.families.Family.calibrations>`), loaded once and
     kept as :data:`CALIBRATIONS`."""
-    got: tuple[Calibration, ...] | None = globals().get("CALIBRATIONS")
-    if got is None:
-        from cosched.families import each
+    from cosched.families import gathered
 
-        got = globals()["CALIBRATIONS"] = each("calibrations", Calibration)
-    return got
+    return gathered(globals(), "CALIBRATIONS", "calibrations", Calibration)
 
 
 def __getattr__(name: str) -> tuple[Calibration, ...]:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from cosched.experiments.calibration import Calibration, all_calibrations, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
-from cosched.families import papers
+from cosched.families import gathered, papers
 
 __all__ = [
     "CHANGE_COLUMNS",
@@ -82,12 +82,7 @@ class Cause:
 def causes() -> tuple[Cause, ...]:
     """Every registered cause: what each family declares (:attr:`Family.causes
     <cosched.families.Family.causes>`), loaded once and kept as :data:`CAUSES`."""
-    got: tuple[Cause, ...] | None = globals().get("CAUSES")
-    if got is None:
-        from cosched.families import each
-
-        got = globals()["CAUSES"] = each("causes", Cause)
-    return got
+    return gathered(globals(), "CAUSES", "causes", Cause)
 
 
 def __getattr__(name: str) -> tuple[Cause, ...]:

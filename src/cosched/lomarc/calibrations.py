@@ -1,7 +1,6 @@
-"""The parameters of LOMARC's reproductions fitted to a paper's output: its
-:class:`~cosched.experiments.calibration.Calibration` entries, declared by its family
-(:attr:`Family.calibrations <cosched.families.Family.calibrations>`).
-"""
+"""LOMARC: the parameters its reproductions fit to a paper's output (its
+``Family.calibrations``, gathered in
+:data:`cosched.experiments.calibration.CALIBRATIONS`)."""
 
 from __future__ import annotations
 

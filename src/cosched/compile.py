@@ -665,7 +665,7 @@ def checking() -> bool:
     return CHECK or env not in {"0", "no", "off", "false", ""}
 
 
-def kernels(name: str, *, build: bool = True) -> Any:
+def kernels(name: str, *, build: bool = True) -> _Kernels:
     """The kernels of module ``name``, compiled, as attributes: those its ``SIGNATURES``
     declares from its group's module compiled ahead of time (:func:`load`, building it first if
     ``build``); the others, or all when that module is missing or disabled, numba's

@@ -221,7 +221,7 @@ class SpecContext:
     def fail(self, message: str) -> typing.NoReturn:
         raise ConfigError(f"{self.source}: {message}")
 
-    def keys(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+    def keys(self, table: Mapping[str, object], allowed: Sequence[str], where: str) -> None:
         for key in table:
             if key not in allowed:
                 self.fail(f"unknown key {key!r} in {where} (allowed: {', '.join(allowed)})")

@@ -43,7 +43,7 @@ from cosched.experiments.store import CellResult
 from cosched.experiments.traces import file_sha256
 from cosched.metrics.summary import summarize
 from cosched.platform.machine import Platform
-from cosched.policies.base import make_policy, policy_class, policy_ref
+from cosched.policies.base import Policy, make_policy, policy_class, policy_ref
 from cosched.policies.requirements import MachineFlags, build_platform, fit_workload
 from cosched.workload.job import Workload
 
@@ -318,7 +318,7 @@ def _as_list(ctx: _Ctx, value: object, key: str) -> list[Any]:
 
 
 # name -> (test, rule shown in the error)
-_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+_KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
     "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
               "an integer >= 0"),
@@ -534,7 +534,7 @@ def _placeless(w: WorkloadSpec) -> dict[str, Any]:
     return out
 
 
-def _derive_seed(identity: Mapping[str, Any]) -> int:
+def _derive_seed(identity: Mapping[str, object]) -> int:
     digest = hashlib.sha256(canonical(identity).encode()).digest()
     seq = np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
     return int(seq.generate_state(1, np.uint64)[0])
@@ -610,7 +610,7 @@ def _cached_workload(cell: Cell) -> Workload:
     return made
 
 
-def _prepare(cell: Cell) -> tuple[Workload, Platform, Any]:
+def _prepare(cell: Cell) -> tuple[Workload, Platform, Policy]:
     """The cell's workload fitted to its policy's needs, the machine, and the policy."""
     from cosched.workload.transforms import scale_to_load
 

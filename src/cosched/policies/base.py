@@ -52,6 +52,9 @@ __all__ = [
 #: The entry-point group in which packages declare policies (``name = "module:Class"``).
 ENTRY_POINT_GROUP = "cosched.policies"
 
+#: A parameter's value as the command line gives it (:func:`parse_params`).
+ParamValue = bool | int | float | str | None
+
 #: Policies registered so far, by name (subclassing with a ``name`` adds one).
 REGISTRY: dict[str, type[Policy]] = {}
 
@@ -150,7 +153,7 @@ class Parameter:
 
     name: str
     type: str
-    default: Any
+    default: object
     choices: tuple[str, ...] = ()
 
 
@@ -317,12 +320,12 @@ def make_policy(name: str, **params: Any) -> Policy:
         raise ConfigError(f"policy {name!r}: {exc}") from None
 
 
-def parse_params(name: str, pairs: Sequence[str]) -> dict[str, Any]:
+def parse_params(name: str, pairs: Sequence[str]) -> dict[str, ParamValue]:
     """Turn ``["window=150", "order=sjf"]`` into typed keyword arguments for ``name``."""
     cls = policy_class(name)
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in _fields(cls)}
-    out: dict[str, Any] = {}
+    out: dict[str, ParamValue] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
         key = key.strip().replace("-", "_")
@@ -335,7 +338,7 @@ def parse_params(name: str, pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _convert(policy: str, key: str, text: str, hint: object) -> bool | int | float | str | None:
+def _convert(policy: str, key: str, text: str, hint: object) -> ParamValue:
     if text.lower() in ("none", "null") and _allows_none(hint):
         return None
     base = _strip_none(hint)

@@ -85,7 +85,7 @@ class Mechanism:
 
 
 #: An arm's backfilling in words, from its policy and the `` (window N)`` it shows.
-Backfilling = Callable[[Any, str], str]
+Backfilling = Callable[[object, str], str]
 #: The robustness arms a family adds to a comparison, from the comparison's arms.
 Sweeps = Callable[["Sequence[Arm]"], "list[Arm]"]
 
@@ -133,7 +133,7 @@ class Family:
     name: str
     compare: tuple[str, ...] = ()
     compare_rank: int = 100
-    conservative: tuple[str, Any, str] | None = None
+    conservative: tuple[str, object, str] | None = None
     controls: tuple[Control, ...] = ()
     jobs_per_second: float | None = None
     single_core: str | None = None

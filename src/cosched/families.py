@@ -185,8 +185,6 @@ def each(field: Literal["causes", "calibrations"], kind: type[T]) -> tuple[T, ..
     Raises:
         ConfigError: a declaration that fails to load or holds something else.
     """
-    import importlib.metadata
-
     from cosched import plugins
 
     out: list[T] = []
@@ -194,8 +192,7 @@ def each(field: Literal["causes", "calibrations"], kind: type[T]) -> tuple[T, ..
         value = getattr(f, field)
         if value is None:
             continue
-        ep = importlib.metadata.EntryPoint(name=f.name, value=value, group=ENTRY_POINT_GROUP)
-        got = plugins.load(ep, f"family {field}")
+        got = plugins.resolve(value, f.name, f"family {field}")
         if not isinstance(got, tuple) or not all(isinstance(x, kind) for x in got):
             raise ConfigError(
                 f"family {f.name!r}: {field} ({value}) is not a tuple of {kind.__name__}"
@@ -252,10 +249,9 @@ def profile(name: str) -> str | None:
 
 def _own_family(name: str, value: str) -> Family:
     """One of cosched's own families, imported by its ``module:attribute``."""
-    import importlib
+    from cosched import plugins
 
-    module, _, attr = value.partition(":")
-    got = getattr(importlib.import_module(module), attr, None)
+    got = plugins.resolve(value, name, "family")
     if not isinstance(got, Family) or got.name != name:
         raise ConfigError(f"family entry point {name!r} ({value}) is not Family {name!r}")
     return got

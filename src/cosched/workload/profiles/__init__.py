@@ -60,18 +60,17 @@ def annotator(name: str) -> Callable[..., Workload]:
     got = PROFILES.get(name)
     if got is not None:
         return got
-    import importlib.metadata
-
     from cosched import families, plugins
 
     declared = families.profile(name)
     if declared is None:  # the scan costs 10-25 ms: only for a name no family declares
+        import importlib.metadata
+
         eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
         declared = next((ep.value for ep in eps if ep.name == name), None)
     if declared is None:
         raise UnknownNameError("profile", name, names())
-    ep = importlib.metadata.EntryPoint(name=name, value=declared, group=ENTRY_POINT_GROUP)
-    loaded = plugins.load(ep, "profile")
+    loaded = plugins.resolve(declared, name, "profile")
     if not callable(loaded):
         raise ConfigError(f"profile entry point {name!r} ({declared}) is not a function")
     PROFILES[name] = loaded

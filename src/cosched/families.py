@@ -25,6 +25,7 @@ from cosched.errors import ConfigError
 
 if TYPE_CHECKING:
     from cosched.compare.study import Arm
+    from cosched.policies.base import Policy
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -86,6 +87,8 @@ class Mechanism:
 
 #: An arm's backfilling in words, from its policy and the `` (window N)`` it shows.
 Backfilling = Callable[[object, str], str]
+#: What a comparison assumes of an arm of the family, one phrase each, from its policy.
+Assumptions = Callable[["Policy"], list[str]]
 #: The robustness arms a family adds to a comparison, from the comparison's arms.
 Sweeps = Callable[["Sequence[Arm]"], "list[Arm]"]
 
@@ -115,6 +118,8 @@ class Family:
         backfilling: an arm's backfilling in words (None: ``its own backfilling, if
             any``), for the table of what each arm's scheduler does beside its mechanism.
         order: its queue order in words, in place of the policy's ``order``.
+        assumptions: what the verdict rests on for an arm of the family, one phrase
+            each, from the arm's policy (None: nothing beyond its numbers).
         profiles: per-job profile name -> the annotator its policies read, as
             ``module:function`` (imported when a run asks for the profile).
         causes: why some claims of its reproductions are not reproduced, as
@@ -141,6 +146,7 @@ class Family:
     mechanism: Mechanism | None = None
     backfilling: Backfilling | None = None
     order: str | None = None
+    assumptions: Assumptions | None = None
     profiles: Mapping[str, str] = field(default_factory=dict)
     sweeps: Sweeps | None = None
     causes: str | None = None

@@ -9,6 +9,7 @@ from cosched.families import Family, Mechanism
 
 if TYPE_CHECKING:
     from cosched.compare.study import Arm
+    from cosched.policies.base import Policy
 
 __all__ = ["EFFICIENCIES", "FAMILY"]
 
@@ -40,6 +41,11 @@ def _sweeps(arms: Sequence[Arm]) -> list[Arm]:
     return out
 
 
+def _assumptions(policy: Policy) -> list[str]:
+    """The gang parameters (or Slurm settings) in force."""
+    return policy.assumptions()
+
+
 FAMILY = Family(
     name="gang",
     # time slicing with two rows
@@ -64,5 +70,6 @@ FAMILY = Family(
         rank=20,
     ),
     backfilling=_backfilling,
+    assumptions=_assumptions,
     sweeps=_sweeps,
 )

@@ -9,6 +9,7 @@ from cosched.families import Family, Mechanism
 
 if TYPE_CHECKING:
     from cosched.compare.study import Arm
+    from cosched.policies.base import Policy
 
 __all__ = ["FAMILY"]
 
@@ -34,6 +35,17 @@ def _sweeps(arms: Sequence[Arm]) -> list[Arm]:
         for mix in MIXTURES
         if mix != default  # the main arm runs the default
     ]  # fmt: skip
+
+
+def _assumptions(policy: Policy) -> list[str]:
+    """The processors (SMT or not) and the drawn job profiles."""
+    return [
+        "hyperthreaded (SMT) processors (--smt)"
+        if getattr(policy, "cpu", "") == "hyperthreaded"
+        else "standard processors without SMT (the default; --smt assumes hyperthreads)",
+        "each job's dominant resource (CPU, network, disk) and its memory are drawn "
+        "from the paper's distributions, not read from the log's memory requests",
+    ]
 
 
 FAMILY = Family(
@@ -65,6 +77,7 @@ FAMILY = Family(
     ),
     backfilling=lambda policy, within: "EASY backfilling",
     order="LOMARC's priority order with aging",
+    assumptions=_assumptions,
     sweeps=_sweeps,
     causes="cosched.lomarc.causes:CAUSES",
     calibrations="cosched.lomarc.calibrations:CALIBRATIONS",

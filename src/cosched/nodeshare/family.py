@@ -9,6 +9,7 @@ from cosched.families import Family, Mechanism
 
 if TYPE_CHECKING:
     from cosched.compare.study import Arm
+    from cosched.policies.base import Policy
 
 __all__ = ["FAMILY", "STRENGTHS", "VICTIMS"]
 
@@ -47,6 +48,19 @@ def _sweeps(arms: Sequence[Arm]) -> list[Arm]:
     return out
 
 
+def _assumptions(policy: Policy) -> list[str]:
+    """Rigid or malleable jobs, the interference values in force, and the drawn profiles."""
+    return [
+        "malleable jobs: a job may run shrunk on fewer processors than it asked for (--malleable)"
+        if getattr(policy, "degraded", False)
+        else "rigid jobs: never run on fewer processors than asked for (the default; "
+        "--malleable lets node sharing shrink them)",
+        *policy.assumptions(),
+        "each job's memory-bandwidth sensitivity and communication are drawn at "
+        "random (no log records them)",
+    ]
+
+
 FAMILY = Family(
     name="nodeshare",
     # node sharing alone and with EASY
@@ -81,6 +95,7 @@ FAMILY = Family(
         rank=10,
     ),
     backfilling=_backfilling,
+    assumptions=_assumptions,
     sweeps=_sweeps,
     causes="cosched.nodeshare.causes:CAUSES",
     calibrations="cosched.nodeshare.calibrations:CALIBRATIONS",

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cosched.cli._checks import count
+
+if TYPE_CHECKING:
+    from cosched.compare.study import Cost
+    from cosched.policies.requirements import MachineFlags
+    from cosched.workload.job import Workload
 
 __all__ = ["register"]
 
 
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``compare`` and ``report`` to the command line."""
     p = sub.add_parser(
         "compare",
@@ -117,7 +122,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_compare)
 
 
-def _flags(text: str | None) -> Any:
+def _flags(text: str | None) -> MachineFlags | None:
     from cosched.errors import ConfigError
     from cosched.policies.requirements import MachineFlags
 
@@ -264,7 +269,7 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _probe(path: str, limit: int | None, flags: Any) -> Any:
+def _probe(path: str, limit: int | None, flags: MachineFlags | None) -> Workload:
     """The trace, loaded on the machine ``--machine`` states (else its header's); a
     job too wide for it is an error naming compare's flags and the import's."""
     from cosched.errors import ConfigError, WorkloadError
@@ -288,7 +293,9 @@ def _probe(path: str, limit: int | None, flags: Any) -> Any:
         ) from None
 
 
-def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:
+def _baseline(
+    args: argparse.Namespace, probe: Workload | None, flags: MachineFlags | None
+) -> tuple[str | None, list[str]]:
     """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
     read from the store ``fitted:DIR`` names)."""
     if not _fitted(args.baseline):
@@ -364,7 +371,7 @@ def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:
         (out / name).unlink(missing_ok=True)
 
 
-def _describe(workload: Any) -> str:
+def _describe(workload: object) -> str:
     """A stored plan's trace, as the refusal names it."""
     if not isinstance(workload, dict):
         return "an unreadable plan"
@@ -382,7 +389,7 @@ def _duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
 
 
-def _cost_lines(c: Any, args: argparse.Namespace) -> list[str]:
+def _cost_lines(c: Cost, args: argparse.Namespace) -> list[str]:
     """What will run and about how long it takes, before it starts."""
     from cosched.compare.study import REPORT_SECONDS
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the heavy modules load when a command runs, not for --help
     from cosched.platform import Platform
     from cosched.policies.base import Policy
     from cosched.policies.requirements import MachineFlags, Requirements
+    from cosched.workload.importers import ImportOptions
     from cosched.workload.job import Workload
 
 __all__ = [
@@ -212,7 +213,7 @@ LOG_DEFAULTS = {
 }
 
 
-def log_options(args: argparse.Namespace) -> Any:
+def log_options(args: argparse.Namespace) -> ImportOptions | None:
     """The accounting-log options of a parsed command line (None: the defaults)."""
     if all(getattr(args, k) == v for k, v in LOG_DEFAULTS.items()):
         return None
@@ -464,7 +465,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

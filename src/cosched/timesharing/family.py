@@ -12,4 +12,7 @@ FAMILY = Family(
         "dyncosched": "dynamic-coscheduling-cluster-simulation",
         "fcs": "flexible-coscheduling-fcs",
     },
+    profiles={"dyncosched": "cosched.workload.profiles.dyncosched:annotate_dyncosched"},
+    causes="cosched.timesharing.causes:CAUSES",
+    calibrations="cosched.timesharing.calibrations:CALIBRATIONS",
 )

@@ -339,6 +339,12 @@ def _dynamic_claims() -> list[Claim]:
                 quote="FCFS shows a high average slowdown and a small median slowdown.",
             )
         )
+    return out + _fig8_halves(at)
+
+
+def _fig8_halves(at: dict[str, object]) -> list[Claim]:
+    """Figure 8: the median responses of the shorter and the longer half of the jobs."""
+    out: list[Claim] = []
     for half, better, worse, text, quote in (
         (
             "short",

@@ -22,7 +22,16 @@ from typing import Any
 
 from cosched.errors import ConfigError
 
-__all__ = ["ENTRY_POINT_GROUP", "Control", "Family", "families", "family", "papers"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Control",
+    "Family",
+    "Mechanism",
+    "families",
+    "family",
+    "mechanisms",
+    "papers",
+]
 
 #: The entry-point group in which a package declares its families.
 ENTRY_POINT_GROUP = "cosched.families"
@@ -31,6 +40,30 @@ ENTRY_POINT_GROUP = "cosched.families"
 #: ``assumption`` or ``mechanism``; ``parameters`` are set on the policy, ``machine
 #: flags`` on its machine (``max_jobs_per_node=1``).
 Control = tuple[str, str, dict[str, Any], dict[str, int]]
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A mechanism (or a declared reading) a reproduction can switch on, with parameters
+    a paper or the literature states: none of them fitted, so every claim tests it.
+
+    docs/fidelity.md shows, per mechanism with a claim copy (``docs/claims/<name>.csv``,
+    the reproduction's claims judged on its runs with the mechanism on), the claims it
+    moves and the agreement with and without it.
+
+    Attributes:
+        name: the copy's name (``docs/claims/<name>.csv``); unique among copies.
+        claims_of: the reproduction whose claims judge it.
+        reading: the parameters switched on, as ``name=value`` pairs joined by commas.
+        source: where each value is stated (the paper's line, or the literature).
+        default: whether the reproduction's default runs with it on.
+    """
+
+    name: str
+    claims_of: str
+    reading: str
+    source: str
+    default: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,6 +86,8 @@ class Family:
             single-core nodes (None: it can act there).
         papers: reproduction name -> the paper it reproduces (its text in the papers'
             folder), for docs/fidelity.md.
+        mechanisms: the mechanisms its reproductions can switch on, for
+            docs/fidelity.md.
     """
 
     name: str
@@ -63,6 +98,7 @@ class Family:
     jobs_per_second: float | None = None
     single_core: str | None = None
     papers: Mapping[str, str] = field(default_factory=dict)
+    mechanisms: tuple[Mechanism, ...] = ()
 
 
 @functools.cache
@@ -104,3 +140,8 @@ def family(name: str) -> Family | None:
 def papers() -> dict[str, str]:
     """Every reproduction's paper, from every family's :attr:`Family.papers`."""
     return {r: p for f in families() for r, p in f.papers.items()}
+
+
+def mechanisms(paper: str) -> tuple[Mechanism, ...]:
+    """The mechanisms declared for reproduction ``paper``, in declaration order."""
+    return tuple(m for f in families() for m in f.mechanisms if m.claims_of == paper)

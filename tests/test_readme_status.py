@@ -190,7 +190,7 @@ def test_a_mechanism_is_shown_with_and_without_on_the_claims_its_runs_cover(
     # c is calibrated in the default and d was not run with it: 1 of 2 each side
     assert (
         "| coupled-nic | nic=1 | the paper's line 7 | 1 of 2 agree (50%); 1 disagrees "
-        "(1 claim its runs did not run left out of both) | 1 of 2 agree (50%); 1 disagrees |"
+        "(1 claim not run with it left out of both) | 1 of 2 agree (50%); 1 disagrees |"
     ) in section
     assert "the 2 claims whose verdict it moves" in section
     assert "| a | 1 | 1: agrees | 1: disagrees |" in section

@@ -334,6 +334,7 @@ def _held_out(name: str, frame: pd.DataFrame, studies: dict[str, pd.DataFrame]) 
     details: list[str] = []
     for family, group in groups.items():
         fit = group[0]  # the study's own; the others are the reproduction's it keeps
+
         # Like with like: the claims no fit of the study read, and the study ran; a claim
         # fitted on either side (a calibration the other copy does not carry) counts on
         # neither.
@@ -341,7 +342,7 @@ def _held_out(name: str, frame: pd.DataFrame, studies: dict[str, pd.DataFrame]) 
             return any(k.fits(claim) for k in group)
 
         held, under, left = _like_with_like(frame, studies[family], fitted)
-        scope = _left_out(left, "the study")
+        scope = _left_out(left, "the study did not run")
         lines.append(
             f"| {fit.family} | {_cell(fit.parameter)} = {_cell(fit.value)} | "
             f"{', '.join(fit.fitted_to)} | {agreement(held).text()}{scope} | "
@@ -381,7 +382,7 @@ def _like_with_like(
 
 
 def _left_out(left: int, what: str) -> str:
-    return f" ({left} claim{'s' * (left != 1)} {what} did not run left out of both)" if left else ""
+    return f" ({left} claim{'s' * (left != 1)} {what} left out of both)" if left else ""
 
 
 def _mechanisms(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame]) -> list[str]:
@@ -408,13 +409,14 @@ def _mechanisms(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame])
         held, under, left = _like_with_like(frame, copies[m.name], lambda _c: False)
         lines.append(
             f"| {m.name}{' (default)' * m.default} | {_cell(m.reading)} | {_cell(m.source)} "
-            f"| {agreement(held).text()}{_left_out(left, 'its runs')} | "
+            f"| {agreement(held).text()}{_left_out(left, 'not run with it')} | "
             f"{agreement(under).text()} |"
         )
         seeds = int(under["seeds"].max()) if under["seeds"].notna().any() else 0
         moved = _moved(held, under)
         details += [
-            f"**{m.name}** (numbers from {runs_of(copies[m.name])}, up to {seeds} seeds): "
+            f"**{m.name}** (numbers from {runs_of(copies[m.name])}, up to {seeds} "
+            f"seed{'s' * (seeds != 1)}): "
             + (
                 f"the {len(moved)} claims whose verdict it moves:"
                 if moved

@@ -13,6 +13,12 @@ _NIC = (
     "bytes' time through the interface (22.1 MB/s; cosched.timesharing.params."
     "LINEAR_NIC_BANDWIDTH)"
 )
+_FCS_NIC = (
+    "NIC contention at the FCS paper's interface: 'two independent 32 MHz/64-bit PCI "
+    "buses, two Quadrics QM-400 Elan3 NIC' per four-way node (its line 227): 32 MHz x 8 "
+    "bytes = 256 MB/s per NIC, two PEs per NIC (cosched.timesharing.params."
+    "FCS_NIC_BANDWIDTH)"
+)
 _IO = (
     "I/O that holds the CPU: the reading the paper's text does not take (its lines "
     "111-112, 314-315 and 1244-1245 have an iteration's I/O give up the CPU, the "
@@ -28,6 +34,7 @@ FAMILY = Family(
     mechanisms=(
         Mechanism("dyncosched-nic", "dyncosched", "nic_bandwidth=22083244", _NIC),
         Mechanism("dyncosched-io", "dyncosched", "io_holds_cpu=1", _IO),
+        Mechanism("fcs-nic", "fcs", "nic_bandwidth=256e6,nic_pes=2", _FCS_NIC),
         Mechanism(
             "dyncosched-nic-io",
             "dyncosched",

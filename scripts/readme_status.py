@@ -56,7 +56,7 @@ from cosched.experiments.fidelity import (
 from cosched.experiments.model import resolve
 from cosched.experiments.reproductions import spec_text
 from cosched.experiments.store import read_claims, read_results
-from cosched.families import mechanisms
+from cosched.families import readings
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "docs" / "claims"
@@ -277,8 +277,8 @@ def sensitivity_tables() -> dict[str, pd.DataFrame]:
 
 def mechanism_tables() -> dict[str, pd.DataFrame]:
     """The stored claim copies of the runs with a declared mechanism switched on
-    (:func:`cosched.families.mechanisms`), by mechanism (those that exist)."""
-    names = [m.name for paper in ROWS for m in mechanisms(paper)]
+    (:func:`cosched.families.readings`), by mechanism (those that exist)."""
+    names = [m.name for paper in ROWS for m in readings(paper)]
     return {n: read_copy(n) for n in names if (CLAIMS / f"{n}.csv").is_file()}
 
 

@@ -20,7 +20,7 @@ and 4's cells (MPL 5, s = 20%, the paper's costs). ``--save DIR`` writes each re
 claim table to ``DIR/<reading>.csv`` and its results to ``DIR/<reading>-results.csv``;
 ``--compare A.csv B.csv`` prints the verdicts that differ between two saved tables
 (readings run in separate processes). ``--copy NAME`` writes the last reading's claims
-as the mechanism's copy ``docs/claims/NAME.csv`` (a ``Mechanism`` of
+as the mechanism's copy ``docs/claims/NAME.csv`` (a ``Reading`` of
 ``cosched.timesharing.family``), shown in docs/fidelity.md.
 
 A run split by seed (``--seeds 1 --first-seed S --save DIR/S``, one process per seed)

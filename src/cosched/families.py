@@ -26,11 +26,11 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Control",
     "Family",
-    "Mechanism",
+    "Reading",
     "families",
     "family",
-    "mechanisms",
     "papers",
+    "readings",
 ]
 
 #: The entry-point group in which a package declares its families.
@@ -43,7 +43,7 @@ Control = tuple[str, str, dict[str, Any], dict[str, int]]
 
 
 @dataclass(frozen=True)
-class Mechanism:
+class Reading:
     """A mechanism (or a declared reading) a reproduction can switch on, with parameters
     a paper or the literature states: none of them fitted, so every claim tests it.
 
@@ -86,8 +86,8 @@ class Family:
             single-core nodes (None: it can act there).
         papers: reproduction name -> the paper it reproduces (its text in the papers'
             folder), for docs/fidelity.md.
-        mechanisms: the mechanisms its reproductions can switch on, for
-            docs/fidelity.md.
+        readings: the mechanisms and declared readings its reproductions can switch
+            on, for docs/fidelity.md.
     """
 
     name: str
@@ -98,7 +98,7 @@ class Family:
     jobs_per_second: float | None = None
     single_core: str | None = None
     papers: Mapping[str, str] = field(default_factory=dict)
-    mechanisms: tuple[Mechanism, ...] = ()
+    readings: tuple[Reading, ...] = ()
 
 
 @functools.cache
@@ -142,6 +142,6 @@ def papers() -> dict[str, str]:
     return {r: p for f in families() for r, p in f.papers.items()}
 
 
-def mechanisms(paper: str) -> tuple[Mechanism, ...]:
-    """The mechanisms declared for reproduction ``paper``, in declaration order."""
-    return tuple(m for f in families() for m in f.mechanisms if m.claims_of == paper)
+def readings(paper: str) -> tuple[Reading, ...]:
+    """The readings declared for reproduction ``paper``, in declaration order."""
+    return tuple(m for f in families() for m in f.readings if m.claims_of == paper)

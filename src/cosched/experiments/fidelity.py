@@ -19,7 +19,7 @@ import pandas as pd
 
 from cosched.experiments.calibration import CALIBRATIONS, Calibration, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
-from cosched.families import mechanisms, papers
+from cosched.families import papers, readings
 
 __all__ = [
     "CAUSES",
@@ -385,18 +385,18 @@ def _left_out(left: int, what: str) -> str:
     return f" ({left} claim{'s' * (left != 1)} {what} left out of both)" if left else ""
 
 
-def _mechanisms(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame]) -> list[str]:
-    """Per mechanism of ``name`` with a claim copy (:func:`cosched.families.mechanisms`):
-    the agreement without it (the table above) and with it, every claim the copy ran and
+def _readings(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame]) -> list[str]:
+    """Per mechanism or reading of ``name`` with a claim copy
+    (:func:`cosched.families.readings`): the agreement without it (the table above) and with it, every claim the copy ran and
     neither table calibrates, and the claims whose verdict it moves."""
-    declared = [m for m in mechanisms(name) if m.name in copies]
+    declared = [m for m in readings(name) if m.name in copies]
     if not declared:
         return []
     lines = [
-        "### Mechanisms switched on",
+        "### Mechanisms and readings switched on",
         "",
-        "Each mechanism below (declared in its family's `Family.mechanisms`) runs with "
-        "parameters a paper or the literature states, none fitted, so every claim tests "
+        "Each mechanism or reading below (declared in its family's `Family.readings`) runs "
+        "with parameters a paper or the literature states, none fitted, so every claim tests "
         "it: judged without it (the table above) and with it (`docs/claims/<name>.csv`), "
         "on the claims the mechanism's runs cover, every claim calibrated in either table "
         "left out of both.",
@@ -556,7 +556,7 @@ def _paper(
         *_uncounted(frame),
         *_not_simulated(frame),
         *_held_out(name, frame, studies or {}),
-        *_mechanisms(name, frame, switched or {}),
+        *_readings(name, frame, switched or {}),
         *_sensitivity(sensitivity),
         *_quick(name, frame, quick),
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cosched.families import Family, Mechanism
+from cosched.families import Family, Reading
 
 __all__ = ["FAMILY"]
 
@@ -31,11 +31,11 @@ FAMILY = Family(
         "dyncosched": "dynamic-coscheduling-cluster-simulation",
         "fcs": "flexible-coscheduling-fcs",
     },
-    mechanisms=(
-        Mechanism("dyncosched-nic", "dyncosched", "nic_bandwidth=22083244", _NIC),
-        Mechanism("dyncosched-io", "dyncosched", "io_holds_cpu=1", _IO),
-        Mechanism("fcs-nic", "fcs", "nic_bandwidth=256e6,nic_pes=2", _FCS_NIC),
-        Mechanism(
+    readings=(
+        Reading("dyncosched-nic", "dyncosched", "nic_bandwidth=22083244", _NIC),
+        Reading("dyncosched-io", "dyncosched", "io_holds_cpu=1", _IO),
+        Reading("fcs-nic", "fcs", "nic_bandwidth=256e6,nic_pes=2", _FCS_NIC),
+        Reading(
             "dyncosched-nic-io",
             "dyncosched",
             "nic_bandwidth=22083244,io_holds_cpu=1",

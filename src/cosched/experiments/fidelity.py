@@ -387,8 +387,9 @@ def _left_out(left: int, what: str) -> str:
 
 def _readings(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame]) -> list[str]:
     """Per mechanism or reading of ``name`` with a claim copy
-    (:func:`cosched.families.readings`): the agreement without it (the table above) and with it, every claim the copy ran and
-    neither table calibrates, and the claims whose verdict it moves."""
+    (:func:`cosched.families.readings`): the agreement without it (the table above) and
+    with it, every claim the copy ran and neither table calibrates, and the claims whose
+    verdict it moves."""
     declared = [m for m in readings(name) if m.name in copies]
     if not declared:
         return []

@@ -173,6 +173,33 @@ def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
     assert "`python fit.py`" in section
 
 
+def test_a_mechanism_is_shown_with_and_without_on_the_claims_its_runs_cover(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cosched.experiments import fidelity
+    from cosched.families import Reading
+
+    nic = Reading("coupled-nic", "coupled", "nic=1", "the paper's line 7")
+    monkeypatch.setattr(fidelity, "readings", lambda paper: (nic,) if paper == "coupled" else ())
+    default = _copy([("a", "agrees"), ("b", "disagrees"), ("c", "calibrated"),
+                     ("d", "disagrees")])  # fmt: skip
+    switched = _copy([("a", "disagrees"), ("b", "agrees"), ("c", "agrees"),
+                      ("d", "not run")], "python nic.py")  # fmt: skip
+    text = fidelity_markdown({"coupled": default}, switched={"coupled-nic": switched})
+    section = text[text.index("### Mechanisms and readings switched on") :]
+    # c is calibrated in the default and d was not run with it: 1 of 2 each side
+    assert (
+        "| coupled-nic | nic=1 | the paper's line 7 | 1 of 2 agree (50%); 1 disagrees "
+        "(1 claim not run with it left out of both) | 1 of 2 agree (50%); 1 disagrees |"
+    ) in section
+    assert "the 2 claims whose verdict it moves" in section
+    assert "| a | 1 | 1: agrees | 1: disagrees |" in section
+    assert "| b | 1 | 1: disagrees | 1: agrees |" in section
+    assert "| c |" not in section and "`python nic.py`" in section
+    # a mechanism without a copy is not shown
+    assert "### Mechanisms and readings switched on" not in fidelity_markdown({"coupled": default})
+
+
 def test_sensitivity_classes_by_hand() -> None:
     from cosched.experiments.fidelity import sensitivity_classes
 

@@ -32,6 +32,7 @@ __all__ = [
     "Control",
     "Family",
     "Mechanism",
+    "Reading",
     "Sweeps",
     "by_verdict",
     "each",
@@ -40,6 +41,7 @@ __all__ = [
     "gathered",
     "papers",
     "profile",
+    "readings",
 ]
 
 T = TypeVar("T")
@@ -94,6 +96,30 @@ Sweeps = Callable[["Sequence[Arm]"], "list[Arm]"]
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A mechanism (or a declared reading) a reproduction can switch on, with parameters
+    a paper or the literature states: none of them fitted, so every claim tests it.
+
+    docs/fidelity.md shows, per mechanism with a claim copy (``docs/claims/<name>.csv``,
+    the reproduction's claims judged on its runs with the mechanism on), the claims it
+    moves and the agreement with and without it.
+
+    Attributes:
+        name: the copy's name (``docs/claims/<name>.csv``); unique among copies.
+        claims_of: the reproduction whose claims judge it.
+        reading: the parameters switched on, as ``name=value`` pairs joined by commas.
+        source: where each value is stated (the paper's line, or the literature).
+        default: whether the reproduction's default runs with it on.
+    """
+
+    name: str
+    claims_of: str
+    reading: str
+    source: str
+    default: bool = False
+
+
+@dataclass(frozen=True)
 class Family:
     """What one family declares for the shared commands.
 
@@ -133,6 +159,8 @@ class Family:
             strength; ``efficiency``: a time-sliced job's efficiency, the policy having
             ``efficiency`` and ``quantum``; ``mix``: another job-type mix) says how the
             report reads them.
+        readings: the mechanisms and declared readings its reproductions can switch
+            on, for docs/fidelity.md.
     """
 
     name: str
@@ -151,6 +179,7 @@ class Family:
     sweeps: Sweeps | None = None
     causes: str | None = None
     calibrations: str | None = None
+    readings: tuple[Reading, ...] = ()
 
 
 @functools.cache
@@ -261,3 +290,8 @@ def _own_family(name: str, value: str) -> Family:
     if not isinstance(got, Family) or got.name != name:
         raise ConfigError(f"family entry point {name!r} ({value}) is not Family {name!r}")
     return got
+
+
+def readings(paper: str) -> tuple[Reading, ...]:
+    """The readings declared for reproduction ``paper``, in declaration order."""
+    return tuple(m for f in families() for m in f.readings if m.claims_of == paper)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
@@ -19,7 +20,7 @@ import pandas as pd
 
 from cosched.experiments.calibration import Calibration, all_calibrations, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
-from cosched.families import gathered, papers
+from cosched.families import gathered, papers, readings
 
 __all__ = [
     "CHANGE_COLUMNS",
@@ -347,32 +348,99 @@ def _held_out(name: str, frame: pd.DataFrame, studies: dict[str, pd.DataFrame]) 
     details: list[str] = []
     for family, group in groups.items():
         fit = group[0]  # the study's own; the others are the reproduction's it keeps
-        study = studies[family].set_index("claim")
-        # Like with like: the claims no fit of the study read, and the study ran.
-        ran = study.index[study["verdict"] != "not run"]
-        # A claim fitted on either side (a calibration the other copy does not carry)
-        # counts on neither.
-        fitted = set(study.index[study["verdict"] == "calibrated"])
-        fitted |= set(frame.loc[frame["verdict"] == "calibrated", "claim"])
-        held = frame[
-            [
-                not any(g.fits(c) for g in group) and c in ran and c not in fitted
-                for c in frame["claim"]
-            ]
-        ]
-        under = study.loc[held["claim"]].reset_index()
-        left = int((~frame["claim"].isin(ran)).sum())
-        scope = (
-            f" ({left} claim{'s' * (left != 1)} the study did not run left out of both)"
-            if left
-            else ""
-        )
+
+        # Like with like: the claims no fit of the study read, and the study ran; a claim
+        # fitted on either side (a calibration the other copy does not carry) counts on
+        # neither.
+        def fitted(claim: str, group: list[Calibration] = group) -> bool:
+            return any(k.fits(claim) for k in group)
+
+        held, under, left = _like_with_like(frame, studies[family], fitted)
+        scope = _left_out(left, "the study did not run")
         lines.append(
             f"| {fit.family} | {_cell(fit.parameter)} = {_cell(fit.value)} | "
             f"{', '.join(fit.fitted_to)} | {agreement(held).text()}{scope} | "
             f"{agreement(under).text()} |"
         )
         details += _study_details(name, fit, held, under, runs_of(studies[family]))
+    return [*lines, "", *details]
+
+
+def _moved(held: pd.DataFrame, under: pd.DataFrame) -> list[str]:
+    """One table row per claim whose verdict differs between ``held`` (without) and
+    ``under`` (with): claim, paper, each side's number and verdict."""
+    before = held.set_index("claim")
+    rows = []
+    for r in under.itertuples(index=False):
+        b = before.loc[r.claim]
+        if b["verdict"] != r.verdict:
+            rows.append(
+                f"| {r.claim} | {_cell(b['paper'])} | {_num(float(b['cosched']))}: "
+                f"{b['verdict']} | {_num(float(r.cosched))}: {r.verdict} |"
+            )
+    return rows
+
+
+def _like_with_like(
+    frame: pd.DataFrame, other: pd.DataFrame, fitted: Callable[[str], bool]
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """``frame``'s claims that ``other`` ran, that no fit of ``fitted`` read and that
+    neither table counts as calibrated; those claims' rows in ``other``; and how many of
+    ``frame``'s claims ``other`` did not run."""
+    study = other.set_index("claim")
+    ran = study.index[study["verdict"] != "not run"]
+    calibrated = set(study.index[study["verdict"] == "calibrated"])
+    calibrated |= set(frame.loc[frame["verdict"] == "calibrated", "claim"])
+    held = frame[[not fitted(c) and c in ran and c not in calibrated for c in frame["claim"]]]
+    return held, study.loc[held["claim"]].reset_index(), int((~frame["claim"].isin(ran)).sum())
+
+
+def _left_out(left: int, what: str) -> str:
+    return f" ({left} claim{'s' * (left != 1)} {what} left out of both)" if left else ""
+
+
+def _readings(name: str, frame: pd.DataFrame, copies: dict[str, pd.DataFrame]) -> list[str]:
+    """Per mechanism or reading of ``name`` with a claim copy
+    (:func:`cosched.families.readings`): the agreement without it (the table above) and
+    with it, every claim the copy ran and neither table calibrates, and the claims whose
+    verdict it moves."""
+    declared = [m for m in readings(name) if m.name in copies]
+    if not declared:
+        return []
+    lines = [
+        "### Mechanisms and readings switched on",
+        "",
+        "Each mechanism or reading below (declared in its family's `Family.readings`) runs "
+        "with parameters a paper or the literature states, none fitted, so every claim tests "
+        "it: judged without it (the table above) and with it (`docs/claims/<name>.csv`), "
+        "on the claims the mechanism's runs cover, every claim calibrated in either table "
+        "left out of both.",
+        "",
+        "| mechanism | reading | stated by | without | with |",
+        "|---|---|---|---|---|",
+    ]
+    details: list[str] = []
+    for m in declared:
+        held, under, left = _like_with_like(frame, copies[m.name], lambda _c: False)
+        lines.append(
+            f"| {m.name}{' (default)' * m.default} | {_cell(m.reading)} | {_cell(m.source)} "
+            f"| {agreement(held).text()}{_left_out(left, 'not run with it')} | "
+            f"{agreement(under).text()} |"
+        )
+        seeds = int(under["seeds"].max()) if under["seeds"].notna().any() else 0
+        moved = _moved(held, under)
+        details += [
+            f"**{m.name}** (numbers from {runs_of(copies[m.name])}, up to {seeds} "
+            f"seed{'s' * (seeds != 1)}): "
+            + (
+                f"the {len(moved)} claims whose verdict it moves:"
+                if moved
+                else "it moves no verdict."
+            ),
+            "",
+        ]
+        if moved:
+            details += ["| claim | paper | without | with |", "|---|---|---|---|", *moved, ""]
     return [*lines, "", *details]
 
 
@@ -387,17 +455,8 @@ def _study_details(
         "| claim | paper | default | fitted |",
         "|---|---|---|---|",
     ]
-    before = held.set_index("claim")
-    changed = 0
-    for r in under.itertuples(index=False):
-        b = before.loc[r.claim]
-        if b["verdict"] == r.verdict:
-            continue
-        changed += 1
-        lines.append(
-            f"| {r.claim} | {_cell(b['paper'])} | {_num(float(b['cosched']))}: "
-            f"{b['verdict']} | {_num(float(r.cosched))}: {r.verdict} |"
-        )
+    changed = _moved(held, under)
+    lines += changed
     if not changed:
         lines = [*lines[:1], "", "The fit changes no held-out verdict."]
     lines.append("")
@@ -488,6 +547,7 @@ def _paper(
     quick: pd.DataFrame | None = None,
     studies: dict[str, pd.DataFrame] | None = None,
     sensitivity: pd.DataFrame | None = None,
+    switched: dict[str, pd.DataFrame] | None = None,
 ) -> list[str]:
     command = runs_of(frame)
     judged = str(frame["judged"].iloc[0]) if "judged" in frame.columns and len(frame) else ""
@@ -511,6 +571,7 @@ def _paper(
         *_uncounted(frame),
         *_not_simulated(frame),
         *_held_out(name, frame, studies or {}),
+        *_readings(name, frame, switched or {}),
         *_sensitivity(sensitivity),
         *_quick(name, frame, quick),
     ]
@@ -522,6 +583,7 @@ def fidelity_markdown(
     changes: pd.DataFrame | None = None,
     studies: dict[str, pd.DataFrame] | None = None,
     sensitivity: dict[str, pd.DataFrame] | None = None,
+    switched: dict[str, pd.DataFrame] | None = None,
 ) -> str:
     """docs/fidelity.md from the claim copies (reproduction -> its table), from the
     copies of the reproductions' quick runs (``quick``: a paper's section lists the
@@ -529,7 +591,8 @@ def fidelity_markdown(
     changes (``changes``: :func:`verdict_changes`), from the claim copies of the
     calibrated studies (``studies``: study family -> its table, :func:`studies_of`) and
     from the sensitivity tables (``sensitivity``: reproduction -> its sweep's table,
-    :func:`sensitivity_classes`)."""
+    :func:`sensitivity_classes`) and from the claim copies of the runs with a mechanism
+    switched on (``switched``: mechanism name -> its table, :func:`_mechanisms`)."""
     lines = [
         "# Fidelity to the papers",
         "",
@@ -568,7 +631,7 @@ def fidelity_markdown(
     ]
     for name, frame in copies.items():
         lines += _paper(
-            name, frame, (quick or {}).get(name), studies, (sensitivity or {}).get(name)
+            name, frame, (quick or {}).get(name), studies, (sensitivity or {}).get(name), switched
         )
     lines += _changes(changes)
     return "\n".join(lines).rstrip() + "\n"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,13 +24,10 @@ from cosched.engine.view import SystemView
 from cosched.gang import Gang, GangSlurm, gang_columns
 from cosched.gang import fast as gang_fast
 from cosched.platform import Platform
-from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
 from cosched.workload.sources import open_workload
+from tests.passes import KTH, NEEDS_KTH, both
 from tests.strategies import workloads
-
-KTH = Path(__file__).resolve().parents[3] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
-NEEDS_KTH = pytest.mark.skipif(not KTH.is_file(), reason=f"needs the KTH-SP2 trace at {KTH}")
 
 OPTIONS: dict[str, Any] = {
     "packing": st.sampled_from(["first-fit", "buddy"]),
@@ -43,17 +39,6 @@ OPTIONS: dict[str, Any] = {
     "memory_limit": st.sampled_from([None, 4.0, 10.0]),
     "job_memory": st.sampled_from([0.0, 1.0, 3.0]),
 }
-
-
-def both(w: Workload, platform: Platform, name: str, **params: Any) -> tuple[Any, Any]:
-    """The general and the compiled run of one configuration, with their policies."""
-    out = []
-    for fast_path in (False, True):
-        policy = make_policy(name, **params)
-        sim = Simulation(w, platform, policy, fast=fast_path)
-        assert fastpath.eligible(sim) is not None  # the engine runs the compiled pass
-        out.append((sim.run(), policy))
-    return out[0], out[1]
 
 
 def assert_same(general: Any, compiled: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,3 +27,15 @@ def both(w: Workload, platform: Platform, name: str, **params: Any) -> tuple[Any
         assert fastpath.eligible(sim) is not None  # the engine runs the compiled pass
         out.append((sim.run(), policy))
     return out[0], out[1]
+
+
+def use_built_loop(compiled: Any, what: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Build the engine's loop with ``compiled`` bound ahead of time (skipped without a C
+    compiler; failed if it does not build) and make every run load it, whatever its size."""
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
+    from cosched.engine import aot
+
+    if aot.load_loop(compiled, build=True) is None:
+        pytest.fail(f"the {what} event loop did not build")
+    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size

@@ -10,8 +10,6 @@ compiled ahead of time.
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
 import numpy as np
@@ -26,7 +24,7 @@ from cosched.gang import fast as gang_fast
 from cosched.platform import Platform
 from cosched.workload.job import Workload
 from cosched.workload.sources import open_workload
-from tests.passes import KTH, NEEDS_KTH, both
+from tests.passes import KTH, NEEDS_KTH, both, use_built_loop
 from tests.strategies import workloads
 
 OPTIONS: dict[str, Any] = {
@@ -156,13 +154,7 @@ def test_a_trace_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's loop with the gang pass bound, compiled ahead of time (what a run of
     10,000 jobs or more loads), gives the general loop's runs too."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
-    from cosched.engine import aot
-
-    if aot.load_loop(gang_fast.GANG_PASS, build=True) is None:
-        pytest.fail("the gang event loop did not build")
-    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    use_built_loop(gang_fast.GANG_PASS, "gang", monkeypatch)
     w = open_workload(str(KTH), limit=6000)
     assert_same(*both(w, Platform(100, 1, mpl=2), "gang", switch_cost=1.0))
     assert_same(*both(w, Platform(100, 1, mpl=3), "gang", packing="buddy", alternate=False))

@@ -14,8 +14,6 @@ the slow test runs it compiled ahead of time.
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 from typing import Any
 
 import numpy as np
@@ -35,7 +33,7 @@ from cosched.workload.job import Workload
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.sources import open_workload
 from tests.nodeshare.test_invariants import mixed_workload
-from tests.passes import KTH, NEEDS_KTH, both
+from tests.passes import KTH, NEEDS_KTH, both, use_built_loop
 from tests.strategies import workloads
 
 OPTIONS: dict[str, Any] = {
@@ -171,13 +169,7 @@ def test_a_trace_prefix() -> None:
 def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's loop with the node-sharing pass bound, compiled ahead of time (what
     a run of 10,000 jobs or more loads), gives the general loop's runs too."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
-    from cosched.engine import aot
-
-    if aot.load_loop(ns_fast.NODESHARE_PASS, build=True) is None:
-        pytest.fail("the nodeshare event loop did not build")
-    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    use_built_loop(ns_fast.NODESHARE_PASS, "nodeshare", monkeypatch)
     w = annotate_nodeshare(open_workload(str(KTH), limit=6000), rng=np.random.default_rng(0))
     one = Platform(100, 1, allocation="nodes", max_jobs_per_node=3)
     assert_same(*both(w, one, "nodeshare"))

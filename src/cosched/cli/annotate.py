@@ -13,6 +13,7 @@ import ast
 import sys
 from typing import Any
 
+from cosched.cli._parser import command
 from cosched.errors import ConfigError, CoschedError
 
 __all__ = ["parse_params", "register"]
@@ -24,15 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     Args:
         subparsers: the top-level parser's subparsers.
     """
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "annotate",
-        help="add a per-job resource profile (SWF + sidecar)",
+        "add a per-job resource profile (SWF + sidecar)",
+        "cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf",
+        "cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
         description="Annotate a workload with a per-job profile: one a family declares, "
         "or recorded (the trace's own starts); an unknown name lists them all.",
-        epilog="examples:\n"
-        "  cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf\n"
-        "  cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("profile", metavar="PROFILE", help="profile name")
     p.add_argument("input", metavar="IN.swf", help="workload to annotate")

@@ -13,14 +13,20 @@ if TYPE_CHECKING:
     from cosched.policies.requirements import MachineFlags
     from cosched.workload.job import Workload
 
+from cosched.cli._parser import command
+
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``compare`` and ``report`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "compare",
-        help="should jobs share nodes on this machine? baselines vs coscheduling, with a report",
+        "should jobs share nodes on this machine? baselines vs coscheduling, with a report",
+        "cosched compare --out answer",
+        "cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2",
+        "cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
         description="Run the space-sharing baselines and every coscheduling family that "
         "applies to the machine on one trace (the randomised ones over several seeds), "
         "through the resumable experiment store in DIR/store, then write DIR/report.md and "
@@ -29,11 +35,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "of the busiest day, the interference robustness sweep and a verdict. Each "
         "coscheduling policy also runs with its assumptions and its mechanism turned off "
         "(control runs), which split its gain by source.",
-        epilog="examples:\n"
-        "  cosched compare --out answer\n"
-        "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2\n"
-        "  cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "trace",

@@ -49,6 +49,14 @@ def _plt() -> ModuleType:
     return plt
 
 
+def _save(fig: Any, out: Path, name: str) -> str:
+    """Write ``fig`` as ``out/name`` (laid out tight, 110 dpi), close it and give ``name``."""
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    _plt().close(fig)
+    return name
+
+
 def _over(
     groups: dict[Key, list[Record]] | None,
     key: Key,
@@ -97,10 +105,7 @@ def _fig_policies(
         ax.set_xticks(range(len(traces)), [f"Trace{t}" for t in traces])
         ax.set_title(title)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "fig1_policies.png", dpi=110)
-    plt.close(fig)
-    return "fig1_policies.png"
+    return _save(fig, out, "fig1_policies.png")
 
 
 def _fig_nodes(
@@ -124,10 +129,7 @@ def _fig_nodes(
     ax.set_xlabel("nodes")
     ax.set_ylabel("mean turnaround (h)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "fig4_nodes.png", dpi=110)
-    plt.close(fig)
-    return "fig4_nodes.png"
+    return _save(fig, out, "fig4_nodes.png")
 
 
 def _fig_restrict(
@@ -153,11 +155,7 @@ def _fig_restrict(
     axes[1].set_title("jobs in degraded configurations")
     for ax in axes:
         ax.tick_params(axis="x", labelsize=7)
-    fig.tight_layout()
-    name = f"fig5_restrictions{suffix}.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return name
+    return _save(fig, out, f"fig5_restrictions{suffix}.png")
 
 
 def _table1(chosen: dict[Key, Record], paper: dict[str, Any]) -> list[str]:

@@ -1,7 +1,7 @@
 """The event loop, with each policy's pass bound, compiled ahead of time.
 
 Importing numba and loading a cached just-in-time loop costs about half a second of
-CPU per process; the same bound loop (:func:`cosched.engine.compiled.plain_source`)
+CPU per process; the same bound loop (:func:`cosched.engine.compiled.loop_of`)
 compiled once into an extension module by numba's ahead-of-time compiler
 (``numba.pycc``) loads in about a millisecond, without numba. One module per pass,
 built on first use in a child process (:func:`cosched.compile.load_built`: a file
@@ -34,7 +34,7 @@ from cosched.compile import (
     module_path,
 )
 from cosched.compile import is_built as is_built_group
-from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, source_files
+from cosched.engine.compiled import CompiledPass, bound_loop, loop_of, source_files
 
 __all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop", "unbuilt"]
 
@@ -130,7 +130,7 @@ def build_loop(out: str, folder_key: str, extension: str, module: str, name: str
         cc = CC(extension)
         cc.output_dir = out
         cc.verbose = False
-        cc.export("event_loop", LOOP_SIGNATURE)(plain_source(spec))
+        cc.export("event_loop", LOOP_SIGNATURE)(loop_of(spec, compiled=True))
         cc.compile()
     built = import_built(module_path(Path(out), extension), extension)
     _self_check(spec, built.event_loop)

@@ -4,10 +4,13 @@ A policy with a compiled form declares it on its class
 (:meth:`Policy.compiled_pass <cosched.policies.base.Policy.compiled_pass>`) as a
 :class:`CompiledPass`: its functions in numba's subset of Python, written next to
 the policy, and the instance's parameters as two small arrays. :func:`bound_loop`
-binds them into a copy of :func:`cosched.engine.loop.event_loop` (each copy its own
-function, so numba's cache keeps one machine code per pass), plain or compiled by
-numba just in time; :mod:`cosched.engine.aot` compiles the same copy ahead of time.
-The engine never imports a policy: it is handed the pass.
+hands them to :func:`cosched.engine.loop.event_loop_for`, which returns the event loop
+calling them (a closure over them, its own function for each pass, so that numba's
+cache keeps one machine code per pass), plain or compiled by numba just in time;
+:mod:`cosched.engine.aot` compiles the same loop ahead of time. Compiled, each of the
+pass's functions calls the compiled forms of the functions it calls (its
+:attr:`~CompiledPass.helpers` and :attr:`~CompiledPass.calls`, the same source). The
+engine never imports a policy: it is handed the pass.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any
+from typing import Any, TypeVar
 
 from cosched.compile import jit, key
 from cosched.engine import loop
 
-__all__ = ["CompiledPass", "bound_loop", "ranked", "source_files", "variant"]
+__all__ = ["CompiledPass", "bound_loop", "loop_of", "ranked", "source_files", "variant"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -154,8 +159,7 @@ def source_files(spec: CompiledPass) -> list[str]:
     home = sys.modules.get(spec.arguments.__module__)
     if home is not None and getattr(home, "__file__", None):
         files.add(home.__file__)  # type: ignore[arg-type]
-    hooks = (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
-    for f in (*hooks, *spec.calls, *spec.helpers, *spec.depends):
+    for f in (*_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)
     return sorted(files)
 
@@ -167,78 +171,85 @@ def variant(spec: CompiledPass) -> str:
     return f"event_loop_{spec.name}_{key(files=source_files(spec), length=12)}"
 
 
-def _rebind(f: Callable[..., Any], names: dict[str, Any], qualname: str) -> FunctionType:
-    """``f`` with ``names`` rebound in a copy of its globals, as its own function."""
+def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+    return (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
+
+
+def _with_names(f: F, names: Mapping[str, Any], qualname: str) -> F:
+    """``f`` with ``names`` in a copy of its globals, as its own function named
+    ``qualname``: ``f`` calling the compiled forms of the plain functions it calls (or,
+    for :attr:`CompiledPass.plain_calls`, those compiled ahead of time)."""
     code = f.__code__  # type: ignore[attr-defined]
     g = FunctionType(code, {**f.__globals__, **names}, f.__name__, f.__defaults__)  # type: ignore[attr-defined]
     g.__qualname__ = qualname
     g.__module__ = f.__module__
     g.__doc__ = f.__doc__
-    return g
+    return g  # type: ignore[return-value]
 
 
-#: Each helper's compiled form, rebound to the compiled forms of those it calls.
+#: Each helper's compiled form, calling the compiled forms of those it calls.
 _HELPERS: dict[Callable[..., Any], Any] = {}
+
+
+def _compiled_helpers(spec: CompiledPass) -> dict[str, Any]:
+    """The compiled forms of the functions ``spec``'s functions call, by name: its
+    :attr:`~CompiledPass.calls` out of line, its :attr:`~CompiledPass.helpers` inlined
+    (each calling the compiled forms of those listed before it)."""
+    helpers: dict[str, Any] = {}
+    for h in spec.calls:
+        helpers[h.__name__] = _helper(h, helpers, inline=False)
+    for h in spec.helpers:
+        helpers[h.__name__] = _helper(h, helpers, inline=True)
+    return helpers
 
 
 def _helper(h: Callable[..., Any], helpers: dict[str, Any], *, inline: bool) -> Any:
     got = _HELPERS.get(h)
     if got is None:
-        got = _HELPERS[h] = jit(_rebind(h, helpers, h.__qualname__), inline=inline)
+        got = _HELPERS[h] = jit(_with_names(h, helpers, h.__qualname__), inline=inline)
     return got
 
 
-def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
-    """The names the bound loop calls: the pass's functions (their helpers
-    rebound to compiled ones when ``compiled``) and the loop's own helpers."""
-    helpers: dict[str, Any] = {}
+def _inlined(f: Callable[..., Any]) -> Callable[..., Any]:
+    return jit(f, inline=True)
+
+
+def loop_of(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
+    """:func:`cosched.engine.loop.event_loop_for` of ``spec``'s functions.
+
+    Compiled: the loop for numba to compile (named by :func:`variant`, which names its
+    cache entry), each of the pass's functions calling the compiled forms of its
+    helpers, and inlined into the loop in numba's own representation (left to LLVM,
+    each pass call hands over the job columns argument by argument, which cost EASY's
+    loop some 15 %: docs/performance.md). Else plain Python, the pass's functions
+    calling :attr:`~CompiledPass.plain_calls` when it names any."""
+    tag = variant(spec)
     if compiled:
-        # The loop's callees are inlined into it in numba's own representation: left to
-        # LLVM, each pass call hands over the job columns argument by argument, which
-        # cost EASY's loop some 15 % (docs/performance.md).
-        for h in spec.calls:  # each may call those listed before it
-            helpers[h.__name__] = _helper(h, helpers, inline=False)
-        for h in spec.helpers:  # each may call those listed before it
-            helpers[h.__name__] = _helper(h, helpers, inline=True)
-        for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
-            helpers[h.__name__] = jit(h, inline=True)
-    plain = spec.plain_calls() if not compiled and spec.plain_calls is not None else None
-    names: dict[str, Any] = dict(helpers)
-    for slot, f in (
-        ("policy_init", spec.init),
-        ("policy_ended", spec.ended),
-        ("policy_pass", spec.schedule),
-        ("policy_report", spec.report),
-        ("policy_rates", spec.rates or loop.no_rates),
-    ):
-        if compiled:
-            names[slot] = jit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"), inline=True)
-        elif plain is not None:
-            names[slot] = _rebind(f, plain, f.__qualname__)
-        else:
-            names[slot] = f
-    names["IDLE_PASSES"] = spec.idle_passes
-    names["IDLE_CALLS"] = spec.idle_passes and spec.idle_calls
-    names["RATES"] = spec.rates is not None
-    return names
+        names = _compiled_helpers(spec)
+        hooks = [_with_names(f, names, f"{f.__qualname__}_{tag}") for f in _hooks(spec)]
+    else:
+        plain = spec.plain_calls() if spec.plain_calls is not None else {}
+        hooks = [_with_names(f, plain, f.__qualname__) if plain else f for f in _hooks(spec)]
+    init, schedule, ended, report, rates = hooks
+    bound = loop.event_loop_for(
+        init, schedule, ended, report, rates if spec.rates is not None else None,
+        idle_passes=spec.idle_passes, idle_calls=spec.idle_calls,
+        callee=_inlined if compiled else lambda f: f,
+    )  # fmt: skip
+    if compiled:
+        bound.__qualname__ = bound.__name__ = tag
+    return bound
 
 
-_BOUND: dict[tuple[str, bool], Callable[..., None]] = {}
+_BOUND: dict[tuple[str, bool], loop.EventLoop] = {}
 
 
-def bound_loop(spec: CompiledPass, *, compiled: bool) -> Callable[..., None]:
-    """:func:`cosched.engine.loop.event_loop` with ``spec``'s pass bound: compiled by
-    numba (``cache=True``: compiled once per machine and source) or plain Python."""
+def bound_loop(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
+    """The event loop with ``spec``'s pass bound (:func:`loop_of`): compiled by numba
+    (``cache=True``: compiled once per machine and source) or plain Python."""
     tag = variant(spec)
     got = _BOUND.get((tag, compiled))
     if got is None:
-        g = _rebind(loop.event_loop, _bindings(spec, compiled, tag), tag)
-        got = _BOUND[tag, compiled] = jit(g) if compiled else g
+        bound = loop_of(spec, compiled=compiled)
+        got = _BOUND[tag, compiled] = jit(bound) if compiled else bound
     return got
-
-
-def plain_source(spec: CompiledPass) -> FunctionType:
-    """The bound loop as plain Python with its callees compiled: what numba's
-    ahead-of-time compiler exports (:mod:`cosched.engine.aot`)."""
-    tag = variant(spec)
-    return _rebind(loop.event_loop, _bindings(spec, True, tag), tag)

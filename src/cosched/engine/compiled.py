@@ -3,7 +3,8 @@
 A policy with a compiled form declares it on its class
 (:meth:`Policy.compiled_pass <cosched.policies.base.Policy.compiled_pass>`) as a
 :class:`CompiledPass`: its functions in numba's subset of Python, written next to
-the policy, and the instance's parameters as two small arrays. :func:`bound_loop`
+the policy, and the instance's parameters as a named tuple
+(:attr:`CompiledPass.params`). :func:`bound_loop`
 hands them to :func:`cosched.engine.loop.event_loop_for`, which returns the event loop
 calling them (a closure over them, its own function for each pass, so that numba's
 cache keeps one machine code per pass), plain or compiled by numba just in time;
@@ -17,17 +18,43 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from cosched.compile import jit, key
+from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
+from cosched.engine.loop import Floats, Ints
 
-__all__ = ["CompiledPass", "bound_loop", "loop_of", "ranked", "source_files", "variant"]
+__all__ = [
+    "CompiledPass",
+    "NoParams",
+    "Vectors",
+    "bound_loop",
+    "loop_of",
+    "param_kinds",
+    "params_of",
+    "ranked",
+    "sample",
+    "source_files",
+    "variant",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class NoParams(NamedTuple):
+    """The parameters of a pass that has none."""
+
+
+class Vectors(NamedTuple):
+    """The parameters of a pass that reads them from numbered vectors, each entry by an
+    index constant of its own (a machine's tables of varying length: node sharing's)."""
+
+    ints: Ints
+    floats: Floats
 
 
 @dataclass(frozen=True)
@@ -36,8 +63,8 @@ class CompiledPass:
 
     Attributes:
         name: a name for the pass, unique among passes (names the compiled code).
-        init: ``init(jobs, capacity, iparams, fparams) -> (store, state)``: the pass's
-            fixed arrays (changed in place) and its state (a named tuple, replaced).
+        init: ``init(jobs, capacity, params) -> (store, state)``: the pass's fixed
+            arrays (changed in place) and its state (a named tuple, replaced).
         schedule: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch,
             now, chosen) -> (state, head, tail, k, wake)``: one pass at ``now``; the jobs to
             start are ``chosen[:k]`` in decision order (the pass may compact
@@ -47,7 +74,10 @@ class CompiledPass:
         report: ``report(store, state, out, fout)``: the pass's counters into ``out``
             (an int64 array of :attr:`reports` entries) and ``fout`` (float64, of
             :attr:`freports`).
-        arguments: ``arguments(policy, sim) -> (iparams, fparams)`` for a policy
+        params: the pass's parameters: a named tuple class whose fields are ``int``,
+            ``float``, ``bool``, or arrays (:data:`~cosched.engine.loop.Ints`,
+            :data:`~cosched.engine.loop.Floats`), read by name (:class:`NoParams`: none).
+        arguments: ``arguments(policy, sim) -> params`` (a :attr:`params`) for a policy
             instance and its :class:`~cosched.engine.simulation.Simulation`, or None when
             this instance, platform or workload needs the general loop.
         absorb: ``absorb(policy, counters, floats, table)``: the report's counters and
@@ -98,22 +128,24 @@ class CompiledPass:
             that calls compiled functions loads numba anyway).
         reports: how many counters ``report`` writes into ``out``.
         freports: how many into ``fout``.
-        sample: ``sample(rng, n) -> (capacity, iparams, fparams, table)``: valid
-            arguments for a random workload of ``n`` jobs of 1-8 units, on which a
-            build checks the compiled loop against its source.
+        sample: ``sample(rng, n) -> (capacity, params, table)``: valid arguments for a
+            random workload of ``n`` jobs of 1-8 units, on which a build checks the
+            compiled loop against its source. None: 16 units, :attr:`params` with its
+            fields' defaults, no per-job inputs.
     """
 
     name: str
-    init: Callable[..., Any]
-    schedule: Callable[..., Any]
-    ended: Callable[..., Any]
-    report: Callable[..., Any]
-    arguments: Callable[[Any, Any], tuple[Sequence[int], Sequence[float]] | None]
+    init: loop.Init[Any, Any, Any]
+    schedule: loop.Schedule[Any, Any]
+    ended: loop.Ended[Any, Any]
+    report: loop.Report[Any, Any]
+    arguments: Callable[[Any, Any], Any]
+    params: type[tuple[Any, ...]] = NoParams
     absorb: Callable[[Any, list[int], list[float], Any], None] = field(
         default=lambda policy, counters, floats, table: None
     )
     table: Callable[[Any, Any], Any] | None = None
-    rates: Callable[..., Any] | None = None
+    rates: loop.Rates[Any, Any] | None = None
     places: bool = False
     room: int = 1
     placements: Callable[[Any, Any, Any, Any], tuple[Mapping[int, Any], list[int]]] | None = None
@@ -126,9 +158,61 @@ class CompiledPass:
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
-    sample: Callable[[Any, int], tuple[int, Any, Any, Any]] = field(
-        default=lambda rng, n: _sample(n)
-    )
+    sample: Callable[[Any, int], tuple[int, Any, loop.Table]] | None = None
+
+
+#: What each field type of a pass's parameters is in compiled code (a signature's type).
+_KINDS: dict[Any, str] = {int: "i8", float: "f8", bool: "b1", loop.Ints: I1, loop.Floats: F1}
+
+
+def param_kinds(params: type[tuple[Any, ...]]) -> tuple[str, ...]:
+    """The signature type of each field of a pass's parameters (:attr:`CompiledPass.params`),
+    in order; a TypeError for a field of any other type."""
+    hints = typing.get_type_hints(params)
+    fields: tuple[str, ...] = params._fields  # type: ignore[attr-defined]
+    kinds = []
+    for name in fields:
+        kind = _KINDS.get(hints.get(name))
+        if kind is None:
+            raise TypeError(
+                f"{params.__qualname__}.{name}: a pass's parameter is an int, a "
+                "float, a bool or an Ints/Floats array"
+            )
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def params_of(spec: CompiledPass, value: Any) -> Any:
+    """``value`` (what ``spec.arguments`` returned) as the loop takes it: a
+    ``spec.params`` with each field of its declared type (ints as ints, arrays
+    contiguous), so that one machine code serves every instance."""
+    import numpy as np
+
+    if not isinstance(value, spec.params):
+        raise TypeError(
+            f"the {spec.name} pass's arguments gave {type(value).__name__}, not "
+            f"{spec.params.__qualname__}"
+        )
+    cast = {"i8": int, "f8": float, "b1": bool}
+    out = []
+    for kind, v in zip(param_kinds(spec.params), value, strict=True):
+        if kind in cast:
+            out.append(cast[kind](v))
+        else:
+            out.append(np.ascontiguousarray(v, dtype=np.int64 if kind == I1 else np.float64))
+    return spec.params(*out)
+
+
+def sample(spec: CompiledPass, rng: Any, n: int) -> tuple[int, Any, loop.Table]:
+    """``spec``'s sample arguments (:attr:`CompiledPass.sample`), its parameters as the
+    loop takes them."""
+    import numpy as np
+
+    if spec.sample is None:
+        capacity, params, table = 16, spec.params(), np.zeros((n, 0))
+    else:
+        capacity, params, table = spec.sample(rng, n)
+    return capacity, params_of(spec, params), table
 
 
 def ranked(table: Any, column: int) -> Any:
@@ -142,14 +226,6 @@ def ranked(table: Any, column: int) -> Any:
     return jobs[np.argsort(ranks[jobs], kind="stable")]
 
 
-def _sample(n: int) -> tuple[int, Any, Any, Any]:
-    """A batch pass's sample arguments: 16 units, parameters -1 (e.g. EASY's window:
-    none) and 0, no per-job inputs."""
-    import numpy as np
-
-    return 16, np.full(4, -1, dtype=np.int64), np.zeros(4), np.zeros((n, 0))
-
-
 def source_files(spec: CompiledPass) -> list[str]:
     """The source files the bound loop is compiled from (numba's cache checks only the
     loop's own file; a changed pass must not reuse old machine code), the module
@@ -159,6 +235,9 @@ def source_files(spec: CompiledPass) -> list[str]:
     home = sys.modules.get(spec.arguments.__module__)
     if home is not None and getattr(home, "__file__", None):
         files.add(home.__file__)  # type: ignore[arg-type]
+    declared = sys.modules.get(spec.params.__module__)
+    if declared is not None and getattr(declared, "__file__", None):
+        files.add(declared.__file__)  # type: ignore[arg-type]
     for f in (*_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)
     return sorted(files)

@@ -114,9 +114,11 @@ class Completions(NamedTuple):
 #: A pass's fixed arrays (changed in place) and its state (replaced at each call).
 Store = TypeVar("Store")
 State = TypeVar("State")
+#: A pass's parameters: a named tuple of numbers (and arrays), read by name.
+Params = TypeVar("Params")
 
-#: ``init(jobs, capacity, iparams, fparams) -> (store, state)``.
-Init: TypeAlias = Callable[[Jobs, int, Ints, Floats], tuple[Store, State]]
+#: ``init(jobs, capacity, params) -> (store, state)``.
+Init: TypeAlias = Callable[[Jobs, int, Params], tuple[Store, State]]
 #: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen) ->
 #: (state, head, tail, k, wake)``: one pass at ``now`` (see
 #: :class:`~cosched.engine.compiled.CompiledPass`).
@@ -132,25 +134,10 @@ Rates: TypeAlias = Callable[
 ]
 #: ``report(store, state, out, fout)``: the pass's counters.
 Report: TypeAlias = Callable[[Store, State, Ints, Floats], None]
-#: The loop with a pass bound: ``loop(submit, run, est, size, table, capacity, iparams,
-#: fparams, start, end, order, placed, stats, fstats)``.
+#: The loop with a pass bound: ``loop(submit, run, est, size, table, capacity, params,
+#: start, end, order, placed, stats, fstats)``.
 EventLoop: TypeAlias = Callable[
-    [
-        Floats,
-        Floats,
-        Floats,
-        Ints,
-        Table,
-        int,
-        Ints,
-        Floats,
-        Floats,
-        Floats,
-        Ints,
-        Ints,
-        Ints,
-        Floats,
-    ],
+    [Floats, Floats, Floats, Ints, Table, int, Any, Floats, Floats, Ints, Ints, Ints, Floats],
     None,
 ]
 
@@ -272,7 +259,7 @@ def no_rates(
 
 
 def event_loop_for(
-    init: Init[Store, State],
+    init: Init[Store, State, Params],
     schedule: Schedule[Store, State],
     ended: Ended[Store, State],
     report: Report[Store, State],
@@ -313,8 +300,7 @@ def event_loop_for(
         size: Ints,
         table: Table,
         capacity: int,
-        iparams: Ints,
-        fparams: Floats,
+        params: Params,
         start: Floats,
         end: Floats,
         order: Ints,
@@ -329,7 +315,7 @@ def event_loop_for(
                 scheduler believes; ``size`` in units).
             table: the policy's per-job inputs (one row per job, f8; 0 columns if none).
             capacity: units in the machine.
-            iparams, fparams: the policy's parameters, as its ``init`` reads them.
+            params: the pass's parameters (a named tuple), as its ``init`` reads them.
             start, end: outputs, NaN on entry.
             order: output, the jobs in start order.
             placed: output of a pass that places its jobs (:attr:`Jobs.placed`).
@@ -360,7 +346,7 @@ def event_loop_for(
         ended = np.empty(m, dtype=np.int64)
         who = np.empty(m, dtype=np.int64)
         new_rates = np.empty(m, dtype=np.float64)
-        store, state = policy_init(jobs, capacity, iparams, fparams)
+        store, state = policy_init(jobs, capacity, params)
         free = capacity
         nxt = 0  # the next job to arrive
         head = 0  # queue[head:tail]: the queued jobs (passes may leave started ones behind)

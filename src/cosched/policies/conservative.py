@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, NoParams
 from cosched.engine.decisions import Decision, Start, WakeUp
+from cosched.engine.loop import Jobs
 from cosched.engine.view import SystemView
 from cosched.policies._profile_kernels import add, advance, coalesce, compress, reserve
 from cosched.policies.base import Policy, check_choice
@@ -271,7 +272,7 @@ class ConservativeState(NamedTuple):
 
 
 def conservative_init(
-    jobs: Any, capacity: int, iparams: Any, fparams: Any
+    jobs: Jobs, capacity: int, params: NoParams
 ) -> tuple[ConservativeStore, ConservativeState]:
     n = jobs.submit.shape[0]
     f8, i8 = np.float64, np.int64
@@ -407,15 +408,13 @@ def conservative_report(
     out[0] = s.delayed
 
 
-def _conservative_arguments(
-    policy: ConservativeBackfilling, sim: Simulation
-) -> tuple[list[int], list[float]] | None:
+def _conservative_arguments(policy: ConservativeBackfilling, sim: Simulation) -> NoParams | None:
     _, run, est, _ = sim.columns
     if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
         return None
     if policy._site.active:  # user limits: the policy's plans afresh
         return None
-    return [], []
+    return NoParams()
 
 
 def _conservative_absorb(

@@ -21,6 +21,7 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
+from cosched.engine.loop import Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.limits import SITE_ORDERS, SiteRules, UserLimits
@@ -219,10 +220,16 @@ class EasyState(NamedTuple):
     window: int  #: the backfill window (-1: the whole queue)
 
 
-def easy_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[EasyStore, EasyState]:
+class EasyParams(NamedTuple):
+    """EASY's compiled pass's parameters."""
+
+    window: int = -1  #: the backfill window (-1: the whole queue)
+
+
+def easy_init(jobs: Jobs, capacity: int, params: EasyParams) -> tuple[EasyStore, EasyState]:
     n = jobs.submit.shape[0]
     store = EasyStore(np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int64))
-    return store, EasyState(0, -1, -1, 0.0, 0, iparams[0])
+    return store, EasyState(0, -1, -1, 0.0, 0, params.window)
 
 
 def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) -> EasyState:
@@ -312,12 +319,10 @@ def easy_report(store: EasyStore, state: EasyState, out: Any, fout: Any) -> None
     """EASY has no counters of its own."""
 
 
-def _easy_arguments(
-    policy: EasyBackfilling, sim: Simulation
-) -> tuple[list[int], list[float]] | None:
+def _easy_arguments(policy: EasyBackfilling, sim: Simulation) -> EasyParams | None:
     if policy.order != "submit" or policy._site.active:
         return None
-    return [-1 if policy.window is None else int(policy.window)], []
+    return EasyParams(window=-1 if policy.window is None else int(policy.window))
 
 
 EASY_PASS = CompiledPass(
@@ -327,5 +332,6 @@ EASY_PASS = CompiledPass(
     ended=easy_ended,
     report=easy_report,
     arguments=_easy_arguments,
+    params=EasyParams,
     helpers=(_release_slot, insert_release, drop_release, shadow_walk, admit),
 )

@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, NoParams
 from cosched.engine.decisions import Decision, Start
+from cosched.engine.loop import Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.limits import SITE_ORDERS, SiteRules
@@ -95,7 +96,7 @@ class Fcfs(Policy):
 # -- the compiled pass (cosched.engine.loop) ---------------------------------------------
 
 
-def fcfs_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[int, int]:
+def fcfs_init(jobs: Jobs, capacity: int, params: NoParams) -> tuple[int, int]:
     """FCFS keeps nothing between passes."""
     return 0, 0
 
@@ -136,8 +137,8 @@ def fcfs_report(store: int, state: int, out: Any, fout: Any) -> None:
     """FCFS has no counters of its own."""
 
 
-def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> tuple[list[int], list[float]] | None:
-    return ([], []) if policy.order == "submit" and not policy._site.active else None
+def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> NoParams | None:
+    return NoParams() if policy.order == "submit" and not policy._site.active else None
 
 
 FCFS_PASS = CompiledPass(

@@ -22,11 +22,14 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
 from cosched.engine.loop import Floats, Ints
+
+if TYPE_CHECKING:
+    from numpy.random import Generator
 
 __all__ = [
     "CompiledPass",
@@ -141,10 +144,10 @@ class CompiledPass:
     report: loop.Report[Any, Any]
     arguments: Callable[[Any, Any], Any]
     params: type[tuple[Any, ...]] = NoParams
-    absorb: Callable[[Any, list[int], list[float], Any], None] = field(
+    absorb: Callable[[Any, list[int], list[float], loop.Table], None] = field(
         default=lambda policy, counters, floats, table: None
     )
-    table: Callable[[Any, Any], Any] | None = None
+    table: Callable[[Any, Any], loop.Table] | None = None
     rates: loop.Rates[Any, Any] | None = None
     places: bool = False
     room: int = 1
@@ -158,7 +161,7 @@ class CompiledPass:
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
-    sample: Callable[[Any, int], tuple[int, Any, loop.Table]] | None = None
+    sample: Callable[[Generator, int], tuple[int, Any, loop.Table]] | None = None
 
 
 #: What each field type of a pass's parameters is in compiled code (a signature's type).
@@ -203,7 +206,7 @@ def params_of(spec: CompiledPass, value: Any) -> Any:
     return spec.params(*out)
 
 
-def sample(spec: CompiledPass, rng: Any, n: int) -> tuple[int, Any, loop.Table]:
+def sample(spec: CompiledPass, rng: Generator, n: int) -> tuple[int, Any, loop.Table]:
     """``spec``'s sample arguments (:attr:`CompiledPass.sample`), its parameters as the
     loop takes them."""
     import numpy as np
@@ -215,7 +218,7 @@ def sample(spec: CompiledPass, rng: Any, n: int) -> tuple[int, Any, loop.Table]:
     return capacity, params_of(spec, params), table
 
 
-def ranked(table: Any, column: int) -> Any:
+def ranked(table: loop.Table, column: int) -> Ints:
     """The jobs whose entry in ``table[:, column]`` is a rank (not negative), in rank
     order: how a pass hands back the order in which its policy filled a per-job record
     (an ``absorb`` reads it)."""

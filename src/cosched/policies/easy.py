@@ -15,13 +15,13 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
-from cosched.engine.loop import Jobs
+from cosched.engine.loop import Floats, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.limits import SITE_ORDERS, SiteRules, UserLimits
@@ -205,8 +205,8 @@ class EasyStore(NamedTuple):
     """The running jobs sorted by (estimated end, job), the first ``running`` entries
     (EASY's compiled pass changes them in place)."""
 
-    ends: Any  #: estimated ends
-    jobs: Any  #: job indices
+    ends: Floats  #: estimated ends
+    jobs: Ints  #: job indices
 
 
 class EasyState(NamedTuple):
@@ -232,7 +232,7 @@ def easy_init(jobs: Jobs, capacity: int, params: EasyParams) -> tuple[EasyStore,
     return store, EasyState(0, -1, -1, 0.0, 0, params.window)
 
 
-def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) -> EasyState:
+def easy_ended(store: EasyStore, s: EasyState, jobs: Jobs, j: int, now: float) -> EasyState:
     running = drop_release(store.ends, store.jobs, s.running, jobs.start[j] + jobs.est[j], j)
     return EasyState(running, s.epoch, s.blocked, s.shadow, s.extra, s.window)
 
@@ -240,15 +240,15 @@ def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) ->
 def easy_pass(
     store: EasyStore,
     s: EasyState,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[EasyState, int, int, int, float]:
     """:meth:`EasyBackfilling.schedule` with the submit order, on arrays.
 
@@ -315,7 +315,7 @@ def easy_pass(
     return state, head, w, k, math.nan
 
 
-def easy_report(store: EasyStore, state: EasyState, out: Any, fout: Any) -> None:
+def easy_report(store: EasyStore, state: EasyState, out: Ints, fout: Floats) -> None:
     """EASY has no counters of its own."""
 
 

@@ -293,7 +293,19 @@ def _helper(h: Callable[..., Any], helpers: dict[str, Any], *, inline: bool) -> 
 
 
 def _inlined(f: Callable[..., Any]) -> Callable[..., Any]:
-    return jit(f, inline=True)
+    """``f`` compiled, to be inlined into the loop, which closes over it. Numba keys the
+    loop's cached code by the pickle of what it closes over; ``f`` pickles as its name
+    (which :func:`variant` makes name the sources' hash too), not as its code and every
+    function it calls, which took some milliseconds of each process that loads the loop
+    from numba's cache."""
+    got = jit(f, inline=True)
+    if hasattr(got, "_reduce_states"):  # numba's dispatcher (ReduceMixin)
+        got._reduce_states = functools.partial(_named, f"{f.__module__}.{f.__qualname__}")  # type: ignore[attr-defined]
+    return got
+
+
+def _named(name: str) -> dict[str, str]:
+    return {"name": name}
 
 
 def loop_of(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:

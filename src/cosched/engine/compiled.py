@@ -231,10 +231,11 @@ def ranked(table: loop.Table, column: int) -> Ints:
 
 def source_files(spec: CompiledPass) -> list[str]:
     """The source files the bound loop is compiled from (numba's cache checks only the
-    loop's own file; a changed pass must not reuse old machine code), the module
-    declaring the pass included (which functions it inlines or calls out of line changes
-    the machine code too)."""
-    files = {loop.__file__}
+    loop's own file; a changed pass must not reuse old machine code): the loop's, this
+    module's (which binds it), the module declaring the pass (which functions it
+    inlines or calls out of line changes the machine code too), and those of its
+    functions and parameters."""
+    files = {loop.__file__, __file__}
     home = sys.modules.get(spec.arguments.__module__)
     if home is not None and getattr(home, "__file__", None):
         files.add(home.__file__)  # type: ignore[arg-type]

@@ -462,13 +462,7 @@ def kernel(f: F) -> F:
 def jit(f: F, *, inline: bool = False) -> F:
     """``f`` compiled by numba just in time (``cache=True``, ``nogil=True``; with
     ``inline``, inlined into its callers in numba's own representation), once per
-    function; ``f`` itself without numba.
-
-    The compiled function's identity is its module, qualified name and ``inline``, the
-    same in every process: numba keys the cached code of a function that closes over
-    compiled ones (:func:`cosched.engine.loop.event_loop_for`) by what it closes over,
-    pickled, and a compiled function pickles with an identity (numba's own is random in
-    each process, which would compile such a closure again in every process)."""
+    function; ``f`` itself without numba."""
     got = _DISPATCHERS.get((f, inline))
     if got is None:
         try:
@@ -477,8 +471,6 @@ def jit(f: F, *, inline: bool = False) -> F:
             return f
         how: Literal["never", "always"] = "always" if inline else "never"
         got = _DISPATCHERS[f, inline] = njit(cache=True, nogil=True, inline=how)(f)
-        with contextlib.suppress(AttributeError, AssertionError):  # numba's private API
-            got._set_uuid(f"{f.__module__}.{f.__qualname__}/{how}")  # type: ignore[attr-defined]
     return got  # type: ignore[return-value]
 
 

@@ -50,7 +50,13 @@ def main() -> None:
         for rep in range(args.repeat + 1):
             start, end = np.full(n, np.nan), np.full(n, np.nan)
             t = time.process_time()
-            if hasattr(plan, "table"):
+            if hasattr(plan, "params"):
+                loop(
+                    *cols, plan.table, sim.capacity, plan.params, start, end,
+                    np.zeros(n, np.int64), np.zeros(0, np.int64),
+                    np.zeros(4 + plan.spec.reports, np.int64), np.zeros(plan.spec.freports),
+                )  # fmt: skip
+            elif hasattr(plan, "table"):  # the loop's signature before named parameters
                 loop(
                     *cols, plan.table, sim.capacity, plan.iparams, plan.fparams, start, end,
                     np.zeros(n, np.int64), np.zeros(0, np.int64),

@@ -71,11 +71,11 @@ from cosched.workload._swf_kernel import parse_block
 parse_block(np.frombuffer(b'1' + b' 1' * 17 + b'\\n', dtype=np.uint8), swf._SIGNED, swf._FRACTIONAL)
 t2 = time.process_time()
 from cosched.engine.compiled import bound_loop
-from cosched.policies.easy import EASY_PASS
+from cosched.policies.easy import EASY_PASS, EasyParams
 n, i64 = 3, np.int64
 bound_loop(EASY_PASS, compiled=True)(
     np.arange(3.0), np.ones(3), np.ones(3), np.ones(3, dtype=i64), np.zeros((3, 0)), 4,
-    np.array([-1]), np.zeros(0), np.full(n, np.nan), np.full(n, np.nan),
+    EasyParams(-1), np.full(n, np.nan), np.full(n, np.nan),
     np.zeros(3, dtype=i64), np.zeros(0, dtype=i64), np.zeros(4, dtype=i64), np.zeros(0))
 t3 = time.process_time()
 print(json.dumps({'import numba': t1 - t0, 'first kernel': t2 - t1, 'second kernel': t3 - t2}))

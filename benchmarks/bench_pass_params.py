@@ -1,7 +1,7 @@
-"""How a compiled pass may read its parameters: a numbered int64 vector (today's
-``iparams[k]``), a named tuple, or a numba ``structref``; CPU seconds of a loop that
-reads six parameters at each of ``--n`` steps, best of ``--repeat`` calls after one
-that compiles it.
+"""How a compiled pass may read its parameters: a numbered int64 vector
+(``iparams[k]``, the pass contract before named parameters), a named tuple, or a numba
+``structref``; CPU seconds of a loop that reads six parameters at each of ``--n``
+steps, best of ``--repeat`` calls after one that compiles it.
 
     python benchmarks/bench_pass_params.py --n 20000000 --repeat 5
 

@@ -117,8 +117,8 @@ B1, B2 = "b1[::1]", "b1[:, ::1]"
 
 
 def tuple_of(*items: str) -> str:
-    """The signature type of a tuple of ``items``."""
-    return "Tuple((" + ", ".join(items) + "))"
+    """The signature type of a tuple of ``items`` (a tuple of one with its comma)."""
+    return "Tuple((" + ", ".join(items) + (",))" if len(items) == 1 else "))")
 
 
 @dataclass(frozen=True)
@@ -508,6 +508,8 @@ _CODES = {"i8": np.int64, "f8": np.float64, "b1": np.bool_, "u1": np.uint8}
 def _parse(text: str, i: int = 0) -> tuple[_Type, int]:
     """One type of a signature from ``text[i:]`` (the forms signatures use:
     ``i8``, ``f8[:, ::1]``, ``Tuple((t, ...))``) and where it ends."""
+    if text.startswith("Tuple(())", i):
+        return (), i + len("Tuple(())")
     if text.startswith("Tuple((", i):
         items: list[_Type] = []
         i += len("Tuple((")
@@ -516,6 +518,8 @@ def _parse(text: str, i: int = 0) -> tuple[_Type, int]:
             items.append(item)
             if text.startswith("))", i):
                 return tuple(items), i + 2
+            if len(items) == 1 and text.startswith(",))", i):
+                return tuple(items), i + 3
             if not text.startswith(", ", i):
                 raise ValueError(f"bad signature {text!r} at {i}")
             i += 2

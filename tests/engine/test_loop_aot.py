@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 import cosched.compile as cc
 from cosched.engine import aot, fastpath
-from cosched.engine.compiled import CompiledPass, bound_loop
+from cosched.engine.compiled import CompiledPass, NoParams, bound_loop
 from cosched.policies.conservative import CONSERVATIVE_PASS
-from cosched.policies.easy import EASY_PASS
+from cosched.policies.easy import EASY_PASS, EasyParams
 from cosched.policies.fcfs import FCFS_PASS
 
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
@@ -65,16 +65,15 @@ def columns(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     return submit, r, est, np.array(size, dtype=np.int64), capacity
 
 
-def _run(loop: Any, spec: CompiledPass, case: Any, iparams: list[int]) -> list[np.ndarray]:
+def _run(loop: Any, spec: CompiledPass, case: Any, params: Any) -> list[np.ndarray]:
     submit, run, est, size, capacity = case
     n = len(submit)
     start, end = np.full(n, np.nan), np.full(n, np.nan)
     order = np.zeros(n, dtype=np.int64)
     stats = np.zeros(4 + spec.reports, dtype=np.int64)
-    ip, fp = np.array(iparams, dtype=np.int64), np.zeros(0)
     table, placed, fstats = np.zeros((n, 0)), np.zeros(0, dtype=np.int64), np.zeros(0)
     loop(
-        submit.copy(), run.copy(), est.copy(), size.copy(), table, capacity, ip, fp, start,
+        submit.copy(), run.copy(), est.copy(), size.copy(), table, capacity, params, start,
         end, order, placed, stats, fstats,
     )  # fmt: skip
     return [start, end, order[: stats[2]], stats]
@@ -93,11 +92,11 @@ def test_the_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
     if name == "conservative":  # its pass runs only where no job outlives its estimate
         submit, run, est, size, capacity = case
         case = submit, run, np.maximum(est, run), size, capacity
-    iparams = [window] if name == "easy" else []
+    params = EasyParams(window=window) if name == "easy" else NoParams()
     got = [
-        _run(loops[name], spec, case, iparams),
-        _run(bound_loop(spec, compiled=True), spec, case, iparams),
-        _run(bound_loop(spec, compiled=False), spec, case, iparams),
+        _run(loops[name], spec, case, params),
+        _run(bound_loop(spec, compiled=True), spec, case, params),
+        _run(bound_loop(spec, compiled=False), spec, case, params),
     ]
     for other in got[1:]:
         for a, b in zip(got[0], other, strict=True):
@@ -120,7 +119,7 @@ def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> N
         np.array([3, 4, 1, 1], dtype=np.int64),
         4,
     )
-    start, end, _, stats = _run(loops["easy"], EASY_PASS, case, [-1])
+    start, end, _, stats = _run(loops["easy"], EASY_PASS, case, EasyParams(window=-1))
     assert start.tolist() == [0.0, 100.0, 2.0, 110.0]
     assert end.tolist() == [100.0, 110.0, 52.0, 115.0]
     assert stats[1] == 4  # four starts, no other decision
@@ -129,7 +128,7 @@ def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> N
 def test_the_compiled_loop_refuses_arrays_it_would_misread(loops: dict[str, Any]) -> None:
     n = 3
     args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64)]
-    args += [np.zeros((n, 0)), 4, np.zeros(0, dtype=np.int64), np.zeros(0)]
+    args += [np.zeros((n, 0)), 4, NoParams()]
     args += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=np.int64)]
     args += [np.zeros(0, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(0)]
     loops["fcfs"](*args)

@@ -1,7 +1,7 @@
 """The event loop, with each policy's pass bound, compiled ahead of time.
 
 Importing numba and loading a cached just-in-time loop costs about half a second of
-CPU per process; the same bound loop (:func:`cosched.engine.compiled.plain_source`)
+CPU per process; the same bound loop (:func:`cosched.engine.compiled.loop_of`)
 compiled once into an extension module by numba's ahead-of-time compiler
 (``numba.pycc``) loads in about a millisecond, without numba. One module per pass,
 built on first use in a child process (:func:`cosched.compile.load_built`: a file
@@ -21,6 +21,7 @@ import functools
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,18 +33,45 @@ from cosched.compile import (
     key,
     load_built,
     module_path,
+    tuple_of,
 )
 from cosched.compile import is_built as is_built_group
-from cosched.engine.compiled import CompiledPass, bound_loop, plain_source, source_files
-
-__all__ = ["LOOP_SIGNATURE", "build_loop", "is_built", "load_loop", "unbuilt"]
-
-#: The bound loop's arguments (:func:`cosched.engine.loop.event_loop`), every array
-#: C-contiguous.
-LOOP_SIGNATURE = (
-    "void(f8[::1], f8[::1], f8[::1], i8[::1], f8[:, ::1], i8, i8[::1], f8[::1], f8[::1], "
-    "f8[::1], i8[::1], i8[::1], i8[::1], f8[::1])"
+from cosched.engine.compiled import (
+    CompiledPass,
+    bound_loop,
+    loop_of,
+    param_kinds,
+    sample,
+    source_files,
 )
+
+__all__ = ["build_loop", "is_built", "load_loop", "loop_signature", "unbuilt"]
+
+
+def loop_signature(spec: CompiledPass) -> str:
+    """The bound loop's arguments (:func:`cosched.engine.loop.event_loop_for`), every
+    array C-contiguous, the pass's parameters a tuple of their fields' types (compiled
+    as the pass's named tuple: :func:`_numba_signature`)."""
+    kinds = param_kinds(spec.params)
+    params = tuple_of(*kinds) if kinds else "Tuple(())"
+    return (
+        f"void(f8[::1], f8[::1], f8[::1], i8[::1], f8[:, ::1], i8, {params}, f8[::1], "
+        "f8[::1], i8[::1], i8[::1], i8[::1], f8[::1])"
+    )
+
+
+_PARAMS = 6  # the parameters' position among the loop's arguments
+
+
+def _numba_signature(spec: CompiledPass) -> Any:
+    """:func:`loop_signature` as numba's types, the parameters ``spec.params`` by name."""
+    from numba import types
+    from numba.core.sigutils import normalize_signature
+
+    args, _ = normalize_signature(loop_signature(spec))
+    args = list(args)
+    args[_PARAMS] = types.NamedTuple(list(args[_PARAMS].types), spec.params)
+    return types.void(*args)
 
 
 def _extension(spec: CompiledPass) -> str:
@@ -53,7 +81,7 @@ def _extension(spec: CompiledPass) -> str:
 @functools.cache
 def _key(spec: CompiledPass) -> str:
     """The hash naming the folder of ``spec``'s built loop (computed once a process)."""
-    return key(spec.name, LOOP_SIGNATURE, files=source_files(spec))
+    return key(spec.name, loop_signature(spec), files=source_files(spec))
 
 
 def _folder(spec: CompiledPass) -> Path:
@@ -104,7 +132,7 @@ def load_loop(spec: CompiledPass, *, build: bool) -> Callable[..., None] | None:
     )
     if module is None:
         return None
-    return Checked("event_loop", module.event_loop, LOOP_SIGNATURE)
+    return Checked("event_loop", module.event_loop, loop_signature(spec))
 
 
 def _find(module: str, name: str) -> CompiledPass:
@@ -130,7 +158,7 @@ def build_loop(out: str, folder_key: str, extension: str, module: str, name: str
         cc = CC(extension)
         cc.output_dir = out
         cc.verbose = False
-        cc.export("event_loop", LOOP_SIGNATURE)(plain_source(spec))
+        cc.export("event_loop", _numba_signature(spec))(loop_of(spec, compiled=True))
         cc.compile()
     built = import_built(module_path(Path(out), extension), extension)
     _self_check(spec, built.event_loop)
@@ -146,7 +174,7 @@ def _self_check(spec: CompiledPass, compiled: Callable[..., None]) -> None:
     run = rng.integers(1, 300, n).astype(np.float64)
     est = run + rng.integers(0, 200, n)
     size = rng.integers(1, 9, n).astype(np.int64)
-    capacity, iparams, fparams, table = spec.sample(rng, n)
+    capacity, params, table = sample(spec, rng, n)
     got: list[np.ndarray] = []
     want: list[np.ndarray] = []
     for loop, out in ((compiled, got), (bound_loop(spec, compiled=False), want)):
@@ -156,7 +184,7 @@ def _self_check(spec: CompiledPass, compiled: Callable[..., None]) -> None:
         stats = np.zeros(4 + spec.reports, dtype=np.int64)
         fstats = np.zeros(spec.freports)
         loop(
-            submit, run, est, size, table, capacity, iparams, fparams, start, end, order,
+            submit, run, est, size, table.copy(), capacity, params, start, end, order,
             placed, stats, fstats,
         )  # fmt: skip
         out += [start, end, order, placed, stats, fstats]

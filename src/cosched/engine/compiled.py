@@ -3,26 +3,61 @@
 A policy with a compiled form declares it on its class
 (:meth:`Policy.compiled_pass <cosched.policies.base.Policy.compiled_pass>`) as a
 :class:`CompiledPass`: its functions in numba's subset of Python, written next to
-the policy, and the instance's parameters as two small arrays. :func:`bound_loop`
-binds them into a copy of :func:`cosched.engine.loop.event_loop` (each copy its own
-function, so numba's cache keeps one machine code per pass), plain or compiled by
-numba just in time; :mod:`cosched.engine.aot` compiles the same copy ahead of time.
-The engine never imports a policy: it is handed the pass.
+the policy, and the instance's parameters as a named tuple
+(:attr:`CompiledPass.params`). :func:`bound_loop`
+hands them to :func:`cosched.engine.loop.event_loop_for`, which returns the event loop
+calling them (a closure over them, its own function for each pass, so that numba's
+cache keeps one machine code per pass), plain or compiled by numba just in time;
+:mod:`cosched.engine.aot` compiles the same loop ahead of time. Compiled, each of the
+pass's functions calls the compiled forms of the functions it calls (its
+:attr:`~CompiledPass.helpers` and :attr:`~CompiledPass.calls`, the same source). The
+engine never imports a policy: it is handed the pass.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from cosched.compile import jit, key
+from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
+from cosched.engine.loop import Floats, Ints
 
-__all__ = ["CompiledPass", "bound_loop", "ranked", "source_files", "variant"]
+if TYPE_CHECKING:
+    from numpy.random import Generator
+
+__all__ = [
+    "CompiledPass",
+    "NoParams",
+    "Vectors",
+    "bound_loop",
+    "loop_of",
+    "param_kinds",
+    "params_of",
+    "ranked",
+    "sample",
+    "source_files",
+    "variant",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class NoParams(NamedTuple):
+    """The parameters of a pass that has none."""
+
+
+class Vectors(NamedTuple):
+    """The parameters of a pass that reads them from numbered vectors, each entry by an
+    index constant of its own (a machine's tables of varying length: node sharing's)."""
+
+    ints: Ints
+    floats: Floats
 
 
 @dataclass(frozen=True)
@@ -31,8 +66,8 @@ class CompiledPass:
 
     Attributes:
         name: a name for the pass, unique among passes (names the compiled code).
-        init: ``init(jobs, capacity, iparams, fparams) -> (store, state)``: the pass's
-            fixed arrays (changed in place) and its state (a named tuple, replaced).
+        init: ``init(jobs, capacity, params) -> (store, state)``: the pass's fixed
+            arrays (changed in place) and its state (a named tuple, replaced).
         schedule: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch,
             now, chosen) -> (state, head, tail, k, wake)``: one pass at ``now``; the jobs to
             start are ``chosen[:k]`` in decision order (the pass may compact
@@ -42,7 +77,10 @@ class CompiledPass:
         report: ``report(store, state, out, fout)``: the pass's counters into ``out``
             (an int64 array of :attr:`reports` entries) and ``fout`` (float64, of
             :attr:`freports`).
-        arguments: ``arguments(policy, sim) -> (iparams, fparams)`` for a policy
+        params: the pass's parameters: a named tuple class whose fields are ``int``,
+            ``float``, ``bool``, or arrays (:data:`~cosched.engine.loop.Ints`,
+            :data:`~cosched.engine.loop.Floats`), read by name (:class:`NoParams`: none).
+        arguments: ``arguments(policy, sim) -> params`` (a :attr:`params`) for a policy
             instance and its :class:`~cosched.engine.simulation.Simulation`, or None when
             this instance, platform or workload needs the general loop.
         absorb: ``absorb(policy, counters, floats, table)``: the report's counters and
@@ -93,22 +131,24 @@ class CompiledPass:
             that calls compiled functions loads numba anyway).
         reports: how many counters ``report`` writes into ``out``.
         freports: how many into ``fout``.
-        sample: ``sample(rng, n) -> (capacity, iparams, fparams, table)``: valid
-            arguments for a random workload of ``n`` jobs of 1-8 units, on which a
-            build checks the compiled loop against its source.
+        sample: ``sample(rng, n) -> (capacity, params, table)``: valid arguments for a
+            random workload of ``n`` jobs of 1-8 units, on which a build checks the
+            compiled loop against its source. None: 16 units, :attr:`params` with its
+            fields' defaults, no per-job inputs.
     """
 
     name: str
-    init: Callable[..., Any]
-    schedule: Callable[..., Any]
-    ended: Callable[..., Any]
-    report: Callable[..., Any]
-    arguments: Callable[[Any, Any], tuple[Sequence[int], Sequence[float]] | None]
-    absorb: Callable[[Any, list[int], list[float], Any], None] = field(
+    init: loop.Init[Any, Any, Any]
+    schedule: loop.Schedule[Any, Any]
+    ended: loop.Ended[Any, Any]
+    report: loop.Report[Any, Any]
+    arguments: Callable[[Any, Any], Any]
+    params: type[tuple[Any, ...]] = NoParams
+    absorb: Callable[[Any, list[int], list[float], loop.Table], None] = field(
         default=lambda policy, counters, floats, table: None
     )
-    table: Callable[[Any, Any], Any] | None = None
-    rates: Callable[..., Any] | None = None
+    table: Callable[[Any, Any], loop.Table] | None = None
+    rates: loop.Rates[Any, Any] | None = None
     places: bool = False
     room: int = 1
     placements: Callable[[Any, Any, Any, Any], tuple[Mapping[int, Any], list[int]]] | None = None
@@ -121,12 +161,64 @@ class CompiledPass:
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
-    sample: Callable[[Any, int], tuple[int, Any, Any, Any]] = field(
-        default=lambda rng, n: _sample(n)
-    )
+    sample: Callable[[Generator, int], tuple[int, Any, loop.Table]] | None = None
 
 
-def ranked(table: Any, column: int) -> Any:
+#: What each field type of a pass's parameters is in compiled code (a signature's type).
+_KINDS: dict[Any, str] = {int: "i8", float: "f8", bool: "b1", loop.Ints: I1, loop.Floats: F1}
+
+
+def param_kinds(params: type[tuple[Any, ...]]) -> tuple[str, ...]:
+    """The signature type of each field of a pass's parameters (:attr:`CompiledPass.params`),
+    in order; a TypeError for a field of any other type."""
+    hints = typing.get_type_hints(params)
+    fields: tuple[str, ...] = params._fields  # type: ignore[attr-defined]
+    kinds = []
+    for name in fields:
+        kind = _KINDS.get(hints.get(name))
+        if kind is None:
+            raise TypeError(
+                f"{params.__qualname__}.{name}: a pass's parameter is an int, a "
+                "float, a bool or an Ints/Floats array"
+            )
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def params_of(spec: CompiledPass, value: Any) -> Any:
+    """``value`` (what ``spec.arguments`` returned) as the loop takes it: a
+    ``spec.params`` with each field of its declared type (ints as ints, arrays
+    contiguous), so that one machine code serves every instance."""
+    import numpy as np
+
+    if not isinstance(value, spec.params):
+        raise TypeError(
+            f"the {spec.name} pass's arguments gave {type(value).__name__}, not "
+            f"{spec.params.__qualname__}"
+        )
+    cast = {"i8": int, "f8": float, "b1": bool}
+    out = []
+    for kind, v in zip(param_kinds(spec.params), value, strict=True):
+        if kind in cast:
+            out.append(cast[kind](v))
+        else:
+            out.append(np.ascontiguousarray(v, dtype=np.int64 if kind == I1 else np.float64))
+    return spec.params(*out)
+
+
+def sample(spec: CompiledPass, rng: Generator, n: int) -> tuple[int, Any, loop.Table]:
+    """``spec``'s sample arguments (:attr:`CompiledPass.sample`), its parameters as the
+    loop takes them."""
+    import numpy as np
+
+    if spec.sample is None:
+        capacity, params, table = 16, spec.params(), np.zeros((n, 0))
+    else:
+        capacity, params, table = spec.sample(rng, n)
+    return capacity, params_of(spec, params), table
+
+
+def ranked(table: loop.Table, column: int) -> Ints:
     """The jobs whose entry in ``table[:, column]`` is a rank (not negative), in rank
     order: how a pass hands back the order in which its policy filled a per-job record
     (an ``absorb`` reads it)."""
@@ -137,25 +229,20 @@ def ranked(table: Any, column: int) -> Any:
     return jobs[np.argsort(ranks[jobs], kind="stable")]
 
 
-def _sample(n: int) -> tuple[int, Any, Any, Any]:
-    """A batch pass's sample arguments: 16 units, parameters -1 (e.g. EASY's window:
-    none) and 0, no per-job inputs."""
-    import numpy as np
-
-    return 16, np.full(4, -1, dtype=np.int64), np.zeros(4), np.zeros((n, 0))
-
-
 def source_files(spec: CompiledPass) -> list[str]:
     """The source files the bound loop is compiled from (numba's cache checks only the
-    loop's own file; a changed pass must not reuse old machine code), the module
-    declaring the pass included (which functions it inlines or calls out of line changes
-    the machine code too)."""
-    files = {loop.__file__}
+    loop's own file; a changed pass must not reuse old machine code): the loop's, this
+    module's (which binds it), the module declaring the pass (which functions it
+    inlines or calls out of line changes the machine code too), and those of its
+    functions and parameters."""
+    files = {loop.__file__, __file__}
     home = sys.modules.get(spec.arguments.__module__)
     if home is not None and getattr(home, "__file__", None):
         files.add(home.__file__)  # type: ignore[arg-type]
-    hooks = (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
-    for f in (*hooks, *spec.calls, *spec.helpers, *spec.depends):
+    declared = sys.modules.get(spec.params.__module__)
+    if declared is not None and getattr(declared, "__file__", None):
+        files.add(declared.__file__)  # type: ignore[arg-type]
+    for f in (*_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
         files.add(getattr(f, "py_func", f).__code__.co_filename)
     return sorted(files)
 
@@ -167,78 +254,97 @@ def variant(spec: CompiledPass) -> str:
     return f"event_loop_{spec.name}_{key(files=source_files(spec), length=12)}"
 
 
-def _rebind(f: Callable[..., Any], names: dict[str, Any], qualname: str) -> FunctionType:
-    """``f`` with ``names`` rebound in a copy of its globals, as its own function."""
+def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+    return (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
+
+
+def _with_names(f: F, names: Mapping[str, Any], qualname: str) -> F:
+    """``f`` with ``names`` in a copy of its globals, as its own function named
+    ``qualname``: ``f`` calling the compiled forms of the plain functions it calls (or,
+    for :attr:`CompiledPass.plain_calls`, those compiled ahead of time)."""
     code = f.__code__  # type: ignore[attr-defined]
     g = FunctionType(code, {**f.__globals__, **names}, f.__name__, f.__defaults__)  # type: ignore[attr-defined]
     g.__qualname__ = qualname
     g.__module__ = f.__module__
     g.__doc__ = f.__doc__
-    return g
+    return g  # type: ignore[return-value]
 
 
-#: Each helper's compiled form, rebound to the compiled forms of those it calls.
+#: Each helper's compiled form, calling the compiled forms of those it calls.
 _HELPERS: dict[Callable[..., Any], Any] = {}
+
+
+def _compiled_helpers(spec: CompiledPass) -> dict[str, Any]:
+    """The compiled forms of the functions ``spec``'s functions call, by name: its
+    :attr:`~CompiledPass.calls` out of line, its :attr:`~CompiledPass.helpers` inlined
+    (each calling the compiled forms of those listed before it)."""
+    helpers: dict[str, Any] = {}
+    for h in spec.calls:
+        helpers[h.__name__] = _helper(h, helpers, inline=False)
+    for h in spec.helpers:
+        helpers[h.__name__] = _helper(h, helpers, inline=True)
+    return helpers
 
 
 def _helper(h: Callable[..., Any], helpers: dict[str, Any], *, inline: bool) -> Any:
     got = _HELPERS.get(h)
     if got is None:
-        got = _HELPERS[h] = jit(_rebind(h, helpers, h.__qualname__), inline=inline)
+        got = _HELPERS[h] = jit(_with_names(h, helpers, h.__qualname__), inline=inline)
     return got
 
 
-def _bindings(spec: CompiledPass, compiled: bool, tag: str) -> dict[str, Any]:
-    """The names the bound loop calls: the pass's functions (their helpers
-    rebound to compiled ones when ``compiled``) and the loop's own helpers."""
-    helpers: dict[str, Any] = {}
+def _inlined(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` compiled, to be inlined into the loop, which closes over it. Numba keys the
+    loop's cached code by the pickle of what it closes over; ``f`` pickles as its name
+    (which :func:`variant` makes name the sources' hash too), not as its code and every
+    function it calls, which took some milliseconds of each process that loads the loop
+    from numba's cache."""
+    got = jit(f, inline=True)
+    if hasattr(got, "_reduce_states"):  # numba's dispatcher (ReduceMixin)
+        got._reduce_states = functools.partial(_named, f"{f.__module__}.{f.__qualname__}")  # type: ignore[attr-defined]
+    return got
+
+
+def _named(name: str) -> dict[str, str]:
+    return {"name": name}
+
+
+def loop_of(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
+    """:func:`cosched.engine.loop.event_loop_for` of ``spec``'s functions.
+
+    Compiled: the loop for numba to compile (named by :func:`variant`, which names its
+    cache entry), each of the pass's functions calling the compiled forms of its
+    helpers, and inlined into the loop in numba's own representation (left to LLVM,
+    each pass call hands over the job columns argument by argument, which cost EASY's
+    loop some 15 %: docs/performance.md). Else plain Python, the pass's functions
+    calling :attr:`~CompiledPass.plain_calls` when it names any."""
+    tag = variant(spec)
     if compiled:
-        # The loop's callees are inlined into it in numba's own representation: left to
-        # LLVM, each pass call hands over the job columns argument by argument, which
-        # cost EASY's loop some 15 % (docs/performance.md).
-        for h in spec.calls:  # each may call those listed before it
-            helpers[h.__name__] = _helper(h, helpers, inline=False)
-        for h in spec.helpers:  # each may call those listed before it
-            helpers[h.__name__] = _helper(h, helpers, inline=True)
-        for h in (loop.heap_push, loop.heap_pop, loop._heap_grow, loop._wake_push, loop._wake_pop):
-            helpers[h.__name__] = jit(h, inline=True)
-    plain = spec.plain_calls() if not compiled and spec.plain_calls is not None else None
-    names: dict[str, Any] = dict(helpers)
-    for slot, f in (
-        ("policy_init", spec.init),
-        ("policy_ended", spec.ended),
-        ("policy_pass", spec.schedule),
-        ("policy_report", spec.report),
-        ("policy_rates", spec.rates or loop.no_rates),
-    ):
-        if compiled:
-            names[slot] = jit(_rebind(f, helpers, f"{f.__qualname__}_{tag}"), inline=True)
-        elif plain is not None:
-            names[slot] = _rebind(f, plain, f.__qualname__)
-        else:
-            names[slot] = f
-    names["IDLE_PASSES"] = spec.idle_passes
-    names["IDLE_CALLS"] = spec.idle_passes and spec.idle_calls
-    names["RATES"] = spec.rates is not None
-    return names
+        names = _compiled_helpers(spec)
+        hooks = [_with_names(f, names, f"{f.__qualname__}_{tag}") for f in _hooks(spec)]
+    else:
+        plain = spec.plain_calls() if spec.plain_calls is not None else {}
+        hooks = [_with_names(f, plain, f.__qualname__) if plain else f for f in _hooks(spec)]
+    init, schedule, ended, report, rates = hooks
+    bound = loop.event_loop_for(
+        init, schedule, ended, report, rates if spec.rates is not None else None,
+        idle_passes=spec.idle_passes, idle_calls=spec.idle_calls,
+        callee=_inlined if compiled else lambda f: f,
+    )  # fmt: skip
+    if compiled:
+        bound.__qualname__ = bound.__name__ = tag
+    return bound
 
 
-_BOUND: dict[tuple[str, bool], Callable[..., None]] = {}
+_BOUND: dict[tuple[str, bool], loop.EventLoop] = {}
 
 
-def bound_loop(spec: CompiledPass, *, compiled: bool) -> Callable[..., None]:
-    """:func:`cosched.engine.loop.event_loop` with ``spec``'s pass bound: compiled by
-    numba (``cache=True``: compiled once per machine and source) or plain Python."""
+def bound_loop(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
+    """The event loop with ``spec``'s pass bound (:func:`loop_of`): compiled by numba
+    (``cache=True``: compiled once per machine and source) or plain Python."""
     tag = variant(spec)
     got = _BOUND.get((tag, compiled))
     if got is None:
-        g = _rebind(loop.event_loop, _bindings(spec, compiled, tag), tag)
-        got = _BOUND[tag, compiled] = jit(g) if compiled else g
+        bound = loop_of(spec, compiled=compiled)
+        got = _BOUND[tag, compiled] = jit(bound) if compiled else bound
     return got
-
-
-def plain_source(spec: CompiledPass) -> FunctionType:
-    """The bound loop as plain Python with its callees compiled: what numba's
-    ahead-of-time compiler exports (:mod:`cosched.engine.aot`)."""
-    tag = variant(spec)
-    return _rebind(loop.event_loop, _bindings(spec, True, tag), tag)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from cosched.compile import announced
-from cosched.engine.compiled import CompiledPass, bound_loop
+from cosched.engine.compiled import CompiledPass, bound_loop, params_of
 from cosched.engine.ledger import Placements
 from cosched.platform import Allocation
 
@@ -71,8 +71,7 @@ class Plan(NamedTuple):
     """What the fast path runs: a pass, its instance's parameters and per-job inputs."""
 
     spec: CompiledPass
-    iparams: np.ndarray
-    fparams: np.ndarray
+    params: Any  #: a ``spec.params``
     table: np.ndarray
 
 
@@ -122,18 +121,12 @@ def eligible(sim: Simulation) -> Plan | None:
         return None
     if (sim.rate_model is not None and spec.rates is None) or (sim.placing and not spec.places):
         return None
-    args = spec.arguments(sim.policy, sim)
-    if args is None:
+    params = spec.arguments(sim.policy, sim)
+    if params is None:
         return None
-    iparams, fparams = args
     n = sim.n_jobs
     table = np.zeros((n, 0)) if spec.table is None else spec.table(sim.policy, sim)
-    return Plan(
-        spec,
-        np.array(iparams, dtype=np.int64),
-        np.array(fparams, dtype=np.float64),
-        np.ascontiguousarray(table, dtype=np.float64),
-    )
+    return Plan(spec, params_of(spec, params), np.ascontiguousarray(table, dtype=np.float64))
 
 
 def try_run(sim: Simulation) -> SimulationResult | None:
@@ -154,8 +147,8 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     loop = _loop(spec, n)
     with announced(f"the {spec.name} event loop", loop):  # numba's, when not built
         loop(
-            submit, run, est, size, plan.table, sim.capacity, plan.iparams, plan.fparams,
-            start, end, order, placed, stats, fstats,
+            submit, run, est, size, plan.table, sim.capacity, plan.params, start, end,
+            order, placed, stats, fstats,
         )  # fmt: skip
     counters: list[Any] = stats.tolist()
     spec.absorb(sim.policy, counters[4:], fstats.tolist(), plan.table)

@@ -32,51 +32,114 @@ which it changes in place (kept apart from the state so that a pass does not han
 arrays back and forth: numba counts references to every array it returns, which would
 cost EASY's loop some 15 %).
 
-The source is plain Python over numpy arrays:
-:func:`~cosched.engine.compiled.bound_loop` binds a pass's functions into a copy of the
-loop, compiled by numba or left as plain Python (the same source, the same results); the
-flags :data:`IDLE_PASSES` and :data:`RATES` are
-constants of each copy, so a loop without rate changes compiles none of their code.
+The source is plain Python over numpy arrays. :func:`event_loop_for` builds the loop
+for one pass: the loop it returns closes over the pass's functions and calls them as
+any function calls another, plain Python as it is, or compiled by numba
+(:func:`~cosched.engine.compiled.bound_loop`; the same source, the same results). The
+pass's functions' signatures are declared once here (:data:`Init`, :data:`Schedule`,
+:data:`Ended`, :data:`Rates`, :data:`Report`; mypy checks every pass against them
+through :class:`~cosched.engine.compiled.CompiledPass`), and so are the arrays they
+take (:data:`Ints`, :data:`Floats`, :data:`Table`). Whether the pass changes rates or
+passes at idle instants are constants of each loop, so a loop without rate changes
+compiles none of their code.
 Nothing here knows a policy.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["Completions", "Jobs", "event_loop", "heap_pop", "heap_push"]
+__all__ = [
+    "Completions",
+    "Ended",
+    "EventLoop",
+    "Floats",
+    "Init",
+    "Ints",
+    "Jobs",
+    "Rates",
+    "Report",
+    "Schedule",
+    "Table",
+    "event_loop_for",
+    "heap_pop",
+    "heap_push",
+    "no_rates",
+]
+
+#: An int64 vector (C-contiguous where the loop builds it): job indices, sizes, counters.
+Ints: TypeAlias = npt.NDArray[np.int64]
+#: A float64 vector: times, rates, real-valued counters.
+Floats: TypeAlias = npt.NDArray[np.float64]
+#: A float64 matrix, one row per job: a pass's own per-job columns.
+Table: TypeAlias = npt.NDArray[np.float64]
 
 
 class Jobs(NamedTuple):
     """The job columns in submit order: inputs, the schedule the loop fills in, and the
     progress of the running jobs."""
 
-    submit: Any  #: submit times (f8)
-    run: Any  #: run times at rate 1 (f8)
-    est: Any  #: what the scheduler believes run times are (f8)
-    size: Any  #: units each job takes (i8)
-    table: Any  #: the policy's own per-job columns, one row per job (f8, 2-D; may be 0
+    submit: Floats  #: submit times
+    run: Floats  #: run times at rate 1
+    est: Floats  #: what the scheduler believes run times are
+    size: Ints  #: units each job takes
+    table: Table  #: the policy's own per-job columns, one row per job (f8, 2-D; may be 0
     #: wide): its inputs, and outputs it writes (handed back to its ``absorb``)
-    start: Any  #: output: start times (f8, NaN until started)
-    end: Any  #: output: end times (f8)
-    order: Any  #: output: the jobs in start order (i8)
-    placed: Any  #: output: the node of each unit a job ran on, ``size[j]`` from
-    #: ``sum(size[:j])`` (i8; written by a pass that places its jobs, left as is by one
+    start: Floats  #: output: start times (NaN until started)
+    end: Floats  #: output: end times
+    order: Ints  #: output: the jobs in start order
+    placed: Ints  #: output: the node of each unit a job ran on, ``size[j]`` from
+    #: ``sum(size[:j])`` (written by a pass that places its jobs, left as is by one
     #: that does not)
-    rate: Any  #: progress rates of running jobs (f8; 1 unless the pass changes them)
-    est_end: Any  #: when the scheduler believes each running job ends (f8; kept by a
+    rate: Floats  #: progress rates of running jobs (1 unless the pass changes them)
+    est_end: Floats  #: when the scheduler believes each running job ends (kept by a
     #: loop with rate changes, where it moves with the rate)
 
 
 class Completions(NamedTuple):
     """The running jobs as a binary min-heap of (end, start sequence), with the job."""
 
-    time: Any  #: end times (f8)
-    seq: Any  #: start sequence numbers, the tie-break (i8)
-    job: Any  #: job indices (i8)
+    time: Floats  #: end times
+    seq: Ints  #: start sequence numbers, the tie-break
+    job: Ints  #: job indices
+
+
+# -- a pass's functions, declared once ---------------------------------------------------
+
+#: A pass's fixed arrays (changed in place) and its state (replaced at each call).
+Store = TypeVar("Store")
+State = TypeVar("State")
+#: A pass's parameters: a named tuple of numbers (and arrays), read by name.
+Params = TypeVar("Params")
+
+#: ``init(jobs, capacity, params) -> (store, state)``.
+Init: TypeAlias = Callable[[Jobs, int, Params], tuple[Store, State]]
+#: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen) ->
+#: (state, head, tail, k, wake)``: one pass at ``now`` (see
+#: :class:`~cosched.engine.compiled.CompiledPass`).
+Schedule: TypeAlias = Callable[
+    [Store, State, Jobs, Ints, int, int, int, int, int, float, Ints],
+    tuple[State, int, int, int, float],
+]
+#: ``ended(store, state, jobs, j, now) -> state``: job ``j`` completed.
+Ended: TypeAlias = Callable[[Store, State, Jobs, int, float], State]
+#: ``rates(store, state, jobs, ended, nended, chosen, k, now, who, rates) -> (state, m)``.
+Rates: TypeAlias = Callable[
+    [Store, State, Jobs, Ints, int, Ints, int, float, Ints, Floats], tuple[State, int]
+]
+#: ``report(store, state, out, fout)``: the pass's counters.
+Report: TypeAlias = Callable[[Store, State, Ints, Floats], None]
+#: The loop with a pass bound: ``loop(submit, run, est, size, table, capacity, params,
+#: start, end, order, placed, stats, fstats)``.
+EventLoop: TypeAlias = Callable[
+    [Floats, Floats, Floats, Ints, Table, int, Any, Floats, Floats, Ints, Ints, Ints, Floats],
+    None,
+]
 
 
 def heap_push(heap: Completions, n: int, t: float, s: int, j: int) -> int:
@@ -127,7 +190,7 @@ def heap_pop(heap: Completions, n: int) -> int:
     return n
 
 
-def _wake_push(wakes: Any, n: int, t: float) -> Any:
+def _wake_push(wakes: Floats, n: int, t: float) -> Floats:
     """Push ``t`` on the wake-up min-heap of ``n`` (grown when full); the heap."""
     if n == wakes.shape[0]:
         bigger = np.empty(2 * n + 1, dtype=np.float64)
@@ -145,7 +208,7 @@ def _wake_push(wakes: Any, n: int, t: float) -> Any:
     return wakes
 
 
-def _wake_pop(wakes: Any, n: int) -> int:
+def _wake_pop(wakes: Floats, n: int) -> int:
     """Drop the root of the wake-up heap of ``n``; the new size."""
     n -= 1
     if n == 0:
@@ -180,231 +243,217 @@ def _heap_grow(heap: Completions) -> Completions:
 
 
 def no_rates(
-    store: Any,
-    state: Any,
+    store: object,
+    state: State,
     jobs: Jobs,
-    ended: Any,
+    ended: Ints,
     nended: int,
-    chosen: Any,
+    chosen: Ints,
     k: int,
     now: float,
-    who: Any,
-    rates: Any,
-) -> tuple[Any, int]:
+    who: Ints,
+    rates: Floats,
+) -> tuple[State, int]:
     """The rates hook of a pass whose jobs all run at rate 1: no change."""
     return state, 0
 
 
-# The pass's functions and flags, bound in each copy of the loop
-# (cosched.engine.compiled.bound_loop).
-def policy_init(jobs: Jobs, capacity: int, iparams: Any, fparams: Any) -> tuple[Any, Any]:
-    raise NotImplementedError  # pragma: no cover - replaced in every bound copy
+def event_loop_for(
+    init: Init[Store, State, Params],
+    schedule: Schedule[Store, State],
+    ended: Ended[Store, State],
+    report: Report[Store, State],
+    rates: Rates[Store, State] | None = None,
+    *,
+    idle_passes: bool = False,
+    idle_calls: bool = True,
+    callee: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f,
+) -> EventLoop:
+    """The event loop with a pass's functions bound: :func:`event_loop <event_loop_for>`
+    calling ``init``, ``schedule``, ``ended``, ``rates`` (None: every job runs at rate
+    1, and the loop makes no rate changes) and ``report``.
 
+    ``idle_passes``: the pass runs at instants with an empty queue (each counts as a
+    pass); with it, ``idle_calls``: such a pass calls ``schedule`` (False: the loop only
+    counts it). The flags are constants of the loop returned, so that a loop without
+    rate changes compiles none of their code.
 
-def policy_ended(store: Any, state: Any, jobs: Jobs, j: int, now: float) -> Any:
-    raise NotImplementedError  # pragma: no cover
-
-
-def policy_pass(
-    store: Any,
-    state: Any,
-    jobs: Jobs,
-    queue: Any,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Any,
-) -> tuple[Any, int, int, int, float]:
-    raise NotImplementedError  # pragma: no cover
-
-
-def policy_rates(
-    store: Any,
-    state: Any,
-    jobs: Jobs,
-    ended: Any,
-    nended: int,
-    chosen: Any,
-    k: int,
-    now: float,
-    who: Any,
-    rates: Any,
-) -> tuple[Any, int]:
-    raise NotImplementedError  # pragma: no cover
-
-
-def policy_report(store: Any, state: Any, out: Any, fout: Any) -> None:
-    raise NotImplementedError  # pragma: no cover
-
-
-IDLE_PASSES = False
-IDLE_CALLS = False
-RATES = False
-
-
-def event_loop(
-    submit: Any,
-    run: Any,
-    est: Any,
-    size: Any,
-    table: Any,
-    capacity: int,
-    iparams: Any,
-    fparams: Any,
-    start: Any,
-    end: Any,
-    order: Any,
-    placed: Any,
-    stats: Any,
-    fstats: Any,
-) -> None:
-    """Simulate the bound policy on the columns; fill ``start``, ``end`` and ``order``.
-
-    Args:
-        submit, run, est, size: per-job columns in submit order (``est``: what the
-            scheduler believes; ``size`` in units).
-        table: the policy's per-job inputs (one row per job, f8; 0 columns if none).
-        capacity: units in the machine.
-        iparams, fparams: the policy's parameters, as its ``init`` reads them.
-        start, end: outputs, NaN on entry.
-        order: output, the jobs in start order.
-        placed: output of a pass that places its jobs (:attr:`Jobs.placed`).
-        stats: output ``[passes, decisions, started, rate changes, *the policy's
-            counters]``.
-        fstats: output, the policy's real-valued counters.
+    ``callee``: each function the loop calls (the pass's and the loop's own heap steps)
+    as the loop calls it: itself, for the loop as plain Python; compiled and inlined,
+    for the loop numba compiles (:func:`cosched.engine.compiled.bound_loop`).
     """
-    n = submit.shape[0]
-    rate = np.ones(n, dtype=np.float64)
-    est_end = np.full(n, np.nan)
-    jobs = Jobs(submit, run, est, size, table, start, end, order, placed, rate, est_end)
-    heap = Completions(
-        np.empty(n + 1, dtype=np.float64),
-        np.empty(n + 1, dtype=np.int64),
-        np.empty(n + 1, dtype=np.int64),
-    )
-    ht, hs, hj = heap.time, heap.seq, heap.job
-    queue = np.empty(n, dtype=np.int64)
-    chosen = np.empty(n, dtype=np.int64)
-    wakes = np.empty(16, dtype=np.float64)
-    # With rate changes: the work done by each job at its last change, when that was,
-    # the sequence number of its one live completion entry (the others are stale), the
-    # jobs that ended at this instant and the pass's rate changes.
-    m = n if RATES else 0
-    done = np.zeros(m, dtype=np.float64)
-    upd = np.zeros(m, dtype=np.float64)
-    live = np.zeros(m, dtype=np.int64)
-    ended = np.empty(m, dtype=np.int64)
-    who = np.empty(m, dtype=np.int64)
-    new_rates = np.empty(m, dtype=np.float64)
-    store, state = policy_init(jobs, capacity, iparams, fparams)
-    free = capacity
-    nxt = 0  # the next job to arrive
-    head = 0  # queue[head:tail]: the queued jobs (passes may leave started ones behind)
-    tail = 0
-    queued = 0  # jobs really queued
-    nheap = 0
-    nwake = 0
-    seq = 0
-    epoch = 0  # completions so far
-    passes = 0
-    decisions = 0
-    started = 0
-    changes = 0
-    inf = math.inf
-    while True:
-        t = submit[nxt] if nxt < n else inf
-        if nheap > 0 and ht[0] < t:
-            t = ht[0]
-        if nwake > 0 and wakes[0] < t:
-            t = wakes[0]
-        if t == inf:
-            break
-        now = t
-        # -- completions, in (end, start order) --
-        nended = 0
-        while nheap > 0 and ht[0] <= now:
-            j = hj[0]
-            s = hs[0]
-            nheap = heap_pop(heap, nheap)
-            if RATES:
-                if s != live[j]:
-                    continue  # re-planned since: a stale entry
-                end[j] = now
-                ended[nended] = j
-                nended += 1
-            free += size[j]
-            epoch += 1
-            state = policy_ended(store, state, jobs, j, now)
-        # -- submissions --
-        fresh = tail  # the jobs arriving now are queue[fresh:tail]
-        while nxt < n and submit[nxt] <= now:
-            queue[tail] = nxt
-            tail += 1
-            queued += 1
-            nxt += 1
-        # -- wake-ups due --
-        while nwake > 0 and wakes[0] <= now:
-            nwake = _wake_pop(wakes, nwake)
-        k = 0
-        if queued == 0 and IDLE_PASSES and not IDLE_CALLS:
-            passes += 1  # counted, not called: the pass does nothing on an empty queue
-            if not RATES or nended == 0:
-                continue
-        elif queued > 0 or IDLE_PASSES:
-            passes += 1
-            # -- the policy's pass, then its starts in decision order --
-            state, head, tail, k, wake = policy_pass(
-                store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen
-            )
-            for c in range(k):
-                j = chosen[c]
-                free -= size[j]
-                queued -= 1
-                start[j] = now
-                order[started + c] = j
-                seq += 1
+    policy_init = callee(init)
+    policy_pass = callee(schedule)
+    policy_ended = callee(ended)
+    policy_report = callee(report)
+    policy_rates = callee(no_rates if rates is None else rates)
+    push, pop, grow = callee(heap_push), callee(heap_pop), callee(_heap_grow)
+    wake_push, wake_pop = callee(_wake_push), callee(_wake_pop)
+    RATES = rates is not None  # constants of each loop
+    IDLE_PASSES = idle_passes
+    IDLE_CALLS = idle_passes and idle_calls
+
+    def event_loop(
+        submit: Floats,
+        run: Floats,
+        est: Floats,
+        size: Ints,
+        table: Table,
+        capacity: int,
+        params: Params,
+        start: Floats,
+        end: Floats,
+        order: Ints,
+        placed: Ints,
+        stats: Ints,
+        fstats: Floats,
+    ) -> None:
+        """Simulate the bound policy on the columns; fill ``start``, ``end`` and ``order``.
+
+        Args:
+            submit, run, est, size: per-job columns in submit order (``est``: what the
+                scheduler believes; ``size`` in units).
+            table: the policy's per-job inputs (one row per job, f8; 0 columns if none).
+            capacity: units in the machine.
+            params: the pass's parameters (a named tuple), as its ``init`` reads them.
+            start, end: outputs, NaN on entry.
+            order: output, the jobs in start order.
+            placed: output of a pass that places its jobs (:attr:`Jobs.placed`).
+            stats: output ``[passes, decisions, started, rate changes, *the policy's
+                counters]``.
+            fstats: output, the policy's real-valued counters.
+        """
+        n = submit.shape[0]
+        rate = np.ones(n, dtype=np.float64)
+        est_end = np.full(n, np.nan)
+        jobs = Jobs(submit, run, est, size, table, start, end, order, placed, rate, est_end)
+        heap = Completions(
+            np.empty(n + 1, dtype=np.float64),
+            np.empty(n + 1, dtype=np.int64),
+            np.empty(n + 1, dtype=np.int64),
+        )
+        ht, hs, hj = heap.time, heap.seq, heap.job
+        queue = np.empty(n, dtype=np.int64)
+        chosen = np.empty(n, dtype=np.int64)
+        wakes = np.empty(16, dtype=np.float64)
+        # With rate changes: the work done by each job at its last change, when that was,
+        # the sequence number of its one live completion entry (the others are stale), the
+        # jobs that ended at this instant and the pass's rate changes.
+        m = n if RATES else 0
+        done = np.zeros(m, dtype=np.float64)
+        upd = np.zeros(m, dtype=np.float64)
+        live = np.zeros(m, dtype=np.int64)
+        ended = np.empty(m, dtype=np.int64)
+        who = np.empty(m, dtype=np.int64)
+        new_rates = np.empty(m, dtype=np.float64)
+        store, state = policy_init(jobs, capacity, params)
+        free = capacity
+        nxt = 0  # the next job to arrive
+        head = 0  # queue[head:tail]: the queued jobs (passes may leave started ones behind)
+        tail = 0
+        queued = 0  # jobs really queued
+        nheap = 0
+        nwake = 0
+        seq = 0
+        epoch = 0  # completions so far
+        passes = 0
+        decisions = 0
+        started = 0
+        changes = 0
+        inf = math.inf
+        while True:
+            t = submit[nxt] if nxt < n else inf
+            if nheap > 0 and ht[0] < t:
+                t = ht[0]
+            if nwake > 0 and wakes[0] < t:
+                t = wakes[0]
+            if t == inf:
+                break
+            now = t
+            # -- completions, in (end, start order) --
+            nended = 0
+            while nheap > 0 and ht[0] <= now:
+                j = hj[0]
+                s = hs[0]
+                nheap = pop(heap, nheap)
                 if RATES:
-                    est_end[j] = now + est[j]
-                    if nheap == ht.shape[0]:
-                        heap = _heap_grow(heap)
-                        ht, hs, hj = heap.time, heap.seq, heap.job
-                    live[j] = seq
+                    if s != live[j]:
+                        continue  # re-planned since: a stale entry
+                    end[j] = now
+                    ended[nended] = j
+                    nended += 1
+                free += size[j]
+                epoch += 1
+                state = policy_ended(store, state, jobs, j, now)
+            # -- submissions --
+            fresh = tail  # the jobs arriving now are queue[fresh:tail]
+            while nxt < n and submit[nxt] <= now:
+                queue[tail] = nxt
+                tail += 1
+                queued += 1
+                nxt += 1
+            # -- wake-ups due --
+            while nwake > 0 and wakes[0] <= now:
+                nwake = wake_pop(wakes, nwake)
+            k = 0
+            if queued == 0 and IDLE_PASSES and not IDLE_CALLS:
+                passes += 1  # counted, not called: the pass does nothing on an empty queue
+                if not RATES or nended == 0:
+                    continue
+            elif queued > 0 or IDLE_PASSES:
+                passes += 1
+                # -- the policy's pass, then its starts in decision order --
+                state, head, tail, k, wake = policy_pass(
+                    store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen
+                )
+                for c in range(k):
+                    j = chosen[c]
+                    free -= size[j]
+                    queued -= 1
+                    start[j] = now
+                    order[started + c] = j
+                    seq += 1
+                    if RATES:
+                        est_end[j] = now + est[j]
+                        if nheap == ht.shape[0]:
+                            heap = grow(heap)
+                            ht, hs, hj = heap.time, heap.seq, heap.job
+                        live[j] = seq
+                        upd[j] = now
+                    else:
+                        end[j] = now + run[j]
+                    nheap = push(heap, nheap, now + run[j], seq, j)
+                decisions += k
+                started += k
+                if wake == wake:  # a wake-up asked for (not NaN)
+                    decisions += 1
+                    wakes = wake_push(wakes, nwake, wake)
+                    nwake += 1
+            elif not RATES or nended == 0:
+                continue
+            if RATES:
+                # -- rate changes: the pass's new rates, each job's completion re-planned --
+                state, nr = policy_rates(
+                    store, state, jobs, ended, nended, chosen, k, now, who, new_rates
+                )
+                for c in range(nr):
+                    j = who[c]
+                    r = new_rates[c]
+                    done[j] += (now - upd[j]) * rate[j]
                     upd[j] = now
-                else:
-                    end[j] = now + run[j]
-                nheap = heap_push(heap, nheap, now + run[j], seq, j)
-            decisions += k
-            started += k
-            if wake == wake:  # a wake-up asked for (not NaN)
-                decisions += 1
-                wakes = _wake_push(wakes, nwake, wake)
-                nwake += 1
-        elif not RATES or nended == 0:
-            continue
-        if RATES:
-            # -- rate changes: the pass's new rates, each job's completion re-planned --
-            state, nr = policy_rates(
-                store, state, jobs, ended, nended, chosen, k, now, who, new_rates
-            )
-            for c in range(nr):
-                j = who[c]
-                r = new_rates[c]
-                done[j] += (now - upd[j]) * rate[j]
-                upd[j] = now
-                rate[j] = r
-                seq += 1
-                live[j] = seq
-                if nheap == ht.shape[0]:
-                    heap = _heap_grow(heap)
-                    ht, hs, hj = heap.time, heap.seq, heap.job
-                nheap = heap_push(heap, nheap, now + max(run[j] - done[j], 0.0) / r, seq, j)
-                est_end[j] = now + max(est[j] - done[j], 0.0) / r
-            changes += nr
-    stats[0] = passes
-    stats[1] = decisions
-    stats[2] = started
-    stats[3] = changes
-    policy_report(store, state, stats[4:], fstats)
+                    rate[j] = r
+                    seq += 1
+                    live[j] = seq
+                    if nheap == ht.shape[0]:
+                        heap = grow(heap)
+                        ht, hs, hj = heap.time, heap.seq, heap.job
+                    nheap = push(heap, nheap, now + max(run[j] - done[j], 0.0) / r, seq, j)
+                    est_end[j] = now + max(est[j] - done[j], 0.0) / r
+                changes += nr
+        stats[0] = passes
+        stats[1] = decisions
+        stats[2] = started
+        stats[3] = changes
+        policy_report(store, state, stats[4:], fstats)
+
+    return event_loop

@@ -28,11 +28,14 @@ ahead of time, the same source gives the same schedules.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from cosched.policies.reservation import admit
+
+if TYPE_CHECKING:
+    from cosched.engine.compiled import Vectors
 
 __all__ = [
     "GangState",
@@ -308,7 +311,8 @@ def _start(
     )  # fmt: skip
 
 
-def gang_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[GangStore, GangState]:
+def gang_init(jobs: Any, capacity: int, params: Vectors) -> tuple[GangStore, GangState]:
+    iparams, fparams = params.ints, params.floats
     n = jobs.submit.shape[0]
     rows, columns = iparams[ROWS], iparams[COLUMNS]
     size = jobs.size

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, ranked
+from cosched.engine.compiled import CompiledPass, Vectors, ranked
 from cosched.gang import _kernel as K
 from cosched.gang import policies as P
 from cosched.platform import Allocation
@@ -43,7 +43,7 @@ def _column(sim: Simulation, name: str, default: float) -> np.ndarray:
     return np.full(sim.n_jobs, default)
 
 
-def arguments(policy: P.Gang, sim: Simulation) -> tuple[list[int], list[float]] | None:
+def arguments(policy: P.Gang, sim: Simulation) -> Vectors | None:
     """The pass's parameters (``iparams``: rows, columns, buddy packing, alternate,
     backfill, window (-1: none), memory limit given, cores per node, columns are cores;
     ``fparams``: quantum + switch cost, efficiency, memory limit), or None when ``sim``
@@ -76,7 +76,7 @@ def arguments(policy: P.Gang, sim: Simulation) -> tuple[list[int], list[float]] 
         policy.efficiency,
         policy.memory_limit or 0.0,
     ]
-    return [int(x) for x in ints], floats
+    return Vectors(np.array(ints, dtype=np.int64), np.array(floats, dtype=np.float64))
 
 
 def table(policy: P.Gang, sim: Simulation) -> np.ndarray:
@@ -101,7 +101,7 @@ def absorb(policy: P.Gang, counters: list[int], floats: list[float], t: np.ndarr
     policy.row_of = dict(zip(started.tolist(), rows, strict=True))
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, Vectors, np.ndarray]:
     """Three rows over 16 single-core nodes, buddy packing, a memory limit some jobs
     press on, efficiency factors: the build's check."""
     ints = [3, 16, 1, 1, 1, -1, 1, 1, 1]
@@ -109,7 +109,7 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarra
     t = np.zeros((n, K.TABLE_COLUMNS))
     t[:, K.MEM] = rng.choice([0.0, 1.0, 2.5], n)
     t[:, K.ETA] = rng.choice([1.0, 0.8, 1.25], n)
-    return 16, np.array(ints, dtype=np.int64), np.array(floats), t
+    return 16, Vectors(np.array(ints, dtype=np.int64), np.array(floats)), t
 
 
 GANG_PASS = CompiledPass(
@@ -120,6 +120,7 @@ GANG_PASS = CompiledPass(
     report=K.gang_report,
     rates=K.gang_rates,
     arguments=arguments,
+    params=Vectors,
     table=table,
     absorb=absorb,
     places=True,

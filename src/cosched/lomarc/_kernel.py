@@ -64,8 +64,8 @@ __all__ = [
     "lomarc_report",
 ]
 
-# Heuristic codes (``iparams[5]``) and search codes (``iparams[3]``); the slowdown
-# formula's code (``iparams[12]``) indexes FORMULAS.
+# Heuristic codes (``LomarcParams.heuristic``) and search codes (``.search``); the
+# slowdown formula's code (``.formula``) indexes FORMULAS.
 U1, U2, RESPONSE, FIRST = 0, 1, 2, 3
 SEARCH_QUEUE, SEARCH_ADJACENT, SEARCH_NONE = 0, 1, 2
 
@@ -332,13 +332,38 @@ def _shadow_time(
     return shadow, fr + c - sj
 
 
+class LomarcParams(NamedTuple):
+    """The pass's parameters (:func:`cosched.lomarc.fast.arguments` reads them from the
+    policy)."""
+
+    hyperthreaded: bool  #: the slowdown model's CPU
+    check_match: bool
+    medium_long_only: bool
+    search: int  #: the search's code (SEARCH_QUEUE, ...)
+    running: bool
+    heuristic: int  #: the heuristic's code (FIRST, U1, ...)
+    pairing: bool  #: pairs slow each other (False: PSS, no rate model)
+    predict: bool
+    arrivals_queue: bool  #: arrivals counted from the queue
+    has_weak_spare: bool
+    has_max_slowdown: bool
+    has_aging: bool
+    formula: int  #: the slowdown formula's index in FORMULAS
+    nodes: int
+    weak_spare: float
+    max_slowdown: float
+    mem_slowdown: float
+    aging_time: float
+    bound: float
+    standard_cpu_factor: float  #: the standard CPU's overlap factor
+
+
 class LomarcStore(NamedTuple):
     """The pass's arrays (changed in place) and fixed parameters."""
 
     prof: Any  #: the profile table (Jobs.table): class, CPU, network, disk, memory, draw
     model: tuple[float, float, float, float, float, float]  #: the slowdown model (HT ... MAX_SL)
-    ip: Any  #: the policy's integer parameters (see lomarc.fast)
-    fp: Any  #: its real parameters
+    params: LomarcParams
     formula: int  #: the slowdown formula's reading: its index in FORMULAS
     nodes: int
     jnodes: Any  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
@@ -357,15 +382,15 @@ class LomarcStore(NamedTuple):
     occ: Any  #: the nodes' emptying times, the pass's overrides, scratch (EMPTIES ...)
 
 
-def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[LomarcStore, int]:
-    """The pass's arrays for ``jobs`` on ``iparams[13]`` single-CPU nodes."""
+def lomarc_init(jobs: Any, capacity: int, p: LomarcParams) -> tuple[LomarcStore, int]:
+    """The pass's arrays for ``jobs`` on ``p.nodes`` single-CPU nodes."""
     n = jobs.submit.shape[0]
-    nodes = iparams[13]
+    nodes = p.nodes
     # A tuple of numbers, as the profile rows the screens read: passed by value, so
     # the screens inlined into the pass count no references.
     model = (
-        float(iparams[0]), float(fparams[5]), float(fparams[2]), float(iparams[1]),
-        float(iparams[10]), float(fparams[1]),
+        1.0 if p.hyperthreaded else 0.0, p.standard_cpu_factor, p.mem_slowdown,
+        1.0 if p.check_match else 0.0, 1.0 if p.has_max_slowdown else 0.0, p.max_slowdown,
     )  # fmt: skip
     ji = np.zeros((10, n), np.int64)
     for j in range(1, n):
@@ -379,7 +404,7 @@ def lomarc_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[L
     # is a pure function of the two jobs, so a hit is exact.
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
-        jobs.table, model, iparams, fparams, iparams[12], nodes, jobs.placed,
+        jobs.table, model, p, p.formula, nodes, jobs.placed,
         ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_COUNT + 1, np.int64),
         np.empty((4, nodes + 1, 2 * nodes), np.int64),
         np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
@@ -430,24 +455,24 @@ def lomarc_pass(
     ``head``), the jobs it starts into ``chosen`` in decision order."""
     submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
     prof, model, formula, nodes = store.prof, store.model, store.formula, store.nodes
-    iparams, fparams, jnodes = store.ip, store.fp, store.jnodes
+    par, jnodes = store.params, store.jnodes
     ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
     ge_idx, ge_n = store.ge_idx, store.ge_n
     memo_i, memo_sl, occ = store.memo_i, store.memo_sl, store.occ
     inf = math.inf
-    ht = iparams[0] != 0
-    check_match = iparams[1] != 0
-    ml_only = iparams[2] != 0
-    search_code = iparams[3]
-    running = iparams[4] != 0
-    heuristic = iparams[5]
-    predict = iparams[7] != 0
-    arrivals_queue = iparams[8] != 0
-    has_weak = iparams[9] != 0
-    has_aging = iparams[11] != 0
-    weak_spare = fparams[0]
-    aging = fparams[3]
-    bound = fparams[4]
+    ht = par.hyperthreaded
+    check_match = par.check_match
+    ml_only = par.medium_long_only
+    search_code = par.search
+    running = par.running
+    heuristic = par.heuristic
+    predict = par.predict
+    arrivals_queue = par.arrivals_queue
+    has_weak = par.has_weak_spare
+    has_aging = par.has_aging
+    weak_spare = par.weak_spare
+    aging = par.aging_time
+    bound = par.bound
     first_match = heuristic == FIRST
     timed = heuristic == U1
     # Submissions (ArrivalStats.add).
@@ -876,7 +901,7 @@ def lomarc_rates(
 ) -> tuple[int, int]:
     """PairRates.update: the jobs on the nodes a start or an end touched, in index
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
-    if store.ip[6] == 0 or (k == 0 and nended == 0):  # PSS: no rate model
+    if not store.params.pairing or (k == 0 and nended == 0):  # PSS: no rate model
         return state, 0
     prof, model, formula = store.prof, store.model, store.formula
     jnodes, ji, ni, size, rate = store.jnodes, store.ji, store.ni, jobs.size, jobs.rate

@@ -76,41 +76,33 @@ def eligible(sim: Simulation) -> bool:
     return all(c in cols for c in P.LOMARC_COLUMNS)
 
 
-def arguments(policy: P.Lomarc, sim: Simulation) -> tuple[list[int], list[float]] | None:
-    """The pass's parameters (``iparams``: hyperthreaded, check_match,
-    medium_long_only, search code, running, heuristic code, pairing, predict, arrivals
-    ``queue``, weak_spare given, max_slowdown given, aging_time given, the formula's
-    index in FORMULAS, nodes; ``fparams``: weak_spare, max_slowdown, mem_slowdown,
-    aging_time, bound, the standard CPU's overlap factor), or None when ``sim`` needs
-    the general loop."""
+def arguments(policy: P.Lomarc, sim: Simulation) -> K.LomarcParams | None:
+    """The pass's parameters, or None when ``sim`` needs the general loop."""
     if not eligible(sim):
         return None
     model = policy._rules.model
-    ints = [
-        model.hyperthreaded,
-        policy.check_match,
-        policy.medium_long_only,
-        _SEARCH[policy.search],
-        policy.running,
-        _HEURISTIC[policy.heuristic],
-        policy.pairing,
-        policy.predict,
-        policy.arrivals == "queue",
-        policy.weak_spare is not None,
-        policy.max_slowdown is not None,
-        policy.aging_time is not None,
-        FORMULAS.index(model.formula),
-        sim.platform.nodes,
-    ]
-    floats = [
-        policy.weak_spare or 0.0,
-        policy.max_slowdown or 0.0,
-        model.mem_slowdown,
-        policy.aging_time or 0.0,
-        policy.bound,
-        model.standard_cpu_factor,
-    ]
-    return [int(x) for x in ints], floats
+    return K.LomarcParams(
+        hyperthreaded=model.hyperthreaded,
+        check_match=policy.check_match,
+        medium_long_only=policy.medium_long_only,
+        search=_SEARCH[policy.search],
+        running=policy.running,
+        heuristic=_HEURISTIC[policy.heuristic],
+        pairing=policy.pairing,
+        predict=policy.predict,
+        arrivals_queue=policy.arrivals == "queue",
+        has_weak_spare=policy.weak_spare is not None,
+        has_max_slowdown=policy.max_slowdown is not None,
+        has_aging=policy.aging_time is not None,
+        formula=FORMULAS.index(model.formula),
+        nodes=sim.platform.nodes,
+        weak_spare=policy.weak_spare or 0.0,
+        max_slowdown=policy.max_slowdown or 0.0,
+        mem_slowdown=model.mem_slowdown,
+        aging_time=policy.aging_time or 0.0,
+        bound=policy.bound,
+        standard_cpu_factor=model.standard_cpu_factor,
+    )
 
 
 def table(policy: P.Lomarc, sim: Simulation) -> np.ndarray:
@@ -136,15 +128,17 @@ def absorb(policy: P.Lomarc, counters: list[int], floats: list[float], table: np
     arr.count, arr.short_count = counters[f + 2 : f + 4]
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, K.LomarcParams, np.ndarray]:
     """LOMARC-R on 16 hyperthreaded nodes, random profiles: the build's check."""
-    ints = [1, 1, 1, K.SEARCH_QUEUE, 1, K.RESPONSE, 1, 1, 1, 0, 0, 0, 0, 16]
-    floats = [0.0, 0.0, 1.5, 0.0, 10.0, 1.0]
+    params = K.LomarcParams(
+        True, True, True, K.SEARCH_QUEUE, True, K.RESPONSE, True, True, True, False, False,
+        False, 0, 16, 0.0, 0.0, 1.5, 0.0, 10.0, 1.0,
+    )  # fmt: skip
     prof = rng.random((n, 6))
     prof[:, 0] = rng.integers(0, 4, n)
     prof[:, 4] *= 0.7
     prof[:, 5] = 1.0 + rng.random(n)
-    return 16, np.array(ints, dtype=np.int64), np.array(floats), prof
+    return 16, params, prof
 
 
 LOMARC_PASS = CompiledPass(
@@ -155,6 +149,7 @@ LOMARC_PASS = CompiledPass(
     report=K.lomarc_report,
     rates=K.lomarc_rates,
     arguments=arguments,
+    params=K.LomarcParams,
     table=table,
     absorb=absorb,
     places=True,

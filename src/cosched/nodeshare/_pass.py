@@ -38,12 +38,15 @@ same source gives the same schedules.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from cosched.nodeshare._book_kernels import BASE, jobs_on, move, new_factors
 from cosched.nodeshare._window_kernels import easy_pass
+
+if TYPE_CHECKING:
+    from cosched.engine.compiled import Vectors
 
 __all__ = ["NsState", "NsStore", "ns_ended", "ns_init", "ns_pass", "ns_rates", "ns_report"]
 
@@ -143,7 +146,8 @@ class NsState(NamedTuple):
     place_calls: int
 
 
-def ns_init(jobs: Any, capacity: int, ip: Any, fp: Any) -> tuple[NsStore, NsState]:
+def ns_init(jobs: Any, capacity: int, params: Vectors) -> tuple[NsStore, NsState]:
+    ip, fp = params.ints, params.floats
     n = jobs.submit.shape[0]
     t = jobs.table
     nodes, cores, cap = ip[NODES], ip[CORES], ip[CAP]

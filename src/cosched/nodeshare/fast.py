@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, ranked
+from cosched.engine.compiled import CompiledPass, Vectors, ranked
 from cosched.nodeshare import _book_kernels as BK
 from cosched.nodeshare import _pass as K
 from cosched.nodeshare import _window_kernels as WK
@@ -131,7 +131,7 @@ def _params(
     return ints, floats
 
 
-def arguments(policy: P._NodeShareBase, sim: Simulation) -> tuple[list[int], list[float]] | None:
+def arguments(policy: P._NodeShareBase, sim: Simulation) -> Vectors | None:
     """The pass's parameters, or None when ``sim`` needs the general loop (see the
     module's description); the table of per-job inputs is built here too."""
     _built.clear()
@@ -169,7 +169,7 @@ def arguments(policy: P._NodeShareBase, sim: Simulation) -> tuple[list[int], lis
         policy.restriction,
     )  # fmt: skip
     _built.append((policy, sim, t))
-    return ints, floats
+    return Vectors(np.array(ints, dtype=np.int64), np.array(floats, dtype=np.float64))
 
 
 def table(policy: P._NodeShareBase, sim: Simulation) -> np.ndarray:
@@ -220,7 +220,7 @@ def placements(
     return out, [a * b for a, b in zip(count, per, strict=True)]
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, Vectors, np.ndarray]:
     """nodeshare-easy (window 10, dynamic rates, Max_One_High) on 16 nodes of 4 cores,
     three jobs a node, random classes and profiles: the build's check. The per-job
     configurations are those of one-node jobs (within the room the check's sizes give)."""
@@ -230,7 +230,7 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray, np.ndarra
     t = _inputs(np.ones(n, dtype=np.int64), sens, (cf, cp, dg), 16, 4, True, model)
     assert t is not None
     ints, floats = _params(16, 4, 3, 10, True, True, model, "Max_One_High")
-    return 16, np.array(ints, dtype=np.int64), np.array(floats), t
+    return 16, Vectors(np.array(ints, dtype=np.int64), np.array(floats)), t
 
 
 def plain_calls() -> dict[str, Any]:
@@ -260,6 +260,7 @@ NODESHARE_PASS = CompiledPass(
     report=K.ns_report,
     rates=K.ns_rates,
     arguments=arguments,
+    params=Vectors,
     table=table,
     absorb=absorb,
     places=True,

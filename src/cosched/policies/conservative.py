@@ -18,12 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, NoParams
 from cosched.engine.decisions import Decision, Start, WakeUp
+from cosched.engine.loop import Floats, Ints, Jobs, Table
 from cosched.engine.view import SystemView
 from cosched.policies._profile_kernels import add, advance, coalesce, compress, reserve
 from cosched.policies.base import Policy, check_choice
@@ -248,22 +249,22 @@ class ConservativeStore(NamedTuple):
     """Conservative backfilling's per-job arrays (its compiled pass changes them in
     place)."""
 
-    reserved: Any  #: each queued job's reserved start (NaN: none)
-    planned: Any  #: each running job's planned (estimated) end
-    ended_at: Any  #: planned ends of the jobs that completed at this instant ...
-    ended_units: Any  #: ... and their sizes
-    pick_jobs: Any  #: the jobs a pass hands to the profile kernels ...
-    pick_units: Any  #: ... their sizes, estimates and reserved starts
-    pick_durations: Any
-    pick_starts: Any
+    reserved: Floats  #: each queued job's reserved start (NaN: none)
+    planned: Floats  #: each running job's planned (estimated) end
+    ended_at: Floats  #: planned ends of the jobs that completed at this instant ...
+    ended_units: Ints  #: ... and their sizes
+    pick_jobs: Ints  #: the jobs a pass hands to the profile kernels ...
+    pick_units: Ints  #: ... their sizes, estimates and reserved starts
+    pick_durations: Floats
+    pick_starts: Floats
 
 
 class ConservativeState(NamedTuple):
     """What conservative backfilling's compiled pass keeps between passes."""
 
     ended: int  #: how many jobs completed at this instant
-    times: Any  #: the profile's segment starts ...
-    free: Any  #: ... and free units (grown as needed), the first ``segments`` in use
+    times: Floats  #: the profile's segment starts ...
+    free: Ints  #: ... and free units (grown as needed), the first ``segments`` in use
     segments: int
     built: bool  #: whether the first pass built the profile
     last_wake: float  #: the last wake-up asked for
@@ -271,7 +272,7 @@ class ConservativeState(NamedTuple):
 
 
 def conservative_init(
-    jobs: Any, capacity: int, iparams: Any, fparams: Any
+    jobs: Jobs, capacity: int, params: NoParams
 ) -> tuple[ConservativeStore, ConservativeState]:
     n = jobs.submit.shape[0]
     f8, i8 = np.float64, np.int64
@@ -287,7 +288,7 @@ def conservative_init(
 
 
 def conservative_ended(
-    store: ConservativeStore, s: ConservativeState, jobs: Any, j: int, now: float
+    store: ConservativeStore, s: ConservativeState, jobs: Jobs, j: int, now: float
 ) -> ConservativeState:
     store.ended_at[s.ended] = store.planned[j]
     store.ended_units[s.ended] = jobs.size[j]
@@ -296,7 +297,7 @@ def conservative_ended(
     )
 
 
-def grow_profile(times: Any, free: Any, n: int, need: int) -> tuple[Any, Any]:
+def grow_profile(times: Floats, free: Ints, n: int, need: int) -> tuple[Floats, Ints]:
     """Profile arrays with room for ``need`` more segments (the same ones if they have
     it)."""
     cap = times.shape[0]
@@ -313,15 +314,15 @@ def grow_profile(times: Any, free: Any, n: int, need: int) -> tuple[Any, Any]:
 def conservative_pass(
     store: ConservativeStore,
     s: ConservativeState,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[ConservativeState, int, int, int, float]:
     """:meth:`ConservativeBackfilling.schedule` with the submit order, on arrays, for
     workloads in which no job outlives its estimate (so the profile is never rebuilt
@@ -402,24 +403,22 @@ def conservative_pass(
 
 
 def conservative_report(
-    store: ConservativeStore, s: ConservativeState, out: Any, fout: Any
+    store: ConservativeStore, s: ConservativeState, out: Ints, fout: Floats
 ) -> None:
     out[0] = s.delayed
 
 
-def _conservative_arguments(
-    policy: ConservativeBackfilling, sim: Simulation
-) -> tuple[list[int], list[float]] | None:
+def _conservative_arguments(policy: ConservativeBackfilling, sim: Simulation) -> NoParams | None:
     _, run, est, _ = sim.columns
     if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
         return None
     if policy._site.active:  # user limits: the policy's plans afresh
         return None
-    return [], []
+    return NoParams()
 
 
 def _conservative_absorb(
-    policy: ConservativeBackfilling, counters: list[int], floats: list[float], table: Any
+    policy: ConservativeBackfilling, counters: list[int], floats: list[float], table: Table
 ) -> None:
     policy.delayed = counters[0]
 

@@ -15,12 +15,13 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
+from cosched.engine.loop import Floats, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.limits import SITE_ORDERS, SiteRules, UserLimits
@@ -204,8 +205,8 @@ class EasyStore(NamedTuple):
     """The running jobs sorted by (estimated end, job), the first ``running`` entries
     (EASY's compiled pass changes them in place)."""
 
-    ends: Any  #: estimated ends
-    jobs: Any  #: job indices
+    ends: Floats  #: estimated ends
+    jobs: Ints  #: job indices
 
 
 class EasyState(NamedTuple):
@@ -219,13 +220,19 @@ class EasyState(NamedTuple):
     window: int  #: the backfill window (-1: the whole queue)
 
 
-def easy_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[EasyStore, EasyState]:
+class EasyParams(NamedTuple):
+    """EASY's compiled pass's parameters."""
+
+    window: int = -1  #: the backfill window (-1: the whole queue)
+
+
+def easy_init(jobs: Jobs, capacity: int, params: EasyParams) -> tuple[EasyStore, EasyState]:
     n = jobs.submit.shape[0]
     store = EasyStore(np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int64))
-    return store, EasyState(0, -1, -1, 0.0, 0, iparams[0])
+    return store, EasyState(0, -1, -1, 0.0, 0, params.window)
 
 
-def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) -> EasyState:
+def easy_ended(store: EasyStore, s: EasyState, jobs: Jobs, j: int, now: float) -> EasyState:
     running = drop_release(store.ends, store.jobs, s.running, jobs.start[j] + jobs.est[j], j)
     return EasyState(running, s.epoch, s.blocked, s.shadow, s.extra, s.window)
 
@@ -233,15 +240,15 @@ def easy_ended(store: EasyStore, s: EasyState, jobs: Any, j: int, now: float) ->
 def easy_pass(
     store: EasyStore,
     s: EasyState,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[EasyState, int, int, int, float]:
     """:meth:`EasyBackfilling.schedule` with the submit order, on arrays.
 
@@ -308,16 +315,14 @@ def easy_pass(
     return state, head, w, k, math.nan
 
 
-def easy_report(store: EasyStore, state: EasyState, out: Any, fout: Any) -> None:
+def easy_report(store: EasyStore, state: EasyState, out: Ints, fout: Floats) -> None:
     """EASY has no counters of its own."""
 
 
-def _easy_arguments(
-    policy: EasyBackfilling, sim: Simulation
-) -> tuple[list[int], list[float]] | None:
+def _easy_arguments(policy: EasyBackfilling, sim: Simulation) -> EasyParams | None:
     if policy.order != "submit" or policy._site.active:
         return None
-    return [-1 if policy.window is None else int(policy.window)], []
+    return EasyParams(window=-1 if policy.window is None else int(policy.window))
 
 
 EASY_PASS = CompiledPass(
@@ -327,5 +332,6 @@ EASY_PASS = CompiledPass(
     ended=easy_ended,
     report=easy_report,
     arguments=_easy_arguments,
+    params=EasyParams,
     helpers=(_release_slot, insert_release, drop_release, shadow_walk, admit),
 )

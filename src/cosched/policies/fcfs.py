@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from cosched.engine.compiled import CompiledPass
+from cosched.engine.compiled import CompiledPass, NoParams
 from cosched.engine.decisions import Decision, Start
+from cosched.engine.loop import Floats, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
 from cosched.policies.limits import SITE_ORDERS, SiteRules
@@ -95,27 +96,27 @@ class Fcfs(Policy):
 # -- the compiled pass (cosched.engine.loop) ---------------------------------------------
 
 
-def fcfs_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[int, int]:
+def fcfs_init(jobs: Jobs, capacity: int, params: NoParams) -> tuple[int, int]:
     """FCFS keeps nothing between passes."""
     return 0, 0
 
 
-def fcfs_ended(store: int, state: int, jobs: Any, j: int, now: float) -> int:
+def fcfs_ended(store: int, state: int, jobs: Jobs, j: int, now: float) -> int:
     return state
 
 
 def fcfs_pass(
     store: int,
     state: int,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[int, int, int, int, float]:
     """:meth:`Fcfs.schedule` with the submit order, on arrays: start queued jobs in
     order until the first one that does not fit."""
@@ -132,12 +133,12 @@ def fcfs_pass(
     return state, head, tail, k, math.nan
 
 
-def fcfs_report(store: int, state: int, out: Any, fout: Any) -> None:
+def fcfs_report(store: int, state: int, out: Ints, fout: Floats) -> None:
     """FCFS has no counters of its own."""
 
 
-def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> tuple[list[int], list[float]] | None:
-    return ([], []) if policy.order == "submit" and not policy._site.active else None
+def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> NoParams | None:
+    return NoParams() if policy.order == "submit" and not policy._site.active else None
 
 
 FCFS_PASS = CompiledPass(

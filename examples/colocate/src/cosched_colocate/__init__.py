@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
+from cosched.engine.loop import Floats, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.families import Family
 from cosched.platform import Allocation
 from cosched.policies.base import Policy
 from cosched.policies.requirements import Requirements
+
+if TYPE_CHECKING:
+    from cosched.engine.simulation import Simulation
 
 __all__ = ["FAMILY", "PACK_PASS", "PackPairs"]
 
@@ -74,25 +78,33 @@ class PackPairs(Policy):
 # -- the compiled pass (cosched.engine.loop) ---------------------------------------------
 
 
+class Params(NamedTuple):
+    """The machine, as the pass reads it (a build checks the compiled loop on these
+    defaults)."""
+
+    nodes: int = 4
+    slots: int = 4  #: cores a node offers
+    cap: int = PAIR  #: jobs a node holds at most
+
+
 class Store(NamedTuple):
     """Per node: free cores and jobs held; per job: where its units start in ``placed``;
     the jobs a node holds at most."""
 
-    free: Any
-    held: Any
-    offset: Any
+    free: Ints
+    held: Ints
+    offset: Ints
     cap: int
 
 
-def pack_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[Store, int]:
-    nodes, slots = iparams[0], iparams[1]
+def pack_init(jobs: Jobs, capacity: int, params: Params) -> tuple[Store, int]:
     offset = np.zeros(jobs.size.shape[0] + 1, dtype=np.int64)
     offset[1:] = np.cumsum(jobs.size)
-    free = np.full(nodes, slots, dtype=np.int64)
-    return Store(free, np.zeros(nodes, dtype=np.int64), offset, iparams[2]), 0
+    free = np.full(params.nodes, params.slots, dtype=np.int64)
+    return Store(free, np.zeros(params.nodes, dtype=np.int64), offset, params.cap), 0
 
 
-def pack_ended(store: Store, state: int, jobs: Any, j: int, now: float) -> int:
+def pack_ended(store: Store, state: int, jobs: Jobs, j: int, now: float) -> int:
     """Job ``j``'s cores back to its nodes (its units' nodes are nondecreasing)."""
     last = -1
     for u in range(store.offset[j], store.offset[j + 1]):
@@ -107,15 +119,15 @@ def pack_ended(store: Store, state: int, jobs: Any, j: int, now: float) -> int:
 def pack_pass(
     store: Store,
     state: int,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[int, int, int, int, float]:
     """:meth:`PackPairs.schedule` on arrays."""
     nodes = store.free.shape[0]
@@ -154,19 +166,14 @@ def pack_pass(
     return state, head, tail, k, math.nan
 
 
-def pack_report(store: Store, state: int, out: Any, fout: Any) -> None:
+def pack_report(store: Store, state: int, out: Ints, fout: Floats) -> None:
     """No counters of its own."""
 
 
-def _arguments(policy: PackPairs, sim: Any) -> tuple[list[int], list[float]] | None:
+def _arguments(policy: PackPairs, sim: Simulation) -> Params | None:
     p = sim.platform
     cap = p.max_jobs_per_node or p.cores * p.mpl
-    return [p.nodes, p.cores * p.mpl, cap], []
-
-
-def _sample(rng: np.random.Generator, n: int) -> tuple[int, Any, Any, Any]:
-    """4 nodes of 4 cores, two jobs a node (a build checks the compiled loop on it)."""
-    return 16, np.array([4, 4, 2], dtype=np.int64), np.zeros(0), np.zeros((n, 0))
+    return Params(nodes=p.nodes, slots=p.cores * p.mpl, cap=cap)
 
 
 PACK_PASS = CompiledPass(
@@ -176,8 +183,8 @@ PACK_PASS = CompiledPass(
     ended=pack_ended,
     report=pack_report,
     arguments=_arguments,
+    params=Params,
     places=True,
-    sample=_sample,
 )
 
 FAMILY = Family(

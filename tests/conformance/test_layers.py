@@ -88,7 +88,8 @@ def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None
     )
     done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    expected = ["cosched.cli._checks", "cosched.cli.main", "cosched.cli.progress",
+    expected = ["cosched.cli._checks", "cosched.cli._parser", "cosched.cli.main",
+                "cosched.cli.progress",
                 "cosched.cli.run", "cosched.cli.traceinfo",
                 "cosched.workload.importers.detect"]  # fmt: skip
     assert loaded == str(expected)

@@ -154,8 +154,8 @@ class MyEasy(EasyBackfilling, register=False):
     ("policy", "kw"),
     [
         (MyEasy(), {}),
-        (EasyBackfilling(order="sjf"), {}),
-        (Fcfs(order="wfp"), {}),
+        (EasyBackfilling(order="priority"), {}),
+        (Fcfs(order="priority"), {}),
         (Fcfs(), {"check": True}),
         (Fcfs(), {"placement": True}),
         (Fcfs(), {"fast": False}),

@@ -122,6 +122,8 @@ def eligible(sim: Simulation) -> Plan | None:
         return None
     if (sim.rate_model is not None and spec.rates is None) or (sim.placing and not spec.places):
         return None
+    if sim.platform.unavailable and not spec.drains:
+        return None
     args = spec.arguments(sim.policy, sim)
     if args is None:
         return None
@@ -160,6 +162,8 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     counters: list[Any] = stats.tolist()
     spec.absorb(sim.policy, counters[4:], fstats.tolist(), plan.table)
     passes, decisions, started, changes = counters[:4]
+    if spec.drains:  # the wake-ups at the unavailability's steps are the engine's own
+        decisions -= counters[4]
     rate_changes = changes if spec.rates is not None else None
     if not (spec.places and sim.placing):
         return sim.finish_compiled(

@@ -37,6 +37,7 @@ grades.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from dataclasses import dataclass
@@ -249,9 +250,12 @@ def gap_intervals(
     ivs = sorted(fit_intervals)
     ends = np.maximum.accumulate(np.array([iv[1] for iv in ivs])) if ivs else np.zeros(0)
 
+    reach = ends.tolist()  # the latest end among the intervals up to each one
+
     def overlapping(a: float, b: float) -> list[Interval]:
         out = []
-        for iv in ivs[int(np.searchsorted(ends, a, side="right")) :]:
+        for i in range(bisect.bisect_right(reach, a), len(ivs)):  # no copy of the rest
+            iv = ivs[i]
             if iv[0] >= b:
                 break
             if iv[1] > a:

@@ -56,6 +56,7 @@ from cosched.experiments.fidelity import (
 from cosched.experiments.model import resolve
 from cosched.experiments.reproductions import spec_text
 from cosched.experiments.store import read_claims, read_results
+from cosched.families import readings
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "docs" / "claims"
@@ -274,6 +275,13 @@ def sensitivity_tables() -> dict[str, pd.DataFrame]:
     }
 
 
+def mechanism_tables() -> dict[str, pd.DataFrame]:
+    """The stored claim copies of the runs with a declared mechanism switched on
+    (:func:`cosched.families.readings`), by mechanism (those that exist)."""
+    names = [m.name for paper in ROWS for m in readings(paper)]
+    return {n: read_copy(n) for n in names if (CLAIMS / f"{n}.csv").is_file()}
+
+
 def quick_tables() -> dict[str, pd.DataFrame]:
     """The stored copies of the quick runs' claim tables, by reproduction."""
     return {n: read_copy(n, QUICK) for n in ROWS if (QUICK / f"{n}.csv").is_file()}
@@ -339,7 +347,12 @@ def main() -> int:
             print(f"{ROWS[name]}: {status(name, frame)}")
         return 0
     page = fidelity_markdown(
-        copies, quick_tables(), read_changes(), study_tables(), sensitivity_tables()
+        copies,
+        quick_tables(),
+        read_changes(),
+        study_tables(),
+        sensitivity_tables(),
+        mechanism_tables(),
     )
     outputs = {FIDELITY: page}
     quick = {f"quick/{name}": frame for name, frame in quick_tables().items()}

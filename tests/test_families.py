@@ -88,3 +88,52 @@ def test_an_install_older_than_the_families_is_named(monkeypatch: pytest.MonkeyP
     finally:
         monkeypatch.undo()
         families.families.cache_clear()
+
+
+#: A plugin family's own causes and calibrations, named by its Family record (set by
+#: the test below).
+_PLUGIN_CAUSES: tuple[object, ...] = ()
+_PLUGIN_CALIBRATIONS: tuple[object, ...] = ()
+
+
+def test_a_plugin_family_adds_its_causes_calibrations_and_profiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A family outside cosched declares its gaps' causes, its fitted parameters and its
+    # annotator in its Family record; the shared registries gather them with cosched's own.
+    from cosched.experiments import calibration, fidelity
+
+    cause = fidelity.Cause("mine", ("fig1-*",), "paper under-specified", "no trace", "a trace")
+    fit = calibration.Calibration("k", "mine", "2", ("fig1-a",), "grid", ("fig1-b",))
+    monkeypatch.setitem(globals(), "_PLUGIN_CAUSES", (cause,))
+    monkeypatch.setitem(globals(), "_PLUGIN_CALIBRATIONS", (fit,))
+    mine = families.Family(
+        name="mine",
+        causes=f"{__name__}:_PLUGIN_CAUSES",
+        calibrations=f"{__name__}:_PLUGIN_CALIBRATIONS",
+        profiles={"mine": "cosched.workload.profiles.recorded:annotate_recorded"},
+    )
+    real = families.families()
+    fidelity.causes(), calibration.all_calibrations()
+    monkeypatch.setattr(families, "families", lambda: (*real, mine))
+    # Gathered again on first use, with the plugin's entries after cosched's own (the
+    # gathered tuples are put back after the test).
+    monkeypatch.delitem(vars(fidelity), "CAUSES")
+    monkeypatch.delitem(vars(calibration), "CALIBRATIONS")
+    assert fidelity.cause_of("mine", "fig1-x") == cause
+    assert fidelity.CAUSES[-1] == cause and fidelity.cause_of("lomarc", "*") is not cause
+    assert calibration.calibration_of("mine", "fig1-a") == fit
+    assert calibration.calibration_of("mine", "fig1-b") is None
+    assert calibration.CALIBRATIONS[-1] == fit
+    assert families.profile("mine") == "cosched.workload.profiles.recorded:annotate_recorded"
+
+
+def test_a_family_declaration_holding_something_else_is_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cosched.experiments.fidelity import Cause
+
+    mine = families.Family(name="mine", causes=f"{__name__}:BASELINES")
+    monkeypatch.setattr(families, "families", lambda: (mine,))
+    with pytest.raises(ConfigError, match=r"family 'mine': causes .* is not a tuple of Cause"):
+        families.each("causes", Cause)

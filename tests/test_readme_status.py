@@ -150,14 +150,14 @@ def _copy(rows: list[tuple[str, str]], command: str = "cosched sweep x.toml") ->
 def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from cosched.experiments import fidelity
+    from cosched.experiments import calibration
     from cosched.experiments.calibration import Calibration
 
     fit = Calibration(
         parameter="load", family="coupled-fitted", value="0.9", fitted_to=("fit-*",),
         method="grid", held_out=("held-*",), claims_of="coupled",
     )  # fmt: skip
-    monkeypatch.setattr(fidelity, "CALIBRATIONS", (fit,))
+    monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("held-c", "disagrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees"),
@@ -171,6 +171,33 @@ def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
     # the held-out claim still not agreeing is listed with its cause
     assert "held-c (direction)" in section
     assert "`python fit.py`" in section
+
+
+def test_a_mechanism_is_shown_with_and_without_on_the_claims_its_runs_cover(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cosched.experiments import fidelity
+    from cosched.families import Reading
+
+    nic = Reading("coupled-nic", "coupled", "nic=1", "the paper's line 7")
+    monkeypatch.setattr(fidelity, "readings", lambda paper: (nic,) if paper == "coupled" else ())
+    default = _copy([("a", "agrees"), ("b", "disagrees"), ("c", "calibrated"),
+                     ("d", "disagrees")])  # fmt: skip
+    switched = _copy([("a", "disagrees"), ("b", "agrees"), ("c", "agrees"),
+                      ("d", "not run")], "python nic.py")  # fmt: skip
+    text = fidelity_markdown({"coupled": default}, switched={"coupled-nic": switched})
+    section = text[text.index("### Mechanisms and readings switched on") :]
+    # c is calibrated in the default and d was not run with it: 1 of 2 each side
+    assert (
+        "| coupled-nic | nic=1 | the paper's line 7 | 1 of 2 agree (50%); 1 disagrees "
+        "(1 claim not run with it left out of both) | 1 of 2 agree (50%); 1 disagrees |"
+    ) in section
+    assert "the 2 claims whose verdict it moves" in section
+    assert "| a | 1 | 1: agrees | 1: disagrees |" in section
+    assert "| b | 1 | 1: disagrees | 1: agrees |" in section
+    assert "| c |" not in section and "`python nic.py`" in section
+    # a mechanism without a copy is not shown
+    assert "### Mechanisms and readings switched on" not in fidelity_markdown({"coupled": default})
 
 
 def test_sensitivity_classes_by_hand() -> None:
@@ -222,14 +249,14 @@ def test_every_held_out_gap_of_a_stored_study_has_a_classified_cause() -> None:
 def test_a_study_that_ran_part_of_the_claims_is_compared_on_that_part(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from cosched.experiments import fidelity
+    from cosched.experiments import calibration
     from cosched.experiments.calibration import Calibration
 
     fit = Calibration(
         parameter="noise", family="coupled-noise", value="1 ms", fitted_to=("fit-*",),
         method="grid", held_out=("held-*",), claims_of="coupled",
     )  # fmt: skip
-    monkeypatch.setattr(fidelity, "CALIBRATIONS", (fit,))
+    monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("other", "agrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees")])

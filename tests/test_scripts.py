@@ -113,3 +113,38 @@ def test_fit_table_renders_every_stored_log_between_the_markers(tmp_path: Path) 
     page.write_text("no markers\n")
     done = _run("fit_table.py", *stores, "--write", str(page))
     assert done.returncode != 0 and "markers" in done.stderr
+
+
+_FIGURES_SAMPLE = '''
+from typing import Any
+import typing
+
+Row = dict[str, Any]
+NOT_A_TYPE = 3
+
+
+def f(x: Any, *rest: "list[Any]", **kw: int) -> typing.Any:
+    """Four Any in the signature; one in the body's annotation."""
+    y: Any = x
+    z = Any
+    return y, z, rest, kw
+
+
+class C:
+    field: "dict[str, Any]"
+
+    def g(self) -> int:
+        return 1
+'''
+
+
+def test_code_figures_counts_any_in_annotations_and_function_lengths(tmp_path: Path) -> None:
+    # By hand: the alias Row 1; f's x, *rest, return 3; y 1; C.field 1 (``z = Any`` in a
+    # function is a value, not an annotation). f's body is 3 lines without its docstring.
+    (tmp_path / "m.py").write_text(_FIGURES_SAMPLE)
+    out = _run("code_figures.py", str(tmp_path), "--long", "2", "--top", "1")
+    assert out.returncode == 0, out.stderr
+    assert "Any in annotations: 6" in out.stdout
+    assert "functions over 2 lines: 1" in out.stdout
+    assert "    3  m.py:9 f" in out.stdout
+    assert "    6  m.py" in out.stdout

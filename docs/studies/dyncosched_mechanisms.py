@@ -19,13 +19,20 @@ differs from the baseline's. ``--only`` restricts the grid to cells of some work
 and 4's cells (MPL 5, s = 20%, the paper's costs). ``--save DIR`` writes each reading's
 claim table to ``DIR/<reading>.csv`` and its results to ``DIR/<reading>-results.csv``;
 ``--compare A.csv B.csv`` prints the verdicts that differ between two saved tables
-(readings run in separate processes).
+(readings run in separate processes). ``--copy NAME`` writes the last reading's claims
+as the mechanism's copy ``docs/claims/NAME.csv`` (a ``Reading`` of
+``cosched.timesharing.family``), shown in docs/fidelity.md.
+
+A run split by seed (``--seeds 1 --first-seed S --save DIR/S``, one process per seed)
+and judged together (``--judge DIR/* --reading R``) gives the table of one run over
+the same seeds, number for number: each cell of a seed reads that seed only.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
 import tomllib
 from importlib.resources import files
@@ -126,11 +133,67 @@ def compare(base: pd.DataFrame, other: pd.DataFrame, title: str) -> None:
     print()
 
 
+def write_copy(name: str, table: pd.DataFrame, command: str) -> Path:
+    """``docs/claims/NAME.csv``: a mechanism's claim copy, ``command`` first."""
+    table = table.copy()
+    table.insert(0, "command", command)
+    table["judged"] = "when the study ran"
+    out = Path(__file__).resolve().parents[1] / "claims" / f"{name}.csv"
+    table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+    return out
+
+
+def judge(
+    readings: list[str], dirs: list[Path], save: str | None, copy: str | None, jobs: int
+) -> None:
+    """Judge each reading on the results saved in ``dirs`` together (runs split by seed
+    across processes), print as a run does, and write the claim table to ``save``."""
+    tables = {}
+    for text in readings:
+        label = text or "none"
+        parts = [pd.read_csv(d / f"{label}-results.csv") for d in dirs]
+        results = pd.concat([p for p in parts if not p.empty], ignore_index=True)
+        results["variant"] = results["variant"].fillna("")
+        table = evaluate(claims(), results, "dyncosched")
+        tables[text] = table
+        seeds = sorted(results["seed"].unique())
+        print(f"## reading: {label}  ({len(seeds)} seeds)")
+        print(f"claims: {agreement(table).text()}")
+        ceil = ceilings(results)
+        if ceil:
+            print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
+        for wl, resp in figure4(results).items():
+            print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
+        if save:
+            Path(save).mkdir(parents=True, exist_ok=True)
+            table.to_csv(Path(save) / f"{label}.csv", index=False)
+        if copy and text == readings[-1]:
+            first = int(min(seeds))
+            command = (
+                f"python docs/studies/dyncosched_mechanisms.py --jobs {jobs} --seeds "
+                f"{len(seeds)} --first-seed {first} --reading {text} --copy {copy}"
+            )
+            print(f"wrote {write_copy(copy, table, command)}")
+        print(flush=True)
+    for text in readings[1:]:
+        compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")
+
+
 def main() -> None:
     """Command line entry."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reading", action="append", default=None, help='e.g. "nic_bandwidth=..."')
     ap.add_argument("--seeds", type=int, default=1, help="seeds 20020601, 20020602, ...")
+    ap.add_argument(
+        "--first-seed", type=int, default=20020601, help="the first of the --seeds seeds"
+    )
+    ap.add_argument(
+        "--judge",
+        nargs="+",
+        default=None,
+        metavar="DIR",
+        help="judge the results saved (--save) in these folders together, per reading",
+    )
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--only", nargs="*", default=[], help="workloads to run (default all)")
     ap.add_argument("--figures", action="store_true", help="Figures 3 and 4's cells only")
@@ -138,13 +201,17 @@ def main() -> None:
         "--save", default=None, help="folder for each reading's claim table and results"
     )
     ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
+    ap.add_argument("--copy", default=None, metavar="NAME", help="a mechanism's claim copy")
     args = ap.parse_args()
     if args.compare:
         a, b = (pd.read_csv(f) for f in args.compare)
         compare(a, b, f"{args.compare[0]} -> {args.compare[1]}")
         return
     readings = args.reading if args.reading is not None else [""]
-    seeds = [20020601 + k for k in range(args.seeds)]
+    if args.judge:
+        judge(readings, [Path(d) for d in args.judge], args.save, args.copy, args.jobs)
+        return
+    seeds = [args.first_seed + k for k in range(args.seeds)]
     tables = {}
     for text in readings:
         t0 = time.process_time()
@@ -156,6 +223,9 @@ def main() -> None:
             table.to_csv(Path(args.save) / f"{text or 'none'}.csv", index=False)
             results.to_csv(Path(args.save) / f"{text or 'none'}-results.csv", index=False)
         label = text or "none"
+        if args.copy and text == readings[-1]:
+            command = " ".join(["python", "docs/studies/dyncosched_mechanisms.py", *sys.argv[1:]])
+            print(f"wrote {write_copy(args.copy, table, command)}")
         print(f"## reading: {label}  ({time.process_time() - t0:.0f} s of CPU)")
         print(f"claims: {agreement(table).text()}")
         ceil = ceilings(results)

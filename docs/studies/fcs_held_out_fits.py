@@ -27,27 +27,14 @@ import argparse
 import math
 import time
 
+from fcs_linux_local import PAPER as LINUX_PAPER  # this script's folder is first on sys.path
+
 from cosched.experiments.model import CellEnv
 from cosched.timesharing.fcs_experiment import run_cell
 
 #: The paper's end times (s) per scenario and scheme (sections 3.1-3.4; section 4's
-#: turnaround).
-PAPER = {
-    ("balanced", "SB"): (126, 134),
-    ("balanced", "FCS"): (125, 126),
-    ("imbalanced", "SB"): (193, 194),
-    ("imbalanced", "FCS"): (197, 197),
-    ("complementing", "SB"): (144, 142, 244),
-    ("complementing", "FCS"): (192, 193, 197),
-    ("mixed", "SB"): (213, 214, 276),
-    ("mixed", "FCS"): (252, 253, 155),
-    ("sweep3d", "SB"): (275,),
-    ("sweep3d", "FCS"): (244,),
-    ("sage", "SB"): (276,),
-    ("sage", "FCS"): (264,),
-    ("sage+sweep3d", "SB"): (272,),
-    ("sage+sweep3d", "FCS"): (235,),
-}
+#: turnaround), SB and FCS: the table fcs_linux_local.py holds.
+PAPER = {k: v for k, v in LINUX_PAPER.items() if k[1] in ("SB", "FCS")}
 S4 = ("sweep3d", "sage", "sage+sweep3d")
 #: The fcs spec's sections 3-4 grids (specs/fcs.toml), the fitted value aside.
 SPEC = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,

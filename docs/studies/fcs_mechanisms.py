@@ -23,8 +23,8 @@ differs from the baseline's. ``--save DIR`` writes each reading's claim table to
 saved tables' tallies with a reading's fit set (claim ids or patterns) left out of both.
 ``--copy NAME`` writes the last reading's claims, judged with the calibrations of the
 study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``), to
-``docs/claims/NAME.csv`` with this command; without ``--loads`` it holds sections 3 and
-4's claims only:
+``docs/claims/NAME.csv`` with this command (a mechanism's copy, ``fcs-nic``, with the
+reproduction's); without ``--loads`` it holds sections 3 and 4's claims only:
 
     python docs/studies/fcs_mechanisms.py --reading noise_period=0.001,noise_duration=1e-5 \\
         --copy fcs-noise
@@ -44,6 +44,7 @@ from typing import Any
 
 import pandas as pd
 
+from cosched.experiments.calibration import CALIBRATIONS
 from cosched.experiments.claims import agreement, evaluate
 from cosched.experiments.model import CellEnv
 from cosched.timesharing.fcs_claims import claims
@@ -101,7 +102,10 @@ def mixed_order(results: pd.DataFrame) -> str:
 def write_copy(name: str, results: pd.DataFrame, sections_only: bool) -> Path:
     """``docs/claims/NAME.csv``: the claims judged on ``results`` with the study
     ``name``'s calibrations, the command that ran them first (the copy's columns)."""
-    table = evaluate(claims(), results, name)
+    # A study's copy is judged with its calibrations; a mechanism's (its parameters
+    # stated, none fitted: cosched.timesharing.family) with the reproduction's.
+    studies = {c.family for c in CALIBRATIONS}
+    table = evaluate(claims(), results, name if name in studies else "fcs")
     if sections_only:
         table = table[table["claim"].str.startswith(("s3-", "s4-"))]
     command = " ".join(["python", "docs/studies/fcs_mechanisms.py", *sys.argv[1:]])

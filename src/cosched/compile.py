@@ -447,7 +447,7 @@ def _write_atomically(path: Path, text: str) -> None:
 _MARKED: set[Callable[..., Any]] = set()
 #: The numba dispatcher made for each marked function (one per function, shared by
 #: every module that names it).
-_DISPATCHERS: dict[tuple[Callable[..., Any], bool], Any] = {}
+_DISPATCHERS: dict[tuple[Callable[..., Any], bool], Callable[..., Any]] = {}
 _JITTED: set[str] = set()
 
 
@@ -501,7 +501,7 @@ class _Array:
 
 #: An argument's type as a signature writes it: a scalar code, an
 #: array or a tuple of types.
-_Type = str | _Array | tuple[Any, ...]
+_Type = str | _Array | tuple["_Type", ...]
 _CODES = {"i8": np.int64, "f8": np.float64, "b1": np.bool_, "u1": np.uint8}
 
 
@@ -547,7 +547,7 @@ def _arguments(signature: str) -> tuple[_Type, ...]:
     return tuple(args)
 
 
-def _describe(a: Any) -> str:
+def _describe(a: object) -> str:
     if isinstance(a, np.ndarray):
         layout = "contiguous" if a.flags.c_contiguous else "strided"
         ro = "" if a.flags.writeable else "read-only "
@@ -555,7 +555,7 @@ def _describe(a: Any) -> str:
     return f"{type(a).__name__} {a!r}"[:80]
 
 
-def _check(kind: _Type, a: Any, where: str) -> None:
+def _check(kind: _Type, a: object, where: str) -> None:
     """Raise TypeError unless ``a`` is what the compiled code reads as ``kind``."""
     if isinstance(kind, _Array):
         if not (
@@ -603,7 +603,7 @@ class Checked:
     def __init__(self, name: str, func: Callable[..., Any], signature: str) -> None:
         self._name, self._func = name, func
         self._kinds = _arguments(signature)
-        self._last: list[Any] = [_NOT_SEEN] * len(self._kinds)
+        self._last: list[object] = [_NOT_SEEN] * len(self._kinds)
 
     def __call__(self, *args: Any) -> Any:
         last = self._last
@@ -625,7 +625,7 @@ class _Kernels:
     def __init__(self, name: str, compiled: ModuleType | None) -> None:
         self._name, self._compiled = name, compiled
 
-    def __reduce__(self) -> tuple[Any, tuple[str]]:
+    def __reduce__(self) -> tuple[Callable[[str], _Kernels], tuple[str]]:
         # A policy is pickled after a run (to a worker, into results): its kernels are
         # looked up again where it is unpickled.
         return kernels, (self._name,)
@@ -665,7 +665,7 @@ def checking() -> bool:
     return CHECK or env not in {"0", "no", "off", "false", ""}
 
 
-def kernels(name: str, *, build: bool = True) -> Any:
+def kernels(name: str, *, build: bool = True) -> _Kernels:
     """The kernels of module ``name``, compiled, as attributes: those its ``SIGNATURES``
     declares from its group's module compiled ahead of time (:func:`load`, building it first if
     ``build``); the others, or all when that module is missing or disabled, numba's

@@ -40,7 +40,11 @@ from cosched.platform import Allocation, Platform
 from cosched.workload.columns import Columns
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     import pandas as pd
+    import pyarrow
+    import pyarrow.parquet
 
 __all__ = [
     "JOB_FORMATS",
@@ -165,7 +169,7 @@ def _integral_columns(table: Columns) -> Columns:
     return out
 
 
-def _arrow_array(pa: Any, values: np.ndarray) -> Any:
+def _arrow_array(pa: ModuleType, values: np.ndarray) -> pyarrow.Array:
     """A numeric numpy column as a pyarrow array, without pyarrow's pandas checks."""
     kinds = {np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}
     kind = kinds.get(values.dtype)
@@ -348,7 +352,7 @@ class JobsWriter:
             )
         self.tau = tau
         self._fh = open(self.path, "wb")  # noqa: SIM115 (closed by close())
-        self._parquet: Any = None
+        self._parquet: pyarrow.parquet.ParquetWriter | None = None
         self._first = True
 
     def write(self, jobs: pd.DataFrame) -> None:

@@ -124,11 +124,17 @@ def test_trace_info_on_bundled_example(capsys: pytest.CaptureFixture[str]) -> No
     assert "max_procs       64" in out and "offered load" in out
 
 
-def test_annotate_lists_every_profile_without_loading_them() -> None:
-    from cosched.cli.annotate import PROFILE_NAMES
-    from cosched.workload.profiles import PROFILES
+def test_annotate_an_unknown_profile_lists_every_family_s_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The profiles come from the families' declarations (Family.profiles), plus recorded.
+    from cosched.workload.sources import bundled_path
 
-    assert tuple(sorted(PROFILES)) == PROFILE_NAMES
+    out = str(tmp_path / "out.swf")
+    assert main(["annotate", "lomark", str(bundled_path()), "--seed", "1", "-o", out]) != 0
+    err = capsys.readouterr().err
+    assert "did you mean lomarc" in err
+    assert all(p in err for p in ("coupled", "dyncosched", "lomarc", "nodeshare", "recorded"))
 
 
 def test_every_flag_has_help_and_every_command_ends_with_two_examples() -> None:

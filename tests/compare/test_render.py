@@ -24,8 +24,8 @@ from cosched.compare.render import FigureWarning, _mix_section, write_report
 from cosched.compare.study import Arm, Comparison
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Allocation, Platform
+from tests.passes import KTH, NEEDS_KTH
 
-KTH = Path(__file__).resolve().parents[3] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
 LOMARC = "2 nodes x 1 core (nodes, mpl 2, at most 2 jobs a node)"
 GANG = "1 nodes x 2 cores (cores, mpl 2)"
 EASY = "2 nodes x 1 core (cores)"
@@ -230,7 +230,7 @@ def test_class_bars_carry_their_interval() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not KTH.is_file(), reason=f"needs the KTH-SP2 trace at {KTH}")
+@NEEDS_KTH
 @pytest.mark.parametrize(
     ("policies", "limit"),
     [("easy,lomarc", "6000"), ("fcfs,gang", "3000")],

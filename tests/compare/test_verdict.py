@@ -132,6 +132,39 @@ def test_single_core_nodes_the_verdict_names_shrinking_not_sharing() -> None:
     assert "without co-locating any job" in verdict(summary, ["easy"], FAMILIES, mechs=mechs)[0]
 
 
+def test_a_plugin_family_declares_its_mechanism(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A family outside cosched brings its verdict words in its Family record: the
+    # measures it names are taken, its headline and paragraph say its words, and its
+    # paragraph stands where its rank puts it (before node sharing's 10).
+    from cosched import families as registry
+
+    mine = registry.Family(
+        name="colocate",
+        mechanism=registry.Mechanism(
+            words="co-locating pairs",
+            headline="Co-locate",
+            measures=("shared",),
+            shared="ran beside another job",
+            unrecorded="not recorded",
+            caveat="A made-up family.",
+            rank=5,
+        ),
+    )
+    real = registry.families()
+    monkeypatch.setattr(registry, "families", lambda: (*real, mine))
+    runs = [_jobs(end_time=[10.0, 10.0], size=[1.0, 1.0], shared_node=[True, False])]
+    m = measure(runs, "colocate", 4)
+    assert m.shared == Share(0.5, 0.5) and m.sliced is m.shrunk is m.spread is None
+    families = {**FAMILIES, "pairs": "colocate"}
+    summary = _summary({"easy": 7200.0, "nodeshare-easy": 5400.0, "pairs": 3600.0})
+    text = verdict(summary, ["easy"], families, mechs={"pairs": m})
+    assert text[0].startswith("**Co-locate: pairs.**")
+    assert text[1].startswith("*Co-locating pairs*: pairs,")
+    assert "50% of jobs (50% of their node-hours) ran beside another job" in text[1]
+    assert text[1].endswith("A made-up family.")
+    assert text[2].startswith("*Sharing nodes*: nodeshare-easy,")
+
+
 def test_a_flat_sweep_is_labelled_not_sensitive() -> None:
     summary = _summary({"easy": 7200.0, "nodeshare-easy": 3600.0})
     mechs = {"nodeshare-easy": Mechanisms("nodeshare", Share(0.0, 0.0), None, Share(0.3, 0.3))}

@@ -138,19 +138,26 @@ def test_three_way_mates_over_tcp_equal_in_process(three_cluster: Cluster, case:
     check_groups(case, remote)
 
 
+def _one_group_of_three() -> list[Domain]:
+    """A1 at t=0, B1 at t=10, C1 at t=20, mates of each other, one unit each on machines
+    of 2 units, under the hold scheme."""
+
+    def w(submit: float) -> Workload:
+        return Workload.from_jobs([(submit, 1, 100.0)])
+
+    ws = with_groups([w(0.0), w(10.0), w(20.0)], [{0: 0, 1: 0, 2: 0}])
+    return [
+        Domain(n, x, Platform.of_procs(2), scheme="hold", check=True)
+        for n, x in zip(NAMES, ws, strict=True)
+    ]
+
+
 def test_group_waits_for_its_last_member_then_all_start() -> None:
     # A1 at t=0, B1 at t=10, C1 at t=20, mates of each other, one unit each on
     # machines of 2 units. By hand: A1 is ready at 0, its mates are not submitted:
     # it holds. B1 at 10: A1 holds, C1 not submitted (a try-hold cannot start it):
     # B1 holds. C1 at 20: both hold, so all three start at 20; held 20 s and 10 s.
-    def w(submit: float) -> Workload:
-        return Workload.from_jobs([(submit, 1, 100.0)])
-
-    ws = with_groups([w(0.0), w(10.0), w(20.0)], [{0: 0, 1: 0, 2: 0}])
-    doms = [
-        Domain(n, x, Platform.of_procs(2), scheme="hold", check=True)
-        for n, x in zip(NAMES, ws, strict=True)
-    ]
+    doms = _one_group_of_three()
     res = run_coupled(doms, pairs=LINKS)
     starts = [float(res.results[n].jobs["start_time"].iloc[0]) for n in NAMES]
     held = [float(res.results[n].jobs["held_time"].iloc[0]) for n in NAMES]
@@ -161,14 +168,7 @@ def test_group_waits_for_its_last_member_then_all_start() -> None:
 def test_group_with_a_machine_down_starts_without_it() -> None:
     from cosched.coupled import Outage
 
-    def w(submit: float) -> Workload:
-        return Workload.from_jobs([(submit, 1, 100.0)])
-
-    ws = with_groups([w(0.0), w(10.0), w(20.0)], [{0: 0, 1: 0, 2: 0}])
-    doms = [
-        Domain(n, x, Platform.of_procs(2), scheme="hold", check=True)
-        for n, x in zip(NAMES, ws, strict=True)
-    ]
+    doms = _one_group_of_three()
     # C is down from t=5: A1 (holding since 0) keeps holding, B1 may still come. B1
     # arrives at 10, drops C1 from the group and starts with A1, marked started_alone
     # (it decided to start without all its mates); C1 starts alone at 20.

@@ -10,9 +10,6 @@ compiled ahead of time.
 
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,13 +22,10 @@ from cosched.engine.view import SystemView
 from cosched.gang import Gang, GangSlurm, gang_columns
 from cosched.gang import fast as gang_fast
 from cosched.platform import Platform
-from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
 from cosched.workload.sources import open_workload
+from tests.passes import KTH, NEEDS_KTH, both, use_built_loop
 from tests.strategies import workloads
-
-KTH = Path(__file__).resolve().parents[3] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
-NEEDS_KTH = pytest.mark.skipif(not KTH.is_file(), reason=f"needs the KTH-SP2 trace at {KTH}")
 
 OPTIONS: dict[str, Any] = {
     "packing": st.sampled_from(["first-fit", "buddy"]),
@@ -43,17 +37,6 @@ OPTIONS: dict[str, Any] = {
     "memory_limit": st.sampled_from([None, 4.0, 10.0]),
     "job_memory": st.sampled_from([0.0, 1.0, 3.0]),
 }
-
-
-def both(w: Workload, platform: Platform, name: str, **params: Any) -> tuple[Any, Any]:
-    """The general and the compiled run of one configuration, with their policies."""
-    out = []
-    for fast_path in (False, True):
-        policy = make_policy(name, **params)
-        sim = Simulation(w, platform, policy, fast=fast_path)
-        assert fastpath.eligible(sim) is not None  # the engine runs the compiled pass
-        out.append((sim.run(), policy))
-    return out[0], out[1]
 
 
 def assert_same(general: Any, compiled: Any) -> None:
@@ -171,13 +154,7 @@ def test_a_trace_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's loop with the gang pass bound, compiled ahead of time (what a run of
     10,000 jobs or more loads), gives the general loop's runs too."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
-    from cosched.engine import aot
-
-    if aot.load_loop(gang_fast.GANG_PASS, build=True) is None:
-        pytest.fail("the gang event loop did not build")
-    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    use_built_loop(gang_fast.GANG_PASS, "gang", monkeypatch)
     w = open_workload(str(KTH), limit=6000)
     assert_same(*both(w, Platform(100, 1, mpl=2), "gang", switch_cost=1.0))
     assert_same(*both(w, Platform(100, 1, mpl=3), "gang", packing="buddy", alternate=False))

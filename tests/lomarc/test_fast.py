@@ -8,7 +8,6 @@ the engine's counters. ``Simulation(fast=False)`` forces the general loop.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ from cosched.lomarc.slowdown import FORMULAS
 from cosched.policies.base import make_policy
 from cosched.workload.job import Workload
 from tests.lomarc.test_invariants import cases
+from tests.passes import use_built_loop
 
 OPTIONS: dict[str, Any] = {
     "cpu": st.sampled_from(["hyperthreaded", "standard"]),
@@ -113,13 +113,7 @@ def test_memory_readings_compiled(slowdown: str) -> None:
 def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's loop with the LOMARC pass bound, compiled ahead of time (what a run of
     10,000 jobs or more loads), gives the general loop's schedules too."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
-    from cosched.engine import aot
-
-    if aot.load_loop(fast.LOMARC_PASS, build=True) is None:
-        pytest.fail("the LOMARC event loop did not build")
-    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    use_built_loop(fast.LOMARC_PASS, "LOMARC", monkeypatch)
     w = cell_workload("paper-alpha", "W3", "M1", 0, 600)
     for variant in ("L-R", "L-N", "AC", "PSS", "L-R-own"):
         name, extra = RUNS[variant]

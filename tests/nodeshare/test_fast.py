@@ -14,9 +14,6 @@ the slow test runs it compiled ahead of time.
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,10 +33,8 @@ from cosched.workload.job import Workload
 from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.sources import open_workload
 from tests.nodeshare.test_invariants import mixed_workload
+from tests.passes import KTH, NEEDS_KTH, both, use_built_loop
 from tests.strategies import workloads
-
-KTH = Path(__file__).resolve().parents[3] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
-NEEDS_KTH = pytest.mark.skipif(not KTH.is_file(), reason=f"needs the KTH-SP2 trace at {KTH}")
 
 OPTIONS: dict[str, Any] = {
     "restriction": st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]),
@@ -50,17 +45,6 @@ OPTIONS: dict[str, Any] = {
     "pressure_low": st.sampled_from([0.0, 0.5, 2.0]),
     "speedup_half": st.sampled_from([1.0, 1.2]),
 }
-
-
-def both(w: Workload, platform: Platform, name: str, **params: Any) -> tuple[Any, Any]:
-    """The general and the compiled run of one configuration, with their policies."""
-    out = []
-    for fast_path in (False, True):
-        policy = make_policy(name, **params)
-        sim = Simulation(w, platform, policy, fast=fast_path)
-        assert fastpath.eligible(sim) is not None  # the engine runs the compiled pass
-        out.append((sim.run(), policy))
-    return out[0], out[1]
 
 
 def assert_same(general: Any, compiled: Any) -> None:
@@ -185,13 +169,7 @@ def test_a_trace_prefix() -> None:
 def test_the_loop_compiled_ahead_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's loop with the node-sharing pass bound, compiled ahead of time (what
     a run of 10,000 jobs or more loads), gives the general loop's runs too."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the ahead-of-time loop cannot be built here")
-    from cosched.engine import aot
-
-    if aot.load_loop(ns_fast.NODESHARE_PASS, build=True) is None:
-        pytest.fail("the nodeshare event loop did not build")
-    monkeypatch.setenv("COSCHED_FASTPATH_COMPILE_FROM", "0")  # the built loop, any size
+    use_built_loop(ns_fast.NODESHARE_PASS, "nodeshare", monkeypatch)
     w = annotate_nodeshare(open_workload(str(KTH), limit=6000), rng=np.random.default_rng(0))
     one = Platform(100, 1, allocation="nodes", max_jobs_per_node=3)
     assert_same(*both(w, one, "nodeshare"))

@@ -9,17 +9,11 @@ import pytest
 from cosched.errors import ConfigError, UnknownNameError
 from cosched.workload.job import Workload
 from cosched.workload.models import generate_lublin
-from cosched.workload.profiles import (
-    PROFILES,
-    annotate,
-    annotate_coupled,
-    annotate_dyncosched,
-    annotate_lomarc,
-    annotate_nodeshare,
-    pair_workloads,
-)
-from cosched.workload.profiles.dyncosched import JOB_TYPES
-from cosched.workload.profiles.lomarc import MIXTURES
+from cosched.workload.profiles import annotate, names
+from cosched.workload.profiles.coupled import annotate_coupled, pair_workloads
+from cosched.workload.profiles.dyncosched import JOB_TYPES, annotate_dyncosched
+from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
+from cosched.workload.profiles.nodeshare import annotate_nodeshare
 
 N = 100_000
 
@@ -277,7 +271,7 @@ def _params(name: str, other: Workload) -> dict:
 
 
 # "recorded" reads the trace's recorded starts and draws nothing: same output for any seed.
-@pytest.mark.parametrize("name", sorted(set(PROFILES) - {"recorded"}))
+@pytest.mark.parametrize("name", sorted(set(names()) - {"recorded"}))
 def test_determinism(small: Workload, name: str) -> None:
     other = generate_lublin(2000, nodes=64, rng=_rng(5))
     runs = [annotate(name, small, rng=_rng(s), **_params(name, other)) for s in (11, 11, 12)]
@@ -285,7 +279,7 @@ def test_determinism(small: Workload, name: str) -> None:
     assert not runs[0].table.equals(runs[2].table)
 
 
-@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize("name", names())
 def test_input_unchanged_and_columns_prefixed(small: Workload, name: str) -> None:
     before = small.table.copy()
     other = generate_lublin(2000, nodes=64, rng=_rng(5))
@@ -342,7 +336,12 @@ def test_a_package_brings_its_own_annotator_by_entry_point(
     broken = importlib.metadata.EntryPoint(
         name="broken", value="no_such_module_here:f", group=profiles.ENTRY_POINT_GROUP
     )
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [ep, broken])
+    real = importlib.metadata.entry_points
+
+    def entry_points(group: str) -> object:
+        return [ep, broken] if group == profiles.ENTRY_POINT_GROUP else real(group=group)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     monkeypatch.setattr(profiles, "PROFILES", dict(profiles.PROFILES))
     w = generate_lublin(20, nodes=8, rng=np.random.default_rng(1))
     out = profiles.annotate("mine", w, rng=np.random.default_rng(2), scale=2.0)

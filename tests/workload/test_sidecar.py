@@ -11,7 +11,8 @@ import pytest
 from cosched.errors import WorkloadError
 from cosched.workload.job import Workload
 from cosched.workload.models import generate_lublin
-from cosched.workload.profiles import annotate, pair_workloads
+from cosched.workload.profiles import annotate
+from cosched.workload.profiles.coupled import pair_workloads
 from cosched.workload.sidecar import (
     attach_profiles,
     read_annotated,

@@ -13,14 +13,10 @@ import ast
 import sys
 from typing import Any
 
+from cosched.cli._parser import command
 from cosched.errors import ConfigError, CoschedError
 
 __all__ = ["parse_params", "register"]
-
-
-#: The annotators' names, for ``--help`` without loading them (a test keeps it equal to
-#: :data:`cosched.workload.profiles.PROFILES`).
-PROFILE_NAMES = ("coupled", "dyncosched", "lomarc", "nodeshare", "recorded")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,14 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     Args:
         subparsers: the top-level parser's subparsers.
     """
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "annotate",
-        help="add a per-job resource profile (SWF + sidecar)",
-        description=f"Annotate a workload with a profile: {', '.join(PROFILE_NAMES)}.",
-        epilog="examples:\n"
-        "  cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf\n"
-        "  cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "add a per-job resource profile (SWF + sidecar)",
+        "cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf",
+        "cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
+        description="Annotate a workload with a per-job profile: one a family declares, "
+        "or recorded (the trace's own starts); an unknown name lists them all.",
     )
     p.add_argument("profile", metavar="PROFILE", help="profile name")
     p.add_argument("input", metavar="IN.swf", help="workload to annotate")
@@ -75,7 +71,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 def _run(args: argparse.Namespace) -> str:
     import numpy as np
 
-    from cosched.workload.profiles import annotate, pair_workloads
+    from cosched.workload.profiles import annotate
+    from cosched.workload.profiles.coupled import pair_workloads
     from cosched.workload.sidecar import write_annotated
     from cosched.workload.sources import open_workload
 

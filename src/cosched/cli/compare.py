@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cosched.cli._checks import count
+
+if TYPE_CHECKING:
+    from cosched.compare.study import Cost
+    from cosched.policies.requirements import MachineFlags
+    from cosched.workload.job import Workload
+
+from cosched.cli._parser import command
 
 __all__ = ["register"]
 
 
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``compare`` and ``report`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "compare",
-        help="should jobs share nodes on this machine? baselines vs coscheduling, with a report",
+        "should jobs share nodes on this machine? baselines vs coscheduling, with a report",
+        "cosched compare --out answer",
+        "cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2",
+        "cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
         description="Run the space-sharing baselines and every coscheduling family that "
         "applies to the machine on one trace (the randomised ones over several seeds), "
         "through the resumable experiment store in DIR/store, then write DIR/report.md and "
@@ -24,11 +35,6 @@ def register(sub: Any) -> None:
         "of the busiest day, the interference robustness sweep and a verdict. Each "
         "coscheduling policy also runs with its assumptions and its mechanism turned off "
         "(control runs), which split its gain by source.",
-        epilog="examples:\n"
-        "  cosched compare --out answer\n"
-        "  cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2\n"
-        "  cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "trace",
@@ -117,7 +123,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_compare)
 
 
-def _flags(text: str | None) -> Any:
+def _flags(text: str | None) -> MachineFlags | None:
     from cosched.errors import ConfigError
     from cosched.policies.requirements import MachineFlags
 
@@ -264,7 +270,7 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _probe(path: str, limit: int | None, flags: Any) -> Any:
+def _probe(path: str, limit: int | None, flags: MachineFlags | None) -> Workload:
     """The trace, loaded on the machine ``--machine`` states (else its header's); a
     job too wide for it is an error naming compare's flags and the import's."""
     from cosched.errors import ConfigError, WorkloadError
@@ -288,7 +294,9 @@ def _probe(path: str, limit: int | None, flags: Any) -> Any:
         ) from None
 
 
-def _baseline(args: argparse.Namespace, probe: Any, flags: Any) -> tuple[str | None, list[str]]:
+def _baseline(
+    args: argparse.Namespace, probe: Workload | None, flags: MachineFlags | None
+) -> tuple[str | None, list[str]]:
     """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
     read from the store ``fitted:DIR`` names)."""
     if not _fitted(args.baseline):
@@ -364,7 +372,7 @@ def _same_trace(out: Path, workload: dict[str, Any], *, force: bool) -> None:
         (out / name).unlink(missing_ok=True)
 
 
-def _describe(workload: Any) -> str:
+def _describe(workload: object) -> str:
     """A stored plan's trace, as the refusal names it."""
     if not isinstance(workload, dict):
         return "an unreadable plan"
@@ -382,7 +390,7 @@ def _duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
 
 
-def _cost_lines(c: Any, args: argparse.Namespace) -> list[str]:
+def _cost_lines(c: Cost, args: argparse.Namespace) -> list[str]:
     """What will run and about how long it takes, before it starts."""
     from cosched.compare.study import REPORT_SECONDS
 

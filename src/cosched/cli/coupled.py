@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cosched.cli._parser import command
 from cosched.errors import ConfigError
 
 __all__ = ["register"]
@@ -25,29 +26,27 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``coupled`` (with ``run`` and ``serve``) to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "coupled",
-        help="coupled machines: paired jobs across schedulers",
+        "coupled machines: paired jobs across schedulers",
+        "cosched coupled run examples/coupled.toml --transport tcp",
+        "cosched coupled run examples/coupled.toml --json result.json",
         description="Coupled machines (the coupled-systems paper): run a spec, or serve one "
         "machine's domain to its peers.",
-        epilog="examples:\n"
-        "  cosched coupled run examples/coupled.toml --transport tcp\n"
-        "  cosched coupled run examples/coupled.toml --json result.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     csub = p.add_subparsers(dest="coupled_command", metavar="COMMAND")
     csub.required = True
 
-    r = csub.add_parser(
+    r = command(
+        csub,
         "run",
-        help="simulate the coupled machines of a TOML spec",
+        "simulate the coupled machines of a TOML spec",
+        "cosched coupled run examples/coupled.toml",
+        "cosched coupled run examples/coupled.toml --transport tcp --timeout 5",
         description="Simulate the coupled machines of a TOML spec and print per-machine "
         "metrics. With --transport tcp each machine is its own process on 127.0.0.1 and "
         "the schedules are the same as in-process, bit for bit.",
-        epilog="examples:\n"
-        "  cosched coupled run examples/coupled.toml\n"
-        "  cosched coupled run examples/coupled.toml --transport tcp --timeout 5",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("spec", type=Path, help="TOML file with [[domain]] tables")
     r.add_argument(
@@ -76,19 +75,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--json", type=Path, help="also write the metrics and faults to this file")
     r.set_defaults(func=_run)
 
-    s = csub.add_parser(
+    s = command(
+        csub,
         "serve",
-        help="serve one machine's domain (started by `coupled run --transport tcp`)",
+        "serve one machine's domain (started by `coupled run --transport tcp`)",
+        "echo $SECRET | cosched coupled serve --name compute --secret-file -",
+        "cosched coupled serve --name analysis --port 5601 --secret-file key.hex",
         description="Serve one machine's domain over TCP: the driver sends its settings and "
         "workload, its peers call the protocol. Reads the shared secret (hex) from the "
         "--secret-file; prints its address on one line, then serves until stopped. "
         "Connections without the secret end in the handshake; messages that are malformed, "
         "too large, not signed with the secret, replayed, signed for another recipient or "
         "from an address not allowed are refused, counted and logged; they never stop it.",
-        epilog="examples:\n"
-        "  echo $SECRET | cosched coupled serve --name compute --secret-file -\n"
-        "  cosched coupled serve --name analysis --port 5601 --secret-file key.hex",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("--name", required=True, help="the domain's name")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

@@ -13,13 +13,14 @@ from cosched.errors import CoschedError
 if TYPE_CHECKING:
     import pandas as pd
 
+from cosched.cli._parser import command
+
 __all__ = ["register"]
 
 
 _EXAMPLES = (
-    "examples:\n"
-    "  cosched generate lublin --nodes 128 --jobs 10000 --seed 1 -o lublin.swf\n"
-    "  cosched generate lublin --nodes 256 --jobs 5000 --seed 2 --typeless -o typeless.swf.gz"
+    "cosched generate lublin --nodes 128 --jobs 10000 --seed 1 -o lublin.swf",
+    "cosched generate lublin --nodes 256 --jobs 5000 --seed 2 --typeless -o typeless.swf.gz",
 )
 
 
@@ -29,20 +30,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     Args:
         subparsers: the top-level parser's subparsers.
     """
-    parser = subparsers.add_parser(
+    parser = command(
+        subparsers,
         "generate",
-        help="generate a synthetic workload (SWF)",
+        "generate a synthetic workload (SWF)",
+        *_EXAMPLES,
         description="Generate a synthetic workload from a model and write it as SWF.",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
-    lub = models.add_parser(
+    lub = command(
+        models,
         "lublin",
-        help="Lublin-Feitelson 2003 model",
+        "Lublin-Feitelson 2003 model",
+        *_EXAMPLES,
         description="Generate a Lublin-Feitelson 2003 workload (class-separated by default).",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from cosched.cli._checks import MAX_SIZE, count
 

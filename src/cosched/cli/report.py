@@ -8,19 +8,22 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from cosched.cli._parser import command
+
 __all__ = ["register", "report_with_warnings"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``report`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "report",
-        help="rebuild an experiment's or a comparison's report from its results",
+        "rebuild an experiment's or a comparison's report from its results",
+        "cosched report coupled-quick",
+        "cosched report answer",
         description="Rebuild DIR/report.md and DIR/report.html from DIR/results.parquet "
         "(a sweep or reproduction) or from DIR/plan.json and DIR/store (a `cosched "
         "compare`) alone: no cell is run.",
-        epilog="examples:\n  cosched report coupled-quick\n  cosched report answer",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("dir", type=Path, help="the store folder of a sweep, reproduction or comparison")
     p.set_defaults(func=_report)

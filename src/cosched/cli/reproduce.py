@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cosched.cli._parser import command
 from cosched.cli.sweep import add_run_options, progress_line, run_and_report
 from cosched.experiments.reproductions import names
 
@@ -13,16 +14,15 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``reproduce`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "reproduce",
-        help="rerun a paper's experiments and write a report",
+        "rerun a paper's experiments and write a report",
+        "cosched reproduce coupled --quick --out coupled-quick --workers 2",
+        "cosched reproduce lomarc --print-spec > mine.toml",
         description="Run a reproduction (an experiment spec shipped with cosched) into "
         "--out: results.parquet, report.md and report.html with the paper's numbers beside "
         "cosched's. Resumable: a rerun skips finished cells.",
-        epilog="examples:\n"
-        "  cosched reproduce coupled --quick --out coupled-quick --workers 2\n"
-        "  cosched reproduce lomarc --print-spec > mine.toml",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", help=f"one of: {', '.join(names())}")
     p.add_argument("--quick", action="store_true", help="the spec's reduced [quick] grid")

@@ -20,7 +20,10 @@ if TYPE_CHECKING:  # the heavy modules load when a command runs, not for --help
     from cosched.platform import Platform
     from cosched.policies.base import Policy
     from cosched.policies.requirements import MachineFlags, Requirements
+    from cosched.workload.importers import ImportOptions
     from cosched.workload.job import Workload
+
+from cosched.cli._parser import command
 
 __all__ = [
     "MAX_SIZE",
@@ -51,16 +54,15 @@ SHOWN = [
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``run`` and ``policies`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "run",
-        help="simulate one policy on one workload",
+        "simulate one policy on one workload",
+        "cosched run ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy nodeshare-easy",
+        "cosched run lublin:jobs=5000,nodes=128 --policy my_policy.py:LargestFirst --seed 7",
         description="Simulate one policy on one workload and print the summary. The "
         "machine and the per-job profiles the policy's family needs are built from the "
         "trace header and the flags; every assumption is printed as a note.",
-        epilog="examples:\n"
-        "  cosched run ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy nodeshare-easy\n"
-        "  cosched run lublin:jobs=5000,nodes=128 --policy my_policy.py:LargestFirst --seed 7",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "workload",
@@ -140,11 +142,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "which in memory would take some 4.5 GiB; --stream alone: always",
     )
     p.set_defaults(func=_run)
-    q = sub.add_parser(
+    q = command(
+        sub,
         "policies",
-        help="list policies, their parameters and requirements",
-        epilog="examples:\n  cosched policies\n  cosched policies --json > policies.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "list policies, their parameters and requirements",
+        "cosched policies",
+        "cosched policies --json > policies.json",
     )
     q.add_argument("--json", action="store_true", help="machine-readable, for scripts")
     q.set_defaults(func=_policies)
@@ -153,30 +156,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def loader_flags(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """The loader-rule flags, ``--limit`` and the workload-format flags."""
     lo = p.add_argument_group("loader rules")
-    lo.add_argument(
-        "--procs-field",
-        choices=[e.value for e in ProcsField],
-        default="allocated",
-        help="which SWF field is the job's size (default allocated: field 5, else 8)",
-    )
-    lo.add_argument(
-        "--overrun",
-        choices=[e.value for e in Overrun],
-        default="extend",
-        help="a run time above the request: raise the request (extend), keep, or kill",
-    )
-    lo.add_argument(
-        "--nonpositive-run",
-        choices=[e.value for e in NonpositiveRun],
-        default="drop",
-        help="jobs with a run time <= 0: drop them or give them 1 s",
-    )
-    lo.add_argument(
-        "--too-wide",
-        choices=[e.value for e in TooWide],
-        default="error",
-        help="jobs larger than the machine: error, drop or clip",
-    )
+    for flag, rule, default, words in (
+        ("--procs-field", ProcsField, "allocated",
+         "which SWF field is the job's size (default allocated: field 5, else 8)"),
+        ("--overrun", Overrun, "extend",
+         "a run time above the request: raise the request (extend), keep, or kill"),
+        ("--nonpositive-run", NonpositiveRun, "drop",
+         "jobs with a run time <= 0: drop them or give them 1 s"),
+        ("--too-wide", TooWide, "error", "jobs larger than the machine: error, drop or clip"),
+    ):  # fmt: skip
+        lo.add_argument(flag, choices=[e.value for e in rule], default=default, help=words)
     lo.add_argument(
         "--limit",
         type=count(0),
@@ -212,7 +201,7 @@ LOG_DEFAULTS = {
 }
 
 
-def log_options(args: argparse.Namespace) -> Any:
+def log_options(args: argparse.Namespace) -> ImportOptions | None:
     """The accounting-log options of a parsed command line (None: the defaults)."""
     if all(getattr(args, k) == v for k, v in LOG_DEFAULTS.items()):
         return None
@@ -464,7 +453,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

@@ -13,6 +13,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from cosched.cli._parser import command
+
 __all__ = ["add_run_options", "progress_line", "register", "run_and_report"]
 
 # Columns printed to stdout; results.parquet in the store has every metric.
@@ -59,19 +61,16 @@ def register(subparsers: Any) -> None:
     Args:
         subparsers: the object returned by ``ArgumentParser.add_subparsers()``.
     """
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "sweep",
-        help="run an experiment or sweep spec (TOML) into a resumable store",
-        description=(
-            "Run every cell of a TOML spec that is not yet in --out. Finished cells are "
-            "stored at once, so an interrupted run resumes where it stopped; the store gets "
-            "results.parquet, report.md and report.html."
-        ),
-        epilog="examples:\n"
-        "  cosched sweep examples/sweep-example.toml --out sweep-out --workers 2\n"
-        "  cosched reproduce coupled --print-spec > mine.toml; "
+        "run an experiment or sweep spec (TOML) into a resumable store",
+        "cosched sweep examples/sweep-example.toml --out sweep-out --workers 2",
+        "cosched reproduce coupled --print-spec > mine.toml; "
         "cosched sweep mine.toml --quick --out mine --dask local:2",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run every cell of a TOML spec that is not yet in --out. Finished cells are "
+        "stored at once, so an interrupted run resumes where it stopped; the store gets "
+        "results.parquet, report.md and report.html.",
     )
     p.add_argument("spec", type=Path, help="the spec (TOML)")
     add_run_options(p)

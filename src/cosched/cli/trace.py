@@ -5,29 +5,31 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cosched.cli._parser import command
+
 __all__ = ["add_verbs"]
 
 
 def add_verbs(verbs: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``fetch`` and ``list`` under ``cosched trace``."""
-    f = verbs.add_parser(
+    f = command(
+        verbs,
         "fetch",
-        help="download an archive log into the cache and verify its SHA-256 (refused on mismatch)",
+        "download an archive log into the cache and verify its SHA-256 (refused on mismatch)",
+        "cosched trace fetch KTH-SP2-1996-2.1-cln.swf.gz",
+        "cosched trace fetch RICC-2010-2.swf.gz --dest ../shared/traces",
         description="Download a Parallel Workloads Archive log into $COSCHED_DATA (else the "
         "user cache folder) and verify it against the checksum table shipped with cosched.",
-        epilog="examples:\n"
-        "  cosched trace fetch KTH-SP2-1996-2.1-cln.swf.gz\n"
-        "  cosched trace fetch RICC-2010-2.swf.gz --dest ../shared/traces",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     f.add_argument("name", help="the archive file name (see `cosched trace list`)")
     f.add_argument("--dest", type=Path, help="folder to store it in (default: the cache)")
     f.set_defaults(func=_fetch)
-    ls = verbs.add_parser(
+    ls = command(
+        verbs,
         "list",
-        help="the archive logs cosched knows, and where each is found locally",
-        epilog="examples:\n  cosched trace list\n  COSCHED_TRACES=~/traces cosched trace list",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "the archive logs cosched knows, and where each is found locally",
+        "cosched trace list",
+        "COSCHED_TRACES=~/traces cosched trace list",
     )
     ls.set_defaults(func=_list)
 

@@ -7,6 +7,8 @@ import argparse
 import re
 from typing import Any
 
+from cosched.cli._parser import command
+
 __all__ = ["register"]
 
 FACTS = (
@@ -26,27 +28,25 @@ FACTS = (
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``trace info``, ``trace fetch`` and ``trace list`` to the command line."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "trace",
-        help="inspect, import and fetch traces",
+        "inspect, import and fetch traces",
+        "cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+        "cosched trace import slurm sacct-2024-01.txt -o site.swf.gz",
         description="Inspect a trace (info), convert an accounting log to SWF (import), "
         "or get an archive log by name (fetch, list).",
-        epilog="examples:\n"
-        "  cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz\n"
-        "  cosched trace import slurm sacct-2024-01.txt -o site.swf.gz",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
     tsub.required = True
-    info = tsub.add_parser(
+    info = command(
+        tsub,
         "info",
-        help="header facts, job count and offered load",
+        "header facts, job count and offered load",
+        "cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+        "cosched trace info sacct-2024-03.txt --tz Europe/Berlin",
         description="Header facts, job count and offered load of an SWF trace, or of a "
         "Slurm / PBS accounting log (converted on the fly, with its conversion notes).",
-        epilog="examples:\n"
-        "  cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz\n"
-        "  cosched trace info sacct-2024-03.txt --tz Europe/Berlin",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     info.add_argument("file", help="an SWF trace, a sacct dump or a PBS accounting file/folder")
     import_options(info)
@@ -60,17 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from cosched.workload.sacct import SACCT_COMMAND
 
-    imp = tsub.add_parser(
+    imp = command(
+        tsub,
         "import",
-        help="convert Slurm sacct dumps or PBS accounting files to SWF",
+        "convert Slurm sacct dumps or PBS accounting files to SWF",
+        "cosched trace import slurm jan.txt feb.txt --tz Europe/Berlin -o cab.swf.gz",
+        "cosched trace import pbs /var/spool/pbs/server_priv/accounting -o site.swf",
         description="Convert an operator's accounting log to SWF and print what was kept, "
         "dropped or changed, by reason. Slurm: the output of\n  "
         + SACCT_COMMAND
         + "\nPBS Pro / OpenPBS / Torque: files of server_priv/accounting (or that folder).",
-        epilog="examples:\n"
-        "  cosched trace import slurm jan.txt feb.txt --tz Europe/Berlin -o cab.swf.gz\n"
-        "  cosched trace import pbs /var/spool/pbs/server_priv/accounting -o site.swf",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     imp.add_argument("format", choices=["slurm", "pbs"], help="the log's format")
     imp.add_argument("files", nargs="+", help="log files (PBS: files or folders of them)")

@@ -245,38 +245,15 @@ def stated_assumptions(
         arms: the coscheduling arms shown.
         assumptions: the comparison's :attr:`~cosched.compare.study.Comparison.assumptions`.
     """
+    from cosched.families import family
     from cosched.policies.base import policy_class
 
     out = []
     for label, name, params in arms:
         cls = policy_class(name)
-        policy = cls(**params)
-        said: list[str] = []
-        if cls.family == "nodeshare":
-            said.append(
-                "malleable jobs: a job may run shrunk on fewer processors than it asked for "
-                "(--malleable)"
-                if getattr(policy, "degraded", False)
-                else "rigid jobs: never run on fewer processors than asked for (the default; "
-                "--malleable lets node sharing shrink them)"
-            )
-            said += policy.assumptions()
-            said.append(
-                "each job's memory-bandwidth sensitivity and communication are drawn at "
-                "random (no log records them)"
-            )
-        elif cls.family == "lomarc":
-            said.append(
-                "hyperthreaded (SMT) processors (--smt)"
-                if getattr(policy, "cpu", "") == "hyperthreaded"
-                else "standard processors without SMT (the default; --smt assumes hyperthreads)"
-            )
-            said.append(
-                "each job's dominant resource (CPU, network, disk) and its memory are drawn "
-                "from the paper's distributions, not read from the log's memory requests"
-            )
-        elif cls.family == "gang":
-            said += policy.assumptions()
+        declared = family(cls.family)
+        stating = declared.assumptions if declared is not None else None
+        said = stating(cls(**params)) if stating is not None else []
         if said:
             out.append(f"`{label}`: {'; '.join(said)}.")
     skipped = []

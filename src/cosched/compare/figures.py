@@ -8,7 +8,7 @@ a column (6.5 x 3.2 in) and readable at that width.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,9 @@ import pandas as pd
 from cosched.compare.analysis import over_time
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from cosched.compare.gantt import Lanes
@@ -46,7 +49,7 @@ _LINES = ("-", "--", "-.", ":")
 WIDTH, HEIGHT = 6.5, 3.2
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -86,7 +89,7 @@ def legend_label(policy: str, width: int = 24) -> str:
     return "\n".join(lines)
 
 
-def _legend_right(fig: Figure, ax: Any) -> None:
+def _legend_right(fig: Figure, ax: Axes) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     fig.tight_layout()
 
@@ -230,7 +233,7 @@ def ratio_figure(table: pd.DataFrame, policy: str, reference: str) -> Figure:
 
 
 def _gantt_panel(
-    ax: Any, jobs: pd.DataFrame, lanes: Lanes, window: tuple[float, float], title: str
+    ax: Axes, jobs: pd.DataFrame, lanes: Lanes, window: tuple[float, float], title: str
 ) -> None:
     """One policy's jobs as rectangles on their lanes (y) over time (x, hours)."""
     lo, hi = window
@@ -258,7 +261,7 @@ def _gantt_panel(
     ax.set_title(f"{title}: {_gantt_axis(ax, lanes)}", loc="left")
 
 
-def _gantt_axis(ax: Any, lanes: Lanes) -> str:
+def _gantt_axis(ax: Axes, lanes: Lanes) -> str:
     """Label the lanes: bands of slots (a LOMARC processor's two, a gang matrix's rows)
     over processors, or nodes of several cores, or processors; returns what a lane is,
     for the panel's title."""

@@ -5,19 +5,23 @@ slice or a processor pair) or through something else it does on the way (node
 sharing also runs jobs *shrunk*, on fewer processors than they asked for; any policy
 may start jobs in a better order). The verdict names the mechanism the per-job tables
 show, never the one the family's name promises. Everything here is a pure function
-of per-job tables (one per seed) and result rows.
+of per-job tables (one per seed) and result rows. Which measures apply to a family, and
+the words the verdict uses for its mechanism, are the family's own declaration
+(:class:`cosched.families.Mechanism`): this module names no family.
 
 Per-job measures, pooled over seeds:
 
-* **shared a node** (node sharing, LOMARC's pairs): the ``shared_node`` column the
-  experiment store records for placement-aware runs
+* **shared a node** (``shared``; node sharing, LOMARC's pairs): the ``shared_node``
+  column the experiment store records for placement-aware runs
   (:func:`cosched.metrics.colocation.shared_node`);
-* **time-sliced** (gang): the job took longer than its run time. Gang's progress rate
-  is ``efficiency`` unless the job is suspended for another row's slot, and a trace's
-  efficiency is 1 (no ``gang_efficiency`` column), so a stretched job is exactly one
-  that gave up slots to another job;
-* **shrunk** (node sharing): the job held fewer cores than the processors it asked
-  for (``occupancy x cores per node < procs``: a malleable configuration).
+* **time-sliced** (``sliced``; gang): the job took longer than its run time. Gang's
+  progress rate is ``efficiency`` unless the job is suspended for another row's slot,
+  and a trace's efficiency is 1 (no ``gang_efficiency`` column), so a stretched job is
+  exactly one that gave up slots to another job;
+* **shrunk** (``shrunk``; node sharing): the job held fewer cores than the processors
+  it asked for (``occupancy x cores per node < procs``: a malleable configuration);
+* **spread** (``spread``; node sharing): the job ran on more nodes than its processors
+  fill.
 
 Each is given as a share of the jobs and a share of the unit-hours the jobs held
 (``occupancy`` or ``size`` times the time run): node-hours on node-allocated machines.
@@ -27,19 +31,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 import pandas as pd
 
+from cosched import families as registry
 from cosched.compare.attribution import Attribution, part_text, source_headline
 from cosched.compare.gantt import machine_of
+from cosched.families import Mechanism
 
 if TYPE_CHECKING:
     from cosched.compare.study import Comparison
 
 __all__ = [
-    "FAMILY_MECHANISM",
     "Mechanisms",
     "Share",
     "Sweep",
@@ -47,6 +52,7 @@ __all__ = [
     "flat",
     "measure",
     "measures",
+    "mechanism",
     "report_verdict",
     "robustness_note",
     "shrunk",
@@ -55,14 +61,15 @@ __all__ = [
     "verdict",
 ]
 
-#: What each coscheduling family does to co-locate jobs, in the verdict's words.
-FAMILY_MECHANISM = {
-    "nodeshare": "sharing nodes",
-    "gang": "time slicing",
-    "lomarc": "pairing jobs on a processor (LOMARC)",
-}
 #: A relative change below this is no change (outcomes are sums of floats).
 _TOL = 1e-9
+
+
+def mechanism(family: str) -> Mechanism | None:
+    """What ``family`` declares of its mechanism (None: a batch policy, a family that
+    declares none)."""
+    got = registry.family(family) if family else None
+    return got.mechanism if got is not None else None
 
 
 @dataclass(frozen=True)
@@ -91,8 +98,11 @@ class Mechanisms:
 
     @property
     def colocated(self) -> Share | None:
-        """The family's own mechanism: a shared node, a pair or a time slice."""
-        return self.sliced if self.family == "gang" else self.shared
+        """The family's own mechanism: a shared node, a pair or a time slice (the first
+        of ``sliced`` and ``shared`` its :class:`~cosched.families.Mechanism` measures)."""
+        mech = mechanism(self.family)
+        own = (w for w in (mech.measures if mech else ()) if w in ("sliced", "shared"))
+        return self.sliced if next(own, "shared") == "sliced" else self.shared
 
 
 def _held_hours(jobs: pd.DataFrame) -> np.ndarray:
@@ -142,20 +152,23 @@ def measure(
 
     Args:
         runs: the arm's per-job tables.
-        family: the policy's family (``nodeshare``, ``gang``, ``lomarc``).
+        family: the policy's family; its :class:`~cosched.families.Mechanism` says
+            which measures apply.
         cores: cores per node of the arm's machine.
         unit: what a job's held units times hours are (``node-hours``, ``core-hours``).
     """
+    mech = mechanism(family)
+    applies = set(mech.measures) if mech is not None else set()
     hours = [_held_hours(j) for j in runs]
-    shared = None
-    if family in ("nodeshare", "lomarc") and all("shared_node" in j for j in runs):
+    shared = sliced = small = wide = None
+    if "shared" in applies and all("shared_node" in j for j in runs):
         shared = _share([j["shared_node"].to_numpy(dtype=bool) for j in runs], hours, unit)
-    sliced = _share([time_sliced(j) for j in runs], hours, unit) if family == "gang" else None
-    small = wide = None
-    if family == "nodeshare":
+    if "sliced" in applies:
+        sliced = _share([time_sliced(j) for j in runs], hours, unit)
+    if "shrunk" in applies:
         small = _share([shrunk(j, cores) for j in runs], hours, unit)
-        if all("nodes_used" in j for j in runs):
-            wide = _share([spread(j, cores) for j in runs], hours, unit)
+    if "spread" in applies and all("nodes_used" in j for j in runs):
+        wide = _share([spread(j, cores) for j in runs], hours, unit)
     return Mechanisms(family, shared, sliced, small, wide)
 
 
@@ -170,27 +183,25 @@ def flat(curve: Sequence[tuple[float, float, float]]) -> bool:
 
 def describe(arm: str, m: Mechanisms) -> str:
     """One sentence: what ``arm`` did, measured."""
+    mech = mechanism(m.family)
+    if mech is None:
+        return ""
     parts = []
-    if m.family == "nodeshare":
-        if m.shared is None:
-            parts.append("whether its jobs shared nodes was not recorded (an older store)")
-        else:
-            parts.append(f"{m.shared.text()} shared a node with another job")
-        if m.spread is not None:
+    for what in mech.measures:
+        if what == "shared":
+            parts.append(
+                mech.unrecorded if m.shared is None else f"{m.shared.text()} {mech.shared}"
+            )
+        elif what == "spread" and m.spread is not None:
             parts.append(f"{m.spread.text()} ran spread over more nodes than their processors need")
-        if m.shrunk is not None:
+        elif what == "shrunk" and m.shrunk is not None:
             parts.append(
                 f"{m.shrunk.text()} ran shrunk, on fewer processors than they asked for "
                 "(malleable shrinking: only applications that can run on fewer processors "
                 "allow it)"
             )
-    elif m.family == "lomarc":
-        if m.shared is None:
-            parts.append("whether its jobs were paired was not recorded (an older store)")
-        else:
-            parts.append(f"{m.shared.text()} ran paired with another job on a processor")
-    elif m.family == "gang" and m.sliced is not None:
-        parts.append(f"{m.sliced.text()} gave up time slices to another job")
+        elif what == "sliced" and m.sliced is not None:
+            parts.append(f"{m.sliced.text()} gave up time slices to another job")
     return f"Under {arm}, " + "; ".join(parts) + "." if parts else ""
 
 
@@ -210,16 +221,11 @@ def measures(
     return {
         a: _measure_on(jobs[a], family, platforms[a])
         for a, family in arms.items()
-        if family in FAMILY_MECHANISM and a in jobs
+        if mechanism(family) is not None and a in jobs
     }
 
 
 # -- the verdict --------------------------------------------------------------------------
-
-#: The headline's imperative when a family's own mechanism acted.
-_HEADLINE = {"nodeshare": "Share nodes", "gang": "Time-slice", "lomarc": "Pair jobs"}
-#: Family order in the verdict: the question's two halves first.
-_ORDER = ("nodeshare", "gang", "lomarc")
 
 
 @dataclass(frozen=True)
@@ -293,19 +299,19 @@ def _headline(
         return f"**Do not share: keep {base}.** The best coscheduling policy, {arm}: {sentence}."
     if not separated:
         return f"**No clear answer.** {arm}: {sentence}."
-    if a is not None and family in FAMILY_MECHANISM:
+    mech = mechanism(family)
+    if a is not None and mech is not None:
         # The control runs say where the gain comes from: the headline names that.
-        mechanism = FAMILY_MECHANISM[family]
-        word, why = source_headline(a, mechanism)
+        word, why = source_headline(a, mech.words)
         if not word:
             return (
-                f"**{arm} is faster, but not from {mechanism}.** The lowest mean "
+                f"**{arm} is faster, but not from {mech.words}.** The lowest mean "
                 f"turnaround, {sentence}; {why}."
             )
         return f"**{word}: {arm}.** The lowest mean turnaround, {sentence}; {why}."
     col = m.colocated if m is not None else None
-    if col is not None and col.jobs > 0:
-        return f"**{_HEADLINE[family]}: {arm}.** The lowest mean turnaround, {sentence}."
+    if col is not None and col.jobs > 0 and mech is not None:
+        return f"**{mech.headline}: {arm}.** The lowest mean turnaround, {sentence}."
     shrinks = m is not None and m.shrunk is not None and m.shrunk.jobs > 0
     spreads = m is not None and m.spread is not None and m.spread.jobs > 0
     if col is not None and (shrinks or spreads):
@@ -323,12 +329,12 @@ def _headline(
             f"**{word}: {arm}.** The lowest mean turnaround, {sentence}; no two jobs shared "
             f"a node, so the gain comes from {' and from '.join(ways)}."
         )
-    if col is None:
+    if col is None or mech is None:
         return f"**{arm} is faster.** The lowest mean turnaround, {sentence}."
     return (
         f"**{arm} is faster without co-locating any job.** The lowest mean turnaround, "
         f"{sentence}; its gain comes from the order in which it starts jobs, not from "
-        f"{FAMILY_MECHANISM[family]}."
+        f"{mech.words}."
     )
 
 
@@ -352,7 +358,7 @@ def _sweep_sentence(s: Sweep, level: float, base: str, m: Mechanisms | None) -> 
     if s.skipped:
         skipped = (
             f" Not run: {', '.join(f'{x:g}' for x in sorted(s.skipped, reverse=True))}; "
-            f"at {lo:g} gang already does no better than {base}, and a dearer switch "
+            f"at {lo:g} {s.arm} already does no better than {base}, and a dearer switch "
             "only slows its time-sliced jobs further."
         )
     flip = break_even(xs, [p[1] for p in s.curve], level)
@@ -375,7 +381,7 @@ def _sweep_sentence(s: Sweep, level: float, base: str, m: Mechanisms | None) -> 
 
 
 def _half(
-    family: str, summary: pd.DataFrame, arms: Sequence[str], base: str,
+    mech: Mechanism, family: str, summary: pd.DataFrame, arms: Sequence[str], base: str,
     mechs: Mapping[str, Mechanisms], sweeps: Mapping[str, Sweep], mixes: bool,
     parts: Mapping[str, Attribution],
 ) -> str:  # fmt: skip
@@ -383,24 +389,15 @@ def _half(
     arm = _best(summary, arms)
     assert arm is not None
     _, _, sentence = _against(by.loc[arm], by.loc[base], base)
-    words = [f"*{_upper(FAMILY_MECHANISM[family])}*: {arm}, {sentence}."]
+    words = [f"*{_upper(mech.words)}*: {arm}, {sentence}."]
     m = mechs.get(arm)
     if m is not None and describe(arm, m):
         words.append(describe(arm, m))
     if arm in parts:
-        words.append(part_text(parts[arm], FAMILY_MECHANISM[family]))
-    if family == "gang":
-        words.append(
-            "Gang is uncalibrated on a trace: its efficiency (`gang_efficiency`) defaults "
-            "to 1, so a time-sliced job computes its whole slot and pays only the switch "
-            "cost set (0 s by default); cache and memory contention between the jobs "
-            "sharing a processor is not in this number (docs/gang.md)."
-        )
-    if family == "lomarc":
-        words.append(
-            "No log records a job's dominant resource, so the pairs rest on a drawn "
-            "job-type mix" + (" (the section on mixes tries the others)." if mixes else ".")
-        )
+        words.append(part_text(parts[arm], mech.words))
+    caveat = (mech.caveat_mixes if mixes else "") or mech.caveat
+    if caveat:
+        words.append(caveat)
     sweep = sweeps.get(family)
     if sweep is not None and sweep.arm.split("@")[0] == arm:
         words.append(_sweep_sentence(sweep, float(by.loc[base, "mean_turnaround"]), base, m))
@@ -486,7 +483,7 @@ def verdict(
         head = _headline(
             best, family, mechs.get(best), sentence, base, gain, separated, parts.get(best)
         )
-        if gain > 0 and separated and family in FAMILY_MECHANISM and best not in parts:
+        if gain > 0 and separated and mechanism(family) is not None and best not in parts:
             head += (
                 " No control runs split this gain by source (a comparison stored before "
                 "they existed): the same command run again adds them to its store."
@@ -498,32 +495,45 @@ def verdict(
             f"{'lower' if bs > 0 else 'higher'} under {best}."
         )
         out.append(" ".join([head, *_classes(wl)]))
-    for family in _ORDER:
-        arms = [a for a in others if families.get(a) == family]
-        if arms:
-            out.append(_half(family, summary, arms, base, mechs, sweeps, mixes, parts))
+    for f in registry.by_verdict():
+        arms = [a for a in others if families.get(a) == f.name]
+        if arms and f.mechanism is not None:
+            out.append(_half(f.mechanism, f.name, summary, arms, base, mechs, sweeps, mixes, parts))
     for family, why in (not_applicable or {}).items():
-        label = _upper(FAMILY_MECHANISM.get(family, family))
+        said = mechanism(family)
+        label = _upper(said.words if said is not None else family)
         out.append(f"*{label}*: not applicable on this machine: {why}")
     return out
 
 
+class _Sliced(Protocol):
+    """A time-slicing policy, as an ``efficiency`` sweep reads it."""
+
+    quantum: float
+
+    @property
+    def efficiency(self) -> float: ...
+
+
 def sweep_curve(comparison: Comparison, table: pd.DataFrame, role: str) -> Sweep | None:
     """The robustness sweep of ``role`` (``robustness``: interference strength;
-    ``efficiency``: gang's switch cost) as a :class:`Sweep`; gang's main arm gives the
-    point at its own efficiency."""
+    ``efficiency``: a time-sliced job's efficiency, as gang's switch cost) as a
+    :class:`Sweep`; an efficiency sweep's main arm gives the point at its own
+    efficiency."""
     from cosched.compare.analysis import ci95
+    from cosched.policies.base import policy_class
 
     arms = [a for a in comparison.arms if a.role == role and a.strength is not None]
     if not arms:
         return None
     swept = arms[0].label.rsplit("@", 1)[0]
     points = [(a.strength, a.label) for a in arms]
+    quantum = None
     if role == "efficiency":
-        from cosched.gang.policies import Gang
-
-        gang = Gang(**next(a for a in comparison.main if a.label == swept).params)
-        points.append((gang.efficiency, swept))
+        main = next(a for a in comparison.main if a.label == swept)
+        sliced = cast(_Sliced, policy_class(main.policy)(**main.params))
+        quantum = sliced.quantum
+        points.append((sliced.efficiency, swept))
     curve = []
     skipped = []
     for x, label in points:
@@ -537,7 +547,7 @@ def sweep_curve(comparison: Comparison, table: pd.DataFrame, role: str) -> Sweep
         return None
     if role == "efficiency":
         what = "efficiency of a time-sliced job (quantum / (quantum + switch cost))"
-        return Sweep(swept, sorted(curve), what, "", gang.quantum, tuple(sorted(skipped)))
+        return Sweep(swept, sorted(curve), what, "", quantum, tuple(sorted(skipped)))
     return Sweep(swept, sorted(curve), "interference strength", " times the preset")
 
 

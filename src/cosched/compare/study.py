@@ -8,7 +8,8 @@ the deterministic arms once, the randomised ones over several seeds); and
 :func:`build_report` rebuilds every number, figure and the verdict from ``DIR/plan.json``
 and that store alone. :func:`cost` says beforehand what will run and about how long it
 takes. The robustness sweeps (interference strength, gang's switch cost, LOMARC's
-job-type mixes) are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
+job-type mixes: each family's :attr:`Family.sweeps <cosched.families.Family.sweeps>`)
+are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
 A family whose mechanism cannot act on the machine (node sharing on single-core nodes)
 is left out of the default run and named in :attr:`Comparison.not_applicable`.
 """
@@ -20,19 +21,23 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from cosched.errors import ConfigError
-from cosched.families import Control, families, family
+from cosched.families import Control, by_verdict, families, family
 from cosched.metrics.summary import JobClasses
 from cosched.policies.base import parse_params, policy_class
 from cosched.policies.requirements import MachineFlags, build_platform, exclusive_site
 
+if TYPE_CHECKING:
+    from cosched.experiments.sweep import Cell
+    from cosched.platform.machine import Platform
+    from cosched.workload.job import Workload
+
 __all__ = [
     "BASELINES",
-    "STRENGTHS",
     "Arm",
     "Comparison",
     "build_report",
@@ -64,14 +69,6 @@ def control_steps(family_name: str) -> tuple[Control, ...]:
     return () if f is None else f.controls
 
 
-#: Multipliers of the node-sharing victim weights (how much co-located jobs slow each
-#: other) in the robustness sweep; 1 is the preset in force, 0 no interference at all.
-STRENGTHS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
-#: Efficiencies of a time-sliced job (quantum / (quantum + switch cost)) in gang's
-#: robustness sweep: how much may each context switch cost before time slicing stops
-#: paying? The main arm gives the point at its own switch cost (0 s by default: 1).
-EFFICIENCIES = (0.9, 0.75, 0.5)
-VICTIMS = ("victim_low", "victim_moderate", "victim_high")
 _ARM = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 
 
@@ -233,7 +230,7 @@ def plan(
     policies: Sequence[str] | None,
     seeds: int,
     flags: MachineFlags | None,
-    probe: Any = None,
+    probe: Workload | None = None,
     robustness: bool = True,
     baseline: str | None = None,
     smt: bool = False,
@@ -326,7 +323,7 @@ def plan(
     if controls:
         arms += _baseline_controls(arms) + [c for a in list(arms) for c in control_arms(a)]
     if robustness:
-        arms += _interference_arms(arms) + _efficiency_arms(arms) + _mix_arms(arms)
+        arms += [s for f in by_verdict() if f.sweeps is not None for s in f.sweeps(arms)]
     if site:
         arms, site_notes = with_site(arms, site)
         notes += site_notes
@@ -443,7 +440,7 @@ def _baseline_controls(arms: Sequence[Arm]) -> list[Arm]:
 MACHINE_CHECK = "machine check: "
 
 
-def held_procs(table: Any) -> Any:
+def held_procs(table: pd.DataFrame) -> pd.Series:
     """The processors each job held in the logged schedule: SWF field 5 (allocated)
     where the log gives it (a job without it held none: a cancelled job the log still
     dates), else the processors the job asks for."""
@@ -452,7 +449,7 @@ def held_procs(table: Any) -> Any:
     return table["procs"]
 
 
-def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
+def machine_check(probe: Workload | None, flags: MachineFlags | None) -> str | None:
     """The logged schedule against the baselines' machine: a note when the log never
     uses a large share of its processors or uses more than it has (None otherwise)."""
     from cosched.metrics.validate import log_machine
@@ -464,13 +461,13 @@ def machine_check(probe: Any, flags: MachineFlags | None) -> str | None:
     m = log_machine(table["submit_time"], table["wait_time"], table["run_time"],
                     held_procs(table), platform.procs)  # fmt: skip
     cores = flags.cores if flags is not None and flags.cores else None
-    if cores is None and getattr(probe, "max_nodes", None) and getattr(probe, "max_procs", None):
+    if cores is None and probe is not None and probe.max_nodes and probe.max_procs:
         cores = int(probe.max_procs) // int(probe.max_nodes)
     text = m.warning("--machine nodes=N,cores=C, or the --nodes and --cores of the import", cores)
     return None if text is None else MACHINE_CHECK + text
 
 
-def _baseline_arm(text: str, flags: MachineFlags | None, probe: Any) -> Arm:
+def _baseline_arm(text: str, flags: MachineFlags | None, probe: Workload | None) -> Arm:
     """The arm ``--baseline`` names, its machine and job widths checked."""
     arm = parse_arm(text)
     if arm.policy not in BASELINES:
@@ -492,7 +489,7 @@ def machine_flags(text: str) -> str:
 _RUN_FLAG = re.compile(r"--(procs|nodes|cores)\b(?: ([0-9]+|[A-Z])\b)?")
 
 
-def _check_width(probe: Any, platform: Any, policy: str) -> None:
+def _check_width(probe: Workload | None, platform: Platform, policy: str) -> None:
     """A job wider than the machine is an error naming compare's flag, before any run."""
     table = getattr(probe, "table", None)
     if table is None or not len(table):
@@ -507,59 +504,7 @@ def _check_width(probe: Any, platform: Any, policy: str) -> None:
         )
 
 
-def _interference_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """Node sharing with its victim weights scaled by each of :data:`STRENGTHS`."""
-    sweep = next(
-        (a for p in ("nodeshare-easy", "nodeshare") for a in arms
-         if a.policy == p and a.role == "main"),
-        None,
-    )  # fmt: skip
-    if sweep is None:
-        return []
-    preset = {k: getattr(policy_class(sweep.policy)(**sweep.params), k) for k in VICTIMS}
-    out = []
-    for s in STRENGTHS:
-        params = {**sweep.params, **{k: v * s for k, v in preset.items()}}
-        if s == 1.0:
-            params = dict(sweep.params)
-        out.append(Arm(f"{sweep.label}@{s:g}", sweep.policy, params, True, "robustness", s))
-    return out
-
-
-def _efficiency_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """Gang with the switch cost that gives each of :data:`EFFICIENCIES`."""
-    gang = next((a for a in arms if a.policy == "gang" and a.role == "main"), None)
-    if gang is None:
-        return []
-    from cosched.gang.policies import Gang
-
-    quantum = Gang(**gang.params).quantum
-    out = []
-    for eff in EFFICIENCIES:
-        params = {**gang.params, "switch_cost": quantum * (1 / eff - 1)}
-        out.append(Arm(f"{gang.label}@eff{eff:g}", "gang", params, False, "efficiency", eff))
-    return out
-
-
-def _mix_arms(arms: Sequence[Arm]) -> list[Arm]:
-    """LOMARC under the paper's other job-type mixes (no log records the mix)."""
-    mixed = next((a for a in arms if a.policy.startswith("lomarc") and a.role == "main"), None)
-    if mixed is None:
-        return []
-    import inspect
-
-    from cosched.workload.profiles.lomarc import MIXTURES, annotate_lomarc
-
-    default = inspect.signature(annotate_lomarc).parameters["mixture"].default
-    return [
-        Arm(f"{mixed.label}@{mix}", mixed.policy, dict(mixed.params), True, "mix", None,
-            {"mixture": mix})
-        for mix in MIXTURES
-        if mix != default  # the main arm runs the default
-    ]  # fmt: skip
-
-
-def _has_recorded_starts(probe: Any) -> bool:
+def _has_recorded_starts(probe: Workload | None) -> bool:
     """Whether most jobs of a loaded trace carry their logged wait (SWF field 3)."""
     table = getattr(probe, "table", None)
     if table is None or "wait_time" not in table:
@@ -772,7 +717,7 @@ def _compiles(policy: str) -> bool:
     return spec is not None and bool(aot.unbuilt(spec))
 
 
-def workload_jobs(workload: dict[str, Any], probe: Any) -> int:
+def workload_jobs(workload: dict[str, Any], probe: Workload | None) -> int:
     """Jobs in the comparison's trace (the loaded probe, else the generator's count)."""
     if probe is not None:
         return len(probe)
@@ -816,7 +761,7 @@ def _arm_key(comparison: Comparison, a: Arm) -> tuple[str, str, str, str]:
     return _key(a.policy, a.params, a.profile_params, comparison.platform_of(a))
 
 
-def _cell_key(c: Any) -> tuple[str, str, str, str]:
+def _cell_key(c: Cell) -> tuple[str, str, str, str]:
     """:func:`_arm_key` of a sweep cell."""
     from cosched.experiments.sweep import _platform_dict
 
@@ -885,22 +830,12 @@ def scheduling(policy: str, params: dict[str, Any]) -> tuple[bool, str]:
         "easy": f"EASY backfilling{within}",
         "conservative": "conservative backfilling",
     }.get(cls.name)
+    fam = family(cls.family)
     if backfill is None:
-        if cls.family == "nodeshare":
-            backfill = f"EASY backfilling{within}" if hasattr(p, "window") else ""
-        elif cls.family == "gang":
-            backfill = (
-                f"EASY backfilling into rows{within}" if getattr(p, "backfill", False) else ""
-            )
-        elif cls.family == "lomarc":
-            backfill = "EASY backfilling"
-        else:
-            backfill = "its own backfilling, if any"
+        told = fam.backfilling if fam is not None else None
+        backfill = told(p, within) if told is not None else "its own backfilling, if any"
     order = getattr(p, "order", None)
-    order_text = (
-        "LOMARC's priority order with aging" if cls.family == "lomarc"
-        else f"{order or 'submit'} order"
-    )  # fmt: skip
+    order_text = (fam.order if fam is not None else None) or f"{order or 'submit'} order"
     if order == "fairshare":
         order_text += f" (half-life {getattr(p, 'fairshare_half_life', 0.0):g} s)"
     caps = [

@@ -6,4 +6,10 @@ from cosched.families import Family
 
 __all__ = ["FAMILY"]
 
-FAMILY = Family(name="coupled", papers={"coupled": "coupled-systems-coscheduling"})
+FAMILY = Family(
+    name="coupled",
+    papers={"coupled": "coupled-systems-coscheduling"},
+    profiles={"coupled": "cosched.workload.profiles.coupled:annotate_coupled"},
+    causes="cosched.coupled.causes:CAUSES",
+    calibrations="cosched.coupled.calibrations:CALIBRATIONS",
+)

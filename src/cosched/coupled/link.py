@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cosched.coupled.errors import CoupledError
 from cosched.coupled.protocol import MateStatus
-from cosched.coupled.wire import Channel, Unreachable
+from cosched.coupled.wire import Channel, Json, JsonObject, Unreachable
 
 if TYPE_CHECKING:
     from cosched.coupled.server import DomainServer
@@ -45,12 +45,12 @@ class RemoteLink:
         self._then: tuple[str, int, bool | None] | None = None
         #: ``mate_id`` answers (with ``then``) that changed nothing at the peer, by
         #: (job, mate), valid while nothing else reaches the peer (see ``begin``).
-        self.memo: dict[tuple[int, int], list[Any]] = {}
+        self.memo: dict[tuple[int, int], list[Json]] = {}
         #: what brings the peer to the current instant (its owed idle instants and the
         #: instant), sent with the first call of this step's pass (see ``_step``).
-        self.sync: dict[str, Any] | None = None
+        self.sync: JsonObject | None = None
         #: the peer's state as it answered the last call of this step's pass.
-        self.seen: list[Any] | None = None
+        self.seen: list[Json] | None = None
 
     @property
     def cut(self) -> bool:
@@ -58,7 +58,7 @@ class RemoteLink:
         s = self.server
         return self.suspect or s.domain_down or self.name in s.down
 
-    def begin(self, sync: dict[str, Any] | None) -> None:
+    def begin(self, sync: JsonObject | None) -> None:
         """A request of the driver starts: what the first call carries (``sync``); the
         peer may have changed since the last request, so no answer is reused."""
         self._status = None
@@ -74,7 +74,7 @@ class RemoteLink:
                 f"{self._then[0]} for job {self._then[1]} (already made by the peer)"
             )
 
-    def _call(self, op: str, **args: Any) -> Any:
+    def _call(self, op: str, **args: Json) -> Json:
         self._status = None
         self.memo = {}
         self._in_order(op)

@@ -11,15 +11,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 
 from cosched.coupled.coordinator import Member, MemberDownError, MemberState, last_arrival
 from cosched.coupled.errors import CoupledError
 from cosched.coupled.spec import DomainSpec
-from cosched.coupled.wire import Channel, RemoteError, Unreachable, frame_table, read_table
+from cosched.coupled.wire import (
+    Channel,
+    Json,
+    JsonObject,
+    RemoteError,
+    Unreachable,
+    frame_table,
+    read_table,
+)
 from cosched.engine.simulation import SimulationResult
+
+T = TypeVar("T")
 
 __all__ = ["RemoteMember"]
 
@@ -40,11 +50,11 @@ class RemoteMember:
         self.timeout = timeout
         self.pass_timeout = pass_timeout
         self._state = MemberState(math.inf, 0, 0, 0, 0, 0, len(spec.workload))
-        self._pending: tuple[tuple[int, str, float], Callable[[Any, bytes], None]] | None = None
+        self._pending: tuple[tuple[int, str, float], Callable[[Json, bytes], None]] | None = None
         #: the states of the peers the last step's pass called, as they answered last.
         self._seen: dict[str, MemberState] = {}
         #: per peer, the idle instants it owes and its state after the last ``ahead``.
-        self._ahead_peers: dict[str, Any] = {}
+        self._ahead_peers: JsonObject = {}
         #: every member of the run by name (the cluster's), for the states in
         #: :meth:`pass_at`'s answer.
         self.peers: Mapping[str, RemoteMember] = {}
@@ -52,11 +62,11 @@ class RemoteMember:
         #: idle instants not sent yet (count, time of the last): they change nothing
         #: the coordinator reads, so they travel with the next step or window.
         self._owed: tuple[int, float] | None = None
-        self.meta: dict[str, Any] = {}
+        self.meta: JsonObject = {}
 
     def call(
-        self, op: str, args: dict[str, Any] | None = None, blob: bytes = b"", **kw: Any
-    ) -> Any:
+        self, op: str, args: JsonObject | None = None, blob: bytes = b"", *, timeout: float = 0.0
+    ) -> tuple[Json, bytes]:
         """One request; the domain counts as down if it does not answer in time.
 
         Raises:
@@ -67,7 +77,7 @@ class RemoteMember:
         owed = self._take_owed()
         if owed is not None:
             self._guard(lambda: self.channel.call("idle", {"n": owed[0], "t": owed[1]}))
-        return self._guard(lambda: self.channel.call(op, args, blob, **kw))
+        return self._guard(lambda: self.channel.call(op, args, blob, timeout=timeout))
 
     def _take_owed(self) -> tuple[int, float] | None:
         owed, self._owed = self._owed, None
@@ -76,8 +86,8 @@ class RemoteMember:
     def _post(
         self,
         op: str,
-        args: dict[str, Any] | None,
-        on_reply: Callable[[Any, bytes], None],
+        args: JsonObject | None,
+        on_reply: Callable[[Json, bytes], None],
         timeout: float = 0.0,
     ) -> None:
         """Send a request whose answer :meth:`_drain` reads (and gives ``on_reply``)
@@ -92,7 +102,7 @@ class RemoteMember:
             ticket, on_reply = pending
             on_reply(*self._guard(lambda: self.channel.wait(ticket)))
 
-    def _guard(self, fn: Callable[[], Any]) -> Any:
+    def _guard(self, fn: Callable[[], T]) -> T:
         try:
             return fn()
         except Unreachable as exc:
@@ -102,18 +112,18 @@ class RemoteMember:
             self._pending = None
             raise CoupledError(f"domain {self.name!r}: {exc}") from None
 
-    def _read_state(self, result: Any, blob: bytes = b"") -> None:
+    def _read_state(self, result: Json, blob: bytes = b"") -> None:
         self._state = _member_state(result)
 
-    def _read_step(self, result: Any, blob: bytes) -> None:
+    def _read_step(self, result: Json, blob: bytes) -> None:
         self._read_state(result)
         self._seen = {str(k): _member_state(v) for k, v in result[8].items()}
 
-    def _read_ahead(self, result: Any, blob: bytes) -> None:
+    def _read_ahead(self, result: Json, blob: bytes) -> None:
         self._read_window(result, blob)
         self._ahead_peers = dict(result[8])
 
-    def _read_window(self, result: Any, blob: bytes) -> None:
+    def _read_window(self, result: Json, blob: bytes) -> None:
         self._read_state(result)
         self._times = [float(x) for x in np.frombuffer(blob, dtype="<f8")]
 
@@ -154,7 +164,7 @@ class RemoteMember:
         the instant its owed idle instants and ``t``, which that peer applies on the
         first call of the pass to it; the answer carries the state of every peer the
         pass called, as it answered last (nothing else changes a peer meanwhile)."""
-        sync: dict[str, dict[str, Any]] = {}
+        sync: dict[str, JsonObject] = {}
         for name, peer in behind.items():
             if isinstance(peer, RemoteMember):
                 peer._drain()
@@ -186,7 +196,7 @@ class RemoteMember:
                 if name not in synced:
                     peer.idle(1, t)
             return [t]
-        sync: dict[str, Any] = {}
+        sync: JsonObject = {}
         for name, peer in behind.items():
             assert isinstance(peer, RemoteMember)
             peer._drain()
@@ -268,7 +278,7 @@ class RemoteMember:
         return last_arrival(self.spec.workload)
 
 
-def _member_state(result: Any) -> MemberState:
+def _member_state(result: Json) -> MemberState:
     """A state as a serve process sends it (``domain_state``'s fields in order)."""
     a, b, c, d, e, f = (int(x) for x in result[1:7])
     return MemberState(float(result[0]), a, b, c, d, e, f, float(result[7]))

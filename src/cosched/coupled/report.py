@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,8 @@ PAPER = {
     "min vs about 100 min with yield).",
 }
 
+K = TypeVar("K")
+
 _METRICS = (
     ("mean_wait", "mean wait (min)", 1 / 60),
     ("mean_slowdown", "mean slowdown", 1.0),
@@ -49,17 +51,25 @@ _METRICS = (
 )
 
 
-def _ci(cis: Any, machine: str, metric: str) -> Interval:
+#: Per machine, per metric: the interval over the seeds (:func:`mean_over_seeds`).
+ByMachine = dict[str, dict[str, Interval]]
+#: ``(x, scheme) ->`` :data:`ByMachine` for one study.
+Study = dict[tuple[float, str], ByMachine]
+#: The same with each interval's mean alone (:func:`_means`).
+Means = dict[str, dict[str, float]]
+
+
+def _ci(cis: ByMachine | None, machine: str, metric: str) -> Interval:
     nan = Interval(float("nan"), float("nan"), 0)
     return cis.get(machine, {}).get(metric, nan) if cis else nan
 
 
 def _figure(
     path: Path,
-    table: dict[tuple[float, str], Any],
+    table: Study,
     xs: tuple[float, ...],
     xlabel: str,
-    base: dict[float, Any],
+    base: dict[float, ByMachine],
 ) -> None:
     """Bars of the four schemes per x, 95% intervals as error bars, the base as a mark."""
     from matplotlib.figure import Figure
@@ -95,7 +105,7 @@ def _figure(
 
 
 def _table(
-    table: dict[tuple[float, str], Any], xs: tuple[float, ...], xname: str, base: dict[float, Any]
+    table: Study, xs: tuple[float, ...], xname: str, base: dict[float, ByMachine]
 ) -> list[str]:
     lines = [
         f"| {xname} | scheme | machine | seeds | mean wait (min) | mean slowdown "
@@ -103,7 +113,7 @@ def _table(
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
-    def ci(v: Any, metric: str, scale: float) -> str:
+    def ci(v: dict[str, Interval], metric: str, scale: float) -> str:
         c = v[metric]
         return Interval(c.mean * scale, c.half * scale, c.n).text()
 
@@ -125,9 +135,9 @@ def _table(
 
 
 def _findings(
-    load: dict[tuple[float, str], Any],
-    prop: dict[tuple[float, str], Any],
-    base: dict[float, Any],
+    load: dict[tuple[float, str], Means],
+    prop: dict[tuple[float, str], Means],
+    base: dict[float, Means],
     loads: tuple[float, ...],
 ) -> list[str]:
     out = []
@@ -170,7 +180,7 @@ def _findings(
     return out
 
 
-def _separation(load: dict[Any, Any], prop: dict[Any, Any]) -> list[str]:
+def _separation(load: Study, prop: Study) -> list[str]:
     """Whether the seeds resolve the paper's hold-vs-yield comparisons (HH against YY)."""
     out = []
     for name, tab, xs in (("load", load, (0.75,)), ("paired", prop, (0.2, 0.33))):
@@ -189,7 +199,7 @@ def _separation(load: dict[Any, Any], prop: dict[Any, Any]) -> list[str]:
     return [*out, ""] if out else []
 
 
-def _vs(label: str, hh: Any, yy: Any) -> str:
+def _vs(label: str, hh: Means, yy: Means) -> str:
     parts = [
         f"{m} HH {hh[m]['mean_wait'] / 60:.1f} vs YY {yy[m]['mean_wait'] / 60:.1f} min"
         for m in MACHINES
@@ -197,14 +207,12 @@ def _vs(label: str, hh: Any, yy: Any) -> str:
     return f"- {label}: mean wait " + "; ".join(parts)
 
 
-def mean_over_seeds(
-    results: pd.DataFrame, study: str
-) -> dict[tuple[float, str], dict[str, dict[str, Interval]]]:
+def mean_over_seeds(results: pd.DataFrame, study: str) -> Study:
     """``(x, scheme) -> {machine: {metric: Interval over seeds}}`` for the finished cells."""
     ok = results[(results["status"] == "ok") & (results["outcome"] == "ok")]
     ok = ok[ok["study"] == study]
     xcol = "load" if study == "load" else "proportion"
-    out: dict[tuple[float, str], dict[str, dict[str, Interval]]] = {}
+    out: Study = {}
     if ok.empty or xcol not in ok.columns:  # a spec without this study
         return out
     for (x, scheme), rows in ok.groupby([xcol, "scheme"], sort=True):
@@ -219,7 +227,7 @@ def mean_over_seeds(
     return out
 
 
-def _means(table: Mapping[Any, Any]) -> dict[Any, Any]:
+def _means(table: Mapping[K, ByMachine]) -> dict[K, Means]:
     return {k: {m: {n: ci.mean for n, ci in v[m].items()} for m in v} for k, v in table.items()}
 
 

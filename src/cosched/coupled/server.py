@@ -40,7 +40,7 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import zmq
@@ -56,6 +56,8 @@ from cosched.coupled.wire import (
     MAX_MESSAGE,
     VERSION,
     Channel,
+    Json,
+    JsonObject,
     Sequences,
     WireError,
     check_recipient,
@@ -75,8 +77,18 @@ __all__ = ["DRIVER", "MAX_CONNECTIONS", "DomainServer", "RemoteLink"]
 
 log = logging.getLogger("cosched.coupled.serve")
 
+
+class PeerFault(TypedDict):
+    """A call to a peer that failed (sent to the driver with the results)."""
+
+    #: the simulated instant (NaN before setup).
+    time: float
+    #: the operation, the peer and the error.
+    why: str
+
+
 #: An operation: (sender, arguments, binary part) -> (result, binary part).
-Handler = Callable[[str, dict[str, Any], bytes], tuple[Any, bytes]]
+Handler = Callable[[str, JsonObject, bytes], tuple[object, bytes]]
 #: The sender name of the coordinating process.
 DRIVER = "driver"
 PEER_OPS = {"mate_id", "mate_status", "try_start", "start_mate", "try_hold"}
@@ -166,7 +178,7 @@ class DomainServer:
         self.domain: Domain | None = None
         self.links: dict[str, RemoteLink] = {}
         self.down: set[str] = set()
-        self.faults: list[dict[str, Any]] = []
+        self.faults: list[PeerFault] = []
         #: Messages and connections refused since the process started, by reason.
         self.refusals: Counter[str] = Counter()
         #: Open connections (file descriptor: peer address), from the monitor.
@@ -239,7 +251,7 @@ class DomainServer:
         self.monitor.close(linger=0)
         self.ctx.term()
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> dict[str, object]:
         """The refusal counts (by reason) and the connections open now."""
         return {"refused": dict(sorted(self.refusals.items())), "open": len(self.connections)}
 
@@ -299,7 +311,7 @@ class DomainServer:
             self.refusals["internal"] += 1
             log.exception("%s: a message could not be handled", self.name)
 
-    def _serve(self, frames: list[Any]) -> None:
+    def _serve(self, frames: list[zmq.Frame]) -> None:
         routing = frames[0].bytes
         addr = _peer_address(frames[-1]) if len(frames) > 1 else None
         if addr is None:
@@ -359,7 +371,7 @@ class DomainServer:
         self.refuse(reason, who, why)
         self._reply(routing, {"id": rid, "ok": False, "error": why}, to=to)
 
-    def _reply(self, routing: bytes, body: dict[str, Any], blob: bytes = b"", to: str = "") -> None:
+    def _reply(self, routing: bytes, body: JsonObject, blob: bytes = b"", to: str = "") -> None:
         """Answer a message, signed for its sender ``to`` (``""`` for a message refused
         before its sender was authenticated)."""
         frames = encode(self.secret, self.name, body, blob, to=to, run=self.run)
@@ -372,7 +384,7 @@ class DomainServer:
 
     # -- the driver's operations ---------------------------------------------------------
 
-    def _hello(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _hello(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return {
             "name": self.name,
             "version": VERSION.decode(),
@@ -380,7 +392,7 @@ class DomainServer:
             **self.report(),
         }, b""
 
-    def _setup(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _setup(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         settings = args["settings"]
         if settings.get("name") != self.name:
             raise CoupledError(f"settings for {settings.get('name')!r} sent to {self.name!r}")
@@ -412,10 +424,10 @@ class DomainServer:
         self.domain = domain
         return True, b""
 
-    def _state(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _state(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return list(domain_state(self._need())), b""
 
-    def _advance(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _advance(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         d = self._need()
         for link in self.links.values():
             link.suspect = False
@@ -423,11 +435,11 @@ class DomainServer:
         d.sim.advance(number(args["t"], "t"))
         return None, b""
 
-    def _pass(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _pass(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         self._need().extra_pass()
         return None, b""
 
-    def _step(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _step(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         """The instants owed (``idle``: ``[n, t]`` or null, see ``_idle``), ``advance``
         to ``t`` (null: stay), then a ``pass`` if asked, in one round trip; the state
         after, and the state of each peer the pass called as that peer answered last.
@@ -449,7 +461,7 @@ class DomainServer:
         seen = {name: link.seen for name, link in self.links.items() if link.seen is not None}
         return [*domain_state(self._need()), seen], b""
 
-    def _ahead(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _ahead(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         """This domain's instants before ``until`` and before the next event of every
         peer in ``sync`` (peer name: its owed idle instants, ``[n, t]`` or null), each
         run as a ``step`` with a ``sync`` would run it; the limit follows the peers'
@@ -459,11 +471,11 @@ class DomainServer:
         (as ``window``'s)."""
         d = self._need()
         self._owed(args)
-        owed: dict[str, Any] = dict(args["sync"])
+        owed: JsonObject = dict(args["sync"])
         for name in owed:
             if name not in self.links:
                 raise CoupledError(f"ahead: {name!r} is not a linked peer")
-        seen: dict[str, list[Any]] = {}
+        seen: dict[str, list[Json]] = {}
         limit = number(args["until"], "until")
         times: list[float] = []
         for link in self.links.values():
@@ -491,7 +503,7 @@ class DomainServer:
         peers = {name: [owed[name], seen.get(name)] for name in owed}
         return [*domain_state(d), peers], np.asarray(times, dtype="<f8").tobytes()
 
-    def _window(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _window(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         """This domain's own instants before ``until`` alone (see ``domain_window``): the
         state after, and their times as little-endian float64 in the blob (exact)."""
         d = self._need()
@@ -499,18 +511,18 @@ class DomainServer:
         times = domain_window(d, number(args["until"], "until"))
         return list(domain_state(d)), np.asarray(times, dtype="<f8").tobytes()
 
-    def _idle(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _idle(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         """``n`` other domains' instants, the last at ``t`` (see ``domain_idle``)."""
         d = self._need()
         domain_idle(d, integer(args["n"], "n"), number(args["t"], "t"))
         return list(domain_state(d)), b""
 
-    def _owed(self, args: dict[str, Any]) -> None:
+    def _owed(self, args: JsonObject) -> None:
         owed = args.get("idle")
         if owed is not None:
             self._idle(DRIVER, {"n": owed[0], "t": owed[1]}, b"")
 
-    def _notify(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _notify(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         d = self._need()
         name, down = str(args["name"]), bool(args["down"])
         if name == self.name:
@@ -524,7 +536,7 @@ class DomainServer:
         d.recheck = True
         return None, b""
 
-    def _catch_up(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _catch_up(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         """Replay this domain alone (its links cut) to ``t``: a restarted domain's state."""
         d = self._need()
         t = number(args["t"], "t")
@@ -539,7 +551,7 @@ class DomainServer:
             d.extra_pass()
         return steps, b""
 
-    def _finish(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _finish(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         res = self._need().finish()
         meta = {
             "policy": res.policy,
@@ -554,13 +566,13 @@ class DomainServer:
         }
         return meta, frame_table(res.jobs)
 
-    def _waits(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _waits(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return [list(w) for w in domain_waits(self._need())], b""
 
-    def _blocked(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _blocked(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return self._need().blocked(integer(args["job_id"], "job_id")), b""
 
-    def _stop(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _stop(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         self.running = False
         return self.report(), b""
 
@@ -571,7 +583,7 @@ class DomainServer:
         instant of the caller's pass, see ``_step``), answered as ``[result, state]``:
         the state travels back to the driver with the caller's step."""
 
-        def handle(sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+        def handle(sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
             sync = args.get("sync")
             if sync is not None:
                 if not isinstance(sync, dict):
@@ -583,7 +595,7 @@ class DomainServer:
 
         return handle
 
-    def _mate_id(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _mate_id(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         # The sender is authenticated (signed with the shared secret): the call's origin.
         d = self._need()
         k = d.confirm_mate(
@@ -605,21 +617,21 @@ class DomainServer:
         pure = status is not MateStatus.HOLDING and d.counters["try_start"] == passes
         return [k, status.value, done, pure], b""
 
-    def _mate_status(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _mate_status(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return self._need().status(integer(args["mate_id"], "mate_id")).value, b""
 
-    def _try_start(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _try_start(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return self._need().try_start(integer(args["mate_id"], "mate_id")), b""
 
-    def _try_hold(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _try_hold(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         return self._need().try_hold(integer(args["mate_id"], "mate_id")), b""
 
-    def _start_mate(self, sender: str, args: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
+    def _start_mate(self, sender: str, args: JsonObject, blob: bytes) -> tuple[object, bytes]:
         self._need().start_holding(integer(args["mate_id"], "mate_id"))
         return None, b""
 
 
-def _peer_address(frame: Any) -> str | None:
+def _peer_address(frame: zmq.Frame) -> str | None:
     """The sender's IP address ZeroMQ attaches to a received frame (None: not given)."""
     try:
         return str(frame.get("Peer-Address"))

@@ -40,8 +40,9 @@ import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 import zmq
@@ -53,6 +54,8 @@ __all__ = [
     "MAX_MESSAGE",
     "VERSION",
     "Channel",
+    "Json",
+    "JsonObject",
     "Message",
     "RemoteError",
     "Sequences",
@@ -101,13 +104,21 @@ class WireError(CoupledError):
         self.reason = reason
 
 
+#: A JSON value as decoded from a message: its shape is the operation's (the table in
+#: :mod:`cosched.coupled.server`), checked where it is read (:func:`number`,
+#: :func:`integer`, ``isinstance``).
+Json: TypeAlias = Any
+#: A decoded JSON object: a message's body, an operation's arguments.
+JsonObject = dict[str, Json]
+
+
 @dataclass(frozen=True)
 class Message:
     """A decoded, authenticated message (``seq``: the sender's sequence number; ``to``
     and ``run``: the recipient and run it was signed for)."""
 
     sender: str
-    body: dict[str, Any]
+    body: JsonObject
     blob: bytes = b""
     seq: int = 0
     to: str = ""
@@ -179,7 +190,7 @@ def _curve_pair(secret: bytes, role: bytes) -> tuple[bytes, bytes]:
     return zmq.curve_public(private), private
 
 
-def secure(sock: Any, secret: bytes, *, server: bool) -> None:
+def secure(sock: zmq.Socket, secret: bytes, *, server: bool) -> None:
     """Make ``sock`` a CurveZMQ server or client keyed by the shared secret.
 
     The server's public key is derived from the secret and never sent, and a client
@@ -206,7 +217,7 @@ def _mac(secret: bytes, frames: list[bytes]) -> bytes:
 def encode(
     secret: bytes,
     sender: str,
-    body: dict[str, Any],
+    body: JsonObject,
     blob: bytes = b"",
     *,
     to: str,
@@ -295,7 +306,7 @@ def read_table(blob: bytes) -> pd.DataFrame:
         raise WireError(f"malformed table: {exc}") from None
 
 
-def number(x: Any, what: str) -> float:
+def number(x: object, what: str) -> float:
     """A JSON number argument as a float.
 
     Raises:
@@ -306,7 +317,7 @@ def number(x: Any, what: str) -> float:
     return float(x)
 
 
-def integer(x: Any, what: str) -> int:
+def integer(x: object, what: str) -> int:
     """A JSON integer argument.
 
     Raises:
@@ -349,7 +360,7 @@ class Channel:
 
     def __init__(
         self,
-        ctx: Any,
+        ctx: zmq.Context,
         address: str,
         secret: bytes,
         sender: str,
@@ -357,8 +368,8 @@ class Channel:
         *,
         recipient: str,
         run: str,
-        inbox: Any = None,
-        serve: Any = None,
+        inbox: zmq.Socket | None = None,
+        serve: Callable[[], None] | None = None,
     ) -> None:
         self.ctx = ctx
         self.recipient = recipient
@@ -374,7 +385,7 @@ class Channel:
         self._replies = Sequences()
         self._sock = self._open()
 
-    def _open(self) -> Any:
+    def _open(self) -> zmq.Socket:
         s = self.ctx.socket(zmq.DEALER)
         s.linger = 0
         s.immediate = 1  # never queue a request for a peer that is not connected
@@ -398,11 +409,11 @@ class Channel:
     def call(
         self,
         op: str,
-        args: dict[str, Any] | None = None,
+        args: JsonObject | None = None,
         blob: bytes = b"",
         *,
         timeout: float = 0.0,
-    ) -> tuple[Any, bytes]:
+    ) -> tuple[Json, bytes]:
         """Send one request and wait for its reply; ``(result, blob)``.
 
         Raises:
@@ -415,7 +426,7 @@ class Channel:
     def send(
         self,
         op: str,
-        args: dict[str, Any] | None = None,
+        args: JsonObject | None = None,
         blob: bytes = b"",
         *,
         timeout: float = 0.0,
@@ -446,7 +457,7 @@ class Channel:
         self.sent += 1
         return rid, op, time.monotonic() + limit
 
-    def wait(self, ticket: tuple[int, str, float]) -> tuple[Any, bytes]:
+    def wait(self, ticket: tuple[int, str, float]) -> tuple[Json, bytes]:
         """The reply to the request of ``ticket`` (see :meth:`call`)."""
         rid, op, deadline = ticket
         while True:
@@ -457,7 +468,7 @@ class Channel:
             if left <= 0 and self._sock not in ready:
                 self.reset()
                 raise Unreachable(f"{self.address} did not answer {op} in time")
-            if self.inbox is not None and self.inbox in ready:
+            if self.serve is not None and self.inbox is not None and self.inbox in ready:
                 self.serve()
             if self._sock in ready:
                 msg = decode(self.secret, self._sock.recv_multipart())

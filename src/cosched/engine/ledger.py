@@ -10,9 +10,9 @@ takes whole nodes to itself) and free slots in core allocation.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from cosched.platform import Allocation, Platform
 
@@ -43,7 +43,9 @@ class Placements(Mapping[int, Placement]):
 
     __slots__ = ("_dict", "_jobs", "bounds", "nodes", "slots")
 
-    def __init__(self, jobs: Any, bounds: Any, nodes: Any, slots: Any) -> None:
+    def __init__(
+        self, jobs: ArrayLike, bounds: ArrayLike, nodes: ArrayLike, slots: ArrayLike
+    ) -> None:
         self._jobs = np.asarray(jobs, dtype=np.int64)
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -76,7 +78,7 @@ class Placements(Mapping[int, Placement]):
     def __repr__(self) -> str:
         return f"Placements({self._built()!r})"
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[type[Placements], tuple[np.ndarray, ...]]:
         return (Placements, (self._jobs, self.bounds, self.nodes, self.slots))
 
 

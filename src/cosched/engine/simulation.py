@@ -330,44 +330,30 @@ class Simulation:
             if result is not None:
                 return result
         self._begin()
-        if self._feed is not None:
-            return self._run_streamed(self._feed)
-        submit, n, heap, wakes = self._submit, len(self._jobs), self._heap, self._wakes
-        instant = self._instant
-        inf = math.inf
-        while True:
-            i = self._next_submit
-            t = submit[i] if i < n else inf
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
-            if wakes and wakes[0] < t:
-                t = wakes[0]
-            if t == inf:
-                break
+        feed = self._feed
+        if feed is not None:  # jobs loaded as needed and finished ones handed out
+            feed.load()
+        due, instant = self._due, self._instant
+        while (t := due()) != math.inf:
             instant(t)
-        return self.finish()
-
-    def _run_streamed(self, feed: JobFeed) -> SimulationResult:
-        """:meth:`run` with jobs loaded as needed and finished ones handed out."""
-        submit, heap, wakes = self._submit, self._heap, self._wakes
-        instant, release, ended = self._instant, feed.release, feed.ended_now
-        inf = math.inf
-        feed.load()
-        while True:
-            i = self._next_submit
-            t = submit[i] if i < self._n_loaded else inf
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
-            if wakes and wakes[0] < t:
-                t = wakes[0]
-            if t == inf:
-                break
-            instant(t)
-            if ended:
-                release()
+            if feed is not None and feed.ended_now:
+                feed.release()
         result = self.finish()
-        feed.flush()
+        if feed is not None:
+            feed.flush()
         return result
+
+    def _due(self) -> float:
+        """When the next event is due: the earliest of the next submission (of the jobs
+        loaded), the next completion and the next wake-up (``inf`` when none is)."""
+        i = self._next_submit
+        t = self._submit[i] if i < self._n_loaded else math.inf
+        heap, wakes = self._heap, self._wakes
+        if heap and heap[0][0] < t:
+            t = heap[0][0]
+        if wakes and wakes[0] < t:
+            t = wakes[0]
+        return t
 
     # -- stepping, for several simulations on one clock ---------------------------------
 
@@ -407,13 +393,7 @@ class Simulation:
             raise ConfigError("a streamed simulation is run with run(), not stepped")
         if not self._ran:
             self._begin()
-        i = self._next_submit
-        t = self._submit[i] if i < self._n_loaded else math.inf
-        if self._heap and self._heap[0][0] < t:
-            t = self._heap[0][0]
-        if self._wakes and self._wakes[0] < t:
-            t = self._wakes[0]
-        return t
+        return self._due()
 
     def advance(self, t: float) -> None:
         """Handle every event due at ``t`` (no later than :meth:`next_time`), then one pass.

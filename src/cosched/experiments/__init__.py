@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cosched._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from cosched.experiments.model import Experiment, experiment_from_dict, load_experiment
@@ -69,8 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cosched.experiments' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -97,17 +97,7 @@ Verdict = Literal[
     "not run",
 ]
 #: The verdicts in the order tables and counts list them.
-VERDICTS: tuple[Verdict, ...] = (
-    "agrees",
-    "direction",
-    "inconclusive",
-    "disagrees",
-    "calibrated",
-    "input",
-    "untestable",
-    "not simulated",
-    "not run",
-)
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 #: Verdicts left out of the agreement figure's denominator.
 UNCOUNTED = frozenset({"calibrated", "input", "untestable", "not simulated"})
 #: Seeds beyond which an interval reaching the target no longer makes a claim
@@ -138,7 +128,7 @@ COLUMNS = (
 Measure = Callable[[pd.DataFrame], np.ndarray]
 
 
-def select(results: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+def select(results: pd.DataFrame, where: Mapping[str, object]) -> pd.DataFrame:
     """The finished rows whose parameters equal ``where``, sorted by seed.
 
     A key absent from the table matches nothing (a claim on a configuration the grid
@@ -152,7 +142,7 @@ def select(results: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     return rows.sort_values("seed") if "seed" in rows.columns else rows
 
 
-def per_seed(results: pd.DataFrame, where: Mapping[str, Any], metric: str) -> dict[int, float]:
+def per_seed(results: pd.DataFrame, where: Mapping[str, object], metric: str) -> dict[int, float]:
     """``{seed: metric}`` of one configuration (for measures combining configurations)."""
     rows = select(results, where)
     if metric not in rows.columns:
@@ -174,7 +164,7 @@ def combine(
 class Value:
     """A metric of one configuration, per seed, times ``scale``."""
 
-    where: Mapping[str, Any]
+    where: Mapping[str, object]
     metric: str
     scale: float = 1.0
 
@@ -195,8 +185,8 @@ class Improvement:
     every seed. ``difference=True`` gives ``value - base`` (times ``scale``) instead.
     """
 
-    where: Mapping[str, Any]
-    base: Mapping[str, Any]
+    where: Mapping[str, object]
+    base: Mapping[str, object]
     metric: str
     higher_is_better: bool = False
     difference: bool = False
@@ -409,7 +399,7 @@ def _resolve_null(c: Claim, means: Mapping[str, float]) -> float:
     return math.nan if null is None else null
 
 
-def _row(c: Claim, ci: Interval, experiment: str, null: float = math.nan) -> dict[str, Any]:
+def _row(c: Claim, ci: Interval, experiment: str, null: float = math.nan) -> dict[str, object]:
     """One row of the claim table: ``c`` judged on ``ci``; inputs, calibrated fits and
     claims whose null outcome ``null`` would agree set apart."""
     from cosched.experiments.calibration import calibration_of
@@ -483,7 +473,7 @@ def _unique(claims: Sequence[Claim]) -> None:
         raise ConfigError(f"two claims have the id {dup!r}")
 
 
-def _table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _table(rows: list[dict[str, object]]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     # Whole line numbers or None (JSON null in results.parquet's metadata), never NaN.
     table["paper_line"] = pd.Series([r["paper_line"] for r in rows], dtype=object)

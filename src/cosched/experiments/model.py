@@ -52,6 +52,7 @@ __all__ = [
     "canonical",
     "experiment_from_dict",
     "load_experiment",
+    "read_toml",
     "resolve",
     "spawn_seeds",
 ]
@@ -64,7 +65,7 @@ _QUICK = ("params", "seeds", "grid")
 RESERVED = ("key", "seed", "status", "error")
 
 
-def canonical(obj: Any) -> str:
+def canonical(obj: object) -> str:
     """Canonical JSON: sorted keys, no spaces, NaN refused."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
@@ -220,7 +221,7 @@ class SpecContext:
     def fail(self, message: str) -> typing.NoReturn:
         raise ConfigError(f"{self.source}: {message}")
 
-    def keys(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+    def keys(self, table: Mapping[str, object], allowed: Sequence[str], where: str) -> None:
         for key in table:
             if key not in allowed:
                 self.fail(f"unknown key {key!r} in {where} (allowed: {', '.join(allowed)})")
@@ -234,13 +235,18 @@ def load_experiment(path: str | os.PathLike[str], *, quick: bool = False) -> Exp
             file and the key.
     """
     p = Path(path)
+    return experiment_from_dict(read_toml(p, "experiment spec"), source=str(p), quick=quick)
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """The TOML file ``path`` (a ``what``: ``sweep spec``), or a ConfigError naming it:
+    unreadable, or not valid TOML."""
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"cannot read experiment spec {p}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    return experiment_from_dict(data, source=str(p), quick=quick)
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
 def experiment_from_dict(
@@ -320,25 +326,25 @@ def experiment_from_dict(
     return exp
 
 
-def _text(ctx: SpecContext, value: Any, key: str) -> str:
+def _text(ctx: SpecContext, value: object, key: str) -> str:
     if not isinstance(value, str) or not value:
         ctx.fail(f"{key!r} must be a non-empty string, got {value!r}")
     return value
 
 
-def _list(ctx: SpecContext, value: Any, key: str) -> list[Any]:
+def _list(ctx: SpecContext, value: object, key: str) -> list[object]:
     if not isinstance(value, list):
         ctx.fail(f"{key!r} must be a list, got {value!r}")
     return value
 
 
-def _table(ctx: SpecContext, value: Any, key: str) -> dict[str, Any]:
+def _table(ctx: SpecContext, value: object, key: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         ctx.fail(f"{key!r} must be a table, got {value!r}")
     return dict(value)
 
 
-def _scalar(ctx: SpecContext, value: Any, where: str) -> Scalar:
+def _scalar(ctx: SpecContext, value: object, where: str) -> Scalar:
     ok = isinstance(value, str | int | bool) or (isinstance(value, float) and math.isfinite(value))
     if not ok:
         ctx.fail(f"{where} must be a string, a finite number or a boolean, got {value!r}")
@@ -355,7 +361,7 @@ def _params(ctx: SpecContext, raw: Mapping[str, Any], where: str) -> dict[str, S
     return {_name(ctx, k, f"{where}.{k}"): _scalar(ctx, v, f"{where}.{k}") for k, v in raw.items()}
 
 
-def _seeds(ctx: SpecContext, value: Any, where: str) -> tuple[int, ...]:
+def _seeds(ctx: SpecContext, value: object, where: str) -> tuple[int, ...]:
     if isinstance(value, Mapping):
         ctx.keys(value, ("root", "count"), where)
         root, count = value.get("root"), value.get("count")
@@ -376,7 +382,7 @@ def _seeds(ctx: SpecContext, value: Any, where: str) -> tuple[int, ...]:
 
 
 def _grid(
-    ctx: SpecContext, i: int, raw: Any
+    ctx: SpecContext, i: int, raw: object
 ) -> tuple[tuple[tuple[str, tuple[Scalar, ...]], ...], tuple[int, ...] | None]:
     where = f"grid[{i}]"
     if not isinstance(raw, Mapping):

@@ -22,7 +22,7 @@ import pandas as pd
 from cosched.errors import ConfigError, CoschedError
 from cosched.experiments.executors import Executor, Serial
 from cosched.experiments.model import CellEnv, CellTask, Experiment, Scalar, resolve
-from cosched.experiments.store import CellOutcome, Store, StoreError
+from cosched.experiments.store import CellOutcome, CellResult, Store, StoreError
 from cosched.experiments.traces import file_sha256, find_trace
 
 __all__ = ["ExperimentError", "call_cell", "provenance", "run_experiment", "run_tasks"]
@@ -47,7 +47,9 @@ class ExperimentError(CoschedError, RuntimeError):
         super().__init__(f"{len(failed)} of {len(results)} cells failed:\n{lines}")
 
 
-def call_cell(payload: tuple[str, Mapping[str, Scalar], int], env: CellEnv) -> Any:
+def call_cell(
+    payload: tuple[str, Mapping[str, Scalar], int], env: CellEnv
+) -> Mapping[str, object] | CellResult:
     """Run an experiment's cell function: ``function(params, seed, env)``."""
     target, params, seed = payload
     return resolve(target)(dict(params), seed, env)

@@ -133,7 +133,7 @@ def atomic(path: Path) -> Iterator[Path]:
         raise
 
 
-def _column(values: Sequence[Any], name: str) -> pa.Array:
+def _column(values: Sequence[object], name: str) -> pa.Array:
     try:
         return pa.array(list(values))
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -141,12 +141,12 @@ def _column(values: Sequence[Any], name: str) -> pa.Array:
         raise ConfigError(f"column {name!r} mixes types ({', '.join(kinds)}): {exc}") from None
 
 
-def _table(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pa.Table:
+def _table(rows: Sequence[Mapping[str, object]], order: Sequence[str]) -> pa.Table:
     """Rows to a table with the columns in ``order`` (missing values are nulls)."""
     return pa.table({c: _column([r.get(c) for r in rows], c) for c in order})
 
 
-def _write(table: pa.Table, path: Path, meta: Mapping[str, Any] | None = None) -> None:
+def _write(table: pa.Table, path: Path, meta: Mapping[str, object] | None = None) -> None:
     if meta is not None:
         blob = json.dumps(meta, sort_keys=True, allow_nan=True).encode()
         table = table.replace_schema_metadata({META_KEY: blob})
@@ -154,7 +154,7 @@ def _write(table: pa.Table, path: Path, meta: Mapping[str, Any] | None = None) -
         pq.write_table(table, tmp)
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: object) -> object:
     """Numpy scalars to Python; NaN stays NaN (Parquet keeps it)."""
     if hasattr(value, "item") and not isinstance(value, list | tuple):
         return value.item()
@@ -337,7 +337,7 @@ class Store:
         _write(_table([row], list(row)), self.cell_path(task.key), meta)
         self.failed_path(task.key).unlink(missing_ok=True)
 
-    def _log_timing(self, key: str, info: Mapping[str, Any]) -> None:
+    def _log_timing(self, key: str, info: Mapping[str, object]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         record = {"key": key, **{k: _clean(v) for k, v in info.items()}}
         with (self.root / "timings.jsonl").open("a", encoding="utf-8") as fh:
@@ -410,7 +410,7 @@ class Store:
                 return stored
         return {}
 
-    def assemble(self, tasks: Sequence[CellTask], meta: Mapping[str, Any]) -> pd.DataFrame:
+    def assemble(self, tasks: Sequence[CellTask], meta: Mapping[str, object]) -> pd.DataFrame:
         """Write ``results.parquet`` from the stored cells, sorted by key; return it.
 
         Columns: ``key``, the parameters (in the order the grid first gives them),
@@ -428,7 +428,7 @@ class Store:
         _write(table, self.root / "results.parquet", {**meta, "columns": columns})
         return table.to_pandas()
 
-    def log_run(self, record: Mapping[str, Any]) -> None:
+    def log_run(self, record: Mapping[str, object]) -> None:
         """Append one invocation's record to ``runs.jsonl``."""
         self.root.mkdir(parents=True, exist_ok=True)
         with (self.root / "runs.jsonl").open("a", encoding="utf-8") as fh:
@@ -483,6 +483,6 @@ def read_claims(root: str | os.PathLike[str]) -> pd.DataFrame:
     return frame[[c for c in COLUMNS if c in frame.columns]]
 
 
-def finite(value: Any) -> bool:
+def finite(value: object) -> bool:
     """Whether ``value`` is a finite number."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import math
 import os
-import tomllib
 import typing
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -39,13 +37,13 @@ import pandas as pd
 
 from cosched.engine.simulation import Estimates, simulate
 from cosched.errors import ConfigError, CoschedError
-from cosched.experiments.model import CellEnv, CellTask, SpecContext
+from cosched.experiments.model import CellEnv, CellTask, SpecContext, canonical, read_toml
 from cosched.experiments.runner import ExperimentError
 from cosched.experiments.store import CellResult
 from cosched.experiments.traces import file_sha256
 from cosched.metrics.summary import summarize
 from cosched.platform.machine import Platform
-from cosched.policies.base import make_policy, policy_class, policy_ref
+from cosched.policies.base import Policy, make_policy, policy_class, policy_ref
 from cosched.policies.requirements import MachineFlags, build_platform, fit_workload
 from cosched.workload.job import Workload
 
@@ -218,7 +216,7 @@ class Cell:
     @cached_property
     def key(self) -> str:
         """Short hash of the canonical JSON (so independent of the position in the grid)."""
-        return hashlib.sha256(_canonical(self.identity()).encode()).hexdigest()[:16]
+        return hashlib.sha256(canonical(self.identity()).encode()).hexdigest()[:16]
 
     @cached_property
     def cell_seed(self) -> int:
@@ -264,13 +262,7 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
             value, named together with the file.
     """
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read sweep spec {p}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    return spec_from_dict(data, source=str(p), root=p.resolve().parent)
+    return spec_from_dict(read_toml(p, "sweep spec"), source=str(p), root=p.resolve().parent)
 
 
 def spec_from_dict(
@@ -319,14 +311,14 @@ class _Ctx(SpecContext):
     root: Path
 
 
-def _as_list(ctx: _Ctx, value: Any, key: str) -> list[Any]:
+def _as_list(ctx: _Ctx, value: object, key: str) -> list[Any]:
     if not isinstance(value, list) or not value:
         ctx.fail(f"{key!r} must be a non-empty list of tables ([[{key}]]), got {value!r}")
     return value
 
 
 # name -> (test, rule shown in the error)
-_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+_KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
     "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
               "an integer >= 0"),
@@ -338,20 +330,20 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }  # fmt: skip
 
 
-def _want(ctx: _Ctx, value: Any, key: str, kind: str) -> Any:
+def _want(ctx: _Ctx, value: object, key: str, kind: str) -> Any:
     test, rule = _KINDS[kind]
     if not test(value):
         ctx.fail(f"{key!r} must be {rule}, got {value!r}")
-    return float(value) if kind == "number" else value
+    return float(typing.cast(float, value)) if kind == "number" else value
 
 
-def _parse_choice(ctx: _Ctx, value: Any, key: str) -> Estimates:
+def _parse_choice(ctx: _Ctx, value: object, key: str) -> Estimates:
     if value not in ("requested", "exact"):
         ctx.fail(f"{key!r} must be 'requested' or 'exact', got {value!r}")
     return typing.cast(Estimates, value)
 
 
-def _parse_seeds(ctx: _Ctx, value: Any) -> tuple[int, ...]:
+def _parse_seeds(ctx: _Ctx, value: object) -> tuple[int, ...]:
     seeds = [value] if isinstance(value, int) and not isinstance(value, bool) else value
     if not isinstance(seeds, list) or not seeds:
         ctx.fail(f"'seeds' must be a non-empty list of integers, got {value!r}")
@@ -361,7 +353,7 @@ def _parse_seeds(ctx: _Ctx, value: Any) -> tuple[int, ...]:
     return out
 
 
-def _parse_platform(ctx: _Ctx, raw: Any) -> MachineFlags | None:
+def _parse_platform(ctx: _Ctx, raw: object) -> MachineFlags | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
@@ -381,7 +373,7 @@ def _parse_platform(ctx: _Ctx, raw: Any) -> MachineFlags | None:
     return flags
 
 
-def _parse_workload(ctx: _Ctx, i: int, raw: Any, platform: MachineFlags | None) -> WorkloadSpec:
+def _parse_workload(ctx: _Ctx, i: int, raw: object, platform: MachineFlags | None) -> WorkloadSpec:
     where = f"workloads[{i}]"
     if not isinstance(raw, Mapping):
         ctx.fail(f"{where} must be a table, got {raw!r}")
@@ -445,7 +437,7 @@ def _check_lublin(
     return f"lublin-{values['jobs']}"
 
 
-def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
+def _parse_policy(ctx: _Ctx, i: int, raw: object) -> PolicySpec:
     where = f"policies[{i}]"
     if not isinstance(raw, Mapping):
         ctx.fail(f"{where} must be a table, got {raw!r}")
@@ -472,7 +464,7 @@ def _parse_policy(ctx: _Ctx, i: int, raw: Any) -> PolicySpec:
     return spec
 
 
-def _param_values(ctx: _Ctx, where: str, value: Any, hint: Any) -> tuple[Scalar, ...]:
+def _param_values(ctx: _Ctx, where: str, value: object, hint: object) -> tuple[Scalar, ...]:
     values = value if isinstance(value, list) else [value]
     if not values:
         ctx.fail(f"{where} is an empty list; give at least one value")
@@ -485,8 +477,8 @@ def _param_values(ctx: _Ctx, where: str, value: Any, hint: Any) -> tuple[Scalar,
         ok = isinstance(v, str | int | bool) or (isinstance(v, float) and math.isfinite(v))
         if v is not None and not ok:
             ctx.fail(f"{where} values must be strings, finite numbers or booleans, got {v!r}")
-        out.append(v)
-    if len(set(map(_canonical, out))) != len(out):
+        out.append(typing.cast(Scalar, v))
+    if len(set(map(canonical, out))) != len(out):
         ctx.fail(f"{where} repeats a value: {values!r}")
     return tuple(out)
 
@@ -506,10 +498,6 @@ def _trace_file(ctx: _Ctx, path: str) -> Path:
 
 
 # -- the grid -------------------------------------------------------------------------
-
-
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def _platform_dict(p: MachineFlags | None) -> dict[str, Any] | None:
@@ -546,8 +534,8 @@ def _placeless(w: WorkloadSpec) -> dict[str, Any]:
     return out
 
 
-def _derive_seed(identity: Mapping[str, Any]) -> int:
-    digest = hashlib.sha256(_canonical(identity).encode()).digest()
+def _derive_seed(identity: Mapping[str, object]) -> int:
+    digest = hashlib.sha256(canonical(identity).encode()).digest()
     seq = np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
     return int(seq.generate_state(1, np.uint64)[0])
 
@@ -604,7 +592,7 @@ def _make_workload(cell: Cell) -> Workload:
 
 def _cached_workload(cell: Cell) -> Workload:
     stochastic = cell.workload.kind == "lublin"
-    key = _canonical(
+    key = canonical(
         {
             "workload": cell.workload.identity(),
             "root": str(cell.workload.root),
@@ -622,7 +610,7 @@ def _cached_workload(cell: Cell) -> Workload:
     return made
 
 
-def _prepare(cell: Cell) -> tuple[Workload, Platform, Any]:
+def _prepare(cell: Cell) -> tuple[Workload, Platform, Policy]:
     """The cell's workload fitted to its policy's needs, the machine, and the policy."""
     from cosched.workload.transforms import scale_to_load
 
@@ -677,7 +665,7 @@ def _task(cell: Cell, param_names: list[str]) -> CellTask:
     columns: dict[str, Scalar] = {
         "workload": cell.workload.name,
         "policy": cell.policy,
-        "params": _canonical(params),
+        "params": canonical(params),
         **{f"param_{k}": params.get(k) for k in param_names},
         "estimates": cell.estimates,
         "tau": cell.tau,

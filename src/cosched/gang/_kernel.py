@@ -155,19 +155,15 @@ def _cyclic_runs(mask: int, used: int, rows: int) -> int:
     return runs
 
 
-def _ok(st: GangStore, r: int, c: int, mem: float, limited: bool) -> bool:
-    if st.occ[r, c] >= 0:
-        return False
-    return not limited or st.mem_used[c] + mem <= st.fp[MEMORY_LIMIT]
-
-
-def _fit(st: GangStore, size: int, mem: float) -> tuple[int, int]:
+def _fit(
+    ip: Any, free: Any, occ: Any, mused: Any, limit: float, size: int, mem: float
+) -> tuple[int, int]:
     """``Matrix.fit``: the row of a placement of ``size`` columns (-1: none) and, for
-    buddy packing, its block's first column."""
-    ip = st.ip
+    buddy packing, its block's first column (``free``, ``occ``, ``mused``: the store's
+    ``free``, ``occ`` and ``mem_used``; ``limit``: the memory limit). A cell is open
+    when it is idle and, under a memory limit, its column has room."""
     rows, n = ip[ROWS], ip[COLUMNS]
     limited = ip[LIMITED] != 0 and mem > 0
-    free = st.free
     if ip[BUDDY]:
         width = _block(size)
         for r in range(rows):
@@ -179,7 +175,7 @@ def _fit(st: GangStore, size: int, mem: float) -> tuple[int, int]:
                     continue
                 fits = True
                 for c in range(a, b):
-                    if not _ok(st, r, c, mem, limited):
+                    if occ[r, c] >= 0 or (limited and mused[c] + mem > limit):
                         fits = False
                         break
                 if fits:
@@ -192,28 +188,28 @@ def _fit(st: GangStore, size: int, mem: float) -> tuple[int, int]:
             return r, 0
         cnt = 0
         for c in range(n):
-            if _ok(st, r, c, mem, limited):
+            if occ[r, c] < 0 and mused[c] + mem <= limit:
                 cnt += 1
                 if cnt >= size:
                     return r, 0
     return -1, 0
 
 
-def _width(st: GangStore, size: int, a: int) -> int:
+def _width(ip: Any, size: int, a: int) -> int:
     """Columns a placement of ``size`` takes (buddy: the block's, cut at the end)."""
-    if st.ip[BUDDY]:
-        return min(a + _block(size), st.ip[COLUMNS]) - a
+    if ip[BUDDY]:
+        return min(a + _block(size), ip[COLUMNS]) - a  # type: ignore[no-any-return]
     return size
 
 
-def _scan(st: GangStore, j: int, stamp: int) -> int:
-    """The jobs in any row on ``j``'s columns (other than ``j``) into ``found``; their
-    count (``Matrix._others``; the order does not matter to its users)."""
-    occ, cols, mark, found = st.occ, st.cols, st.mark, st.found
+def _scan(occ: Any, cols: Any, mark: Any, found: Any, lo: int, hi: int, j: int, stamp: int) -> int:
+    """The jobs in any row on ``j``'s columns (``cols[lo:hi]``; other than ``j``) into
+    ``found``; their count (``Matrix._others``; the order does not matter to its
+    users)."""
     nf = 0
-    for q in range(st.off[j], st.off[j] + st.ncols[j]):
+    for q in range(lo, hi):
         c = cols[q]
-        for r in range(st.ip[ROWS]):
+        for r in range(occ.shape[0]):
             x = occ[r, c]
             if x >= 0 and x != j and mark[x] != stamp:
                 mark[x] = stamp
@@ -222,17 +218,18 @@ def _scan(st: GangStore, j: int, stamp: int) -> int:
     return nf
 
 
-def _touch(st: GangStore, x: int, nt: int) -> int:
-    if not st.tflag[x]:
-        st.tflag[x] = True
-        st.touched[nt] = x
+def _touch(tflag: Any, touched: Any, x: int, nt: int) -> int:
+    """Job ``x`` into the store's ``touched`` (flagged in ``tflag``); their count."""
+    if not tflag[x]:
+        tflag[x] = True
+        touched[nt] = x
         nt += 1
     return nt
 
 
-def _settle(st: GangStore, j: int, now: float, nsettled: int) -> int:
-    """``Gang._settle``: job ``j``'s suspended seconds and switches up to ``now``."""
-    t, acc = st.table, st.acc
+def _settle(t: Any, acc: Any, j: int, now: float, nsettled: int) -> int:
+    """``Gang._settle``: job ``j``'s suspended seconds and switches up to ``now`` (``t``,
+    ``acc``: the store's ``table`` and ``acc``)."""
     if t[j, SETTLED] < 0:
         t[j, SETTLED] = nsettled
         nsettled += 1
@@ -244,28 +241,31 @@ def _settle(st: GangStore, j: int, now: float, nsettled: int) -> int:
     return nsettled
 
 
-def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: float) -> GangState:
-    """``Gang._start`` with ``Matrix.add``: job ``j`` into row ``r``."""
+def _start(
+    st: GangStore, s: GangState, placed: Any, j: int, size: int, r: int, a: int, now: float
+) -> GangState:
+    """``Gang._start`` with ``Matrix.add``: job ``j`` of ``size`` units into row ``r``
+    (``placed``: :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`)."""
     ip = st.ip
-    size = jobs.size[j]
     mem = st.table[j, MEM]
     occ, cols, o = st.occ, st.cols, st.off[j]
     if ip[BUDDY]:
-        w = _width(st, size, a)
+        w = _width(ip, size, a)
         for q in range(w):
             cols[o + q] = a + q
     else:
         limited = ip[LIMITED] != 0 and mem > 0
+        mused, limit = st.mem_used, st.fp[MEMORY_LIMIT]
         w = 0
         c = 0
         while w < size:
-            if _ok(st, r, c, mem, limited):
+            if occ[r, c] < 0 and (not limited or mused[c] + mem <= limit):
                 cols[o + w] = c
                 w += 1
             c += 1
     st.ncols[j] = w
     stamp = s.stamp + 1
-    nf = _scan(st, j, stamp)
+    nf = _scan(occ, cols, st.mark, st.found, o, o + w, j, stamp)
     for q in range(o, o + w):
         occ[r, cols[q]] = j
     st.free[r] -= w
@@ -281,11 +281,12 @@ def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: 
     mask[j] = (((1 << ip[ROWS]) - 1) & ~busy) | (1 << r)
     clear = ~(1 << r)
     nt = s.ntouched
+    tflag, touched = st.tflag, st.touched
     for f in range(nf):
         x = found[f]
         mask[x] &= clear
-        nt = _touch(st, x, nt)
-    nt = _touch(st, j, nt)
+        nt = _touch(tflag, touched, x, nt)
+    nt = _touch(tflag, touched, j, nt)
     # accounting, the running set, the outputs
     st.acc[j, 0] = now
     st.acc[j, 1] = 0.0
@@ -296,7 +297,7 @@ def _start(st: GangStore, s: GangState, jobs: Any, j: int, r: int, a: int, now: 
     t = st.table
     t[j, ROW] = r
     t[j, STARTED] = s.nstarted
-    placed, p = jobs.placed, st.poff[j]
+    p = st.poff[j]
     per_core = ip[PER_CORE] != 0
     for q in range(size):
         c = cols[o + q]
@@ -357,7 +358,7 @@ def gang_init(jobs: Any, capacity: int, iparams: Any, fparams: Any) -> tuple[Gan
 
 def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> GangState:
     """``Gang.on_finish`` with ``Matrix.remove``."""
-    nsettled = _settle(st, j, now, s.nsettled)
+    nsettled = _settle(st.table, st.acc, j, now, s.nsettled)
     ip = st.ip
     r = st.row[j]
     o, w = st.off[j], st.ncols[j]
@@ -374,9 +375,10 @@ def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> Ga
             st.mem_used[cols[q]] -= mem
     st.row[j] = -1
     stamp = s.stamp + 1
-    nf = _scan(st, j, stamp)
+    nf = _scan(occ, cols, st.mark, st.found, o, o + w, j, stamp)
     bit = 1 << r
     nt = s.ntouched
+    tflag, touched = st.tflag, st.touched
     for f in range(nf):
         x = st.found[f]
         idle = True
@@ -386,7 +388,7 @@ def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> Ga
                 break
         if idle:
             st.mask[x] |= bit
-        nt = _touch(st, x, nt)
+        nt = _touch(tflag, touched, x, nt)
     # out of the running set
     last = st.running[s.nrunning - 1]
     p = st.rpos[j]
@@ -398,7 +400,9 @@ def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> Ga
     )  # fmt: skip
 
 
-def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> GangState:
+def _reserve(
+    st: GangStore, s: GangState, start: Any, est_end: Any, need: int, now: float
+) -> GangState:
     """``Gang._reserve``: the head's shadow walk in every row over the running jobs'
     believed ends (this pass's starts at their estimate times the rows in use), the
     earliest row kept. The order of equal ends does not matter (a walk counts every end
@@ -406,7 +410,6 @@ def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> G
     rows = st.ip[ROWS]
     nr = s.nrunning
     rel_t, rel_j = st.rel_t, st.rel_j
-    start, est_end = jobs.start, jobs.est_end
     for q in range(nr):
         x = st.running[q]
         rel_j[q] = x
@@ -455,18 +458,22 @@ def _reserve(st: GangStore, s: GangState, jobs: Any, need: int, now: float) -> G
     )  # fmt: skip
 
 
-def _max_free(st: GangStore) -> int:
-    m = st.free[0]
-    for r in range(1, st.ip[ROWS]):
-        if st.free[r] > m:
-            m = st.free[r]
+def _max_free(free: Any) -> int:
+    """The most idle columns of any row (``free``: the store's)."""
+    m = free[0]
+    for r in range(1, free.shape[0]):
+        if free[r] > m:
+            m = free[r]
     return m  # type: ignore[no-any-return]
 
 
 def _backfill(
     st: GangStore,
     s: GangState,
-    jobs: Any,
+    size: Any,
+    est: Any,
+    start: Any,
+    placed: Any,
     queue: Any,
     r: int,
     last: int,
@@ -479,8 +486,9 @@ def _backfill(
     ip = st.ip
     window = ip[WINDOW]
     limited = ip[LIMITED] != 0
-    size, est, start = jobs.size, jobs.est, jobs.start
-    too_big = _max_free(st) + 1
+    free, occ, mused, limit = st.free, st.occ, st.mem_used, st.fp[MEMORY_LIMIT]
+    table = st.table
+    too_big = _max_free(free) + 1
     w = r
     seen = 0
     while r < last:
@@ -497,13 +505,13 @@ def _backfill(
         row = -1
         a = 0
         if sz < too_big:
-            row, a = _fit(st, sz, st.table[j, MEM])
+            row, a = _fit(ip, free, occ, mused, limit, sz, table[j, MEM])
             if row < 0 and not limited:
                 too_big = sz
         ok = row >= 0
         if ok and row == s.res_row:
             rows = _popcount(s.used | (1 << row))
-            ok, extra = admit(now + est[j] * rows, _width(st, sz, a), s.shadow, s.extra)
+            ok, extra = admit(now + est[j] * rows, _width(ip, sz, a), s.shadow, s.extra)
             s = GangState(
                 s.used, s.every, s.dirty, s.head, s.res_row, s.shadow, extra,
                 s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
@@ -512,10 +520,10 @@ def _backfill(
             queue[w] = j
             w += 1
             continue
-        s = _start(st, s, jobs, j, row, a, now)
+        s = _start(st, s, placed, j, sz, row, a, now)
         chosen[k] = j
         k += 1
-        mf = _max_free(st) + 1
+        mf = _max_free(free) + 1
         if mf < too_big:
             too_big = mf
     return s, w, k
@@ -548,7 +556,11 @@ def gang_pass(
         if not backfill or s.res_row < 0:
             return s, head, tail, 0, math.nan
         if ip[WINDOW] < 0:
-            s, tail, k = _backfill(st, s, jobs, queue, fresh, tail, now, chosen, 0)
+            if fresh < tail:  # no arrival: nothing to try (spares the call)
+                s, tail, k = _backfill(
+                    st, s, jobs.size, jobs.est, jobs.start, jobs.placed, queue, fresh, tail,
+                    now, chosen, 0,
+                )  # fmt: skip
             return s, head, tail, k, math.nan
     s = GangState(
         s.used, s.every, False, s.head, -1, s.shadow, s.extra,
@@ -558,12 +570,14 @@ def gang_pass(
     est = jobs.est
     while head < tail:  # start in order while the head fits
         j = queue[head]
-        row, a = _fit(st, jobs.size[j], st.table[j, MEM])
+        row, a = _fit(
+            ip, st.free, st.occ, st.mem_used, st.fp[MEMORY_LIMIT], jobs.size[j], st.table[j, MEM]
+        )
         if row < 0:
             blocked = j
             break
         head += 1
-        s = _start(st, s, jobs, j, row, a, now)
+        s = _start(st, s, jobs.placed, j, jobs.size[j], row, a, now)
         chosen[k] = j
         k += 1
         rows = _popcount(s.used)
@@ -574,25 +588,36 @@ def gang_pass(
     )  # fmt: skip
     if blocked < 0 or not backfill:
         return s, head, tail, k, math.nan
-    s = _reserve(st, s, jobs, jobs.size[blocked], now)
-    s, tail, k = _backfill(st, s, jobs, queue, head + 1, tail, now, chosen, k)
+    s = _reserve(st, s, jobs.start, jobs.est_end, jobs.size[blocked], now)
+    if head + 1 < tail:  # a job behind the head to try (an empty range: spare the call)
+        s, tail, k = _backfill(
+            st, s, jobs.size, jobs.est, jobs.start, jobs.placed, queue, head + 1, tail, now,
+            chosen, k,
+        )  # fmt: skip
     return s, head, tail, k, math.nan
 
 
-def _share(st: GangStore, used: int, j: int) -> tuple[float, float, float]:
-    """``Gang.share``: the rate, suspended fraction and suspensions per second of
-    running job ``j``."""
-    ip, fp = st.ip, st.fp
+def _share(
+    used: int,
+    mask: int,
+    row: int,
+    eta: float,
+    nrows: int,
+    alternate: bool,
+    slot: float,
+    efficiency: float,
+) -> tuple[float, float, float]:
+    """``Gang.share``: the rate, suspended fraction and suspensions per second of a
+    running job (its ``mask``, ``row`` and efficiency factor ``eta``; ``nrows``,
+    ``alternate``, ``slot``, ``efficiency``: the parameters); numbers only."""
     rows = _popcount(used)
-    alternate = ip[ALTERNATE] != 0
-    s = _popcount(st.mask[j] & used) if alternate else 1
-    eta = st.table[j, ETA]
+    s = _popcount(mask & used) if alternate else 1
     if rows <= 1 or s >= rows:
         return eta, 0.0, 0.0
-    mine = st.mask[j] if alternate else 1 << st.row[j]
-    runs = _cyclic_runs(mine & used, used, ip[ROWS])
-    cycle = rows * fp[SLOT]
-    return s / rows * fp[EFFICIENCY] * eta, (rows - s) / rows, runs / cycle
+    mine = mask if alternate else 1 << row
+    runs = _cyclic_runs(mine & used, used, nrows)
+    cycle = rows * slot
+    return s / rows * efficiency * eta, (rows - s) / rows, runs / cycle
 
 
 def gang_rates(
@@ -628,15 +653,20 @@ def gang_rates(
             if st.row[x] >= 0:  # still running
                 todo[nt] = x
                 nt += 1
-    order = np.sort(todo[:nt])
-    acc, given = st.acc, st.given
+    order = todo[:nt]
+    order.sort()  # in place: the scratch is not needed again in this call
+    acc, given, table, mask, row = st.acc, st.given, st.table, st.mask, st.row
+    nrows, alternate = st.ip[ROWS], st.ip[ALTERNATE] != 0
+    slot, efficiency = st.fp[SLOT], st.fp[EFFICIENCY]
     nsettled = s.nsettled
     m = 0
     for q in range(nt):
         x = order[q]
-        rate, frac, sw = _share(st, s.used, x)
+        rate, frac, sw = _share(
+            s.used, mask[x], row[x], table[x, ETA], nrows, alternate, slot, efficiency
+        )
         if frac != acc[x, 1] or sw != acc[x, 2]:
-            nsettled = _settle(st, x, now, nsettled)
+            nsettled = _settle(table, acc, x, now, nsettled)
             acc[x, 1] = frac
             acc[x, 2] = sw
         if given[x] != rate:

@@ -127,7 +127,6 @@ GANG_PASS = CompiledPass(
         K._popcount,
         K._block,
         K._cyclic_runs,
-        K._ok,
         admit,
         K._fit,
         K._width,

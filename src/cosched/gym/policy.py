@@ -140,7 +140,7 @@ class AgentLoop:
             d.act(view, self._slot(fn(obs), obs["action_mask"], view))
         return d.take()
 
-    def _slot(self, action: Any, mask: np.ndarray, view: SystemView) -> int:
+    def _slot(self, action: object, mask: np.ndarray, view: SystemView) -> int:
         """The agent's action as an action the mask allows, or a one-line error."""
         a = as_slot(action)
         if a is None:

@@ -442,6 +442,13 @@ def _comparisons() -> list[Claim]:
                 tolerance_reason=_SAME,
             ),
         ]
+    return out + _between_variants()
+
+
+def _between_variants() -> list[Claim]:
+    """Section 6.2's comparisons between the LOMARC variants, and of utilization with
+    the load."""
+    out: list[Claim] = []
     lr = ((19.0, "W1"), (16.0, "W2"), (8.0, "W3"))
     for value, w in lr:
         out.append(

@@ -407,7 +407,7 @@ def _first_appearance_ranks(nodes: np.ndarray) -> np.ndarray:
 
 
 def _node_busy_loop(
-    start: Any, end: Any, placements: Mapping[int, Sequence[tuple[int, int]]]
+    start: np.ndarray, end: np.ndarray, placements: Mapping[int, Sequence[tuple[int, int]]]
 ) -> float:
     """:func:`node_busy_seconds` one interval at a time (for non-finite or reversed
     times, where the arrays' order could differ from the tuples' sort)."""

@@ -72,6 +72,70 @@ def _share(variant: str, column: str, per: float = 100.0) -> Measure:
     return measure
 
 
+def _fig3(
+    cid: str,
+    what: str,
+    column: str,
+    paper: str,
+    low: float,
+    high: float,
+    reason: str,
+    tol_abs: float,
+    tol_rel: float,
+    why: str,
+    line: int,
+    quote: str,
+) -> Claim:
+    """A share of Trace1's jobs (Figure 3 and section 5.2) whose execution time changed
+    under coscheduling; its null outcome is no interference (every job unchanged)."""
+    null = 100.0 if cid == "unchanged" else 0.0
+    return Claim(id=f"fig3-{cid}", description=f"{what} by coscheduling, Trace1", paper=paper,
+                 low=low, high=high, measure=_share("cosched", column), reason=reason,
+                 unit="% of jobs", tol_abs=tol_abs, tol_rel=tol_rel, tolerance_reason=why,
+                 paper_line=line, quote=quote, null=null)  # fmt: skip
+
+
+def _rises(cid: str, what: str, measure: Measure, quote: str, reason: str = _MAPPING) -> Claim:
+    """Section 5.4: ``what`` rises from No_Restrict to a restriction, Trace1."""
+    return Claim(id=cid, description=f"{what} over No_Restrict, Trace1", paper="rises (> 0)",
+                 low=0.0, high=math.inf, measure=measure, reason=reason, unit="%",
+                 paper_line=260, quote=quote)  # fmt: skip
+
+
+def _count(
+    cid: str,
+    what: str,
+    value: int,
+    variant: str,
+    column: str,
+    reason: str,
+    line: int,
+    quote: str,
+) -> Claim:
+    """A count of Trace1's ``variant`` per 100,000 jobs (the paper's window), as printed."""
+    return Claim(id=cid, description=f"{what}, Trace1", paper=f"{value:,}", low=value,
+                 high=value, measure=_share(variant, column, 100_000.0), reason=reason,
+                 unit="per 100,000 jobs", tol_rel=0.25, tolerance_reason=_TOL_COUNT,
+                 paper_line=line, quote=quote)  # fmt: skip
+
+
+def _degraded(name: str, variant: str, value: int, words: str) -> Claim:
+    """Section 5.4: the jobs run in degraded shapes under ``name``."""
+    return _count(f"fig5-degraded-{name}", f"jobs run in degraded shapes, {name}", value,
+                  variant, "configurations.degraded", _MAPPING, 268, words)  # fmt: skip
+
+
+_WAIT_QUOTE = (
+    "Unsurprisingly, placing restrictions on which types of jobs can be coscheduled leads to "
+    "higher wait times."
+)
+_EXECUTION_QUOTE = "Counterintuitively, restrictions also lead to higher execution times."
+_MILD = (
+    "the fitted interference is mild (co-runners cost at most 9%), so avoiding them costs "
+    "little execution time; " + _MAPPING
+)
+
+
 def _lowest_at_every_count(results: pd.DataFrame) -> np.ndarray:
     """Per seed: the smallest margin (%) of coscheduling below the better baseline over
     the node counts run (positive: lowest at every count)."""
@@ -94,21 +158,26 @@ def _lowest_at_every_count(results: pd.DataFrame) -> np.ndarray:
     return combine(parts, min)
 
 
-def _execution_rise(results: pd.DataFrame) -> np.ndarray:
-    """Per seed: % rise of the mean execution time from No_Restrict to Max_One_HM."""
-
-    def exe(variant: str) -> dict[int, float]:
-        ta = per_seed(results, _at(1, variant), "mean_turnaround")
-        wt = per_seed(results, _at(1, variant), "mean_wait")
-        return {s: ta[s] - wt[s] for s in ta if s in wt}
-
-    return combine([exe("cosched"), exe("Max_One_HM")], lambda v: 100.0 * (v[1] - v[0]) / v[0])
-
-
 def claims() -> list[Claim]:
     """Figure 1 per window, Figures 3-5 and Tables 1-2 on Trace1, section 5.1's
     coefficient of variation and Figure 4's convergence."""
-    out = []
+    return [
+        *_fig1(),
+        *_fig3_shares(),
+        *_table2(),
+        *_fig4_fig5(),
+        *_fig5_degraded(),
+        *_table1(),
+        *_fig3_counts(),
+        *_fig5(),
+        *_variation(),
+        *_converge(),
+    ]
+
+
+def _fig1() -> list[Claim]:
+    """Figure 1: coscheduling against EASY and FCFS per trace, and backfilling's small gain."""
+    out: list[Claim] = []
     for t in (1, 2, 3, 4):
         low, high, text = _VS_EASY[t]
         out += [
@@ -181,69 +250,50 @@ def claims() -> list[Claim]:
             ("vs-fcfs", "FCFS", "over 80% lower", 80.0, 100.0),
         )
     ]
+    return out
+
+
+def _fig3_shares() -> list[Claim]:
+    """Figure 3's shares of jobs sped up and slowed down, Trace1."""
     fig3 = (
         "the fitted preset cannot reach Figure 3's tail: degraded shapes (1.5-2 per "
         "halving) chosen under RICC's heavier load; " + _MAPPING
     )
-    out += [
-        Claim(
-            id="fig3-sped-up",
-            description="jobs sped up by coscheduling, Trace1",
-            paper="45.3% (45,285 of 100,000)",
-            low=45.285,
-            high=45.285,
-            measure=_share("cosched", "execution.sped_up"),
-            reason=fig3,
-            unit="% of jobs",
-            tol_abs=5.0,
-            tolerance_reason="5 points of the share: one median seed's count",
-            paper_line=239,
-            quote="where 45,285 jobs had decreased execution time (speedup)",
-            null=0.0,
-        ),
-        Claim(
-            id="fig3-slowed-2x",
-            description="jobs slowed 2x or more by coscheduling, Trace1",
-            paper="0.59% (588 of 100,000)",
-            low=0.588,
-            high=0.588,
-            measure=_share("cosched", "execution.slowed_over_2"),
-            reason=fig3,
-            unit="% of jobs",
-            tol_abs=0.2,
-            tolerance_reason="a third of the paper's small share: one median seed's count",
-            null=0.0,
-            paper_line=244,
-            quote="the number of jobs that slowed down by factors of two, three, and four "
-            "were 588, 226, and one, respectively.",
-        ),
-    ]
+    return [
+        _fig3("sped-up", "jobs sped up", "execution.sped_up", "45.3% (45,285 of 100,000)",
+              45.285, 45.285, fig3, 5.0, 0.0, "5 points of the share: one median seed's count",
+              239, "where 45,285 jobs had decreased execution time (speedup)"),
+        _fig3("slowed-2x", "jobs slowed 2x or more", "execution.slowed_over_2",
+              "0.59% (588 of 100,000)", 0.588, 0.588, fig3, 0.2, 0.0,
+              "a third of the paper's small share: one median seed's count", 244,
+              "the number of jobs that slowed down by factors of two, three, and four were "
+              "588, 226, and one, respectively."),
+    ]  # fmt: skip
+
+
+def _table2() -> list[Claim]:
+    """Table 2's blocked heads, with and without degraded shapes, Trace1."""
     table2 = (
         "RICC's jobs are mostly single-node, so a blocked head rarely finds free cores a "
         "smaller shape could use: almost every block is a capacity block"
     )
-    for label, variant, frag, cap, line in (
-        ("with", "cosched", 5805, 7595, 265),
-        ("without", "no_degraded", 41664, 25671, 266),
-    ):
-        for kind, value in (("fragmentation", frag), ("capacity", cap)):
-            out.append(
-                Claim(
-                    id=f"table2-{kind}-{label}-degraded",
-                    description=f"jobs blocked by {kind}, {label} degraded shapes, Trace1",
-                    paper=f"{value:,}",
-                    low=value,
-                    high=value,
-                    measure=_share(variant, f"blocked.{kind}", 100_000.0),
-                    reason=table2,
-                    unit="per 100,000 jobs",
-                    tol_rel=0.25,
-                    tolerance_reason=_TOL_COUNT,
-                    paper_line=line,
-                    quote=f"{label.capitalize()} degraded configs {frag:,} {cap:,}",
-                )
-            )
-    out += [
+    return [
+        _count(f"table2-{kind}-{label}-degraded",
+               f"jobs blocked by {kind}, {label} degraded shapes", value, variant,
+               f"blocked.{kind}", table2, line,
+               f"{label.capitalize()} degraded configs {frag:,} {cap:,}")
+        for label, variant, frag, cap, line in (
+            ("with", "cosched", 5805, 7595, 265),
+            ("without", "no_degraded", 41664, 25671, 266),
+        )
+        for kind, value in (("fragmentation", frag), ("capacity", cap))
+    ]  # fmt: skip
+
+
+def _fig4_fig5() -> list[Claim]:
+    """Figure 4's margin at every node count; Figure 5's waits and execution times
+    under restrictions."""
+    return [
         Claim(
             id="fig4-lowest-at-every-count",
             description="coscheduling's margin below the better baseline, worst node count",
@@ -257,57 +307,19 @@ def claims() -> list[Claim]:
             quote="As with the previous results, coscheduling consistently leads to the "
             "lowest average turnaround time.",
         ),
-        Claim(
-            id="fig5-wait-rises",
-            description="mean wait, Max_One_HM over No_Restrict, Trace1",
-            paper="rises (> 0)",
-            low=0.0,
-            high=math.inf,
-            measure=Improvement(
-                _at(1, "Max_One_HM"), _at(1, "cosched"), "mean_wait", higher_is_better=True
-            ),
-            reason=_MAPPING,
-            unit="%",
-            paper_line=260,
-            quote="Unsurprisingly, placing restrictions on which types of jobs can be "
-            "coscheduled leads to higher wait times.",
-        ),
-        Claim(
-            id="fig5-execution-rises",
-            description="mean execution time, Max_One_HM over No_Restrict, Trace1",
-            paper="rises (> 0)",
-            low=0.0,
-            high=math.inf,
-            measure=_execution_rise,
-            reason="the fitted interference is mild (co-runners cost at most 9%), so "
-            "avoiding them costs little execution time; " + _MAPPING,
-            unit="%",
-            paper_line=260,
-            quote="Counterintuitively, restrictions also lead to higher execution times.",
-        ),
-    ]
-    for name, variant, value, words in (
-        ("No_Restrict", "cosched", 6106,
-         "The number of degraded configurations with `No_Restrict` is 6,106"),
-        ("Max_One_HM", "Max_One_HM", 18825, "and 18,825 for `Max_One_HM`."),
-    ):  # fmt: skip
-        out.append(
-            Claim(
-                id=f"fig5-degraded-{name}",
-                description=f"jobs run in degraded shapes, {name}, Trace1",
-                paper=f"{value:,}",
-                low=value,
-                high=value,
-                measure=_share(variant, "configurations.degraded", 100_000.0),
-                reason=_MAPPING,
-                unit="per 100,000 jobs",
-                tol_rel=0.25,
-                tolerance_reason=_TOL_COUNT,
-                paper_line=268,
-                quote=words,
-            )
-        )
-    return [*out, *_table1(), *_fig3_counts(), *_fig5(), *_variation(), *_converge()]
+        _rises("fig5-wait-rises", "mean wait, Max_One_HM", _wait_rise("Max_One_HM"), _WAIT_QUOTE),
+        _rises("fig5-execution-rises", "mean execution time, Max_One_HM",
+               _execution_rise_of("Max_One_HM"), _EXECUTION_QUOTE, _MILD),
+    ]  # fmt: skip
+
+
+def _fig5_degraded() -> list[Claim]:
+    """Figure 5's counts of jobs run in degraded shapes."""
+    return [
+        _degraded("No_Restrict", "cosched", 6106,
+                  "The number of degraded configurations with `No_Restrict` is 6,106"),
+        _degraded("Max_One_HM", "Max_One_HM", 18825, "and 18,825 for `Max_One_HM`."),
+    ]  # fmt: skip
 
 
 # -- Table 1: quartiles of per-job turnaround ratios ------------------------------------
@@ -406,13 +418,9 @@ def _fig3_counts() -> list[Claim]:
          tail, 244, "No job slowed down by more than a factor of five."),
     )  # fmt: skip
     fig3 = "the fitted preset cannot reach Figure 3's tail; " + _MAPPING
-    # The null outcome of a share: no interference (every job unchanged).
     return [
-        Claim(id=f"fig3-{cid}", description=f"{what} by coscheduling, Trace1",
-              paper=f"{low:g}%" if low == high else f"{low:g}% to {high:g}%", low=low,
-              high=high, measure=_share("cosched", column), reason=fig3, unit="% of jobs",
-              tol_abs=tol_abs, tol_rel=tol_rel, tolerance_reason=why, paper_line=line,
-              quote=quote, null=100.0 if cid == "unchanged" else 0.0)
+        _fig3(cid, what, column, f"{low:g}%" if low == high else f"{low:g}% to {high:g}%",
+              low, high, fig3, tol_abs, tol_rel, why, line, quote)
         for cid, what, column, low, high, tol_abs, tol_rel, why, line, quote in rows
     ]  # fmt: skip
 
@@ -436,6 +444,11 @@ def _worst_over_fcfs(results: pd.DataFrame) -> np.ndarray:
     return combine(parts, lambda v: 100.0 * (min(v) - fcfs[0]) / fcfs[0])
 
 
+def _wait_rise(variant: str) -> Improvement:
+    """Per seed: % rise of the mean wait from No_Restrict to ``variant``, Trace1."""
+    return Improvement(_at(1, variant), _at(1, "cosched"), "mean_wait", higher_is_better=True)
+
+
 def _execution_rise_of(variant: str) -> Measure:
     """Per seed: % rise of the mean execution time from No_Restrict to ``variant``."""
 
@@ -453,46 +466,23 @@ def _execution_rise_of(variant: str) -> Measure:
 def _fig5() -> list[Claim]:
     """Section 5.4's sentences for every restriction (Max_One_HM's wait, execution and
     degraded count are declared above under their first ids)."""
-    mild = (
-        "the fitted interference is mild (co-runners cost at most 9%), so avoiding them "
-        "costs little execution time; " + _MAPPING
-    )
     out = [
-        Claim(id=f"fig5-turnaround-rises-{r}",
-              description=f"mean turnaround, {r} over No_Restrict, Trace1",
-              paper="rises (> 0)", low=0.0, high=math.inf,
-              measure=Improvement(_at(1, r), _at(1, "cosched"), "mean_turnaround",
-                                  higher_is_better=True),
-              reason=_MAPPING, unit="%", paper_line=260,
-              quote="The figure shows that restrictions lead to higher turnaround times.")
+        _rises(f"fig5-turnaround-rises-{r}", f"mean turnaround, {r}",
+               Improvement(_at(1, r), _at(1, "cosched"), "mean_turnaround",
+                           higher_is_better=True),
+               "The figure shows that restrictions lead to higher turnaround times.")
         for r in _RESTRICTIONS
     ]  # fmt: skip
     for r in _RESTRICTIONS[:2]:
         out += [
-            Claim(id=f"fig5-wait-rises-{r}", description=f"mean wait, {r} over No_Restrict, "
-                  "Trace1", paper="rises (> 0)", low=0.0, high=math.inf,
-                  measure=Improvement(_at(1, r), _at(1, "cosched"), "mean_wait",
-                                      higher_is_better=True),
-                  reason=_MAPPING, unit="%", paper_line=260,
-                  quote="Unsurprisingly, placing restrictions on which types of jobs can be "
-                  "coscheduled leads to higher wait times."),
-            Claim(id=f"fig5-execution-rises-{r}", description=f"mean execution time, {r} "
-                  "over No_Restrict, Trace1", paper="rises (> 0)", low=0.0, high=math.inf,
-                  measure=_execution_rise_of(r), reason=mild, unit="%", paper_line=260,
-                  quote="Counterintuitively, restrictions also lead to higher execution "
-                  "times."),
+            _rises(f"fig5-wait-rises-{r}", f"mean wait, {r}", _wait_rise(r), _WAIT_QUOTE),
+            _rises(f"fig5-execution-rises-{r}", f"mean execution time, {r}",
+                   _execution_rise_of(r), _EXECUTION_QUOTE, _MILD),
         ]  # fmt: skip
-    for r, value, words in (
-        ("Max_One_High", 9121, "that number is 9,121 for `Max_One_High`"),
-        ("High_Rq_Low", 12880, "12,880 for `High_Rq_Low`"),
-    ):
-        out.append(
-            Claim(id=f"fig5-degraded-{r}", description=f"jobs run in degraded shapes, {r}, "
-                  "Trace1", paper=f"{value:,}", low=value, high=value,
-                  measure=_share(r, "configurations.degraded", 100_000.0), reason=_MAPPING,
-                  unit="per 100,000 jobs", tol_rel=0.25, tolerance_reason=_TOL_COUNT,
-                  paper_line=268, quote=words)
-        )  # fmt: skip
+    out += [
+        _degraded("Max_One_High", "Max_One_High", 9121, "that number is 9,121 for `Max_One_High`"),
+        _degraded("High_Rq_Low", "High_Rq_Low", 12880, "12,880 for `High_Rq_Low`"),
+    ]
     out.append(
         Claim(id="fig5-fcfs-better-than-restrictions",
               description="smallest rise of a restricted variant's mean turnaround over "

@@ -44,6 +44,8 @@ from cosched.workload.profiles.nodeshare import annotate_nodeshare
 from cosched.workload.transforms import filter_jobs, window
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cosched.experiments.store import CellResult
 
 __all__ = [
@@ -189,7 +191,7 @@ def prepare_cab(
     )
 
 
-def cell_summary(jobs: Any, nodes: int) -> dict[str, float]:
+def cell_summary(jobs: pd.DataFrame, nodes: int) -> dict[str, float]:
     """Core metrics of one run on ``nodes`` x 16.
 
     Utilization is in node units (``capacity=nodes``; the engine's ``occupancy`` column

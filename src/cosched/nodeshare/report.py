@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,11 @@ from cosched.nodeshare import outputs
 __all__ = ["report_section"]
 
 Key = tuple[int, str, int]
+#: A results row as the tables read it (:func:`_record`): the counters nested by group
+#: (``execution``, ``blocked``, ``configurations``), the cell's turnarounds an array.
+Record = dict[str, Any]
+#: What a table cell shows of one record (seconds, scaled by the caller).
+Measure = Callable[[Record], float]
 POLICIES = ("fcfs", "easy", "easy_nowindow", "cosched", "combined", "prior", "combined_prior")
 RESTRICT = ("cosched", "Max_One_High", "High_Rq_Low", "Max_One_HM")
 #: The two interference arms: the default preset (fitted to the paper's Figure 3) and
@@ -34,7 +40,7 @@ def arm(variant: str, suffix: str) -> str:
     return "prior" if variant == "cosched" else f"{variant}{suffix}"
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -43,10 +49,18 @@ def _plt() -> Any:
     return plt
 
 
+def _save(fig: Any, out: Path, name: str) -> str:
+    """Write ``fig`` as ``out/name`` (laid out tight, 110 dpi), close it and give ``name``."""
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    _plt().close(fig)
+    return name
+
+
 def _over(
-    groups: dict[Key, list[dict[str, Any]]] | None,
+    groups: dict[Key, list[Record]] | None,
     key: Key,
-    value: Any,
+    value: Measure,
     scale: float = 3600.0,
 ) -> str:
     """``mean ± half`` over the seeds of ``key`` of ``value(record) / scale`` (the
@@ -56,7 +70,7 @@ def _over(
     return mean_ci(np.asarray([value(r) for r in groups[key]], dtype=float) / scale).text(4)
 
 
-def _err(groups: dict[Key, list[dict[str, Any]]] | None, key: Key, value: Any) -> float:
+def _err(groups: dict[Key, list[Record]] | None, key: Key, value: Measure) -> float:
     """Half-width of the 95% interval over the seeds of ``key`` (0 with one seed)."""
     if groups is None or key not in groups:
         return 0.0
@@ -70,9 +84,9 @@ def _pct(new: float, old: float) -> str:
 
 def _fig_policies(
     out: Path,
-    chosen: dict[Key, dict[str, Any]],
+    chosen: dict[Key, Record],
     traces: list[int],
-    groups: dict[Key, list[dict[str, Any]]] | None = None,
+    groups: dict[Key, list[Record]] | None = None,
 ) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -91,16 +105,13 @@ def _fig_policies(
         ax.set_xticks(range(len(traces)), [f"Trace{t}" for t in traces])
         ax.set_title(title)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "fig1_policies.png", dpi=110)
-    plt.close(fig)
-    return "fig1_policies.png"
+    return _save(fig, out, "fig1_policies.png")
 
 
 def _fig_nodes(
     out: Path,
-    chosen: dict[Key, dict[str, Any]],
-    groups: dict[Key, list[dict[str, Any]]] | None = None,
+    chosen: dict[Key, Record],
+    groups: dict[Key, list[Record]] | None = None,
 ) -> str:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 3.8))
@@ -118,17 +129,14 @@ def _fig_nodes(
     ax.set_xlabel("nodes")
     ax.set_ylabel("mean turnaround (h)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "fig4_nodes.png", dpi=110)
-    plt.close(fig)
-    return "fig4_nodes.png"
+    return _save(fig, out, "fig4_nodes.png")
 
 
 def _fig_restrict(
     out: Path,
-    chosen: dict[Key, dict[str, Any]],
+    chosen: dict[Key, Record],
     suffix: str = "",
-    groups: dict[Key, list[dict[str, Any]]] | None = None,
+    groups: dict[Key, list[Record]] | None = None,
 ) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -147,14 +155,10 @@ def _fig_restrict(
     axes[1].set_title("jobs in degraded configurations")
     for ax in axes:
         ax.tick_params(axis="x", labelsize=7)
-    fig.tight_layout()
-    name = f"fig5_restrictions{suffix}.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return name
+    return _save(fig, out, f"fig5_restrictions{suffix}.png")
 
 
-def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[str]:
+def _table1(chosen: dict[Key, Record], paper: dict[str, Any]) -> list[str]:
     import pandas as pd
 
     def frame(v: str) -> pd.DataFrame:
@@ -181,9 +185,9 @@ def _table1(chosen: dict[Key, dict[str, Any]], paper: dict[str, Any]) -> list[st
 
 
 def _sensitivity(
-    chosen: dict[Key, dict[str, Any]],
+    chosen: dict[Key, Record],
     traces: list[int],
-    groups: dict[Key, list[dict[str, Any]]] | None = None,
+    groups: dict[Key, list[Record]] | None = None,
 ) -> list[str]:
     """Coscheduling under the untabulated-parameter alternatives, beside the baselines."""
     lines = [
@@ -217,9 +221,9 @@ def _sensitivity(
 _GROUPS = ("execution", "blocked", "configurations")
 
 
-def _record(row: Mapping[str, Any], out: Path) -> dict[str, Any]:
+def _record(row: Mapping[str, Any], out: Path) -> Record:
     """A results row as the record the tables read: groups nested, counts as ints."""
-    rec: dict[str, Any] = {g: {} for g in _GROUPS}
+    rec: Record = {g: {} for g in _GROUPS}
     for k, v in row.items():
         group, dot, name = k.partition(".")
         if dot and group in _GROUPS:
@@ -234,7 +238,7 @@ def _record(row: Mapping[str, Any], out: Path) -> dict[str, Any]:
     return rec
 
 
-def _median(recs: list[dict[str, Any]]) -> dict[str, Any]:
+def _median(recs: list[Record]) -> Record:
     """The seed with the median mean turnaround (the paper's choice)."""
     ordered = sorted(recs, key=lambda r: (r["mean_turnaround"], r["seed"]))
     return ordered[(len(ordered) - 1) // 2]
@@ -243,7 +247,7 @@ def _median(recs: list[dict[str, Any]]) -> dict[str, Any]:
 def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) -> list[str]:
     """The node-sharing section of the report (writes its figures into ``out``)."""
     ok = results[results["status"] == "ok"]
-    groups: dict[Key, list[dict[str, Any]]] = {}
+    groups: dict[Key, list[Record]] = {}
     for row in ok.to_dict("records"):
         rec = _record(row, out)
         groups.setdefault((rec["trace"], rec["variant"], rec["nodes"]), []).append(rec)
@@ -267,9 +271,7 @@ def report_section(results: pd.DataFrame, out: Path, meta: Mapping[str, Any]) ->
         ]
 
 
-def _lines(
-    out: Path, chosen: dict[Key, dict[str, Any]], groups: dict[Key, list[dict[str, Any]]]
-) -> list[str]:
+def _lines(out: Path, chosen: dict[Key, Record], groups: dict[Key, list[Record]]) -> list[str]:
     """The section's Markdown from the median cells (and all seeds for the intervals)."""
     from cosched.nodeshare.experiment import PAPER
 

@@ -52,6 +52,9 @@ __all__ = [
 #: The entry-point group in which packages declare policies (``name = "module:Class"``).
 ENTRY_POINT_GROUP = "cosched.policies"
 
+#: A parameter's value as the command line gives it (:func:`parse_params`).
+ParamValue = bool | int | float | str | None
+
 #: Policies registered so far, by name (subclassing with a ``name`` adds one).
 REGISTRY: dict[str, type[Policy]] = {}
 
@@ -150,7 +153,7 @@ class Parameter:
 
     name: str
     type: str
-    default: Any
+    default: object
     choices: tuple[str, ...] = ()
 
 
@@ -291,7 +294,7 @@ def describe_parameters(cls: type[Policy]) -> list[Parameter]:
     hints = typing.get_type_hints(cls)
     out = []
     for f in _fields(cls):
-        hint = hints.get(f.name, Any)
+        hint: object = hints.get(f.name, object)
         choices = _literal_choices(hint)
         default = f.default if f.default is not dataclasses.MISSING else None
         out.append(Parameter(f.name, _type_name(hint), default, choices))
@@ -317,12 +320,12 @@ def make_policy(name: str, **params: Any) -> Policy:
         raise ConfigError(f"policy {name!r}: {exc}") from None
 
 
-def parse_params(name: str, pairs: Sequence[str]) -> dict[str, Any]:
+def parse_params(name: str, pairs: Sequence[str]) -> dict[str, ParamValue]:
     """Turn ``["window=150", "order=sjf"]`` into typed keyword arguments for ``name``."""
     cls = policy_class(name)
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in _fields(cls)}
-    out: dict[str, Any] = {}
+    out: dict[str, ParamValue] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
         key = key.strip().replace("-", "_")
@@ -335,7 +338,7 @@ def parse_params(name: str, pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _convert(policy: str, key: str, text: str, hint: Any) -> Any:
+def _convert(policy: str, key: str, text: str, hint: object) -> ParamValue:
     if text.lower() in ("none", "null") and _allows_none(hint):
         return None
     base = _strip_none(hint)
@@ -357,31 +360,31 @@ def _convert(policy: str, key: str, text: str, hint: Any) -> Any:
     return text
 
 
-def _allows_none(hint: Any) -> bool:
+def _allows_none(hint: object) -> bool:
     return type(None) in typing.get_args(hint)
 
 
-def _strip_none(hint: Any) -> Any:
+def _strip_none(hint: object) -> object:
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         return args[0] if len(args) == 1 else hint
     return hint
 
 
-def _literal_choices(hint: Any) -> tuple[str, ...]:
+def _literal_choices(hint: object) -> tuple[str, ...]:
     base = _strip_none(hint)
     if typing.get_origin(base) is typing.Literal:
         return tuple(str(a) for a in typing.get_args(base))
     return ()
 
 
-def _type_name(hint: Any) -> str:
+def _type_name(hint: object) -> str:
     base = _strip_none(hint)
     name = "choice" if _literal_choices(hint) else getattr(base, "__name__", str(base))
     return f"{name} or None" if _allows_none(hint) else name
 
 
-def check_choice(policy: str, key: str, value: Any, choices: Sequence[str]) -> None:
+def check_choice(policy: str, key: str, value: object, choices: Sequence[str]) -> None:
     """Raise a ConfigError naming ``key`` unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ConfigError(
@@ -391,11 +394,15 @@ def check_choice(policy: str, key: str, value: Any, choices: Sequence[str]) -> N
 
 
 def check_range(
-    policy: str, key: str, value: Any, *, low: float | None = None, integer: bool = False
+    policy: str, key: str, value: object, *, low: float | None = None, integer: bool = False
 ) -> None:
     """Raise a ConfigError naming ``key`` unless ``value`` is a number >= ``low``."""
-    ok_type = isinstance(value, int) if integer else isinstance(value, int | float)
-    if isinstance(value, bool) or not ok_type or (low is not None and value < low):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (integer and not isinstance(value, int))
+        or (low is not None and value < low)
+    ):
         kind = "an integer" if integer else "a number"
         bound = "" if low is None else f" >= {low:g}"
         raise ConfigError(

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
-from cosched.families import Family
+from cosched.families import Family, Reading
 
 __all__ = ["FAMILY"]
+
+_NIC = (
+    "NIC contention at the dynamic coscheduling paper's interface: its section 3.1's "
+    "'simple linear model for the network ... though the contention at the interface is "
+    "modeled' with Table 3's 4,096-byte message in 185.48 us, the whole latency the "
+    "bytes' time through the interface (22.1 MB/s; cosched.timesharing.params."
+    "LINEAR_NIC_BANDWIDTH)"
+)
+_FCS_NIC = (
+    "NIC contention at the FCS paper's interface: 'two independent 32 MHz/64-bit PCI "
+    "buses, two Quadrics QM-400 Elan3 NIC' per four-way node (its line 227): 32 MHz x 8 "
+    "bytes = 256 MB/s per NIC, two PEs per NIC (cosched.timesharing.params."
+    "FCS_NIC_BANDWIDTH)"
+)
+_IO = (
+    "I/O that holds the CPU: the reading the paper's text does not take (its lines "
+    "111-112, 314-315 and 1244-1245 have an iteration's I/O give up the CPU, the "
+    "default), run to measure what the choice moves"
+)
 
 FAMILY = Family(
     name="timesharing",
@@ -12,4 +31,18 @@ FAMILY = Family(
         "dyncosched": "dynamic-coscheduling-cluster-simulation",
         "fcs": "flexible-coscheduling-fcs",
     },
+    profiles={"dyncosched": "cosched.workload.profiles.dyncosched:annotate_dyncosched"},
+    causes="cosched.timesharing.causes:CAUSES",
+    calibrations="cosched.timesharing.calibrations:CALIBRATIONS",
+    readings=(
+        Reading("dyncosched-nic", "dyncosched", "nic_bandwidth=22083244", _NIC),
+        Reading("dyncosched-io", "dyncosched", "io_holds_cpu=1", _IO),
+        Reading("fcs-nic", "fcs", "nic_bandwidth=256e6,nic_pes=2", _FCS_NIC),
+        Reading(
+            "dyncosched-nic-io",
+            "dyncosched",
+            "nic_bandwidth=22083244,io_holds_cpu=1",
+            f"both: {_NIC}; and {_IO}",
+        ),
+    ),
 )

@@ -55,6 +55,10 @@ _S3_TEXT = {
     ),
 }
 _L362_SAT = r"FCFS saturates at a load of $\approx 78\%$, while FCS supports a load of up to 88%"
+_L372_LITTLE = (
+    "Still, FCS performs a little better than the other algorithms, particularly in the "
+    "higher loads."
+)
 _L362_BETTER = (
     "Both metrics suggest that FCS performs consistently better than the other "
     "algorithms, and FCFS seems to perform consistently worse than the others."
@@ -217,60 +221,65 @@ def _fcfs_margin(metric: str, sign: float) -> Measure:
     return measure
 
 
+def _positive(
+    cid: str,
+    description: str,
+    measure: Measure,
+    reason: str,
+    line: int,
+    quote: str,
+    paper: str = "> 0%",
+    unit: str = "%",
+) -> Claim:
+    """A claim that ``measure`` is above 0 (a gain or a margin), as section 5 reads."""
+    return Claim(id=cid, description=description, paper=paper, low=0.0, high=math.inf,
+                 measure=measure, reason=reason, unit=unit, paper_line=line,
+                 quote=quote)  # fmt: skip
+
+
+def _below(metric: str, what: str, better: str, worse: str) -> Claim:
+    """Line 362: ``better``'s ``metric`` below ``worse``'s at the Figure 8 load."""
+    at = {"scenario": "dynamic", "load": FIG8_LOAD}
+    return _positive(f"fig7-{metric}-{better}-vs-{worse}",
+                     f"dynamic workload at {FIG8_LOAD:.0%}: {better}'s {what} below {worse}'s",
+                     Improvement({**at, "scheme": better}, {**at, "scheme": worse}, metric),
+                     _DYN_REASON, 362, _L362_BETTER)  # fmt: skip
+
+
+def _saturates(
+    cid: str,
+    description: str,
+    paper: str,
+    value: float,
+    measure: Measure,
+    reason: str,
+    direction: bool = True,
+) -> Claim:
+    """A claim on Figure 7's saturation loads (line 362), to 5 load points."""
+    return Claim(id=cid, description=description, paper=paper, low=value, high=value,
+                 measure=measure, reason=reason, tol_abs=0.05, tolerance_reason=_SAT_TOL,
+                 direction=direction, paper_line=362, quote=_L362_SAT)  # fmt: skip
+
+
 def _dynamic_claims() -> list[Claim]:
     at = {"scenario": "dynamic", "load": FIG8_LOAD}
     out = [
-        Claim(
-            id=f"fig7-saturation-{scheme}",
-            description=f"dynamic workload: {scheme} saturates at offered load",
-            paper=f"{load:.0%}",
-            low=load,
-            high=load,
-            measure=_saturation(scheme),
-            reason=_SAT_REASON,
-            tol_abs=0.05,
-            tolerance_reason=_SAT_TOL,
-            paper_line=362,
-            quote=_L362_SAT,
-        )
+        _saturates(f"fig7-saturation-{scheme}",
+                   f"dynamic workload: {scheme} saturates at offered load", f"{load:.0%}", load,
+                   _saturation(scheme), _SAT_REASON, direction=False)
         for scheme, load in PAPER_SATURATION.items()
-    ]
+    ]  # fmt: skip
     gap = PAPER_SATURATION["FCS"] - PAPER_SATURATION["FCFS"]
     out.append(
-        Claim(
-            id="fig7-saturation-FCS-above-FCFS",
-            description="dynamic workload: FCS saturates above FCFS (load points)",
-            paper=f"+{gap:.2f}",
-            low=gap,
-            high=gap,
-            measure=_sat_gap,
-            reason=_SAT_REASON,
-            tol_abs=0.05,
-            tolerance_reason=_SAT_TOL,
-            direction=True,
-            paper_line=362,
-            quote=_L362_SAT,
-        )
-    )
+        _saturates("fig7-saturation-FCS-above-FCFS",
+                   "dynamic workload: FCS saturates above FCFS (load points)", f"+{gap:.2f}",
+                   gap, _sat_gap, _SAT_REASON)
+    )  # fmt: skip
     out.append(
-        Claim(
-            id="fig7-accepted-FCS-above-FCFS",
-            description=(
-                "dynamic workload: FCS's highest accepted load over the makespan (its "
-                "throughput) above FCFS's"
-            ),
-            paper=f"+{gap:.2f}",
-            low=gap,
-            high=gap,
-            measure=capacity_gap(),
-            reason=_DYN_REASON,
-            tol_abs=0.05,
-            tolerance_reason=_SAT_TOL,
-            direction=True,
-            paper_line=362,
-            quote=_L362_SAT,
-        )
-    )
+        _saturates("fig7-accepted-FCS-above-FCFS",
+                   "dynamic workload: FCS's highest accepted load over the makespan (its "
+                   "throughput) above FCFS's", f"+{gap:.2f}", gap, capacity_gap(), _DYN_REASON)
+    )  # fmt: skip
     out.append(
         Claim(
             id="fig9-accepted-FCS-above-FCFS",
@@ -291,54 +300,29 @@ def _dynamic_claims() -> list[Claim]:
         )
     )
     out.append(
-        Claim(
-            id="fig9-mean_response-FCS-vs-GS-SB",
-            description="SAGE/SWEEP3D set, highest load: FCS's mean response below GS's and SB's",
-            paper="> 0% (a little)",
-            low=0.0,
-            high=math.inf,
-            measure=_fcs_vs_best_other(),
-            reason=_APPS_REASON,
-            unit="%",
-            paper_line=372,
-            quote="Still, FCS performs a little better than the other algorithms, "
-            "particularly in the higher loads.",
-        )
-    )
+        _positive("fig9-mean_response-FCS-vs-GS-SB",
+                  "SAGE/SWEEP3D set, highest load: FCS's mean response below GS's and SB's",
+                  _fcs_vs_best_other(), _APPS_REASON, 372, _L372_LITTLE, paper="> 0% (a little)")
+    )  # fmt: skip
     for metric, what in (("mean_response", "mean response"), ("mean_slowdown", "mean slowdown")):
-        out.append(
-            Claim(
-                id=f"fig7-{metric}-FCS-vs-FCFS",
-                description=f"dynamic workload at {FIG8_LOAD:.0%}: FCS's {what} below FCFS's",
-                paper="> 0%",
-                low=0.0,
-                high=math.inf,
-                measure=Improvement({**at, "scheme": "FCS"}, {**at, "scheme": "FCFS"}, metric),
-                reason=_DYN_REASON,
-                unit="%",
-                paper_line=362,
-                quote=_L362_BETTER,
-            )
-        )
+        out.append(_below(metric, what, "FCS", "FCFS"))
     # 5.2: "FCFS shows a high average slowdown and a small median slowdown"
     for metric, sign, text in (
         ("mean_slowdown", 1.0, "FCFS's mean slowdown above every other scheme's"),
         ("median_slowdown", -1.0, "FCFS's median slowdown below every other scheme's"),
     ):
         out.append(
-            Claim(
-                id=f"fig7-{metric}-FCFS-extreme",
-                description=f"dynamic workload at {FIG8_LOAD:.0%}: {text} (margin, %)",
-                paper="> 0%",
-                low=0.0,
-                high=math.inf,
-                measure=_fcfs_margin(metric, sign),
-                reason=_DYN_REASON,
-                unit="%",
-                paper_line=364,
-                quote="FCFS shows a high average slowdown and a small median slowdown.",
-            )
-        )
+            _positive(f"fig7-{metric}-FCFS-extreme",
+                      f"dynamic workload at {FIG8_LOAD:.0%}: {text} (margin, %)",
+                      _fcfs_margin(metric, sign), _DYN_REASON, 364,
+                      "FCFS shows a high average slowdown and a small median slowdown.")
+        )  # fmt: skip
+    return out + _fig8_halves(at)
+
+
+def _fig8_halves(at: dict[str, object]) -> list[Claim]:
+    """Figure 8: the median responses of the shorter and the longer half of the jobs."""
+    out: list[Claim] = []
     for half, better, worse, text, quote in (
         (
             "short",
@@ -356,21 +340,10 @@ def _dynamic_claims() -> list[Claim]:
         ),
     ):
         out.append(
-            Claim(
-                id=f"fig8-{half}-{better}-vs-{worse}",
-                description=f"Figure 8 ({FIG8_LOAD:.0%}): {text}",
-                paper="> 0%",
-                low=0.0,
-                high=math.inf,
-                measure=Improvement(
-                    {**at, "scheme": better}, {**at, "scheme": worse}, f"resp_{half}_q50"
-                ),
-                reason=_DYN_REASON,
-                unit="%",
-                paper_line=370,
-                quote=quote,
-            )
-        )
+            _positive(f"fig8-{half}-{better}-vs-{worse}", f"Figure 8 ({FIG8_LOAD:.0%}): {text}",
+                      Improvement({**at, "scheme": better}, {**at, "scheme": worse},
+                                  f"resp_{half}_q50"), _DYN_REASON, 370, quote)
+        )  # fmt: skip
     return out
 
 
@@ -400,74 +373,31 @@ def _fcfs_earlier_than_set1(results: pd.DataFrame) -> np.ndarray:
 def _each_term_claims() -> list[Claim]:
     """Line 362's and line 372's sentences against every scheme they name (FCS against
     FCFS, and the throughput against FCFS, are declared with section 5's claims)."""
-    at = {"scenario": "dynamic", "load": FIG8_LOAD}
-    out = []
-    for metric, what in (("mean_response", "mean response"), ("mean_slowdown", "mean slowdown")):
-        for better, worse in (("FCS", "GS"), ("FCS", "SB"), ("GS", "FCFS"), ("SB", "FCFS")):
-            out.append(
-                Claim(
-                    id=f"fig7-{metric}-{better}-vs-{worse}",
-                    description=(
-                        f"dynamic workload at {FIG8_LOAD:.0%}: {better}'s {what} below {worse}'s"
-                    ),
-                    paper="> 0%",
-                    low=0.0,
-                    high=math.inf,
-                    measure=Improvement({**at, "scheme": better}, {**at, "scheme": worse}, metric),
-                    reason=_DYN_REASON,
-                    unit="%",
-                    paper_line=362,
-                    quote=_L362_BETTER,
-                )
-            )
-    for better, worse in (("FCS", "GS"), ("FCS", "SB"), ("GS", "FCFS"), ("SB", "FCFS")):
-        out.append(
-            Claim(
-                id=f"fig9-accepted-{better}-above-{worse}",
-                description=(
-                    f"SAGE/SWEEP3D set: {better}'s highest accepted load above {worse}'s (%)"
-                ),
-                paper="> 0%",
-                low=0.0,
-                high=math.inf,
-                measure=capacity_gap("dynamic-apps", relative=True, scheme=better, base=worse),
-                reason=_APPS_REASON,
-                unit="%",
-                paper_line=372,
-                quote=_L372,
-            )
-        )
+    pairs = (("FCS", "GS"), ("FCS", "SB"), ("GS", "FCFS"), ("SB", "FCFS"))
+    out = [
+        _below(metric, what, better, worse)
+        for metric, what in (("mean_response", "mean response"), ("mean_slowdown", "mean slowdown"))
+        for better, worse in pairs
+    ]
+    out += [
+        _positive(f"fig9-accepted-{better}-above-{worse}",
+                  f"SAGE/SWEEP3D set: {better}'s highest accepted load above {worse}'s (%)",
+                  capacity_gap("dynamic-apps", relative=True, scheme=better, base=worse),
+                  _APPS_REASON, 372, _L372)
+        for better, worse in pairs
+    ]  # fmt: skip
     out.append(
-        Claim(
-            id="fig9-mean_response-FCS-vs-FCFS",
-            description="SAGE/SWEEP3D set, highest load: FCS's mean response below FCFS's",
-            paper="> 0% (a little)",
-            low=0.0,
-            high=math.inf,
-            measure=_fcs_vs_best_other(("FCFS",)),
-            reason=_APPS_REASON,
-            unit="%",
-            paper_line=372,
-            quote="Still, FCS performs a little better than the other algorithms, "
-            "particularly in the higher loads.",
-        )
-    )
+        _positive("fig9-mean_response-FCS-vs-FCFS",
+                  "SAGE/SWEEP3D set, highest load: FCS's mean response below FCFS's",
+                  _fcs_vs_best_other(("FCFS",)), _APPS_REASON, 372, _L372_LITTLE,
+                  paper="> 0% (a little)")
+    )  # fmt: skip
     out.append(
-        Claim(
-            id="fig9-FCFS-accepted-below-set1",
-            description=(
-                "FCFS's highest accepted load on the SAGE/SWEEP3D set below its highest on "
-                "the synthetic set (load points)"
-            ),
-            paper="> 0",
-            low=0.0,
-            high=math.inf,
-            measure=_fcfs_earlier_than_set1,
-            reason=_APPS_REASON,
-            paper_line=372,
-            quote=_L372,
-        )
-    )
+        _positive("fig9-FCFS-accepted-below-set1",
+                  "FCFS's highest accepted load on the SAGE/SWEEP3D set below its highest on "
+                  "the synthetic set (load points)", _fcfs_earlier_than_set1, _APPS_REASON,
+                  372, _L372, paper="> 0", unit="")
+    )  # fmt: skip
     return out
 
 

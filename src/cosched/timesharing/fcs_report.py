@@ -17,7 +17,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from cosched.metrics.saturation import DEFAULT_SHARE, accepted_saturation, saturation_point
+from cosched.metrics.saturation import (
+    DEFAULT_SHARE,
+    Saturation,
+    accepted_saturation,
+    saturation_point,
+)
 from cosched.timesharing.fcs_experiment import DECILES, DYNAMIC, READINGS, SCENARIOS, SCHEMES
 from cosched.timesharing.workloads import dynamic_workload
 
@@ -113,7 +118,7 @@ def with_accepted(dyn: pd.DataFrame) -> pd.DataFrame:
     Once a scheme saturates it stops growing with the offered
     load (section 5.1: saturation "witnessed by a relatively constant accepted load")."""
     out = dyn.copy()
-    work: dict[tuple[Any, ...], float] = {}
+    work: dict[tuple[int, int, int, float, float], float] = {}
     acc = []
     for _, r in out.iterrows():
         key = (int(r["seed"]), int(r["n_jobs"]), int(r["dyn_pes"]), float(r["max_run"]),
@@ -130,11 +135,11 @@ def with_accepted(dyn: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def saturation_by_scheme(dyn: pd.DataFrame) -> dict[tuple[str, int], Any]:
+def saturation_by_scheme(dyn: pd.DataFrame) -> dict[tuple[str, int], Saturation]:
     """Per (scheme, seed), the :class:`~cosched.metrics.saturation.Saturation` of the
     dynamic sweep, every scheme judged against one bound: 5 x the best scheme's mean
     response at the lowest load (of that seed)."""
-    out: dict[tuple[str, int], Any] = {}
+    out: dict[tuple[str, int], Saturation] = {}
     if dyn.empty:
         return out
     for seed, rows in dyn.groupby("seed"):
@@ -185,7 +190,7 @@ SATURATION_MEASURE = "queue_accepted"
 
 def accepted_saturation_by_scheme(
     dyn: pd.DataFrame, measure: str = SATURATION_MEASURE
-) -> dict[tuple[str, int], Any]:
+) -> dict[tuple[str, int], Saturation]:
     """Per (scheme, seed), the :class:`~cosched.metrics.saturation.Saturation` of the
     dynamic sweep read from an accepted load of the cell's (``measure``: by default
     ``queue_accepted``, the offered work less the work still queued at the last
@@ -194,7 +199,7 @@ def accepted_saturation_by_scheme(
     (:func:`cosched.metrics.accepted_saturation`; section 5.1: saturation "witnessed by
     a relatively constant accepted load", accepted load "inferred from the accumulation
     of jobs in the queue"). Empty if the results lack ``measure``."""
-    out: dict[tuple[str, int], Any] = {}
+    out: dict[tuple[str, int], Saturation] = {}
     if dyn.empty or measure not in dyn:
         return out
     for (scheme, seed), sweep in dyn.groupby(["scheme", "seed"]):

@@ -77,22 +77,27 @@ PAPER_TABLE5: dict[str, tuple[float | None, ...]] = {
 }
 
 
+#: One configuration's row (:func:`_records`): its key columns, then each numeric metric
+#: averaged over the seeds (None where no seed has it).
+Record = dict[str, Any]
+
+
 def _f(v: float | None, fmt: str = "{:.2f}") -> str:
     return "-" if v is None else fmt.format(v)
 
 
-def _index(records: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, Any]]:
+def _index(records: list[Record]) -> dict[tuple[object, ...], Record]:
     return {
         (r["workload"], r["load"], r["skew"], r["mpl"], r["scheme"], r["variant"]): r
         for r in records
     }
 
 
-def _resp(r: dict[str, Any] | None) -> float | None:
+def _resp(r: Record | None) -> float | None:
     return None if r is None else r.get("mean_response")
 
 
-def _sat(r: dict[str, Any]) -> str:
+def _sat(r: Record) -> str:
     return f" ({int(r['unfinished'])} unfinished)" if r.get("unfinished") else ""
 
 
@@ -275,12 +280,12 @@ def _breakdown(idx: dict, grid: Grid) -> list[str]:
     return [*lines, ""]
 
 
-def _records(results: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(results: pd.DataFrame) -> list[Record]:
     """One record per configuration: numeric metrics averaged over the seeds."""
     ok = results[results["status"] == "ok"]
     out = []
     for key, rows in ok.groupby(list(_KEY), sort=True):
-        rec: dict[str, Any] = dict(zip(_KEY, key, strict=True))
+        rec: Record = dict(zip(_KEY, key, strict=True))
         for col in rows.columns:
             if col in _KEY or col in ("key", "seed", "status", "error"):
                 continue

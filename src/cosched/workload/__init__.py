@@ -6,8 +6,9 @@ of this package (``cosched.workload.rules``) does not load pandas.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cosched._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from cosched.workload.job import SWF_FIELDS, Job, Workload
@@ -93,8 +94,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cosched.workload' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -13,9 +13,10 @@ no change.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,7 +33,7 @@ class Columns(Mapping[str, np.ndarray]):
 
     __slots__ = ("_cols", "_n")
 
-    def __init__(self, cols: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, cols: Mapping[str, ArrayLike] | None = None) -> None:
         self._cols: dict[str, np.ndarray] = {}
         self._n: int = len(cols) if isinstance(cols, Columns) else 0
         # Not ``cols or {}``: a table with no rows is falsy (``len`` counts rows).
@@ -42,7 +43,7 @@ class Columns(Mapping[str, np.ndarray]):
     def __getitem__(self, name: str) -> np.ndarray:
         return self._cols[name]
 
-    def __setitem__(self, name: str, values: Any) -> None:
+    def __setitem__(self, name: str, values: ArrayLike) -> None:
         arr = np.asarray(values)
         if arr.ndim == 0:
             arr = np.full(self._n, arr)
@@ -108,7 +109,7 @@ class Columns(Mapping[str, np.ndarray]):
         return out
 
 
-def columns_of(table: Any) -> Columns:
+def columns_of(table: pd.DataFrame | Columns) -> Columns:
     """``table`` as :class:`Columns`: itself, or a DataFrame's columns."""
     if isinstance(table, Columns):
         return table
@@ -132,7 +133,7 @@ class FrameField:
     def __get__(self, obj: None, owner: type | None = None) -> FrameField: ...
     @overload
     def __get__(self, obj: object, owner: type | None = None) -> pd.DataFrame: ...
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: object, owner: type | None = None) -> pd.DataFrame | FrameField:
         if obj is None:
             # No class-level default: the dataclass field stays required.
             raise AttributeError(self.name)
@@ -144,12 +145,12 @@ class FrameField:
             d[self.frame] = frame
         return frame
 
-    def __set__(self, obj: Any, value: pd.DataFrame | Columns) -> None:
+    def __set__(self, obj: object, value: pd.DataFrame | Columns) -> None:
         obj.__dict__[self.slot] = value
         obj.__dict__.pop(self.frame, None)
         obj.__dict__.pop(f"_{self.name}_columns", None)
 
-    def columns(self, obj: Any) -> Columns:
+    def columns(self, obj: object) -> Columns:
         """The field's value as :class:`Columns` (converted once from a DataFrame)."""
         d = obj.__dict__
         key = f"_{self.name}_columns"

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from cosched.errors import WorkloadError
 from cosched.workload.columns import Columns, FrameField
@@ -127,7 +128,7 @@ def _job_maker() -> Callable[..., Job]:
 _new_job = _job_maker()
 
 
-_REQUIRED_DTYPES: dict[str, Any] = {
+_REQUIRED_DTYPES: dict[str, type[np.generic]] = {
     "job_id": np.int64,
     "submit_time": np.float64,
     "run_time": np.float64,
@@ -299,7 +300,7 @@ class Workload:
         t = self.table
         return self.replace_table(t.iloc[which] if isinstance(which, slice) else t.loc[which], note)
 
-    def with_columns(self, columns: Mapping[str, Any], note: str) -> Workload:
+    def with_columns(self, columns: Mapping[str, ArrayLike], note: str) -> Workload:
         """A copy with ``columns`` added (or replaced) and one more note; a table held as
         numpy columns stays so (no pandas), a DataFrame stays one."""
         if not self._in_columns():

@@ -9,11 +9,11 @@ command taking a trace reads these logs directly through
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cosched._lazy import lazy_getattr
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers.detect import detect_file, sniff_text
 
@@ -44,21 +44,17 @@ FORMATS = ("slurm", "pbs")
 #: ``detect`` module, not the importers (about 7 ms; docs/performance.md, "The fixed cost
 #: of a run").
 _LAZY = {
-    "ImportOptions": "_common",
-    "ImportResult": "_common",
-    "read_ids": "_common",
-    "import_pbs": "pbs",
-    "SACCT_COMMAND": "slurm",
-    "STATE_STATUS": "slurm",
-    "import_slurm": "slurm",
+    "ImportOptions": "._common",
+    "ImportResult": "._common",
+    "read_ids": "._common",
+    "import_pbs": ".pbs",
+    "SACCT_COMMAND": ".slurm",
+    "STATE_STATUS": ".slurm",
+    "import_slurm": ".slurm",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 def import_log(

@@ -415,6 +415,22 @@ def in_order(rec: Record, tally: Tally) -> bool:
     return True
 
 
+def keep_unstarted(
+    opts: ImportOptions, tally: Tally, *, cancelled: bool, what: str, kept: str
+) -> bool:
+    """Count a job that never started (``what``: the note on such jobs; ``cancelled``: it
+    was cancelled before it started) and say whether ``--unstarted`` keeps it (``kept``:
+    the note on how such jobs are written)."""
+    tally.add("never_started", what)
+    if cancelled:
+        tally.add("cancelled_before_start", "")
+    if opts.unstarted == "drop":
+        tally.add("dropped_never_started", "dropped them (--unstarted drop)")
+        return False
+    tally.add("kept_never_started", kept)
+    return True
+
+
 # --------------------------------------------------------------------------- names
 
 

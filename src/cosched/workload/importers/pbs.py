@@ -30,6 +30,7 @@ from cosched.workload.importers._common import (
     expand_paths,
     in_order,
     is_digits,
+    keep_unstarted,
     note_cut_last_line,
     order_stamps,
     parse_stamp,
@@ -424,16 +425,15 @@ def import_pbs(
         if rec is None or not in_order(rec, tally):
             continue
         if rec.start is None:
-            tally.add("never_started", "{n} jobs never started (deleted or aborted while queued)")
-            tally.add("cancelled_before_start", "")
-            if opts.unstarted == "drop":
-                tally.add("dropped_never_started", "dropped them (--unstarted drop)")
-                continue
-            tally.add(
-                "kept_never_started",
-                "kept them with wait, run time, processors, requested time and memory -1 "
+            if not keep_unstarted(
+                opts,
+                tally,
+                cancelled=True,
+                what="{n} jobs never started (deleted or aborted while queued)",
+                kept="kept them with wait, run time, processors, requested time and memory -1 "
                 "(--unstarted keep: only their submission is recorded)",
-            )
+            ):
+                continue
         elif job.deleted:
             tally.add("cancelled_running", "marked {n} jobs deleted while running as cancelled (5)")
         kept.append(rec)

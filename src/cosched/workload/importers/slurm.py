@@ -24,6 +24,7 @@ from cosched.workload.importers._common import (
     expand_paths,
     in_order,
     is_digits,
+    keep_unstarted,
     note_cut_last_line,
     order_stamps,
     parse_stamp,
@@ -452,16 +453,14 @@ def _finish(
     nodes_used: list[int] = []
     for rec, nodes in records:
         if rec.start is None:
-            tally.add("never_started", "{n} jobs never started (cancelled or still pending)")
-            if rec.status == STATE_STATUS["CANCELLED"]:
-                tally.add("cancelled_before_start", "")
-            if opts.unstarted == "drop":
-                tally.add("dropped_never_started", "dropped them (--unstarted drop)")
+            if not keep_unstarted(
+                opts,
+                tally,
+                cancelled=rec.status == STATE_STATUS["CANCELLED"],
+                what="{n} jobs never started (cancelled or still pending)",
+                kept="kept them with wait, run time and allocated processors -1 (--unstarted keep)",
+            ):
                 continue
-            tally.add(
-                "kept_never_started",
-                "kept them with wait, run time and allocated processors -1 (--unstarted keep)",
-            )
         elif rec.end is None:
             tally.add(
                 "still_running",

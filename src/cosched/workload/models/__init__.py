@@ -1,29 +1,5 @@
-"""Synthetic workload models (currently the Lublin-Feitelson 2003 model)."""
+"""Synthetic workload models (currently the Lublin-Feitelson 2003 model): the names
+:mod:`cosched.workload.models.lublin` exports."""
 
-from cosched.workload.models.lublin import (
-    BATCH_DEFAULTS,
-    INTERACTIVE_DEFAULTS,
-    QUEUE_BATCH,
-    QUEUE_INTERACTIVE,
-    TYPELESS_DEFAULTS,
-    LublinChunks,
-    LublinClassParams,
-    LublinParams,
-    daily_cycle_weights,
-    generate_lublin,
-    lublin_chunks,
-)
-
-__all__ = [
-    "BATCH_DEFAULTS",
-    "INTERACTIVE_DEFAULTS",
-    "QUEUE_BATCH",
-    "QUEUE_INTERACTIVE",
-    "TYPELESS_DEFAULTS",
-    "LublinChunks",
-    "LublinClassParams",
-    "LublinParams",
-    "daily_cycle_weights",
-    "generate_lublin",
-    "lublin_chunks",
-]
+from cosched.workload.models.lublin import *  # noqa: F403
+from cosched.workload.models.lublin import __all__ as __all__

@@ -99,15 +99,16 @@ def no_overrun_cases(draw: st.DrawFn) -> tuple[Workload, Platform]:
     return Workload.from_table(t), platform
 
 
+@pytest.mark.parametrize("order", ["submit", "sjf"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=no_overrun_cases(), exact=st.booleans())
 def test_conservative_fast_path_matches_general_loop(
-    case: tuple[Workload, Platform], exact: bool
+    order: str, case: tuple[Workload, Platform], exact: bool
 ) -> None:
     w, platform = case
     est = "exact" if exact else "requested"
-    general = _run(w, platform, "conservative", {}, estimates=est, fast=False)
-    sim = Simulation(w, platform, make_policy("conservative"), estimates=est)
+    general = _run(w, platform, "conservative", {"order": order}, estimates=est, fast=False)
+    sim = Simulation(w, platform, make_policy("conservative", order=order), estimates=est)
     assert _pass(sim) == "conservative"
     fast = sim.run()
     verify_schedule(fast.jobs, capacity=platform.capacity)
@@ -154,12 +155,12 @@ class MyEasy(EasyBackfilling, register=False):
     ("policy", "kw"),
     [
         (MyEasy(), {}),
-        (EasyBackfilling(order="sjf"), {}),
-        (Fcfs(order="wfp"), {}),
+        (EasyBackfilling(order="priority"), {}),
+        (Fcfs(order="priority"), {}),
         (Fcfs(), {"check": True}),
         (Fcfs(), {"placement": True}),
         (Fcfs(), {"fast": False}),
-        (ConservativeBackfilling(order="sjf"), {}),
+        (ConservativeBackfilling(max_jobs_per_user=1), {}),
     ],
     ids=str,
 )

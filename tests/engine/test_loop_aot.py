@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import cosched.compile as cc
 from cosched.engine import aot, fastpath
-from cosched.engine.compiled import CompiledPass, NoParams, bound_loop
+from cosched.engine.compiled import CompiledPass, bound_loop, params_of
 from cosched.policies.conservative import CONSERVATIVE_PASS
 from cosched.policies.easy import EASY_PASS, EasyParams
 from cosched.policies.fcfs import FCFS_PASS
@@ -92,7 +92,9 @@ def test_the_loop_is_the_same_ahead_of_time_just_in_time_and_in_python(
     if name == "conservative":  # its pass runs only where no job outlives its estimate
         submit, run, est, size, capacity = case
         case = submit, run, np.maximum(est, run), size, capacity
-    params = EasyParams(window=window) if name == "easy" else NoParams()
+    params = spec.params()  # conservative's: the submit order
+    if name in ("easy", "fcfs"):  # FCFS is EASY's pass with a window of 0
+        params = EasyParams(window=window if name == "easy" else 0)
     got = [
         _run(loops[name], spec, case, params),
         _run(bound_loop(spec, compiled=True), spec, case, params),
@@ -128,7 +130,7 @@ def test_a_hand_computed_easy_schedule_ahead_of_time(loops: dict[str, Any]) -> N
 def test_the_compiled_loop_refuses_arrays_it_would_misread(loops: dict[str, Any]) -> None:
     n = 3
     args: list[Any] = [np.zeros(n), np.ones(n), np.ones(n), np.ones(n, dtype=np.int64)]
-    args += [np.zeros((n, 0)), 4, NoParams()]
+    args += [np.zeros((n, 0)), 4, params_of(FCFS_PASS, EasyParams(window=0))]
     args += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=np.int64)]
     args += [np.zeros(0, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(0)]
     loops["fcfs"](*args)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosched.experiments.unavailability import MIN_OUTAGE, blocked_intervals, gap_intervals, infer
+from cosched.experiments.unavailability import (
+    MIN_OUTAGE,
+    MIN_SEGMENT,
+    blocked_intervals,
+    gap_intervals,
+    infer,
+    pieces,
+)
 
 
 def test_a_queued_job_that_fits_the_idle_units_for_an_hour_is_an_outage() -> None:
@@ -59,3 +66,40 @@ def test_infer_never_reads_held_out_starts() -> None:
     a = infer(submit, np.array([0.0, 7300.0, 20000.0, 30000.0]), run, size, 4, 2)
     b = infer(submit, np.array([0.0, 7300.0, np.nan, -5.0]), run, size, 4, 2)
     assert a == b and a.fit == ((100.0, 7300.0, 2),)
+
+
+def test_a_stretchs_short_segments_join_into_pieces_of_a_minute_removing_the_most() -> None:
+    assert MIN_SEGMENT == 60.0  # Slurm's default sched_interval
+    # 0-30 (5 units) and 30-50 (3) are shorter than a minute: joined with 50-200 (2)
+    # into one piece of 200 s removing 5. 200-260 (1) lasts a minute: its own piece.
+    # 260-280 (4) is a short remainder at the end: it joins the piece before it.
+    run = [(0.0, 30.0, 5), (30.0, 50.0, 3), (50.0, 200.0, 2), (200.0, 260.0, 1), (260.0, 280.0, 4)]
+    assert pieces(run) == [(0.0, 200.0, 5), (200.0, 280.0, 4)]
+    # Long segments stay as they are; adjacent pieces removing the same units are one.
+    assert pieces([(0.0, 100.0, 2), (100.0, 400.0, 2), (400.0, 500.0, 3)]) == [
+        (0.0, 400.0, 2),
+        (400.0, 500.0, 3),
+    ]
+    # A segment of a minute or more after a short one is joined to it only while the
+    # piece is shorter than a minute.
+    assert pieces([(0.0, 10.0, 1), (10.0, 3700.0, 6)]) == [(0.0, 3700.0, 6)]
+
+
+def test_a_blocked_stretch_reads_no_change_shorter_than_a_minute() -> None:
+    # 8 units. Job 0 (4 units) runs 0-7300, job 1 (2 units) 0-7230 (two units come
+    # free 70 s before the stretch ends). Job 2 (1 unit) waits 0-7300 with 2, then for
+    # the last 70 s 4 units idle: segments (0, 7230, 2) and (7230, 7300, 4); the second
+    # lasts more than a minute and stays. With job 1 ending at 7260 instead the last
+    # segment (40 s) joins the first, which then removes 4.
+    def read(end1: float) -> list[tuple[float, float, int]]:
+        return blocked_intervals(
+            submit=np.array([0.0, 0.0, 0.0]),
+            start=np.array([0.0, 0.0, 7300.0]),
+            run=np.array([7300.0, end1, 10.0]),
+            size=np.array([4, 2, 1]),
+            capacity=8,
+            until=np.inf,
+        )
+
+    assert read(7230.0) == [(0.0, 7230.0, 2), (7230.0, 7300.0, 4)]
+    assert read(7260.0) == [(0.0, 7300.0, 4)]

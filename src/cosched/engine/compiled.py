@@ -127,6 +127,13 @@ class CompiledPass:
             False for a pass that does nothing on an empty queue: the loop then only
             counts it (a call hands the pass its store, every array of which numba
             counts a reference to on the way in and out).
+        drains: the pass replays the platform's unavailability
+            (:attr:`Platform.unavailable <cosched.platform.machine.Platform.unavailable>`)
+            as the general loop does: it reads the steps from its parameters, takes the
+            units removed out of the free ones and asks for a wake-up at each step it has
+            not asked for, which its first ``report`` counter counts and the engine does
+            not count as a decision (the general loop wakes there on its own). False:
+            a platform with unavailability runs the general loop.
         always_compiled: run the loop compiled whatever the workload's size (a pass
             that calls compiled functions loads numba anyway).
         reports: how many counters ``report`` writes into ``out``.
@@ -158,6 +165,7 @@ class CompiledPass:
     depends: tuple[Callable[..., Any], ...] = ()
     idle_passes: bool = False
     idle_calls: bool = True
+    drains: bool = False
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0

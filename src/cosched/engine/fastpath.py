@@ -121,6 +121,8 @@ def eligible(sim: Simulation) -> Plan | None:
         return None
     if (sim.rate_model is not None and spec.rates is None) or (sim.placing and not spec.places):
         return None
+    if sim.platform.unavailable and not spec.drains:
+        return None
     params = spec.arguments(sim.policy, sim)
     if params is None:
         return None
@@ -153,6 +155,8 @@ def try_run(sim: Simulation) -> SimulationResult | None:
     counters: list[Any] = stats.tolist()
     spec.absorb(sim.policy, counters[4:], fstats.tolist(), plan.table)
     passes, decisions, started, changes = counters[:4]
+    if spec.drains:  # the wake-ups at the unavailability's steps are the engine's own
+        decisions -= counters[4]
     rate_changes = changes if spec.rates is not None else None
     if not (spec.places and sim.placing):
         return sim.finish_compiled(

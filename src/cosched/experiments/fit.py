@@ -105,8 +105,8 @@ HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
 #: run on, and the fewest that go on to the next prefix.
 FIRST_RUNG = 4000
 KEEP = 3
-#: How many of the best configurations (by fit score, one pool) the outage stage replays
-#: with the unavailability read from the log, beside plain EASY.
+#: How many of the best FCFS or EASY configurations (by fit score, one pool) the outage
+#: stage replays with the unavailability read from the log, beside plain EASY.
 OUTAGE_BASES = 3
 #: EASY's backfill windows in the space (None: the whole queue).
 WINDOWS: tuple[int | None, ...] = (None, 20)
@@ -763,10 +763,13 @@ def run_fit(
 
     stage(space(queues=inp.queues, partitions=bool(inp.sizes)))
     # The outage stage: the unavailability read from the log replayed under plain EASY
-    # and under the best configurations so far that run one pool.
+    # and under the best FCFS or EASY configurations so far that run one pool (their
+    # compiled pass replays it; conservative's does not, and its general loop under
+    # thousands of intervals costs tens of times what EASY does: docs/validate.md).
     gone = outages and bool(inp.unavailable)
     if gone:
-        bests = whole(lambda b: not b.partitions)[:OUTAGE_BASES]
+        bests = whole(lambda b: not b.partitions and b.policy in ("fcfs", "easy"))
+        bests = bests[:OUTAGE_BASES]
         stage([replace(b, outages=True) for b in [PLAIN_EASY, *bests]])
     # The site stage: user limits and fair-share around plain EASY (with the outages too,
     # when read) and around the best FCFS or EASY configuration by fit score (ties: the

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, NoParams
+from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start, WakeUp
 from cosched.engine.loop import Floats, Ints, Jobs, Table
 from cosched.engine.view import SystemView
@@ -269,10 +269,17 @@ class ConservativeState(NamedTuple):
     built: bool  #: whether the first pass built the profile
     last_wake: float  #: the last wake-up asked for
     delayed: int  #: reservations moved later (none without overruns)
+    sjf: bool  #: reserve and compress in the ``sjf`` order (else in submit order)
+
+
+class ConservativeParams(NamedTuple):
+    """Conservative's compiled pass's parameters."""
+
+    sjf: bool = False  #: reserve and compress in the ``sjf`` order (else in submit order)
 
 
 def conservative_init(
-    jobs: Jobs, capacity: int, params: NoParams
+    jobs: Jobs, capacity: int, params: ConservativeParams
 ) -> tuple[ConservativeStore, ConservativeState]:
     n = jobs.submit.shape[0]
     f8, i8 = np.float64, np.int64
@@ -282,7 +289,7 @@ def conservative_init(
         np.empty(n, dtype=f8), np.empty(n, dtype=f8),
     )  # fmt: skip
     state = ConservativeState(
-        0, np.zeros(64, dtype=f8), np.zeros(64, dtype=i8), 0, False, -math.inf, 0
+        0, np.zeros(64, dtype=f8), np.zeros(64, dtype=i8), 0, False, -math.inf, 0, params.sjf
     )
     return store, state
 
@@ -293,8 +300,22 @@ def conservative_ended(
     store.ended_at[s.ended] = store.planned[j]
     store.ended_units[s.ended] = jobs.size[j]
     return ConservativeState(
-        s.ended + 1, s.times, s.free, s.segments, s.built, s.last_wake, s.delayed
+        s.ended + 1, s.times, s.free, s.segments, s.built, s.last_wake, s.delayed, s.sjf
     )
+
+
+def by_estimate(pj: Ints, pu: Ints, pd: Floats, ps: Floats, m: int) -> None:
+    """The first ``m`` picks (jobs, sizes, estimates, starts; in submit order) sorted by
+    estimate, ties in submit order: the ``sjf`` order."""
+    perm = np.argsort(pd[:m], kind="mergesort")
+    j2 = pj[:m][perm]
+    u2 = pu[:m][perm]
+    d2 = pd[:m][perm]
+    s2 = ps[:m][perm]
+    pj[:m] = j2
+    pu[:m] = u2
+    pd[:m] = d2
+    ps[:m] = s2
 
 
 def grow_profile(times: Floats, free: Ints, n: int, need: int) -> tuple[Floats, Ints]:
@@ -324,16 +345,17 @@ def conservative_pass(
     now: float,
     chosen: Ints,
 ) -> tuple[ConservativeState, int, int, int, float]:
-    """:meth:`ConservativeBackfilling.schedule` with the submit order, on arrays, for
+    """:meth:`ConservativeBackfilling.schedule` on arrays, for
     workloads in which no job outlives its estimate (so the profile is never rebuilt
     and no reservation is delayed).
 
     The first pass builds the profile (the units free now); later passes drop the past,
     give back the units of jobs that ended before their estimate (in completion
-    order), compress the reservations in queue order and coalesce; then the arrivals
-    are reserved in order; then the jobs whose reservation has come start, in queue
-    order, and a wake-up is asked for at the next reservation if no event would bring
-    it. The profile kernels are the policy's own (:mod:`cosched.policies._profile_kernels`).
+    order), compress the reservations in queue order (``sjf``: by estimate) and
+    coalesce; then the arrivals are reserved in order (``sjf``: by estimate); then the
+    jobs whose reservation has come start, in queue order, and a wake-up is asked for
+    at the next reservation if no event would bring it. The profile kernels are the
+    policy's own (:mod:`cosched.policies._profile_kernels`).
     """
     size, est = jobs.size, jobs.est
     res, planned = store.reserved, store.planned
@@ -360,6 +382,8 @@ def conservative_pass(
                     ps[m] = res[j]
                     m += 1
             if m > 0:
+                if s.sjf and m > 1:
+                    by_estimate(pj, pu, pd, ps, m)
                 times, pfree = grow_profile(times, pfree, pn, 4 * m)
                 pn, moved = compress(times, pfree, pn, now, pu[:m], pd[:m], ps[:m])
                 delayed += moved
@@ -370,12 +394,15 @@ def conservative_pass(
     if m > 0:
         for k in range(m):
             j = queue[fresh + k]
+            pj[k] = j
             pu[k] = size[j]
             pd[k] = est[j]
+        if s.sjf and m > 1:
+            by_estimate(pj, pu, pd, ps, m)
         times, pfree = grow_profile(times, pfree, pn, 2 * m)
         pn = reserve(times, pfree, pn, pu[:m], pd[:m], ps[:m])
         for k in range(m):
-            res[queue[fresh + k]] = ps[k]
+            res[pj[k]] = ps[k]
     # start the jobs whose reservation has come (the queue compacted on the way)
     following = math.inf
     k = 0
@@ -398,7 +425,7 @@ def conservative_pass(
     if now < following < math.inf and following != last_wake:
         last_wake = following
         wake = following
-    state = ConservativeState(0, times, pfree, pn, True, last_wake, delayed)
+    state = ConservativeState(0, times, pfree, pn, True, last_wake, delayed, s.sjf)
     return state, head, w, k, wake
 
 
@@ -408,13 +435,15 @@ def conservative_report(
     out[0] = s.delayed
 
 
-def _conservative_arguments(policy: ConservativeBackfilling, sim: Simulation) -> NoParams | None:
+def _conservative_arguments(
+    policy: ConservativeBackfilling, sim: Simulation
+) -> ConservativeParams | None:
     _, run, est, _ = sim.columns
-    if policy.order != "submit" or (run > est).any():  # overruns: the policy's rebuilds
+    if (run > est).any():  # overruns: the policy's rebuilds
         return None
     if policy._site.active:  # user limits: the policy's plans afresh
         return None
-    return NoParams()
+    return ConservativeParams(sjf=policy.order == "sjf")
 
 
 def _conservative_absorb(
@@ -430,8 +459,9 @@ CONSERVATIVE_PASS = CompiledPass(
     ended=conservative_ended,
     report=conservative_report,
     arguments=_conservative_arguments,
+    params=ConservativeParams,
     absorb=_conservative_absorb,
-    helpers=(grow_profile,),
+    helpers=(grow_profile, by_estimate),
     depends=(add, advance, coalesce, compress, reserve),
     idle_passes=True,
     always_compiled=True,

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from cosched.engine.compiled import CompiledPass, NoParams
+from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
-from cosched.engine.loop import Floats, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice
+from cosched.policies.easy import EASY_PASS, EasyParams, baseline_arguments
 from cosched.policies.limits import SITE_ORDERS, SiteRules
 from cosched.policies.orders import ordered
 from cosched.workload.job import Job
@@ -57,12 +56,9 @@ class Fcfs(Policy):
     def on_finish(self, job: Job, view: SystemView) -> None:
         self._site.finished(job, view)
 
-    def assumptions(self) -> list[str]:
-        return self._site.notes()
-
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:
-        """FCFS's pass on arrays (:func:`fcfs_pass`); not a subclass's."""
+        """FCFS's pass on arrays (EASY's with a window of 0); not a subclass's."""
         return FCFS_PASS if cls is Fcfs else None
 
     def schedule(self, view: SystemView) -> list[Decision]:
@@ -96,56 +92,10 @@ class Fcfs(Policy):
 # -- the compiled pass (cosched.engine.loop) ---------------------------------------------
 
 
-def fcfs_init(jobs: Jobs, capacity: int, params: NoParams) -> tuple[int, int]:
-    """FCFS keeps nothing between passes."""
-    return 0, 0
+def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> EasyParams | None:
+    return baseline_arguments(policy, sim, 0)
 
 
-def fcfs_ended(store: int, state: int, jobs: Jobs, j: int, now: float) -> int:
-    return state
-
-
-def fcfs_pass(
-    store: int,
-    state: int,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
-) -> tuple[int, int, int, int, float]:
-    """:meth:`Fcfs.schedule` with the submit order, on arrays: start queued jobs in
-    order until the first one that does not fit."""
-    size = jobs.size
-    k = 0
-    while head < tail:
-        j = queue[head]
-        if size[j] > free:
-            break
-        head += 1
-        free -= size[j]
-        chosen[k] = j
-        k += 1
-    return state, head, tail, k, math.nan
-
-
-def fcfs_report(store: int, state: int, out: Ints, fout: Floats) -> None:
-    """FCFS has no counters of its own."""
-
-
-def _fcfs_arguments(policy: Fcfs, sim: Simulation) -> NoParams | None:
-    return NoParams() if policy.order == "submit" and not policy._site.active else None
-
-
-FCFS_PASS = CompiledPass(
-    name="fcfs",
-    init=fcfs_init,
-    schedule=fcfs_pass,
-    ended=fcfs_ended,
-    report=fcfs_report,
-    arguments=_fcfs_arguments,
-)
+#: FCFS's pass: EASY's (:data:`cosched.policies.easy.EASY_PASS`) with a backfill window
+#: of 0 jobs, the site's rules included.
+FCFS_PASS = replace(EASY_PASS, name="fcfs", arguments=_fcfs_arguments)

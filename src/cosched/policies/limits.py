@@ -139,6 +139,7 @@ class FairShare:
     # The running jobs' usage in closed form, rebuilt when the running set changes
     # (:meth:`_running_at`): per slot, processors and processors x 2**(-(ref - start)/h).
     _run_key: tuple[int, int, int] = (-1, -1, -1)
+    _ended: int = 0  # jobs finished so far (every one, with a user or not)
     _run_procs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     _run_decayed: np.ndarray = field(default_factory=lambda: np.zeros(0))
     _run_ref: float = 0.0
@@ -164,6 +165,7 @@ class FairShare:
 
     def finished(self, job: Job, start: float, now: float) -> None:
         """Charge a job that ran from ``start`` to ``now``."""
+        self._ended += 1
         if job.user_id is None:
             return
         slot = self._slot_of(job.user_id)
@@ -206,7 +208,10 @@ class FairShare:
         usage, vectorised."""
         age = np.minimum(wait / self.max_age, 1.0)
         share = 1.0 / max(len(self._users), 1)
-        return age + self.weight * np.exp2(-norm / share)
+        # 2 ** x one at a time, as the compiled pass computes it (numpy's vectorised
+        # exp2 may round differently)
+        factor = np.array([2.0**x for x in (-norm / share).tolist()], dtype=np.float64)
+        return age + self.weight * factor
 
     def ordered(self, view: SystemView) -> Iterator[Job]:
         """The queue, highest fair-share priority first, ties by submit order."""
@@ -214,7 +219,9 @@ class FairShare:
         slots = self._job_slots(view)
         self._decay_to(now)
         values = self._done + self._running_at(view, slots, now)
-        total = float(values.sum())
+        total = 0.0  # summed in slot order, as the compiled pass sums it
+        for v in values.tolist():
+            total += v
         queue = view.queue_indices()
         wait = now - np.asarray(view.columns.submit)[queue]
         slot = slots[queue]
@@ -230,9 +237,10 @@ class FairShare:
         started at ``a`` has used ``p / lam * (1 - exp(-lam * (now - a)))`` (``lam = ln 2
         / h``), which is ``(P - exp(-lam * (now - ref)) * D) / lam`` summed per slot with
         ``P = sum p`` and ``D = sum p * exp(-lam * (ref - a))``, kept until a job starts
-        or ends (the view's epoch and started count)."""
+        or ends (the jobs finished and started so far; the compiled pass keeps the same
+        sums over the same running set, ``cosched.policies.easy``)."""
         lam = math.log(2.0) / self.half_life
-        key = (view.epoch, view.started_count, self._done.shape[0])
+        key = (self._ended, view.started_count, self._done.shape[0])
         if key != self._run_key:
             procs = np.zeros(self._done.shape[0])
             decayed = np.zeros(self._done.shape[0])
@@ -325,7 +333,8 @@ class SiteRules:
             self.fairshare.finished(job, view.start_time(job), view.now)
 
     def notes(self) -> list[str]:
-        """The assumptions in force (the general loop, not the compiled pass)."""
+        """The assumptions in force for a policy whose compiled pass does not take the
+        rules (conservative's: the general loop runs them; FCFS's and EASY's pass does)."""
         if not self.active:
             return []
         what = "user limits" if self.limited else ""

@@ -545,6 +545,16 @@ class Domain:
         self.sim.apply([Start(job)])
         return Outcome.STARTED
 
+    def next_release(self) -> float:
+        """When the next periodic release is due (inf: no hold, or release disabled)."""
+        period = self.release_period
+        if period is None or not self._hold_since:
+            return math.inf
+        first = min(self._hold_since.values())
+        if self.release_clock == "machine":
+            return (math.floor(first / period) + 1) * period
+        return first + period
+
     def _release_due(self) -> list[int]:
         """Release the holds that are due (by ``release_clock``: every hold taken before
         the latest multiple of the period, or every hold older than the period); they

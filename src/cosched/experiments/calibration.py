@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
     from cosched.experiments.claims import Claim
 
-__all__ = ["CALIBRATIONS", "Calibration", "calibration_of", "calibrations", "grid_fit"]
+__all__ = [
+    "CALIBRATIONS",
+    "NOT_KEPT",
+    "Calibration",
+    "calibration_of",
+    "calibrations",
+    "grid_fit",
+    "kept_fit",
+]
 
 
 @dataclass(frozen=True)
@@ -346,6 +354,23 @@ CALIBRATIONS += tuple(
     for c in CALIBRATIONS
     if c.family == "fcs"
 )
+
+
+#: The reproduction's fits a calibrated study does not use (study -> their ``parameter``
+#: names): in the study their fit sets are judged like any other claim. Every other fit
+#: of the reproduction holds in its studies (``scripts/readme_status.py``'s ``as_study``).
+NOT_KEPT: dict[str, tuple[str, ...]] = {
+    "coupled-2min": ("pair_share",),
+    "coupled-special": ("pair_share",),
+    "coupled-atlas": ("compute_load, compute_sigma (the Intrepid stand-in)",),
+    "coupled-atlas-2min": ("compute_load, compute_sigma (the Intrepid stand-in)", "pair_share"),
+}
+
+
+def kept_fit(study: str, reproduction: str, claim: str) -> bool:
+    """Whether a fit of ``reproduction`` that ``study`` keeps has ``claim`` in its set."""
+    dropped = NOT_KEPT.get(study, ())
+    return any(c.fits(claim) for c in calibrations(reproduction) if c.parameter not in dropped)
 
 
 def calibrations(family: str) -> tuple[Calibration, ...]:

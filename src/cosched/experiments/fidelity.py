@@ -855,10 +855,11 @@ CAUSES: tuple[Cause, ...] = (
           "about 50; largest lost share 1.98% / 2.59% against 4.6% / 4.9%; hold less "
           "yield at 0.5 +0.7 min with intervals across 0), with every pair of the "
           "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv, "
-          "10 months) above or astride them (lost shares 9.1% [5.8, 12.5] / 11.2% "
-          "[6.9, 15.5]; sync with hold at 0.5 58.3 min and hold less yield on the "
-          "compute machine at 0.5 +9.8 min, both agreeing; HH deadlocked in 2 of 10 "
-          "months at 0.5 and 8 of 10 at 0.75, so the load-0.75 claims rest on 2 months)",
+          "20 months, holds released on the machine's clock) above them (extra wait at "
+          "load 0.75 109 min [52, 167]; lost shares 8.6% [7.1, 10.2] / 10.4% [7.6, "
+          "13.3]; sync with hold at 0.5 69.7 min [42.8, 96.7]; hold less yield on the "
+          "compute machine +6.4 min [1.2, 11.6] at 0.5 and +37.8 [15.5, 60.1] at 0.75, "
+          "agreeing)",
           "tested at pair_share 0.2 (4.4-5.6% of the compute jobs) on the table's 20 "
           "months (docs/studies/coupled-pair-share-0.2.toml, loads 0.5 and 0.75): the "
           "costs pass the paper's (extra wait at load 0.75 114 [46, 182] min; lost "
@@ -873,9 +874,10 @@ CAUSES: tuple[Cause, ...] = (
           "+1.2 at 0.75) but the 95% interval crosses 0; the stand-in's heavy-tailed "
           "month and 83-194 paired compute jobs (a third of them waiting at all, seed 1) "
           "leave the sign unsettled; with more pairs the means go negative (every "
-          "2-minute pair, docs/claims/coupled-2min.csv: -12.0 / -1.1 min at 0.25 / 0.5; "
-          "pair_share 0.2, docs/studies/coupled-pair-share-0.2.toml: -16.8 / -58.6 min at "
-          "0.5 / 0.75): with more jobs holding, hold syncs later than yield",
+          "2-minute pair, docs/claims/coupled-2min.csv, 20 months: +0.95 / -4.3 / -51.1 "
+          "min at 0.25 / 0.5 / 0.75; pair_share 0.2, "
+          "docs/studies/coupled-pair-share-0.2.toml: -16.8 / -58.6 min at 0.5 / 0.75): "
+          "with more jobs holding, hold syncs later than yield",
           "the sync times of the same pairs under YH and HH compared pair by pair within "
           "each month (per-job tables), which removes the month-to-month spread"),
     Cause("coupled", ("*",), "paper under-specified",
@@ -900,10 +902,12 @@ CAUSES: tuple[Cause, ...] = (
           "against about 50), with every 2-minute pair kept (3.1-6.8% of the compute "
           "jobs, 20-21% of the analysis jobs)",
           "the base runs of the same 20 months at lower packed loads "
-          "(docs/studies/coupled-atlas-drawn-load.toml): 1.9 / 12.8 / 86.8 / 205 min of "
-          "base wait at 0.8 / 0.85 / 0.9 / 0.94, so the paper's 61 lies between 0.85 and "
-          "0.9; the study rerun at a load fitted on the drawn months (a calibration, its "
-          "base wait the fit set) would show which gaps follow the congestion"),
+          "(docs/studies/coupled-atlas-drawn-load.toml; python "
+          "docs/studies/coupled_atlas_drawn_load.py): 1.9 / 12.8 / 33.4 / 36.6 / 86.8 / "
+          "205 min of base wait at 0.8 / 0.85 / 0.87 / 0.88 / 0.9 / 0.94, so the paper's "
+          "61 lies between 0.88 and 0.9; the study rerun at a load fitted on the drawn "
+          "months (a calibration, its base wait the fit set) would show which gaps follow "
+          "the congestion"),
     Cause("coupled-atlas-2min", ("fig4-base-slowdown",), "paper under-specified",
           "Atlas's jobs are short (median 2.6 min in month 5), so each minute of wait "
           "weighs heavily in the slowdown: 414 [311, 517] over the drawn months against "

@@ -1,11 +1,12 @@
 """docs/coupled.md's claim counts and side-by-side verdicts, generated from the claim tables.
 
-The coupled paper's claims are judged on four runs, each stored as a claim table in
+The coupled paper's claims are judged on five runs, each stored as a claim table in
 docs/claims/: the Intrepid stand-in on Blue Gene/P partitions with the paper's share of
 paired jobs (``coupled.csv``, the reproduction), the stand-in with every pair of the
 2-minute rule (``coupled-2min.csv``, load study), LLNL Atlas with the same share
-(``coupled-atlas.csv``), and LLNL Atlas with every pair of the 2-minute rule, one month
-(``coupled-atlas-2min.csv``, the table of the reproduction before the stand-in). This
+(``coupled-atlas.csv``), LLNL Atlas with every pair of the 2-minute rule on sampled
+months (``coupled-atlas-2min.csv``, load study), and the proportion study with the
+paper's special analysis workload (``coupled-special.csv``). This
 script writes, between the markers ``<!-- coupled-claims:start -->`` and ``<!--
 coupled-claims:end -->`` of docs/coupled.md, each run's counts by verdict and its
 held-out agreement (the claims its calibrations hold out), then every claim's verdict
@@ -36,7 +37,13 @@ RUNS = (
     ("coupled", "coupled", (), "Intrepid stand-in, partitions, 7.5% paired"),
     ("coupled-2min", "coupled-2min", (), "Intrepid stand-in, every 2-minute pair, load study"),
     ("coupled-atlas", "coupled-atlas", (), "Atlas, 7.5% paired"),
-    ("coupled-atlas-2min", "coupled-atlas", ("compute_load",), "Atlas, every 2-minute pair"),
+    ("coupled-atlas-2min", "coupled-atlas-2min", (), "Atlas, every 2-minute pair, load study"),
+    (
+        "coupled-special",
+        "coupled-special",
+        (),
+        "Intrepid stand-in, the paper's 9,219-job analysis workload, proportion study",
+    ),
 )
 
 

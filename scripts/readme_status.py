@@ -41,9 +41,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from cosched.experiments.calibration import CALIBRATIONS
+from cosched.experiments.calibration import CALIBRATIONS, kept_fit
 from cosched.experiments.claims import COLUMNS, agreement, rejudge
 from cosched.experiments.fidelity import (
     REJUDGED,
@@ -135,11 +136,14 @@ def copy_store(name: str, store: Path, folder: Path = CLAIMS) -> Path:
 
 def as_study(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     """A claim table of study ``name``'s runs judged as the study: its fit set
-    *calibrated*, and the reproduction's own fits, which the study keeps, too."""
+    *calibrated*, and the reproduction's own fits that the study keeps, too (all but
+    those its calibrations name in ``not_kept``)."""
     declared = resolve(tomllib.loads(spec_text(paper_of(name)))["claims"])()
     mine = rejudge(declared, frame, name)
     own = rejudge(declared, frame, paper_of(name))
-    kept = (own["verdict"] == "calibrated").to_numpy()
+    kept = (own["verdict"] == "calibrated").to_numpy() & np.array(
+        [kept_fit(name, paper_of(name), str(c)) for c in own["claim"]], dtype=bool
+    )
     mine.loc[kept, ["verdict", "reason"]] = own.loc[kept, ["verdict", "reason"]].to_numpy()
     return mine
 

@@ -61,13 +61,13 @@ def with_mates(rows: list[tuple[float, int, float]], mates: list[int]) -> Worklo
 
 
 def pair(
-    first: int = 4, enabled: bool = True, release: float | None = 100.0
+    first: int = 4, enabled: bool = True, release: float | None = 100.0, clock: str = "machine"
 ) -> tuple[Domain, Domain]:
     """A: job 1 (t=0, ``first`` of 4 procs, 50 s), job 2 (t=10, 2 procs) paired with
     B's job 2 (t=30); B: job 1 (t=0) alone, job 2 (t=30)."""
     wa = with_mates([(0.0, first, 50.0), (10.0, 2, 20.0)], [-1, 2])
     wb = with_mates([(0.0, 1, 500.0), (30.0, 1, 20.0)], [-1, 2])
-    kw = {"enabled": enabled, "release_period": release}
+    kw = {"enabled": enabled, "release_period": release, "release_clock": clock}
     a = Domain("A", wa, Platform.of_procs(4), scheme="hold", **kw)  # type: ignore[arg-type]
     b = Domain("B", wb, Platform.of_procs(4), scheme="hold", **kw)  # type: ignore[arg-type]
     coord = Coordinator([a, b])
@@ -101,7 +101,13 @@ def test_quiet_for_a_holder_ends_with_its_release() -> None:
     instant(b, 0.0)
     instant(a, 10.0)  # job 2 fits; its mate is not submitted: it holds
     assert a.view.holding
-    assert domain_quiet(a) == 110.0  # no paired job left to arrive; released at 10 + 100
+    # No paired job left to arrive: quiet until the machine's next release, at 100.
+    assert domain_quiet(a) == 100.0
+    a1, b1 = pair(first=2, release=100.0, clock="job")
+    instant(a1, 0.0)
+    instant(b1, 0.0)
+    instant(a1, 10.0)
+    assert domain_quiet(a1) == 110.0  # on the job's own clock: released at 10 + 100
     a2, b2 = pair(first=2, release=None)
     instant(a2, 0.0)
     instant(b2, 0.0)

@@ -79,6 +79,43 @@ def test_figure2_completes_with_release() -> None:
     verify_sync(res)
 
 
+def two_holders(clock: str) -> dict[str, list[float]]:
+    """A (10 nodes): A1 holds 4 from t=0 and A2 4 from t=600, both for mates that B (10
+    nodes, busy with B0 until 5000) cannot start; A3 (8 nodes, unpaired) arrives at 700.
+
+    Section IV-E1: "force the holding jobs to release their resources periodically (e.g.,
+    every 20 minutes) so that other waiting jobs can use the previously held resources".
+    """
+    wa = with_mates([(0, 4, 100), (600, 4, 100), (700, 8, 100)], [2, 3, -1])
+    wb = with_mates([(0, 10, 5000), (1, 10, 100), (2, 10, 100)], [-1, 1, 2])
+    local = EasyBackfilling
+    doms = [
+        Domain(name, w, Platform.of_procs(10), local=local(), release_clock=clock, check=True)  # type: ignore[arg-type]
+        for name, w in (("A", wa), ("B", wb))
+    ]
+    res = run_coupled(doms)
+    verify_sync(res)
+    return {name: r.jobs["start_time"].tolist() for name, r in res.results.items()}
+
+
+def test_machine_clock_releases_every_hold_at_once() -> None:
+    # At t=1200 A1 and A2 release together: 10 nodes free, A3 (8) starts; A1 and A2 come
+    # last and find 2 free, so they queue; at 1300 they hold again. B0 ends at 5000: B1
+    # starts with its holding mate A1; at 5100 B2 with A2.
+    start = two_holders("machine")
+    assert start["A"] == [5000.0, 5100.0, 1200.0]
+    assert start["B"] == [0.0, 5000.0, 5100.0]
+
+
+def test_job_clock_releases_one_hold_at_a_time() -> None:
+    # A1 releases at 1200 and A2 at 1800 (each 20 minutes after its hold): each time 6
+    # nodes are free, too few for A3, and the released job holds again; A3 starts only
+    # when A2 ends (5200), after both mates ran.
+    start = two_holders("job")
+    assert start["A"] == [5000.0, 5100.0, 5200.0]
+    assert start["B"] == [0.0, 5000.0, 5100.0]
+
+
 def test_held_time_is_not_run_time_and_invariants_hold() -> None:
     res = run_coupled(figure2(1200.0))
     for name, r in res.results.items():
@@ -107,6 +144,7 @@ def coupled_case(draw: st.DrawFn) -> dict:
         "block": block,
         "schemes": draw(st.sampled_from(SCHEMES)),
         "release": draw(st.sampled_from([None, 50.0, 1200.0])),
+        "clock": draw(st.sampled_from(["machine", "job"])),
         "share": draw(st.sampled_from([1.0, 0.5])),
         "max_yields": draw(st.sampled_from([None, 0, 2])),
         "orders": (
@@ -146,6 +184,7 @@ def build(case: dict, **kw: object) -> list[Domain]:
                 scheme=scheme,
                 local=local_policy(order),
                 release_period=case["release"],
+                release_clock=case["clock"],
                 max_hold_share=case["share"],
                 max_yields=case["max_yields"],
                 check=True,
@@ -266,6 +305,8 @@ def test_bad_settings_are_config_errors() -> None:
         Domain("A", w, Platform.of_procs(1), max_hold_share=2.0)
     with pytest.raises(ConfigError, match="release_period"):
         Domain("A", w, Platform.of_procs(1), release_period=0.0)
+    with pytest.raises(ConfigError, match="release_clock"):
+        Domain("A", w, Platform.of_procs(1), release_clock="wall")  # type: ignore[arg-type]
 
 
 def test_mate_unknown_to_the_remote_starts_alone() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from cosched.coupled.workloads import thin_pairs
 from cosched.errors import ConfigError
+from cosched.experiments.calibration import kept_fit
 from cosched.workload.job import Workload
 from cosched.workload.profiles.coupled import pair_workloads
 
@@ -46,3 +47,15 @@ def test_fewer_pairs_than_the_share_keeps_them_all_and_a_bad_share_is_named() ->
     assert (ta.table["coupled_mate"] >= 0).sum() == 4
     with pytest.raises(ConfigError, match="pair_share must be in"):
         thin_pairs(a, b, share=1.5, rng=np.random.default_rng(1))
+
+
+def test_a_study_keeps_only_the_reproduction_fits_it_uses() -> None:
+    # The every-pair studies do not thin pairs, and the Atlas studies do not run the
+    # stand-in: those fits' sets are judged there; the stand-in's fit holds in
+    # coupled-2min, which runs the stand-in.
+    assert kept_fit("coupled-2min", "coupled", "fig4-base-slowdown")
+    assert not kept_fit("coupled-2min", "coupled", "pairing-share-analysis-0.5")
+    assert not kept_fit("coupled-atlas-2min", "coupled", "fig4-base-slowdown")
+    assert not kept_fit("coupled-atlas-2min", "coupled", "pairing-share-analysis-0.5")
+    assert kept_fit("coupled-atlas", "coupled", "pairing-share-analysis-0.5")
+    assert not kept_fit("coupled-atlas", "coupled", "fig4-base-slowdown")

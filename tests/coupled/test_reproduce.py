@@ -14,6 +14,7 @@ from cosched.coupled.workloads import (
     MONTH,
     analysis_workload,
     compute_workload,
+    drawn_start,
     pack,
     pair_nearest,
     special_analysis,
@@ -64,6 +65,37 @@ def test_pair_nearest_pairs_the_share_one_to_one() -> None:
             assert gap <= 90.0 * 20  # near in time, not the i-th with the i-th
     again = pair_nearest(a, b, proportion=0.2, rng=np.random.default_rng(3))
     assert again[0].table.equals(pa.table) and again[1].table.equals(pb.table)
+
+
+def test_a_drawn_start_leaves_the_month_its_load_needs() -> None:
+    # 10 jobs of 1 proc x 100 s, one every 100 s (t = 0 ... 900): from the job at t = k*100
+    # on, (10 - k) x 100 proc-seconds remain. Load 0.5 over span 400 on 1 proc needs 200,
+    # so the latest start is the 9th job's submission, t = 800.
+    w = Workload.from_jobs([(i * 100.0, 1, 100.0) for i in range(10)])
+    rng = np.random.default_rng(1)
+    starts = [
+        drawn_start(w, rng, load=0.5, capacity_procs=1, span=400.0, earliest=100.0)
+        for _ in range(200)
+    ]
+    assert min(starts) >= 100.0 and max(starts) <= 800.0 and max(starts) > 700.0
+    # Without a load: a whole span before the last submission (900 - 400 = 500).
+    plain = [drawn_start(w, rng, load=None, capacity_procs=1, span=400.0, earliest=0.0)]
+    assert 0.0 <= plain[0] <= 500.0
+    again = drawn_start(
+        w, np.random.default_rng(1), load=0.5, capacity_procs=1, span=400.0, earliest=100.0
+    )
+    assert again == starts[0]
+    with pytest.raises(ConfigError, match="no start after 900"):
+        drawn_start(w, rng, load=0.5, capacity_procs=1, span=400.0, earliest=900.0)
+
+
+@needs_traces
+def test_a_drawn_atlas_month_is_the_seeds() -> None:
+    a = compute_workload(TRACES, span=2 * DAY, load=0.9, rng=np.random.default_rng(5))
+    b = compute_workload(TRACES, span=2 * DAY, load=0.9, rng=np.random.default_rng(5))
+    c = compute_workload(TRACES, span=2 * DAY, load=0.9, rng=np.random.default_rng(6))
+    assert a.table.equals(b.table) and not a.table.equals(c.table)
+    assert offered_load(a, 1152 * 8) == pytest.approx(0.9, rel=0.05)
 
 
 @needs_traces

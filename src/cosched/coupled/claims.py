@@ -62,11 +62,16 @@ def _extra(load: float, metric: str, scale: float) -> Measure:
 
 
 def _largest(cells: Sequence[dict[str, object]], metric: str, scale: float) -> Measure:
-    """Per seed: the largest value of ``metric`` over ``cells``."""
+    """Per seed: the largest value of ``metric`` over the ``cells`` that ran and
+    finished (a deadlocked cell has no value; a seed with none is dropped)."""
+
+    def largest(v: Sequence[float]) -> float:
+        x = np.asarray(v, dtype=np.float64)
+        return scale * float(np.nanmax(x)) if np.isfinite(x).any() else math.nan
 
     def measure(results: pd.DataFrame) -> np.ndarray:
         parts = [p for p in (per_seed(results, c, metric) for c in cells) if p]
-        return combine(parts, lambda v: scale * max(v)) if parts else np.empty(0)
+        return combine(parts, largest) if parts else np.empty(0)
 
     return measure
 
@@ -303,7 +308,8 @@ def _gap(load: float, metric: str, pairs: Sequence[tuple[str, str]], scale: floa
         parts = [per_seed(results, _load(load, s), metric) for pair in pairs for s in pair]
         if not all(parts):
             return np.empty(0)
-        return combine(parts, lambda v: scale * min(v[i] - v[i + 1] for i in range(0, len(v), 2)))
+        # NaN (a seed with a deadlocked cell, dropped) propagates.
+        return combine(parts, lambda v: scale * float(np.min(np.subtract(v[0::2], v[1::2]))))
 
     return measure
 
@@ -401,8 +407,10 @@ def _over(
     base: dict[str, object] | None = None,
 ) -> Measure:
     """Per seed: the largest (``pick="max"``) or smallest of ``metric`` over ``cells``,
-    less ``base``'s value of the same seed when given, times ``scale``."""
-    fn = max if pick == "max" else min
+    less ``base``'s value of the same seed when given, times ``scale``. A seed in which
+    one of the cells has no value (a hold-hold deadlock) is dropped: its month has no
+    full set of the figure's bars."""
+    fn = np.max if pick == "max" else np.min
 
     def measure(results: pd.DataFrame) -> np.ndarray:
         parts = [p for p in (per_seed(results, c, metric) for c in cells) if p]
@@ -426,7 +434,9 @@ def _prop_gap(metric: str, pairs: Sequence[tuple[str, str]]) -> Measure:
         parts = [per_seed(results, c, metric) for c in cells]
         if not all(parts):
             return np.empty(0)
-        return combine(parts, lambda v: min(v[i] - v[i + 1] for i in range(0, len(v), 2)) / 60)
+        return combine(
+            parts, lambda v: float(np.min(np.subtract(v[0::2], v[1::2]))) / 60
+        )  # NaN (a seed with a deadlocked cell, dropped) propagates
 
     return measure
 

@@ -10,11 +10,12 @@ Yield is a new local iteration: the local policy runs again with the yielding jo
 hidden, so the units they would have taken go to other jobs (section IV-B). Holding
 jobs are hidden from the local policy too (their units are already taken) and appear
 to it as running jobs that end one estimate from now, so EASY's shadow times stay
-finite. Enhancements (section IV-E): a holding job releases its units after
-``release_period`` seconds and, in that pass, comes last (it re-holds only if its
-units are still free); ``max_hold_share`` caps the held share of the machine (a job
-that would exceed it yields instead); ``max_yields`` turns a job that yielded that
-many times into a holder.
+finite. Enhancements (section IV-E): holding jobs release their units every
+``release_period`` seconds (``release_clock``: every holder at once at each multiple of
+the period on the machine's clock, or each after holding that long) and, in that pass,
+come last (each re-holds only if its units are still free); ``max_hold_share`` caps
+the held share of the machine (a job that would exceed it yields instead);
+``max_yields`` turns a job that yielded that many times into a holder.
 """
 
 from __future__ import annotations
@@ -39,12 +40,29 @@ from cosched.policies.base import Policy
 from cosched.policies.easy import EasyBackfilling
 from cosched.workload.job import Job, Workload
 
-__all__ = ["DEFAULT_RELEASE_PERIOD", "CoschedulingPolicy", "Domain", "Outcome", "Scheme"]
+__all__ = [
+    "DEFAULT_RELEASE_CLOCK",
+    "DEFAULT_RELEASE_PERIOD",
+    "RELEASE_CLOCKS",
+    "CoschedulingPolicy",
+    "Domain",
+    "Outcome",
+    "ReleaseClock",
+    "Scheme",
+]
 
 Scheme = Literal["hold", "yield"]
+ReleaseClock = Literal["machine", "job"]
 
 #: Default period (seconds) after which a holding job releases its units (section IV-E).
 DEFAULT_RELEASE_PERIOD = 1200.0
+#: Whose clock times the periodic release (section IV-E1, "force the holding jobs to
+#: release their resources periodically (e.g., every 20 minutes)"): ``machine``, every
+#: holding job at once at each multiple of the period; ``job``, each holding job after
+#: holding for the period. The paper's evaluation calls it "the held nodes' releasing
+#: period" and "the releasing interval", one period of the machine (docs/coupled.md).
+RELEASE_CLOCKS: tuple[ReleaseClock, ...] = ("machine", "job")
+DEFAULT_RELEASE_CLOCK: ReleaseClock = "machine"
 #: The workload column naming each job's mate on the peer machine.
 MATE_COLUMN = "coupled_mate"
 #: Columns ``coupled_mate@NAME`` name each job's mate on the machine NAME (-1: none):
@@ -142,6 +160,8 @@ class Domain:
         enabled: coscheduling on (False: every job starts as if it had no mate).
         release_period: seconds after which a holding job releases its units (None:
             never; the hold-hold deadlock of Figure 2 is then possible).
+        release_clock: ``machine`` (every holding job releases at each multiple of
+            ``release_period``) or ``job`` (each after holding that long).
         max_hold_share: largest share of the machine's units that may be held; a job
             that would exceed it yields instead (1.0: no limit).
         max_yields: after this many yields a job holds instead (None: no limit).
@@ -160,6 +180,7 @@ class Domain:
         local: Policy | None = None,
         enabled: bool = True,
         release_period: float | None = DEFAULT_RELEASE_PERIOD,
+        release_clock: ReleaseClock = DEFAULT_RELEASE_CLOCK,
         max_hold_share: float = 1.0,
         max_yields: int | None = None,
         estimates: Estimates = "requested",
@@ -167,10 +188,15 @@ class Domain:
         check: bool = False,
     ) -> None:
         _check_settings(scheme, release_period, max_hold_share, max_yields)
+        if release_clock not in RELEASE_CLOCKS:
+            raise ConfigError(
+                f"release_clock must be one of {', '.join(RELEASE_CLOCKS)}, got {release_clock!r}"
+            )
         self.name = name
         self.scheme: Scheme = scheme
         self.enabled = enabled
         self.release_period = release_period
+        self.release_clock: ReleaseClock = release_clock
         self.max_hold_share = max_hold_share
         self.max_yields = max_yields
         self.local = local if local is not None else EasyBackfilling(order="wfp")
@@ -237,6 +263,7 @@ class Domain:
             "scheme": self.scheme,
             "enabled": self.enabled,
             "release_period": self.release_period,
+            "release_clock": self.release_clock,
             "max_hold_share": self.max_hold_share,
             "max_yields": self.max_yields,
         }
@@ -497,8 +524,13 @@ class Domain:
         self._hold_since[idx] = now
         self._holds[idx] += 1
         self.counters["holds"] += 1
-        if self.release_period is not None:
-            self.sim.apply([WakeUp(now + self.release_period)])
+        period = self.release_period
+        if period is not None:
+            if self.release_clock == "machine":
+                # The machine's next release instant (a hold taken at one waits for the next).
+                self.sim.apply([WakeUp((math.floor(now / period) + 1) * period)])
+            else:
+                self.sim.apply([WakeUp(now + period)])
         return Outcome.HELD
 
     def _start(self, job: Job, *, alone: bool = False) -> Outcome:
@@ -513,13 +545,29 @@ class Domain:
         self.sim.apply([Start(job)])
         return Outcome.STARTED
 
+    def next_release(self) -> float:
+        """When the next periodic release is due (inf: no hold, or release disabled)."""
+        period = self.release_period
+        if period is None or not self._hold_since:
+            return math.inf
+        first = min(self._hold_since.values())
+        if self.release_clock == "machine":
+            return (math.floor(first / period) + 1) * period
+        return first + period
+
     def _release_due(self) -> list[int]:
-        """Release the holds older than the release period; they come last this pass."""
+        """Release the holds that are due (by ``release_clock``: every hold taken before
+        the latest multiple of the period, or every hold older than the period); they
+        come last this pass."""
         period = self.release_period
         if period is None or not self._hold_since:
             return []
         now = self.view.now
-        due = sorted(i for i, t in self._hold_since.items() if now - t >= period)
+        if self.release_clock == "machine":
+            tick = math.floor(now / period)
+            due = sorted(i for i, t in self._hold_since.items() if math.floor(t / period) < tick)
+        else:
+            due = sorted(i for i, t in self._hold_since.items() if now - t >= period)
         for idx in due:
             job = self._jobs[idx]
             self.sim.apply([Release(job)])

@@ -15,8 +15,9 @@ by WFP with EASY backfilling, releasing held nodes every 20 minutes (see
   at the load (:func:`cosched.coupled.workloads.special_analysis`).
 
 Each configuration runs HH, HY, YH, YY (compute scheme first) and a baseline without
-coscheduling (``scheme = "base"``). The report section is in
-:mod:`cosched.coupled.report`.
+coscheduling (``scheme = "base"``). Atlas's month is month 5 of its log for every
+seed, or (``compute_month = "drawn"``) drawn per seed from the stream that draws the
+stand-in's month. The report section is in :mod:`cosched.coupled.report`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from cosched.coupled.coordinator import CoupledResult, run_coupled
+from cosched.coupled.domain import DEFAULT_RELEASE_CLOCK, RELEASE_CLOCKS
 from cosched.coupled.errors import CoupledDeadlockError
 from cosched.coupled.metrics import coupled_metrics, verify_sync
 from cosched.coupled.spec import DomainSpec
@@ -34,7 +36,9 @@ from cosched.coupled.workloads import (
     ANALYSIS_PLATFORM,
     ANALYSIS_TRACE,
     COMPUTE_MACHINES,
+    COMPUTE_MONTH,
     COMPUTE_TRACE,
+    DRAWN,
     STANDIN_SIGMA,
     analysis_workload,
     compute_machine,
@@ -80,6 +84,14 @@ def check(params: Mapping[str, Scalar]) -> None:
         )
     if params.get("compute") == "intrepid" and "compute_load" not in params:
         raise ConfigError("the intrepid compute machine needs 'compute_load'")
+    clock = params.get("release_clock", DEFAULT_RELEASE_CLOCK)
+    if clock not in RELEASE_CLOCKS:
+        raise ConfigError(
+            f"'release_clock' must be one of {', '.join(RELEASE_CLOCKS)}, got {clock!r}"
+        )
+    month = params.get("compute_month", COMPUTE_MONTH)
+    if month != DRAWN and (isinstance(month, bool) or not isinstance(month, int) or month < 0):
+        raise ConfigError(f"'compute_month' must be an integer >= 0 or {DRAWN!r}, got {month!r}")
     share = params.get("pair_share")
     if share is not None and not (isinstance(share, int | float) and 0 <= share <= 1):
         raise ConfigError(f"'pair_share' must be a number in [0, 1], got {share!r}")
@@ -127,6 +139,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         load=None if compute_load is None else float(compute_load),  # type: ignore[arg-type]
         rng=draw_month,
         sigma=float(params.get("compute_sigma", STANDIN_SIGMA)),  # type: ignore[arg-type]
+        month=params.get("compute_month", COMPUTE_MONTH),  # type: ignore[arg-type]
     )
     special = params.get("analysis_jobs") if params["study"] == "proportion" else None
     if special is None:
@@ -145,9 +158,13 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     scheme = str(params["scheme"])
     enabled = scheme != "base"
     sc, sa = SCHEMES.get(scheme, ("hold", "hold"))
+    clock = params.get("release_clock", DEFAULT_RELEASE_CLOCK)
     specs = [
-        DomainSpec("compute", wc, compute_platform, scheme=sc, enabled=enabled),  # type: ignore[arg-type]
-        DomainSpec("analysis", wa, ANALYSIS_PLATFORM, scheme=sa, enabled=enabled),  # type: ignore[arg-type]
+        DomainSpec(name, w, platform, scheme=s, enabled=enabled, release_clock=clock)  # type: ignore[arg-type]
+        for name, w, platform, s in (
+            ("compute", wc, compute_platform, sc),
+            ("analysis", wa, ANALYSIS_PLATFORM, sa),
+        )
     ]
     try:
         res = _simulate(specs, env.transport)

@@ -425,10 +425,8 @@ def domain_quiet(d: Domain) -> float:
         k += 1
     done[0] = k
     quiet = order[k][0] if k < len(order) else math.inf
-    since = d._hold_since  # holders call their mates again when released
-    if since and d.release_period is not None:
-        quiet = min(quiet, min(since.values()) + d.release_period)
-    return quiet
+    # Holders call their mates again when released.
+    return min(quiet, d.next_release())
 
 
 def last_arrival(workload: Workload) -> float:

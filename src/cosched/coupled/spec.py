@@ -14,6 +14,7 @@ transports build the very same domain. :func:`load_spec` reads a run from a TOML
     policy = "easy"               # the local policy and its parameters
     params = { order = "wfp" }
     release_period = 1200         # or "none"
+    release_clock = "machine"     # or "job" (whose clock times the release)
 
     [[domain]]
     name = "analysis"
@@ -42,7 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from cosched.coupled.coordinator import Outage
-from cosched.coupled.domain import DEFAULT_RELEASE_PERIOD, Domain, Scheme
+from cosched.coupled.domain import (
+    DEFAULT_RELEASE_CLOCK,
+    DEFAULT_RELEASE_PERIOD,
+    Domain,
+    ReleaseClock,
+    Scheme,
+)
 from cosched.errors import ConfigError
 from cosched.platform import Platform
 from cosched.platform.machine import Allocation
@@ -64,6 +71,7 @@ class DomainSpec:
     params: Mapping[str, Any] = field(default_factory=lambda: {"order": "wfp"})
     enabled: bool = True
     release_period: float | None = DEFAULT_RELEASE_PERIOD
+    release_clock: ReleaseClock = DEFAULT_RELEASE_CLOCK
     max_hold_share: float = 1.0
     max_yields: int | None = None
     estimates: str = "requested"
@@ -79,6 +87,7 @@ class DomainSpec:
             local=make_policy(self.policy, **dict(self.params)),
             enabled=self.enabled,
             release_period=self.release_period,
+            release_clock=self.release_clock,
             max_hold_share=self.max_hold_share,
             max_yields=self.max_yields,
             estimates=self.estimates,  # type: ignore[arg-type]
@@ -111,6 +120,7 @@ class DomainSpec:
             "params": dict(self.params),
             "enabled": self.enabled,
             "release_period": self.release_period,
+            "release_clock": self.release_clock,
             "max_hold_share": self.max_hold_share,
             "max_yields": self.max_yields,
             "estimates": self.estimates,
@@ -143,6 +153,7 @@ class DomainSpec:
                 params=dict(s["params"]),
                 enabled=bool(s["enabled"]),
                 release_period=s["release_period"],
+                release_clock=s.get("release_clock", DEFAULT_RELEASE_CLOCK),
                 max_hold_share=float(s["max_hold_share"]),
                 max_yields=s["max_yields"],
                 estimates=str(s["estimates"]),
@@ -185,6 +196,7 @@ _DOMAIN_KEYS = {
     "params",
     "enabled",
     "release_period",
+    "release_clock",
     "max_hold_share",
     "max_yields",
     "estimates",
@@ -250,6 +262,7 @@ def load_spec(path: str | Path) -> RunSpec:
                 params=dict(d.get("params", {"order": "wfp"})),
                 enabled=bool(d.get("enabled", True)),
                 release_period=None if rp == "none" else float(rp),
+                release_clock=d.get("release_clock", DEFAULT_RELEASE_CLOCK),
                 max_hold_share=float(d.get("max_hold_share", 1.0)),
                 max_yields=d.get("max_yields"),
                 estimates=str(d.get("estimates", "requested")),

@@ -25,6 +25,7 @@ share of paired jobs is the paper's (5-10%) rather than what the traces' densiti
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -43,11 +44,13 @@ __all__ = [
     "COMPUTE_MACHINES",
     "COMPUTE_PLATFORM",
     "COMPUTE_TRACE",
+    "DRAWN",
     "MONTH",
     "STANDIN_SIGMA",
     "analysis_workload",
     "compute_machine",
     "compute_workload",
+    "drawn_start",
     "pack",
     "pair_nearest",
     "special_analysis",
@@ -63,6 +66,12 @@ ANALYSIS_PLATFORM = Platform.of_procs(100)
 #: Which month of the Atlas trace (0-based, from its first submission) is simulated:
 #: month 5 has 8,990 jobs at offered load 0.78, the closest to Intrepid's month.
 COMPUTE_MONTH = 5
+#: ``month`` of :func:`compute_machine` that draws Atlas's month from the seed's stream.
+DRAWN = "drawn"
+#: A drawn Atlas month starts no earlier than this many months in: the trace's first
+#: month is the machine's start-up (2,207 jobs at offered load 0.37; later months 0.73
+#: to 0.79).
+FIRST_DRAWN_MONTH = 1
 #: The compute machines a spec can name (``compute``).
 COMPUTE_MACHINES = ("atlas", "intrepid")
 #: The Intrepid stand-in's run-time shape (log-normal sigma), fitted with its load to
@@ -78,19 +87,26 @@ def compute_machine(
     load: float | None,
     rng: np.random.Generator,
     sigma: float = STANDIN_SIGMA,
+    month: int | str = COMPUTE_MONTH,
 ) -> tuple[Workload, Platform]:
     """The compute machine's month and platform: Atlas's trace or the Intrepid stand-in.
 
     ``load`` packs Atlas's month (None: its own month) or sets the stand-in's offered
-    load (required); ``rng`` draws the stand-in's month (Atlas's is fixed).
+    load (required); ``rng`` draws the stand-in's month, and Atlas's when ``month`` is
+    ``"drawn"`` (:func:`drawn_start`; an integer: that month of the trace, the same for
+    every seed).
 
     Raises:
-        ConfigError: an unknown machine, or the stand-in without a load.
+        ConfigError: an unknown machine, the stand-in without a load, or a bad ``month``.
     """
     if machine == "atlas":
         if traces is None:
             raise ConfigError("the atlas compute machine needs the traces folder")
-        return compute_workload(traces, span=span, load=load), COMPUTE_PLATFORM
+        if month == DRAWN:
+            return compute_workload(traces, span=span, load=load, rng=rng), COMPUTE_PLATFORM
+        if isinstance(month, bool) or not isinstance(month, int) or month < 0:
+            raise ConfigError(f"compute_month must be an integer >= 0 or 'drawn', got {month!r}")
+        return compute_workload(traces, span=span, month=month, load=load), COMPUTE_PLATFORM
     if machine == "intrepid":
         if load is None:
             raise ConfigError("the intrepid compute machine needs 'compute_load'")
@@ -107,20 +123,62 @@ def compute_workload(
     span: float = MONTH,
     month: int = COMPUTE_MONTH,
     load: float | None = None,
+    rng: np.random.Generator | None = None,
 ) -> Workload:
     """One ``span`` of the compute trace, starting ``month`` months in, rebased to 0.
 
     With ``load``, the jobs from that month on are packed (:func:`pack`, the paper's way
     with its Eureka traces) so that ``span`` carries offered load ``load``: Atlas's own
     month (load 0.78) leaves its queue nearly empty (0.6 min mean wait against Intrepid's
-    61); the reproduction's spec packs it to 0.94 (docs/coupled.md).
+    61); the reproduction's spec packs it to 0.94 (docs/coupled.md). With ``rng`` the
+    start is drawn instead (:func:`drawn_start`), so each seed samples a month of the log.
     """
     w = rebase(load_workload(traces / COMPUTE_TRACE, platform=COMPUTE_PLATFORM))
-    t0 = month * MONTH
+    if rng is not None:
+        t0 = drawn_start(w, rng, load=load, capacity_procs=COMPUTE_PLATFORM.procs, span=span)
+    else:
+        t0 = month * MONTH
     if load is None:
         return rebase(time_window(w, t0, t0 + span))
     later = rebase(time_window(w, t0, float(w.table["submit_time"].max()) + 1.0))
     return pack(later, load=load, capacity_procs=COMPUTE_PLATFORM.procs, span=span)
+
+
+def drawn_start(
+    w: Workload,
+    rng: np.random.Generator,
+    *,
+    load: float | None,
+    capacity_procs: int,
+    span: float,
+    earliest: float = FIRST_DRAWN_MONTH * MONTH,
+) -> float:
+    """A start time drawn uniformly from the starts at which ``w`` still has a month.
+
+    The latest start is the last submission from which the rest of the log still fills
+    ``span`` (without ``load``: ``span`` of time before its last submission; with it: the
+    work of ``load`` x ``capacity_procs`` x ``span``, which :func:`pack` needs). Months
+    drawn this way overlap when the log is short; they sample the log's months, one per
+    seed, the way the Intrepid stand-in draws one per seed.
+
+    Raises:
+        ConfigError: no start after ``earliest`` leaves enough of the log.
+    """
+    t = w.table
+    sub = t["submit_time"].to_numpy(dtype=np.float64)
+    if load is None:
+        latest = float(sub[-1]) - span
+    else:
+        work = t["run_time"].to_numpy() * t["procs"].to_numpy(dtype=np.float64)
+        rest = np.cumsum(work[::-1])[::-1]  # the work submitted from each job on
+        enough = np.flatnonzero(rest >= load * capacity_procs * span)
+        latest = float(sub[enough[-1]]) if enough.size else -math.inf
+    if latest < earliest:
+        what = "a span" if load is None else f"offered load {load:g}"
+        raise ConfigError(
+            f"{w.name!r}: no start after {earliest:g} s leaves {what} over {span:g} s to draw"
+        )
+    return float(rng.uniform(earliest, latest))
 
 
 def analysis_workload(traces: Path, *, load: float, span: float = MONTH) -> Workload:

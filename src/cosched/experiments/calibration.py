@@ -40,6 +40,7 @@ __all__ = [
     "calibration_of",
     "calibrations",
     "grid_fit",
+    "kept_fit",
 ]
 
 
@@ -56,6 +57,9 @@ class Calibration:
         held_out: the claims not looked at by the fit (ids or patterns), which test it.
         claims_of: the reproduction whose claims the patterns name, when ``family`` is a
             study judged by another reproduction's claims (None: ``family`` itself).
+        not_kept: for a study, the reproduction's fits (their ``parameter``) it does not
+            use: in the study their fit sets are judged like any other claim; every
+            other fit of the reproduction holds in its studies (:func:`kept_fit`).
     """
 
     parameter: str
@@ -65,6 +69,7 @@ class Calibration:
     method: str
     held_out: tuple[str, ...]
     claims_of: str | None = None
+    not_kept: tuple[str, ...] = ()
 
     def fits(self, claim: str) -> bool:
         """Whether ``claim`` is in the fit set."""
@@ -89,6 +94,13 @@ def __getattr__(name: str) -> tuple[Calibration, ...]:
     if name == "CALIBRATIONS":
         return all_calibrations()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def kept_fit(study: str, reproduction: str, claim: str) -> bool:
+    """Whether a fit of ``reproduction`` that ``study`` keeps (every one but those its
+    calibrations name in :attr:`Calibration.not_kept`) has ``claim`` in its set."""
+    dropped = {p for c in calibrations(study) for p in c.not_kept}
+    return any(c.fits(claim) for c in calibrations(reproduction) if c.parameter not in dropped)
 
 
 def calibrations(family: str) -> tuple[Calibration, ...]:

@@ -97,7 +97,9 @@ def test_fit_table_renders_every_stored_log_between_the_markers(tmp_path: Path) 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "LOG-A.new.json").write_text(json.dumps(rec))
-    (tmp_path / "b" / "LOG-B.new.json").write_text(json.dumps(rec | {"held_ks": 0.125}))
+    (tmp_path / "b" / "LOG-B.new.json").write_text(
+        json.dumps(rec | {"held_ks": 0.125, "cpu": 4.56})
+    )
     (tmp_path / "b" / "LOG-B.previous.json").write_text(json.dumps(rec | {"wall": 99.0}))
     page = tmp_path / "page.md"
     page.write_text("before\n<!-- fit-table: begin -->\nold\n<!-- fit-table: end -->\nafter\n")
@@ -107,8 +109,9 @@ def test_fit_table_renders_every_stored_log_between_the_markers(tmp_path: Path) 
     text = page.read_text()
     assert "old" not in text and text.startswith("before\n") and text.endswith("after\n")
     assert ("| LOG-A | 10 + 9 | 0.500 / 25.0 % | not run | 0.250 / 50.0 % | "
-            "`easy outages=on` | 12.3 s (1.0, 2.0) | 10 / 48 |") in text  # fmt: skip
+            "`easy outages=on` | 12.3 s (1.0, 2.0) | not measured | 10 / 48 |") in text  # fmt: skip
     assert "| LOG-B | 10 + 9 | 0.500 / 25.0 % | 0.250 / 50.0 % (99 s, 1.0) | 0.125 / 50.0 %" in text
+    assert "| 12.3 s (1.0, 2.0) | 4.6 s | 10 / 48 |" in text  # the fit's CPU time
     # A page without the markers is refused in one line.
     page.write_text("no markers\n")
     done = _run("fit_table.py", *stores, "--write", str(page))

@@ -22,11 +22,11 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
-from cosched.engine.loop import Floats, Ints
+from cosched.engine.loop import Floats, Ints, Params, State, Store
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -66,8 +66,10 @@ class Vectors(NamedTuple):
 
 
 @dataclass(frozen=True)
-class CompiledPass:
-    """A policy's scheduling pass in compiled form (see :mod:`cosched.engine.loop`).
+class CompiledPass(Generic[Store, State, Params]):
+    """A policy's scheduling pass in compiled form (see :mod:`cosched.engine.loop`),
+    generic in its store, state and parameters types (mypy infers them from ``init`` and
+    checks the other functions against them).
 
     Attributes:
         name: a name for the pass, unique among passes (names the compiled code).
@@ -150,17 +152,17 @@ class CompiledPass:
     """
 
     name: str
-    init: loop.Init[Any, Any, Any]
-    schedule: loop.Schedule[Any, Any]
-    ended: loop.Ended[Any, Any]
-    report: loop.Report[Any, Any]
-    arguments: Callable[[Any, Simulation], tuple[object, ...] | None]
+    init: loop.Init[Params, Store, State]
+    schedule: loop.Schedule[Store, State]
+    ended: loop.Ended[Store, State]
+    report: loop.Report[Store, State]
+    arguments: Callable[[Any, Simulation], Params | None]
     params: type[tuple[object, ...]] = NoParams
     absorb: Callable[[Any, list[int], list[float], loop.Table], None] = field(
         default=lambda policy, counters, floats, table: None
     )
     table: Callable[[Any, Simulation], loop.Table] | None = None
-    rates: loop.Rates[Any, Any] | None = None
+    rates: loop.Rates[Store, State] | None = None
     places: bool = False
     room: int = 1
     placements: (
@@ -177,7 +179,7 @@ class CompiledPass:
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
-    sample: Callable[[Generator, int], tuple[int, tuple[object, ...], loop.Table]] | None = None
+    sample: Callable[[Generator, int], tuple[int, Params, loop.Table]] | None = None
 
 
 #: What each field type of a pass's parameters is in compiled code (a signature's type).

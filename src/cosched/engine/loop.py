@@ -268,7 +268,7 @@ def no_rates(
 
 
 def event_loop_for(
-    init: Init[Store, State, Params],
+    init: Init[Params, Store, State],
     schedule: Schedule[Store, State],
     ended: Ended[Store, State],
     report: Report[Store, State],

@@ -22,14 +22,17 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
-from cosched.engine.loop import Floats, Ints
+from cosched.engine.loop import Floats, Ints, Params, State, Store
 
 if TYPE_CHECKING:
     from numpy.random import Generator
+
+    from cosched.engine.ledger import Placement
+    from cosched.engine.simulation import Simulation
 
 __all__ = [
     "CompiledPass",
@@ -45,7 +48,9 @@ __all__ = [
     "variant",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
+#: A function, plain or compiled (a numba dispatcher calls as one).
+Function = Callable[..., object]
 
 
 class NoParams(NamedTuple):
@@ -61,8 +66,10 @@ class Vectors(NamedTuple):
 
 
 @dataclass(frozen=True)
-class CompiledPass:
-    """A policy's scheduling pass in compiled form (see :mod:`cosched.engine.loop`).
+class CompiledPass(Generic[Store, State, Params]):
+    """A policy's scheduling pass in compiled form (see :mod:`cosched.engine.loop`),
+    generic in its store, state and parameters types (mypy infers them from ``init`` and
+    checks the other functions against them).
 
     Attributes:
         name: a name for the pass, unique among passes (names the compiled code).
@@ -145,38 +152,41 @@ class CompiledPass:
     """
 
     name: str
-    init: loop.Init[Any, Any, Any]
-    schedule: loop.Schedule[Any, Any]
-    ended: loop.Ended[Any, Any]
-    report: loop.Report[Any, Any]
-    arguments: Callable[[Any, Any], Any]
-    params: type[tuple[Any, ...]] = NoParams
+    init: loop.Init[Params, Store, State]
+    schedule: loop.Schedule[Store, State]
+    ended: loop.Ended[Store, State]
+    report: loop.Report[Store, State]
+    arguments: Callable[[Any, Simulation], Params | None]
+    params: type[tuple[object, ...]] = NoParams
     absorb: Callable[[Any, list[int], list[float], loop.Table], None] = field(
         default=lambda policy, counters, floats, table: None
     )
-    table: Callable[[Any, Any], loop.Table] | None = None
-    rates: loop.Rates[Any, Any] | None = None
+    table: Callable[[Any, Simulation], loop.Table] | None = None
+    rates: loop.Rates[Store, State] | None = None
     places: bool = False
     room: int = 1
-    placements: Callable[[Any, Any, Any, Any], tuple[Mapping[int, Any], list[int]]] | None = None
-    helpers: tuple[Callable[..., Any], ...] = ()
-    calls: tuple[Callable[..., Any], ...] = ()
-    plain_calls: Callable[[], dict[str, Any]] | None = None
-    depends: tuple[Callable[..., Any], ...] = ()
+    placements: (
+        Callable[[Simulation, Ints, Ints, loop.Table], tuple[Mapping[int, Placement], list[int]]]
+        | None
+    ) = None
+    helpers: tuple[Function, ...] = ()
+    calls: tuple[Function, ...] = ()
+    plain_calls: Callable[[], dict[str, Function]] | None = None
+    depends: tuple[Function, ...] = ()
     idle_passes: bool = False
     idle_calls: bool = True
     drains: bool = False
     always_compiled: bool = False
     reports: int = 0
     freports: int = 0
-    sample: Callable[[Generator, int], tuple[int, Any, loop.Table]] | None = None
+    sample: Callable[[Generator, int], tuple[int, Params, loop.Table]] | None = None
 
 
 #: What each field type of a pass's parameters is in compiled code (a signature's type).
-_KINDS: dict[Any, str] = {int: "i8", float: "f8", bool: "b1", loop.Ints: I1, loop.Floats: F1}
+_KINDS: dict[object, str] = {int: "i8", float: "f8", bool: "b1", loop.Ints: I1, loop.Floats: F1}
 
 
-def param_kinds(params: type[tuple[Any, ...]]) -> tuple[str, ...]:
+def param_kinds(params: type[tuple[object, ...]]) -> tuple[str, ...]:
     """The signature type of each field of a pass's parameters (:attr:`CompiledPass.params`),
     in order; a TypeError for a field of any other type."""
     hints = typing.get_type_hints(params)
@@ -193,7 +203,7 @@ def param_kinds(params: type[tuple[Any, ...]]) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def params_of(spec: CompiledPass, value: Any) -> Any:
+def params_of(spec: CompiledPass, value: object) -> tuple[object, ...]:
     """``value`` (what ``spec.arguments`` returned) as the loop takes it: a
     ``spec.params`` with each field of its declared type (ints as ints, arrays
     contiguous), so that one machine code serves every instance."""
@@ -214,7 +224,9 @@ def params_of(spec: CompiledPass, value: Any) -> Any:
     return spec.params(*out)
 
 
-def sample(spec: CompiledPass, rng: Generator, n: int) -> tuple[int, Any, loop.Table]:
+def sample(
+    spec: CompiledPass, rng: Generator, n: int
+) -> tuple[int, tuple[object, ...], loop.Table]:
     """``spec``'s sample arguments (:attr:`CompiledPass.sample`), its parameters as the
     loop takes them."""
     import numpy as np
@@ -266,7 +278,7 @@ def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
     return (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
 
 
-def _with_names(f: F, names: Mapping[str, Any], qualname: str) -> F:
+def _with_names(f: F, names: Mapping[str, Function], qualname: str) -> F:
     """``f`` with ``names`` in a copy of its globals, as its own function named
     ``qualname``: ``f`` calling the compiled forms of the plain functions it calls (or,
     for :attr:`CompiledPass.plain_calls`, those compiled ahead of time)."""
@@ -279,14 +291,14 @@ def _with_names(f: F, names: Mapping[str, Any], qualname: str) -> F:
 
 
 #: Each helper's compiled form, calling the compiled forms of those it calls.
-_HELPERS: dict[Callable[..., Any], Any] = {}
+_HELPERS: dict[Function, Function] = {}
 
 
-def _compiled_helpers(spec: CompiledPass) -> dict[str, Any]:
+def _compiled_helpers(spec: CompiledPass) -> dict[str, Function]:
     """The compiled forms of the functions ``spec``'s functions call, by name: its
     :attr:`~CompiledPass.calls` out of line, its :attr:`~CompiledPass.helpers` inlined
     (each calling the compiled forms of those listed before it)."""
-    helpers: dict[str, Any] = {}
+    helpers: dict[str, Function] = {}
     for h in spec.calls:
         helpers[h.__name__] = _helper(h, helpers, inline=False)
     for h in spec.helpers:
@@ -294,14 +306,14 @@ def _compiled_helpers(spec: CompiledPass) -> dict[str, Any]:
     return helpers
 
 
-def _helper(h: Callable[..., Any], helpers: dict[str, Any], *, inline: bool) -> Any:
+def _helper(h: Function, helpers: dict[str, Function], *, inline: bool) -> Function:
     got = _HELPERS.get(h)
     if got is None:
         got = _HELPERS[h] = jit(_with_names(h, helpers, h.__qualname__), inline=inline)
     return got
 
 
-def _inlined(f: Callable[..., Any]) -> Callable[..., Any]:
+def _inlined(f: Function) -> Function:
     """``f`` compiled, to be inlined into the loop, which closes over it. Numba keys the
     loop's cached code by the pickle of what it closes over; ``f`` pickles as its name
     (which :func:`variant` makes name the sources' hash too), not as its code and every

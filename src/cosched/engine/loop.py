@@ -39,7 +39,8 @@ any function calls another, plain Python as it is, or compiled by numba
 pass's functions' signatures are declared once here (:data:`Init`, :data:`Schedule`,
 :data:`Ended`, :data:`Rates`, :data:`Report`; mypy checks every pass against them
 through :class:`~cosched.engine.compiled.CompiledPass`), and so are the arrays they
-take (:data:`Ints`, :data:`Floats`, :data:`Table`). Whether the pass changes rates or
+take (:data:`Ints`, :data:`Floats`, :data:`Table`; for a pass's own arrays also
+:data:`IntTable` and :data:`Bools`). Whether the pass changes rates or
 passes at idle instants are constants of each loop, so a loop without rate changes
 compiles none of their code.
 Nothing here knows a policy.
@@ -55,11 +56,13 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "Bools",
     "Completions",
     "Ended",
     "EventLoop",
     "Floats",
     "Init",
+    "IntTable",
     "Ints",
     "Jobs",
     "Rates",
@@ -76,8 +79,14 @@ __all__ = [
 Ints: TypeAlias = npt.NDArray[np.int64]
 #: A float64 vector: times, rates, real-valued counters.
 Floats: TypeAlias = npt.NDArray[np.float64]
-#: A float64 matrix, one row per job: a pass's own per-job columns.
+#: A float64 matrix, one row per job: a pass's own per-job columns (also a pass's other
+#: real-valued tables).
 Table: TypeAlias = npt.NDArray[np.float64]
+#: An int64 array of two or more dimensions: a pass's integer tables (rows of per-job or
+#: per-node integers, a grid of job indices).
+IntTable: TypeAlias = npt.NDArray[np.int64]
+#: A bool array: a pass's per-job or per-node flags.
+Bools: TypeAlias = npt.NDArray[np.bool_]
 
 
 class Jobs(NamedTuple):
@@ -259,7 +268,7 @@ def no_rates(
 
 
 def event_loop_for(
-    init: Init[Store, State, Params],
+    init: Init[Params, Store, State],
     schedule: Schedule[Store, State],
     ended: Ended[Store, State],
     report: Report[Store, State],

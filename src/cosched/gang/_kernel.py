@@ -28,7 +28,7 @@ ahead of time, the same source gives the same schedules.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
     from cosched.engine.compiled import Vectors
+    from cosched.engine.loop import Bools, Floats, Ints, IntTable, Jobs, Table
 
 __all__ = [
     "GangState",
@@ -64,32 +65,32 @@ REPORTS = 1
 class GangStore(NamedTuple):
     """The pass's arrays, changed in place."""
 
-    ip: Any  #: the integer parameters
-    fp: Any  #: the real parameters
-    table: Any  #: per-job inputs and outputs (the columns above)
-    occ: Any  #: rows x columns of job indices (-1: idle)
-    free: Any  #: idle columns of each row
-    mem_used: Any  #: memory in use on each column
-    row: Any  #: each placed job's row
-    cols: Any  #: each job's columns, from off[j], ncols[j] of them
-    off: Any
-    ncols: Any
-    poff: Any  #: where each job's nodes go in Jobs.placed
-    mask: Any  #: per running job: the rows whose cells under its columns are idle
-    acc: Any  #: per running job: since, suspended fraction, suspensions per second
-    given: Any  #: per running job: the last rate handed to the engine
-    mark: Any  #: per job: the stamp of the last scan that found it
-    touched: Any  #: the jobs whose share may have changed since the last rates
-    tflag: Any  #: per job: in ``touched``
-    running: Any  #: the running jobs, unordered
-    rpos: Any  #: each running job's position in ``running``
-    pend: Any  #: per job started in this pass: its believed end
-    found: Any  #: scratch: the jobs a scan found
-    rel_t: Any  #: scratch: releases' ends
-    rel_j: Any  #: scratch: releases' jobs
-    w_avail: Any  #: per row: the shadow walk's free units
-    w_shadow: Any  #: per row: its shadow time
-    w_state: Any  #: per row: 0 no shadow yet, 1 found, 2 passed it
+    ip: Ints  #: the integer parameters
+    fp: Floats  #: the real parameters
+    table: Table  #: per-job inputs and outputs (the columns above)
+    occ: IntTable  #: rows x columns of job indices (-1: idle)
+    free: Ints  #: idle columns of each row
+    mem_used: Floats  #: memory in use on each column
+    row: Ints  #: each placed job's row
+    cols: Ints  #: each job's columns, from off[j], ncols[j] of them
+    off: Ints
+    ncols: Ints
+    poff: Ints  #: where each job's nodes go in Jobs.placed
+    mask: Ints  #: per running job: the rows whose cells under its columns are idle
+    acc: Table  #: per running job: since, suspended fraction, suspensions per second
+    given: Floats  #: per running job: the last rate handed to the engine
+    mark: Ints  #: per job: the stamp of the last scan that found it
+    touched: Ints  #: the jobs whose share may have changed since the last rates
+    tflag: Bools  #: per job: in ``touched``
+    running: Ints  #: the running jobs, unordered
+    rpos: Ints  #: each running job's position in ``running``
+    pend: Floats  #: per job started in this pass: its believed end
+    found: Ints  #: scratch: the jobs a scan found
+    rel_t: Floats  #: scratch: releases' ends
+    rel_j: Ints  #: scratch: releases' jobs
+    w_avail: Ints  #: per row: the shadow walk's free units
+    w_shadow: Floats  #: per row: its shadow time
+    w_state: Ints  #: per row: 0 no shadow yet, 1 found, 2 passed it
 
 
 class GangState(NamedTuple):
@@ -159,7 +160,7 @@ def _cyclic_runs(mask: int, used: int, rows: int) -> int:
 
 
 def _fit(
-    ip: Any, free: Any, occ: Any, mused: Any, limit: float, size: int, mem: float
+    ip: Ints, free: Ints, occ: IntTable, mused: Floats, limit: float, size: int, mem: float
 ) -> tuple[int, int]:
     """``Matrix.fit``: the row of a placement of ``size`` columns (-1: none) and, for
     buddy packing, its block's first column (``free``, ``occ``, ``mused``: the store's
@@ -198,14 +199,16 @@ def _fit(
     return -1, 0
 
 
-def _width(ip: Any, size: int, a: int) -> int:
+def _width(ip: Ints, size: int, a: int) -> int:
     """Columns a placement of ``size`` takes (buddy: the block's, cut at the end)."""
     if ip[BUDDY]:
         return min(a + _block(size), ip[COLUMNS]) - a  # type: ignore[no-any-return]
     return size
 
 
-def _scan(occ: Any, cols: Any, mark: Any, found: Any, lo: int, hi: int, j: int, stamp: int) -> int:
+def _scan(
+    occ: IntTable, cols: Ints, mark: Ints, found: Ints, lo: int, hi: int, j: int, stamp: int
+) -> int:
     """The jobs in any row on ``j``'s columns (``cols[lo:hi]``; other than ``j``) into
     ``found``; their count (``Matrix._others``; the order does not matter to its
     users)."""
@@ -221,7 +224,7 @@ def _scan(occ: Any, cols: Any, mark: Any, found: Any, lo: int, hi: int, j: int, 
     return nf
 
 
-def _touch(tflag: Any, touched: Any, x: int, nt: int) -> int:
+def _touch(tflag: Bools, touched: Ints, x: int, nt: int) -> int:
     """Job ``x`` into the store's ``touched`` (flagged in ``tflag``); their count."""
     if not tflag[x]:
         tflag[x] = True
@@ -230,7 +233,7 @@ def _touch(tflag: Any, touched: Any, x: int, nt: int) -> int:
     return nt
 
 
-def _settle(t: Any, acc: Any, j: int, now: float, nsettled: int) -> int:
+def _settle(t: Table, acc: Table, j: int, now: float, nsettled: int) -> int:
     """``Gang._settle``: job ``j``'s suspended seconds and switches up to ``now`` (``t``,
     ``acc``: the store's ``table`` and ``acc``)."""
     if t[j, SETTLED] < 0:
@@ -245,7 +248,7 @@ def _settle(t: Any, acc: Any, j: int, now: float, nsettled: int) -> int:
 
 
 def _start(
-    st: GangStore, s: GangState, placed: Any, j: int, size: int, r: int, a: int, now: float
+    st: GangStore, s: GangState, placed: Ints, j: int, size: int, r: int, a: int, now: float
 ) -> GangState:
     """``Gang._start`` with ``Matrix.add``: job ``j`` of ``size`` units into row ``r``
     (``placed``: :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`)."""
@@ -311,7 +314,7 @@ def _start(
     )  # fmt: skip
 
 
-def gang_init(jobs: Any, capacity: int, params: Vectors) -> tuple[GangStore, GangState]:
+def gang_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[GangStore, GangState]:
     iparams, fparams = params.ints, params.floats
     n = jobs.submit.shape[0]
     rows, columns = iparams[ROWS], iparams[COLUMNS]
@@ -360,7 +363,7 @@ def gang_init(jobs: Any, capacity: int, params: Vectors) -> tuple[GangStore, Gan
     return store, GangState(0, False, True, -1, -1, 0.0, 0, 0, 0, 0, 0, 0, 0)
 
 
-def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> GangState:
+def gang_ended(st: GangStore, s: GangState, jobs: Jobs, j: int, now: float) -> GangState:
     """``Gang.on_finish`` with ``Matrix.remove``."""
     nsettled = _settle(st.table, st.acc, j, now, s.nsettled)
     ip = st.ip
@@ -405,7 +408,7 @@ def gang_ended(st: GangStore, s: GangState, jobs: Any, j: int, now: float) -> Ga
 
 
 def _reserve(
-    st: GangStore, s: GangState, start: Any, est_end: Any, need: int, now: float
+    st: GangStore, s: GangState, start: Floats, est_end: Floats, need: int, now: float
 ) -> GangState:
     """``Gang._reserve``: the head's shadow walk in every row over the running jobs'
     believed ends (this pass's starts at their estimate times the rows in use), the
@@ -462,7 +465,7 @@ def _reserve(
     )  # fmt: skip
 
 
-def _max_free(free: Any) -> int:
+def _max_free(free: Ints) -> int:
     """The most idle columns of any row (``free``: the store's)."""
     m = free[0]
     for r in range(1, free.shape[0]):
@@ -474,15 +477,15 @@ def _max_free(free: Any) -> int:
 def _backfill(
     st: GangStore,
     s: GangState,
-    size: Any,
-    est: Any,
-    start: Any,
-    placed: Any,
-    queue: Any,
+    size: Ints,
+    est: Floats,
+    start: Floats,
+    placed: Ints,
+    queue: Ints,
     r: int,
     last: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
     k: int,
 ) -> tuple[GangState, int, int]:
     """``Gang._backfill`` over ``queue[r:last]`` (the first ``window`` of them, if
@@ -536,15 +539,15 @@ def _backfill(
 def gang_pass(
     st: GangStore,
     s: GangState,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[GangState, int, int, int, float]:
     """``Gang.schedule`` on arrays (see the module)."""
     ip = st.ip
@@ -627,14 +630,14 @@ def _share(
 def gang_rates(
     st: GangStore,
     s: GangState,
-    jobs: Any,
-    ended: Any,
+    jobs: Jobs,
+    ended: Ints,
     nended: int,
-    chosen: Any,
+    chosen: Ints,
     k: int,
     now: float,
-    who: Any,
-    rates: Any,
+    who: Ints,
+    rates: Floats,
 ) -> tuple[GangState, int]:
     """``Gang._new_rates``, after an instant at which a job started or ended: the
     touched jobs' shares (every running job's when the rows in use changed), in index
@@ -685,6 +688,6 @@ def gang_rates(
     return state, m
 
 
-def gang_report(st: GangStore, s: GangState, out: Any, fout: Any) -> None:
+def gang_report(st: GangStore, s: GangState, out: Ints, fout: Floats) -> None:
     """The most rows in use at once (the per-job accounting is in the table)."""
     out[0] = s.rows_seen

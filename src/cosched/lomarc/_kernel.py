@@ -40,7 +40,7 @@ times, read node by node from the node table.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from cosched.lomarc.matching import classes_match, expected_arrivals, response_i
 from cosched.lomarc.search import pair_ends
 from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, pair_value
 from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
+
+if TYPE_CHECKING:
+    from cosched.engine.loop import Floats, Ints, IntTable, Jobs, Table
 
 __all__ = [
     "FIRST",
@@ -76,15 +79,20 @@ HT, STD_CF, MEM_SL, CHECK, HAS_MAX, MAX_SL = range(6)
 # Ride screens remembered per job (the first MEMO positions of its host list).
 MEMO = 8
 
+#: A job's profile row (CLS ... DRAW), written out as a tuple where the pass reads it.
+Row: TypeAlias = tuple[float, float, float, float, float, float]
+#: The slowdown model (HT ... MAX_SL), a tuple of numbers.
+Model: TypeAlias = tuple[float, float, float, float, float, float]
 
-def _cpu_factor(pa: Any, pb: Any, a_later: bool, mt: Any) -> float:
+
+def _cpu_factor(pa: Row, pb: Row, a_later: bool, mt: Model) -> float:
     """``SlowdownModel.cpu_factor``: the later job's draw on hyperthreaded CPUs."""
     if not mt[HT]:
         return mt[STD_CF]  # type: ignore[no-any-return]
     return pa[DRAW] if a_later else pb[DRAW]  # type: ignore[no-any-return]
 
 
-def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> float:
+def _pair_sl(pa: Row, pb: Row, a_later: bool, mt: Model, formula: int) -> float:
     """``SlowdownModel.slowdown`` of two jobs, from their profile rows ``pa`` and
     ``pb`` (``a_later``: the first has the larger index)."""
     return pair_value(
@@ -97,7 +105,7 @@ def _pair_sl(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> float:
     )
 
 
-def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> tuple[int, float]:
+def _screen(pa: Row, pb: Row, a_later: bool, mt: Model, formula: int) -> tuple[int, float]:
     """``MatchRules.screen``: the stage the pair fails at (0 memory, 1 classes, 2
     slowdown; 3 passes) and its slowdown.
 
@@ -115,7 +123,7 @@ def _screen(pa: Any, pb: Any, a_later: bool, mt: Any, formula: int) -> tuple[int
     return 3, sl
 
 
-def _put(j: int, nodes: Any, jnodes: Any, ji: Any, ni: Any) -> None:
+def _put(j: int, nodes: Ints, jnodes: Ints, ji: IntTable, ni: IntTable) -> None:
     """``PassState._place``'s nodes: job ``j`` goes on ``nodes`` in this pass."""
     for q in range(nodes.size):
         nd = nodes[q]
@@ -124,7 +132,7 @@ def _put(j: int, nodes: Any, jnodes: Any, ji: Any, ni: Any) -> None:
         ni[ADDS, nd] += 1
 
 
-def _kth_smallest(a: Any, row: int, n: int, k: int) -> float:
+def _kth_smallest(a: Table, row: int, n: int, k: int) -> float:
     """The ``k``-th smallest of ``a[row, :n]`` (1-based; ``np.sort(a[row, :n])[k - 1]``,
     an order statistic, so exact for values without NaN), found by selection in place:
     ``a[row, :n]`` is left permuted."""
@@ -157,7 +165,7 @@ def _kth_smallest(a: Any, row: int, n: int, k: int) -> float:
     return a[row, t]  # type: ignore[no-any-return]
 
 
-def _mark(x: int, ji: Any, ni: Any, jnodes: Any, tally: Any, n: int) -> None:
+def _mark(x: int, ji: IntTable, ni: IntTable, jnodes: Ints, tally: Ints, n: int) -> None:
     """Job ``x``'s ``n`` nodes: their emptying times (LomarcStore.occ[EMPTIES]) are out of
     date until the next shadow time works them out again."""
     for q in range(ji[OFF, x], ji[OFF, x] + n):
@@ -220,16 +228,16 @@ FREPORTS = 4  # first, last, short work, long work
 
 
 def _shadow_time(
-    ni: Any,
-    ji: Any,
-    jf: Any,
-    jnodes: Any,
-    size: Any,
-    tally: Any,
-    acc_f: Any,
+    ni: IntTable,
+    ji: IntTable,
+    jf: Table,
+    jnodes: Ints,
+    size: Ints,
+    tally: Ints,
+    acc_f: Floats,
     nov: int,
-    est_end: Any,
-    occ: Any,
+    est_end: Floats,
+    occ: Table,
     nodes: int,
     now: float,
     fr: int,
@@ -361,28 +369,28 @@ class LomarcParams(NamedTuple):
 class LomarcStore(NamedTuple):
     """The pass's arrays (changed in place) and fixed parameters."""
 
-    prof: Any  #: the profile table (Jobs.table): class, CPU, network, disk, memory, draw
-    model: tuple[float, float, float, float, float, float]  #: the slowdown model (HT ... MAX_SL)
+    prof: Table  #: the profile table (Jobs.table): class, CPU, network, disk, memory, draw
+    model: Model  #: the slowdown model (HT ... MAX_SL)
     params: LomarcParams
     formula: int  #: the slowdown formula's reading: its index in FORMULAS
     nodes: int
-    jnodes: Any  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
-    ji: Any  #: per-job integers and flags (OFF ... SOLO)
-    jf: Any  #: per-job reals (OV ... SURV_SL)
-    ni: Any  #: per-node integers and lists (CNT ... RIDE)
-    acc_f: Any  #: A_FIRST ... SH_TIME
-    tally: Any  #: A_COUNT ... SH_COUNT
-    ge_idx: Any  #: the hosts with enough unpartnered nodes, by class key and size
+    jnodes: Ints  #: each job's nodes in placement order from ji[OFF, job] (Jobs.placed)
+    ji: IntTable  #: per-job integers and flags (OFF ... SOLO)
+    jf: Table  #: per-job reals (OV ... SURV_SL)
+    ni: IntTable  #: per-node integers and lists (CNT ... RIDE)
+    acc_f: Floats  #: A_FIRST ... SH_TIME
+    tally: Ints  #: A_COUNT ... SH_COUNT
+    ge_idx: IntTable  #: the hosts with enough unpartnered nodes, by class key and size
     #: their number (row 0) and the generation they were listed in (row 1): a list is
     #: current while its generation is tally[GEN], which a pass and a ride advance
     #: (rather than clearing every list, a memset of the whole table each time)
-    ge_n: Any
-    memo_i: Any  #: each job's last ride screens: host job + 1 (row 0), stage (row 1)
-    memo_sl: Any  #: and slowdown
-    occ: Any  #: the nodes' emptying times, the pass's overrides, scratch (EMPTIES ...)
+    ge_n: IntTable
+    memo_i: IntTable  #: each job's last ride screens: host job + 1 (row 0), stage (row 1)
+    memo_sl: Table  #: and slowdown
+    occ: Table  #: the nodes' emptying times, the pass's overrides, scratch (EMPTIES ...)
 
 
-def lomarc_init(jobs: Any, capacity: int, p: LomarcParams) -> tuple[LomarcStore, int]:
+def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore, int]:
     """The pass's arrays for ``jobs`` on ``p.nodes`` single-CPU nodes."""
     n = jobs.submit.shape[0]
     nodes = p.nodes
@@ -414,7 +422,7 @@ def lomarc_init(jobs: Any, capacity: int, p: LomarcParams) -> tuple[LomarcStore,
     return store, 0
 
 
-def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float) -> int:
+def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: float) -> int:
     """Job ``idx`` ended: off the running list and its nodes."""
     ji, ni, tally, jnodes = store.ji, store.ni, store.tally, store.jnodes
     nrun = tally[N_RUN]
@@ -441,15 +449,15 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Any, idx: int, now: float
 def lomarc_pass(
     store: LomarcStore,
     state: int,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free_units: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[int, int, int, int, float]:
     """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
     ``head``), the jobs it starts into ``chosen`` in decision order."""
@@ -890,14 +898,14 @@ def lomarc_pass(
 def lomarc_rates(
     store: LomarcStore,
     state: int,
-    jobs: Any,
-    ended: Any,
+    jobs: Jobs,
+    ended: Ints,
     nended: int,
-    chosen: Any,
+    chosen: Ints,
     k: int,
     now: float,
-    who: Any,
-    rates: Any,
+    who: Ints,
+    rates: Floats,
 ) -> tuple[int, int]:
     """PairRates.update: the jobs on the nodes a start or an end touched, in index
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
@@ -961,7 +969,7 @@ def lomarc_rates(
     return state, m
 
 
-def lomarc_report(store: LomarcStore, state: int, out: Any, fout: Any) -> None:
+def lomarc_report(store: LomarcStore, state: int, out: Ints, fout: Floats) -> None:
     """The funnel, the pair counts and the arrival statistics, as the policy keeps them."""
     for i in range(FUNNEL):
         out[i] = store.tally[FUN + i]

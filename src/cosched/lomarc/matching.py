@@ -68,7 +68,7 @@ def matchable(a: Profile, b: Profile, model: SlowdownModel) -> bool:
     return classes_match(a.cls, b.cls, model.cpu_factor(a, b), model.hyperthreaded)
 
 
-def classes_match(a_cls: int, b_cls: int, cpu_factor: float, hyperthreaded: bool) -> bool:
+def classes_match(a_cls: float, b_cls: float, cpu_factor: float, hyperthreaded: bool) -> bool:
     """The class part of :func:`matchable` (plain arithmetic, so the compiled loop of
     :mod:`cosched.lomarc._kernel` calls it too)."""
     if hyperthreaded:

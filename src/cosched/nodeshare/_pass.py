@@ -38,7 +38,7 @@ same source gives the same schedules.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from cosched.nodeshare._window_kernels import easy_pass
 
 if TYPE_CHECKING:
     from cosched.engine.compiled import Vectors
+    from cosched.engine.loop import Bools, Floats, Ints, IntTable, Jobs, Table
 
 __all__ = ["NsState", "NsStore", "ns_ended", "ns_init", "ns_pass", "ns_rates", "ns_report"]
 
@@ -91,41 +92,46 @@ _NONE = np.iinfo(np.int64).max
 class NsStore(NamedTuple):
     """The pass's arrays, changed in place."""
 
-    ip: Any  #: the integer parameters
-    fp: Any  #: the real parameters
-    table: Any  #: per-job inputs and outputs (the columns above)
-    jobs: Any  #: WindowScan's per-job arrays: key id, blocked, (a, b), victim, estimate, size
-    keys: Any  #: the per-key table: class, needs, cores, pressures, fits, version
-    kmin: Any  #: per key: fewest cores of a configuration
-    kdead: Any  #: per key: found unfit in this pass
-    held: Any  #: per key and configuration: relevant nodes it takes (-1: not counted)
-    fstate: Any  #: the shadow time
-    istate: Any  #: extra nodes, the book's version, its free cores below the cap, head
-    book: Any  #: NodeBook.fit_arrays: order, state code, state free, state pressure, ok
-    links: Any  #: cnt, head, tail, nxt, prv
-    state: Any  #: code, free, below cap, pressure of a code, node pressure, node jobs, count
-    buf: Any  #: scratch: nodes
-    out: Any  #: a pass's starts: job, configuration, end of its nodes, the nodes
-    out_factor: Any  #: a pass's starts: factor
-    out_blocked: Any  #: a pass's blocked records: job, by capacity
-    queued: Any  #: per job: submitted and not started
-    ends: Any  #: per job: the estimated end the reservation reads (last: padding)
-    relevant: Any  #: per node: the head counts on it
-    stale: Any  #: the jobs whose estimated end is to be read again
-    sflag: Any  #: per job: in ``stale``
-    spans: Any  #: per running job: its nodes in Jobs.placed (empty: not running)
-    sens: Any  #: per job: class
-    ca: Any  #: per started job: a of its configuration
-    cb: Any  #: per started job: b
-    factor: Any  #: per running job: its factor (at-start: at its start)
-    fresh: Any  #: per job: started, not given a rate yet
-    touched: Any  #: the jobs whose factor may have changed since the last rates
-    tflag: Any  #: per job: in ``touched``
-    shared: Any  #: per running job: has had a co-runner on one of its nodes
-    rout: Any  #: scratch: the jobs new_factors found
-    rrate: Any  #: scratch: their rates
-    victim: Any  #: victim weight by class
-    pressure: Any  #: pressure by class
+    ip: Ints  #: the integer parameters
+    fp: Floats  #: the real parameters
+    table: Table  #: per-job inputs and outputs (the columns above)
+    #: WindowScan's per-job arrays: key id, blocked, (a, b), victim, estimate, size
+    jobs: tuple[Ints, Bools, Table, Floats, Floats, Ints]
+    #: the per-key table: class, needs, cores, pressures, fits, version
+    keys: tuple[Ints, IntTable, IntTable, Table, Bools, Ints]
+    kmin: Ints  #: per key: fewest cores of a configuration
+    kdead: Bools  #: per key: found unfit in this pass
+    held: IntTable  #: per key and configuration: relevant nodes it takes (-1: not counted)
+    fstate: Floats  #: the shadow time
+    istate: Ints  #: extra nodes, the book's version, its free cores below the cap, head
+    #: NodeBook.fit_arrays: order, state code, state free, state pressure, ok
+    book: tuple[Ints, Ints, Ints, Floats, Bools]
+    links: tuple[Ints, Ints, Ints, Ints, Ints]  #: cnt, head, tail, nxt, prv
+    #: code, free, below cap, pressure of a code, node pressure, node jobs, count
+    state: tuple[Ints, Ints, Bools, Floats, Floats, IntTable, Ints]
+    buf: Ints  #: scratch: nodes
+    #: a pass's starts: job, configuration, end of its nodes, the nodes
+    out: tuple[Ints, Ints, Ints, Ints]
+    out_factor: Floats  #: a pass's starts: factor
+    out_blocked: IntTable  #: a pass's blocked records: job, by capacity
+    queued: Bools  #: per job: submitted and not started
+    ends: Floats  #: per job: the estimated end the reservation reads (last: padding)
+    relevant: Bools  #: per node: the head counts on it
+    stale: Ints  #: the jobs whose estimated end is to be read again
+    sflag: Bools  #: per job: in ``stale``
+    spans: IntTable  #: per running job: its nodes in Jobs.placed (empty: not running)
+    sens: Ints  #: per job: class
+    ca: Floats  #: per started job: a of its configuration
+    cb: Floats  #: per started job: b
+    factor: Floats  #: per running job: its factor (at-start: at its start)
+    fresh: Bools  #: per job: started, not given a rate yet
+    touched: Ints  #: the jobs whose factor may have changed since the last rates
+    tflag: Bools  #: per job: in ``touched``
+    shared: Bools  #: per running job: has had a co-runner on one of its nodes
+    rout: Ints  #: scratch: the jobs new_factors found
+    rrate: Floats  #: scratch: their rates
+    victim: Floats  #: victim weight by class
+    pressure: Floats  #: pressure by class
 
 
 class NsState(NamedTuple):
@@ -146,7 +152,7 @@ class NsState(NamedTuple):
     place_calls: int
 
 
-def ns_init(jobs: Any, capacity: int, params: Vectors) -> tuple[NsStore, NsState]:
+def ns_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[NsStore, NsState]:
     ip, fp = params.ints, params.floats
     n = jobs.submit.shape[0]
     t = jobs.table
@@ -312,15 +318,15 @@ def _mark_stale(st: NsStore, ns: int, j: int) -> int:
 def ns_pass(
     st: NsStore,
     s: NsState,
-    jobs: Any,
-    queue: Any,
+    jobs: Jobs,
+    queue: Ints,
     head: int,
     tail: int,
     fresh: int,
     free: int,
     epoch: int,
     now: float,
-    chosen: Any,
+    chosen: Ints,
 ) -> tuple[NsState, int, int, int, float]:
     ip = st.ip
     t = st.table
@@ -453,7 +459,7 @@ def ns_pass(
     return state, head, tail, ns, math.nan
 
 
-def ns_ended(st: NsStore, s: NsState, jobs: Any, j: int, now: float) -> NsState:
+def ns_ended(st: NsStore, s: NsState, jobs: Jobs, j: int, now: float) -> NsState:
     lo, hi = st.spans[j, 0], st.spans[j, 1]
     nodes = jobs.placed[lo:hi]
     cores = int(st.table[j, CORES_USED])
@@ -481,14 +487,14 @@ def ns_ended(st: NsStore, s: NsState, jobs: Any, j: int, now: float) -> NsState:
 def ns_rates(
     st: NsStore,
     s: NsState,
-    jobs: Any,
-    ended: Any,
+    jobs: Jobs,
+    ended: Ints,
     nended: int,
-    chosen: Any,
+    chosen: Ints,
     k: int,
     now: float,
-    who: Any,
-    rates: Any,
+    who: Ints,
+    rates: Floats,
 ) -> tuple[NsState, int]:
     easy = st.ip[EASY] != 0
     rate = jobs.rate
@@ -530,5 +536,5 @@ def ns_rates(
     return state, m
 
 
-def ns_report(st: NsStore, s: NsState, out: Any, fout: Any) -> None:
+def ns_report(st: NsStore, s: NsState, out: Ints, fout: Floats) -> None:
     out[0] = s.place_calls

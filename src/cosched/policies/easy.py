@@ -15,7 +15,7 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from cosched.workload.job import Job
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
+    from cosched.policies.fcfs import Fcfs
 
 __all__ = ["EASY_PASS", "EasyBackfilling", "baseline_arguments", "shadow_time"]
 
@@ -228,21 +229,21 @@ class EasyStore(NamedTuple):
 
     ends: Floats  #: estimated ends
     jobs: Ints  #: job indices
-    site: Any  #: the site's integers (i8; see ``_ORDER`` ...)
-    fsite: Any  #: the site's reals (f8; see ``_HALF`` ...)
-    cand: Any  #: the live queue in the pass's order (i8, scratch)
-    key: Any  #: the order's keys (f8, scratch)
-    ujobs: Any  #: running jobs per user slot (i8)
-    uprocs: Any  #: processors they hold (i8)
-    seen: Any  #: users submitted so far (i8, 0 or 1 per slot)
-    done: Any  #: finished jobs' usage per slot, decayed to ``fsite[_AT]`` (f8)
-    rprocs: Any  #: running jobs' processors per slot (f8)
-    rdecayed: Any  #: and their decayed starts (f8; :class:`~cosched.policies.limits.FairShare`)
-    mix: Any  #: each slot's usage at the pass (f8, scratch)
-    nxt: Any  #: the running jobs in start order: next (i8, slot ``n``: the first)
-    prv: Any  #: and previous (slot ``n``: the last)
-    gone_t: Any  #: when the units removed change (f8)
-    gone_v: Any  #: units removed from then on (i8)
+    site: Ints  #: the site's integers (i8; see ``_ORDER`` ...)
+    fsite: Floats  #: the site's reals (f8; see ``_HALF`` ...)
+    cand: Ints  #: the live queue in the pass's order (i8, scratch)
+    key: Floats  #: the order's keys (f8, scratch)
+    ujobs: Ints  #: running jobs per user slot (i8)
+    uprocs: Ints  #: processors they hold (i8)
+    seen: Ints  #: users submitted so far (i8, 0 or 1 per slot)
+    done: Floats  #: finished jobs' usage per slot, decayed to ``fsite[_AT]`` (f8)
+    rprocs: Floats  #: running jobs' processors per slot (f8)
+    rdecayed: Floats  #: and their decayed starts (f8; :class:`~cosched.policies.limits.FairShare`)
+    mix: Floats  #: each slot's usage at the pass (f8, scratch)
+    nxt: Ints  #: the running jobs in start order: next (i8, slot ``n``: the first)
+    prv: Ints  #: and previous (slot ``n``: the last)
+    gone_t: Floats  #: when the units removed change (f8)
+    gone_v: Ints  #: units removed from then on (i8)
 
 
 class EasyState(NamedTuple):
@@ -470,7 +471,7 @@ def _take(store: EasyStore, jobs: Jobs, j: int) -> None:
     site[_STARTS] += 1
 
 
-def _removed_at(gone_t: Any, gone_v: Any, steps: int, now: float) -> tuple[int, int]:
+def _removed_at(gone_t: Floats, gone_v: Ints, steps: int, now: float) -> tuple[int, int]:
     """The units the unavailability removes at ``now`` and the first step after it."""
     lo = 0
     hi = steps
@@ -641,7 +642,7 @@ def site_pass(
 
 
 def _shadow_returns(
-    store: EasyStore, count: int, size: Any, free: int, need: int, now: float, drained: int
+    store: EasyStore, count: int, size: Ints, free: int, need: int, now: float, drained: int
 ) -> tuple[float, int]:
     """:func:`shadow_walk` over the running jobs' ends merged with the instants at which
     the ``drained`` units out of the machine come back (:meth:`Simulation.returns
@@ -692,7 +693,7 @@ def easy_report(store: EasyStore, state: EasyState, out: Ints, fout: Floats) -> 
     out[0] = store.site[_WAKES]
 
 
-def site_table(policy: Any, sim: Simulation) -> np.ndarray:
+def site_table(policy: EasyBackfilling | Fcfs, sim: Simulation) -> np.ndarray:
     """The per-job columns the site's rules read (none without them): each job's user
     slot (users numbered by first job, -1: none), processors asked for and queue rank
     (inf: none)."""
@@ -716,7 +717,7 @@ def site_table(policy: Any, sim: Simulation) -> np.ndarray:
     return out
 
 
-def _site_on(policy: Any, sim: Simulation) -> bool:
+def _site_on(policy: EasyBackfilling | Fcfs, sim: Simulation) -> bool:
     return (
         policy.order != "submit"
         or policy.max_jobs_per_user is not None
@@ -725,7 +726,9 @@ def _site_on(policy: Any, sim: Simulation) -> bool:
     )
 
 
-def baseline_arguments(policy: Any, sim: Simulation, window: int) -> EasyParams | None:
+def baseline_arguments(
+    policy: EasyBackfilling | Fcfs, sim: Simulation, window: int
+) -> EasyParams | None:
     """The compiled pass's parameters for an EASY or FCFS instance (``window``: EASY's
     backfill window, -1 the whole queue, 0 none), or None for the ``priority`` order
     (the general loop)."""

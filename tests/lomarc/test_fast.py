@@ -141,6 +141,24 @@ def test_general_loop_for_subclasses_and_checks() -> None:
     assert not fast.eligible(Simulation(w, lomarc_platform(NODES), Lomarc(), rate_model=rates))
 
 
+def test_a_plugin_heuristic_runs_on_the_general_loop_with_a_notice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A heuristic added to the open registry has no compiled form: the general loop runs
+    it, saying so in one line, and schedules as with the heuristic it copies."""
+    from cosched.lomarc import search
+
+    monkeypatch.setitem(search.PARTNER_HEURISTICS, "mine", search.PARTNER_HEURISTICS["u1"])
+    w = cell_workload("paper-alpha", "W1", "M1", 0, 60)
+    sim = Simulation(w, lomarc_platform(NODES), Lomarc(heuristic="mine"))  # type: ignore[arg-type]
+    with pytest.warns(UserWarning, match=r"does not know the heuristic 'mine'; the general loop"):
+        assert fastpath.eligible(sim) is None
+    with pytest.warns(UserWarning):
+        mine = sim.run()
+    u1 = Simulation(w, lomarc_platform(NODES), Lomarc(heuristic="u1")).run()
+    assert np.array_equal(mine.jobs["start_time"], u1.jobs["start_time"], equal_nan=True)
+
+
 _PLAIN = """
 from tests.lomarc.test_fast import both, assert_same
 from cosched.lomarc.experiment import NODES, RUNS, cell_workload

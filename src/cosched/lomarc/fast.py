@@ -15,6 +15,7 @@ paths (``tests/lomarc/test_fast.py``).
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,6 +82,22 @@ def arguments(policy: P.Lomarc, sim: Simulation) -> K.LomarcParams | None:
     if not eligible(sim):
         return None
     model = policy._rules.model
+    unknown = [
+        f"{what} {name!r}"
+        for what, name, known in (
+            ("heuristic", policy.heuristic, _HEURISTIC),
+            ("search", policy.search, _SEARCH),
+            ("slowdown formula", model.formula, FORMULAS),
+        )
+        if name not in known
+    ]
+    if unknown:  # a plugin's choice: its Python form runs on the general loop
+        warnings.warn(
+            f"{policy.name}: the compiled pass does not know the {', '.join(unknown)}; "
+            "the general loop runs it",
+            stacklevel=2,
+        )
+        return None
     return K.LomarcParams(
         hyperthreaded=model.hyperthreaded,
         check_match=policy.check_match,

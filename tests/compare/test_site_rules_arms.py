@@ -86,8 +86,11 @@ def test_an_arm_that_cannot_take_the_fitted_outages_is_named_with_why(tmp_path: 
     comparison = _plan(tmp_path, ["easy", "gang"], [[100.0, 500.0, 2]])
     by = {a.label: a for a in comparison.arms}
     assert "unavailable" not in by["gang"].machine and "unavailable" in by["easy"].machine
-    said = [n for n in comparison.notes if n.startswith("run without the fitted outages")]
-    assert len(said) == 1 and said[0].endswith(": gang") and "share nodes" in said[0]
+    # The verdict repeats it (a note of the fit): gang's difference from the baseline
+    # includes the capacity the outages remove.
+    said = [n for n in comparison.notes if "run without the fitted outages" in n]
+    assert len(said) == 1 and said[0].startswith("the fit: gang run without")
+    assert "share nodes" in said[0] and "includes the capacity" in said[0]
     assert any(n.startswith("fitted outages: 1 unavailability") for n in comparison.notes)
 
 

@@ -29,7 +29,7 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
-from cosched.compare.study import MACHINE_CHECK, differences
+from cosched.compare.study import FIT_WARNING, MACHINE_CHECK, differences
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -57,10 +57,6 @@ FITTED_BASELINE = "fitted baseline "
 
 def _upper(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-#: How a warning of the fit starts (:func:`cosched.cli._fit.fitted_arm`).
-FIT_WARNING = "the fit: "
 
 
 def baseline_paragraphs(notes: Sequence[str]) -> list[str]:

@@ -338,6 +338,10 @@ def plan(
     )
 
 
+#: How a note of :func:`with_site` that the verdict repeats starts (an arm run without a
+#: rule of the fitted baseline): :data:`cosched.compare.render.FIT_WARNING`.
+FIT_WARNING = "the fit: "
+
 #: The site rules a fitted baseline carries, by the parameter a policy must have to take it.
 SITE_RULES = {
     "max_jobs_per_user": "max_jobs_per_user",
@@ -394,8 +398,9 @@ def with_site(
             notes[0] += f" ({', '.join(took)})"
     if lacking:
         notes.append(
-            "run without some fitted site rules, which their schedulers do not have (no "
-            f"per-user limits or fair-share order in their policy): {'; '.join(lacking)}"
+            f"{FIT_WARNING}run without some fitted site rules, which their schedulers do not "
+            f"have (no per-user limits or fair-share order in their policy): "
+            f"{'; '.join(lacking)}; their difference from the baseline includes those rules"
         )
     if gone:
         out, more = _with_outages(out, [list(x) for x in gone], flags, probe)
@@ -428,7 +433,11 @@ def _with_outages(
         f"machine counts the same units runs under them ({', '.join(took) or 'none'})"
     ]
     for why, labels in without.items():
-        notes.append(f"run without the fitted outages, {why}: {', '.join(labels)}")
+        notes.append(
+            f"{FIT_WARNING}{', '.join(labels)} run without the fitted outages, {why}: their "
+            "difference from the baseline, which runs under them, includes the capacity "
+            "the outages remove"
+        )
     return out, notes
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from cosched.cli.compare import _site
-from cosched.compare.study import Arm, Comparison, load_store, plan, run, with_site
+from cosched.compare.study import (
+    Arm,
+    Comparison,
+    build_report,
+    load_store,
+    plan,
+    run,
+    with_site,
+)
 from cosched.policies import make_policy
 from cosched.workload.sources import open_workload
 
@@ -80,6 +88,11 @@ def test_an_arm_of_a_fitted_compare_runs_on_the_fitted_outages(tmp_path: Path) -
     _, _, jobs = load_store(tmp_path / "out")
     start = jobs["easy"][0].sort_values("job_id")["start_time"].tolist()
     assert start == [0.0, 500.0, 500.0, 500.0]
+    build_report(tmp_path / "out")  # the report says which machine it ran on
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert (
+        "- `easy` on 4 nodes x 1 core (cores), under the fitted unavailability (1 interval)" in text
+    )
 
 
 def test_an_arm_that_cannot_take_the_fitted_outages_is_named_with_why(tmp_path: Path) -> None:

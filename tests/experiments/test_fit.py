@@ -238,8 +238,8 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
     # One partition: the generating configuration is one compare can run as an arm.
     path = _log(tmp_path, n=300, seed=5, sizes=(48,))
-    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
-    assert arm == "easy(order=submit,window=20)"
+    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    assert arm == "easy(order=submit,window=20)" and gone == ()
     assert "KS 0.000, 100.0% started within 3600 s" in notes[0] and "a close match" in notes[0]
     assert len(notes) == 1  # the best fit itself is the arm
     # the report's verdict carries the baseline's held-out match
@@ -319,7 +319,7 @@ def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> N
     from cosched.compare.study import parse_arm, scheduling
 
     path = _limited_log(tmp_path, n=300, seed=8)
-    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, _ = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
     assert arm == f"easy(order=submit,max_jobs_per_user={USER_LIMIT})"
     assert "KS 0.000" in notes[0]
     parsed = parse_arm(arm)
@@ -437,14 +437,12 @@ def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: 
 
 
 @pytest.mark.slow
-def test_compare_says_why_its_baseline_leaves_the_outages_out(tmp_path: Path) -> None:
+def test_compare_runs_the_fitted_outages_with_its_baseline(tmp_path: Path) -> None:
     path, _ = _outage_log(tmp_path)
-    arm, notes = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
-    # The best fit replays the outages, which compare's machines do not carry: the
-    # reference is the best fit among the configurations without them, and the note
-    # says what was left out and why.
+    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    # The best fit replays the outages: it is the reference, and the intervals it
+    # replays (both parts' rules) come with it for every arm that can take them.
     res = _fit(path, tmp_path / "fit")  # the stored fit, read again
-    assert res.chosen.outages
-    assert arm == best_runnable(res).policy_string() and not best_runnable(res).outages
-    said = " ".join(notes)
-    assert "outages=on" in said and "the outages read from the log (compare's machines" in said
+    assert res.chosen.outages and best_runnable(res) == res.chosen
+    assert arm == res.chosen.policy_string() and gone == res.input.unavailable and gone
+    assert "outages=on" in notes[0]

@@ -292,3 +292,11 @@ def test_a_trace_draws_the_same_streams_wherever_it_lies(tmp_path: Path) -> None
     spec = small_spec(workloads=[{"kind": "swf", "name": "t", "path": "a/t.swf"}])
     for c in cells(spec_from_dict(spec, root=tmp_path)):
         assert c.cell_seed == sweep_mod._derive_seed(c.identity())
+
+
+def test_a_platforms_unavailability_is_read_and_a_bad_interval_named() -> None:
+    spec = spec_from_dict(small_spec(platform={"unavailable": [[10, 20.5, 4]]}))
+    assert spec.platform is not None and spec.platform.unavailable == ((10.0, 20.5, 4),)
+    for bad in ([[10, 20]], [[10, 20, 1.5]], 5):
+        with pytest.raises(ConfigError, match=r"\[platform\]\.unavailable"):
+            spec_from_dict(small_spec(platform={"unavailable": bad}))

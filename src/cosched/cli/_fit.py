@@ -200,9 +200,12 @@ def record(result: FitResult) -> dict[str, Any]:
 
 def fitted_arm(
     w: Workload, source: str, flags: MachineFlags | None, out: Path, executor: Any
-) -> tuple[str, list[str]]:
-    """``compare --baseline fitted``: the fitted configuration as an arm, and the notes
-    that say how well it matched the held-out jobs.
+) -> tuple[str, list[str], tuple[tuple[float, float, int], ...]]:
+    """``compare --baseline fitted``: the fitted configuration as an arm, the notes
+    that say how well it matched the held-out jobs, and the unavailability intervals it
+    replays (the fit part's read from its recorded starts, the held-out part's from its
+    submissions only: :mod:`cosched.experiments.unavailability`; empty unless the
+    configuration has ``outages`` on).
 
     Raises:
         ConfigError: the log records no starts.
@@ -234,4 +237,5 @@ def fitted_arm(
     from cosched.compare.render import FIT_WARNING
 
     lines += [f"{FIT_WARNING}{x}" for x in lacks(result, j.level)]
-    return b.policy_string(), lines
+    gone = result.input.unavailable if b.outages else ()
+    return b.policy_string(), lines, gone

@@ -245,8 +245,8 @@ def _compare(args: argparse.Namespace) -> int:
     }  # fmt: skip
     if _fitted(args.baseline):  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
-    baseline, fit_notes = _baseline(args, probe, flags)
-    site = _site(baseline) if _fitted(args.baseline) else None
+    baseline, fit_notes, gone = _baseline(args, probe, flags)
+    site = _site(baseline, gone) if _fitted(args.baseline) else None
     comparison = plan(workload, **given, robustness=robust, baseline=baseline, site=site)
     comparison.notes += fit_notes
     comparison.gantt_window = _window(args.gantt_window)
@@ -296,11 +296,11 @@ def _probe(path: str, limit: int | None, flags: MachineFlags | None) -> Workload
 
 def _baseline(
     args: argparse.Namespace, probe: Workload | None, flags: MachineFlags | None
-) -> tuple[str | None, list[str]]:
+) -> tuple[str | None, list[str], tuple[tuple[float, float, int], ...]]:
     """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
-    read from the store ``fitted:DIR`` names)."""
+    read from the store ``fitted:DIR`` names) and the outages it replays."""
     if not _fitted(args.baseline):
-        return args.baseline, []
+        return args.baseline, [], ()
     from cosched.cli._checks import check_writable_dir
     from cosched.cli._fit import fitted_arm
     from cosched.errors import ConfigError
@@ -324,17 +324,22 @@ def _baseline(
     return fitted_arm(probe, args.trace, flags, store, executor)
 
 
-def _site(arm: str | None) -> dict[str, Any] | None:
-    """The site rules of a fitted baseline (its user limits and fair-share order), which
-    ``compare`` applies to every arm that takes them."""
+def _site(
+    arm: str | None, gone: tuple[tuple[float, float, int], ...] = ()
+) -> dict[str, Any] | None:
+    """The site rules of a fitted baseline (its user limits, fair-share order and the
+    outages it replays, ``unavailable``), which ``compare`` applies to every arm that
+    takes them."""
     from cosched.compare.study import SITE_RULES, parse_arm
 
     if arm is None:
         return None
     params = parse_arm(arm).params
-    rules = {k: v for k, v in params.items() if k in SITE_RULES and k != "order"}
+    rules: dict[str, Any] = {k: v for k, v in params.items() if k in SITE_RULES and k != "order"}
     if params.get("order") == "fairshare":
         rules["order"] = "fairshare"
+    if gone:
+        rules["unavailable"] = [list(x) for x in gone]
     return rules or None
 
 

@@ -29,7 +29,7 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
-from cosched.compare.study import MACHINE_CHECK, differences
+from cosched.compare.study import FIT_WARNING, MACHINE_CHECK, differences
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -57,10 +57,6 @@ FITTED_BASELINE = "fitted baseline "
 
 def _upper(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-#: How a warning of the fit starts (:func:`cosched.cli._fit.fitted_arm`).
-FIT_WARNING = "the fit: "
 
 
 def baseline_paragraphs(notes: Sequence[str]) -> list[str]:
@@ -349,6 +345,13 @@ def _winners_losers(run: _Run) -> pd.DataFrame | None:
 def _how_section(doc: Document, run: _Run) -> None:
     by_policy = run.summary.set_index("policy")
     random = {a.label for a in run.comparison.main if a.random}
+    # The fitted outages an arm runs under (compare --baseline fitted: study.with_site).
+    gone = {a.label: len(a.machine.get("unavailable") or ()) for a in run.comparison.arms}
+    under = {
+        p: f", under the fitted unavailability ({n} interval{'s' if n > 1 else ''})"
+        for p, n in gone.items()
+        if n
+    }
     doc.add("## How it was run", "")
     for p in run.main:
         n = int(by_policy.loc[p, "seeds"])
@@ -357,10 +360,10 @@ def _how_section(doc: Document, run: _Run) -> None:
             if p in random
             else "one run"
         )
-        doc.add(f"- `{p}` on {run.machines[p].describe()}: {kind}")
+        doc.add(f"- `{p}` on {run.machines[p].describe()}{under.get(p, '')}: {kind}")
     for p in _beside(run):
         doc.add(
-            f"- `{p}`: one run beside the baseline compared against "
+            f"- `{p}`{under.get(p, '')}: one run beside the baseline compared against "
             f"({'with' if p == 'easy' else 'without'} backfilling), never a candidate"
         )
     for p in run.shown[len(run.main) :]:

@@ -93,7 +93,8 @@ class Arm:
         off: what a ``control`` arm turns off of its main arm, in the order turned off
             (each control turns off its own and every earlier one): :func:`control_steps`.
         machine: machine flags this arm runs with over the comparison's
-            (``max_jobs_per_node=1``: node sharing's scheduler without sharing).
+            (``max_jobs_per_node=1``: node sharing's scheduler without sharing;
+            ``unavailable``: the fitted outages, :func:`with_site`).
     """
 
     label: str
@@ -105,7 +106,7 @@ class Arm:
     profile_params: dict[str, Any] = field(default_factory=dict)
     control_of: str | None = None
     off: list[str] = field(default_factory=list)
-    machine: dict[str, int] = field(default_factory=dict)
+    machine: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_arm(text: str) -> Arm:
@@ -260,7 +261,8 @@ def plan(
         controls: add each coscheduling arm's control runs (:func:`control_steps`) and
             the baselines with and without backfilling, which attribute its gain.
         site: the site's rules fitted to the log (``max_jobs_per_user``,
-            ``max_procs_per_user``, ``order=fairshare`` with ``fairshare_half_life``):
+            ``max_procs_per_user``, ``order=fairshare`` with ``fairshare_half_life``,
+            ``unavailable``: the outages the fitted baseline replays):
             every arm whose policy takes a rule runs under it, and a note names the arms
             that do not and why (:func:`with_site`).
 
@@ -325,7 +327,7 @@ def plan(
     if robustness:
         arms += [s for f in by_verdict() if f.sweeps is not None for s in f.sweeps(arms)]
     if site:
-        arms, site_notes = with_site(arms, site)
+        arms, site_notes = with_site(arms, site, flags, probe)
         notes += site_notes
     given = {} if flags is None else {k: v for k, v in vars(flags).items() if v is not None}
     assumptions: dict[str, Any] = {
@@ -336,6 +338,10 @@ def plan(
     )
 
 
+#: How a note of :func:`with_site` that the verdict repeats starts (an arm run without a
+#: rule of the fitted baseline): :data:`cosched.compare.render.FIT_WARNING`.
+FIT_WARNING = "the fit: "
+
 #: The site rules a fitted baseline carries, by the parameter a policy must have to take it.
 SITE_RULES = {
     "max_jobs_per_user": "max_jobs_per_user",
@@ -345,12 +351,25 @@ SITE_RULES = {
 }
 
 
-def with_site(arms: Sequence[Arm], site: dict[str, Any]) -> tuple[list[Arm], list[str]]:
+def with_site(
+    arms: Sequence[Arm],
+    site: dict[str, Any],
+    flags: MachineFlags | None = None,
+    probe: Workload | None = None,
+) -> tuple[list[Arm], list[str]]:
     """``arms`` each under the rules of ``site`` its policy takes (:data:`SITE_RULES`;
     the log's own schedule is left as logged), and the notes: which arms run under which
-    rules, and which arms do not take which rule, with why."""
+    rules, and which arms do not take which rule, with why.
+
+    The outages (``site["unavailable"]``, ``[start, end, units]`` each, read on the
+    machine of ``flags`` and ``probe`` as EASY builds it) go on each arm's machine
+    (:attr:`Arm.machine`, as ``[platform].unavailable``) when that machine is counted in
+    the same units: an arm whose jobs share nodes, or whose machine counts other units,
+    runs without them and the note says why (:func:`_outage_misfit`)."""
     import dataclasses
 
+    gone = site.get("unavailable") or []
+    site = {k: v for k, v in site.items() if k != "unavailable"}
     out: list[Arm] = []
     took: list[str] = []
     lacking: list[str] = []
@@ -371,16 +390,79 @@ def with_site(arms: Sequence[Arm], site: dict[str, Any]) -> tuple[list[Arm], lis
             out.append(arm)
         if missing:
             lacking.append(f"{arm.label} ({', '.join(missing)})")
-    rules = ", ".join(f"{k}={v}" for k, v in site.items())
-    notes = [f"fitted site rules {rules}: every arm runs under those its scheduler takes"]
-    if took:
-        notes[0] += f" ({', '.join(took)})"
+    notes = []
+    if site:
+        rules = ", ".join(f"{k}={v}" for k, v in site.items())
+        notes.append(f"fitted site rules {rules}: every arm runs under those its scheduler takes")
+        if took:
+            notes[0] += f" ({', '.join(took)})"
     if lacking:
         notes.append(
-            "run without some fitted site rules, which their schedulers do not have (no "
-            f"per-user limits or fair-share order in their policy): {'; '.join(lacking)}"
+            f"{FIT_WARNING}run without some fitted site rules, which their schedulers do not "
+            f"have (no per-user limits or fair-share order in their policy): "
+            f"{'; '.join(lacking)}; their difference from the baseline includes those rules"
+        )
+    if gone:
+        out, more = _with_outages(out, [list(x) for x in gone], flags, probe)
+        notes += more
+    return out, notes
+
+
+def _with_outages(
+    arms: list[Arm], gone: list[list[Any]], flags: MachineFlags | None, probe: Workload | None
+) -> tuple[list[Arm], list[str]]:
+    """:func:`with_site`'s outages: each arm that can take them runs under them."""
+    ref, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
+    out: list[Arm] = []
+    took: list[str] = []
+    without: dict[str, list[str]] = {}
+    for arm in arms:
+        why = None if arm.policy == "recorded" else _outage_misfit(arm, ref, flags, probe)
+        if arm.policy == "recorded":
+            out.append(arm)
+        elif why is None:
+            out.append(replace(arm, machine={**arm.machine, "unavailable": gone}))
+            took.append(arm.label)
+        else:
+            out.append(arm)
+            without.setdefault(why, []).append(arm.label)
+    hours = sum((float(b) - float(a)) * int(u) for a, b, u in gone) / 3600.0
+    notes = [
+        f"fitted outages: {len(gone)} unavailability intervals read from the log "
+        f"({hours:.0f} unit-hours of {ref.describe()}), each a drain: every arm whose "
+        f"machine counts the same units runs under them ({', '.join(took) or 'none'})"
+    ]
+    for why, labels in without.items():
+        notes.append(
+            f"{FIT_WARNING}{', '.join(labels)} run without the fitted outages, {why}: their "
+            "difference from the baseline, which runs under them, includes the capacity "
+            "the outages remove"
         )
     return out, notes
+
+
+def _outage_misfit(
+    arm: Arm, ref: Platform, flags: MachineFlags | None, probe: Workload | None
+) -> str | None:
+    """Why ``arm`` cannot run under outages read on machine ``ref`` (None: it can)."""
+    given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
+    try:
+        mine, _ = build_platform(
+            policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
+        )
+    except ConfigError as exc:
+        return f"as its machine cannot be built ({exc})"
+    if mine.shared:
+        return (
+            "as their jobs share nodes, placed on named nodes, which a drain of capacity "
+            "counted in units does not reach"
+        )
+    if (mine.capacity, mine.allocation) != (ref.capacity, ref.allocation):
+        return (
+            f"as their machine counts {mine.capacity} units by {mine.allocation.value}, the "
+            f"outages were read on {ref.capacity} units by {ref.allocation.value}"
+        )
+    return None
 
 
 def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:
@@ -411,7 +493,7 @@ def control_arms(arm: Arm) -> list[Arm]:
     policy = cls(**arm.params)
     out: list[Arm] = []
     params = dict(arm.params)
-    machine: dict[str, int] = {}
+    machine: dict[str, Any] = {}
     off: list[str] = []
     for what, _, change, flags in steps:
         if change and all(getattr(policy, k, None) == v for k, v in change.items()):

@@ -653,7 +653,8 @@ def _shown(feature: str, value: Any) -> str:
 
 def unrunnable(b: Baseline) -> list[str]:
     """What of ``b`` ``cosched compare``'s arms do not run, each with why (empty: ``b``
-    runs as an arm)."""
+    runs as an arm). The outages read from the log they run: each arm whose machine is
+    counted in units takes them (:func:`cosched.compare.study.with_site`)."""
     out = []
     if b.partitions:
         out.append("partitions (compare's arms run one machine)")
@@ -661,12 +662,6 @@ def unrunnable(b: Baseline) -> list[str]:
         out.append("exact estimates (compare's arms see the users' requests)")
     if b.order == "queue":
         out.append("learned queue ranks (compare's arms read the log's queue numbers)")
-    if b.outages:
-        out.append(
-            "the outages read from the log (compare's machines carry no unavailability, "
-            "and the sharing families place jobs on named nodes, which a drain by count "
-            "does not reach)"
-        )
     return out
 
 

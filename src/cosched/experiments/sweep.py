@@ -67,7 +67,9 @@ Scalar = str | int | float | bool | None
 Progress = Callable[[int, int], None]
 
 _TOP_KEYS = ("name", "workloads", "platform", "policies", "seeds", "estimates", "tau")
-_PLATFORM_KEYS = ("procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node", "exclusive")
+_PLATFORM_KEYS = (
+    "procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node", "exclusive", "unavailable"
+)  # fmt: skip
 _RULE_KEYS = ("procs_field", "overrun", "nonpositive_run", "too_wide")
 # Keys of each workload kind, with the check of their values (see _KINDS).
 _WORKLOAD_KEYS: dict[str, dict[str, str]] = {
@@ -365,12 +367,32 @@ def _parse_platform(ctx: _Ctx, raw: object) -> MachineFlags | None:
                 ctx.fail(f"[platform].allocation must be 'cores' or 'nodes', got {value!r}")
         elif key == "exclusive":
             _want(ctx, value, f"[platform].{key}", "flag")
-        else:
+        elif key != "unavailable":
             _want(ctx, value, f"[platform].{key}", "size")
+    raw = dict(raw)
+    if "unavailable" in raw:
+        raw["unavailable"] = _parse_unavailable(ctx, raw["unavailable"])
     flags = MachineFlags(**raw)
     if flags.procs is not None and flags.nodes is not None:
         ctx.fail("[platform]: give either 'procs' or 'nodes', not both")
     return flags
+
+
+def _parse_unavailable(ctx: _Ctx, raw: object) -> tuple[tuple[float, float, int], ...]:
+    """``[platform].unavailable``: a list of ``[start, end, units]`` (the machine checks
+    each interval when it is built)."""
+    if not isinstance(raw, list | tuple):
+        ctx.fail(f"[platform].unavailable must be a list of [start, end, units], got {raw!r}")
+    out = []
+    for k, item in enumerate(raw):
+        ok = isinstance(item, list | tuple) and len(item) == 3
+        if not ok or isinstance(item[2], bool) or not isinstance(item[2], int):
+            ctx.fail(f"[platform].unavailable[{k}] must be [start, end, units], got {item!r}")
+        try:
+            out.append((float(item[0]), float(item[1]), int(item[2])))
+        except (TypeError, ValueError):
+            ctx.fail(f"[platform].unavailable[{k}] must be [start, end, units], got {item!r}")
+    return tuple(out)
 
 
 def _parse_workload(ctx: _Ctx, i: int, raw: object, platform: MachineFlags | None) -> WorkloadSpec:

@@ -102,6 +102,10 @@ class MachineFlags:
     #: The site gives each job whole nodes (``compare --exclusive``; None: as the trace
     #: header says, :data:`EXCLUSIVE_KEY`).
     exclusive: bool | None = None
+    #: Capacity removed for a while, ``(start, end, units)`` each
+    #: (:attr:`Platform.unavailable <cosched.platform.machine.Platform.unavailable>`;
+    #: ``compare --baseline fitted``: the outages the fit read from the log).
+    unavailable: tuple[tuple[float, float, int], ...] | None = None
 
     def said(self) -> bool:
         """Whether any flag was given."""
@@ -221,7 +225,8 @@ def build_platform(
     )
     mpl = flags.mpl if flags.mpl is not None else req.mpl
     cap = flags.max_jobs_per_node if flags.max_jobs_per_node is not None else req.max_jobs_per_node
-    platform = Platform(nodes, cores, allocation, mpl=mpl, max_jobs_per_node=cap)
+    gone = flags.unavailable or ()
+    platform = Platform(nodes, cores, allocation, mpl=mpl, max_jobs_per_node=cap, unavailable=gone)
     if whole is not None:
         notes.append(
             f"whole nodes to each job ({whole}: the site allocates nodes exclusively); "

@@ -48,6 +48,7 @@ from cosched.lomarc.matching import classes_match, expected_arrivals, response_i
 from cosched.lomarc.search import pair_ends
 from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, pair_value
 from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
+from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
     from cosched.engine.loop import Floats, Ints, IntTable, Jobs, Table
@@ -589,7 +590,7 @@ def lomarc_pass(
                         now, head_free, head_size,
                     )  # fmt: skip
                     known = True
-                if backfill and not (now + ej <= shadow or sj <= extra):
+                if backfill and not admit(now + ej, sj, shadow, extra)[0]:
                     k += 1
                     continue
                 partner = -1
@@ -664,14 +665,15 @@ def lomarc_pass(
                     else:
                         pe = pair_ends(ej, est[partner], psl)
                         e_end = now + max(pe[0], pe[1])
-                    if not (e_end <= shadow or sj <= extra) and partner >= 0:
+                    ok, left = admit(e_end, sj, shadow, extra)
+                    if not ok and partner >= 0:
                         partner, ppos, psl = -1, -1, 1.0
                         e_end = now + ej
-                    if not (e_end <= shadow or sj <= extra):
+                        ok, left = admit(e_end, sj, shadow, extra)
+                    if not ok:
                         k += 1
                         continue
-                    if e_end > shadow:
-                        extra -= sj
+                    extra = left
                 # start: the first empty nodes
                 if not listed:
                     listed = True

@@ -33,6 +33,7 @@ from cosched.lomarc.matching import (
 from cosched.lomarc.rates import PairRates
 from cosched.lomarc.search import pair_ends
 from cosched.lomarc.slowdown import FORMULAS, pair_value, shared_cost
+from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
@@ -178,6 +179,7 @@ LOMARC_PASS = CompiledPass(
         response_impact,
         expected_arrivals,
         pair_ends,
+        admit,
         K._cpu_factor,
         K._pair_sl,
         K._screen,

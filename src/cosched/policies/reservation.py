@@ -15,7 +15,9 @@ The compiled event loop (:mod:`cosched.engine.loop`) runs EASY's pass on arrays:
 keeps the running jobs sorted by estimated end (:func:`insert_release`,
 :func:`drop_release`), walks them with :func:`shadow_walk`, the rule
 :class:`ShadowWalk` applies, and backfills by :func:`admit`, the rule
-:class:`Reservation` applies (which calls it).
+:class:`Reservation` applies (which calls it). LOMARC's and gang's compiled passes
+backfill by :func:`admit` too; which pass keeps which half of the rule its own, and why,
+is in docs/design/engine.md ("EASY's reservation rule in the compiled passes").
 """
 
 from __future__ import annotations

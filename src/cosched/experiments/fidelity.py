@@ -449,7 +449,7 @@ def _study_details(
 ) -> list[str]:
     seeds = int(under["seeds"].max()) if under["seeds"].notna().any() else 0
     lines = [
-        f"**{fit.family}** (numbers from {command}, up to {seeds} seeds). "
+        f"**{fit.family}** (numbers from {command}, up to {seeds} seed{'s' * (seeds != 1)}). "
         "Held-out claims whose verdict the fit changes:",
         "",
         "| claim | paper | default | fitted |",

@@ -133,6 +133,17 @@ def compare(base: pd.DataFrame, other: pd.DataFrame, title: str) -> None:
     print()
 
 
+def summary(title: str, table: pd.DataFrame, results: pd.DataFrame) -> None:
+    """Print a reading's claim tally, Figure 3's ceilings and Figure 4's responses."""
+    print(f"## reading: {title}")
+    print(f"claims: {agreement(table).text()}")
+    ceil = ceilings(results)
+    if ceil:
+        print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
+    for wl, resp in figure4(results).items():
+        print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
+
+
 def write_copy(name: str, table: pd.DataFrame, command: str) -> Path:
     """``docs/claims/NAME.csv``: a mechanism's claim copy, ``command`` first."""
     table = table.copy()
@@ -153,17 +164,11 @@ def judge(
         label = text or "none"
         parts = [pd.read_csv(d / f"{label}-results.csv") for d in dirs]
         results = pd.concat([p for p in parts if not p.empty], ignore_index=True)
-        results["variant"] = results["variant"].fillna("")
+        results["variant"] = results["variant"].astype(object).fillna("")
         table = evaluate(claims(), results, "dyncosched")
         tables[text] = table
         seeds = sorted(results["seed"].unique())
-        print(f"## reading: {label}  ({len(seeds)} seeds)")
-        print(f"claims: {agreement(table).text()}")
-        ceil = ceilings(results)
-        if ceil:
-            print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
-        for wl, resp in figure4(results).items():
-            print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
+        summary(f"{label}  ({len(seeds)} seeds)", table, results)
         if save:
             Path(save).mkdir(parents=True, exist_ok=True)
             table.to_csv(Path(save) / f"{label}.csv", index=False)
@@ -226,13 +231,7 @@ def main() -> None:
         if args.copy and text == readings[-1]:
             command = " ".join(["python", "docs/studies/dyncosched_mechanisms.py", *sys.argv[1:]])
             print(f"wrote {write_copy(args.copy, table, command)}")
-        print(f"## reading: {label}  ({time.process_time() - t0:.0f} s of CPU)")
-        print(f"claims: {agreement(table).text()}")
-        ceil = ceilings(results)
-        if ceil:
-            print("Figure 3 ceilings (%): " + ", ".join(f"{k} {v:.1f}" for k, v in ceil.items()))
-        for wl, resp in figure4(results).items():
-            print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
+        summary(f"{label}  ({time.process_time() - t0:.0f} s of CPU)", table, results)
         print(flush=True)
     for text in readings[1:]:
         compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")

@@ -1,6 +1,14 @@
-"""Hand cases of the time-sharing kernel: jobs placed and started, nothing run yet."""
+"""Set-ups the time-sharing kernel's tests share: a hand case's jobs placed and started
+with nothing run yet, and the kernel run as plain Python in a fresh process."""
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,3 +38,20 @@ def placed(
     )
     sim.run(horizon=0.0)
     return sim.state
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def interpreted(code: str, arg: Any, timeout: float) -> str:
+    """What ``code`` prints, run with ``NUMBA_DISABLE_JIT=1`` (the kernel's functions as
+    plain Python) in a fresh process from the repository's root, the JSON of ``arg`` as
+    its ``sys.argv[1]``."""
+    guard = "from cosched.timesharing import kernel as K\nassert not K._NUMBA\n"
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", guard + code, json.dumps(arg)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout

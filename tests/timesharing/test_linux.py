@@ -11,10 +11,6 @@ counter / 2 + NICE_TO_TICKS(0); a woken process preempts when its goodness is hi
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,9 +20,9 @@ from cosched.timesharing import OTHER_SCHEMES, SCHEMES, TSParams, jobs_table, si
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim, job_seeds
 from cosched.timesharing.workloads import bsp_jobs
+from tests.timesharing.hand import interpreted
 
 RNG = np.random.default_rng
-ROOT = Path(__file__).resolve().parents[2]
 #: HZ 100 (NICE_TO_TICKS(0) = (20 >> 2) + 1 = 6 ticks: 60 ms) and free switches, so
 #: that every slice ends on a tick the hand can find.
 HAND = TSParams(local="linux24", linux_hz=100, context_switch=0.0)
@@ -206,21 +202,12 @@ LINUX_RUN = (
 def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
     """``run_code`` defines ``run(*case)``, returning JSON: every case run interpreted
     (``NUMBA_DISABLE_JIT=1``, a fresh process) gives what it gives compiled here."""
-    code = (
-        run_code
-        + "import sys\nfrom cosched.timesharing import kernel as K\nassert not K._NUMBA\n"
-        + "print(json.dumps([run(*c) for c in json.loads(sys.argv[1])]))\n"
-    )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(cases)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-2000:]
+    code = run_code + "import sys\nprint(json.dumps([run(*c) for c in json.loads(sys.argv[1])]))\n"
+    out = interpreted(code, cases, timeout=900)
     scope: dict[str, object] = {}
     exec(run_code, scope)
     compiled = [scope["run"](*c) for c in cases]  # type: ignore[operator]
-    assert json.loads(out.stdout) == compiled
+    assert json.loads(out) == compiled
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_under_linux() -> None:

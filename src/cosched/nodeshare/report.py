@@ -184,6 +184,18 @@ def _table1(chosen: dict[Key, Record], paper: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _turnaround_cells(t: int, name: str, r: Record, easy: Record, fcfs: Record) -> str:
+    """A table row's first cells: trace ``t``, the cell ``name``, ``r``'s mean wait and
+    turnaround in hours and its turnaround against EASY's and FCFS's (``easy``,
+    ``fcfs``)."""
+    return (
+        f"| Trace{t} | {name} | {r['mean_wait'] / 3600:.2f} | "
+        f"{r['mean_turnaround'] / 3600:.2f} | "
+        f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
+        f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} |"
+    )
+
+
 def _sensitivity(
     chosen: dict[Key, Record],
     traces: list[int],
@@ -209,11 +221,8 @@ def _sensitivity(
             if r is None:
                 continue
             lines.append(
-                f"| Trace{t} | {v} | {r['mean_wait'] / 3600:.2f} | "
-                f"{r['mean_turnaround'] / 3600:.2f} | "
-                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
-                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | "
-                f"{_over(groups, (t, v, 1158), lambda g: g['mean_turnaround'])} |"
+                _turnaround_cells(t, v, r, easy, fcfs)
+                + f" {_over(groups, (t, v, 1158), lambda g: g['mean_turnaround'])} |"
             )
     return [*lines, ""]
 
@@ -303,10 +312,7 @@ def _lines(out: Path, chosen: dict[Key, Record], groups: dict[Key, list[Record]]
             cv = float(np.std(seeds) / np.mean(seeds)) if len(seeds) > 1 else 0.0
             ci = mean_ci(np.asarray(seeds) / 3600)
             lines.append(
-                f"| Trace{t} | {pol} | {r['mean_wait'] / 3600:.2f} | "
-                f"{r['mean_turnaround'] / 3600:.2f} | "
-                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
-                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | {len(seeds)} | "
+                _turnaround_cells(t, pol, r, easy, fcfs) + f" {len(seeds)} | "
                 f"{100 * cv:.2f}% | {r['utilization']:.3f} | {r['offered_load']:.2f} | "
                 f"{ci.text(4)} |"
             )

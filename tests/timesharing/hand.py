@@ -1,5 +1,6 @@
 """Set-ups the time-sharing kernel's tests share: a hand case's jobs placed and started
-with nothing run yet, and the kernel run as plain Python in a fresh process."""
+with nothing run yet, and the kernel run as plain Python in a fresh process (against
+its compiled runs: :func:`assert_interpreted_matches`)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,28 @@ def interpreted(code: str, arg: Any, timeout: float) -> str:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout
+
+
+#: A run's results as JSON (floats written exactly): what the two runs compare.
+_AS_JSON = (
+    "import json\n"
+    "def as_json(r):\n"
+    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
+    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+)
+
+
+def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
+    """``run_code`` defines ``run(*case)``, returning a simulation's result: every case
+    run interpreted (``NUMBA_DISABLE_JIT=1``, a fresh process) gives, bit for bit, what
+    it gives compiled here."""
+    code = (
+        run_code
+        + _AS_JSON
+        + ("import sys\nprint(json.dumps([as_json(run(*c)) for c in json.loads(sys.argv[1])]))\n")
+    )
+    out = interpreted(code, cases, timeout=900)
+    scope: dict[str, Any] = {}
+    exec(run_code + _AS_JSON, scope)
+    compiled = [scope["as_json"](scope["run"](*c)) for c in cases]
+    assert json.loads(out) == compiled

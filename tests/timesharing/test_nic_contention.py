@@ -160,7 +160,6 @@ def test_the_cells_read_it_and_name_bad_values() -> None:
 
 
 NIC_RUN = (
-    "import json\n"
     "import numpy as np\n"
     "from cosched.timesharing import TSParams, simulate\n"
     "from cosched.timesharing.params import LINEAR_NIC_BANDWIDTH\n"
@@ -168,16 +167,14 @@ NIC_RUN = (
     "def run(scheme, seed):\n"
     "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, nic_bandwidth=LINEAR_NIC_BANDWIDTH)\n"
     "    jobs = [(0.0, 0.3, 4, 0.001, 2.0, 1), (0.05, 0.3, 4, 0.001, 1.0, 0)]\n"
-    "    r = simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                 rng=np.random.default_rng(seed), params=p)\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
+    "                    rng=np.random.default_rng(seed), params=p)\n"
 )
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_with_contention() -> None:
     # As test_noise's check: NUMBA_DISABLE_JIT=1 runs the interface's queues as plain
     # Python, in a fresh process, with the same results bit for bit.
-    from tests.timesharing.test_linux import assert_interpreted_matches
+    from tests.timesharing.hand import assert_interpreted_matches
 
     assert_interpreted_matches(NIC_RUN, [("SB", 1), ("PB", 2), ("GS", 3), ("FCS", 4)])

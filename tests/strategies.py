@@ -55,3 +55,14 @@ ts_job = st.tuples(
     st.integers(1, TS_NODES),
     st.integers(1, 6),
 )
+
+
+#: The gang matrix's settings drawn by the gang policy's property tests (each a keyword
+#: of :class:`cosched.gang.Gang`), with the data to draw a workload from.
+gang_settings = dict(
+    data=st.data(),
+    mpl=st.integers(1, 4),
+    packing=st.sampled_from(["first-fit", "buddy"]),
+    alternate=st.booleans(),
+    backfill=st.booleans(),
+)

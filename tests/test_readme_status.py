@@ -147,17 +147,23 @@ def _copy(rows: list[tuple[str, str]], command: str = "cosched sweep x.toml") ->
     )  # fmt: skip
 
 
-def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _only_study(monkeypatch: pytest.MonkeyPatch, family: str, parameter: str, value: str) -> None:
+    """One calibrated study of the coupled paper, ``family``, fitted to the claims
+    ``fit-*`` and held out on ``held-*``, as the only calibration registered."""
     from cosched.experiments import calibration
     from cosched.experiments.calibration import Calibration
 
     fit = Calibration(
-        parameter="load", family="coupled-fitted", value="0.9", fitted_to=("fit-*",),
+        parameter=parameter, family=family, value=value, fitted_to=("fit-*",),
         method="grid", held_out=("held-*",), claims_of="coupled",
     )  # fmt: skip
     monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
+
+
+def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _only_study(monkeypatch, "coupled-fitted", "load", "0.9")
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("held-c", "disagrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees"),
@@ -249,14 +255,7 @@ def test_every_held_out_gap_of_a_stored_study_has_a_classified_cause() -> None:
 def test_a_study_that_ran_part_of_the_claims_is_compared_on_that_part(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from cosched.experiments import calibration
-    from cosched.experiments.calibration import Calibration
-
-    fit = Calibration(
-        parameter="noise", family="coupled-noise", value="1 ms", fitted_to=("fit-*",),
-        method="grid", held_out=("held-*",), claims_of="coupled",
-    )  # fmt: skip
-    monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
+    _only_study(monkeypatch, "coupled-noise", "noise", "1 ms")
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("other", "agrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees")])

@@ -11,8 +11,11 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from cosched.engine.compiled import Vectors, loop_of, param_kinds, params_of
+from cosched.engine.compiled import loop_of, param_kinds, params_of
+from cosched.gang._kernel import GangParams
 from cosched.gang.fast import GANG_PASS
+from cosched.nodeshare._pass import NsParams
+from cosched.nodeshare.fast import NODESHARE_PASS
 from cosched.policies.easy import EASY_PASS, EasyParams, easy_pass
 
 # What numba's cache keys a closure by, beside its bytecode (numba.core.caching:
@@ -53,13 +56,19 @@ def test_parameters_are_cast_to_their_declared_types() -> None:
     got = params_of(EASY_PASS, EasyParams(window=np.int64(3)))  # type: ignore[arg-type]
     assert got.window == 3 and type(got.window) is int
     assert got.gone_t.dtype == np.float64 and got.gone_v.dtype == np.int64
-    vec = params_of(GANG_PASS, Vectors([1, 2], [0.5]))  # type: ignore[arg-type]
-    assert vec.ints.dtype == np.int64 and vec.floats.dtype == np.float64
-    assert param_kinds(GANG_PASS.params) == ("i8[::1]", "f8[::1]")
+    tables = params_of(
+        NODESHARE_PASS,
+        NsParams(4, 2, 2, 0, True, True, [0], [1], [1], [1], [1], [0]),  # type: ignore[arg-type]
+    )
+    assert [t.dtype for t in tables[6:]] == [np.int64] * 3 + [np.float64] * 3
+    assert param_kinds(NODESHARE_PASS.params)[6:] == ("i8[::1]",) * 3 + ("f8[::1]",) * 3
+    flags = params_of(GANG_PASS, GangParams(*[np.int64(1)] * 9, 1, 1, 0))  # type: ignore[arg-type]
+    assert [type(v) for v in flags] == [int, int, bool, bool, bool, int, bool, int, bool,
+                                        float, float, float]  # fmt: skip
 
 
 def test_parameters_of_another_type_are_refused() -> None:
-    with pytest.raises(TypeError, match="easy pass's arguments gave Vectors, not EasyParams"):
-        params_of(EASY_PASS, Vectors(np.zeros(1, np.int64), np.zeros(1)))
+    with pytest.raises(TypeError, match="easy pass's arguments gave GangParams, not EasyParams"):
+        params_of(EASY_PASS, GangParams(1, 1, False, False, False, -1, False, 1, False, 1, 1, 0))
     with pytest.raises(TypeError, match=r"_Odd\.name: a pass's parameter is an int"):
         param_kinds(_Odd)

@@ -144,19 +144,24 @@ def test_the_space_is_declared_and_plain_easy_first() -> None:
     assert all(b.order != "queue" and not b.partitions for b in small)
 
 
-def test_queue_ranks_follow_the_fit_part_waits(tmp_path: Path) -> None:
-    # Queue 7 waits 0 s, queue 3 waits 500 s in the fit part: 7 ranks first.
-    t = pd.DataFrame(
+def _four_queued(queue: list[float], **extra: list[float]) -> pd.DataFrame:
+    """Four one-processor jobs of 10 s, submitted at 0, 1, 2, 3, in these queues."""
+    return pd.DataFrame(
         {
             "job_id": [1, 2, 3, 4],
             "submit_time": [0.0, 1.0, 2.0, 3.0],
             "run_time": [10.0] * 4,
             "procs": [1] * 4,
             "requested_time": [10.0] * 4,
-            "queue": [3.0, 7.0, 3.0, 7.0],
-            "recorded_start": [500.0, 1.0, 9000.0, 3.0],
+            "queue": queue,
+            **extra,
         }
     )
+
+
+def test_queue_ranks_follow_the_fit_part_waits(tmp_path: Path) -> None:
+    # Queue 7 waits 0 s, queue 3 waits 500 s in the fit part: 7 ranks first.
+    t = _four_queued([3.0, 7.0, 3.0, 7.0], recorded_start=[500.0, 1.0, 9000.0, 3.0])
     inp = prepare(Workload.from_table(t), Platform.of_procs(4), 0.5)
     assert inp.workload.table["queue"].tolist() == [1.0, 0.0, 1.0, 0.0]
     assert inp.queues
@@ -207,16 +212,7 @@ def test_cli_fit_needs_recorded_starts(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_queue_order_serves_lower_queues_first() -> None:
     # One processor. Job 1 (queue 2) runs 0-10; meanwhile 2 (queue 5), 3 (queue 1) and
     # 4 (no queue) arrive: 3 runs next, then 2, then 4, whatever their submit order.
-    t = pd.DataFrame(
-        {
-            "job_id": [1, 2, 3, 4],
-            "submit_time": [0.0, 1.0, 2.0, 3.0],
-            "run_time": [10.0] * 4,
-            "procs": [1] * 4,
-            "requested_time": [10.0] * 4,
-            "queue": [2.0, 5.0, 1.0, np.nan],
-        }
-    )
+    t = _four_queued([2.0, 5.0, 1.0, np.nan])
     for name in ("fcfs", "easy"):
         r = simulate(Workload.from_table(t), Platform.of_procs(1), make_policy(name, order="queue"))
         starts = dict(zip(r.jobs["job_id"], r.jobs["start_time"], strict=True))

@@ -519,3 +519,22 @@ def test_a_killed_process_group_leaves_no_semaphore(tmp_path: Path, executor: li
     while time.monotonic() < deadline and any(f.exists() for f in semaphores):
         time.sleep(0.05)
     assert not [f for f in semaphores if f.exists()]
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "missing"),
+    [
+        ("coupled", {"study": "fig4", "load": 0.5, "scheme": "HH"}, "span"),
+        ("lomarc", {}, "set"),
+        ("nodeshare", {"trace": 1, "variant": "easy", "nodes": 1158}, "window_jobs"),
+        ("timesharing", {}, "workload"),
+    ],
+)
+def test_every_family_cell_names_its_first_missing_parameter(
+    family: str, params: dict[str, Any], missing: str
+) -> None:
+    import importlib
+
+    check = importlib.import_module(f"cosched.{family}.experiment").check
+    with pytest.raises(ConfigError, match=f"cell needs the parameter '{missing}'"):
+        check(params)

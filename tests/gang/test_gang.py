@@ -26,7 +26,7 @@ from cosched.policies import make_policy, parse_params
 from cosched.policies.easy import EasyBackfilling
 from cosched.policies.fcfs import Fcfs
 from cosched.workload.job import Workload
-from tests.strategies import workloads
+from tests.strategies import gang_settings, workloads
 
 
 def _run(rows: list[tuple[float, int, float]], procs: int, mpl: int, **params: object):
@@ -236,13 +236,7 @@ def _replayed_work(jobs: pd.DataFrame, policy: Gang, placements: dict, quantum: 
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    data=st.data(),
-    mpl=st.integers(1, 4),
-    packing=st.sampled_from(["first-fit", "buddy"]),
-    alternate=st.booleans(),
-    backfill=st.booleans(),
-)
+@given(**gang_settings)
 def test_invariants(
     data: st.DataObject, mpl: int, packing: str, alternate: bool, backfill: bool
 ) -> None:

@@ -24,7 +24,7 @@ from cosched.gang.matrix import Matrix
 from cosched.platform import Platform
 from cosched.policies.reservation import Reservation, ShadowWalk
 from cosched.workload.job import Job
-from tests.strategies import workloads
+from tests.strategies import gang_settings, workloads
 
 
 class _NeverGiven(dict):  # type: ignore[type-arg]
@@ -97,11 +97,7 @@ class _Reference(Gang):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=st.data(),
-    mpl=st.integers(1, 4),
-    packing=st.sampled_from(["first-fit", "buddy"]),
-    alternate=st.booleans(),
-    backfill=st.booleans(),
+    **gang_settings,
     window=st.sampled_from([None, 0, 2]),
     memory_limit=st.sampled_from([None, 1.0, 1.5]),
     switch_cost=st.sampled_from([0.0, 1.0]),

@@ -1,13 +1,14 @@
 """A reference implementation of the node book with buckets in a dict, their order in a
 sorted list, kept to check the array version against: a straightforward reference for
 the differential tests of :class:`cosched.nodeshare.placement.NodeBook` (same fits,
-nodes and plans)."""
+nodes and plans); and :func:`place_on_both`, one step of such a test."""
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
 from itertools import islice
+from typing import Any
 
 from cosched.nodeshare.configurations import Configuration
 from cosched.nodeshare.interference import InterferenceModel
@@ -156,3 +157,27 @@ class ReferenceBook:
         """The node a placement of ``cores`` per node takes first, or -1."""
         got = self._take(sensitivity, 1, cores)
         return got[0] if got else -1
+
+
+def place_on_both(
+    book: Any,
+    other: Any,
+    idx: int,
+    cls: int,
+    configs: Sequence[Configuration],
+    coeffs: Sequence[tuple[float, float]],
+    running: list[tuple[int, tuple[int, ...], int, int]],
+    asks: int = 1,
+) -> None:
+    """Job ``idx`` of class ``cls`` asked of two books ``asks`` times (``book`` first):
+    both must give the same fits and best placement over ``configs``; that placement
+    is made on both and its ``(job, nodes, cores, class)`` appended to ``running``."""
+    want = None
+    for _ in range(asks):
+        assert list(book.fits(cls, configs)) == list(other.fits(cls, configs))
+        got, want = book.best(cls, configs, coeffs), other.best(cls, configs, coeffs)
+        assert got == want
+    if want is not None:
+        book.add(idx, want.nodes, want.config.cores, cls)
+        other.add(idx, want.nodes, want.config.cores, cls)
+        running.append((idx, want.nodes, want.config.cores, cls))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cosched.nodeshare.configurations import configurations
 from cosched.nodeshare.interference import InterferenceModel
 from cosched.nodeshare.placement import RESTRICTIONS, NodeBook
-from tests.nodeshare.reference_book import ReferenceBook
+from tests.nodeshare.reference_book import ReferenceBook, place_on_both
 
 MODEL = InterferenceModel()
 
@@ -72,13 +72,7 @@ def test_array_book_matches_the_reference(
             ref.remove(job, on, c, cls)
         configs = configurations(n, cores, max_nodes=nodes)
         coeffs = [(0.5 + 0.01 * k, 0.5) for k in range(len(configs))]
-        assert list(book.fits(s, configs)) == list(ref.fits(s, configs))
-        got, want = book.best(s, configs, coeffs), ref.best(s, configs, coeffs)
-        assert got == want
-        if want is not None:
-            book.add(idx, want.nodes, want.config.cores, s)
-            ref.add(idx, want.nodes, want.config.cores, s)
-            running.append((idx, want.nodes, want.config.cores, s))
+        place_on_both(book, ref, idx, s, configs, coeffs, running)
         _same(book, ref, cores, nodes)
 
 

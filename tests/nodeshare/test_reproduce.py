@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from cosched.errors import ConfigError
+from cosched.experiments.model import Experiment
 from cosched.experiments.reproductions import spec
 from cosched.nodeshare import outputs
 from cosched.nodeshare.experiment import TRACE, Cell, cell_summary, prepare, simulate_cell
@@ -102,22 +104,32 @@ def test_cell_summary_loads_in_cores_and_uses_occupancy():
     assert s["utilization"] == pytest.approx(0.75)
 
 
-@needs_trace
-def test_tiny_reproduction_report_and_resume(tmp_path: Path) -> None:
+def _cut_down(grid: list[dict[str, Any]], source: str) -> Experiment:
+    """The nodeshare reproduction's spec on Trace1's first 1,500 jobs at 1158 nodes, with
+    only the cells of ``grid``."""
     import tomllib
 
     from cosched.experiments.model import experiment_from_dict
     from cosched.experiments.reproductions import spec_text
-    from cosched.experiments.runner import run_experiment
 
     data = tomllib.loads(spec_text("nodeshare"))
     data.pop("quick")
     data["params"] = {"window_jobs": 1_500, "nodes": 1158}
-    data["grid"] = [
-        {"trace": 1, "variant": ["fcfs", "easy"], "seeds": [0]},
-        {"trace": 1, "variant": "cosched", "seeds": [1, 2]},
-    ]
-    exp = experiment_from_dict(data, source="tiny")
+    data["grid"] = grid
+    return experiment_from_dict(data, source=source)
+
+
+@needs_trace
+def test_tiny_reproduction_report_and_resume(tmp_path: Path) -> None:
+    from cosched.experiments.runner import run_experiment
+
+    exp = _cut_down(
+        [
+            {"trace": 1, "variant": ["fcfs", "easy"], "seeds": [0]},
+            {"trace": 1, "variant": "cosched", "seeds": [1, 2]},
+        ],
+        "tiny",
+    )
     table = run_experiment(exp, tmp_path / "a", trace_dirs=[SHARED])
     assert (table["status"] == "ok").all() and len(table) == 4
     assert (table["jobs"] == 1_500).all()
@@ -140,20 +152,16 @@ def test_tiny_reproduction_report_and_resume(tmp_path: Path) -> None:
 def test_a_cut_down_spec_reports_what_it_lacks_instead_of_failing(tmp_path: Path) -> None:
     # The spec's header invites editing a copy; without FCFS the tables (which compare
     # to FCFS and EASY) cannot be built, and the report says so instead of a traceback.
-    import tomllib
-
-    from cosched.experiments.model import experiment_from_dict
-    from cosched.experiments.reproductions import spec_text
     from cosched.experiments.runner import run_experiment
 
-    data = tomllib.loads(spec_text("nodeshare"))
-    data.pop("quick")
-    data["params"] = {"window_jobs": 1_500, "nodes": 1158}
-    data["grid"] = [
-        {"trace": 1, "variant": "easy", "seeds": [0]},
-        {"trace": 1, "variant": "cosched", "seeds": [1]},
-    ]
-    table = run_experiment(experiment_from_dict(data, source="cut"), tmp_path, trace_dirs=[SHARED])
+    exp = _cut_down(
+        [
+            {"trace": 1, "variant": "easy", "seeds": [0]},
+            {"trace": 1, "variant": "cosched", "seeds": [1]},
+        ],
+        "cut",
+    )
+    table = run_experiment(exp, tmp_path, trace_dirs=[SHARED])
     assert (table["status"] == "ok").all()
     report = (tmp_path / "report.md").read_text()
     assert "variant 'fcfs' on Trace1 at 1158 nodes, which this run does not have" in report

@@ -21,6 +21,7 @@ from cosched.nodeshare.interference import InterferenceModel
 from cosched.nodeshare.placement import NodeBook
 from cosched.nodeshare.policies import _MemoBook
 from cosched.workload.job import Job
+from tests.nodeshare.reference_book import place_on_both
 
 frac = st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 1.0])
 
@@ -117,11 +118,5 @@ def test_memo_book_places_as_the_plain_book(steps: list[tuple[int, int, int, boo
             memo.remove(job, nodes, cores, cls)
         configs = configs_of[n]
         coeffs = coeffs_of[n][: len(configs)]
-        for _ in range(2 if retry else 1):  # a second ask is answered from the memo
-            assert list(memo.fits(s, configs)) == list(plain.fits(s, configs))
-            got, want = memo.best(s, configs, coeffs), plain.best(s, configs, coeffs)
-            assert got == want
-        if want is not None:
-            plain.add(idx, want.nodes, want.config.cores, s)
-            memo.add(idx, want.nodes, want.config.cores, s)
-            running.append((idx, want.nodes, want.config.cores, s))
+        # a second ask is answered from the memo
+        place_on_both(memo, plain, idx, s, configs, coeffs, running, asks=2 if retry else 1)

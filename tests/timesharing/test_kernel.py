@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,9 +14,9 @@ from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from tests.strategies import TS_NODES
 from tests.timesharing import recorded
+from tests.timesharing.hand import interpreted
 
 NODES = TS_NODES
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def assert_identical(a, b) -> None:
@@ -53,19 +49,11 @@ def test_the_same_source_interpreted_gives_the_same_bits() -> None:
     code = (
         "import json, sys\n"
         "from tests.timesharing import recorded as R\n"
-        "from cosched.timesharing import kernel as K\n"
-        "assert not K._NUMBA\n"
         "want = set(json.loads(sys.argv[1]))\n"
         "out = {c['name']: R.run_case(c) for c in R.cases() if c['name'] in want}\n"
         "print(json.dumps(out))\n"
     )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    run = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(names)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-2000:]
-    got = json.loads(run.stdout)
+    got = json.loads(interpreted(code, names, timeout=600))
     rec = json.loads(recorded.PATH.read_text())
     assert sorted(got) == sorted(names) and len(names) >= 10
     for name in names:

@@ -10,12 +10,6 @@ counter / 2 + NICE_TO_TICKS(0); a woken process preempts when its goodness is hi
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -24,9 +18,9 @@ from cosched.timesharing import OTHER_SCHEMES, SCHEMES, TSParams, jobs_table, si
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim, job_seeds
 from cosched.timesharing.workloads import bsp_jobs
+from tests.timesharing.hand import assert_interpreted_matches
 
 RNG = np.random.default_rng
-ROOT = Path(__file__).resolve().parents[2]
 #: HZ 100 (NICE_TO_TICKS(0) = (20 >> 2) + 1 = 6 ticks: 60 ms) and free switches, so
 #: that every slice ends on a tick the hand can find.
 HAND = TSParams(local="linux24", linux_hz=100, context_switch=0.0)
@@ -188,39 +182,16 @@ def test_bad_local_scheduler_inputs_are_named() -> None:
                      rng=RNG(0), params=TSParams(local="linux24"))  # fmt: skip
 
 
-#: A run under Linux 2.4's rules, as JSON (floats written exactly), for the check below.
+#: A run under Linux 2.4's rules, for the check below (:func:`assert_interpreted_matches`).
 LINUX_RUN = (
-    "import json\n"
     "import numpy as np\n"
     "from cosched.timesharing import TSParams, jobs_table, simulate\n"
     "from tests.timesharing.recorded import job_list\n"
     "def run(scheme, k):\n"
     "    w = jobs_table(job_list(k), skew=0.2)\n"
-    "    r = simulate(w, scheme=scheme, nodes=4, mpl=3, rng=np.random.default_rng(k),\n"
-    "                 params=TSParams(local='linux24', linux_hz=1024))\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+    "    return simulate(w, scheme=scheme, nodes=4, mpl=3, rng=np.random.default_rng(k),\n"
+    "                    params=TSParams(local='linux24', linux_hz=1024))\n"
 )
-
-
-def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
-    """``run_code`` defines ``run(*case)``, returning JSON: every case run interpreted
-    (``NUMBA_DISABLE_JIT=1``, a fresh process) gives what it gives compiled here."""
-    code = (
-        run_code
-        + "import sys\nfrom cosched.timesharing import kernel as K\nassert not K._NUMBA\n"
-        + "print(json.dumps([run(*c) for c in json.loads(sys.argv[1])]))\n"
-    )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(cases)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-2000:]
-    scope: dict[str, object] = {}
-    exec(run_code, scope)
-    compiled = [scope["run"](*c) for c in cases]  # type: ignore[operator]
-    assert json.loads(out.stdout) == compiled
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_under_linux() -> None:

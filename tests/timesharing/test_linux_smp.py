@@ -20,7 +20,7 @@ from cosched.timesharing import TSParams, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.workloads import bsp_jobs
-from tests.timesharing.test_linux import assert_interpreted_matches
+from tests.timesharing.hand import assert_interpreted_matches
 
 RNG = np.random.default_rng
 #: HZ 100 (6 ticks a slice, 60 ms), free switches, one run queue for a 2-PE node.
@@ -178,9 +178,8 @@ def test_bad_smp_inputs_are_named() -> None:
         simulate(w, scheme="SB", nodes=3, mpl=1, rng=RNG(0), params=HAND)
 
 
-#: Runs with one queue per 4-PE node, as JSON (floats written exactly), for the check below.
+#: Runs with one queue per 4-PE node, for the check below (:func:`assert_interpreted_matches`).
 SMP_RUN = (
-    "import json\n"
     "import numpy as np\n"
     "from cosched.timesharing import TSParams, simulate\n"
     "from cosched.timesharing.workloads import bsp_jobs\n"
@@ -189,10 +188,8 @@ SMP_RUN = (
     "                 linux_smp=4, linux_wake_preempt=wp)\n"
     "    jobs = [(0.0, 0.5, 8, 0.001, 4.7, 1), (0.0, 0.5, 8, 0.001, 4.7, 0),\n"
     "            (0.0, 0.3, 6, 0.001, 1.0, 0)]\n"
-    "    r = simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=8, mpl=3,\n"
-    "                 rng=np.random.default_rng(2), params=p)\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=8, mpl=3,\n"
+    "                    rng=np.random.default_rng(2), params=p)\n"
 )
 
 

@@ -12,6 +12,7 @@ from cosched.timesharing import TSParams, jobs_table, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.params import FCS_NIC_BANDWIDTH, LINEAR_NIC_BANDWIDTH
+from tests.timesharing.hand import placed
 
 L = 185.48e-6  # Table 3's one-way latency of 4,096 bytes
 T = 0.01  # when the hand cases send
@@ -30,17 +31,13 @@ def _pair_sharing_node_0(bandwidth: float) -> tuple[K.State, int, int]:
     """Two 2-rank jobs on 3 nodes at MPL 2: job 1 on nodes 0 and 1, job 2 on nodes 2 and
     0 (the least loaded nodes, ties to the lower index), so node 0's interface carries a
     process of each. Returns the state and the two processes on node 0."""
-    w = jobs_table([(0.0, 0.2, 2, 5), (0.0, 0.2, 2, 5)])
-    sim = TimeSharingSim(
-        w,
+    S = placed(
+        [(0.0, 0.2, 2, 5), (0.0, 0.2, 2, 5)],
         scheme="Local",
         nodes=3,
         mpl=2,
-        rng=np.random.default_rng(0),
         params=TSParams(nic_bandwidth=bandwidth),
     )
-    sim.run(horizon=0.0)
-    S = sim.state
     on0 = [int(S.I[0, K.N_PL + a]) for a in range(int(S.I[0, K.N_NPROCS]))]
     assert len(on0) == 2 and {int(S.I[p, K.P_JOB]) for p in on0} == {0, 1}
     return S, on0[0], on0[1]
@@ -109,12 +106,8 @@ def test_two_messages_reaching_one_interface_at_once_are_deposited_one_occupancy
 
 
 def test_a_message_between_pes_of_one_interface_does_not_cross_it() -> None:
-    w = jobs_table([(0.0, 0.2, 2, 5)])
     p2 = TSParams(nic_bandwidth=LINEAR_NIC_BANDWIDTH, nic_pes=2)
-    sim = TimeSharingSim(w, scheme="SB", nodes=2, mpl=1, rng=np.random.default_rng(0),
-                         params=p2)  # fmt: skip
-    sim.run(horizon=0.0)
-    S = sim.state
+    S = placed([(0.0, 0.2, 2, 5)], scheme="SB", nodes=2, mpl=1, params=p2)
     p = int(S.I[S.G[K.S_JB], K.J_P0])
     q, side = _partner(S, p)
     K.nic_send(S, p, q, side, T)
@@ -167,7 +160,6 @@ def test_the_cells_read_it_and_name_bad_values() -> None:
 
 
 NIC_RUN = (
-    "import json\n"
     "import numpy as np\n"
     "from cosched.timesharing import TSParams, simulate\n"
     "from cosched.timesharing.params import LINEAR_NIC_BANDWIDTH\n"
@@ -175,16 +167,14 @@ NIC_RUN = (
     "def run(scheme, seed):\n"
     "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, nic_bandwidth=LINEAR_NIC_BANDWIDTH)\n"
     "    jobs = [(0.0, 0.3, 4, 0.001, 2.0, 1), (0.05, 0.3, 4, 0.001, 1.0, 0)]\n"
-    "    r = simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                 rng=np.random.default_rng(seed), params=p)\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
+    "                    rng=np.random.default_rng(seed), params=p)\n"
 )
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_with_contention() -> None:
     # As test_noise's check: NUMBA_DISABLE_JIT=1 runs the interface's queues as plain
     # Python, in a fresh process, with the same results bit for bit.
-    from tests.timesharing.test_linux import assert_interpreted_matches
+    from tests.timesharing.hand import assert_interpreted_matches
 
     assert_interpreted_matches(NIC_RUN, [("SB", 1), ("PB", 2), ("GS", 3), ("FCS", 4)])

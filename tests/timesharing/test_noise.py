@@ -10,7 +10,7 @@ from cosched.timesharing import TSParams, bsp_jobs, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.params import OTHER_SCHEMES, SCHEMES
-from tests.timesharing.test_linux import assert_interpreted_matches
+from tests.timesharing.hand import assert_interpreted_matches
 
 RNG = np.random.default_rng
 PERIOD, DURATION = 0.1, 0.01
@@ -117,9 +117,8 @@ def test_invalid_noise_is_refused_naming_the_field(changes: dict[str, float], fi
         TSParams(**changes)  # type: ignore[arg-type]
 
 
-#: Noisy runs, as JSON (floats written exactly), for the check below.
+#: Noisy runs, for the check below (:func:`assert_interpreted_matches`).
 NOISE_RUN = (
-    "import json\n"
     "import numpy as np\n"
     "from cosched.timesharing import TSParams, simulate\n"
     "from cosched.timesharing.workloads import bsp_jobs\n"
@@ -127,10 +126,8 @@ NOISE_RUN = (
     "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, noise_period=0.01,\n"
     "                 noise_duration=5e-4)\n"
     "    jobs = [(0.0, 0.5, 4, 0.001, 2.0, 1), (0.1, 0.5, 4, 0.001, 2.0, 0)]\n"
-    "    r = simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                 rng=np.random.default_rng(seed), params=p)\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
+    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
+    "                    rng=np.random.default_rng(seed), params=p)\n"
 )
 
 

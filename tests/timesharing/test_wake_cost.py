@@ -8,9 +8,9 @@ import pytest
 from cosched.errors import ConfigError
 from cosched.timesharing import TSParams, jobs_table, simulate
 from cosched.timesharing import kernel as K
-from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.experiment import check as dyn_check
 from cosched.timesharing.fcs_experiment import _params as fcs_params
+from tests.timesharing.hand import placed
 
 WAKE = 120e-6
 
@@ -26,17 +26,7 @@ def test_a_woken_process_resumes_after_the_interrupt_the_wake_cost_and_the_queue
     # its neighbour's message arrives at 10 ms. By hand: the NIC's interrupt (50 us) and
     # the wake-up (120 us) are charged as interrupt time, then the queue move (3 us);
     # the process runs again on its idle CPU, with no context switch, at 10.173 ms.
-    w = jobs_table([(0.0, 0.2, 2, 5)])
-    sim = TimeSharingSim(
-        w,
-        scheme="SB",
-        nodes=2,
-        mpl=1,
-        rng=np.random.default_rng(0),
-        params=TSParams(wake_cost=WAKE),
-    )
-    sim.run(horizon=0.0)
-    S = sim.state
+    S = placed([(0.0, 0.2, 2, 5)], scheme="SB", nodes=2, mpl=1, params=TSParams(wake_cost=WAKE))
     a = int(S.I[S.G[K.S_JB], K.J_P0])
     n = int(S.I[a, K.P_NODE])
     switches = float(S.F[n, K.N_CS])

@@ -87,6 +87,22 @@ def _one_line_error(
     assert not out.exists()
 
 
+def _too_large(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str,
+    log: Path,
+    line: int,
+    field: str,
+) -> None:
+    """``log``'s ``field`` on ``line`` beyond 2^53: refused by the importer of ``fmt`` and
+    by ``cosched trace import`` in one line, each naming the file, line and field."""
+    importer = import_pbs if fmt == "pbs" else import_slurm
+    _refused(lambda: importer([log]), log, line, field, r"more than 2\^53")
+    named = f"{log}:{line}: field '{field}'"
+    _one_line_error(["trace", "import", fmt, str(log)], tmp_path / "o.swf", capsys, named)
+
+
 # -- the bugs found from outside --------------------------------------------------------------
 
 
@@ -95,27 +111,14 @@ def test_pbs_ncpus_beyond_2_53_is_refused_by_line_and_field(
     tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = _pbs(tmp_path, f"Resource_List.ncpus={value}")
-    _refused(lambda: import_pbs([log]), log, 2, "Resource_List.ncpus", r"more than 2\^53")
-    _one_line_error(
-        ["trace", "import", "pbs", str(log)],
-        tmp_path / "o.swf",
-        capsys,
-        f"{log}:2: field 'Resource_List.ncpus'",
-    )
+    _too_large(tmp_path, capsys, "pbs", log, 2, "Resource_List.ncpus")
 
 
 @pytest.mark.parametrize("value", [str(2**63), "9" * 20, str(LIMIT + 1)])
 def test_slurm_ncpus_beyond_2_53_is_refused_by_line_and_field(
     tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dump = _sacct(tmp_path, {"NCPUS": value})
-    _refused(lambda: import_slurm([dump]), dump, 3, "NCPUS", r"more than 2\^53")
-    _one_line_error(
-        ["trace", "import", "slurm", str(dump)],
-        tmp_path / "o.swf",
-        capsys,
-        f"{dump}:3: field 'NCPUS'",
-    )
+    _too_large(tmp_path, capsys, "slurm", _sacct(tmp_path, {"NCPUS": value}), 3, "NCPUS")
 
 
 @pytest.mark.parametrize(
@@ -146,14 +149,7 @@ def test_pbs_exec_host_of_separators_only_is_refused(tmp_path: Path) -> None:
 def test_slurm_job_id_raw_beyond_2_53_is_refused_not_a_traceback(
     tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dump = _sacct(tmp_path, {"JobIDRaw": value})
-    _refused(lambda: import_slurm([dump]), dump, 3, "JobIDRaw", r"more than 2\^53")
-    _one_line_error(
-        ["trace", "import", "slurm", str(dump)],
-        tmp_path / "o.swf",
-        capsys,
-        f"{dump}:3: field 'JobIDRaw'",
-    )
+    _too_large(tmp_path, capsys, "slurm", _sacct(tmp_path, {"JobIDRaw": value}), 3, "JobIDRaw")
 
 
 # -- the limit itself is held exactly -------------------------------------------------------

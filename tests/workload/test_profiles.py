@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -96,22 +98,6 @@ def test_lomarc_explicit_mixture(big: Workload) -> None:
     assert (t["lomarc_class"] == 0).all()
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "name"),
-    [
-        ({"mixture": "M9"}, "mixture"),
-        ({"mixture": (0.5, 0.5, 0.5)}, "mixture"),
-        ({"memory_shares": (0.7, 0.3)}, "memory_shares"),
-        ({"good_pair_prob": 1.5}, "good_pair_prob"),
-        ({"good_pair_prob": -0.1}, "good_pair_prob"),
-        ({"good_slowdown": 0.5}, "good_slowdown"),
-    ],
-)
-def test_lomarc_bad_parameters(small: Workload, kwargs: dict, name: str) -> None:
-    with pytest.raises(ConfigError, match=name):
-        annotate_lomarc(small, rng=_rng(), **kwargs)
-
-
 # ---- node sharing --------------------------------------------------------------------
 
 
@@ -132,21 +118,6 @@ def test_nodeshare_distributions(big: Workload) -> None:
         # Uniform: each quarter of the range holds a quarter of the jobs.
         q = np.histogram(v, bins=4, range=(lo, hi))[0] / len(v)
         assert np.allclose(q, 0.25, atol=0.01)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "name"),
-    [
-        ({"comm_fraction": (0.3, 0.2)}, "comm_fraction"),
-        ({"comm_fraction": (0.1, 1.2)}, "comm_fraction"),
-        ({"comm_penalty": (-0.1, 0.4)}, "comm_penalty"),
-        ({"degradation": (0.5, 2.0)}, "degradation"),
-        ({"sensitivity_shares": (0.5, 0.6, 0.1)}, "sensitivity_shares"),
-    ],
-)
-def test_nodeshare_bad_parameters(small: Workload, kwargs: dict, name: str) -> None:
-    with pytest.raises(ConfigError, match=name):
-        annotate_nodeshare(small, rng=_rng(), **kwargs)
 
 
 # ---- dynamic coscheduling ------------------------------------------------------------
@@ -179,11 +150,29 @@ def test_dyncosched_shares_match_table_2(small: Workload) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "name"), [({"workload": "WL9"}, "workload"), ({"skew": -0.1}, "skew")]
+    ("annotator", "kwargs", "name"),
+    [
+        (annotate_lomarc, {"mixture": "M9"}, "mixture"),
+        (annotate_lomarc, {"mixture": (0.5, 0.5, 0.5)}, "mixture"),
+        (annotate_lomarc, {"memory_shares": (0.7, 0.3)}, "memory_shares"),
+        (annotate_lomarc, {"good_pair_prob": 1.5}, "good_pair_prob"),
+        (annotate_lomarc, {"good_pair_prob": -0.1}, "good_pair_prob"),
+        (annotate_lomarc, {"good_slowdown": 0.5}, "good_slowdown"),
+        (annotate_nodeshare, {"comm_fraction": (0.3, 0.2)}, "comm_fraction"),
+        (annotate_nodeshare, {"comm_fraction": (0.1, 1.2)}, "comm_fraction"),
+        (annotate_nodeshare, {"comm_penalty": (-0.1, 0.4)}, "comm_penalty"),
+        (annotate_nodeshare, {"degradation": (0.5, 2.0)}, "degradation"),
+        (annotate_nodeshare, {"sensitivity_shares": (0.5, 0.6, 0.1)}, "sensitivity_shares"),
+        (annotate_dyncosched, {"workload": "WL9"}, "workload"),
+        (annotate_dyncosched, {"skew": -0.1}, "skew"),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
 )
-def test_dyncosched_bad_parameters(small: Workload, kwargs: dict, name: str) -> None:
+def test_bad_parameters_are_refused_by_name(
+    small: Workload, annotator: Callable[..., Workload], kwargs: dict, name: str
+) -> None:
     with pytest.raises(ConfigError, match=name):
-        annotate_dyncosched(small, rng=_rng(), **kwargs)
+        annotator(small, rng=_rng(), **kwargs)
 
 
 # ---- coupled machines ----------------------------------------------------------------

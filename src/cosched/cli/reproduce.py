@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from cosched.cli._parser import command
-from cosched.cli.sweep import add_run_options, progress_line, run_and_report
+from cosched.cli.sweep import add_run_options, run_experiment_and_report
 from cosched.experiments.reproductions import names
 
 __all__ = ["register"]
@@ -45,9 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _reproduce(args: argparse.Namespace) -> int:
     from cosched.errors import ConfigError
-    from cosched.experiments.executors import make_executor
     from cosched.experiments.reproductions import spec, spec_text
-    from cosched.experiments.runner import run_experiment
 
     if args.print_spec:
         sys.stdout.write(spec_text(args.name))
@@ -57,17 +55,5 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.transport != "local" and args.name != "coupled":
         raise ConfigError(f"--transport {args.transport} applies to coupled only")
     exp = spec(args.name, quick=args.quick)
-    executor = make_executor(args.workers, args.dask)
     command = f"cosched reproduce {args.name}" + (" --quick" if args.quick else "")
-    return run_and_report(
-        lambda: run_experiment(
-            exp,
-            args.out,
-            executor=executor,
-            progress=progress_line if sys.stderr.isatty() else None,
-            command=command,
-            trace_dirs=args.traces,
-            transport=args.transport,
-        ),
-        args.out,
-    )
+    return run_experiment_and_report(exp, args, command, transport=args.transport)

@@ -32,6 +32,7 @@ __all__ = [
     "count",
     "describe_policy",
     "machine_flags",
+    "policy_flags",
     "register",
     "streams",
     "text_bytes",
@@ -72,18 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "dump or PBS accounting file or folder (converted on the fly), "
         "bundled:example (default), or lublin:jobs=K,nodes=N[,typeless][,alpha=A][,load=L]",
     )
-    p.add_argument(
-        "--policy",
-        default="easy",
-        help="policy name (see `cosched policies`), path/to/file.py:Class or package.module:Class",
-    )
-    p.add_argument(
-        "-P",
-        "--param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="policy parameter, repeatable (e.g. -P window=150)",
+    policy_flags(
+        p,
+        "policy name (see `cosched policies`), path/to/file.py:Class or package.module:Class",
     )
     _machine_flags(p)
     lo = loader_flags(p)
@@ -208,6 +200,19 @@ def log_options(args: argparse.Namespace) -> ImportOptions | None:
     from cosched.cli.traceinfo import import_opts
 
     return import_opts(args, None, None)
+
+
+def policy_flags(p: argparse.ArgumentParser, policy_help: str) -> None:
+    """``--policy`` (default easy) and the repeatable ``-P/--param NAME=VALUE``."""
+    p.add_argument("--policy", default="easy", help=policy_help)
+    p.add_argument(
+        "-P",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="policy parameter, repeatable (e.g. -P window=150)",
+    )
 
 
 def _machine_flags(p: argparse.ArgumentParser) -> None:

@@ -11,11 +11,20 @@ import argparse
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cosched.cli._parser import command
 
-__all__ = ["add_run_options", "progress_line", "register", "run_and_report"]
+if TYPE_CHECKING:
+    from cosched.experiments.model import Experiment
+
+__all__ = [
+    "add_run_options",
+    "progress_line",
+    "register",
+    "run_and_report",
+    "run_experiment_and_report",
+]
 
 # Columns printed to stdout; results.parquet in the store has every metric.
 _SHOWN = (
@@ -129,6 +138,31 @@ def _is_experiment(path: Path) -> bool:
         return False  # the sweep loader reports the error with the file's name
 
 
+def run_experiment_and_report(
+    exp: Experiment, args: argparse.Namespace, command: str, **options: Any
+) -> int:
+    """Run ``exp`` into ``args.out`` with the options of :func:`add_run_options` (a
+    progress line on a terminal), ``command`` recorded as what made it, ``options``
+    passed on to :func:`~cosched.experiments.runner.run_experiment`; as
+    :func:`run_and_report`."""
+    from cosched.experiments.executors import make_executor
+    from cosched.experiments.runner import run_experiment
+
+    executor = make_executor(args.workers, args.dask)
+    return run_and_report(
+        lambda: run_experiment(
+            exp,
+            args.out,
+            executor=executor,
+            progress=progress_line if sys.stderr.isatty() else None,
+            command=command,
+            trace_dirs=args.traces,
+            **options,
+        ),
+        args.out,
+    )
+
+
 def handler(args: argparse.Namespace) -> int:
     """Run the spec; print the results table to stdout.
 
@@ -136,29 +170,17 @@ def handler(args: argparse.Namespace) -> int:
         0 when every cell is done, 1 when some failed, 130 on Ctrl-C. A bad spec raises
         :class:`~cosched.errors.ConfigError`, which ``cosched.cli.main`` maps to 2.
     """
-    from cosched.experiments.executors import make_executor
-
-    progress = progress_line if sys.stderr.isatty() else None
-    executor = make_executor(args.workers, args.dask)
     if _is_experiment(args.spec):
         from cosched.experiments.model import load_experiment
-        from cosched.experiments.runner import run_experiment
 
         exp = load_experiment(args.spec, quick=args.quick)
         command = f"cosched sweep {args.spec.name}" + (" --quick" if args.quick else "")
-        return run_and_report(
-            lambda: run_experiment(
-                exp,
-                args.out,
-                executor=executor,
-                progress=progress,
-                command=command,
-                trace_dirs=args.traces,
-            ),
-            args.out,
-        )
+        return run_experiment_and_report(exp, args, command)
+    from cosched.experiments.executors import make_executor
     from cosched.experiments.sweep import load_spec, run_sweep
 
+    progress = progress_line if sys.stderr.isatty() else None
+    make_executor(args.workers, args.dask)  # checks --workers and --dask
     spec = load_spec(args.spec)
     return run_and_report(
         lambda: run_sweep(spec, args.out, workers=args.workers, dask=args.dask, progress=progress),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cosched.cli.run import loader_flags
+from cosched.cli.run import loader_flags, policy_flags
 
 __all__ = ["register"]
 
@@ -42,15 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("workload", help="SWF trace, Slurm sacct dump or PBS accounting file/folder")
-    p.add_argument("--policy", default="easy", help="the simulated policy (default easy)")
-    p.add_argument(
-        "-P",
-        "--param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="policy parameter, repeatable",
-    )
+    policy_flags(p, "the simulated policy (default easy)")
     _machine_flags(p)
     loader_flags(p)
     p.add_argument("--seed", type=int, default=0, help="seed of annotators and policies")

@@ -47,7 +47,7 @@ from cosched.coupled.workloads import (
     thin_pairs,
 )
 from cosched.errors import ConfigError
-from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.model import CellEnv, Scalar, require
 from cosched.workload.profiles.coupled import pair_workloads
 
 __all__ = ["MACHINES", "SCHEMES", "STUDIES", "check", "run_cell"]
@@ -69,9 +69,7 @@ def check(params: Mapping[str, Scalar]) -> None:
     Raises:
         ConfigError: naming the parameter.
     """
-    for key in ("study", "load", "scheme", "span"):
-        if key not in params:
-            raise ConfigError(f"the coupled cell needs the parameter {key!r}")
+    require(params, "coupled", ("study", "load", "scheme", "span"))
     if params["study"] not in STUDIES:
         raise ConfigError(f"'study' must be one of {', '.join(STUDIES)}, got {params['study']!r}")
     if params["scheme"] != "base" and params["scheme"] not in SCHEMES:

@@ -100,6 +100,31 @@ def coupled_metrics(result: CoupledResult, *, tau: float = 10.0) -> dict[str, di
     }
 
 
+def _check_mate(
+    a: str,
+    jid: int,
+    start: float,
+    b: str,
+    theirs: pd.DataFrame,
+    mate: int,
+    back: str,
+    tol: float,
+) -> None:
+    """Raise CoupledError unless job ``jid`` of machine ``a``, started at ``start``, and
+    its mate ``mate`` on machine ``b`` (``theirs``: ``b``'s jobs by id, naming their own
+    mates in column ``back``) name each other and started within ``tol`` of each other
+    (a mate that started alone is exempt)."""
+    if mate not in theirs.index or back not in theirs or int(theirs.at[mate, back]) != jid:
+        raise CoupledError(f"{a} job {jid}: mate {mate} on {b} does not name it back")
+    if bool(theirs.at[mate, "started_alone"]):
+        return
+    other = float(theirs.at[mate, "start_time"])
+    if not abs(start - other) <= tol:
+        raise CoupledError(
+            f"{a} job {jid} started at t={start:g} but its mate {b} job {mate} at t={other:g}"
+        )
+
+
 def verify_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
     """Raise CoupledError unless every paired job started at the same instant as its mate.
 
@@ -121,18 +146,8 @@ def verify_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
             pa["started_alone"].tolist(),
             strict=True,
         ):
-            if alone:
-                continue  # a mate that is down, gone or unknown there: nothing to check
-            if mate not in pb.index or int(pb.at[mate, "coupled_mate"]) != jid:
-                raise CoupledError(f"{a} job {jid}: mate {mate} on {b} does not name it back")
-            if bool(pb.at[mate, "started_alone"]):
-                continue
-            other = float(pb.at[mate, "start_time"])
-            if not abs(start - other) <= tol:
-                raise CoupledError(
-                    f"{a} job {jid} started at t={start:g} but its mate {b} job {mate} "
-                    f"at t={other:g}"
-                )
+            if not alone:  # else a mate down, gone or unknown there: nothing to check
+                _check_mate(a, jid, start, b, pb, mate, "coupled_mate", tol)
 
 
 def verify_group_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
@@ -156,15 +171,4 @@ def verify_group_sync(result: CoupledResult, *, tol: float = 0.0) -> None:
             for jid, mate, start in zip(
                 rows.index.tolist(), rows[col].tolist(), rows["start_time"].tolist(), strict=True
             ):
-                if mate not in ot.index or back not in ot or int(ot.at[mate, back]) != jid:
-                    raise CoupledError(
-                        f"{name} job {jid}: mate {mate} on {other} does not name it back"
-                    )
-                if bool(ot.at[mate, "started_alone"]):
-                    continue
-                t = float(ot.at[mate, "start_time"])
-                if not abs(start - t) <= tol:
-                    raise CoupledError(
-                        f"{name} job {jid} started at t={start:g} but its mate {other} job "
-                        f"{mate} at t={t:g}"
-                    )
+                _check_mate(name, jid, start, other, ot, mate, back, tol)

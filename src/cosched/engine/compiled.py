@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
-from cosched.engine.loop import Floats, Ints, Params, State, Store
+from cosched.engine.loop import Ints, Params, State, Store
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CompiledPass",
     "NoParams",
-    "Vectors",
     "bound_loop",
     "loop_of",
     "param_kinds",
@@ -55,14 +54,6 @@ Function = Callable[..., object]
 
 class NoParams(NamedTuple):
     """The parameters of a pass that has none."""
-
-
-class Vectors(NamedTuple):
-    """The parameters of a pass that reads them from numbered vectors, each entry by an
-    index constant of its own (a machine's tables of varying length: node sharing's)."""
-
-    ints: Ints
-    floats: Floats
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import math
 import os
 import tomllib
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ __all__ = [
     "experiment_from_dict",
     "load_experiment",
     "read_toml",
+    "require",
     "resolve",
     "spawn_seeds",
 ]
@@ -63,6 +64,18 @@ _TOP = ("name", "cell", "report", "claims", "traces", "metrics", "seeds", "param
 _QUICK = ("params", "seeds", "grid")
 # Column names the store itself writes; a parameter or metric may not take them.
 RESERVED = ("key", "seed", "status", "error")
+
+
+def require(params: Mapping[str, Scalar], cell: str, keys: Iterable[str]) -> None:
+    """Refuse a cell's ``params`` that lack one of ``keys``, naming it and the ``cell``
+    function's family (a cell function's ``check``).
+
+    Raises:
+        ConfigError: the first of ``keys`` missing.
+    """
+    for key in keys:
+        if key not in params:
+            raise ConfigError(f"the {cell} cell needs the parameter {key!r}")
 
 
 def canonical(obj: object) -> str:

@@ -35,10 +35,10 @@ import numpy as np
 from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
-    from cosched.engine.compiled import Vectors
     from cosched.engine.loop import Bools, Floats, Ints, IntTable, Jobs, Table
 
 __all__ = [
+    "GangParams",
     "GangState",
     "GangStore",
     "gang_ended",
@@ -48,11 +48,6 @@ __all__ = [
     "gang_report",
 ]
 
-# iparams: rows, columns, packing (1: buddy), alternate, backfill, window (-1: none),
-# memory limit given, cores per node, columns are cores (1) or nodes (0).
-ROWS, COLUMNS, BUDDY, ALTERNATE, BACKFILL, WINDOW, LIMITED, CORES, PER_CORE = range(9)
-# fparams: quantum + switch cost, efficiency, memory limit.
-SLOT, EFFICIENCY, MEMORY_LIMIT = range(3)
 # Columns of the per-job table: inputs (memory per unit, efficiency factor), then the
 # outputs the pass writes: seconds suspended, switches, the rank of the job's first
 # accounting entry (-1: none), its row, its rank among starts.
@@ -62,11 +57,27 @@ TABLE_COLUMNS = 7
 REPORTS = 1
 
 
+class GangParams(NamedTuple):
+    """The gang pass's parameters: the policy's and the machine's."""
+
+    rows: int  #: the matrix's rows (the multiprogramming level)
+    columns: int  #: its columns (the machine's units)
+    buddy: bool  #: buddy packing (else first fit)
+    alternate: bool  #: a job also runs in the other rows where its columns are idle
+    backfill: bool  #: backfill behind the head's reservation
+    window: int  #: jobs behind the head tried for backfilling (-1: all)
+    limited: bool  #: a memory limit per column is given
+    cores: int  #: cores per node
+    per_core: bool  #: the columns are cores (else nodes)
+    slot: float  #: a round's slot: the quantum plus the switch cost
+    efficiency: float  #: the share of a slot a job computes in
+    memory_limit: float  #: memory per column (when ``limited``)
+
+
 class GangStore(NamedTuple):
     """The pass's arrays, changed in place."""
 
-    ip: Ints  #: the integer parameters
-    fp: Floats  #: the real parameters
+    params: GangParams  #: the parameters
     table: Table  #: per-job inputs and outputs (the columns above)
     occ: IntTable  #: rows x columns of job indices (-1: idle)
     free: Ints  #: idle columns of each row
@@ -160,15 +171,15 @@ def _cyclic_runs(mask: int, used: int, rows: int) -> int:
 
 
 def _fit(
-    ip: Ints, free: Ints, occ: IntTable, mused: Floats, limit: float, size: int, mem: float
+    pr: GangParams, free: Ints, occ: IntTable, mused: Floats, size: int, mem: float
 ) -> tuple[int, int]:
     """``Matrix.fit``: the row of a placement of ``size`` columns (-1: none) and, for
     buddy packing, its block's first column (``free``, ``occ``, ``mused``: the store's
-    ``free``, ``occ`` and ``mem_used``; ``limit``: the memory limit). A cell is open
-    when it is idle and, under a memory limit, its column has room."""
-    rows, n = ip[ROWS], ip[COLUMNS]
-    limited = ip[LIMITED] != 0 and mem > 0
-    if ip[BUDDY]:
+    ``free``, ``occ`` and ``mem_used``). A cell is open when it is idle and, under a
+    memory limit, its column has room."""
+    rows, n, limit = pr.rows, pr.columns, pr.memory_limit
+    limited = pr.limited and mem > 0
+    if pr.buddy:
         width = _block(size)
         for r in range(rows):
             if free[r] < size:
@@ -199,10 +210,10 @@ def _fit(
     return -1, 0
 
 
-def _width(ip: Ints, size: int, a: int) -> int:
+def _width(pr: GangParams, size: int, a: int) -> int:
     """Columns a placement of ``size`` takes (buddy: the block's, cut at the end)."""
-    if ip[BUDDY]:
-        return min(a + _block(size), ip[COLUMNS]) - a  # type: ignore[no-any-return]
+    if pr.buddy:
+        return min(a + _block(size), pr.columns) - a  # type: ignore[no-any-return]
     return size
 
 
@@ -252,16 +263,16 @@ def _start(
 ) -> GangState:
     """``Gang._start`` with ``Matrix.add``: job ``j`` of ``size`` units into row ``r``
     (``placed``: :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>`)."""
-    ip = st.ip
+    pr = st.params
     mem = st.table[j, MEM]
     occ, cols, o = st.occ, st.cols, st.off[j]
-    if ip[BUDDY]:
-        w = _width(ip, size, a)
+    if pr.buddy:
+        w = _width(pr, size, a)
         for q in range(w):
             cols[o + q] = a + q
     else:
-        limited = ip[LIMITED] != 0 and mem > 0
-        mused, limit = st.mem_used, st.fp[MEMORY_LIMIT]
+        limited = pr.limited and mem > 0
+        mused, limit = st.mem_used, pr.memory_limit
         w = 0
         c = 0
         while w < size:
@@ -284,7 +295,7 @@ def _start(
     found, row, mask = st.found, st.row, st.mask
     for f in range(nf):
         busy |= 1 << row[found[f]]
-    mask[j] = (((1 << ip[ROWS]) - 1) & ~busy) | (1 << r)
+    mask[j] = (((1 << pr.rows) - 1) & ~busy) | (1 << r)
     clear = ~(1 << r)
     nt = s.ntouched
     tflag, touched = st.tflag, st.touched
@@ -304,25 +315,24 @@ def _start(
     t[j, ROW] = r
     t[j, STARTED] = s.nstarted
     p = st.poff[j]
-    per_core = ip[PER_CORE] != 0
+    per_core, cores = pr.per_core, pr.cores
     for q in range(size):
         c = cols[o + q]
-        placed[p + q] = c // ip[CORES] if per_core else c
+        placed[p + q] = c // cores if per_core else c
     return GangState(
         used, s.every or used != s.used, s.dirty, s.head, s.res_row, s.shadow, s.extra,
         nt, s.nrunning + 1, stamp, s.rows_seen, s.nsettled, s.nstarted + 1,
     )  # fmt: skip
 
 
-def gang_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[GangStore, GangState]:
-    iparams, fparams = params.ints, params.floats
+def gang_init(jobs: Jobs, capacity: int, params: GangParams) -> tuple[GangStore, GangState]:
     n = jobs.submit.shape[0]
-    rows, columns = iparams[ROWS], iparams[COLUMNS]
+    rows, columns = params.rows, params.columns
     size = jobs.size
     off = np.zeros(n + 1, dtype=np.int64)
     poff = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
-        room = _block(size[j]) if iparams[BUDDY] else size[j]
+        room = _block(size[j]) if params.buddy else size[j]
         off[j + 1] = off[j] + min(room, columns)
         poff[j + 1] = poff[j] + size[j]
     t = jobs.table
@@ -333,8 +343,7 @@ def gang_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[GangStore, Ga
         t[j, ROW] = -1.0
         t[j, STARTED] = -1.0
     store = GangStore(
-        iparams,
-        fparams,
+        params,
         t,
         np.full((rows, columns), -1, dtype=np.int64),
         np.full(rows, columns, dtype=np.int64),
@@ -366,7 +375,6 @@ def gang_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[GangStore, Ga
 def gang_ended(st: GangStore, s: GangState, jobs: Jobs, j: int, now: float) -> GangState:
     """``Gang.on_finish`` with ``Matrix.remove``."""
     nsettled = _settle(st.table, st.acc, j, now, s.nsettled)
-    ip = st.ip
     r = st.row[j]
     o, w = st.off[j], st.ncols[j]
     occ, cols = st.occ, st.cols
@@ -374,7 +382,7 @@ def gang_ended(st: GangStore, s: GangState, jobs: Jobs, j: int, now: float) -> G
         occ[r, cols[q]] = -1
     st.free[r] += w
     used = s.used
-    if st.free[r] == ip[COLUMNS]:
+    if st.free[r] == st.params.columns:
         used &= ~(1 << r)
     mem = st.table[j, MEM]
     if mem:
@@ -414,7 +422,7 @@ def _reserve(
     believed ends (this pass's starts at their estimate times the rows in use), the
     earliest row kept. The order of equal ends does not matter (a walk counts every end
     at its shadow time), nor does it to the early stop."""
-    rows = st.ip[ROWS]
+    rows = st.params.rows
     nr = s.nrunning
     rel_t, rel_j = st.rel_t, st.rel_j
     for q in range(nr):
@@ -490,10 +498,9 @@ def _backfill(
 ) -> tuple[GangState, int, int]:
     """``Gang._backfill`` over ``queue[r:last]`` (the first ``window`` of them, if
     set), compacting it; the state, the queue's new end and the number chosen."""
-    ip = st.ip
-    window = ip[WINDOW]
-    limited = ip[LIMITED] != 0
-    free, occ, mused, limit = st.free, st.occ, st.mem_used, st.fp[MEMORY_LIMIT]
+    pr = st.params
+    window, limited = pr.window, pr.limited
+    free, occ, mused = st.free, st.occ, st.mem_used
     table = st.table
     too_big = _max_free(free) + 1
     w = r
@@ -512,13 +519,13 @@ def _backfill(
         row = -1
         a = 0
         if sz < too_big:
-            row, a = _fit(ip, free, occ, mused, limit, sz, table[j, MEM])
+            row, a = _fit(pr, free, occ, mused, sz, table[j, MEM])
             if row < 0 and not limited:
                 too_big = sz
         ok = row >= 0
         if ok and row == s.res_row:
             rows = _popcount(s.used | (1 << row))
-            ok, extra = admit(now + est[j] * rows, _width(ip, sz, a), s.shadow, s.extra)
+            ok, extra = admit(now + est[j] * rows, _width(pr, sz, a), s.shadow, s.extra)
             s = GangState(
                 s.used, s.every, s.dirty, s.head, s.res_row, s.shadow, extra,
                 s.ntouched, s.nrunning, s.stamp, s.rows_seen, s.nsettled, s.nstarted,
@@ -550,9 +557,9 @@ def gang_pass(
     chosen: Ints,
 ) -> tuple[GangState, int, int, int, float]:
     """``Gang.schedule`` on arrays (see the module)."""
-    ip = st.ip
+    pr = st.params
     k = 0
-    backfill = ip[BACKFILL] != 0
+    backfill = pr.backfill
     while head < tail and jobs.start[queue[head]] == jobs.start[queue[head]]:
         head += 1  # pragma: no cover - the queue holds no started job
     if head == tail:
@@ -562,7 +569,7 @@ def gang_pass(
         # does not fit, nor do the earlier candidates; only arrivals are new.
         if not backfill or s.res_row < 0:
             return s, head, tail, 0, math.nan
-        if ip[WINDOW] < 0:
+        if pr.window < 0:
             if fresh < tail:  # no arrival: nothing to try (spares the call)
                 s, tail, k = _backfill(
                     st, s, jobs.size, jobs.est, jobs.start, jobs.placed, queue, fresh, tail,
@@ -577,9 +584,7 @@ def gang_pass(
     est = jobs.est
     while head < tail:  # start in order while the head fits
         j = queue[head]
-        row, a = _fit(
-            ip, st.free, st.occ, st.mem_used, st.fp[MEMORY_LIMIT], jobs.size[j], st.table[j, MEM]
-        )
+        row, a = _fit(pr, st.free, st.occ, st.mem_used, jobs.size[j], st.table[j, MEM])
         if row < 0:
             blocked = j
             break
@@ -663,8 +668,8 @@ def gang_rates(
     order = todo[:nt]
     order.sort()  # in place: the scratch is not needed again in this call
     acc, given, table, mask, row = st.acc, st.given, st.table, st.mask, st.row
-    nrows, alternate = st.ip[ROWS], st.ip[ALTERNATE] != 0
-    slot, efficiency = st.fp[SLOT], st.fp[EFFICIENCY]
+    pr = st.params
+    nrows, alternate, slot, efficiency = pr.rows, pr.alternate, pr.slot, pr.efficiency
     nsettled = s.nsettled
     m = 0
     for q in range(nt):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, Vectors, ranked
+from cosched.engine.compiled import CompiledPass, ranked
 from cosched.gang import _kernel as K
 from cosched.gang import policies as P
 from cosched.platform import Allocation
@@ -43,11 +43,8 @@ def _column(sim: Simulation, name: str, default: float) -> np.ndarray:
     return np.full(sim.n_jobs, default)
 
 
-def arguments(policy: P.Gang, sim: Simulation) -> Vectors | None:
-    """The pass's parameters (``iparams``: rows, columns, buddy packing, alternate,
-    backfill, window (-1: none), memory limit given, cores per node, columns are cores;
-    ``fparams``: quantum + switch cost, efficiency, memory limit), or None when ``sim``
-    needs the general loop."""
+def arguments(policy: P.Gang, sim: Simulation) -> K.GangParams | None:
+    """The pass's parameters, or None when ``sim`` needs the general loop."""
     if type(policy) not in BUILT_IN or sim.check or sim.streamed:
         return None
     rates = sim.rate_model
@@ -60,23 +57,20 @@ def arguments(policy: P.Gang, sim: Simulation) -> Vectors | None:
     if policy.memory_limit is not None and (mem > policy.memory_limit).any():
         return None
     p = sim.platform
-    ints = [
-        policy.mpl,
-        p.capacity,
-        policy.packing == "buddy",
-        policy.alternate,
-        policy.backfill,
-        -1 if policy.window is None else policy.window,
-        policy.memory_limit is not None,
-        p.cores,
-        p.allocation is Allocation.CORES,
-    ]
-    floats = [
-        policy.quantum + policy.switch_cost,
-        policy.efficiency,
-        policy.memory_limit or 0.0,
-    ]
-    return Vectors(np.array(ints, dtype=np.int64), np.array(floats, dtype=np.float64))
+    return K.GangParams(
+        rows=policy.mpl,
+        columns=p.capacity,
+        buddy=policy.packing == "buddy",
+        alternate=policy.alternate,
+        backfill=policy.backfill,
+        window=-1 if policy.window is None else policy.window,
+        limited=policy.memory_limit is not None,
+        cores=p.cores,
+        per_core=p.allocation is Allocation.CORES,
+        slot=policy.quantum + policy.switch_cost,
+        efficiency=policy.efficiency,
+        memory_limit=policy.memory_limit or 0.0,
+    )
 
 
 def table(policy: P.Gang, sim: Simulation) -> np.ndarray:
@@ -101,15 +95,17 @@ def absorb(policy: P.Gang, counters: list[int], floats: list[float], t: np.ndarr
     policy.row_of = dict(zip(started.tolist(), rows, strict=True))
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, Vectors, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, K.GangParams, np.ndarray]:
     """Three rows over 16 single-core nodes, buddy packing, a memory limit some jobs
     press on, efficiency factors: the build's check."""
-    ints = [3, 16, 1, 1, 1, -1, 1, 1, 1]
-    floats = [31.0, 30.0 / 31.0, 4.0]
+    params = K.GangParams(
+        rows=3, columns=16, buddy=True, alternate=True, backfill=True, window=-1, limited=True,
+        cores=1, per_core=True, slot=31.0, efficiency=30.0 / 31.0, memory_limit=4.0,
+    )  # fmt: skip
     t = np.zeros((n, K.TABLE_COLUMNS))
     t[:, K.MEM] = rng.choice([0.0, 1.0, 2.5], n)
     t[:, K.ETA] = rng.choice([1.0, 0.8, 1.25], n)
-    return 16, Vectors(np.array(ints, dtype=np.int64), np.array(floats)), t
+    return 16, params, t
 
 
 GANG_PASS = CompiledPass(
@@ -120,7 +116,7 @@ GANG_PASS = CompiledPass(
     report=K.gang_report,
     rates=K.gang_rates,
     arguments=arguments,
-    params=Vectors,
+    params=K.GangParams,
     table=table,
     absorb=absorb,
     places=True,

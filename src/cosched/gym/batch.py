@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 
 from cosched.gym import register
-from cosched.gym.episodes import BSLD_TAU, REWARDS, EpisodeEnv, bounded_slowdown
+from cosched.gym.episodes import BSLD_TAU, REWARDS, EpisodeEnv, bounded_slowdown, observation_space
 from cosched.gym.observation import JOB_FEATURES, TIME_SCALE, Encoding
 from cosched.gym.policy import LearnedPolicy
 from cosched.gym.rules import Rules
@@ -81,7 +80,7 @@ class BatchEnv(EpisodeEnv):
             w,
             platform,
             self._policy_for_episode,
-            _observation_space(slots, releases),
+            observation_space(slots, len(JOB_FEATURES), 1 + 2 * releases, slots),
             jobs=jobs,
             reward=reward,
             reward_at=reward_at,
@@ -97,18 +96,6 @@ def _open(text: str, rules: LoadRules, seed: int) -> Workload:
     from cosched.workload.sources import open_workload
 
     return open_workload(str(text), rules=rules, seed=seed)
-
-
-def _observation_space(slots: int, releases: int) -> spaces.Dict:
-    inf = np.float32(np.inf)
-    return spaces.Dict(
-        {
-            "jobs": spaces.Box(0.0, inf, (slots, len(JOB_FEATURES)), np.float32),
-            "machine": spaces.Box(0.0, inf, (1 + 2 * releases,), np.float32),
-            "action_mask": spaces.MultiBinary(slots),
-            "scales": spaces.Box(0.0, inf, (2,), np.float32),
-        }
-    )
 
 
 register()

@@ -36,7 +36,7 @@ from cosched.platform import Platform
 from cosched.workload.job import Workload
 from cosched.workload.transforms import window
 
-__all__ = ["BSLD_TAU", "REWARDS", "EpisodeEnv", "bounded_slowdown"]
+__all__ = ["BSLD_TAU", "REWARDS", "EpisodeEnv", "bounded_slowdown", "observation_space"]
 
 #: The bounded slowdown's threshold in seconds (the field's usual 10 s, RLScheduler's).
 BSLD_TAU = 10.0
@@ -49,6 +49,21 @@ Observation = dict[str, np.ndarray]
 def bounded_slowdown(wait: float, run: float) -> float:
     """``max(1, (wait + run) / max(run, 10 s))``."""
     return max(1.0, (wait + run) / max(run, BSLD_TAU))
+
+
+def observation_space(slots: int, features: int, machine: int, actions: int) -> spaces.Dict:
+    """What a decider observes: ``features`` numbers for the job in each of ``slots``,
+    ``machine`` numbers of the machine, the mask of the ``actions`` allowed, and the two
+    scales."""
+    inf = np.float32(np.inf)
+    return spaces.Dict(
+        {
+            "jobs": spaces.Box(0.0, inf, (slots, features), np.float32),
+            "machine": spaces.Box(0.0, inf, (machine,), np.float32),
+            "action_mask": spaces.MultiBinary(actions),
+            "scales": spaces.Box(0.0, inf, (2,), np.float32),
+        }
+    )
 
 
 class EpisodeEnv(gymnasium.Env[dict[str, Any], np.int64]):

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 
 from cosched.gym import register
-from cosched.gym.episodes import EpisodeEnv
+from cosched.gym.episodes import EpisodeEnv, observation_space
 from cosched.gym.observation import TIME_SCALE, Encoding
 from cosched.gym.share import SHARE_FEATURES, LearnedNodeShare
 from cosched.nodeshare.policies import NODESHARE_REQUIRES
@@ -83,7 +82,7 @@ class NodeShareEnv(EpisodeEnv):
             w,
             platform,
             self._policy_for_episode,
-            _observation_space(slots, releases),
+            observation_space(slots, len(SHARE_FEATURES), 2 + 2 * releases, 2 * slots),
             jobs=jobs,
             reward=reward,
             reward_at=reward_at,
@@ -93,18 +92,6 @@ class NodeShareEnv(EpisodeEnv):
 
     def _policy_for_episode(self) -> LearnedNodeShare:
         return LearnedNodeShare(**self.options)
-
-
-def _observation_space(slots: int, releases: int) -> spaces.Dict:
-    inf = np.float32(np.inf)
-    return spaces.Dict(
-        {
-            "jobs": spaces.Box(0.0, inf, (slots, len(SHARE_FEATURES)), np.float32),
-            "machine": spaces.Box(0.0, inf, (2 + 2 * releases,), np.float32),
-            "action_mask": spaces.MultiBinary(2 * slots),
-            "scales": spaces.Box(0.0, inf, (2,), np.float32),
-        }
-    )
 
 
 register()

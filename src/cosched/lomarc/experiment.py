@@ -27,7 +27,7 @@ import pandas as pd
 
 from cosched.engine.simulation import Simulation
 from cosched.errors import ConfigError
-from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.model import CellEnv, Scalar, require
 from cosched.lomarc.diagnostics import run_metrics
 from cosched.lomarc.policies import VARIANTS, Lomarc, lomarc_platform
 from cosched.policies.base import make_policy
@@ -119,9 +119,7 @@ def check(params: Mapping[str, Scalar]) -> None:
     Raises:
         ConfigError: naming the parameter.
     """
-    for key in _KEYS:
-        if key not in params:
-            raise ConfigError(f"the lomarc cell needs the parameter {key!r}")
+    require(params, "lomarc", _KEYS)
     for key, known in (("set", SETS), ("workload", WORKLOADS), ("mixture", MIXTURES),
                        ("variant", RUNS)):  # fmt: skip
         if params[key] not in known:

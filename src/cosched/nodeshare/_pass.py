@@ -42,26 +42,27 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from cosched.engine.loop import Floats, Ints  # NsParams's field types, read at run time
 from cosched.nodeshare._book_kernels import BASE, jobs_on, move, new_factors
 from cosched.nodeshare._window_kernels import easy_pass
 
 if TYPE_CHECKING:
-    from cosched.engine.compiled import Vectors
-    from cosched.engine.loop import Bools, Floats, Ints, IntTable, Jobs, Table
+    from cosched.engine.loop import Bools, IntTable, Jobs, Table
 
-__all__ = ["NsState", "NsStore", "ns_ended", "ns_init", "ns_pass", "ns_rates", "ns_report"]
+__all__ = [
+    "NsParams",
+    "NsRules",
+    "NsState",
+    "NsStore",
+    "ns_ended",
+    "ns_init",
+    "ns_pass",
+    "ns_rates",
+    "ns_report",
+]
 
 #: Configurations a job can have at most (one per paper shape).
 WIDTH = 7
-# iparams: nodes, cores per node, jobs a node may hold, backfill window, EASY's
-# reservation and window (nodeshare-easy: 1), dynamic rates, state codes, buckets in
-# the placement order; then that order, ok[s, code] (3 x codes) and, per code, whether
-# a node in it is below the cap.
-NODES, CORES, CAP, WINDOW, EASY, DYNAMIC, CODES, NORDER = range(8)
-HEADER = 8
-# fparams: pressure by class (3), victim weight by class (3), then per code the summed
-# pressure of a node's jobs.
-PRESSURE, VICTIM, PRESSURE_OF = 0, 3, 6
 # Columns of the per-job table: inputs (key id, class, victim weight, then per
 # configuration a, b, nodes, cores per node and paper shape; nodes -1: none), then the
 # outputs the pass writes: the shape and factor of the configuration it started in,
@@ -89,11 +90,38 @@ REPORTS = 1
 _NONE = np.iinfo(np.int64).max
 
 
+class NsParams(NamedTuple):
+    """The node-sharing pass's parameters: the policy's, the machine's and the node
+    book's rules (:func:`cosched.nodeshare.book.state_rules`), one entry per state code
+    of a node (``codes`` of them) in the last four."""
+
+    nodes: int  #: nodes in the machine
+    cores: int  #: cores per node
+    cap: int  #: jobs a node may hold
+    window: int  #: the backfill window
+    easy: bool  #: EASY's reservation and window (nodeshare-easy)
+    dynamic: bool  #: a job's rate follows its co-runners (else fixed at its start)
+    order: Ints  #: the buckets in placement order
+    ok: Ints  #: per class s and code c, at ``s * codes + c``: a job of s may join (1)
+    below_cap: Ints  #: per code: a node in it holds fewer than ``cap`` jobs (1)
+    pressure: Floats  #: pressure by class (3)
+    victim: Floats  #: victim weight by class (3)
+    pressure_of: Floats  #: per code: the summed pressure of a node's jobs
+
+
+class NsRules(NamedTuple):
+    """What the pass reads of its parameters after :func:`ns_init`."""
+
+    cores: int  #: cores per node
+    window: int  #: the backfill window
+    easy: bool  #: EASY's reservation and window
+    dynamic: bool  #: rates follow co-runners
+
+
 class NsStore(NamedTuple):
     """The pass's arrays, changed in place."""
 
-    ip: Ints  #: the integer parameters
-    fp: Floats  #: the real parameters
+    rules: NsRules  #: the parameters the pass reads
     table: Table  #: per-job inputs and outputs (the columns above)
     #: WindowScan's per-job arrays: key id, blocked, (a, b), victim, estimate, size
     jobs: tuple[Ints, Bools, Table, Floats, Floats, Ints]
@@ -152,27 +180,21 @@ class NsState(NamedTuple):
     place_calls: int
 
 
-def ns_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[NsStore, NsState]:
-    ip, fp = params.ints, params.floats
+def ns_init(jobs: Jobs, capacity: int, params: NsParams) -> tuple[NsStore, NsState]:
     n = jobs.submit.shape[0]
     t = jobs.table
-    nodes, cores, cap = ip[NODES], ip[CORES], ip[CAP]
-    codes, norder = ip[CODES], ip[NORDER]
+    nodes, cores, cap = params.nodes, params.cores, params.cap
+    codes = params.pressure_of.shape[0]
     width = cores + 1
-    order = np.empty(norder, dtype=np.int64)
-    for i in range(norder):
-        order[i] = ip[HEADER + i]
-    o = HEADER + norder
+    order = params.order.copy()
     ok = np.zeros((3, codes), dtype=np.bool_)
     for s in range(3):
         for c in range(codes):
-            ok[s, c] = ip[o + s * codes + c] != 0
-    o += 3 * codes
+            ok[s, c] = params.ok[s * codes + c] != 0
     below_cap = np.zeros(codes, dtype=np.bool_)
-    pressure_of = np.empty(codes, dtype=np.float64)
+    pressure_of = params.pressure_of.copy()
     for c in range(codes):
-        below_cap[c] = ip[o + c] != 0
-        pressure_of[c] = fp[PRESSURE_OF + c]
+        below_cap[c] = params.below_cap[c] != 0
     nst = codes * width
     st_code = np.empty(nst, dtype=np.int64)
     st_free = np.empty(nst, dtype=np.int64)
@@ -239,13 +261,12 @@ def ns_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[NsStore, NsStat
             if need * per < fewest:
                 fewest = need * per
         kmin[k] = fewest
-    window = ip[WINDOW]
+    window = params.window
     room = max(nodes * cap, 1)
     istate = np.zeros(4, dtype=np.int64)
     istate[2] = nodes * cores
     store = NsStore(
-        ip,
-        fp,
+        NsRules(cores, window, params.easy, params.dynamic),
         t,
         (kid, np.zeros(n, dtype=np.bool_), coef, vic, jobs.est, jobs.size),
         (ks, kneed, kcores, kp, kfit, kver),
@@ -290,8 +311,8 @@ def ns_init(jobs: Jobs, capacity: int, params: Vectors) -> tuple[NsStore, NsStat
         np.zeros(n, dtype=np.bool_),
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.float64),
-        fp[VICTIM : VICTIM + 3].copy(),
-        fp[PRESSURE : PRESSURE + 3].copy(),
+        params.victim.copy(),
+        params.pressure.copy(),
     )
     state = NsState(True, -1, False, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     return store, state
@@ -328,7 +349,7 @@ def ns_pass(
     now: float,
     chosen: Ints,
 ) -> tuple[NsState, int, int, int, float]:
-    ip = st.ip
+    rules = st.rules
     t = st.table
     queued = st.queued
     for i in range(fresh, tail):
@@ -342,7 +363,7 @@ def ns_pass(
     dirty, last, backfilled = s.dirty, s.head, s.backfilled
     shadow, extra, nstale = s.shadow, s.extra, s.nstale
     if head == tail:  # nothing queued: nodeshare's pass forgets its head
-        if ip[EASY] == 0:
+        if not rules.easy:
             dirty = False
             last = -1
         return (
@@ -351,8 +372,8 @@ def ns_pass(
             head, tail, 0, math.nan,
         )  # fmt: skip
     first = queue[head]
-    easy = ip[EASY] != 0
-    window = ip[WINDOW]
+    easy = rules.easy
+    window = rules.window
     cand = queue[fresh:fresh]
     if not easy:
         if not dirty and first == last:
@@ -393,7 +414,7 @@ def ns_pass(
     ns, heads, nb, tried, _ = easy_pass(
         first, cand, queued, submitted, window, st.ends, now, st.relevant, st.jobs,
         st.keys, st.kmin, st.kdead, st.held, st.fstate, st.istate, st.book, st.links,
-        st.state, ip[CORES] + 1, jobs.submit.shape[0], st.buf, st.out, st.out_factor,
+        st.state, rules.cores + 1, jobs.submit.shape[0], st.buf, st.out, st.out_factor,
         st.out_blocked,
     )  # fmt: skip
     place_calls = s.place_calls + tried
@@ -439,8 +460,8 @@ def ns_pass(
         if easy:
             nstale = _mark_stale(st, nstale, j)
     nt = s.ntouched
-    if ns > 0 and ip[DYNAMIC] != 0:
-        if ip[CORES] > 1:
+    if ns > 0 and rules.dynamic:
+        if rules.cores > 1:
             node_jobs, count = st.state[5], st.state[6]
             on = jobs_on(out_nodes[:lo], node_jobs, count)
             for i in range(on.shape[0]):
@@ -466,7 +487,7 @@ def ns_ended(st: NsStore, s: NsState, jobs: Jobs, j: int, now: float) -> NsState
     links, state = st.links, st.state
     node_jobs, count = state[5], state[6]
     _, delta = move(
-        j, nodes, -(BASE ** st.sens[j]), -cores, st.ip[CORES] + 1, state[0], state[1],
+        j, nodes, -(BASE ** st.sens[j]), -cores, st.rules.cores + 1, state[0], state[1],
         links[0], links[1], links[2], links[3], links[4], state[2], state[3], state[4],
         node_jobs, count, jobs.submit.shape[0],
     )  # fmt: skip
@@ -475,7 +496,7 @@ def ns_ended(st: NsStore, s: NsState, jobs: Jobs, j: int, now: float) -> NsState
     st.spans[j, 0] = 0
     st.spans[j, 1] = 0
     nt = s.ntouched
-    if st.ip[DYNAMIC] != 0 and st.shared[j]:  # else no job is left on its nodes
+    if st.rules.dynamic and st.shared[j]:  # else no job is left on its nodes
         st.shared[j] = False
         on = jobs_on(nodes, node_jobs, count)
         for i in range(on.shape[0]):
@@ -496,12 +517,12 @@ def ns_rates(
     who: Ints,
     rates: Floats,
 ) -> tuple[NsState, int]:
-    easy = st.ip[EASY] != 0
+    easy = st.rules.easy
     rate = jobs.rate
     m = 0
     nstale = s.nstale
     nt = s.ntouched
-    if st.ip[DYNAMIC] == 0:
+    if not st.rules.dynamic:
         if k == 0:
             return s, 0
         for j in np.sort(chosen[:k]):

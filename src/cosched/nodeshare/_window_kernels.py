@@ -29,9 +29,11 @@ __all__ = [
 
 
 #: The per-key table ``(class, needs, cores, pressures, fits, version)`` of
-#: :class:`~cosched.nodeshare.window.WindowScan`, and five of the book's arrays.
+#: :class:`~cosched.nodeshare.window.WindowScan`, five of the book's arrays, and the
+#: book's seven arrays of state.
 Keys = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 Arrays5 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Arrays7 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: What :func:`scan` found: nothing to do, or a job to visit.
 NOTHING, VISIT = 0, 1
@@ -159,9 +161,7 @@ def _start(
     keys: Keys,
     book: Arrays5,
     links: Arrays5,
-    state: tuple[
-        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
-    ],
+    state: Arrays7,
     width: int,
     pad: int,
     out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
@@ -226,9 +226,7 @@ def easy_pass(
     istate: np.ndarray,
     book: Arrays5,
     links: Arrays5,
-    state: tuple[
-        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
-    ],
+    state: Arrays7,
     width: int,
     pad: int,
     buf: np.ndarray,

@@ -29,7 +29,7 @@ import numpy as np
 
 from cosched.engine.simulation import Simulation
 from cosched.errors import ConfigError
-from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.model import CellEnv, Scalar, require
 from cosched.experiments.traces import find_trace
 from cosched.metrics import summarize
 from cosched.nodeshare import outputs
@@ -259,9 +259,7 @@ def check(params: Mapping[str, Scalar]) -> None:
     Raises:
         ConfigError: naming the parameter.
     """
-    for key in ("trace", "variant", "nodes", "window_jobs"):
-        if key not in params:
-            raise ConfigError(f"the nodeshare cell needs the parameter {key!r}")
+    require(params, "nodeshare", ("trace", "variant", "nodes", "window_jobs"))
     if params["variant"] not in VARIANTS:
         raise ConfigError(
             f"'variant' must be one of {', '.join(VARIANTS)}, got {params['variant']!r}"

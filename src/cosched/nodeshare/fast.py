@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, Vectors, ranked
+from cosched.engine.compiled import CompiledPass, ranked
 from cosched.nodeshare import _book_kernels as BK
 from cosched.nodeshare import _pass as K
 from cosched.nodeshare import _window_kernels as WK
@@ -119,19 +119,26 @@ def _params(
     dynamic: bool,
     model: Any,
     restriction: str,
-) -> tuple[list[int], list[float]]:
+) -> K.NsParams:
     """The pass's parameters (see :mod:`cosched.nodeshare._pass`)."""
     pressure_of, jobs_of, ok = state_rules(cap, model, restriction)
-    order = bucket_order(pressure_of, jobs_of, cap, cores + 1).tolist()
-    codes = len(pressure_of)
-    ints = [nodes, cores, cap, window, int(easy), int(dynamic), codes, len(order), *order]
-    ints += [int(x) for row in ok for x in row]
-    ints += [int(j < cap) for j in jobs_of]
-    floats = [*model.pressure, *model.victim, *pressure_of]
-    return ints, floats
+    return K.NsParams(
+        nodes=nodes,
+        cores=cores,
+        cap=cap,
+        window=window,
+        easy=easy,
+        dynamic=dynamic,
+        order=np.asarray(bucket_order(pressure_of, jobs_of, cap, cores + 1), dtype=np.int64),
+        ok=np.array([int(x) for row in ok for x in row], dtype=np.int64),
+        below_cap=np.array([int(j < cap) for j in jobs_of], dtype=np.int64),
+        pressure=np.array(model.pressure, dtype=np.float64),
+        victim=np.array(model.victim, dtype=np.float64),
+        pressure_of=np.array(pressure_of, dtype=np.float64),
+    )
 
 
-def arguments(policy: P._NodeShareBase, sim: Simulation) -> Vectors | None:
+def arguments(policy: P._NodeShareBase, sim: Simulation) -> K.NsParams | None:
     """The pass's parameters, or None when ``sim`` needs the general loop (see the
     module's description); the table of per-job inputs is built here too."""
     _built.clear()
@@ -164,12 +171,12 @@ def arguments(policy: P._NodeShareBase, sim: Simulation) -> Vectors | None:
         return None
     easy = kind is P.CoschedulingBackfill
     window = policy.window if isinstance(policy, P.CoschedulingBackfill) else 0
-    ints, floats = _params(
+    params = _params(
         p.nodes, p.cores, cap, window, easy, policy.rates == "dynamic", policy._model,
         policy.restriction,
     )  # fmt: skip
     _built.append((policy, sim, t))
-    return Vectors(np.array(ints, dtype=np.int64), np.array(floats, dtype=np.float64))
+    return params
 
 
 def table(policy: P._NodeShareBase, sim: Simulation) -> np.ndarray:
@@ -220,7 +227,7 @@ def placements(
     return out, [a * b for a, b in zip(count, per, strict=True)]
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, Vectors, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, K.NsParams, np.ndarray]:
     """nodeshare-easy (window 10, dynamic rates, Max_One_High) on 16 nodes of 4 cores,
     three jobs a node, random classes and profiles: the build's check. The per-job
     configurations are those of one-node jobs (within the room the check's sizes give)."""
@@ -229,8 +236,7 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, Vectors, np.ndarray]:
     cf, cp, dg = rng.random(n) * 0.5, rng.random(n) * 0.3, 1.0 + rng.random(n) * 0.5
     t = _inputs(np.ones(n, dtype=np.int64), sens, (cf, cp, dg), 16, 4, True, model)
     assert t is not None
-    ints, floats = _params(16, 4, 3, 10, True, True, model, "Max_One_High")
-    return 16, Vectors(np.array(ints, dtype=np.int64), np.array(floats)), t
+    return 16, _params(16, 4, 3, 10, True, True, model, "Max_One_High"), t
 
 
 def plain_calls() -> dict[str, Any]:
@@ -260,7 +266,7 @@ NODESHARE_PASS = CompiledPass(
     report=K.ns_report,
     rates=K.ns_rates,
     arguments=arguments,
-    params=Vectors,
+    params=K.NsParams,
     table=table,
     absorb=absorb,
     places=True,

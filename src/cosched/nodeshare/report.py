@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -184,6 +184,31 @@ def _table1(chosen: dict[Key, Record], paper: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _turnaround_rows(
+    chosen: dict[Key, Record], traces: list[int], names: Iterable[str]
+) -> Iterator[tuple[Key, Record, str]]:
+    """The rows of a table of turnarounds at 1,158 nodes: per trace, each of ``names``
+    that ran, its key, record and first cells (trace, name, mean wait and turnaround in
+    hours, turnaround against EASY's and FCFS's)."""
+    for t in traces:
+        easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
+        for name in names:
+            key = (t, name, 1158)
+            r = chosen.get(key)
+            if r is None:
+                continue
+            yield (
+                key,
+                r,
+                (
+                    f"| Trace{t} | {name} | {r['mean_wait'] / 3600:.2f} | "
+                    f"{r['mean_turnaround'] / 3600:.2f} | "
+                    f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
+                    f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} |"
+                ),
+            )
+
+
 def _sensitivity(
     chosen: dict[Key, Record],
     traces: list[int],
@@ -202,19 +227,8 @@ def _sensitivity(
         "| mean turnaround over seeds (h) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for t in traces:
-        easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
-        for v in ("cosched", "prior", "no_speedup"):
-            r = chosen.get((t, v, 1158))
-            if r is None:
-                continue
-            lines.append(
-                f"| Trace{t} | {v} | {r['mean_wait'] / 3600:.2f} | "
-                f"{r['mean_turnaround'] / 3600:.2f} | "
-                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
-                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | "
-                f"{_over(groups, (t, v, 1158), lambda g: g['mean_turnaround'])} |"
-            )
+    for key, _, cells in _turnaround_rows(chosen, traces, ("cosched", "prior", "no_speedup")):
+        lines.append(cells + f" {_over(groups, key, lambda g: g['mean_turnaround'])} |")
     return [*lines, ""]
 
 
@@ -293,23 +307,15 @@ def _lines(out: Path, chosen: dict[Key, Record], groups: dict[Key, list[Record]]
         "| utilization | offered load | mean turnaround over seeds (h) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for t in traces:
-        easy, fcfs = chosen[(t, "easy", 1158)], chosen[(t, "fcfs", 1158)]
-        for pol in POLICIES:
-            if (t, pol, 1158) not in chosen:
-                continue
-            r = chosen[(t, pol, 1158)]
-            seeds = [g["mean_turnaround"] for g in groups[(t, pol, 1158)]]
-            cv = float(np.std(seeds) / np.mean(seeds)) if len(seeds) > 1 else 0.0
-            ci = mean_ci(np.asarray(seeds) / 3600)
-            lines.append(
-                f"| Trace{t} | {pol} | {r['mean_wait'] / 3600:.2f} | "
-                f"{r['mean_turnaround'] / 3600:.2f} | "
-                f"{_pct(r['mean_turnaround'], easy['mean_turnaround'])} | "
-                f"{_pct(r['mean_turnaround'], fcfs['mean_turnaround'])} | {len(seeds)} | "
-                f"{100 * cv:.2f}% | {r['utilization']:.3f} | {r['offered_load']:.2f} | "
-                f"{ci.text(4)} |"
-            )
+    for key, r, first in _turnaround_rows(chosen, traces, POLICIES):
+        seeds = [g["mean_turnaround"] for g in groups[key]]
+        cv = float(np.std(seeds) / np.mean(seeds)) if len(seeds) > 1 else 0.0
+        ci = mean_ci(np.asarray(seeds) / 3600)
+        lines.append(
+            first + f" {len(seeds)} | "
+            f"{100 * cv:.2f}% | {r['utilization']:.3f} | {r['offered_load']:.2f} | "
+            f"{ci.text(4)} |"
+        )
     lines += [
         "",
         "Sign: +x% = x% lower (better) than the baseline. Paper: coscheduling "

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from cosched.errors import ConfigError
-from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.model import CellEnv, Scalar, require
 from cosched.timesharing.engine import simulate
 from cosched.timesharing.metrics import ts_summary
 from cosched.timesharing.params import SCHEMES, TSParams
@@ -68,9 +68,7 @@ def check(params: Mapping[str, Scalar]) -> None:
     Raises:
         ConfigError: naming the parameter.
     """
-    for key in _KEYS:
-        if key not in params:
-            raise ConfigError(f"the dyncosched cell needs the parameter {key!r}")
+    require(params, "dyncosched", _KEYS)
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}, got {params['scheme']!r}")
     if str(params.get("variant", "")) not in OVERHEADS:

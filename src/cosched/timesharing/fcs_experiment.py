@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from cosched.errors import ConfigError
-from cosched.experiments.model import CellEnv, Scalar
+from cosched.experiments.model import CellEnv, Scalar, require
 from cosched.timesharing.engine import TimeSharingSim, simulate
 from cosched.timesharing.params import TSParams
 from cosched.timesharing.workloads import (
@@ -198,9 +198,7 @@ def parse(params: Mapping[str, Scalar]) -> ScenarioCell | DynamicCell:
     Raises:
         ConfigError: a parameter is missing, of the wrong type or out of range, naming it.
     """
-    for key in _KEYS:
-        if key not in params:
-            raise ConfigError(f"the fcs cell needs the parameter {key!r}")
+    require(params, "fcs", _KEYS)
     if params["scheme"] not in SCHEMES:
         raise ConfigError(f"'scheme' must be one of {', '.join(SCHEMES)}")
     model = _params(params)  # the model's readings (latency, t_spin, costs) before any run

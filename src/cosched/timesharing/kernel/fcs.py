@@ -16,13 +16,11 @@ from cosched.timesharing.kernel._jit import njit
 from cosched.timesharing.kernel.choice import fcs_slot_f, pick_fcs, requeue
 from cosched.timesharing.kernel.cpu import charge, fold, inbox_waiting, resched
 from cosched.timesharing.kernel.dispatch import dispatch
-from cosched.timesharing.kernel.events import push
 from cosched.timesharing.kernel.layout import (
     CL_CS,
     CL_DC,
     CL_F,
     DONE,
-    EV_SLOT,
     F_CSLOCAL,
     F_CSMIN,
     F_HBCLOCK,
@@ -69,7 +67,6 @@ from cosched.timesharing.kernel.layout import (
     R_DCT,
     R_FT,
     R_GSCS,
-    R_GSQ,
     R_NM,
     R_QTOP,
     R_SPIN,
@@ -78,10 +75,9 @@ from cosched.timesharing.kernel.layout import (
     S_GSACTIVE,
     S_GSCOL,
     S_QC,
-    S_TICKING,
     State,
 )
-from cosched.timesharing.kernel.matrix import next_gang_row
+from cosched.timesharing.kernel.matrix import next_slot
 
 
 @njit
@@ -269,12 +265,10 @@ def fcs_slot(S: State, t: float) -> None:
     ending slot's processes are reclassified (Algorithm 2; with ``F_HBCLOCK`` every live
     process, its age counted in heartbeats), then every node applies Algorithm 1 to the
     next non-empty row."""
-    nxt = next_gang_row(S)
+    nxt = next_slot(S, t)
     if nxt < 0:
-        S.G[S_TICKING] = 0
         return
     active = S.G[S_GSACTIVE]
-    push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     col = S.G[S_GSCOL]
     for n in range(S.G[F_NNODES]):
         if S.I[n, N_NPROCS] == 0 and S.I[n, N_CUR] < 0:

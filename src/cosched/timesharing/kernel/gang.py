@@ -41,7 +41,7 @@ from cosched.timesharing.kernel.layout import (
     S_TICKING,
     State,
 )
-from cosched.timesharing.kernel.matrix import next_gang_row
+from cosched.timesharing.kernel.matrix import next_slot
 
 
 @njit
@@ -83,12 +83,10 @@ def gang_slot(S: State, t: float) -> None:
     if S.G[F_FCS]:
         fcs_slot(S, t)
         return
-    nxt = next_gang_row(S)
+    nxt = next_slot(S, t)
     if nxt < 0:
-        S.G[S_TICKING] = 0
         return
     active = S.G[S_GSACTIVE]
-    push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
     if nxt == active:
         return
     S.G[S_GSACTIVE] = nxt

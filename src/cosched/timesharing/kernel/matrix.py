@@ -1,18 +1,23 @@
 """The gang (Ousterhout) matrix that gang scheduling and FCS share: ``MPL`` rows of jobs,
 one cell per node (``I[n, G[S_GSCOL] + r]``), jobs per row in ``G[G_GSR + r]``.
-:func:`next_gang_row` is the slot rotation (gang quanta and FCS heartbeats);
+:func:`next_gang_row` is the slot rotation (gang quanta and FCS heartbeats), and
+:func:`next_slot` turns it at the end of a slot;
 :func:`row_cells` finds a row's free cells for a new job.
 """
 
 from __future__ import annotations
 
 from cosched.timesharing.kernel._jit import njit
+from cosched.timesharing.kernel.events import push
 from cosched.timesharing.kernel.layout import (
+    EV_SLOT,
     F_MPL,
     F_NNODES,
     G_GSR,
+    R_GSQ,
     S_GSACTIVE,
     S_GSCOL,
+    S_TICKING,
     S_TMPB,
     State,
 )
@@ -51,3 +56,16 @@ def next_gang_row(S: State) -> int:
         if S.G[G_GSR + r] > 0:
             return r
     return active
+
+
+@njit
+def next_slot(S: State, t: float) -> int:
+    """At the end of a slot (gang quantum or FCS heartbeat) at ``t``: the next row to run
+    (:func:`next_gang_row`) with the end of its slot scheduled, or -1 with the slot clock
+    stopped when every row is empty."""
+    nxt = next_gang_row(S)
+    if nxt < 0:
+        S.G[S_TICKING] = 0
+        return nxt
+    push(S, t + S.GF[R_GSQ], EV_SLOT, -1, 0)
+    return nxt

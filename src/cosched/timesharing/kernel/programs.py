@@ -91,6 +91,19 @@ from cosched.timesharing.kernel.nic import nic_send, pb_candidate, set_speed
 
 
 @njit
+def send(S: State, p: int, q: int, side: int, t: float, arrive_t: float, contend: bool) -> None:
+    """Process ``p``'s message at ``t`` to its neighbour ``q``, onto ``q``'s ``side``:
+    through the network interface when it is contended (``contend``), else arriving at
+    ``arrive_t``."""
+    if contend:
+        nic_send(S, p, q, side, t)
+    else:
+        push_msg(S, arrive_t, q, side)
+    S.I[p, P_SENT] += 1
+    S.G[S_SENT] += 1
+
+
+@njit
 def activity_done(S: State, n: int, p: int, t: float) -> None:
     """The running process finished its compute phase, a held I/O, a send, or a spin."""
     PI = S.I
@@ -121,19 +134,9 @@ def activity_done(S: State, n: int, p: int, t: float) -> None:
         right = PI[p, P_NBR1]
         contend = S.GF[R_NICOCC] > 0.0
         if left >= 0:
-            if contend:
-                nic_send(S, p, left, 1, t)
-            else:
-                push_msg(S, arrive_t, left, 1)
-            PI[p, P_SENT] += 1
-            S.G[S_SENT] += 1
+            send(S, p, left, 1, t, arrive_t, contend)
         if right >= 0:
-            if contend:
-                nic_send(S, p, right, 0, t)
-            else:
-                push_msg(S, arrive_t, right, 0)
-            PI[p, P_SENT] += 1
-            S.G[S_SENT] += 1
+            send(S, p, right, 0, t, arrive_t, contend)
         PI[p, P_PHASE] = P_RECV
         PI[p, P_INRECV] = 1
         PF[p, P_TRECV] = t

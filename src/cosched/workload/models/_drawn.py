@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
+
+from cosched.errors import ConfigError
+
+
+def check_counts(model: str, positive: Iterable[tuple[str, float]], jobs: int) -> None:
+    """Refuse a stand-in ``model``'s parameters: each ``(name, value)`` of ``positive``
+    must be a number > 0 and ``jobs`` an integer >= 1 (a ConfigError naming it)."""
+    for name, value in positive:
+        if not (np.isfinite(value) and value > 0):
+            raise ConfigError(f"{model}: {name} must be a number > 0, got {value!r}")
+    if not (isinstance(jobs, int) and jobs >= 1):
+        raise ConfigError(f"{model}: jobs must be an integer >= 1, got {jobs!r}")
+
+
+def check_accuracy(model: str, accuracy: float) -> None:
+    """Refuse a stand-in ``model``'s lowest run / estimate ratio outside (0, 1]."""
+    if not 0.0 < accuracy <= 1.0:
+        raise ConfigError(f"{model}: accuracy must be in (0, 1], got {accuracy!r}")
 
 
 def drawn_jobs(

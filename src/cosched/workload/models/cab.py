@@ -40,7 +40,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.workload.job import Workload
-from cosched.workload.models._drawn import drawn_jobs
+from cosched.workload.models._drawn import check_accuracy, check_counts, drawn_jobs
 
 __all__ = [
     "CAB_CORES",
@@ -108,12 +108,7 @@ def cab_standin(
 
 
 def _check(*, load: float, single_share: float, jobs: int, sigma: float, accuracy: float) -> None:
-    for name, value in (("load", load), ("sigma", sigma)):
-        if not (np.isfinite(value) and value > 0):
-            raise ConfigError(f"cab_standin: {name} must be a number > 0, got {value!r}")
-    if not (isinstance(jobs, int) and jobs >= 1):
-        raise ConfigError(f"cab_standin: jobs must be an integer >= 1, got {jobs!r}")
+    check_counts("cab_standin", (("load", load), ("sigma", sigma)), jobs)
     if not (np.isfinite(single_share) and 0.0 <= single_share <= 1.0):
         raise ConfigError(f"cab_standin: single_share must be in [0, 1], got {single_share!r}")
-    if not 0.0 < accuracy <= 1.0:
-        raise ConfigError(f"cab_standin: accuracy must be in (0, 1], got {accuracy!r}")
+    check_accuracy("cab_standin", accuracy)

@@ -30,7 +30,7 @@ import numpy as np
 from cosched.errors import ConfigError
 from cosched.platform import Allocation, Platform
 from cosched.workload.job import Workload
-from cosched.workload.models._drawn import drawn_jobs
+from cosched.workload.models._drawn import check_accuracy, check_counts, drawn_jobs
 
 __all__ = [
     "INTREPID_JOBS",
@@ -99,13 +99,8 @@ def intrepid_standin(
 def _check(
     *, load: float, span: float, jobs: int, sigma: float, accuracy: float, weights: np.ndarray
 ) -> None:
-    for name, value in (("load", load), ("span", span), ("sigma", sigma)):
-        if not (np.isfinite(value) and value > 0):
-            raise ConfigError(f"intrepid_standin: {name} must be a number > 0, got {value!r}")
-    if not (isinstance(jobs, int) and jobs >= 1):
-        raise ConfigError(f"intrepid_standin: jobs must be an integer >= 1, got {jobs!r}")
-    if not 0.0 < accuracy <= 1.0:
-        raise ConfigError(f"intrepid_standin: accuracy must be in (0, 1], got {accuracy!r}")
+    check_counts("intrepid_standin", (("load", load), ("span", span), ("sigma", sigma)), jobs)
+    check_accuracy("intrepid_standin", accuracy)
     if weights.shape != (len(INTREPID_PARTITIONS),) or (weights < 0).any() or weights.sum() <= 0:
         raise ConfigError(
             f"intrepid_standin: size_weights must be {len(INTREPID_PARTITIONS)} weights >= 0, "

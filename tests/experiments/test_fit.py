@@ -238,7 +238,9 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
     # One partition: the generating configuration is one compare can run as an arm.
     path = _log(tmp_path, n=300, seed=5, sizes=(48,))
-    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, gone, _ = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
     assert arm == "easy(order=submit,window=20)" and gone == ()
     assert "KS 0.000, 100.0% started within 3600 s" in notes[0] and "a close match" in notes[0]
     assert len(notes) == 1  # the best fit itself is the arm
@@ -250,6 +252,18 @@ def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path
         paragraph.startswith("*Baseline*: the fitted baseline easy window=20")
         and "KS 0.000" in paragraph
     )
+
+
+def test_compare_baseline_fitted_runs_the_fitted_partitions(tmp_path: Path) -> None:
+    # Two partitions (SWF field 16 values 1 and 2, 32 and 16 processors): the best fit
+    # runs in them, and compare carries them to its arms.
+    path = _log(tmp_path, n=300, seed=5)
+    arm, notes, gone, parts = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
+    assert arm == TRUTH.policy_string() and gone == ()
+    assert parts == ((1.0, 32), (2.0, 16))
+    assert "partitions=on" in notes[0] and "KS 0.000" in notes[0]
 
 
 def test_compare_baseline_replaces_the_baselines(tmp_path: Path) -> None:
@@ -319,7 +333,7 @@ def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> N
     from cosched.compare.study import parse_arm, scheduling
 
     path = _limited_log(tmp_path, n=300, seed=8)
-    arm, notes, _ = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, _, _ = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
     assert arm == f"easy(order=submit,max_jobs_per_user={USER_LIMIT})"
     assert "KS 0.000" in notes[0]
     parsed = parse_arm(arm)
@@ -439,7 +453,9 @@ def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: 
 @pytest.mark.slow
 def test_compare_runs_the_fitted_outages_with_its_baseline(tmp_path: Path) -> None:
     path, _ = _outage_log(tmp_path)
-    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, gone, _ = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
     # The best fit replays the outages: it is the reference, and the intervals it
     # replays (both parts' rules) come with it for every arm that can take them.
     res = _fit(path, tmp_path / "fit")  # the stored fit, read again

@@ -19,6 +19,7 @@ from cosched.experiments.fit import (
     FitResult,
     best_runnable,
     lacks,
+    partition_procs,
     prepare,
     run_fit,
     unrunnable,
@@ -200,12 +201,14 @@ def record(result: FitResult) -> dict[str, Any]:
 
 def fitted_arm(
     w: Workload, source: str, flags: MachineFlags | None, out: Path, executor: Any
-) -> tuple[str, list[str], tuple[tuple[float, float, int], ...]]:
+) -> tuple[str, list[str], tuple[tuple[float, float, int], ...], tuple[tuple[float, int], ...]]:
     """``compare --baseline fitted``: the fitted configuration as an arm, the notes
     that say how well it matched the held-out jobs, and the unavailability intervals it
     replays (the fit part's read from its recorded starts, the held-out part's from its
     submissions only: :mod:`cosched.experiments.unavailability`; empty unless the
-    configuration has ``outages`` on).
+    configuration has ``outages`` on), and the partitions it runs in
+    (:func:`cosched.experiments.fit.partition_procs`; empty unless it has
+    ``partitions`` on).
 
     Raises:
         ConfigError: the log records no starts.
@@ -238,4 +241,5 @@ def fitted_arm(
 
     lines += [f"{FIT_WARNING}{x}" for x in lacks(result, j.level)]
     gone = result.input.unavailable if b.outages else ()
-    return b.policy_string(), lines, gone
+    parts = partition_procs(w_rec, result.input) if b.partitions and result.input.sizes else ()
+    return b.policy_string(), lines, gone, parts

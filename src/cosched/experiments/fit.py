@@ -76,6 +76,8 @@ __all__ = [
     "Baseline",
     "FitInput",
     "FitResult",
+    "choose",
+    "partition_procs",
     "prepare",
     "run_fit",
     "score_of",
@@ -87,6 +89,13 @@ __all__ = [
 
 #: The default share of the jobs (first by submit time) the fit is chosen on.
 SPLIT = 0.5
+#: The later share of the fit part the choice is made on (the *validation* segment);
+#: the earlier rest (the *search* segment) ranks the successive halving.
+VALIDATION = 1.0 / 3.0
+#: The two-sample Kolmogorov-Smirnov critical value at 5 %, ``c * sqrt(2 / m)`` for ``m``
+#: jobs on each side: the margin by which a configuration must beat a simpler one on the
+#: validation segment to be chosen over it.
+KS_CRITICAL = 1.358
 #: Configuration features, in the order the report lists their contributions.
 FEATURES = (
     "policy",
@@ -117,7 +126,7 @@ _ORDERS = {
     "conservative": ("submit", "sjf"),
 }
 _CELL = "cosched.experiments.fit:fit_cell"
-_VERSION = 1  # part of every cell's identity: a change of the scoring starts afresh
+_VERSION = 2  # part of every cell's identity: a change of the scoring starts afresh
 
 
 @dataclass(frozen=True)
@@ -366,6 +375,19 @@ def _queue_ranks(t: Any, k: int) -> tuple[np.ndarray, str]:
     return rank, note
 
 
+def partition_procs(w: Workload, inp: FitInput) -> tuple[tuple[float, int], ...]:
+    """Each partition of the log ``inp`` was prepared from, as ``compare`` carries it
+    (:attr:`MachineFlags.partitions <cosched.policies.requirements.MachineFlags.partitions>`):
+    its SWF field 16 value (-1: the jobs without one) and its processors (the fit's
+    nodes, :attr:`FitInput.sizes`, times the cores per node)."""
+    part = np.asarray(w.columns["partition"], dtype=np.float64)
+    values = np.unique(np.where(np.isnan(part), -1.0, part))
+    if len(values) != len(inp.sizes):
+        raise ConfigError(f"{len(values)} partitions in the log, {len(inp.sizes)} sizes fitted")
+    cores = inp.platform.cores
+    return tuple((float(v), int(n) * cores) for v, n in zip(values, inp.sizes, strict=True))
+
+
 def _partition_groups(t: Any) -> tuple[np.ndarray, list[str]]:
     """Each job's partition number (0, 1, ...) and the log's partition of each number."""
     if "partition" not in t:
@@ -426,16 +448,19 @@ def simulate_baseline(inp: FitInput, b: Baseline, seed: int = 0) -> np.ndarray:
         p = replace(p, unavailable=inp.unavailable)
     if not (b.partitions and inp.sizes):
         return _starts(simulate, make_policy, w, p, b, seed)
+    from cosched.engine.partitions import simulate_partitioned
+
     group = np.asarray(w.columns["partition"], dtype=np.int64)
-    out = np.full(len(w), np.nan)
-    for g, nodes in enumerate(inp.sizes):
-        mask = group == g
-        if not mask.any():  # a prefix of the log may hold no job of a partition
-            continue
-        sub = w.rows(mask, f"partition {g}")
-        part = Platform(nodes=nodes, cores=p.cores, allocation=p.allocation)
-        out[mask] = _starts(simulate, make_policy, sub, part, b, seed)
-    return out
+    result = simulate_partitioned(
+        w,
+        p,
+        lambda: make_policy(b.policy, **b.params()),
+        group,
+        inp.sizes,
+        estimates=b.estimates,
+        rng=np.random.default_rng(seed),
+    )
+    return _checked_starts(w, result)
 
 
 def _starts(
@@ -448,6 +473,10 @@ def _starts(
 ) -> np.ndarray:
     policy = make_policy(b.policy, **b.params())
     result = simulate(w, p, policy, estimates=b.estimates, rng=np.random.default_rng(seed))
+    return _checked_starts(w, result)
+
+
+def _checked_starts(w: Workload, result: Any) -> np.ndarray:
     jobs = result.jobs
     if not np.array_equal(jobs["job_id"].to_numpy(), np.asarray(w.columns["job_id"])):
         raise ConfigError(f"the simulation of {w.name} did not keep the jobs' order")
@@ -504,24 +533,37 @@ def score_of(cmp: ScheduleComparison) -> dict[str, float]:
     }
 
 
+def segments(k: int) -> int:
+    """The search segment's jobs of a fit part of ``k`` jobs: the first ``k`` minus the
+    validation segment's ``ceil(k * VALIDATION)`` (at least one job in each)."""
+    return max(1, min(k - 1, k - math.ceil(k * VALIDATION))) if k > 1 else k
+
+
 def evaluate(
     inp: FitInput, b: Baseline, seed: int, within: float, jobs: int | None = None
 ) -> dict[str, float]:
-    """Fit and held-out scores of configuration ``b`` (``fit.*`` and ``held.*``); with
-    ``jobs`` shorter than the log, the fit scores of the first ``jobs`` jobs simulated
-    alone (the ones of the fit part among them) and no held-out scores."""
-    n = len(inp.workload)
+    """Fit, search, validation and held-out scores of configuration ``b`` (``fit.*``:
+    the fit part; ``search.*`` and ``val.*``: its earlier and later segments,
+    :func:`segments`; ``held.*``); with ``jobs`` shorter than the log, the scores of
+    the first ``jobs`` jobs simulated alone (the ones of each part among them; NaN for a
+    part with none of them) and no held-out scores."""
+    n, k = len(inp.workload), inp.fit_jobs
+    s = segments(k)
     if jobs is not None and jobs < n:
         head = np.arange(n) < jobs
         part = replace(inp, workload=inp.workload.rows(head, f"first {jobs} jobs"))
         sim = simulate_baseline(part, b, seed)
-        fit = score_of(_compare(part, sim, slice(0, min(jobs, inp.fit_jobs)), within))
-        return {f"fit.{m}": v for m, v in fit.items()} | {f"held.{m}": math.nan for m in fit}
+        parts = {"fit": slice(0, min(jobs, k)), "search": slice(0, min(jobs, s))}
+        if jobs > s:
+            parts["val"] = slice(s, min(jobs, k))
+        out = {p: score_of(_compare(part, sim, r, within)) for p, r in parts.items()}
+        names = list(out["fit"])
+        nan = dict.fromkeys(names, math.nan)
+        return {f"{p}.{m}": out.get(p, nan)[m] for p in _PARTS for m in names}
     sim = simulate_baseline(inp, b, seed)
-    k = inp.fit_jobs
-    fit = score_of(_compare(inp, sim, slice(0, k), within))
-    held = score_of(_compare(inp, sim, slice(k, None), within))
-    return {f"fit.{n}": v for n, v in fit.items()} | {f"held.{n}": v for n, v in held.items()}
+    rows = {"fit": slice(0, k), "search": slice(0, s), "val": slice(s, k), "held": slice(k, None)}
+    out = {p: score_of(_compare(inp, sim, rows[p], within)) for p in _PARTS}
+    return {f"{p}.{m}": v for p in _PARTS for m, v in out[p].items()}
 
 
 # -- the cells ----------------------------------------------------------------------------
@@ -594,7 +636,7 @@ class FitResult:
         table: one row per configuration (in the order searched): its features, the
             jobs of its longest run (``jobs``: the whole log, or the prefix on which the
             halving left it) and that run's scores (held-out ones NaN on a prefix).
-        chosen: the configuration with the lowest fit score (ties: the earlier one).
+        chosen: the configuration :func:`choose` chooses (the ``nested`` rule).
         seconds: wall time of the fit, cells already stored included at no cost.
         input: what the configurations ran on.
         within: the tolerance (s) of the ``within`` share.
@@ -654,10 +696,9 @@ def _shown(feature: str, value: Any) -> str:
 def unrunnable(b: Baseline) -> list[str]:
     """What of ``b`` ``cosched compare``'s arms do not run, each with why (empty: ``b``
     runs as an arm). The outages read from the log they run: each arm whose machine is
-    counted in units takes them (:func:`cosched.compare.study.with_site`)."""
+    counted in units takes them, and the partitions each arm whose machine can be cut
+    into them (:func:`cosched.compare.study.with_site`)."""
     out = []
-    if b.partitions:
-        out.append("partitions (compare's arms run one machine)")
     if b.estimates != "requested":
         out.append("exact estimates (compare's arms see the users' requests)")
     if b.order == "queue":
@@ -671,11 +712,76 @@ def runnable(b: Baseline) -> bool:
 
 
 def best_runnable(result: FitResult) -> Baseline:
-    """The configuration with the lowest fit score among those :func:`runnable` (ties:
-    the earlier one; plain EASY is one)."""
-    keep = np.array([runnable(b) for b in result.configs]) & result.whole()
-    scores = np.where(keep, result.table["fit.score"].to_numpy(), np.inf)
-    return result.configs[int(np.argmin(scores))]
+    """The configuration :func:`choose` chooses among those :func:`runnable` (plain EASY
+    is one)."""
+    return choose(result, keep=runnable)
+
+
+def complexity(b: Baseline) -> int:
+    """How many of :data:`FEATURES` ``b`` sets otherwise than plain EASY (a fair-share
+    half-life is part of its order)."""
+    return sum(getattr(b, f) != getattr(PLAIN_EASY, f) for f in FEATURES)
+
+
+def ks_noise(result: FitResult) -> float:
+    """The margin of :func:`choose`: the two-sample KS critical value at 5 % for the
+    validation segment's jobs (:data:`KS_CRITICAL`)."""
+    k = result.input.fit_jobs
+    m = max(1, k - segments(k))
+    return KS_CRITICAL * math.sqrt(2.0 / m)
+
+
+#: The selection rules :func:`choose` knows: the fit's (``nested``) first, then the
+#: alternatives docs/validate.md measures beside it.
+RULES = ("nested", "fit", "val", "margin")
+
+
+def choose(
+    result: FitResult,
+    rule: str = "nested",
+    keep: Callable[[Baseline], bool] | None = None,
+) -> Baseline:
+    """The configuration chosen among those run on the whole log (and kept by ``keep``).
+
+    ``nested`` (the fit's rule): the lowest score on the fit part's validation segment
+    (its later :data:`VALIDATION` share) among plain EASY and the configurations that
+    beat plain EASY's score on both the search segment (the earlier rest, which also
+    ranked the halving) and the validation segment; ties by the declared order. A
+    configuration that matches the first segment better and the second worse is not
+    chosen over the simplest one. The held-out part is not read.
+
+    The alternatives (:data:`RULES`, measured in docs/validate.md): ``fit``, the lowest
+    score on the whole fit part; ``val``, the lowest validation score; ``margin``, the
+    simplest configuration (:func:`complexity`) whose validation score is within
+    :func:`ks_noise` of the lowest."""
+    if rule not in RULES:
+        raise ConfigError(f"unknown selection rule {rule!r}; one of {', '.join(RULES)}")
+    ok = result.whole() & np.array([keep is None or keep(b) for b in result.configs])
+    if not ok.any():
+        raise ConfigError("no configuration of the fit ran on the whole log")
+    t = result.table
+
+    def column(name: str) -> np.ndarray:
+        values = np.where(ok, t[name].to_numpy(dtype=np.float64), np.inf)
+        return np.where(np.isnan(values), np.inf, values)
+
+    val = column("val.score")
+    if rule == "fit":
+        return result.configs[int(np.argmin(column("fit.score")))]
+    if rule == "val":
+        return result.configs[int(np.argmin(val))]
+    if rule == "margin":
+        best = float(val.min())
+        near = [i for i in range(len(val)) if val[i] <= best + ks_noise(result)]
+        pick = min(near, key=lambda i: (complexity(result.configs[i]), val[i], i))
+        return result.configs[pick]
+    search = column("search.score")
+    base = result.configs.index(PLAIN_EASY) if PLAIN_EASY in result.configs else None
+    if base is not None and ok[base]:
+        beat = (search < search[base]) & (val < val[base])
+        beat[base] = True
+        val = np.where(beat, val, np.inf)
+    return result.configs[int(np.argmin(val))]
 
 
 def run_fit(
@@ -737,7 +843,7 @@ def run_fit(
         ).set_index("key")
 
     def score(b: Baseline) -> float:
-        return float(results.loc[deepest[b].key, "fit.score"])
+        return float(results.loc[deepest[b].key, "search.score"])
 
     def stage(batch: Sequence[Baseline]) -> None:
         alive = [b for b in dict.fromkeys(batch) if b not in deepest]
@@ -781,7 +887,8 @@ def run_fit(
              **{c: r[c] for c in _SCORES}}
         )  # fmt: skip
     table = pd.DataFrame(rows)
-    chosen = whole(lambda b: True)[0]
+    result = FitResult(table, PLAIN_EASY, 0.0, inp, within, tuple(configs))
+    chosen = choose(result)
     seconds = time.perf_counter() - started
     return FitResult(table, chosen, seconds, inp, within, tuple(configs))
 
@@ -835,5 +942,6 @@ def lacks(result: FitResult, level: str) -> list[str]:
     return out
 
 
-_SCORES = [f"{part}.{n}" for part in ("fit", "held") for n in
+_PARTS = ("fit", "search", "val", "held")
+_SCORES = [f"{part}.{n}" for part in _PARTS for n in
            ("ks", "class_error", "score", "within", "mean_wait_sim", "mean_wait_log")]  # fmt: skip

@@ -59,8 +59,16 @@ def _fit(path: Path, out: Path, previous: bool) -> dict[str, Any]:
         r = res.row(b)
         rules[rule] = {"chosen": b.label(), "held_ks": float(r["held.ks"]),
                        "held_within": float(r["held.within"])}  # fmt: skip
+    from cosched.cli._fit import held_judgement
+    from cosched.experiments.fit import lacks
+
+    level = held_judgement(res, c).level
     return {
         "rules": rules,
+        "level": level,
+        "lacks": lacks(res, level),
+        "held_score": float(c["held.score"]),
+        "plain_score": float(pe["held.score"]),
         "jobs": [res.input.fit_jobs, len(res.input.workload) - res.input.fit_jobs],
         "configurations": len(res.table),
         "whole": int(res.whole().sum()),

@@ -24,7 +24,10 @@ from cosched.experiments.executors import Serial
 from cosched.experiments.fit import (
     PLAIN_EASY,
     Baseline,
+    FitInput,
+    FitResult,
     best_runnable,
+    choose,
     prepare,
     run_fit,
     space,
@@ -232,7 +235,7 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert "assumed   partitions=on makes each partition (SWF field 16)" in out
     # The whole space (56: queues and partitions), then the site stage: 11 configurations
     # around plain EASY, here also the best FCFS or EASY configuration by fit score.
-    assert "of 67 run whole, by fit score" in out
+    assert "run whole, by val score" in out
 
 
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
@@ -462,3 +465,72 @@ def test_compare_runs_the_fitted_outages_with_its_baseline(tmp_path: Path) -> No
     assert res.chosen.outages and best_runnable(res) == res.chosen
     assert arm == res.chosen.policy_string() and gone == res.input.unavailable and gone
     assert "outages=on" in notes[0]
+
+
+# -- the selection rule ----------------------------------------------------------------------
+
+
+def _scored(rows: list[tuple[Baseline, float, float, float]]) -> FitResult:
+    """A fit result by hand: each configuration with its fit, search and validation
+    scores, every one run on the whole log (of 10 jobs, 6 in the fit part)."""
+    table = pd.DataFrame(
+        [
+            {"config": b.label(), "jobs": 10, "fit.score": f, "search.score": s, "val.score": v}
+            for b, f, s, v in rows
+        ]
+    )
+    w = Workload.from_table(
+        pd.DataFrame({"job_id": np.arange(10), "submit_time": np.zeros(10),
+                      "run_time": np.ones(10), "requested_time": np.ones(10),
+                      "procs": np.ones(10, dtype=int)})
+    )  # fmt: skip
+    inp = FitInput(w, Platform(4), 6, (), False, ())
+    return FitResult(table, PLAIN_EASY, 0.0, inp, 3600.0, tuple(b for b, *_ in rows))
+
+
+def test_the_choice_reads_the_validation_segment_among_what_beats_plain_easy_on_both() -> None:
+    sjf, fcfs, cons = Baseline(order="sjf"), Baseline("fcfs"), Baseline("conservative")
+    # sjf: best on the whole fit part and on the validation segment, but worse than plain
+    # EASY on the search segment; fcfs beats plain EASY on both segments; conservative
+    # too, with a higher validation score.
+    res = _scored(
+        [(PLAIN_EASY, 0.50, 0.50, 0.50), (sjf, 0.20, 0.60, 0.10),
+         (fcfs, 0.40, 0.45, 0.30), (cons, 0.30, 0.20, 0.40)]
+    )  # fmt: skip
+    assert choose(res, "nested") == fcfs
+    assert choose(res, "fit") == sjf and choose(res, "val") == sjf
+    # Nothing beats plain EASY on both segments: plain EASY.
+    res = _scored([(PLAIN_EASY, 0.5, 0.5, 0.5), (sjf, 0.2, 0.6, 0.1), (fcfs, 0.4, 0.4, 0.6)])
+    assert choose(res, "nested") == PLAIN_EASY
+    # The margin rule: the simplest within the KS noise of the best validation score.
+    assert choose(res, "margin") == PLAIN_EASY  # 6 jobs: a noise of over 0.5
+    with pytest.raises(ConfigError, match="unknown selection rule"):
+        choose(res, "held")
+
+
+@pytest.mark.slow
+def test_the_fit_recovers_partitions_and_a_per_user_limit_within_them(tmp_path: Path) -> None:
+    # EASY in two partitions (32 and 16 processors), at most USER_LIMIT running jobs per
+    # user within a partition, 6 users: the limit read within a partition, and chosen.
+    from cosched.engine.partitions import simulate_partitioned
+
+    rng = np.random.default_rng(4)
+    n = 600
+    t = _jobs(rng, n)
+    t["submit_time"] *= 2.0  # loaded, not overloaded: the limit is what holds jobs
+    t["user_id"] = rng.integers(1, 7, n).astype(float)
+    part = t["partition"].to_numpy().astype(int) - 1
+    r = simulate_partitioned(
+        Workload.from_table(t), Platform(48),
+        lambda: make_policy("easy", max_jobs_per_user=USER_LIMIT), part, SIZES,
+    )  # fmt: skip
+    t["wait_time"] = r.jobs["start_time"].to_numpy() - t["submit_time"]
+    path = tmp_path / "parts-limit.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "48", "MaxNodes": "48"})
+    res = _fit(path, tmp_path / "store")
+    assert res.input.sizes == SIZES and res.input.partition_limits is not None
+    assert res.input.partition_limits[0] == USER_LIMIT
+    truth = Baseline("easy", partitions=True, max_jobs_per_user=USER_LIMIT)
+    assert res.chosen == truth
+    assert res.row(truth)["held.ks"] == 0.0
+    assert res.row(PLAIN_EASY)["held.ks"] > 0.0

@@ -6,8 +6,10 @@ queue order (submit, SJF, WFP, per-queue priority), partitions on or off, and th
 estimates the scheduler sees (the users' requests or the exact run times). Every
 configuration is simulated on the whole log, so that the queue at the split is the one
 the earlier jobs left, and scored against the logged starts twice: on the *fit* part (the
-first ``split`` share of the jobs by submit time) and on the *held-out* rest. The choice
-reads only the fit scores; the held-out score is what the report trusts.
+first ``split`` share of the jobs by submit time) and on the *held-out* rest. The fit
+part is cut again: its *search* segment (the first two thirds) ranks the search, its
+*validation* segment (the last third) chooses (:func:`choose`); the held-out score is
+what the report trusts, and no choice reads it.
 
 The score (:func:`score_of`, lower is better, 0 to 2) is the Kolmogorov-Smirnov statistic
 between the simulated and the logged waits plus the mean, over the job classes of
@@ -30,7 +32,7 @@ Readings the fit declares:
 
 **Successive halving.** Each stage (the declared space, the outage stage, the site
 stage) runs its configurations first on the log's first :data:`FIRST_RUNG` jobs alone,
-scored on the fit-part jobs among them, keeps the best third (at least :data:`KEEP`;
+scored on the search segment's jobs among them, keeps the best third (at least :data:`KEEP`;
 plain EASY always, the report's reference), runs those on three times as many jobs, and
 so on while the prefix is shorter than the fit part; the survivors run on the whole log,
 and only they are chosen from. A prefix is simulated alone, so its last jobs meet fewer
@@ -114,7 +116,7 @@ HALF_LIVES: tuple[float, ...] = (86400.0, 7 * 86400.0)
 #: run on, and the fewest that go on to the next prefix.
 FIRST_RUNG = 4000
 KEEP = 3
-#: How many of the best FCFS or EASY configurations (by fit score, one pool) the outage
+#: How many of the best FCFS or EASY configurations (by search score, one pool) the outage
 #: stage replays with the unavailability read from the log, beside plain EASY.
 OUTAGE_BASES = 3
 #: EASY's backfill windows in the space (None: the whole queue).
@@ -818,11 +820,10 @@ def run_fit(
     store ``out`` and choose.
 
     Each stage is searched by successive halving (see the module): its configurations
-    run on the first ``first_rung`` jobs, the best third by fit score (at least
-    :data:`KEEP`, plain EASY always) on three times as many, and so on while the prefix
-    is shorter than the fit part; the survivors run on the whole log. The choice reads
-    the fit scores of the whole-log runs only (``fit.score``), lowest first, ties
-    broken by the order the configurations were declared. ``outages=False`` leaves out
+    run on the first ``first_rung`` jobs, the best third by the search segment's score
+    (at least :data:`KEEP`, plain EASY always) on three times as many, and so on while
+    the prefix is shorter than the fit part; the survivors run on the whole log.
+    :func:`choose` chooses among the whole-log runs (rule ``nested``). ``outages=False`` leaves out
     the outage stage (with ``first_rung`` past the fit part, the search as it was before
     the outage stage and the halving: the docs' tables compare the two).
     """

@@ -1,8 +1,8 @@
 """The table of docs/validate.md: `cosched validate --fit` on archive logs, held out.
 
-For each log: plain EASY, the previous fit (the declared space and the site stage, every
-configuration on the whole log, no outages) and the fit (with the outage stage and
-successive halving), each with its held-out KS and share started within an hour, the
+For each log: plain EASY, the configurations each selection rule of
+``cosched.experiments.fit.choose`` chooses among the same runs (the fit's, ``nested``,
+and the alternatives), each with its held-out KS and share started within an hour, the
 configuration chosen and the wall time with the machine's load average, and the CPU
 time of the process (the fit runs in it, one worker: on a shared machine the wall time
 says more about the load than about the fit). One JSON a log
@@ -144,7 +144,10 @@ def main() -> int:
         "--store", type=Path, action="append", required=True,
         help="where the fits go (the first given); the table reads every one given",
     )  # fmt: skip
-    ap.add_argument("--previous", action="store_true", help="also run the previous fit")
+    ap.add_argument(
+        "--previous", action="store_true",
+        help="also run every configuration on the whole log without the outage stage",
+    )  # fmt: skip
     ap.add_argument("--write", type=Path, help="the page whose table to regenerate")
     args = ap.parse_args()
     run(args.logs, args.store[0], args.previous)

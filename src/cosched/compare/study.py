@@ -420,20 +420,9 @@ def _with_partitions(
     """:func:`with_site`'s partitions (``[partition, processors]`` each): each arm whose
     machine can be cut into them runs each partition's jobs on its own nodes
     (:mod:`cosched.engine.partitions`); the others run one machine, named with why."""
-    out: list[Arm] = []
-    took: list[str] = []
-    without: dict[str, list[str]] = {}
-    for arm in arms:
-        if arm.policy == "recorded":
-            out.append(arm)
-            continue
-        why = _partition_misfit(arm, parts, flags, probe)
-        if why is None:
-            out.append(replace(arm, machine={**arm.machine, "partitions": parts}))
-            took.append(arm.label)
-        else:
-            out.append(arm)
-            without.setdefault(why, []).append(arm.label)
+    out, took, without = _with_machine(
+        arms, "partitions", parts, lambda mine: _partition_misfit(mine, parts), flags, probe
+    )
     shown = ", ".join(f"{'none' if float(v) < 0 else f'{float(v):g}'}: {n}" for v, n in parts)
     notes = [
         f"fitted partitions: {len(parts)} partitions (SWF field 16: processors {shown}), each "
@@ -449,18 +438,43 @@ def _with_partitions(
     return out, notes
 
 
-def _partition_misfit(
-    arm: Arm, parts: list[list[Any]], flags: MachineFlags | None, probe: Workload | None
-) -> str | None:
-    """Why ``arm``'s machine cannot be cut into ``parts`` (None: it can)."""
+def _with_machine(
+    arms: list[Arm],
+    key: str,
+    value: Any,
+    misfit: Callable[[Platform], str | None],
+    flags: MachineFlags | None,
+    probe: Workload | None,
+) -> tuple[list[Arm], list[str], dict[str, list[str]]]:
+    """``arms`` with ``key: value`` on the machine of each (the log's own schedule left
+    as logged) whose machine ``misfit`` finds nothing against; the labels of those that
+    took it, and of the others by why."""
+    out: list[Arm] = []
+    took: list[str] = []
+    without: dict[str, list[str]] = {}
     given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
-    given.pop("partitions", None)
-    try:
-        mine, _ = build_platform(
-            policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
-        )
-    except ConfigError as exc:
-        return f"as its machine cannot be built ({exc})"
+    for arm in arms:
+        if arm.policy == "recorded":
+            out.append(arm)
+            continue
+        try:
+            mine, _ = build_platform(
+                policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
+            )
+            why = misfit(mine)
+        except ConfigError as exc:
+            why = f"as its machine cannot be built ({exc})"
+        if why is None:
+            out.append(replace(arm, machine={**arm.machine, key: value}))
+            took.append(arm.label)
+        else:
+            out.append(arm)
+            without.setdefault(why, []).append(arm.label)
+    return out, took, without
+
+
+def _partition_misfit(mine: Platform, parts: list[list[Any]]) -> str | None:
+    """Why machine ``mine`` cannot be cut into ``parts`` (None: it can)."""
     for _, procs in parts:
         if int(procs) % mine.cores:
             return (
@@ -479,19 +493,9 @@ def _with_outages(
 ) -> tuple[list[Arm], list[str]]:
     """:func:`with_site`'s outages: each arm that can take them runs under them."""
     ref, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
-    out: list[Arm] = []
-    took: list[str] = []
-    without: dict[str, list[str]] = {}
-    for arm in arms:
-        why = None if arm.policy == "recorded" else _outage_misfit(arm, ref, flags, probe)
-        if arm.policy == "recorded":
-            out.append(arm)
-        elif why is None:
-            out.append(replace(arm, machine={**arm.machine, "unavailable": gone}))
-            took.append(arm.label)
-        else:
-            out.append(arm)
-            without.setdefault(why, []).append(arm.label)
+    out, took, without = _with_machine(
+        arms, "unavailable", gone, lambda mine: _outage_misfit(mine, ref), flags, probe
+    )
     hours = sum((float(b) - float(a)) * int(u) for a, b, u in gone) / 3600.0
     notes = [
         f"fitted outages: {len(gone)} unavailability intervals read from the log "
@@ -507,17 +511,9 @@ def _with_outages(
     return out, notes
 
 
-def _outage_misfit(
-    arm: Arm, ref: Platform, flags: MachineFlags | None, probe: Workload | None
-) -> str | None:
-    """Why ``arm`` cannot run under outages read on machine ``ref`` (None: it can)."""
-    given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
-    try:
-        mine, _ = build_platform(
-            policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
-        )
-    except ConfigError as exc:
-        return f"as its machine cannot be built ({exc})"
+def _outage_misfit(mine: Platform, ref: Platform) -> str | None:
+    """Why an arm on machine ``mine`` cannot run under outages read on machine ``ref``
+    (None: it can)."""
     if mine.shared:
         return (
             "as their jobs share nodes, placed on named nodes, which a drain of capacity "

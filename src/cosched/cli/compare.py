@@ -57,8 +57,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "easy(order=sjf,window=20), or fitted: the configuration `cosched validate --fit` "
         "chooses for this log (its fit stored in OUT/fit; fitted:DIR reuses the fit "
         "`cosched validate --fit --out DIR` stored), with its held-out match and warnings "
-        "in the report; EASY and FCFS run beside it (default: the best of fcfs, easy and "
-        "conservative)",
+        "in the report; its partitions, per-user limits, fair-share order and outages run "
+        "in every arm that can take them, the others named with why; EASY and FCFS run "
+        "beside it (default: the best of fcfs, easy and conservative)",
     )
     p.add_argument(
         "--smt",

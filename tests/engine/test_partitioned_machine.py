@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cosched.engine.invariants import verify_placements, verify_schedule
 from cosched.engine.partitions import partition_index, simulate_partitioned
 from cosched.engine.simulation import simulate
 from cosched.errors import ConfigError
@@ -101,10 +102,13 @@ def test_invariants_on_random_workloads(policy: str, seed: int) -> None:
     assert jobs["job_id"].tolist() == list(range(1, n + 1))
     start = jobs["start_time"].to_numpy()
     assert np.isfinite(start).all() and (start >= w.columns["submit_time"]).all()
-    # No partition ever holds more processors than it has, whatever the others hold.
+    # No partition ever holds more processors than it has, whatever the others hold;
+    # each partition's schedule and the merged one pass the engine's invariants.
+    verify_schedule(jobs, capacity=sum(sizes))
     for g, size in enumerate(sizes):
         m = group == g
         assert peak_level(start[m], start[m] + run[m], procs[m]) <= size
+        verify_schedule(jobs[m], capacity=size)
     # Each partition's schedule is the one its jobs make alone on its nodes.
     for g, size in enumerate(sizes):
         m = group == g
@@ -115,3 +119,29 @@ def test_invariants_on_random_workloads(policy: str, seed: int) -> None:
         w, Platform(16), lambda: make_policy(policy), group, sizes, rng=np.random.default_rng(0)
     )
     assert again.jobs.equals(jobs)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gangs_placements_stay_in_their_partition_on_random_workloads(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, sizes = 120, (6, 4)
+    group = rng.integers(0, 2, n)
+    run = rng.integers(10, 300, n).astype(float)
+    w = Workload.from_table(
+        pd.DataFrame(
+            {
+                "job_id": np.arange(1, n + 1),
+                "submit_time": np.cumsum(rng.integers(0, 20, n)).astype(float),
+                "run_time": run,
+                "requested_time": run * 2,
+                "procs": np.minimum(np.array(sizes)[group], rng.integers(1, 4, n)),
+            }
+        )
+    )
+    r = simulate_partitioned(w, Platform(10, mpl=2), lambda: make_policy("gang"), group, sizes)
+    assert r.jobs["job_id"].tolist() == list(range(1, n + 1))
+    verify_placements(r.jobs, r.placements, r.platform)
+    assert sorted(r.placements) == list(range(n))
+    for i, placed in r.placements.items():
+        first = 0 if group[i] == 0 else sizes[0]
+        assert {node for node, _ in placed} <= set(range(first, first + sizes[group[i]]))

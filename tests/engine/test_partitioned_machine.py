@@ -75,25 +75,34 @@ def test_unavailability_is_not_split_among_partitions() -> None:
         simulate_partitioned(_hand(), p, lambda: make_policy("easy"), np.zeros(4), (4,))
 
 
+def _random(
+    rng: np.random.Generator, n: int, sizes: tuple[int, ...], *, widest: int, gap: int, longest: int
+) -> tuple[Workload, np.ndarray]:
+    """``n`` jobs in random partitions of ``sizes``: 1 to ``widest`` processors (at most
+    the partition), 10 to ``longest`` s, submitted 0 to ``gap`` s apart; and each job's
+    partition."""
+    group = rng.integers(0, len(sizes), n)
+    procs = np.minimum(np.array(sizes)[group], rng.integers(1, widest + 1, n))
+    run = rng.integers(10, longest, n).astype(float)
+    table = pd.DataFrame(
+        {
+            "job_id": np.arange(1, n + 1),
+            "submit_time": np.cumsum(rng.integers(0, gap, n)).astype(float),
+            "run_time": run,
+            "requested_time": run * 2,
+            "procs": procs,
+        }
+    )
+    return Workload.from_table(table), group
+
+
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_invariants_on_random_workloads(policy: str, seed: int) -> None:
-    rng = np.random.default_rng(seed)
     n, sizes = 200, (8, 5, 3)
-    group = rng.integers(0, 3, n)
-    procs = np.minimum(np.array(sizes)[group], rng.integers(1, 6, n))
-    run = rng.integers(10, 500, n).astype(float)
-    w = Workload.from_table(
-        pd.DataFrame(
-            {
-                "job_id": np.arange(1, n + 1),
-                "submit_time": np.cumsum(rng.integers(0, 30, n)).astype(float),
-                "run_time": run,
-                "requested_time": run * 2,
-                "procs": procs,
-            }
-        )
-    )
+    w, group = _random(np.random.default_rng(seed), n, sizes, widest=5, gap=30, longest=500)
+    procs = np.asarray(w.columns["procs"])
+    run = np.asarray(w.columns["run_time"], dtype=np.float64)
     r = simulate_partitioned(
         w, Platform(16), lambda: make_policy(policy), group, sizes, rng=np.random.default_rng(0)
     )
@@ -123,21 +132,8 @@ def test_invariants_on_random_workloads(policy: str, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_gangs_placements_stay_in_their_partition_on_random_workloads(seed: int) -> None:
-    rng = np.random.default_rng(seed)
     n, sizes = 120, (6, 4)
-    group = rng.integers(0, 2, n)
-    run = rng.integers(10, 300, n).astype(float)
-    w = Workload.from_table(
-        pd.DataFrame(
-            {
-                "job_id": np.arange(1, n + 1),
-                "submit_time": np.cumsum(rng.integers(0, 20, n)).astype(float),
-                "run_time": run,
-                "requested_time": run * 2,
-                "procs": np.minimum(np.array(sizes)[group], rng.integers(1, 4, n)),
-            }
-        )
-    )
+    w, group = _random(np.random.default_rng(seed), n, sizes, widest=3, gap=20, longest=300)
     r = simulate_partitioned(w, Platform(10, mpl=2), lambda: make_policy("gang"), group, sizes)
     assert r.jobs["job_id"].tolist() == list(range(1, n + 1))
     verify_placements(r.jobs, r.placements, r.platform)

@@ -8,6 +8,7 @@ held-out jobs' logged starts change, since it reads the fit part only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from cosched.experiments.fit import (
     FitResult,
     best_runnable,
     choose,
+    lacks,
     prepare,
     run_fit,
     space,
@@ -534,3 +536,16 @@ def test_the_fit_recovers_partitions_and_a_per_user_limit_within_them(tmp_path: 
     assert res.chosen == truth
     assert res.row(truth)["held.ks"] == 0.0
     assert res.row(PLAIN_EASY)["held.ks"] > 0.0
+
+
+def test_lacks_blames_the_outages_when_the_baseline_waits_longer_only_with_them() -> None:
+    # Held out the machine waited 100 s a job; EASY with the outages read waits 300 s,
+    # the same EASY without them 120 s: the outages, not the machine's size, are named.
+    gone = Baseline(outages=True)
+    res = _scored([(PLAIN_EASY, 0.5, 0.5, 0.5), (gone, 0.4, 0.4, 0.4)])
+    held = {"held.mean_wait_log": [100.0, 100.0], "held.mean_wait_sim": [120.0, 300.0],
+            "held.ks": [0.3, 0.2], "held.score": [0.6, 0.5], "held.within": [0.5, 0.5]}  # fmt: skip
+    res = replace(res, table=res.table.assign(**held), chosen=gone)
+    (line,) = [x for x in lacks(res, "poor") if "longer than the machine did" in x]
+    assert line.startswith("the fitted baseline waits 3.0x longer than the machine did: the ")
+    assert "outages it replays remove more capacity" in line and "without them 1.2x" in line

@@ -1,8 +1,8 @@
 """The table of docs/validate.md: `cosched validate --fit` on archive logs, held out.
 
-For each log: plain EASY, the previous fit (the declared space and the site stage, every
-configuration on the whole log, no outages) and the fit (with the outage stage and
-successive halving), each with its held-out KS and share started within an hour, the
+For each log: plain EASY, the configurations each selection rule of
+``cosched.experiments.fit.choose`` chooses among the same runs (the fit's, ``nested``,
+and the alternatives), each with its held-out KS and share started within an hour, the
 configuration chosen and the wall time with the machine's load average, and the CPU
 time of the process (the fit runs in it, one worker: on a shared machine the wall time
 says more about the load than about the fit). One JSON a log
@@ -35,7 +35,7 @@ def _trace(name: str) -> Path:
 
 
 def _fit(path: Path, out: Path, previous: bool) -> dict[str, Any]:
-    from cosched.experiments.fit import PLAIN_EASY, prepare, run_fit
+    from cosched.experiments.fit import PLAIN_EASY, RULES, choose, prepare, run_fit
     from cosched.policies.base import policy_class
     from cosched.policies.recorded import Recorded
     from cosched.policies.requirements import MachineFlags, fit_workload
@@ -53,7 +53,22 @@ def _fit(path: Path, out: Path, previous: bool) -> dict[str, Any]:
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu
     c, pe = res.row(res.chosen), res.row(PLAIN_EASY)
+    rules = {}
+    for rule in RULES:  # every selection rule on the same configurations' scores
+        b = choose(res, rule)
+        r = res.row(b)
+        rules[rule] = {"chosen": b.label(), "held_ks": float(r["held.ks"]),
+                       "held_within": float(r["held.within"])}  # fmt: skip
+    from cosched.cli._fit import held_judgement
+    from cosched.experiments.fit import lacks
+
+    level = held_judgement(res, c).level
     return {
+        "rules": rules,
+        "level": level,
+        "lacks": lacks(res, level),
+        "held_score": float(c["held.score"]),
+        "plain_score": float(pe["held.score"]),
         "jobs": [res.input.fit_jobs, len(res.input.workload) - res.input.fit_jobs],
         "configurations": len(res.table),
         "whole": int(res.whole().sum()),
@@ -87,30 +102,34 @@ def _cell(ks: float, within: float) -> str:
 
 
 def render(stores: list[Path]) -> str:
+    """The table: plain EASY, the fit (the ``nested`` rule) and the other selection
+    rules on the same configurations; a log's JSON without them (written before the
+    rules were recorded) shows its fit alone."""
+    from cosched.experiments.fit import RULES
+
+    others = [r for r in RULES if r != "nested"]
     rows = [
-        "| log | jobs (fit + held out) | plain EASY: KS / within 1 h | previous fit: KS / "
-        "within 1 h (wall s, load) | fit: KS / within 1 h | fit's configuration | fit's "
+        "| log | jobs (fit + held out) | plain EASY: KS / within 1 h | "
+        + " | ".join(f"rule `{r}`: KS / within 1 h" for r in others)
+        + " | fit (rule `nested`): KS / within 1 h | fit's configuration | fit's "
         "wall time (load at start, end) | fit's CPU time | configurations run whole / "
         "searched |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|" + "---|" * len(others) + "---|---|---|---|---|",
     ]
     found = {f.name: f for store in stores for f in store.glob("*.new.json")}
     for key in sorted(found):
         f = found[key]
         name = f.name.removesuffix(".new.json")
         new = json.loads(f.read_text())
-        old_path = f.parent / f"{name}.previous.json"
-        old = json.loads(old_path.read_text()) if old_path.exists() else None
-        prev = (
-            f"{_cell(old['held_ks'], old['held_within'])} ({old['wall']:.0f} s, "
-            f"{old['load'][0]:.1f})"
-            if old
-            else "not run"
+        rules = new.get("rules", {})
+        alt = " | ".join(
+            _cell(rules[r]["held_ks"], rules[r]["held_within"]) if r in rules else "not run"
+            for r in others
         )
         cpu = f"{new['cpu']:.1f} s" if "cpu" in new else "not measured"
         rows.append(
             f"| {name} | {new['jobs'][0]} + {new['jobs'][1]} | "
-            f"{_cell(new['plain_ks'], new['plain_within'])} | {prev} | "
+            f"{_cell(new['plain_ks'], new['plain_within'])} | {alt} | "
             f"{_cell(new['held_ks'], new['held_within'])} | `{new['chosen']}` | "
             f"{new['wall']:.1f} s ({new['load'][0]:.1f}, {new['load'][1]:.1f}) | "
             f"{cpu} | {new['whole']} / {new['configurations']} |"
@@ -125,7 +144,10 @@ def main() -> int:
         "--store", type=Path, action="append", required=True,
         help="where the fits go (the first given); the table reads every one given",
     )  # fmt: skip
-    ap.add_argument("--previous", action="store_true", help="also run the previous fit")
+    ap.add_argument(
+        "--previous", action="store_true",
+        help="also run every configuration on the whole log without the outage stage",
+    )  # fmt: skip
     ap.add_argument("--write", type=Path, help="the page whose table to regenerate")
     args = ap.parse_args()
     run(args.logs, args.store[0], args.previous)

@@ -8,6 +8,7 @@ held-out jobs' logged starts change, since it reads the fit part only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,11 @@ from cosched.experiments.executors import Serial
 from cosched.experiments.fit import (
     PLAIN_EASY,
     Baseline,
+    FitInput,
+    FitResult,
     best_runnable,
+    choose,
+    lacks,
     prepare,
     run_fit,
     space,
@@ -228,13 +233,15 @@ def test_cli_fit_on_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert "assumed   partitions=on makes each partition (SWF field 16)" in out
     # The whole space (56: queues and partitions), then the site stage: 11 configurations
     # around plain EASY, here also the best FCFS or EASY configuration by fit score.
-    assert "of 67 run whole, by fit score" in out
+    assert "run whole, by val score" in out
 
 
 def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path: Path) -> None:
     # One partition: the generating configuration is one compare can run as an arm.
     path = _log(tmp_path, n=300, seed=5, sizes=(48,))
-    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, gone, _ = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
     assert arm == "easy(order=submit,window=20)" and gone == ()
     assert "KS 0.000, 100.0% started within 3600 s" in notes[0] and "a close match" in notes[0]
     assert len(notes) == 1  # the best fit itself is the arm
@@ -246,6 +253,18 @@ def test_compare_baseline_fitted_is_the_configuration_that_made_the_log(tmp_path
         paragraph.startswith("*Baseline*: the fitted baseline easy window=20")
         and "KS 0.000" in paragraph
     )
+
+
+def test_compare_baseline_fitted_runs_the_fitted_partitions(tmp_path: Path) -> None:
+    # Two partitions (SWF field 16 values 1 and 2, 32 and 16 processors): the best fit
+    # runs in them, and compare carries them to its arms.
+    path = _log(tmp_path, n=300, seed=5)
+    arm, notes, gone, parts = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
+    assert arm == TRUTH.policy_string() and gone == ()
+    assert parts == ((1.0, 32), (2.0, 16))
+    assert "partitions=on" in notes[0] and "KS 0.000" in notes[0]
 
 
 def test_compare_baseline_replaces_the_baselines(tmp_path: Path) -> None:
@@ -315,7 +334,7 @@ def test_compare_runs_the_fitted_user_limit_as_its_baseline(tmp_path: Path) -> N
     from cosched.compare.study import parse_arm, scheduling
 
     path = _limited_log(tmp_path, n=300, seed=8)
-    arm, notes, _ = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, _, _ = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
     assert arm == f"easy(order=submit,max_jobs_per_user={USER_LIMIT})"
     assert "KS 0.000" in notes[0]
     parsed = parse_arm(arm)
@@ -435,10 +454,94 @@ def test_successive_halving_keeps_the_configuration_that_made_the_log(tmp_path: 
 @pytest.mark.slow
 def test_compare_runs_the_fitted_outages_with_its_baseline(tmp_path: Path) -> None:
     path, _ = _outage_log(tmp_path)
-    arm, notes, gone = fitted_arm(load_workload(path), str(path), None, tmp_path / "fit", Serial())
+    arm, notes, gone, _ = fitted_arm(
+        load_workload(path), str(path), None, tmp_path / "fit", Serial()
+    )
     # The best fit replays the outages: it is the reference, and the intervals it
     # replays (both parts' rules) come with it for every arm that can take them.
     res = _fit(path, tmp_path / "fit")  # the stored fit, read again
     assert res.chosen.outages and best_runnable(res) == res.chosen
     assert arm == res.chosen.policy_string() and gone == res.input.unavailable and gone
     assert "outages=on" in notes[0]
+
+
+# -- the selection rule ----------------------------------------------------------------------
+
+
+def _scored(rows: list[tuple[Baseline, float, float, float]]) -> FitResult:
+    """A fit result by hand: each configuration with its fit, search and validation
+    scores, every one run on the whole log (of 10 jobs, 6 in the fit part)."""
+    table = pd.DataFrame(
+        [
+            {"config": b.label(), "jobs": 10, "fit.score": f, "search.score": s, "val.score": v}
+            for b, f, s, v in rows
+        ]
+    )
+    w = Workload.from_table(
+        pd.DataFrame({"job_id": np.arange(10), "submit_time": np.zeros(10),
+                      "run_time": np.ones(10), "requested_time": np.ones(10),
+                      "procs": np.ones(10, dtype=int)})
+    )  # fmt: skip
+    inp = FitInput(w, Platform(4), 6, (), False, ())
+    return FitResult(table, PLAIN_EASY, 0.0, inp, 3600.0, tuple(b for b, *_ in rows))
+
+
+def test_the_choice_reads_the_validation_segment_among_what_beats_plain_easy_on_both() -> None:
+    sjf, fcfs, cons = Baseline(order="sjf"), Baseline("fcfs"), Baseline("conservative")
+    # sjf: best on the whole fit part and on the validation segment, but worse than plain
+    # EASY on the search segment; fcfs beats plain EASY on both segments; conservative
+    # too, with a higher validation score.
+    res = _scored(
+        [(PLAIN_EASY, 0.50, 0.50, 0.50), (sjf, 0.20, 0.60, 0.10),
+         (fcfs, 0.40, 0.45, 0.30), (cons, 0.30, 0.20, 0.40)]
+    )  # fmt: skip
+    assert choose(res, "nested") == fcfs
+    assert choose(res, "fit") == sjf and choose(res, "val") == sjf
+    # Nothing beats plain EASY on both segments: plain EASY.
+    res = _scored([(PLAIN_EASY, 0.5, 0.5, 0.5), (sjf, 0.2, 0.6, 0.1), (fcfs, 0.4, 0.4, 0.6)])
+    assert choose(res, "nested") == PLAIN_EASY
+    # The margin rule: the simplest within the KS noise of the best validation score.
+    assert choose(res, "margin") == PLAIN_EASY  # 6 jobs: a noise of over 0.5
+    with pytest.raises(ConfigError, match="unknown selection rule"):
+        choose(res, "held")
+
+
+@pytest.mark.slow
+def test_the_fit_recovers_partitions_and_a_per_user_limit_within_them(tmp_path: Path) -> None:
+    # EASY in two partitions (32 and 16 processors), at most USER_LIMIT running jobs per
+    # user within a partition, 6 users: the limit read within a partition, and chosen.
+    from cosched.engine.partitions import simulate_partitioned
+
+    rng = np.random.default_rng(4)
+    n = 600
+    t = _jobs(rng, n)
+    t["submit_time"] *= 2.0  # loaded, not overloaded: the limit is what holds jobs
+    t["user_id"] = rng.integers(1, 7, n).astype(float)
+    part = t["partition"].to_numpy().astype(int) - 1
+    r = simulate_partitioned(
+        Workload.from_table(t), Platform(48),
+        lambda: make_policy("easy", max_jobs_per_user=USER_LIMIT), part, SIZES,
+    )  # fmt: skip
+    t["wait_time"] = r.jobs["start_time"].to_numpy() - t["submit_time"]
+    path = tmp_path / "parts-limit.swf"
+    write_swf(Workload.from_table(t), path, header={"MaxProcs": "48", "MaxNodes": "48"})
+    res = _fit(path, tmp_path / "store")
+    assert res.input.sizes == SIZES and res.input.partition_limits is not None
+    assert res.input.partition_limits[0] == USER_LIMIT
+    truth = Baseline("easy", partitions=True, max_jobs_per_user=USER_LIMIT)
+    assert res.chosen == truth
+    assert res.row(truth)["held.ks"] == 0.0
+    assert res.row(PLAIN_EASY)["held.ks"] > 0.0
+
+
+def test_lacks_blames_the_outages_when_the_baseline_waits_longer_only_with_them() -> None:
+    # Held out the machine waited 100 s a job; EASY with the outages read waits 300 s,
+    # the same EASY without them 120 s: the outages, not the machine's size, are named.
+    gone = Baseline(outages=True)
+    res = _scored([(PLAIN_EASY, 0.5, 0.5, 0.5), (gone, 0.4, 0.4, 0.4)])
+    held = {"held.mean_wait_log": [100.0, 100.0], "held.mean_wait_sim": [120.0, 300.0],
+            "held.ks": [0.3, 0.2], "held.score": [0.6, 0.5], "held.within": [0.5, 0.5]}  # fmt: skip
+    res = replace(res, table=res.table.assign(**held), chosen=gone)
+    (line,) = [x for x in lacks(res, "poor") if "longer than the machine did" in x]
+    assert line.startswith("the fitted baseline waits 3.0x longer than the machine did: the ")
+    assert "outages it replays remove more capacity" in line and "without them 1.2x" in line

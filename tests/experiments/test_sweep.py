@@ -300,3 +300,13 @@ def test_a_platforms_unavailability_is_read_and_a_bad_interval_named() -> None:
     for bad in ([[10, 20]], [[10, 20, 1.5]], 5):
         with pytest.raises(ConfigError, match=r"\[platform\]\.unavailable"):
             spec_from_dict(small_spec(platform={"unavailable": bad}))
+
+
+def test_a_platforms_partitions_are_read_and_a_bad_one_named() -> None:
+    spec = spec_from_dict(small_spec(platform={"partitions": [[1, 32], [-1, 16]]}))
+    assert spec.platform is not None and spec.platform.partitions == ((1.0, 32), (-1.0, 16))
+    for bad in ([[1, 0]], [[1, 2.5]], [[1]], [], 5, [[1, 2], [1, 4]]):
+        with pytest.raises(ConfigError, match=r"\[platform\]\.partitions"):
+            spec_from_dict(small_spec(platform={"partitions": bad}))
+    with pytest.raises(ConfigError, match="'unavailable' and 'partitions' cannot be given"):
+        spec_from_dict(small_spec(platform={"partitions": [[1, 2]], "unavailable": [[0, 1, 1]]}))

@@ -57,8 +57,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "easy(order=sjf,window=20), or fitted: the configuration `cosched validate --fit` "
         "chooses for this log (its fit stored in OUT/fit; fitted:DIR reuses the fit "
         "`cosched validate --fit --out DIR` stored), with its held-out match and warnings "
-        "in the report; EASY and FCFS run beside it (default: the best of fcfs, easy and "
-        "conservative)",
+        "in the report; its partitions, per-user limits, fair-share order and outages run "
+        "in every arm that can take them, the others named with why; EASY and FCFS run "
+        "beside it (default: the best of fcfs, easy and conservative)",
     )
     p.add_argument(
         "--smt",
@@ -245,8 +246,8 @@ def _compare(args: argparse.Namespace) -> int:
     }  # fmt: skip
     if _fitted(args.baseline):  # the other flags' errors before the fit's long work
         plan(workload, **given, robustness=False)
-    baseline, fit_notes, gone = _baseline(args, probe, flags)
-    site = _site(baseline, gone) if _fitted(args.baseline) else None
+    baseline, fit_notes, gone, parts = _baseline(args, probe, flags)
+    site = _site(baseline, gone, parts) if _fitted(args.baseline) else None
     comparison = plan(workload, **given, robustness=robust, baseline=baseline, site=site)
     comparison.notes += fit_notes
     comparison.gantt_window = _window(args.gantt_window)
@@ -296,11 +297,14 @@ def _probe(path: str, limit: int | None, flags: MachineFlags | None) -> Workload
 
 def _baseline(
     args: argparse.Namespace, probe: Workload | None, flags: MachineFlags | None
-) -> tuple[str | None, list[str], tuple[tuple[float, float, int], ...]]:
+) -> tuple[
+    str | None, list[str], tuple[tuple[float, float, int], ...], tuple[tuple[float, int], ...]
+]:
     """``--baseline``: the arm, and for ``fitted`` the notes of the fit (run first, or
-    read from the store ``fitted:DIR`` names) and the outages it replays."""
+    read from the store ``fitted:DIR`` names), the outages it replays and the partitions
+    it runs in."""
     if not _fitted(args.baseline):
-        return args.baseline, [], ()
+        return args.baseline, [], (), ()
     from cosched.cli._checks import check_writable_dir
     from cosched.cli._fit import fitted_arm
     from cosched.errors import ConfigError
@@ -325,11 +329,13 @@ def _baseline(
 
 
 def _site(
-    arm: str | None, gone: tuple[tuple[float, float, int], ...] = ()
+    arm: str | None,
+    gone: tuple[tuple[float, float, int], ...] = (),
+    parts: tuple[tuple[float, int], ...] = (),
 ) -> dict[str, Any] | None:
-    """The site rules of a fitted baseline (its user limits, fair-share order and the
-    outages it replays, ``unavailable``), which ``compare`` applies to every arm that
-    takes them."""
+    """The site rules of a fitted baseline (its user limits, fair-share order, the
+    outages it replays, ``unavailable``, and the partitions it runs in, ``partitions``),
+    which ``compare`` applies to every arm that takes them."""
     from cosched.compare.study import SITE_RULES, parse_arm
 
     if arm is None:
@@ -340,6 +346,8 @@ def _site(
         rules["order"] = "fairshare"
     if gone:
         rules["unavailable"] = [list(x) for x in gone]
+    if parts:
+        rules["partitions"] = [list(x) for x in parts]
     return rules or None
 
 

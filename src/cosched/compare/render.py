@@ -352,6 +352,10 @@ def _how_section(doc: Document, run: _Run) -> None:
         for p, n in gone.items()
         if n
     }
+    for a in run.comparison.arms:  # the fitted partitions an arm runs in (with_site)
+        if a.machine.get("partitions"):
+            n = len(a.machine["partitions"])
+            under[a.label] = under.get(a.label, "") + f", in the fitted partitions ({n})"
     doc.add("## How it was run", "")
     for p in run.main:
         n = int(by_policy.loc[p, "seeds"])

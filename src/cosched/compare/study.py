@@ -369,7 +369,10 @@ def with_site(
     import dataclasses
 
     gone = site.get("unavailable") or []
-    site = {k: v for k, v in site.items() if k != "unavailable"}
+    parts = site.get("partitions") or []
+    if gone and parts:
+        raise ConfigError("a fitted baseline replays outages or partitions, not both")
+    site = {k: v for k, v in site.items() if k not in ("unavailable", "partitions")}
     out: list[Arm] = []
     took: list[str] = []
     lacking: list[str] = []
@@ -405,7 +408,84 @@ def with_site(
     if gone:
         out, more = _with_outages(out, [list(x) for x in gone], flags, probe)
         notes += more
+    if parts:
+        out, more = _with_partitions(out, [list(x) for x in parts], flags, probe)
+        notes += more
     return out, notes
+
+
+def _with_partitions(
+    arms: list[Arm], parts: list[list[Any]], flags: MachineFlags | None, probe: Workload | None
+) -> tuple[list[Arm], list[str]]:
+    """:func:`with_site`'s partitions (``[partition, processors]`` each): each arm whose
+    machine can be cut into them runs each partition's jobs on its own nodes
+    (:mod:`cosched.engine.partitions`); the others run one machine, named with why."""
+    out, took, without = _with_machine(
+        arms, "partitions", parts, lambda mine: _partition_misfit(mine, parts), flags, probe
+    )
+    shown = ", ".join(f"{'none' if float(v) < 0 else f'{float(v):g}'}: {n}" for v, n in parts)
+    notes = [
+        f"fitted partitions: {len(parts)} partitions (SWF field 16: processors {shown}), each "
+        "its own machine running its own jobs (the fit assumes they share no nodes): every "
+        f"arm whose machine can be cut into them runs so ({', '.join(took) or 'none'})"
+    ]
+    for why, labels in without.items():
+        notes.append(
+            f"{FIT_WARNING}{', '.join(labels)} run on one machine without the fitted "
+            f"partitions, {why}: their difference from the baseline, which runs in them, "
+            "includes the partitions"
+        )
+    return out, notes
+
+
+def _with_machine(
+    arms: list[Arm],
+    key: str,
+    value: Any,
+    misfit: Callable[[Platform], str | None],
+    flags: MachineFlags | None,
+    probe: Workload | None,
+) -> tuple[list[Arm], list[str], dict[str, list[str]]]:
+    """``arms`` with ``key: value`` on the machine of each (the log's own schedule left
+    as logged) whose machine ``misfit`` finds nothing against; the labels of those that
+    took it, and of the others by why."""
+    out: list[Arm] = []
+    took: list[str] = []
+    without: dict[str, list[str]] = {}
+    given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
+    for arm in arms:
+        if arm.policy == "recorded":
+            out.append(arm)
+            continue
+        try:
+            mine, _ = build_platform(
+                policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
+            )
+            why = misfit(mine)
+        except ConfigError as exc:
+            why = f"as its machine cannot be built ({exc})"
+        if why is None:
+            out.append(replace(arm, machine={**arm.machine, key: value}))
+            took.append(arm.label)
+        else:
+            out.append(arm)
+            without.setdefault(why, []).append(arm.label)
+    return out, took, without
+
+
+def _partition_misfit(mine: Platform, parts: list[list[Any]]) -> str | None:
+    """Why machine ``mine`` cannot be cut into ``parts`` (None: it can)."""
+    for _, procs in parts:
+        if int(procs) % mine.cores:
+            return (
+                f"as a partition of {int(procs)} processors is not whole nodes of its "
+                f"{mine.cores} cores"
+            )
+        try:
+            replace(mine, nodes=int(procs) // mine.cores)
+        except ConfigError as exc:
+            return f"as its machine cannot be cut at {int(procs)} processors ({exc})"
+    return None
 
 
 def _with_outages(
@@ -413,19 +493,9 @@ def _with_outages(
 ) -> tuple[list[Arm], list[str]]:
     """:func:`with_site`'s outages: each arm that can take them runs under them."""
     ref, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
-    out: list[Arm] = []
-    took: list[str] = []
-    without: dict[str, list[str]] = {}
-    for arm in arms:
-        why = None if arm.policy == "recorded" else _outage_misfit(arm, ref, flags, probe)
-        if arm.policy == "recorded":
-            out.append(arm)
-        elif why is None:
-            out.append(replace(arm, machine={**arm.machine, "unavailable": gone}))
-            took.append(arm.label)
-        else:
-            out.append(arm)
-            without.setdefault(why, []).append(arm.label)
+    out, took, without = _with_machine(
+        arms, "unavailable", gone, lambda mine: _outage_misfit(mine, ref), flags, probe
+    )
     hours = sum((float(b) - float(a)) * int(u) for a, b, u in gone) / 3600.0
     notes = [
         f"fitted outages: {len(gone)} unavailability intervals read from the log "
@@ -441,17 +511,9 @@ def _with_outages(
     return out, notes
 
 
-def _outage_misfit(
-    arm: Arm, ref: Platform, flags: MachineFlags | None, probe: Workload | None
-) -> str | None:
-    """Why ``arm`` cannot run under outages read on machine ``ref`` (None: it can)."""
-    given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
-    try:
-        mine, _ = build_platform(
-            policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
-        )
-    except ConfigError as exc:
-        return f"as its machine cannot be built ({exc})"
+def _outage_misfit(mine: Platform, ref: Platform) -> str | None:
+    """Why an arm on machine ``mine`` cannot run under outages read on machine ``ref``
+    (None: it can)."""
     if mine.shared:
         return (
             "as their jobs share nodes, placed on named nodes, which a drain of capacity "

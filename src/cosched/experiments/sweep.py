@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cosched.engine.simulation import Estimates, simulate
+from cosched.engine.simulation import Estimates, SimulationResult, simulate
 from cosched.errors import ConfigError, CoschedError
 from cosched.experiments.model import CellEnv, CellTask, SpecContext, canonical, read_toml
 from cosched.experiments.runner import ExperimentError
@@ -68,7 +68,8 @@ Progress = Callable[[int, int], None]
 
 _TOP_KEYS = ("name", "workloads", "platform", "policies", "seeds", "estimates", "tau")
 _PLATFORM_KEYS = (
-    "procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node", "exclusive", "unavailable"
+    "procs", "nodes", "cores", "allocation", "mpl", "max_jobs_per_node", "exclusive", "unavailable",
+    "partitions",
 )  # fmt: skip
 _RULE_KEYS = ("procs_field", "overrun", "nonpositive_run", "too_wide")
 # Keys of each workload kind, with the check of their values (see _KINDS).
@@ -367,11 +368,15 @@ def _parse_platform(ctx: _Ctx, raw: object) -> MachineFlags | None:
                 ctx.fail(f"[platform].allocation must be 'cores' or 'nodes', got {value!r}")
         elif key == "exclusive":
             _want(ctx, value, f"[platform].{key}", "flag")
-        elif key != "unavailable":
+        elif key not in ("unavailable", "partitions"):
             _want(ctx, value, f"[platform].{key}", "size")
     raw = dict(raw)
     if "unavailable" in raw:
         raw["unavailable"] = _parse_unavailable(ctx, raw["unavailable"])
+    if "partitions" in raw:
+        raw["partitions"] = _parse_partitions(ctx, raw["partitions"])
+        if raw.get("unavailable"):
+            ctx.fail("[platform]: 'unavailable' and 'partitions' cannot be given together")
     flags = MachineFlags(**raw)
     if flags.procs is not None and flags.nodes is not None:
         ctx.fail("[platform]: give either 'procs' or 'nodes', not both")
@@ -392,6 +397,29 @@ def _parse_unavailable(ctx: _Ctx, raw: object) -> tuple[tuple[float, float, int]
             out.append((float(item[0]), float(item[1]), int(item[2])))
         except (TypeError, ValueError):
             ctx.fail(f"[platform].unavailable[{k}] must be [start, end, units], got {item!r}")
+    return tuple(out)
+
+
+def _parse_partitions(ctx: _Ctx, raw: object) -> tuple[tuple[float, int], ...]:
+    """``[platform].partitions``: a list of ``[partition, processors]``, the partition an
+    SWF field 16 value (-1: the jobs without one), each partition its own machine
+    (:mod:`cosched.engine.partitions`)."""
+    want = "must be a list of [partition, processors]"
+    if not isinstance(raw, list | tuple) or not raw:
+        ctx.fail(f"[platform].partitions {want}, got {raw!r}")
+    out: list[tuple[float, int]] = []
+    for k, item in enumerate(raw):
+        ok = isinstance(item, list | tuple) and len(item) == 2
+        if not ok or isinstance(item[1], bool) or not isinstance(item[1], int) or item[1] < 1:
+            ctx.fail(
+                f"[platform].partitions[{k}] must be [partition, processors >= 1], got {item!r}"
+            )
+        try:
+            out.append((float(item[0]), int(item[1])))
+        except (TypeError, ValueError):
+            ctx.fail(f"[platform].partitions[{k}] must be [partition, processors], got {item!r}")
+    if len({a for a, _ in out}) < len(out):
+        ctx.fail(f"[platform].partitions names a partition twice: {raw!r}")
     return tuple(out)
 
 
@@ -657,7 +685,12 @@ def _execute(cell: Cell) -> CellResult:
     """Run one cell: its summary metrics and its per-job outcome table."""
     workload, platform, policy = _prepare(cell)
     rng = np.random.default_rng(cell.cell_seed)
-    result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
+    parts = cell.platform.partitions if cell.platform is not None else None
+    if parts:
+        result = _partitioned(cell, workload, platform, parts, rng)
+        platform = result.platform
+    else:
+        result = simulate(workload, platform, policy, estimates=cell.estimates, rng=rng)
     metrics = summarize(
         result.jobs,
         capacity=platform.capacity,
@@ -675,6 +708,41 @@ def _execute(cell: Cell) -> CellResult:
 
         jobs = jobs.assign(**placement_columns(jobs, result.placements))
     return CellResult({**record, **stats, **diag}, {"jobs": jobs})
+
+
+def _partitioned(
+    cell: Cell,
+    workload: Workload,
+    platform: Platform,
+    parts: tuple[tuple[float, int], ...],
+    rng: np.random.Generator,
+) -> SimulationResult:
+    """The cell on a machine in partitions (``[platform].partitions``): each partition its
+    own machine of the cell's node shape (:mod:`cosched.engine.partitions`)."""
+    from cosched.engine.partitions import partition_index, simulate_partitioned
+
+    nodes = []
+    for value, procs in parts:
+        if procs % platform.cores:
+            raise ConfigError(
+                f"[platform].partitions: partition {value:g}'s {procs} processors are not "
+                f"whole nodes of {platform.cores} cores"
+            )
+        nodes.append(procs // platform.cores)
+    t = workload.columns
+    values = np.asarray(t["partition"], dtype=np.float64) if "partition" in t else None
+    if values is None:
+        values = np.full(len(workload), -1.0)
+    group = partition_index(values, [v for v, _ in parts])
+    return simulate_partitioned(
+        workload,
+        platform,
+        lambda: make_policy(cell.policy_ref or cell.policy, **dict(cell.params)),
+        group,
+        nodes,
+        estimates=cell.estimates,
+        rng=rng,
+    )
 
 
 def sweep_cell(cell: Cell, env: CellEnv) -> CellResult:

@@ -106,6 +106,12 @@ class MachineFlags:
     #: (:attr:`Platform.unavailable <cosched.platform.machine.Platform.unavailable>`;
     #: ``compare --baseline fitted``: the outages the fit read from the log).
     unavailable: tuple[tuple[float, float, int], ...] | None = None
+    #: The machine in partitions that share no nodes, ``(partition, processors)`` each
+    #: (the partition an SWF field 16 value, -1 for jobs without one): each partition is
+    #: its own machine of the same node shape (:mod:`cosched.engine.partitions`;
+    #: ``compare --baseline fitted``: the partitions the fit chose). ``build_platform``
+    #: builds the node shape; the run splits it.
+    partitions: tuple[tuple[float, int], ...] | None = None
 
     def said(self) -> bool:
         """Whether any flag was given."""

@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,9 @@ from cosched.metrics.summary import JobClasses
 from cosched.metrics.validate import ScheduleComparison, compare_schedules
 from cosched.platform.machine import Allocation, Platform
 from cosched.workload.job import Workload
+
+if TYPE_CHECKING:
+    from cosched.experiments.outage_records import OutageRecords
 
 __all__ = [
     "FEATURES",
@@ -248,8 +251,13 @@ class FitInput:
     partition_limits: tuple[int, int] | None = None
 
 
-def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
-    """The fit's input from a workload annotated with ``recorded_start``.
+def prepare(
+    w: Workload, platform: Platform, split: float = SPLIT, records: OutageRecords | None = None
+) -> FitInput:
+    """The fit's input from a workload annotated with ``recorded_start``. With
+    ``records`` (the site's records of node failures and reservations:
+    :mod:`cosched.experiments.outage_records`), the configurations with ``outages`` on
+    replay the recorded intervals on both parts instead of the inferred ones.
 
     Raises:
         ConfigError: ``split`` outside (0, 1), or a part would hold no job.
@@ -294,6 +302,22 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
                 f"jobs ({part_limits[0]}) and processors ({part_limits[1]}) one user ran "
                 "at once in one partition"
             )
+    if records is not None:
+        notes.append(records.note())
+        unavailable = records.intervals
+    else:
+        unavailable = _inferred(t, platform, k, limits, notes)
+    fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
+    queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
+    return FitInput(
+        fitted, platform, k, sizes, queues, tuple(notes), limits, unavailable, part_limits
+    )
+
+
+def _inferred(
+    t: Any, platform: Platform, k: int, limits: tuple[int, int] | None, notes: list[str]
+) -> tuple[tuple[float, float, int], ...]:
+    """The unavailability the declared rules read from the log (its note appended)."""
     gone = infer(
         np.asarray(t["submit_time"]),
         np.asarray(t["recorded_start"]),
@@ -307,11 +331,7 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
     )
     if gone.intervals:
         notes.append(_outage_note(gone))
-    fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
-    queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
-    return FitInput(
-        fitted, platform, k, sizes, queues, tuple(notes), limits, gone.intervals, part_limits
-    )
+    return gone.intervals
 
 
 def _outage_note(gone: Unavailability) -> str:

@@ -273,11 +273,28 @@ def test_validate_fit_refuses_a_bad_records_file_before_the_fit(
 def test_validate_fit_replays_the_records_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _made_log(tmp_path, n=200)
+    path = _made_log(tmp_path)
     out = tmp_path / "fit.json"
     events = str(tmp_path / "events.txt")
     code = main(["validate", str(path), "--fit", "--unavailability", events, "--json", str(out)])
     text = capsys.readouterr().out
     assert code == 0 and "events.txt (sacctmgr events: 2 records" in text
-    rows = {r["config"]: r for r in json.loads(out.read_text())["configurations"]}
-    assert rows[replace(PLAIN_EASY, outages=True).label()]["held.ks"] == 0.0
+    fit = json.loads(out.read_text())
+    truth = replace(PLAIN_EASY, outages=True).label()
+    rows = {r["config"]: r for r in fit["configurations"]}
+    assert fit["chosen"] == truth and rows[truth]["held.ks"] == 0.0
+
+
+@pytest.mark.slow
+def test_compare_fitted_baseline_replays_the_records_file(tmp_path: Path) -> None:
+    from cosched.cli._fit import fitted_arm
+    from cosched.experiments.executors import Serial
+
+    path = _made_log(tmp_path)
+    w = load_workload(path)
+    arm, notes, gone, _ = fitted_arm(
+        w, str(path), None, tmp_path / "fit", Serial(), tmp_path / "events.txt"
+    )
+    # The fitted baseline is EASY on the recorded outages, and compare's arms get them.
+    assert arm == "easy(order=submit)" and gone == tuple((a, b, 16) for a, b in OUTAGES)
+    assert "KS 0.000" in notes[0]

@@ -238,6 +238,8 @@ class FitInput:
             a partition (:func:`user_peaks` by partition): the limits the site stage
             searches around a configuration with partitions on, where each partition
             runs alone and a limit counts within it.
+        recorded: whether ``unavailable`` is the site's records
+            (:mod:`cosched.experiments.outage_records`) rather than read from the log.
     """
 
     workload: Workload
@@ -249,6 +251,7 @@ class FitInput:
     limits: tuple[int, int] | None = None
     unavailable: tuple[tuple[float, float, int], ...] = ()
     partition_limits: tuple[int, int] | None = None
+    recorded: bool = False
 
 
 def prepare(
@@ -310,7 +313,16 @@ def prepare(
     fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
     queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
     return FitInput(
-        fitted, platform, k, sizes, queues, tuple(notes), limits, unavailable, part_limits
+        fitted,
+        platform,
+        k,
+        sizes,
+        queues,
+        tuple(notes),
+        limits,
+        unavailable,
+        part_limits,
+        records is not None,
     )
 
 
@@ -951,10 +963,12 @@ def lacks(result: FitResult, level: str) -> list[str]:
     sim, log = float(c["held.mean_wait_sim"]), float(c["held.mean_wait_log"])
     if log > 2 * sim:
         held = "per-queue limits" if inp.limits is not None else "per-user or per-queue limits"
+        what = "" if inp.recorded else ", reservations, downtime, drained nodes"
         out.append(
             f"held-out jobs waited {log / max(sim, 1.0):.1f}x longer on the machine than under "
-            f"the fitted baseline: what held them ({held}, per-group limits, reservations, "
-            "downtime, drained nodes) has no field in an SWF log"
+            f"the fitted baseline: what held them ({held}, per-group limits{what}) has no "
+            "field in an SWF log"
+            + ("; the outages recorded in the --unavailability file are replayed" * inp.recorded)
         )
     elif sim > 2 * log:
         out.append(_too_slow(result, sim, log))
@@ -985,6 +999,12 @@ def _too_slow(result: FitResult, sim: float, log: float) -> str:
         rows = result.table["config"] == replace(c, outages=False).label()
         if rows.any() and np.isfinite(result.table.loc[rows, "held.mean_wait_sim"].iloc[0]):
             other = float(result.table.loc[rows, "held.mean_wait_sim"].iloc[0])
+            if other <= 2 * log and result.input.recorded:
+                return head + (
+                    "the recorded outages it replays remove more capacity than the machine "
+                    f"lost (without them {other / max(log, 1.0):.1f}x): check the records' "
+                    "units, nodes and time zone against the log's"
+                )
             if other <= 2 * log:
                 return head + (
                     "the outages it replays remove more capacity than the machine lost "

@@ -145,6 +145,30 @@ def test_pbs_reservation_records_remove_their_nodes_until_they_finish(tmp_path: 
     )
 
 
+def test_a_standing_pbs_reservation_begins_once_per_occurrence(tmp_path: Path) -> None:
+    day = 86400
+    b = ORIGIN + 10 * 3600
+    text = "".join(
+        f"03/0{1 + i}/2024 10:00:00;B;S7.server;start={b + i * day} end={b + i * day + 3600} "
+        "Resource_List.ncpus=8 Resource_List.nodect=1\n"
+        for i in range(2)
+    )
+    text += "03/02/2024 10:20:00;F;S7.server;\n"  # the second occurrence ends early
+    assert _read(tmp_path, text, horizon=3 * day).intervals == (
+        (10 * HOUR, 11 * HOUR, 8),
+        (day + 10 * HOUR, day + 10 * HOUR + 1200, 8),
+    )
+
+
+def test_a_reservation_of_no_node_removes_nothing(tmp_path: Path) -> None:
+    text = (
+        "ReservationName=lic StartTime=2024-03-01T10:00:00 EndTime=2024-03-01T11:00:00 "
+        "Nodes=(null) NodeCnt=0 CoreCnt=0 Licenses=matlab:4\n"
+    )
+    r = _read(tmp_path, text)
+    assert r.read == 0 and r.skipped == 1 and r.intervals == ()
+
+
 def test_hostlists_expand_as_slurm_writes_them() -> None:
     assert hostlist("n[01-03,7],login0") == ["n01", "n02", "n03", "n7", "login0"]
     with pytest.raises(ValueError):

@@ -228,9 +228,9 @@ def _time(path: str, line: int, field: str, text: str, tz: str, open_end: bool =
 
 
 def _count(path: str, line: int, field: str, text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not text.isdigit():
         raise WorkloadFormatError(
-            "not a count of 1 or more", path=path, line=line, field=field, value=text
+            "not a count (0 or more)", path=path, line=line, field=field, value=text
         )
     return int(text)
 
@@ -375,7 +375,7 @@ def _scontrol(path: str, lines: list[str], platform: Platform, tz: str) -> tuple
                 )
             if sep:
                 blocks[-1][1][key] = value
-    recs = []
+    recs, skipped = [], 0
     for k, kv in blocks:
         for f in ("StartTime", "EndTime"):
             if f not in kv:
@@ -402,13 +402,17 @@ def _scontrol(path: str, lines: list[str], platform: Platform, tz: str) -> tuple
         units = _units(platform, n, cores)
         if cores is not None and platform.allocation is Allocation.CORES:
             names = None  # cores of part of the nodes: counted, not named
-        recs.append(_record(path, k, platform, start, end, names, units, "CoreCnt", "EndTime"))
-    return recs, 0
+        rec = _record(path, k, platform, start, end, names, units, "CoreCnt", "EndTime")
+        if units == 0:  # reserves no node or processor (licenses, say)
+            skipped += 1
+            continue
+        recs.append(rec)
+    return recs, skipped
 
 
 def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list[_Rec], int]:
-    begun: dict[str, _Rec] = {}
-    ended: dict[str, float] = {}
+    begun: list[tuple[str, _Rec]] = []  # a standing reservation begins once per occurrence
+    ended: dict[str, list[float]] = {}
     skipped = 0
     for k, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -424,7 +428,7 @@ def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list
         mon, day, year, clock, rtype, rid, message = m.groups()
         if rtype in ("F", "K", "k"):
             when = _time(path, k, "time stamp", f"{year}-{mon}-{day}T{clock}", tz)
-            ended[rid] = min(ended.get(rid, when), when)
+            ended.setdefault(rid, []).append(when)
             continue
         if rtype != "B":
             skipped += 1
@@ -459,13 +463,14 @@ def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list
                 field="Resource_List.nodect",
             )
         units = _units(platform, nodes, cpus)
-        begun[rid] = _record(
-            path, k, platform, start, end, None, units, "Resource_List.ncpus", "end"
-        )
-    for rid, r in begun.items():
-        if rid in ended and r.start <= ended[rid] < r.end:
-            r.end = ended[rid]
-    return list(begun.values()), skipped
+        rec = _record(path, k, platform, start, end, None, units, "Resource_List.ncpus", "end")
+        if units == 0:  # reserves no node or processor (licenses, say)
+            skipped += 1
+            continue
+        begun.append((rid, rec))
+    for rid, r in begun:
+        r.end = min([r.end, *(t for t in ended.get(rid, []) if r.start <= t)])
+    return [r for _, r in begun], skipped
 
 
 # -- merging --------------------------------------------------------------------------------

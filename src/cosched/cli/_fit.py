@@ -284,6 +284,8 @@ def fitted_arm(
         )
     from cosched.compare.render import FIT_WARNING
 
+    if recorded is not None and b.outages:
+        lines.append(recorded.note())
     lines += [f"{FIT_WARNING}{x}" for x in lacks(result, j.level)]
     gone = result.input.unavailable if b.outages else ()
     parts = partition_procs(w_rec, result.input) if b.partitions and result.input.sizes else ()

@@ -167,6 +167,7 @@ def test_a_reservation_of_no_node_removes_nothing(tmp_path: Path) -> None:
     )
     r = _read(tmp_path, text)
     assert r.read == 0 and r.skipped == 1 and r.intervals == ()
+    assert _read(tmp_path, "No reservations in the system\n").intervals == ()
 
 
 def test_hostlists_expand_as_slurm_writes_them() -> None:

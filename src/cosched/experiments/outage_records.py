@@ -6,7 +6,8 @@ intervals instead of the ones :mod:`cosched.experiments.unavailability` infers f
 schedule (``cosched validate --fit --unavailability FILE``). The records are inputs to
 the machine, not recorded starts: the held-out part reads them as the fit part does.
 
-Three formats are read; the first non-blank line tells which.
+Four formats are read (Slurm's node events, two of Slurm's listings of reservations,
+PBS's reservation records); the first non-blank line tells which.
 
 **Slurm node events**, as ``sacctmgr -P show event`` prints them (``-P``: fields
 separated by ``|``, a header line first). The sacctmgr man page ("LIST/SHOW EVENT FORMAT
@@ -21,12 +22,13 @@ variable") in the site's time zone, or epoch seconds; an end of ``Unknown`` (an 
 still open) runs to the end of the log. A row counts when its state names a state in
 which a node takes no new job (:data:`DOWN_STATES`: ``DOWN``, ``DRAIN``, ``FAIL``,
 ``MAINT``...); cluster events (no node) and other states are skipped and counted.
-Each row removes its nodes (a hostlist: ``tux[1-2,5]``); with a ``TRES`` column on a
-machine allocated by cores, its ``cpu=N`` processors.
+Each row removes its nodes (a hostlist: ``tux[1-2,5]``); on a machine allocated by
+cores, a ``TRES`` of ``cpu=N`` fewer than those nodes' cores removes those ``N``.
 
 **Slurm reservations**, as ``scontrol show reservation`` prints them: one record per
 reservation, ``key=value`` words over one or more lines, records apart by a blank line
-(or one per line with ``-o``), for instance ``ReservationName=maint
+(or one per line with ``-o``; ``No reservations in the system`` when there are
+none), for instance ``ReservationName=maint
 StartTime=2024-04-02T12:00:00 EndTime=2024-04-02T13:00:00 Duration=01:00:00
 Nodes=tux[0-3] NodeCnt=4 CoreCnt=448 ...``. A reservation removes its ``NodeCnt``
 nodes (or its ``Nodes``), on a machine allocated by cores its ``CoreCnt`` cores. So
@@ -43,8 +45,9 @@ finished"; "K  Scheduler or server requested removal of the reservation"; "k  Re
 reservation terminated by ordinary client". A ``B`` record removes its
 ``Resource_List.nodect`` nodes (or ``Resource_List.ncpus`` processors on a machine
 allocated by cores, or its ``Resource_List.select``'s chunk count) from ``start`` until
-``end``, or until an ``F``, ``K`` or ``k`` record of the same reservation, if earlier.
-Other record types (the jobs') are skipped.
+``end``, or until an ``F``, ``K`` or ``k`` record of the same reservation, if earlier
+(a standing reservation writes a ``B`` record per occurrence, each read). Other record
+types (the jobs') are skipped.
 
 **Units and overlaps.** Intervals are in the log's time (epoch seconds less the log's
 ``UnixStartTime``) and in the machine's counted units (nodes, or processors on a machine
@@ -197,6 +200,8 @@ def read_outage_records(
     first = next((ln for ln in lines if ln.strip()), "")
     if _PBS.match(first):
         kind, (recs, skipped) = "PBS reservations", _pbs(name, lines, platform, tz)
+    elif first.strip().startswith("No reservations in the system"):
+        kind, (recs, skipped) = "scontrol reservations", ([], 0)
     elif "ReservationName=" in first:
         kind, (recs, skipped) = "scontrol reservations", _scontrol(name, lines, platform, tz)
     elif "|" in first:

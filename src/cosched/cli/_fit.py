@@ -24,7 +24,9 @@ from cosched.experiments.fit import (
     run_fit,
     unrunnable,
 )
+from cosched.experiments.outage_records import OutageRecords, read_outage_records
 from cosched.metrics.validate import Judgement, ScheduleComparison, judge
+from cosched.platform import Platform
 from cosched.policies.base import policy_class
 from cosched.policies.recorded import Recorded
 from cosched.policies.requirements import MachineFlags, fit_workload
@@ -53,6 +55,33 @@ def require_starts(
         )
 
 
+def outage_records(
+    path: Path | None, w: Workload, platform: Platform, tz: str | None
+) -> OutageRecords | None:
+    """``--unavailability FILE``: the site's records of node failures and reservations
+    (:mod:`cosched.experiments.outage_records`), in the log's time (from its
+    ``UnixStartTime``); an event still open ends at the last submission plus the
+    longest run time. None without the flag.
+
+    Raises:
+        ConfigError: the log states no UnixStartTime, or the file is not one the reader
+            knows.
+        WorkloadFormatError: a record is malformed (file, line and field).
+    """
+    if path is None:
+        return None
+    origin = w.header.get("UnixStartTime", "").strip()
+    if not origin.lstrip("-").isdigit():
+        raise ConfigError(
+            f"--unavailability {path}: the log states no UnixStartTime (SWF header), so its "
+            "times cannot be matched to the records' dates"
+        )
+    t = w.columns
+    horizon = float(np.nanmax(t["submit_time"])) + float(np.nanmax(t["run_time"]))
+    zone = tz or w.header.get("TimeZoneString", "").strip() or "UTC"
+    return read_outage_records(path, platform, float(origin), horizon, zone)
+
+
 def fit_command(args: argparse.Namespace) -> int:
     """Fit, print the report; write ``--json`` if asked."""
     from cosched.experiments.executors import make_executor
@@ -73,7 +102,8 @@ def fit_command(args: argparse.Namespace) -> int:
     require_starts(w, args.workload)
     w_rec, _, notes = fit_workload(Recorded.requires, w, flags, seed=args.seed)
     _, platform, more = fit_workload(easy.requires, w_rec, flags, seed=args.seed)
-    inp = prepare(w_rec, platform, split)
+    records = outage_records(args.unavailability, w_rec, platform, args.tz)
+    inp = prepare(w_rec, platform, split, records)
     executor = make_executor(args.workers, args.dask)
     bar = ProgressBar(f"fitting {w_rec.name}", unit="configurations")
     with tempfile.TemporaryDirectory(prefix="cosched-fit-") as tmp:
@@ -206,7 +236,13 @@ def record(result: FitResult) -> dict[str, Any]:
 
 
 def fitted_arm(
-    w: Workload, source: str, flags: MachineFlags | None, out: Path, executor: Any
+    w: Workload,
+    source: str,
+    flags: MachineFlags | None,
+    out: Path,
+    executor: Any,
+    records: Path | None = None,
+    tz: str | None = None,
 ) -> tuple[str, list[str], tuple[tuple[float, float, int], ...], tuple[tuple[float, int], ...]]:
     """``compare --baseline fitted``: the fitted configuration as an arm, the notes
     that say how well it matched the held-out jobs, and the unavailability intervals it
@@ -214,16 +250,19 @@ def fitted_arm(
     submissions only: :mod:`cosched.experiments.unavailability`; empty unless the
     configuration has ``outages`` on), and the partitions it runs in
     (:func:`cosched.experiments.fit.partition_procs`; empty unless it has
-    ``partitions`` on).
+    ``partitions`` on). With ``records`` (``--unavailability FILE``), the outages are the
+    recorded ones (:func:`outage_records`) on both parts.
 
     Raises:
-        ConfigError: the log records no starts.
+        ConfigError: the log records no starts, or the record file is not one the
+            reader knows.
     """
     require_starts(w, source)
     flags = flags or MachineFlags()
     w_rec, _, _ = fit_workload(Recorded.requires, w, flags)
     _, platform, _ = fit_workload(policy_class("easy").requires, w_rec, flags)
-    result = run_fit(prepare(w_rec, platform), out, executor=executor)
+    recorded = outage_records(records, w_rec, platform, tz)
+    result = run_fit(prepare(w_rec, platform, records=recorded), out, executor=executor)
     b = best_runnable(result)
     r = result.row(b)
     j = held_judgement(result, r)
@@ -245,6 +284,8 @@ def fitted_arm(
         )
     from cosched.compare.render import FIT_WARNING
 
+    if recorded is not None and b.outages:
+        lines.append(recorded.note())
     lines += [f"{FIT_WARNING}{x}" for x in lacks(result, j.level)]
     gone = result.input.unavailable if b.outages else ()
     parts = partition_procs(w_rec, result.input) if b.partitions and result.input.sizes else ()

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from cosched.workload.job import Workload
 
 from cosched.cli._parser import command
+from cosched.cli.validate import UNAVAILABILITY_HELP
 
 __all__ = ["register"]
 
@@ -60,6 +61,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "in the report; its partitions, per-user limits, fair-share order and outages run "
         "in every arm that can take them, the others named with why; EASY and FCFS run "
         "beside it (default: the best of fcfs, easy and conservative)",
+    )
+    p.add_argument(
+        "--unavailability",
+        type=Path,
+        metavar="FILE",
+        help="with --baseline fitted: "
+        + UNAVAILABILITY_HELP
+        + "; every arm that can take the fitted outages runs on them",
     )
     p.add_argument(
         "--smt",
@@ -304,6 +313,10 @@ def _baseline(
     read from the store ``fitted:DIR`` names), the outages it replays and the partitions
     it runs in."""
     if not _fitted(args.baseline):
+        if args.unavailability is not None:
+            from cosched.errors import ConfigError
+
+            raise ConfigError("--unavailability goes with --baseline fitted (the fit replays it)")
         return args.baseline, [], (), ()
     from cosched.cli._checks import check_writable_dir
     from cosched.cli._fit import fitted_arm
@@ -325,7 +338,7 @@ def _baseline(
         print(
             f"note      reusing the fit stored in {store} (configurations stored are not run again)"
         )
-    return fitted_arm(probe, args.trace, flags, store, executor)
+    return fitted_arm(probe, args.trace, flags, store, executor, args.unavailability)
 
 
 def _site(

@@ -67,6 +67,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=_validate)
 
 
+#: ``--unavailability``'s help, shared with ``compare --baseline fitted``.
+UNAVAILABILITY_HELP = (
+    "the site's records of node failures and reservations (`sacctmgr -P show event`, "
+    "`scontrol show reservation` or `sacctmgr -P show reservation` output, or a PBS "
+    "accounting log's reservation records): the fit's outages=on replays them on the fit "
+    "and the held-out part instead of the outages it reads from the schedule "
+    "(docs/validate.md)"
+)
+
+
 def _fit_flags(p: argparse.ArgumentParser) -> None:
     from cosched.cli._checks import count
 
@@ -86,6 +96,7 @@ def _fit_flags(p: argparse.ArgumentParser) -> None:
         help="share of the jobs, first by submit time, the fit is chosen on (default 0.5)",
     )
     g.add_argument("--out", type=Path, help="store folder of the fit's cells (resumable)")
+    g.add_argument("--unavailability", type=Path, metavar="FILE", help=UNAVAILABILITY_HELP)
     g.add_argument(
         "--workers", type=count(1), default=1, help="local processes to run cells in (default 1)"
     )
@@ -101,10 +112,10 @@ def _validate(args: argparse.Namespace) -> int:
         from cosched.cli._fit import fit_command
 
         return fit_command(args)
-    if args.split is not None or args.out or args.workers != 1 or args.dask:
+    if args.split is not None or args.out or args.workers != 1 or args.dask or args.unavailability:
         from cosched.errors import ConfigError
 
-        raise ConfigError("--split, --out, --workers and --dask go with --fit")
+        raise ConfigError("--split, --out, --workers, --dask and --unavailability go with --fit")
     from cosched.cli._validate import _validate as run
 
     return run(args)

@@ -498,7 +498,7 @@ def _with_outages(
     )
     hours = sum((float(b) - float(a)) * int(u) for a, b, u in gone) / 3600.0
     notes = [
-        f"fitted outages: {len(gone)} unavailability intervals read from the log "
+        f"fitted outages: {len(gone)} unavailability intervals the fitted baseline replays "
         f"({hours:.0f} unit-hours of {ref.describe()}), each a drain: every arm whose "
         f"machine counts the same units runs under them ({', '.join(took) or 'none'})"
     ]

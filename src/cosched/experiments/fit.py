@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,9 @@ from cosched.metrics.summary import JobClasses
 from cosched.metrics.validate import ScheduleComparison, compare_schedules
 from cosched.platform.machine import Allocation, Platform
 from cosched.workload.job import Workload
+
+if TYPE_CHECKING:
+    from cosched.experiments.outage_records import OutageRecords
 
 __all__ = [
     "FEATURES",
@@ -235,6 +238,8 @@ class FitInput:
             a partition (:func:`user_peaks` by partition): the limits the site stage
             searches around a configuration with partitions on, where each partition
             runs alone and a limit counts within it.
+        recorded: whether ``unavailable`` is the site's records
+            (:mod:`cosched.experiments.outage_records`) rather than read from the log.
     """
 
     workload: Workload
@@ -246,10 +251,16 @@ class FitInput:
     limits: tuple[int, int] | None = None
     unavailable: tuple[tuple[float, float, int], ...] = ()
     partition_limits: tuple[int, int] | None = None
+    recorded: bool = False
 
 
-def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
-    """The fit's input from a workload annotated with ``recorded_start``.
+def prepare(
+    w: Workload, platform: Platform, split: float = SPLIT, records: OutageRecords | None = None
+) -> FitInput:
+    """The fit's input from a workload annotated with ``recorded_start``. With
+    ``records`` (the site's records of node failures and reservations:
+    :mod:`cosched.experiments.outage_records`), the configurations with ``outages`` on
+    replay the recorded intervals on both parts instead of the inferred ones.
 
     Raises:
         ConfigError: ``split`` outside (0, 1), or a part would hold no job.
@@ -294,6 +305,31 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
                 f"jobs ({part_limits[0]}) and processors ({part_limits[1]}) one user ran "
                 "at once in one partition"
             )
+    if records is not None:
+        notes.append(records.note())
+        unavailable = records.intervals
+    else:
+        unavailable = _inferred(t, platform, k, limits, notes)
+    fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
+    queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
+    return FitInput(
+        fitted,
+        platform,
+        k,
+        sizes,
+        queues,
+        tuple(notes),
+        limits,
+        unavailable,
+        part_limits,
+        records is not None,
+    )
+
+
+def _inferred(
+    t: Any, platform: Platform, k: int, limits: tuple[int, int] | None, notes: list[str]
+) -> tuple[tuple[float, float, int], ...]:
+    """The unavailability the declared rules read from the log (its note appended)."""
     gone = infer(
         np.asarray(t["submit_time"]),
         np.asarray(t["recorded_start"]),
@@ -307,11 +343,7 @@ def prepare(w: Workload, platform: Platform, split: float = SPLIT) -> FitInput:
     )
     if gone.intervals:
         notes.append(_outage_note(gone))
-    fitted = Workload.from_table(pd.DataFrame(table), name=w.name)
-    queues = bool(np.unique(rank[~np.isnan(rank)]).size > 1)
-    return FitInput(
-        fitted, platform, k, sizes, queues, tuple(notes), limits, gone.intervals, part_limits
-    )
+    return gone.intervals
 
 
 def _outage_note(gone: Unavailability) -> str:
@@ -931,10 +963,12 @@ def lacks(result: FitResult, level: str) -> list[str]:
     sim, log = float(c["held.mean_wait_sim"]), float(c["held.mean_wait_log"])
     if log > 2 * sim:
         held = "per-queue limits" if inp.limits is not None else "per-user or per-queue limits"
+        what = "" if inp.recorded else ", reservations, downtime, drained nodes"
         out.append(
             f"held-out jobs waited {log / max(sim, 1.0):.1f}x longer on the machine than under "
-            f"the fitted baseline: what held them ({held}, per-group limits, reservations, "
-            "downtime, drained nodes) has no field in an SWF log"
+            f"the fitted baseline: what held them ({held}, per-group limits{what}) has no "
+            "field in an SWF log"
+            + ("; the outages recorded in the --unavailability file are replayed" * inp.recorded)
         )
     elif sim > 2 * log:
         out.append(_too_slow(result, sim, log))
@@ -965,6 +999,12 @@ def _too_slow(result: FitResult, sim: float, log: float) -> str:
         rows = result.table["config"] == replace(c, outages=False).label()
         if rows.any() and np.isfinite(result.table.loc[rows, "held.mean_wait_sim"].iloc[0]):
             other = float(result.table.loc[rows, "held.mean_wait_sim"].iloc[0])
+            if other <= 2 * log and result.input.recorded:
+                return head + (
+                    "the recorded outages it replays remove more capacity than the machine "
+                    f"lost (without them {other / max(log, 1.0):.1f}x): check the records' "
+                    "units, nodes and time zone against the log's"
+                )
             if other <= 2 * log:
                 return head + (
                     "the outages it replays remove more capacity than the machine lost "

@@ -977,17 +977,15 @@ def lomarc_rates(
 ) -> tuple[int, int]:
     """PairRates.update: the jobs on the nodes a start or an end touched, in index
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
-    # Only scalars are read before the early return, and the store and the job columns
-    # only in the first lines: numba then counts no reference to their arrays but to
-    # those bound (a tuple argument read further down is counted, every array of it,
-    # on the way in and out of each call).
-    if k == 0 and nended == 0:
-        return state, 0
+    # The store and the job columns are read in the first lines only: numba then counts
+    # a reference to each array bound here, not to every array of the two named tuples
+    # (an argument read further down, past the early return, is counted whole, on the
+    # way in and out of each call).
     prof, model, formula, pairing = store.prof, store.model, store.formula, store.params.pairing
     jnodes, ji, ni, tally, size, rate = (
         store.jnodes, store.ji, store.ni, store.tally, jobs.size, jobs.rate
     )  # fmt: skip
-    if not pairing:  # PSS: no rate model
+    if not pairing or (k == 0 and nended == 0):  # PSS: no rate model
         return state, 0
     # The jobs now on the nodes of the jobs that ended or started (each node once).
     naff = 0

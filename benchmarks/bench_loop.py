@@ -1,8 +1,10 @@
 """The engine's compiled event loop alone: CPU seconds of one call, numba's loop, on a
-trace, per batch policy (best of ``--repeat`` calls in this process, after one call
-that compiles or loads it).
+trace, per policy with a compiled pass (best of ``--repeat`` calls in this process,
+after one call that compiles or loads it).
 
     taskset -c 1 python benchmarks/bench_loop.py --policies easy fcfs
+    python benchmarks/bench_loop.py --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz \
+        --policies lomarc
     PYTHONPATH=OTHER/src taskset -c 1 python benchmarks/bench_loop.py   # another version
 
 Run it in alternation with another version's source (``PYTHONPATH``) to compare the
@@ -46,6 +48,8 @@ def main() -> None:
         loop = bound_loop(plan.spec, compiled=True)
         cols = [np.ascontiguousarray(c).copy() for c in sim.columns]
         n = sim.n_jobs
+        # A pass that places its jobs writes the node of each unit (Jobs.placed).
+        placed = int(cols[3].sum()) * plan.spec.room if plan.spec.places else 0
         best = float("inf")
         for rep in range(args.repeat + 1):
             start, end = np.full(n, np.nan), np.full(n, np.nan)
@@ -53,7 +57,7 @@ def main() -> None:
             if hasattr(plan, "params"):
                 loop(
                     *cols, plan.table, sim.capacity, plan.params, start, end,
-                    np.zeros(n, np.int64), np.zeros(0, np.int64),
+                    np.zeros(n, np.int64), np.zeros(placed, np.int64),
                     np.zeros(4 + plan.spec.reports, np.int64), np.zeros(plan.spec.freports),
                 )  # fmt: skip
             elif hasattr(plan, "table"):  # the loop's signature before named parameters

@@ -251,6 +251,34 @@ def _heap_grow(heap: Completions) -> Completions:
     return Completions(t, s, j)
 
 
+def _scratch(
+    n: int, rates: bool
+) -> tuple[Completions, Ints, Ints, Floats, Floats, Floats, Ints, Ints, Ints, Floats]:
+    """The loop's own arrays for ``n`` jobs: the completion heap, the queue, the pass's
+    chosen jobs, the wake-up heap; and, with rate changes (``rates``; else empty), the
+    work done by each job at its last change, when that was, the sequence number of its
+    one live completion entry (the others are stale), the jobs that ended at an instant
+    and the pass's rate changes (the jobs and their new rates)."""
+    m = n if rates else 0
+    heap = Completions(
+        np.empty(n + 1, dtype=np.float64),
+        np.empty(n + 1, dtype=np.int64),
+        np.empty(n + 1, dtype=np.int64),
+    )
+    return (
+        heap,
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+        np.empty(16, dtype=np.float64),
+        np.zeros(m, dtype=np.float64),
+        np.zeros(m, dtype=np.float64),
+        np.zeros(m, dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.empty(m, dtype=np.float64),
+    )
+
+
 def no_rates(
     store: object,
     state: State,
@@ -291,13 +319,11 @@ def event_loop_for(
     as the loop calls it: itself, for the loop as plain Python; compiled and inlined,
     for the loop numba compiles (:func:`cosched.engine.compiled.bound_loop`).
     """
-    policy_init = callee(init)
-    policy_pass = callee(schedule)
-    policy_ended = callee(ended)
-    policy_report = callee(report)
+    policy_init, policy_pass = callee(init), callee(schedule)
+    policy_ended, policy_report = callee(ended), callee(report)
     policy_rates = callee(no_rates if rates is None else rates)
     push, pop, grow = callee(heap_push), callee(heap_pop), callee(_heap_grow)
-    wake_push, wake_pop = callee(_wake_push), callee(_wake_pop)
+    wake_push, wake_pop, scratch = callee(_wake_push), callee(_wake_pop), callee(_scratch)
     RATES = rates is not None  # constants of each loop
     IDLE_PASSES = idle_passes
     IDLE_CALLS = idle_passes and idle_calls
@@ -336,39 +362,17 @@ def event_loop_for(
         rate = np.ones(n, dtype=np.float64)
         est_end = np.full(n, np.nan)
         jobs = Jobs(submit, run, est, size, table, start, end, order, placed, rate, est_end)
-        heap = Completions(
-            np.empty(n + 1, dtype=np.float64),
-            np.empty(n + 1, dtype=np.int64),
-            np.empty(n + 1, dtype=np.int64),
-        )
+        heap, queue, chosen, wakes, done, upd, live, ended, who, new_rates = scratch(n, RATES)
         ht, hs, hj = heap.time, heap.seq, heap.job
-        queue = np.empty(n, dtype=np.int64)
-        chosen = np.empty(n, dtype=np.int64)
-        wakes = np.empty(16, dtype=np.float64)
-        # With rate changes: the work done by each job at its last change, when that was,
-        # the sequence number of its one live completion entry (the others are stale), the
-        # jobs that ended at this instant and the pass's rate changes.
-        m = n if RATES else 0
-        done = np.zeros(m, dtype=np.float64)
-        upd = np.zeros(m, dtype=np.float64)
-        live = np.zeros(m, dtype=np.int64)
-        ended = np.empty(m, dtype=np.int64)
-        who = np.empty(m, dtype=np.int64)
-        new_rates = np.empty(m, dtype=np.float64)
         store, state = policy_init(jobs, capacity, params)
         free = capacity
         nxt = 0  # the next job to arrive
-        head = 0  # queue[head:tail]: the queued jobs (passes may leave started ones behind)
-        tail = 0
+        head = tail = 0  # queue[head:tail]: the queued jobs (a pass may leave started ones)
         queued = 0  # jobs really queued
-        nheap = 0
-        nwake = 0
-        seq = 0
+        nheap = nwake = 0  # the heaps' sizes
+        seq = 0  # the last start's or rate change's sequence number
         epoch = 0  # completions so far
-        passes = 0
-        decisions = 0
-        started = 0
-        changes = 0
+        passes = decisions = started = changes = 0  # the engine's counters
         inf = math.inf
         while True:
             t = submit[nxt] if nxt < n else inf
@@ -459,10 +463,7 @@ def event_loop_for(
                     nheap = push(heap, nheap, now + max(run[j] - done[j], 0.0) / r, seq, j)
                     est_end[j] = now + max(est[j] - done[j], 0.0) / r
                 changes += nr
-        stats[0] = passes
-        stats[1] = decisions
-        stats[2] = started
-        stats[3] = changes
+        stats[0], stats[1], stats[2], stats[3] = passes, decisions, started, changes
         policy_report(store, state, stats[4:], fstats)
 
     return event_loop

@@ -425,7 +425,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
 
 def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: float) -> int:
     """Job ``idx`` ended: off the running list and its nodes."""
-    ji, ni, tally, jnodes = store.ji, store.ni, store.tally, store.jnodes
+    ji, ni, tally, jnodes, size = store.ji, store.ni, store.tally, store.jnodes, jobs.size
     nrun = tally[N_RUN]
     w = 0
     for r in range(nrun):
@@ -433,7 +433,7 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
             ni[RUN, w] = ni[RUN, r]
             w += 1
     tally[N_RUN] = w
-    for q in range(ji[OFF, idx], ji[OFF, idx] + jobs.size[idx]):
+    for q in range(ji[OFF, idx], ji[OFF, idx] + size[idx]):
         nd = jnodes[q]
         if ni[JOB + 0, nd] == idx:
             ni[JOB + 0, nd] = ni[JOB + 1, nd]
@@ -443,8 +443,358 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
             tally[N_EMPTY] += 1
         else:  # the job left on it has it to itself
             ji[SOLO, ni[JOB + 0, nd]] += 1
-    _mark(idx, ji, ni, jnodes, tally, jobs.size[idx])
+    _mark(idx, ji, ni, jnodes, tally, size[idx])
     return state
+
+
+def _response_inputs(
+    ji: IntTable, jf: Table, est: Floats, size: Ints, tally: Ints, acc_f: Floats, qlen: int,
+    par: LomarcParams,
+) -> tuple[tuple[float, float, float, float], float]:  # fmt: skip
+    """The response heuristic's sums over the priority order: the cumulative run-time
+    shares (jf[RTS]) and the cumulative sums of their bounded inverses (jf[INV]); the
+    predicted arrivals (zero without the prediction) and the queue's work ahead (zero
+    unless arrivals are counted from the queue)."""
+    for p in range(qlen):
+        x = est[ji[QORD, p]] * size[ji[QORD, p]] / par.nodes
+        jf[RTS, p] = x if p == 0 else jf[RTS, p - 1] + x
+    jf[INV, 0] = 0.0
+    for p in range(qlen):
+        x = 1.0 / max(jf[RTS, p], par.bound)
+        jf[INV, p + 1] = x if p == 0 else jf[INV, p] + x
+    work = jf[RTS, qlen - 1]
+    future = (0.0, 0.0, 0.0, 0.0)
+    if par.predict:
+        future = expected_arrivals(
+            tally[A_COUNT], acc_f[A_FIRST], acc_f[A_LAST], tally[A_SHORT], acc_f[A_SW],
+            acc_f[A_LW], work,
+        )  # fmt: skip
+    return future, work if par.arrivals_queue else 0.0
+
+
+def _override(x: int, end: float, ji: IntTable, jf: Table, nov: int) -> int:
+    """Job ``x``'s end overridden in this pass (listed once); the overrides' count."""
+    if not ji[HAS_OV, x]:
+        ji[HAS_OV, x] = True
+        ji[OV_LIST, nov] = x
+        nov += 1
+    jf[OV, x] = end
+    return nov
+
+
+def _queue_match(
+    j: int, k: int, qlen: int, ntaken: int, prof: Table, est: Floats, size: Ints,
+    ji: IntTable, jf: Table, tally: Ints, par: LomarcParams, model: Model,
+    future: tuple[float, float, float, float], ahead: float,
+) -> tuple[int, int, float]:  # fmt: skip
+    """``queue_match``: the partner from the queue for the job ``j`` at position ``k``
+    of the priority order, its position and the pair's slowdown (-1, -1, 1.0: none);
+    the funnel counted on the way."""
+    ml_only, heuristic, bound, nodes = par.medium_long_only, par.heuristic, par.bound, par.nodes
+    first_match = heuristic == FIRST
+    sj = size[j]
+    ej = est[j]
+    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
+    tally[FUN + 0] += 1
+    tally[FUN + 1] += qlen - ntaken
+    nsurv = 0
+    for p in range(k + 1, qlen):
+        if ji[TAKEN, p]:
+            continue
+        b = ji[QORD, p]
+        if not ml_only or est[b] > SHORT_MAX:
+            tally[FUN + 2] += 1
+            if size[b] <= sj:
+                tally[FUN + 3] += 1
+                pb = (prof[b, 0], prof[b, 1], prof[b, 2], prof[b, 3], prof[b, 4], prof[b, 5])
+                stage, sl = _screen(pj, pb, j > b, model, par.formula)
+                if stage >= 1:
+                    tally[FUN + 4] += 1
+                if stage >= 2:
+                    tally[FUN + 5] += 1
+                if stage == 3:
+                    tally[FUN + 6] += 1
+                    ji[SURV_POS, nsurv] = p
+                    jf[SURV_SL, nsurv] = sl
+                    nsurv += 1
+                    if first_match:
+                        break
+        if par.search == SEARCH_ADJACENT:
+            break
+    if nsurv == 0:
+        return -1, -1, 1.0
+    choice = 0 if first_match else -1
+    if not first_match:
+        last = qlen - 1
+        best = 0.0
+        for m in range(nsurv):
+            p = ji[SURV_POS, m]
+            b = ji[QORD, p]
+            if heuristic == RESPONSE:
+                profit = response_impact(
+                    ej, sj, est[b], size[b], jf[SURV_SL, m], nodes,
+                    max(jf[RTS, k], bound), jf[RTS, p],
+                    jf[INV, p] - jf[INV, k + 1], p - k - 1,
+                    jf[INV, last + 1] - jf[INV, p + 1], last - p,
+                    future, bound, ahead,
+                )  # fmt: skip
+            else:
+                profit = u_gain(sj, ej, size[b], est[b], jf[SURV_SL, m], heuristic == U1)
+            if profit > best:
+                choice, best = m, profit
+    if choice < 0:
+        return -1, -1, 1.0
+    tally[FUN + 7] += 1
+    tally[FUN + 8] += choice + 1
+    ppos = ji[SURV_POS, choice]
+    return ji[QORD, ppos], ppos, jf[SURV_SL, choice]
+
+
+def _start(
+    j: int, k: int, partner: int, ppos: int, psl: float, fptr: int, now: float,
+    ndec: int, nov: int, est: Floats, size: Ints, ji: IntTable, jf: Table, ni: IntTable,
+    jnodes: Ints, tally: Ints, chosen: Ints,
+) -> tuple[int, int]:  # fmt: skip
+    """``_start_with_partner``: job ``j`` (position ``k``) on the empty nodes listed
+    from ``fptr``, its partner (position ``ppos``, or -1) on the same nodes, their ends
+    overridden; the decisions' and the overrides' counts."""
+    ej = est[j]
+    _put(j, ni[FREE, fptr : fptr + size[j]], jnodes, ji, ni)
+    chosen[ndec] = j
+    ndec += 1
+    ji[TAKEN, k] = True
+    nov = _override(j, now + ej, ji, jf, nov)
+    if partner >= 0:
+        src = jnodes[ji[OFF, j] : ji[OFF, j] + size[partner]]
+        _put(partner, src, jnodes, ji, ni)
+        chosen[ndec] = partner
+        ndec += 1
+        ji[TAKEN, ppos] = True
+        th, tp = pair_ends(ej, est[partner], psl)
+        jf[OV, j] = now + th
+        nov = _override(partner, now + tp, ji, jf, nov)
+        tally[PAIRS_Q] += 1
+    return ndec, nov
+
+
+def _list_hosts(
+    ni: IntTable, ji: IntTable, est: Floats, nrun: int, ml_only: bool
+) -> tuple[int, int]:
+    """The ride hosts in ni[HOST] (running jobs, medium or long if ``ml_only``, with
+    nodes to themselves) and those nodes' counts in ni[HOST_N]; the hosts' number and
+    the largest count. Until a ride, a pass's starts are on empty nodes, so a running
+    job's unpartnered nodes are those it has to itself (ji[SOLO])."""
+    nhosts = 0
+    max_solo = 0
+    for r in range(nrun):
+        hj = ni[RUN, r]
+        if ml_only and not est[hj] > SHORT_MAX:
+            continue
+        c = ji[SOLO, hj]
+        if c > 0:
+            ni[HOST, nhosts] = hj
+            ni[HOST_N, nhosts] = c
+            nhosts += 1
+            if c > max_solo:
+                max_solo = c
+    return nhosts, max_solo
+
+
+def _eligible_hosts(
+    gk: int, sj: int, nhosts: int, prof: Table, ni: IntTable, ge_idx: IntTable,
+    ge_n: IntTable, gen: int,
+) -> None:  # fmt: skip
+    """The hosts with at least ``sj`` unpartnered nodes (of class ``gk - 1`` if ``gk >
+    0``), in order, into ge_idx[gk, sj], their number and the generation ``gen`` into
+    ge_n[:, gk, sj]: kept until a ride changes a host's count."""
+    c = 0
+    for h in range(nhosts):
+        hk = ni[HOST, h]
+        if ni[HOST_N, h] >= sj and (gk == 0 or prof[hk, CLS] == gk - 1):
+            ge_idx[gk, sj, c] = h
+            c += 1
+    ge_n[0, gk, sj] = c
+    ge_n[1, gk, sj] = gen
+
+
+def _ride(
+    j: int, k: int, h: int, sl: float, now: float, ndec: int, nov: int, est: Floats,
+    size: Ints, rate: Floats, est_end: Floats, ji: IntTable, jf: Table, ni: IntTable,
+    jnodes: Ints, tally: Ints, chosen: Ints,
+) -> tuple[int, int]:  # fmt: skip
+    """``PassState.ride``: job ``j`` (position ``k``) on the first unpartnered nodes of
+    the ``h``-th host, in its nodes' order, with the pair's slowdown ``sl``; both ends
+    overridden. The decisions' and the overrides' counts."""
+    sj = size[j]
+    hj = ni[HOST, h]
+    end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+    rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
+    th, tc = pair_ends(rem, est[j], sl)
+    c = 0
+    for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
+        nd = jnodes[q]
+        if ni[CNT, nd] + ni[ADDS, nd] == 1:
+            ni[RIDE, c] = nd
+            c += 1
+            if c == sj:
+                break
+    _put(j, ni[RIDE, :sj], jnodes, ji, ni)
+    chosen[ndec] = j
+    ji[TAKEN, k] = True
+    nov = _override(hj, max(end_h, now + th), ji, jf, nov)
+    nov = _override(j, now + tc, ji, jf, nov)
+    ni[HOST_N, h] -= sj
+    tally[GEN] += 1  # the host lists are out of date
+    tally[PAIRS_R] += 1
+    return ndec + 1, nov
+
+
+def _list_free(ni: IntTable, nodes: int) -> None:
+    """The empty nodes, in node order, into ni[FREE]."""
+    c = 0
+    for nd in range(nodes):
+        if ni[CNT, nd] == 0:
+            ni[FREE, c] = nd
+            c += 1
+
+
+def _order(
+    queue: Ints, head: int, tail: int, fresh: int, now: float, submit: Floats, est: Floats,
+    size: Ints, ji: IntTable, tally: Ints, acc_f: Floats, par: LomarcParams,
+) -> int:  # fmt: skip
+    """The arrival statistics of the jobs submitted now, ``queue[fresh:tail]``
+    (``ArrivalStats.add``), and the priority order of the queued jobs, ``queue[head:
+    tail]``, into ji[QORD] (``orders.priority_indices``: by level, short, medium or
+    long, less a level per aging period waited; stable, NaN last; by counting). The
+    queued jobs' units."""
+    for p in range(fresh, tail):
+        j = queue[p]
+        if tally[A_COUNT] == 0:
+            acc_f[A_FIRST] = submit[j]
+        tally[A_COUNT] += 1
+        acc_f[A_LAST] = submit[j]
+        work = est[j] * size[j]
+        if est[j] <= SHORT_MAX:
+            tally[A_SHORT] += 1
+            acc_f[A_SW] += work
+        else:
+            acc_f[A_LW] += work
+    n_started = tally[N_STARTED]
+    period = par.aging_time if par.has_aging else (
+        acc_f[WAIT_SUM] / n_started if n_started else 0.0
+    )  # fmt: skip
+    invp = 1.0 / period if period > 0 else 0.0
+    for lb in range(4):
+        tally[NLEV + lb] = 0
+    units = 0
+    for p in range(tail - head):
+        j = queue[head + p]
+        units += size[j]
+        e = est[j]
+        lv = (1.0 if e > SHORT_MAX else 0.0) + (1.0 if e > MEDIUM_MAX else 0.0)
+        lv -= math.floor((now - submit[j]) * invp)
+        if lv != lv:
+            lb = 3  # NaN sorts last, as in a stable argsort
+        elif lv <= 0.0:
+            lb = 0
+        else:
+            lb = int(lv)
+        ji[LEVEL, p] = lb
+        tally[NLEV + lb] += 1
+    tally[POS0 + 0] = 0
+    for lb in range(1, 4):
+        tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
+    for p in range(tail - head):
+        lb = ji[LEVEL, p]
+        ji[QORD, tally[POS0 + lb]] = queue[head + p]
+        tally[POS0 + lb] += 1
+    return units
+
+
+def _host_key(cls: float, par: LomarcParams) -> int:
+    """The host lists a job of class ``cls`` screens: 0 every host; on standard CPUs
+    with the class rule, where only a CPU-bound job and a disk-bound one match, 1 + the
+    other class (-1: none)."""
+    if not par.check_match or par.hyperthreaded:
+        return 0
+    if cls != CLASS_CPU and cls != CLASS_DISK:
+        return -1
+    return 1 + CLASS_DISK if cls == CLASS_CPU else 1 + CLASS_CPU
+
+
+def _admit_start(
+    now: float, ej: float, sj: int, paired: bool, ep: float, psl: float, shadow: float,
+    extra: int,
+) -> tuple[bool, bool, int]:  # fmt: skip
+    """Behind the EASY head: whether a job (estimate ``ej``, ``sj`` nodes) starts with
+    its partner (if ``paired``: estimate ``ep``, the pair's slowdown ``psl``) by the
+    shadow time or within the extra nodes, else alone; whether it keeps the partner;
+    the extra nodes left."""
+    if paired:
+        pe = pair_ends(ej, ep, psl)
+        ok, left = admit(now + max(pe[0], pe[1]), sj, shadow, extra)
+        if ok:
+            return True, True, left
+    ok, left = admit(now + ej, sj, shadow, extra)
+    return ok, False, left
+
+
+def _ride_profit(
+    rem: float, sh: int, ej: float, sj: int, sl: float, rts_k: float, inv_after: float,
+    after: int, future: tuple[float, float, float, float], ahead: float, par: LomarcParams,
+) -> float:  # fmt: skip
+    """The heuristic's profit of a ride on a host of ``sh`` nodes with ``rem`` seconds
+    left (response: the job at position ``k``, ``rts_k`` its cumulative run-time
+    share, ``after`` jobs behind it, ``inv_after`` their inverses' sum)."""
+    if par.heuristic == RESPONSE:
+        return response_impact(
+            rem, sh, ej, sj, sl, par.nodes, max(rem, par.bound), rts_k, 0.0, 0, inv_after,
+            after, future, par.bound, ahead,
+        )  # fmt: skip
+    return u_gain(sh, rem, sj, ej, sl, par.heuristic == U1)
+
+
+def _finish(
+    queue: Ints, head: int, tail: int, chosen: Ints, ndec: int, nov: int, qlen: int,
+    now: float, submit: Floats, size: Ints, ji: IntTable, ni: IntTable, jnodes: Ints,
+    tally: Ints, acc_f: Floats,
+) -> int:  # fmt: skip
+    """After a pass with starts: its marks cleared; the starts, in decision order, on
+    their nodes, on the running list, their waits counted; the queue compacted. The
+    queue's new tail."""
+    for p in range(qlen):
+        ji[TAKEN, p] = False
+    for q in range(nov):
+        ji[HAS_OV, ji[OV_LIST, q]] = False
+    nrun = tally[N_RUN]
+    for d in range(ndec):
+        j = chosen[d]
+        ni[RUN, nrun] = j
+        nrun += 1
+        for q in range(ji[OFF, j], ji[OFF, j] + size[j]):
+            nd = jnodes[q]
+            ni[ADDS, nd] = 0
+            if ni[CNT, nd] >= 2:
+                raise RuntimeError("the LOMARC pass: a third job on a node")
+            if ni[CNT, nd] == 0:
+                tally[N_EMPTY] -= 1
+            else:  # the job alone on it shares it now
+                ji[SOLO, ni[JOB + 0, nd]] -= 1
+            ni[JOB + ni[CNT, nd], nd] = j
+            ni[CNT, nd] += 1
+            if ni[CNT, nd] == 1:
+                ji[SOLO, j] += 1
+        _mark(j, ji, ni, jnodes, tally, size[j])  # the engine sets its est_end next
+        ji[STARTED, j] = True
+        tally[N_STARTED] += 1
+        acc_f[WAIT_SUM] += now - submit[j]
+    tally[N_RUN] = nrun
+    w = 0
+    for p in range(head, tail):
+        if not ji[STARTED, queue[p]]:
+            queue[head + w] = queue[p]
+            w += 1
+    return head + w
 
 
 def lomarc_pass(
@@ -461,440 +811,156 @@ def lomarc_pass(
     chosen: Ints,
 ) -> tuple[int, int, int, int, float]:
     """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
-    ``head``), the jobs it starts into ``chosen`` in decision order."""
+    ``head``), the jobs it starts into ``chosen`` in decision order (``PassState``)."""
     submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
-    prof, model, formula, nodes = store.prof, store.model, store.formula, store.nodes
-    par, jnodes = store.params, store.jnodes
-    ji, jf, ni, tally, acc_f = store.ji, store.jf, store.ni, store.tally, store.acc_f
-    ge_idx, ge_n = store.ge_idx, store.ge_n
-    memo_i, memo_sl, occ = store.memo_i, store.memo_sl, store.occ
-    inf = math.inf
-    ht = par.hyperthreaded
-    check_match = par.check_match
-    ml_only = par.medium_long_only
-    search_code = par.search
-    running = par.running
-    heuristic = par.heuristic
-    predict = par.predict
-    arrivals_queue = par.arrivals_queue
-    has_weak = par.has_weak_spare
-    has_aging = par.has_aging
-    weak_spare = par.weak_spare
-    aging = par.aging_time
-    bound = par.bound
-    first_match = heuristic == FIRST
-    timed = heuristic == U1
-    # Submissions (ArrivalStats.add).
-    for p in range(fresh, tail):
-        j = queue[p]
-        if tally[A_COUNT] == 0:
-            acc_f[A_FIRST] = submit[j]
-        tally[A_COUNT] += 1
-        acc_f[A_LAST] = submit[j]
-        work = est[j] * size[j]
-        if est[j] <= SHORT_MAX:
-            tally[A_SHORT] += 1
-            acc_f[A_SW] += work
-        else:
-            acc_f[A_LW] += work
-    a_count, a_short = tally[A_COUNT], tally[A_SHORT]
-    a_first, a_last, a_sw, a_lw = acc_f[A_FIRST], acc_f[A_LAST], acc_f[A_SW], acc_f[A_LW]
-    total_wait, n_started, nrun = acc_f[WAIT_SUM], tally[N_STARTED], tally[N_RUN]
-    queue = queue[head:tail]
-    qn = tail - head
-    # -- the pass: the priority order (orders.priority_indices) ----------------------
-    period = aging if has_aging else (total_wait / n_started if n_started else 0.0)
-    invp = 1.0 / period if period > 0 else 0.0
-    for lb in range(4):
-        tally[NLEV + lb] = 0
-    for p in range(qn):
-        j = queue[p]
-        e = est[j]
-        lv = (1.0 if e > SHORT_MAX else 0.0) + (1.0 if e > MEDIUM_MAX else 0.0)
-        lv -= math.floor((now - submit[j]) * invp)
-        if lv != lv:
-            lb = 3  # NaN sorts last, as in a stable argsort
-        elif lv <= 0.0:
-            lb = 0
-        else:
-            lb = int(lv)
-        ji[LEVEL, p] = lb
-        tally[NLEV + lb] += 1
-    tally[POS0 + 0] = 0
-    for lb in range(1, 4):
-        tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
-    for p in range(qn):
-        lb = ji[LEVEL, p]
-        ji[QORD, tally[POS0 + lb]] = queue[p]
-        tally[POS0 + lb] += 1
-    qlen = qn
-    ndec = 0
-    nov = 0
-    if qlen > 0:
-        # PassState. The empty nodes (free, in node order) are listed at the pass's
-        # first start on them; until then only their number (kept by the starts and
-        # ends) is read.
-        nfree = tally[N_EMPTY]
-        listed = False
-        fptr = 0
-        queued_units = 0
-        for p in range(qlen):
-            queued_units += size[ji[QORD, p]]
-        ntaken = 0
-        shadow = inf
-        extra = 0
-        known = True
-        head_size = 0
-        head_free = 0
-        hosts_known = False
-        tally[GEN] += 1  # no host list is current
-        nhosts = 0
-        max_solo = -1
-        last = qlen - 1
-        future = (0.0, 0.0, 0.0, 0.0)
-        ahead = 0.0
-        if heuristic == RESPONSE:
-            for p in range(qlen):
-                x = est[ji[QORD, p]] * size[ji[QORD, p]] / nodes
-                jf[RTS, p] = x if p == 0 else jf[RTS, p - 1] + x
-            jf[INV, 0] = 0.0
-            for p in range(qlen):
-                x = 1.0 / max(jf[RTS, p], bound)
-                jf[INV, p + 1] = x if p == 0 else jf[INV, p] + x
-            if predict:
-                future = expected_arrivals(
-                    a_count, a_first, a_last, a_short, a_sw, a_lw, jf[RTS, last]
-                )
-            if arrivals_queue:
-                ahead = jf[RTS, last]
-        backfill = False
-        k = 0
-        while k < qlen:
-            if backfill and fptr == nfree and (not running or (hosts_known and max_solo == 0)):
-                break  # no empty node and no host: nothing behind the head can start
-            if ji[TAKEN, k]:
+    prof, model, nodes, par = store.prof, store.model, store.nodes, store.params
+    ji, jf, ni, jnodes, tally = store.ji, store.jf, store.ni, store.jnodes, store.tally
+    acc_f, occ, ge_idx, ge_n = store.acc_f, store.occ, store.ge_idx, store.ge_n
+    memo_i, memo_sl = store.memo_i, store.memo_sl
+    queued_units = _order(queue, head, tail, fresh, now, submit, est, size, ji, tally, acc_f, par)
+    qlen = tail - head
+    # The empty nodes (free, in node order) are listed at the pass's first start on
+    # them (``listed``); until then only their number (kept by the starts and ends) is
+    # read. ``fptr``: the empty nodes taken; ``ntaken``: the jobs; ``ndec``: the
+    # decisions; ``nov``: the jobs whose ends this pass overrides.
+    nfree = tally[N_EMPTY]
+    listed = hosts_known = backfill = False
+    fptr = ntaken = ndec = nov = nhosts = k = 0
+    # The EASY head's shadow time and extra nodes, known or not (see below).
+    shadow, extra, known, head_size, head_free = math.inf, 0, True, 0, 0
+    tally[GEN] += 1  # no host list is current
+    max_solo = -1
+    last = qlen - 1
+    future = (0.0, 0.0, 0.0, 0.0)
+    ahead = 0.0
+    if par.heuristic == RESPONSE and qlen > 0:
+        future, ahead = _response_inputs(ji, jf, est, size, tally, acc_f, qlen, par)
+    while k < qlen:
+        if backfill and fptr == nfree and (not par.running or (hosts_known and max_solo == 0)):
+            break  # no empty node and no host: nothing behind the head can start
+        if ji[TAKEN, k]:
+            k += 1
+            continue
+        j = ji[QORD, k]
+        sj = size[j]
+        ej = est[j]
+        nleft = nfree - fptr
+        may_pair = (not par.medium_long_only or ej > SHORT_MAX) and (
+            not par.has_weak_spare or queued_units > (1.0 - par.weak_spare) * nleft
+        )
+        if sj <= nleft:  # _start_with_partner
+            if backfill and not known:
+                shadow, extra = _shadow_time(
+                    ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes, now,
+                    head_free, head_size,
+                )  # fmt: skip
+                known = True
+            if backfill and not admit(now + ej, sj, shadow, extra)[0]:
                 k += 1
                 continue
-            j = ji[QORD, k]
-            sj = size[j]
-            ej = est[j]
-            nleft = nfree - fptr
-            may_pair = (not ml_only or ej > SHORT_MAX) and (
-                not has_weak or queued_units > (1.0 - weak_spare) * nleft
-            )
-            if sj <= nleft:
-                # _start_with_partner
-                if backfill and not known:
-                    shadow, extra = _shadow_time(
-                        ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
-                        now, head_free, head_size,
-                    )  # fmt: skip
-                    known = True
-                if backfill and not admit(now + ej, sj, shadow, extra)[0]:
+            partner, ppos, psl = -1, -1, 1.0
+            if par.search != SEARCH_NONE and may_pair:
+                partner, ppos, psl = _queue_match(
+                    j, k, qlen, ntaken, prof, est, size, ji, jf, tally, par, model, future, ahead
+                )
+            if backfill:
+                ep = est[partner] if partner >= 0 else 0.0
+                ok, paired, extra = _admit_start(now, ej, sj, partner >= 0, ep, psl, shadow, extra)
+                if not paired:
+                    partner, ppos, psl = -1, -1, 1.0
+                if not ok:
                     k += 1
                     continue
-                partner = -1
-                ppos = -1
-                psl = 1.0
-                if search_code != SEARCH_NONE and may_pair:
-                    # queue_match
-                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
-                    tally[FUN + 0] += 1
-                    tally[FUN + 1] += qlen - ntaken
-                    nsurv = 0
-                    for p in range(k + 1, qlen):
-                        if ji[TAKEN, p]:
-                            continue
-                        b = ji[QORD, p]
-                        if not ml_only or est[b] > SHORT_MAX:
-                            tally[FUN + 2] += 1
-                            if size[b] <= sj:
-                                tally[FUN + 3] += 1
-                                pb = (
-                                    prof[b, 0],
-                                    prof[b, 1],
-                                    prof[b, 2],
-                                    prof[b, 3],
-                                    prof[b, 4],
-                                    prof[b, 5],
-                                )
-                                stage, sl = _screen(pj, pb, j > b, model, formula)
-                                if stage >= 1:
-                                    tally[FUN + 4] += 1
-                                if stage >= 2:
-                                    tally[FUN + 5] += 1
-                                if stage == 3:
-                                    tally[FUN + 6] += 1
-                                    ji[SURV_POS, nsurv] = p
-                                    jf[SURV_SL, nsurv] = sl
-                                    nsurv += 1
-                                    if first_match:
-                                        break
-                        if search_code == SEARCH_ADJACENT:
-                            break
-                    choice = -1
-                    if nsurv > 0:
-                        if first_match:
-                            choice = 0
-                        else:
-                            best = 0.0
-                            for m in range(nsurv):
-                                p = ji[SURV_POS, m]
-                                b = ji[QORD, p]
-                                if heuristic == RESPONSE:
-                                    profit = response_impact(
-                                        ej, sj, est[b], size[b], jf[SURV_SL, m], nodes,
-                                        max(jf[RTS, k], bound), jf[RTS, p],
-                                        jf[INV, p] - jf[INV, k + 1], p - k - 1,
-                                        jf[INV, last + 1] - jf[INV, p + 1], last - p,
-                                        future, bound, ahead,
-                                    )  # fmt: skip
-                                else:
-                                    profit = u_gain(sj, ej, size[b], est[b], jf[SURV_SL, m], timed)
-                                if profit > best:
-                                    choice, best = m, profit
-                        if choice >= 0:
-                            tally[FUN + 7] += 1
-                            tally[FUN + 8] += choice + 1
-                            ppos = ji[SURV_POS, choice]
-                            partner = ji[QORD, ppos]
-                            psl = jf[SURV_SL, choice]
-                if backfill:
-                    if partner < 0:
-                        e_end = now + ej
-                    else:
-                        pe = pair_ends(ej, est[partner], psl)
-                        e_end = now + max(pe[0], pe[1])
-                    ok, left = admit(e_end, sj, shadow, extra)
-                    if not ok and partner >= 0:
-                        partner, ppos, psl = -1, -1, 1.0
-                        e_end = now + ej
-                        ok, left = admit(e_end, sj, shadow, extra)
-                    if not ok:
-                        k += 1
-                        continue
-                    extra = left
-                # start: the first empty nodes
-                if not listed:
-                    listed = True
-                    c = 0
-                    for nd in range(nodes):
-                        if ni[CNT, nd] == 0:
-                            ni[FREE, c] = nd
-                            c += 1
-                _put(j, ni[FREE, fptr : fptr + sj], jnodes, ji, ni)
-                fptr += sj
-                chosen[ndec] = j
-                ndec += 1
-                ji[TAKEN, k] = True
-                ntaken += 1
-                queued_units -= sj
-                if not ji[HAS_OV, j]:
-                    ji[HAS_OV, j] = True
-                    ji[OV_LIST, nov] = j
-                    nov += 1
-                jf[OV, j] = now + ej
-                if partner >= 0:
-                    sp = size[partner]
-                    src = jnodes[ji[OFF, j] : ji[OFF, j] + sp]
-                    _put(partner, src, jnodes, ji, ni)
-                    chosen[ndec] = partner
-                    ndec += 1
-                    ji[TAKEN, ppos] = True
-                    ntaken += 1
-                    queued_units -= sp
-                    th, tp = pair_ends(ej, est[partner], psl)
-                    jf[OV, j] = now + th
-                    ji[HAS_OV, partner] = True
-                    ji[OV_LIST, nov] = partner
-                    nov += 1
-                    jf[OV, partner] = now + tp
-                    tally[PAIRS_Q] += 1
-                k += 1
-                continue
-            # _ride: running_match
-            rode = False
-            # On standard CPUs only a CPU-bound job and a disk-bound one match:
-            # the hosts of the other class are the only ones screened (gk 1 + it).
-            gk = 0
-            if check_match and not ht:
-                gk = 1 + CLASS_DISK if prof[j, CLS] == CLASS_CPU else 1 + CLASS_CPU
-                if prof[j, CLS] != CLASS_CPU and prof[j, CLS] != CLASS_DISK:
-                    gk = -1
-            if running and may_pair and gk >= 0:
-                if not hosts_known:
-                    hosts_known = True
-                    max_solo = 0
-                    # Until a ride, this pass's starts are on empty nodes: a running
-                    # job's unpartnered nodes are those it has to itself (ji[SOLO]).
-                    for r in range(nrun):
-                        hj = ni[RUN, r]
-                        if ml_only and not est[hj] > SHORT_MAX:
-                            continue
-                        c = ji[SOLO, hj]
-                        if c > 0:
-                            ni[HOST, nhosts] = hj
-                            ni[HOST_N, nhosts] = c
-                            nhosts += 1
-                            if c > max_solo:
-                                max_solo = c
-                if sj <= max_solo:
-                    pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
-                    best_h = -1
-                    best_sl = 0.0
-                    best_profit = 0.0
-                    if ge_n[1, gk, sj] != tally[GEN]:
-                        # The hosts with at least sj unpartnered nodes (of class
-                        # gk - 1 if gk > 0), in order, kept until a ride changes a
-                        # host's count.
-                        c = 0
-                        for h in range(nhosts):
-                            hk = ni[HOST, h]
-                            if ni[HOST_N, h] >= sj and (gk == 0 or prof[hk, CLS] == gk - 1):
-                                ge_idx[gk, sj, c] = h
-                                c += 1
-                        ge_n[0, gk, sj] = c
-                        ge_n[1, gk, sj] = tally[GEN]
-                    for g in range(ge_n[0, gk, sj]):
-                        h = ge_idx[gk, sj, g]
-                        hj = ni[HOST, h]
-                        m = g if g < MEMO else 0
-                        if memo_i[0, j, m] != hj + 1:
-                            # a host list that lost a host: the others shifted
-                            for m in range(MEMO):
-                                if memo_i[0, j, m] == hj + 1:
-                                    break
-                        if memo_i[0, j, m] == hj + 1:
-                            stage, sl = memo_i[1, j, m], memo_sl[j, m]
-                        else:
-                            ph = (
-                                prof[hj, 0],
-                                prof[hj, 1],
-                                prof[hj, 2],
-                                prof[hj, 3],
-                                prof[hj, 4],
-                                prof[hj, 5],
-                            )
-                            stage, sl = _screen(pj, ph, j > hj, model, formula)
-                            if g < MEMO:
-                                memo_i[0, j, g] = hj + 1
-                                memo_i[1, j, g] = stage
-                                memo_sl[j, g] = sl
-                        if stage != 3:
-                            continue
-                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
-                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
-                        if backfill and not known:
-                            shadow, extra = _shadow_time(
-                                ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
-                                now, head_free, head_size,
-                            )  # fmt: skip
-                            known = True
-                        if backfill and end_h <= shadow:
-                            th, tc = pair_ends(rem, ej, sl)
-                            if shadow < max(max(end_h, now + th), now + tc):
-                                continue
-                        if first_match:
-                            best_h, best_sl = h, sl
-                            break
-                        if heuristic == RESPONSE:
-                            profit = response_impact(
-                                rem, size[hj], ej, sj, sl, nodes, max(rem, bound),
-                                jf[RTS, k], 0.0, 0, jf[INV, last + 1] - jf[INV, k + 1], last - k,
-                                future, bound, ahead,
-                            )  # fmt: skip
-                        else:
-                            profit = u_gain(size[hj], rem, sj, ej, sl, timed)
-                        if profit > best_profit:
-                            best_h, best_sl, best_profit = h, sl, profit
-                    if best_h >= 0:
-                        # PassState.ride
-                        hj = ni[HOST, best_h]
-                        end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
-                        rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
-                        th, tc = pair_ends(rem, ej, best_sl)
-                        new_h = max(end_h, now + th)
-                        # the host's first sj unpartnered nodes, in its nodes' order
-                        c = 0
-                        for q in range(ji[OFF, hj], ji[OFF, hj] + size[hj]):
-                            nd = jnodes[q]
-                            if ni[CNT, nd] + ni[ADDS, nd] == 1:
-                                ni[RIDE, c] = nd
-                                c += 1
-                                if c == sj:
-                                    break
-                        _put(j, ni[RIDE, :sj], jnodes, ji, ni)
-                        chosen[ndec] = j
-                        ndec += 1
-                        ji[TAKEN, k] = True
-                        ntaken += 1
-                        queued_units -= sj
-                        for x in (hj, j):
-                            if not ji[HAS_OV, x]:
-                                ji[HAS_OV, x] = True
-                                ji[OV_LIST, nov] = x
-                                nov += 1
-                        jf[OV, hj] = new_h
-                        jf[OV, j] = now + tc
-                        ni[HOST_N, best_h] -= sj
-                        tally[GEN] += 1
-                        max_solo = 0
-                        for h in range(nhosts):
-                            max_solo = max(max_solo, ni[HOST_N, h])
-                        tally[PAIRS_R] += 1
-                        rode = True
-            if not rode and not backfill:
-                # The EASY head: its shadow time and extra nodes (_shadow_time), worked
-                # out when a later job first reads them. Only a start or a ride changes
-                # what they depend on, and each reads them first, so they are the
-                # values of this moment; a pass whose later jobs cannot act skips them.
-                head_size = sj
-                head_free = nfree - fptr
-                known = False
-                backfill = True
+            if not listed:  # the first empty nodes
+                listed = True
+                _list_free(ni, nodes)
+            before = ndec
+            ndec, nov = _start(
+                j, k, partner, ppos, psl, fptr, now, ndec, nov, est, size, ji, jf, ni, jnodes,
+                tally, chosen,
+            )  # fmt: skip
+            fptr += sj
+            ntaken += ndec - before
+            queued_units -= sj + (size[partner] if partner >= 0 else 0)
             k += 1
-        for p in range(qlen):
-            ji[TAKEN, p] = False
-        for q in range(nov):
-            ji[HAS_OV, ji[OV_LIST, q]] = False
-        for d in range(ndec):  # the starts' counts back to 0, node by node
-            x = chosen[d]
-            for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
-                ni[ADDS, jnodes[q]] = 0
-
-    # -- the starts, in decision order: their nodes, the running list, the waits -----
-    for d in range(ndec):
-        j = chosen[d]
-        ni[RUN, nrun] = j
-        nrun += 1
-        for q in range(ji[OFF, j], ji[OFF, j] + size[j]):
-            nd = jnodes[q]
-            if ni[CNT, nd] >= 2:
-                raise RuntimeError("the LOMARC pass: a third job on a node")
-            if ni[CNT, nd] == 0:
-                tally[N_EMPTY] -= 1
-            else:  # the job alone on it shares it now
-                ji[SOLO, ni[JOB + 0, nd]] -= 1
-            ni[JOB + ni[CNT, nd], nd] = j
-            ni[CNT, nd] += 1
-            if ni[CNT, nd] == 1:
-                ji[SOLO, j] += 1
-        _mark(j, ji, ni, jnodes, tally, size[j])  # the engine sets its est_end next
-        ji[STARTED, j] = True
-        n_started += 1
-        total_wait += now - submit[j]
-    acc_f[WAIT_SUM] = total_wait
-    tally[N_STARTED] = n_started
-    tally[N_RUN] = nrun
-    w = 0
-    if ndec:
-        for p in range(qn):
-            if not ji[STARTED, queue[p]]:
-                queue[w] = queue[p]
-                w += 1
-    else:
-        w = qn
-    return state, head, head + w, ndec, math.nan
+            continue
+        # _ride: running_match, on the hosts of the job's key (_host_key).
+        rode = False
+        gk = _host_key(prof[j, CLS], par)
+        if par.running and may_pair and gk >= 0:
+            if not hosts_known:
+                hosts_known = True
+                nhosts, max_solo = _list_hosts(ni, ji, est, tally[N_RUN], par.medium_long_only)
+            if sj <= max_solo:
+                pj = (prof[j, 0], prof[j, 1], prof[j, 2], prof[j, 3], prof[j, 4], prof[j, 5])
+                best_h, best_sl, best_profit = -1, 0.0, 0.0
+                rts_k, inv_after = jf[RTS, k], jf[INV, last + 1] - jf[INV, k + 1]
+                if ge_n[1, gk, sj] != tally[GEN]:
+                    _eligible_hosts(gk, sj, nhosts, prof, ni, ge_idx, ge_n, tally[GEN])
+                for g in range(ge_n[0, gk, sj]):
+                    h = ge_idx[gk, sj, g]
+                    hj = ni[HOST, h]
+                    m = g if g < MEMO else 0
+                    if memo_i[0, j, m] != hj + 1:
+                        # a host list that lost a host: the others shifted
+                        for m in range(MEMO):
+                            if memo_i[0, j, m] == hj + 1:
+                                break
+                    if memo_i[0, j, m] == hj + 1:  # a screen is a pure function of the jobs
+                        stage, sl = memo_i[1, j, m], memo_sl[j, m]
+                    else:
+                        ph = (prof[hj, 0], prof[hj, 1], prof[hj, 2], prof[hj, 3], prof[hj, 4],
+                              prof[hj, 5])  # fmt: skip
+                        stage, sl = _screen(pj, ph, j > hj, model, par.formula)
+                        if g < MEMO:
+                            memo_i[0, j, g], memo_i[1, j, g], memo_sl[j, g] = hj + 1, stage, sl
+                    if stage != 3:
+                        continue
+                    end_h = jf[OV, hj] if ji[HAS_OV, hj] else max(est_end[hj], now)
+                    rem = max(end_h - now, 0.0) * (1.0 if ji[HAS_OV, hj] else rate[hj])
+                    if backfill and not known:
+                        shadow, extra = _shadow_time(
+                            ni, ji, jf, jnodes, size, tally, acc_f, nov, est_end, occ, nodes,
+                            now, head_free, head_size,
+                        )  # fmt: skip
+                        known = True
+                    if backfill and end_h <= shadow:
+                        th, tc = pair_ends(rem, ej, sl)
+                        if shadow < max(max(end_h, now + th), now + tc):
+                            continue
+                    if par.heuristic == FIRST:
+                        best_h, best_sl = h, sl
+                        break
+                    profit = _ride_profit(
+                        rem, size[hj], ej, sj, sl, rts_k, inv_after, last - k, future, ahead, par
+                    )
+                    if profit > best_profit:
+                        best_h, best_sl, best_profit = h, sl, profit
+                if best_h >= 0:
+                    ndec, nov = _ride(
+                        j, k, best_h, best_sl, now, ndec, nov, est, size, rate, est_end, ji,
+                        jf, ni, jnodes, tally, chosen,
+                    )  # fmt: skip
+                    ntaken += 1
+                    queued_units -= sj
+                    max_solo = 0
+                    for h in range(nhosts):
+                        max_solo = max(max_solo, ni[HOST_N, h])
+                    rode = True
+        if not rode and not backfill:
+            # The EASY head: its shadow time and extra nodes (_shadow_time), worked out
+            # when a later job first reads them. Only a start or a ride changes what
+            # they depend on, and each reads them first, so they are the values of this
+            # moment; a pass whose later jobs cannot act skips them.
+            head_size, head_free, known, backfill = sj, nfree - fptr, False, True
+        k += 1
+    if ndec == 0:
+        return state, head, tail, 0, math.nan
+    tail = _finish(
+        queue, head, tail, chosen, ndec, nov, qlen, now, submit, size, ji, ni, jnodes, tally,
+        acc_f,
+    )  # fmt: skip
+    return state, head, tail, ndec, math.nan
 
 
 def lomarc_rates(
@@ -911,10 +977,16 @@ def lomarc_rates(
 ) -> tuple[int, int]:
     """PairRates.update: the jobs on the nodes a start or an end touched, in index
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
-    if not store.params.pairing or (k == 0 and nended == 0):  # PSS: no rate model
+    # The store and the job columns are read in the first lines only: numba then counts
+    # a reference to each array bound here, not to every array of the two named tuples
+    # (an argument read further down, past the early return, is counted whole, on the
+    # way in and out of each call).
+    prof, model, formula, pairing = store.prof, store.model, store.formula, store.params.pairing
+    jnodes, ji, ni, tally, size, rate = (
+        store.jnodes, store.ji, store.ni, store.tally, jobs.size, jobs.rate
+    )  # fmt: skip
+    if not pairing or (k == 0 and nended == 0):  # PSS: no rate model
         return state, 0
-    prof, model, formula = store.prof, store.model, store.formula
-    jnodes, ji, ni, size, rate = store.jnodes, store.ji, store.ni, jobs.size, jobs.rate
     # The jobs now on the nodes of the jobs that ended or started (each node once).
     naff = 0
     for f in range(nended + k):
@@ -964,7 +1036,7 @@ def lomarc_rates(
                         worst = sl
         new = 1.0 / worst
         if new != rate[idx]:
-            _mark(idx, ji, ni, jnodes, store.tally, size[idx])  # and its est_end
+            _mark(idx, ji, ni, jnodes, tally, size[idx])  # and its est_end
             who[m] = idx
             rates[m] = new
             m += 1

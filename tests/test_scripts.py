@@ -97,10 +97,12 @@ def test_fit_table_renders_every_stored_log_between_the_markers(tmp_path: Path) 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "LOG-A.new.json").write_text(json.dumps(rec))
+    # LOG-B records what the other selection rules chose among the same runs.
+    rules = {"fit": {"chosen": "easy", "held_ks": 0.375, "held_within": 0.75},
+             "val": {"chosen": "easy", "held_ks": 0.05, "held_within": 1.0}}  # fmt: skip
     (tmp_path / "b" / "LOG-B.new.json").write_text(
-        json.dumps(rec | {"held_ks": 0.125, "cpu": 4.56})
+        json.dumps(rec | {"held_ks": 0.125, "cpu": 4.56, "rules": rules})
     )
-    (tmp_path / "b" / "LOG-B.previous.json").write_text(json.dumps(rec | {"wall": 99.0}))
     page = tmp_path / "page.md"
     page.write_text("before\n<!-- fit-table: begin -->\nold\n<!-- fit-table: end -->\nafter\n")
     stores = ["--store", str(tmp_path / "a"), "--store", str(tmp_path / "b")]
@@ -108,9 +110,11 @@ def test_fit_table_renders_every_stored_log_between_the_markers(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     text = page.read_text()
     assert "old" not in text and text.startswith("before\n") and text.endswith("after\n")
-    assert ("| LOG-A | 10 + 9 | 0.500 / 25.0 % | not run | 0.250 / 50.0 % | "
+    # A log without the rules' record shows its fit alone.
+    assert ("| LOG-A | 10 + 9 | 0.500 / 25.0 % | not run | not run | not run | 0.250 / 50.0 % | "
             "`easy outages=on` | 12.3 s (1.0, 2.0) | not measured | 10 / 48 |") in text  # fmt: skip
-    assert "| LOG-B | 10 + 9 | 0.500 / 25.0 % | 0.250 / 50.0 % (99 s, 1.0) | 0.125 / 50.0 %" in text
+    assert ("| LOG-B | 10 + 9 | 0.500 / 25.0 % | 0.375 / 75.0 % | 0.050 / 100.0 % | not run "
+            "| 0.125 / 50.0 %") in text  # fmt: skip
     assert "| 12.3 s (1.0, 2.0) | 4.6 s | 10 / 48 |" in text  # the fit's CPU time
     # A page without the markers is refused in one line.
     page.write_text("no markers\n")

@@ -116,6 +116,50 @@ def test_job_clock_releases_one_hold_at_a_time() -> None:
     assert start["B"] == [0.0, 5000.0, 5100.0]
 
 
+def priority_inversion(release_yield: bool) -> dict[str, list[float]]:
+    """Two 4-unit machines, four pairs of 4-unit jobs (100 s), in submit order A1-A4 and
+    B1-B4; mates A1-B4, A2-B3, A3-B2, A4-B1. At t=0 A1 and B1 hold (mates not yet
+    submitted). At each 20-minute tick each machine's head job holds the released units
+    for a mate that is not the other machine's holder: A's head's mate waits behind B's
+    holder, and B's head's mate behind A's.
+    """
+    wa = with_mates([(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)], [4, 3, 2, 1])
+    wb = with_mates([(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)], [4, 3, 2, 1])
+    doms = [
+        Domain(
+            name,
+            w,
+            Platform.of_procs(4),
+            local=EasyBackfilling(),
+            release_yield=release_yield,
+            check=True,
+        )
+        for name, w in (("A", wa), ("B", wb))
+    ]
+    res = run_coupled(doms)
+    verify_sync(res)
+    return {name: r.jobs["start_time"].tolist() for name, r in res.results.items()}
+
+
+def test_release_on_the_machine_clock_can_livelock() -> None:
+    # t=1200: A releases A1, its head A2 holds for B3 (B full: B1 holds); B releases B1,
+    # its head B2 holds for A3 (A full). t=2400: A1 holds again for B4, B1 for A4.
+    # t=3600 repeats t=1200: the same holds are re-taken in the same order for good.
+    with pytest.raises(CoupledDeadlockError, match="periodic releases did not break it"):
+        priority_inversion(release_yield=False)
+
+
+def test_release_yield_gives_released_units_to_jobs_that_start() -> None:
+    # Section IV-E1: release "so that other waiting jobs can use the previously held
+    # resources". t=1200: A2 and A3 yield (their mates queue), A4 starts with its holding
+    # mate B1. t=1300: A1 holds for B4 (B's head is B2), B2 holds for A3. t=2400: A3
+    # starts with B2; t=2500: A1 holds again, B3 holds for A2. t=3600: A2 starts with
+    # B3; t=3700: A1 and B4 start together.
+    start = priority_inversion(release_yield=True)
+    assert start["A"] == [3700.0, 3600.0, 2400.0, 1200.0]
+    assert start["B"] == [1200.0, 2400.0, 3600.0, 3700.0]
+
+
 def test_held_time_is_not_run_time_and_invariants_hold() -> None:
     res = run_coupled(figure2(1200.0))
     for name, r in res.results.items():

@@ -14,6 +14,19 @@ _COUPLED_TRACES = (
 )
 
 
+#: The hold-hold stalls of the special study, and what ends them (docs/coupled.md, "Deadlock").
+_HH_LIVELOCK = (
+    "the stalls are livelocks of the release pass: at each 20-minute tick each machine's "
+    "WFP head jobs re-take the released units to hold for mates queued behind the other "
+    "machine's holders (seed 3205456419 at 10% paired: the last 45 ticks release the same "
+    "11 or 26 compute and 10 analysis jobs as two ticks before; python "
+    "docs/studies/coupled_release_yield.py --ticks 0.1 3205456419). With release_yield "
+    "(no new hold in a release pass, a reading the text allows but does not state) all 15 "
+    "stalled HH cells finish, at costs above the paper's: at 33% paired compute wait "
+    "100-499 min (paper: up to 187), lost compute share 6.8-16.1% (up to 9.3%) (python "
+    "docs/studies/coupled_release_yield.py runs/coupled-special)"
+)
+
 #: Each gap's cause, per reproduction: the first entry whose patterns hold a claim.
 CAUSES: tuple[Cause, ...] = (
     # coupled
@@ -153,13 +166,14 @@ CAUSES: tuple[Cause, ...] = (
           "ready soon, so a compute job holding for it waits 17-44 min on average (HH "
           "and HY, 2.5-20% paired) against the paper's 75-88; HH deadlocks at 33% "
           "paired in every month, so the claims over all proportions with HH are not "
-          "run",
-          "Eureka's trace; the sync times per pair, split by which side was ready first"),
+          "run; " + _HH_LIVELOCK,
+          "Eureka's trace; the sync times per pair, split by which side was ready first; "
+          "the study rerun with release_yield = true (HH then finishes every month)"),
     Cause("coupled-special", ("fig10-lost-compute",), "paper under-specified",
           "the compute machine's largest lost share is HH's at 33% paired in the paper "
           "(hold holds most); here HH at 33% deadlocks in all 10 months, so the largest "
           "comes from HY at 33% (6.2% at most) and the mean over months of the largest "
-          "is 5.4% [5.0, 5.8] against 9.3%",
-          "HH at 33% paired run to the end (a release rule that ends its deadlocks, or "
-          "the paper's trace, on which it did not deadlock)"),
+          "is 5.4% [5.0, 5.8] against 9.3%; " + _HH_LIVELOCK,
+          "the whole study rerun with release_yield = true (its HH cells at 33% then "
+          "finish, at 6.8-16.1% lost, in the 10 months), or the paper's trace"),
 )  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -15,6 +17,7 @@ from cosched.coupled import (
     run_coupled,
     verify_sync,
 )
+from cosched.coupled.spec import DomainSpec, load_spec
 from cosched.engine import Simulation
 from cosched.engine.invariants import verify_schedule
 from cosched.errors import ConfigError
@@ -189,6 +192,7 @@ def coupled_case(draw: st.DrawFn) -> dict:
         "schemes": draw(st.sampled_from(SCHEMES)),
         "release": draw(st.sampled_from([None, 50.0, 1200.0])),
         "clock": draw(st.sampled_from(["machine", "job"])),
+        "release_yield": draw(st.booleans()),
         "share": draw(st.sampled_from([1.0, 0.5])),
         "max_yields": draw(st.sampled_from([None, 0, 2])),
         "orders": (
@@ -229,6 +233,7 @@ def build(case: dict, **kw: object) -> list[Domain]:
                 local=local_policy(order),
                 release_period=case["release"],
                 release_clock=case["clock"],
+                release_yield=case["release_yield"],
                 max_hold_share=case["share"],
                 max_yields=case["max_yields"],
                 check=True,
@@ -420,3 +425,23 @@ def test_random_outage_loses_nothing_and_only_outage_starts_are_alone(
                 # Started during the outage, or after a mate that started during it.
                 mate_t = starts[(other, mate)]
                 assert start <= t < end or (start <= mate_t < end and mate_t <= t)
+
+
+def test_release_yield_travels_in_the_spec_and_a_bad_value_names_the_field(
+    tmp_path: Path,
+) -> None:
+    w = with_mates([(0, 1, 10)], [-1])
+    spec = DomainSpec("A", w, Platform.of_procs(2), release_yield=True)
+    assert spec.build().release_yield is True
+    assert DomainSpec.from_settings(spec.settings(), w).release_yield is True
+    swf = tmp_path / "w.swf"
+    swf.write_text("1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    toml = tmp_path / "run.toml"
+    toml.write_text(
+        "\n".join(
+            f'[[domain]]\nname = "{n}"\nworkload = "w.swf"\nprocs = 2\nrelease_yield = 1\n'
+            for n in "AB"
+        )
+    )
+    with pytest.raises(ConfigError, match=r"domain 1: release_yield must be true or false"):
+        load_spec(toml)

@@ -32,11 +32,15 @@ CAUSES: tuple[Cause, ...] = (
     # coupled
     Cause("coupled", ("fig4-base-slowdown-analysis-*",), "paper under-specified",
           "KTH SP2 packed to the analysis load stands in for Eureka (not public); its "
-          "short jobs weigh each minute of wait by 1 / run time",
+          "short jobs weigh each minute of wait by 1 / run time: over the drawn months "
+          "of docs/claims/coupled.csv (cosched reproduce coupled, 10 months) the base "
+          "slowdowns are 13.0 [2.6, 23.3] / 63.9 [42.4, 85.3] / 138 [98.5, 177] at loads "
+          "0.25 / 0.5 / 0.75 against Eureka's 1.7 / 12.5 / 37.1",
           "Eureka's trace, or a stand-in with Eureka's job lengths"),
     Cause("coupled", ("pairing-share-*",), "paper under-specified",
           "the paper does not say whose jobs its 5-10% are: 7.5% of the analysis jobs "
-          "(the setting) is 0.9-2.1% of the stand-in's compute jobs, while the 2-minute "
+          "(the setting) is 0.68-2.05% of the stand-in's compute jobs (docs/claims/coupled.csv, "
+          "10 months), while the 2-minute "
           "rule alone pairs 4.3-9.9% of the compute jobs and 35% of the analysis jobs "
           "(docs/claims/coupled-2min.csv, docs/coupled.md)",
           "the paper's count of paired jobs, or each machine's job count, in the load study"),
@@ -44,8 +48,8 @@ CAUSES: tuple[Cause, ...] = (
           _COUPLED_TRACES + "; the proportion study pairs a share of the analysis "
           "machine's 2,047 jobs, where the paper's Eureka workload had Intrepid's 9,219: "
           "at 33% paired cosched pairs 676 compute jobs (7.3% of them), the paper about "
-          "3,040, so every compute-side cost is smaller; the base slowdown of the 20 "
-          "months (7.3) is above the fitted 6.1, and yield syncing sooner than hold in "
+          "3,040, so every compute-side cost is smaller; the base slowdown of the 10 "
+          "months (8.5) is above the fitted 6.1, and yield syncing sooner than hold in "
           "this study was not investigated further",
           "the paper's construction, run at 10 months with release on the machine's "
           "clock (docs/claims/coupled-special.toml, analysis_jobs = 9219: 3,042 compute "
@@ -60,14 +64,16 @@ CAUSES: tuple[Cause, ...] = (
           _COUPLED_TRACES + "; the analysis jobs' mates wait on a compute machine whose "
           "base wait is over an hour, and KTH's jobs are shorter than that wait. 'Under "
           "5 min' has no null by the design rule (a bound on an effect is its own null: "
-          "no extra wait at all would agree), so it counts; cosched's interval at load "
-          "0.25 (3.1-12.1 min over 20 months) lies mostly above it",
+          "no extra wait at all would agree), so it counts; cosched's mean at load 0.25 is "
+          "11.6 min [-0.3, 23.5] over 10 drawn months of both machines (cosched reproduce "
+          "coupled; inconclusive), above it",
           "Eureka's trace, and the extra wait measured on it"),
     Cause("coupled", ("fig5-sync-compute-HH-0.25",), "paper under-specified",
           "the compute side's sync time at load 0.25 is carried by a few pairs whose "
           "analysis mates queue on the analysis stand-in, which is far busier than Eureka "
           "at this load (base slowdown 11.9 against Eureka's 1.7, "
-          "fig4-base-slowdown-analysis-0.25): in the month of seed 1 (the cell's draws; "
+          "fig4-base-slowdown-analysis-0.25): in the month of seed 1 (the cell's draws, the "
+          "analysis month at the start of KTH's log; "
           "7.5% paired, HH) 83 compute jobs are paired, their median sync is 0, and "
           "the 3 that wait over 30 min (31, 143 and 324 min) carry 97% of the total, "
           "each holding and re-holding at every 20-minute release while its analysis "
@@ -78,15 +84,16 @@ CAUSES: tuple[Cause, ...] = (
           "1.7): the compute sync should fall under 10 min if this is the cause"),
     Cause("coupled",
           ("fig3-extra-wait-0.75", "fig3-hold-waits-longer-*", "fig5-sync-compute-HH-0.5",
-           "fig6-lost-*"),
+           "fig5-sync-compute-HH-0.75", "fig6-lost-*"),
           "paper under-specified",
           "the costs of holding follow how many compute jobs are paired, which the paper "
           "leaves open ('The resulting proportion of paired jobs was between 5% and 10%', "
-          "whose jobs unsaid): at 7.5% of the analysis jobs (0.9-2.1% of the compute "
-          "jobs; docs/claims/coupled.csv, 20 months) they fall below the paper's (extra "
-          "wait at load 0.75 20.1 min against 42; sync with hold at 0.5 38.7 against "
-          "about 50; largest lost share 1.98% / 2.59% against 4.6% / 4.9%; hold less "
-          "yield at 0.5 +0.7 min with intervals across 0), with every pair of the "
+          "whose jobs unsaid): at 7.5% of the analysis jobs (0.68-2.05% of the compute "
+          "jobs; docs/claims/coupled.csv, cosched reproduce coupled, 10 drawn months of "
+          "both machines) they fall below the paper's (extra wait at load 0.75 10.0 min "
+          "[4.1, 15.8] against 42; sync with hold at 0.75 111 min [86, 136] against over "
+          "150; largest lost share 1.46% / 1.77% against 4.6% / 4.9%; hold less yield on "
+          "the compute machine at 0.5 -3.2 min [-5.9, -0.6]), with every pair of the "
           "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv, "
           "20 months, holds released on the machine's clock) above them (extra wait at "
           "load 0.75 109 min [52, 167]; lost shares 8.6% [7.1, 10.2] / 10.4% [7.6, "
@@ -103,8 +110,9 @@ CAUSES: tuple[Cause, ...] = (
           "calibration with the extra waits and sync times held out"),
     Cause("coupled", ("fig5-yield-syncs-longer-compute-*",), "paper under-specified",
           "the compute machine's yield-less-hold sync gap is smaller than one month's "
-          "spread: its mean over 20 months is on the paper's side (+1.0 min at 0.25, "
-          "+1.2 at 0.75) but the 95% interval crosses 0; the stand-in's heavy-tailed "
+          "spread: over 10 drawn months (docs/claims/coupled.csv) its mean is +1.2 / +2.1 / "
+          "-1.2 min at 0.25 / 0.5 / 0.75 and every 95% interval crosses 0; the stand-in's "
+          "heavy-tailed "
           "month and 83-194 paired compute jobs (a third of them waiting at all, seed 1) "
           "leave the sign unsettled; with more pairs the means go negative (every "
           "2-minute pair, docs/claims/coupled-2min.csv, 20 months: +0.95 / -4.3 / -51.1 "

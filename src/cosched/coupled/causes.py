@@ -131,14 +131,18 @@ CAUSES: tuple[Cause, ...] = (
     # coupled-atlas: drawn months of Atlas and KTH, 7.5% of the analysis jobs paired
     # (docs/claims/coupled-atlas.toml)
     Cause("coupled-atlas",
-          ("fig5-sync-compute-HH-*", "fig6-lost-*", "fig10-lost-*", "pairing-share-compute-*"),
+          ("fig5-sync-compute-HH-*", "fig6-lost-*", "fig10-lost-*", "pairing-share-compute-*",
+           "fig9-sync-compute-*"),
           "paper under-specified",
           "LLNL Atlas stands in for Intrepid; with 7.5% of the analysis jobs paired, "
-          "1.1-3.2% of Atlas's drawn months' jobs are paired (pairing-share-compute, 3 "
-          "months: 1.12 / 2.27 / 3.18% at loads 0.25 / 0.5 / 0.75), so few compute jobs "
-          "hold: lost compute share 0.95% [-0.22, 2.12] against up to 4.6%, compute sync "
-          "with hold at load 0.75 118 min [103, 133] against over 150 (cosched sweep "
-          "docs/claims/coupled-atlas.toml); whose jobs the paper's 5-10% counts is unsaid",
+          "1.0-3.0% of Atlas's drawn months' jobs are paired (pairing-share-compute, 5 "
+          "months: 1.01 / 2.08 / 3.01% at loads 0.25 / 0.5 / 0.75), so few compute jobs "
+          "hold: lost compute share 1.07% [0.08, 2.05] against up to 4.6%, compute sync "
+          "with hold at load 0.75 107 min [61, 152] against over 150; in the proportion "
+          "study, which pairs a share of the analysis machine's 2,047 jobs among Atlas's "
+          "month of about 11,000, the smallest compute sync with hold is 32.1 min [13.2, "
+          "51.0] against 75 (cosched sweep docs/claims/coupled-atlas.toml); whose jobs "
+          "the paper's 5-10% counts is unsaid",
           "the same months with every 2-minute pair (docs/claims/coupled-atlas-2min.csv, 20 "
           "drawn months packed to 0.94): compute sync with hold at 0.75 259 min [199, 318] "
           "(agrees), lost compute share 3.39% [2.64, 4.13], 3.1-6.8% of the compute jobs "
@@ -146,21 +150,22 @@ CAUSES: tuple[Cause, ...] = (
           "pairing from the congestion"),
     Cause("coupled-atlas", ("fig4-base-slowdown-analysis-*",), "paper under-specified",
           "KTH SP2 packed to the analysis load stands in for Eureka (not public); its "
-          "drawn months' base slowdowns are 5.0 [1.5, 8.4] / 68.7 [36.9, 100.5] / 122 "
-          "[-7, 252] at loads 0.25 / 0.5 / 0.75 against Eureka's 1.7 / 12.5 / 37.1 (cosched "
-          "sweep docs/claims/coupled-atlas.toml, 3 months): KTH's short jobs weigh each "
+          "drawn months' base slowdowns are 6.0 [1.2, 10.8] / 65.2 [35.4, 94.9] / 109 "
+          "[46, 172] at loads 0.25 / 0.5 / 0.75 against Eureka's 1.7 / 12.5 / 37.1 (cosched "
+          "sweep docs/claims/coupled-atlas.toml, 5 months): KTH's short jobs weigh each "
           "minute of wait by 1 / run time",
           "Eureka's trace, or a stand-in with Eureka's job lengths"),
     Cause("coupled-atlas", ("*",), "paper under-specified",
           "LLNL Atlas stands in for Intrepid, and both machines' months are drawn per "
-          "seed: 3 months (the run's seeds) differ more than the claims' ranges (base "
-          "wait 101 min [-138, 341], base slowdown 182 [-170, 535]; over the 20 months the "
+          "seed: 5 months (the run's seeds) differ more than the claims' ranges (base "
+          "wait 81.6 min [-14.1, 177], base slowdown 146 [3.8, 288]; over the 20 months the "
           "load was fitted on, 52.6 min [29.9, 75.2]), so most intervals are wider than "
           "the paper's ranges (inconclusive) and Atlas's short jobs (median 2.6 min) put "
           "its slowdowns far above Intrepid's",
           "the same spec at 20 seeds (docs/claims/coupled-atlas.toml with count = 20; 35 "
-          "cells a seed), whose intervals are about 5 times narrower at the same spread "
-          "(Student t: 4.30 / sqrt(3) against 2.09 / sqrt(20) standard deviations)"),
+          "cells a seed), whose intervals are narrower at the same spread "
+          "(Student t: 2.78 / sqrt(5) against 2.09 / sqrt(20) standard deviations: 2.7 "
+          "times)"),
     # coupled studies: Atlas's sampled months with every 2-minute pair
     # (docs/claims/coupled-atlas-2min.toml), and the proportion study with the paper's
     # special analysis workload (docs/claims/coupled-special.toml)

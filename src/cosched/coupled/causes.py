@@ -33,14 +33,15 @@ CAUSES: tuple[Cause, ...] = (
     Cause("coupled", ("fig4-base-slowdown-analysis-*",), "paper under-specified",
           "KTH SP2 packed to the analysis load stands in for Eureka (not public); its "
           "short jobs weigh each minute of wait by 1 / run time: over the drawn months "
-          "of docs/claims/coupled.csv (cosched reproduce coupled, 10 months) the base "
-          "slowdowns are 13.0 [2.6, 23.3] / 63.9 [42.4, 85.3] / 138 [98.5, 177] at loads "
+          "of docs/claims/coupled.csv (cosched sweep docs/claims/coupled-20seeds.toml, 20 "
+          "months) the base "
+          "slowdowns are 16.5 [7.5, 25.5] / 68.0 [44.4, 91.5] / 144 [107, 180] at loads "
           "0.25 / 0.5 / 0.75 against Eureka's 1.7 / 12.5 / 37.1",
           "Eureka's trace, or a stand-in with Eureka's job lengths"),
     Cause("coupled", ("pairing-share-*",), "paper under-specified",
           "the paper does not say whose jobs its 5-10% are: 7.5% of the analysis jobs "
-          "(the setting) is 0.68-2.05% of the stand-in's compute jobs (docs/claims/coupled.csv, "
-          "10 months), while the 2-minute "
+          "(the setting) is 0.71-2.16% of the stand-in's compute jobs (docs/claims/coupled.csv, "
+          "20 months), while the 2-minute "
           "rule alone pairs 4.3-9.9% of the compute jobs and 35% of the analysis jobs "
           "(docs/claims/coupled-2min.csv, docs/coupled.md)",
           "the paper's count of paired jobs, or each machine's job count, in the load study"),
@@ -48,8 +49,8 @@ CAUSES: tuple[Cause, ...] = (
           _COUPLED_TRACES + "; the proportion study pairs a share of the analysis "
           "machine's 2,047 jobs, where the paper's Eureka workload had Intrepid's 9,219: "
           "at 33% paired cosched pairs 676 compute jobs (7.3% of them), the paper about "
-          "3,040, so every compute-side cost is smaller; the base slowdown of the 10 "
-          "months (8.5) is above the fitted 6.1, and yield syncing sooner than hold in "
+          "3,040, so every compute-side cost is smaller; the base slowdown of the 20 "
+          "months (7.3) is above the fitted 6.1, and yield syncing sooner than hold in "
           "this study was not investigated further",
           "the paper's construction, run at 10 months with release on the machine's "
           "clock (docs/claims/coupled-special.toml, analysis_jobs = 9219: 3,042 compute "
@@ -65,8 +66,8 @@ CAUSES: tuple[Cause, ...] = (
           "base wait is over an hour, and KTH's jobs are shorter than that wait. 'Under "
           "5 min' has no null by the design rule (a bound on an effect is its own null: "
           "no extra wait at all would agree), so it counts; cosched's mean at load 0.25 is "
-          "11.6 min [-0.3, 23.5] over 10 drawn months of both machines (cosched reproduce "
-          "coupled; inconclusive), above it",
+          "8.1 min [2.4, 13.8] over 20 drawn months of both machines (cosched sweep "
+          "docs/claims/coupled-20seeds.toml), above it",
           "Eureka's trace, and the extra wait measured on it"),
     Cause("coupled", ("fig5-sync-compute-HH-0.25",), "paper under-specified",
           "the compute side's sync time at load 0.25 is carried by a few pairs whose "
@@ -88,12 +89,13 @@ CAUSES: tuple[Cause, ...] = (
           "paper under-specified",
           "the costs of holding follow how many compute jobs are paired, which the paper "
           "leaves open ('The resulting proportion of paired jobs was between 5% and 10%', "
-          "whose jobs unsaid): at 7.5% of the analysis jobs (0.68-2.05% of the compute "
-          "jobs; docs/claims/coupled.csv, cosched reproduce coupled, 10 drawn months of "
-          "both machines) they fall below the paper's (extra wait at load 0.75 10.0 min "
-          "[4.1, 15.8] against 42; sync with hold at 0.75 111 min [86, 136] against over "
-          "150; largest lost share 1.46% / 1.77% against 4.6% / 4.9%; hold less yield on "
-          "the compute machine at 0.5 -3.2 min [-5.9, -0.6]), with every pair of the "
+          "whose jobs unsaid): at 7.5% of the analysis jobs (0.71-2.16% of the compute "
+          "jobs; docs/claims/coupled.csv, cosched sweep docs/claims/coupled-20seeds.toml, "
+          "20 drawn months of both machines) they fall below the paper's (extra wait at "
+          "load 0.75 10.6 min [6.2, 14.9] against 42; sync with hold at 0.75 110 min [84, "
+          "136] against over 150; largest lost share 1.29% / 1.46% against 4.6% / 4.9%; "
+          "hold less yield at 0.5 -3.0 min [-4.9, -1.1] on the compute machine and -0.5 "
+          "[-1.7, 0.7] on the analysis one), with every pair of the "
           "2-minute rule (4.3-9.9% of the compute jobs; docs/claims/coupled-2min.csv, "
           "20 months, holds released on the machine's clock) above them (extra wait at "
           "load 0.75 109 min [52, 167]; lost shares 8.6% [7.1, 10.2] / 10.4% [7.6, "
@@ -110,8 +112,8 @@ CAUSES: tuple[Cause, ...] = (
           "calibration with the extra waits and sync times held out"),
     Cause("coupled", ("fig5-yield-syncs-longer-compute-*",), "paper under-specified",
           "the compute machine's yield-less-hold sync gap is smaller than one month's "
-          "spread: over 10 drawn months (docs/claims/coupled.csv) its mean is +1.2 / +2.1 / "
-          "-1.2 min at 0.25 / 0.5 / 0.75 and every 95% interval crosses 0; the stand-in's "
+          "spread: over 20 drawn months (docs/claims/coupled.csv) its mean is -0.4 / +1.3 / "
+          "+2.0 min at 0.25 / 0.5 / 0.75 and every 95% interval crosses 0; the stand-in's "
           "heavy-tailed "
           "month and 83-194 paired compute jobs (a third of them waiting at all, seed 1) "
           "leave the sign unsettled; with more pairs the means go negative (every "

@@ -103,7 +103,8 @@ CAUSES: tuple[Cause, ...] = (
           "compute machine +6.4 min [1.2, 11.6] at 0.5 and +37.8 [15.5, 60.1] at 0.75, "
           "agreeing)",
           "tested at pair_share 0.2 (4.4-5.6% of the compute jobs) on the table's 20 "
-          "months (docs/studies/coupled-pair-share-0.2.toml, loads 0.5 and 0.75): the "
+          "compute months, the analysis month at the start of KTH's log, release on each "
+          "job's clock (docs/studies/coupled-pair-share-0.2.toml, loads 0.5 and 0.75): the "
           "costs pass the paper's (extra wait at load 0.75 114 [46, 182] min; lost "
           "shares 5.97% [4.80, 7.15] and 8.57% [5.52, 11.6]; hold worse than yield in 3 "
           "of the 4 gaps, agreeing), so the paper's values lie between 7.5% and 20% of "

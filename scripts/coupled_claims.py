@@ -4,8 +4,9 @@ The coupled paper's claims are judged on five runs, each stored as a claim table
 docs/claims/: the Intrepid stand-in on Blue Gene/P partitions with the paper's share of
 paired jobs (``coupled.csv``, the reproduction), the stand-in with every pair of the
 2-minute rule (``coupled-2min.csv``, load study), LLNL Atlas with the same share
-(``coupled-atlas.csv``), LLNL Atlas with every pair of the 2-minute rule on sampled
-months (``coupled-atlas-2min.csv``, load study), and the proportion study with the
+(``coupled-atlas.csv``, both machines' months drawn per seed), LLNL Atlas with every
+pair of the 2-minute rule on sampled months (``coupled-atlas-2min.csv``, load study),
+and the proportion study with the
 paper's special analysis workload (``coupled-special.csv``). This
 script writes, between the markers ``<!-- coupled-claims:start -->`` and ``<!--
 coupled-claims:end -->`` of docs/coupled.md, each run's counts by verdict and its
@@ -36,7 +37,7 @@ START, END = "<!-- coupled-claims:start -->", "<!-- coupled-claims:end -->"
 RUNS = (
     ("coupled", "coupled", (), "Intrepid stand-in, partitions, 7.5% paired"),
     ("coupled-2min", "coupled-2min", (), "Intrepid stand-in, every 2-minute pair, load study"),
-    ("coupled-atlas", "coupled-atlas", (), "Atlas, 7.5% paired"),
+    ("coupled-atlas", "coupled-atlas", (), "Atlas, drawn months, 7.5% paired"),
     ("coupled-atlas-2min", "coupled-atlas-2min", (), "Atlas, every 2-minute pair, load study"),
     (
         "coupled-special",

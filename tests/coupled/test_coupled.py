@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -15,6 +17,7 @@ from cosched.coupled import (
     run_coupled,
     verify_sync,
 )
+from cosched.coupled.spec import DomainSpec, load_spec
 from cosched.engine import Simulation
 from cosched.engine.invariants import verify_schedule
 from cosched.errors import ConfigError
@@ -116,6 +119,50 @@ def test_job_clock_releases_one_hold_at_a_time() -> None:
     assert start["B"] == [0.0, 5000.0, 5100.0]
 
 
+def priority_inversion(release_yield: bool) -> dict[str, list[float]]:
+    """Two 4-unit machines, four pairs of 4-unit jobs (100 s), in submit order A1-A4 and
+    B1-B4; mates A1-B4, A2-B3, A3-B2, A4-B1. At t=0 A1 and B1 hold (mates not yet
+    submitted). At each 20-minute tick each machine's head job holds the released units
+    for a mate that is not the other machine's holder: A's head's mate waits behind B's
+    holder, and B's head's mate behind A's.
+    """
+    wa = with_mates([(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)], [4, 3, 2, 1])
+    wb = with_mates([(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)], [4, 3, 2, 1])
+    doms = [
+        Domain(
+            name,
+            w,
+            Platform.of_procs(4),
+            local=EasyBackfilling(),
+            release_yield=release_yield,
+            check=True,
+        )
+        for name, w in (("A", wa), ("B", wb))
+    ]
+    res = run_coupled(doms)
+    verify_sync(res)
+    return {name: r.jobs["start_time"].tolist() for name, r in res.results.items()}
+
+
+def test_release_on_the_machine_clock_can_livelock() -> None:
+    # t=1200: A releases A1, its head A2 holds for B3 (B full: B1 holds); B releases B1,
+    # its head B2 holds for A3 (A full). t=2400: A1 holds again for B4, B1 for A4.
+    # t=3600 repeats t=1200: the same holds are re-taken in the same order for good.
+    with pytest.raises(CoupledDeadlockError, match="periodic releases did not break it"):
+        priority_inversion(release_yield=False)
+
+
+def test_release_yield_gives_released_units_to_jobs_that_start() -> None:
+    # Section IV-E1: release "so that other waiting jobs can use the previously held
+    # resources". t=1200: A2 and A3 yield (their mates queue), A4 starts with its holding
+    # mate B1. t=1300: A1 holds for B4 (B's head is B2), B2 holds for A3. t=2400: A3
+    # starts with B2; t=2500: A1 holds again, B3 holds for A2. t=3600: A2 starts with
+    # B3; t=3700: A1 and B4 start together.
+    start = priority_inversion(release_yield=True)
+    assert start["A"] == [3700.0, 3600.0, 2400.0, 1200.0]
+    assert start["B"] == [1200.0, 2400.0, 3600.0, 3700.0]
+
+
 def test_held_time_is_not_run_time_and_invariants_hold() -> None:
     res = run_coupled(figure2(1200.0))
     for name, r in res.results.items():
@@ -145,6 +192,7 @@ def coupled_case(draw: st.DrawFn) -> dict:
         "schemes": draw(st.sampled_from(SCHEMES)),
         "release": draw(st.sampled_from([None, 50.0, 1200.0])),
         "clock": draw(st.sampled_from(["machine", "job"])),
+        "release_yield": draw(st.booleans()),
         "share": draw(st.sampled_from([1.0, 0.5])),
         "max_yields": draw(st.sampled_from([None, 0, 2])),
         "orders": (
@@ -185,6 +233,7 @@ def build(case: dict, **kw: object) -> list[Domain]:
                 local=local_policy(order),
                 release_period=case["release"],
                 release_clock=case["clock"],
+                release_yield=case["release_yield"],
                 max_hold_share=case["share"],
                 max_yields=case["max_yields"],
                 check=True,
@@ -376,3 +425,23 @@ def test_random_outage_loses_nothing_and_only_outage_starts_are_alone(
                 # Started during the outage, or after a mate that started during it.
                 mate_t = starts[(other, mate)]
                 assert start <= t < end or (start <= mate_t < end and mate_t <= t)
+
+
+def test_release_yield_travels_in_the_spec_and_a_bad_value_names_the_field(
+    tmp_path: Path,
+) -> None:
+    w = with_mates([(0, 1, 10)], [-1])
+    spec = DomainSpec("A", w, Platform.of_procs(2), release_yield=True)
+    assert spec.build().release_yield is True
+    assert DomainSpec.from_settings(spec.settings(), w).release_yield is True
+    swf = tmp_path / "w.swf"
+    swf.write_text("1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    toml = tmp_path / "run.toml"
+    toml.write_text(
+        "\n".join(
+            f'[[domain]]\nname = "{n}"\nworkload = "w.swf"\nprocs = 2\nrelease_yield = 1\n'
+            for n in "AB"
+        )
+    )
+    with pytest.raises(ConfigError, match=r"domain 1: release_yield must be true or false"):
+        load_spec(toml)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cosched.coupled.workloads import (
+    ANALYSIS_PLATFORM,
     ANALYSIS_TRACE,
     COMPUTE_TRACE,
     MONTH,
@@ -24,6 +25,7 @@ from cosched.experiments.executors import ProcessPool
 from cosched.experiments.model import experiment_from_dict
 from cosched.experiments.reproductions import spec, spec_text
 from cosched.experiments.runner import run_experiment
+from cosched.workload import load_workload
 from cosched.workload.job import Workload
 from cosched.workload.transforms import offered_load
 
@@ -167,3 +169,64 @@ def test_missing_traces_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ConfigError, match=r"trace 'KTH-SP2-1996-2\.1-cln\.swf\.gz' not found"):
         run_experiment(exp, tmp_path / "out", trace_dirs=[tmp_path])
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+@needs_traces
+def test_a_drawn_analysis_month_is_the_seeds() -> None:
+    # analysis_month = "drawn": the packed KTH month starts where the seed's stream says,
+    # the same for one seed every time, elsewhere for another seed.
+    span = 2 * DAY
+    full = load_workload(TRACES / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM)
+    ids = full.table["job_id"].to_numpy()
+
+    def first_job(seed: int) -> int:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 8]))
+        w = analysis_workload(TRACES, load=0.5, span=span, month="drawn", rng=rng)
+        assert offered_load(w, 100) == pytest.approx(0.5, rel=0.05)
+        k = int(np.flatnonzero(ids == int(w.table["job_id"].iloc[0]))[0])
+        # A contiguous run of the trace from that job: packing keeps the jobs, only
+        # their arrivals are scaled.
+        assert (w.table["job_id"].to_numpy() == ids[k : k + len(w)]).all()
+        return k
+
+    a, again, b = first_job(1), first_job(1), first_job(2)
+    assert a == again and a != b
+    fixed = analysis_workload(TRACES, load=0.5, span=span)
+    assert fixed.table["job_id"].iloc[0] == ids[0]  # the default: the trace's start
+    with pytest.raises(ConfigError, match="needs the seed's generator"):
+        analysis_workload(TRACES, load=0.5, span=span, month="drawn")
+
+
+@needs_traces
+def test_a_drawn_special_workload_starts_at_the_seeds_job() -> None:
+    full = load_workload(TRACES / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM)
+    ids = full.table["job_id"].to_numpy()
+
+    def first(seed: int) -> int:
+        w = special_analysis(
+            TRACES,
+            jobs=300,
+            load=0.5,
+            span=2 * DAY,
+            month="drawn",
+            rng=np.random.default_rng(seed),
+        )
+        assert len(w) == 300
+        return int(np.flatnonzero(ids == int(w.table["job_id"].iloc[0]))[0])
+
+    # Hand check: the first job is rng.integers(0, len - 300 + 1) of the seed's stream.
+    assert first(3) == int(np.random.default_rng(3).integers(0, len(full) - 300 + 1))
+    assert first(3) == first(3) and first(3) != first(4)
+
+
+def test_bad_month_and_release_settings_name_the_parameter() -> None:
+    from cosched.coupled.experiment import check
+
+    ok = {"study": "load", "load": 0.5, "scheme": "HH", "span": DAY}
+    check({**ok, "analysis_month": "drawn", "release_yield": True})
+    with pytest.raises(ConfigError, match="'analysis_month' must be an integer >= 0"):
+        check({**ok, "analysis_month": "random"})
+    with pytest.raises(ConfigError, match="'compute_month' must be an integer >= 0"):
+        check({**ok, "compute_month": -1})
+    with pytest.raises(ConfigError, match="'release_yield' must be true or false"):
+        check({**ok, "release_yield": "yes"})

@@ -13,7 +13,9 @@ to it as running jobs that end one estimate from now, so EASY's shadow times sta
 finite. Enhancements (section IV-E): holding jobs release their units every
 ``release_period`` seconds (``release_clock``: every holder at once at each multiple of
 the period on the machine's clock, or each after holding that long) and, in that pass,
-come last (each re-holds only if its units are still free); ``max_hold_share`` caps
+come last (each re-holds only if its units are still free; with ``release_yield`` no
+other job may take released units to hold in that pass: it yields instead);
+``max_hold_share`` caps
 the held share of the machine (a job that would exceed it yields instead);
 ``max_yields`` turns a job that yielded that many times into a holder.
 """
@@ -162,6 +164,10 @@ class Domain:
             never; the hold-hold deadlock of Figure 2 is then possible).
         release_clock: ``machine`` (every holding job releases at each multiple of
             ``release_period``) or ``job`` (each after holding that long).
+        release_yield: in a pass that released holds, a ready job whose mate is not
+            ready yields instead of holding (only the released jobs hold again, after
+            the pass), so released units go only to jobs that start (False: it holds,
+            as in any pass; docs/coupled.md, "Deadlock").
         max_hold_share: largest share of the machine's units that may be held; a job
             that would exceed it yields instead (1.0: no limit).
         max_yields: after this many yields a job holds instead (None: no limit).
@@ -181,6 +187,7 @@ class Domain:
         enabled: bool = True,
         release_period: float | None = DEFAULT_RELEASE_PERIOD,
         release_clock: ReleaseClock = DEFAULT_RELEASE_CLOCK,
+        release_yield: bool = False,
         max_hold_share: float = 1.0,
         max_yields: int | None = None,
         estimates: Estimates = "requested",
@@ -197,6 +204,9 @@ class Domain:
         self.enabled = enabled
         self.release_period = release_period
         self.release_clock: ReleaseClock = release_clock
+        self.release_yield = bool(release_yield)
+        #: set while a pass that released holds runs with ``release_yield``.
+        self._yield_pass = False
         self.max_hold_share = max_hold_share
         self.max_yields = max_yields
         self.local = local if local is not None else EasyBackfilling(order="wfp")
@@ -264,6 +274,7 @@ class Domain:
             "enabled": self.enabled,
             "release_period": self.release_period,
             "release_clock": self.release_clock,
+            "release_yield": self.release_yield,
             "max_hold_share": self.max_hold_share,
             "max_yields": self.max_yields,
         }
@@ -395,7 +406,11 @@ class Domain:
                 # mate never starts without starting its holding partner.
                 self.recheck = False
                 self._start_orphans()
-            self._iterate(released)
+            self._yield_pass = self.release_yield and bool(released)
+            try:
+                self._iterate(released)
+            finally:
+                self._yield_pass = False
             for idx in released:
                 self._rehold(idx)
         finally:
@@ -463,8 +478,10 @@ class Domain:
         """Hold or yield, by the scheme and the two thresholds."""
         idx = job.index
         size = self.view.size(job)
-        hold = self.scheme == "hold"
-        if not hold and self.max_yields is not None and self._yields[idx] >= self.max_yields:
+        # In a release pass with release_yield, no job takes released units to hold.
+        hold = self.scheme == "hold" and not self._yield_pass
+        capped = self.max_yields is not None and self._yields[idx] >= self.max_yields
+        if not hold and not self._yield_pass and capped:
             hold = True
         if hold and self._held_units + size > self.max_hold_share * self.view.capacity:
             hold = False

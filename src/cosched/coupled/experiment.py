@@ -17,7 +17,10 @@ by WFP with EASY backfilling, releasing held nodes every 20 minutes (see
 Each configuration runs HH, HY, YH, YY (compute scheme first) and a baseline without
 coscheduling (``scheme = "base"``). Atlas's month is month 5 of its log for every
 seed, or (``compute_month = "drawn"``) drawn per seed from the stream that draws the
-stand-in's month. The report section is in :mod:`cosched.coupled.report`.
+stand-in's month. The packed analysis month starts at the start of KTH's log for every
+seed, or (``analysis_month = "drawn"``) at a start drawn per seed from a stream of its
+own (:func:`cosched.coupled.workloads.analysis_workload`); likewise the first job of
+the special workload. The report section is in :mod:`cosched.coupled.report`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from cosched.coupled.errors import CoupledDeadlockError
 from cosched.coupled.metrics import coupled_metrics, verify_sync
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.workloads import (
+    ANALYSIS_MONTH,
     ANALYSIS_PLATFORM,
     ANALYSIS_TRACE,
     COMPUTE_MACHINES,
@@ -87,9 +91,12 @@ def check(params: Mapping[str, Scalar]) -> None:
         raise ConfigError(
             f"'release_clock' must be one of {', '.join(RELEASE_CLOCKS)}, got {clock!r}"
         )
-    month = params.get("compute_month", COMPUTE_MONTH)
-    if month != DRAWN and (isinstance(month, bool) or not isinstance(month, int) or month < 0):
-        raise ConfigError(f"'compute_month' must be an integer >= 0 or {DRAWN!r}, got {month!r}")
+    if not isinstance(params.get("release_yield", False), bool):
+        raise ConfigError(f"'release_yield' must be true or false, got {params['release_yield']!r}")
+    for key, default in (("compute_month", COMPUTE_MONTH), ("analysis_month", ANALYSIS_MONTH)):
+        month = params.get(key, default)
+        if month != DRAWN and (isinstance(month, bool) or not isinstance(month, int) or month < 0):
+            raise ConfigError(f"{key!r} must be an integer >= 0 or {DRAWN!r}, got {month!r}")
     share = params.get("pair_share")
     if share is not None and not (isinstance(share, int | float) and 0 <= share <= 1):
         raise ConfigError(f"'pair_share' must be a number in [0, 1], got {share!r}")
@@ -126,9 +133,10 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     traces = env.trace(COMPUTE_TRACE).parent if machine == "atlas" else None
     analysis = env.trace(ANALYSIS_TRACE).parent
     compute_load = params.get("compute_load")
-    # Independent streams per seed: the compute month (the stand-in's draw), the pairing.
-    draw_month, draw_pairs = (
-        np.random.default_rng(np.random.SeedSequence([int(seed), k])) for k in (7, 6)
+    # Independent streams per seed: the compute month (the stand-in's draw), the pairing,
+    # the analysis month (read only with analysis_month = "drawn").
+    draw_month, draw_pairs, draw_analysis = (
+        np.random.default_rng(np.random.SeedSequence([int(seed), k])) for k in (7, 6, 8)
     )
     wc, compute_platform = compute_machine(
         machine,
@@ -140,10 +148,19 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         month=params.get("compute_month", COMPUTE_MONTH),  # type: ignore[arg-type]
     )
     special = params.get("analysis_jobs") if params["study"] == "proportion" else None
+    load = float(params["load"])  # type: ignore[arg-type]
+    amonth = params.get("analysis_month", ANALYSIS_MONTH)
     if special is None:
-        wa = analysis_workload(analysis, load=float(params["load"]), span=span)  # type: ignore[arg-type]
+        wa = analysis_workload(analysis, load=load, span=span, month=amonth, rng=draw_analysis)  # type: ignore[arg-type]
     else:  # the paper's special workload: the compute machine's job count
-        wa = special_analysis(analysis, jobs=int(special), load=float(params["load"]), span=span)  # type: ignore[arg-type]
+        wa = special_analysis(
+            analysis,
+            jobs=int(special),  # type: ignore[call-overload]
+            load=load,
+            span=span,
+            month=amonth,  # type: ignore[arg-type]
+            rng=draw_analysis,
+        )
     rng = draw_pairs
     if params["study"] == "load":
         wc, wa = pair_workloads(wc, wa, rng=rng)
@@ -157,8 +174,17 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     enabled = scheme != "base"
     sc, sa = SCHEMES.get(scheme, ("hold", "hold"))
     clock = params.get("release_clock", DEFAULT_RELEASE_CLOCK)
+    release_yield = bool(params.get("release_yield", False))
     specs = [
-        DomainSpec(name, w, platform, scheme=s, enabled=enabled, release_clock=clock)  # type: ignore[arg-type]
+        DomainSpec(
+            name,
+            w,
+            platform,
+            scheme=s,  # type: ignore[arg-type]
+            enabled=enabled,
+            release_clock=clock,  # type: ignore[arg-type]
+            release_yield=release_yield,
+        )
         for name, w, platform, s in (
             ("compute", wc, compute_platform, sc),
             ("analysis", wa, ANALYSIS_PLATFORM, sa),

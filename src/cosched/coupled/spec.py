@@ -15,6 +15,7 @@ transports build the very same domain. :func:`load_spec` reads a run from a TOML
     params = { order = "wfp" }
     release_period = 1200         # or "none"
     release_clock = "machine"     # or "job" (whose clock times the release)
+    release_yield = false         # true: no new hold in a pass that released holds
 
     [[domain]]
     name = "analysis"
@@ -72,6 +73,7 @@ class DomainSpec:
     enabled: bool = True
     release_period: float | None = DEFAULT_RELEASE_PERIOD
     release_clock: ReleaseClock = DEFAULT_RELEASE_CLOCK
+    release_yield: bool = False
     max_hold_share: float = 1.0
     max_yields: int | None = None
     estimates: str = "requested"
@@ -88,6 +90,7 @@ class DomainSpec:
             enabled=self.enabled,
             release_period=self.release_period,
             release_clock=self.release_clock,
+            release_yield=self.release_yield,
             max_hold_share=self.max_hold_share,
             max_yields=self.max_yields,
             estimates=self.estimates,  # type: ignore[arg-type]
@@ -121,6 +124,7 @@ class DomainSpec:
             "enabled": self.enabled,
             "release_period": self.release_period,
             "release_clock": self.release_clock,
+            "release_yield": self.release_yield,
             "max_hold_share": self.max_hold_share,
             "max_yields": self.max_yields,
             "estimates": self.estimates,
@@ -154,6 +158,7 @@ class DomainSpec:
                 enabled=bool(s["enabled"]),
                 release_period=s["release_period"],
                 release_clock=s.get("release_clock", DEFAULT_RELEASE_CLOCK),
+                release_yield=bool(s.get("release_yield", False)),
                 max_hold_share=float(s["max_hold_share"]),
                 max_yields=s["max_yields"],
                 estimates=str(s["estimates"]),
@@ -197,11 +202,19 @@ _DOMAIN_KEYS = {
     "enabled",
     "release_period",
     "release_clock",
+    "release_yield",
     "max_hold_share",
     "max_yields",
     "estimates",
     "seed",
 }
+
+
+def _flag(value: object, where: str) -> bool:
+    """A TOML boolean, or a one-line error naming the field."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where} must be true or false, got {value!r}")
+    return value
 
 
 def _platform(d: Mapping[str, Any], where: str) -> Platform:
@@ -263,6 +276,7 @@ def load_spec(path: str | Path) -> RunSpec:
                 enabled=bool(d.get("enabled", True)),
                 release_period=None if rp == "none" else float(rp),
                 release_clock=d.get("release_clock", DEFAULT_RELEASE_CLOCK),
+                release_yield=_flag(d.get("release_yield", False), f"{where}: release_yield"),
                 max_hold_share=float(d.get("max_hold_share", 1.0)),
                 max_yields=d.get("max_yields"),
                 estimates=str(d.get("estimates", "requested")),

@@ -39,6 +39,7 @@ from cosched.workload.models.intrepid import INTREPID_JOBS, INTREPID_PLATFORM, i
 from cosched.workload.transforms import first_n, rebase, scale_arrivals, time_window
 
 __all__ = [
+    "ANALYSIS_MONTH",
     "ANALYSIS_PLATFORM",
     "ANALYSIS_TRACE",
     "COMPUTE_MACHINES",
@@ -66,8 +67,12 @@ ANALYSIS_PLATFORM = Platform.of_procs(100)
 #: Which month of the Atlas trace (0-based, from its first submission) is simulated:
 #: month 5 has 8,990 jobs at offered load 0.78, the closest to Intrepid's month.
 COMPUTE_MONTH = 5
-#: ``month`` of :func:`compute_machine` that draws Atlas's month from the seed's stream.
+#: ``month`` of :func:`compute_machine` that draws Atlas's month from the seed's stream
+#: (and ``month`` of :func:`analysis_workload` / :func:`special_analysis`: KTH's).
 DRAWN = "drawn"
+#: Which month of the analysis trace the packed analysis month starts at unless drawn:
+#: the trace's start, the same for every seed.
+ANALYSIS_MONTH = 0
 #: A drawn Atlas month starts no earlier than this many months in: the trace's first
 #: month is the machine's start-up (2,207 jobs at offered load 0.37; later months 0.73
 #: to 0.79).
@@ -181,20 +186,65 @@ def drawn_start(
     return float(rng.uniform(earliest, latest))
 
 
-def analysis_workload(traces: Path, *, load: float, span: float = MONTH) -> Workload:
-    """The analysis trace packed so that ``span`` seconds carry offered load ``load``."""
+def analysis_workload(
+    traces: Path,
+    *,
+    load: float,
+    span: float = MONTH,
+    month: int | str = ANALYSIS_MONTH,
+    rng: np.random.Generator | None = None,
+) -> Workload:
+    """The analysis trace packed so that ``span`` seconds carry offered load ``load``.
+
+    The jobs are taken from ``month`` months into the trace on (the trace's start by
+    default, the same for every seed), or with ``month = "drawn"`` from a start drawn
+    with ``rng`` (:func:`drawn_start`, from the trace's start to the last start that
+    still leaves the load's work), so that each seed samples its own analysis month the
+    way the compute side does.
+
+    Raises:
+        ConfigError: a bad ``month``, ``"drawn"`` without ``rng``, or too little trace.
+    """
     w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
+    t0 = _analysis_start(w, month, rng, load=load, span=span)
+    if t0 > 0:
+        w = rebase(time_window(w, t0, float(w.table["submit_time"].max()) + 1.0))
     return pack(w, load=load, capacity_procs=ANALYSIS_PLATFORM.procs, span=span)
 
 
-def special_analysis(traces: Path, *, jobs: int, load: float, span: float = MONTH) -> Workload:
+def _analysis_start(
+    w: Workload, month: int | str, rng: np.random.Generator | None, *, load: float, span: float
+) -> float:
+    """Where in the analysis trace its month starts (:func:`analysis_workload`)."""
+    if month == DRAWN:
+        if rng is None:
+            raise ConfigError("analysis_month = 'drawn' needs the seed's generator")
+        return drawn_start(
+            w, rng, load=load, capacity_procs=ANALYSIS_PLATFORM.procs, span=span, earliest=0.0
+        )
+    if isinstance(month, bool) or not isinstance(month, int) or month < 0:
+        raise ConfigError(f"analysis_month must be an integer >= 0 or 'drawn', got {month!r}")
+    return month * MONTH
+
+
+def special_analysis(
+    traces: Path,
+    *,
+    jobs: int,
+    load: float,
+    span: float = MONTH,
+    month: int | str = ANALYSIS_MONTH,
+    rng: np.random.Generator | None = None,
+) -> Workload:
     """The proportion study's analysis workload as the paper made it: ``jobs`` jobs in
     ``span`` at offered load ``load`` (section V-E: "a special workload that has the same
     number of jobs and is within the same time span as the Intrepid trace").
 
-    The first ``jobs`` jobs of the analysis trace, their arrivals scaled to span the
-    month (as :func:`pack`), their run and requested times scaled by one factor so that
-    the month carries ``load`` (run times rounded, at least 1 s).
+    The first ``jobs`` jobs of the analysis trace from ``month`` months in (the trace's
+    start by default), or with ``month = "drawn"`` from a job drawn uniformly with
+    ``rng`` among those that still have ``jobs`` jobs after them; their arrivals scaled
+    to span the month (as :func:`pack`), their run and requested times scaled by one
+    factor so that the month carries ``load`` (run times rounded, at least 1 s).
 
     Raises:
         ConfigError: a bad parameter, or a trace with fewer jobs.
@@ -202,8 +252,17 @@ def special_analysis(traces: Path, *, jobs: int, load: float, span: float = MONT
     if not (isinstance(jobs, int) and jobs >= 2 and load > 0 and span > 0):
         raise ConfigError(f"jobs >= 2, load > 0 and span > 0 needed, got {jobs!r}, {load!r}")
     w = rebase(load_workload(traces / ANALYSIS_TRACE, platform=ANALYSIS_PLATFORM))
-    if len(w) < jobs:
-        raise ConfigError(f"{w.name!r} has {len(w)} jobs, fewer than {jobs}")
+    sub = w.table["submit_time"].to_numpy()
+    if month == DRAWN:
+        if rng is None:
+            raise ConfigError("analysis_month = 'drawn' needs the seed's generator")
+        first = int(rng.integers(0, len(w) - jobs + 1)) if len(w) >= jobs else 0
+    else:
+        first = int(np.searchsorted(sub, _analysis_start(w, month, None, load=load, span=span)))
+    if len(w) - first < jobs:
+        raise ConfigError(f"{w.name!r} has {len(w) - first} jobs, fewer than {jobs}")
+    if first > 0:
+        w = rebase(time_window(w, float(sub[first]), float(sub[-1]) + 1.0))
     head = first_n(w, jobs)
     sub = head.table["submit_time"].to_numpy()
     spread = rebase(scale_arrivals(head, span * (jobs - 1) / jobs / float(sub[-1] - sub[0])))

@@ -171,6 +171,7 @@ LOMARC_PASS = CompiledPass(
     table=table,
     absorb=absorb,
     places=True,
+    records=(K.LomarcStore,),
     helpers=(
         shared_cost,
         pair_value,

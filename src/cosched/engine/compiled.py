@@ -171,7 +171,6 @@ class CompiledPass(Generic[Store, State, Params]):
     reports: int = 0
     freports: int = 0
     sample: Callable[[Generator, int], tuple[int, Params, loop.Table]] | None = None
-    records: tuple[type, ...] = ()
 
 
 #: What each field type of a pass's parameters is in compiled code (a signature's type).
@@ -333,12 +332,6 @@ def loop_of(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
     tag = variant(spec)
     if compiled:
         names = _compiled_helpers(spec)
-        import os
-
-        if os.environ.get("COSCHED_RECORD", "0") == "2":
-            from cosched.engine._record import record_of
-
-            names = {**names, **{c.__name__: record_of(c) for c in spec.records}}
         hooks = [_with_names(f, names, f"{f.__qualname__}_{tag}") for f in _hooks(spec)]
     else:
         plain = spec.plain_calls() if spec.plain_calls is not None else {}
@@ -348,21 +341,10 @@ def loop_of(spec: CompiledPass, *, compiled: bool) -> loop.EventLoop:
         init, schedule, ended, report, rates if spec.rates is not None else None,
         idle_passes=spec.idle_passes, idle_calls=spec.idle_calls,
         callee=_inlined if compiled else lambda f: f,
-        **_record(compiled),
     )  # fmt: skip
     if compiled:
         bound.__qualname__ = bound.__name__ = tag
     return bound
-
-
-def _record(compiled: bool) -> dict[str, Any]:
-    import os
-
-    if not compiled or os.environ.get("COSCHED_RECORD", "0") == "0":
-        return {}
-    from cosched.engine._record import record_of
-
-    return {"record": record_of(loop.Jobs)}
 
 
 _BOUND: dict[tuple[str, bool], loop.EventLoop] = {}

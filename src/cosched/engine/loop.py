@@ -305,7 +305,6 @@ def event_loop_for(
     idle_passes: bool = False,
     idle_calls: bool = True,
     callee: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f,
-    record: Callable[..., Jobs] = Jobs,
 ) -> EventLoop:
     """The event loop with a pass's functions bound: :func:`event_loop <event_loop_for>`
     calling ``init``, ``schedule``, ``ended``, ``rates`` (None: every job runs at rate
@@ -362,7 +361,7 @@ def event_loop_for(
         n = submit.shape[0]
         rate = np.ones(n, dtype=np.float64)
         est_end = np.full(n, np.nan)
-        jobs = record(submit, run, est, size, table, start, end, order, placed, rate, est_end)
+        jobs = Jobs(submit, run, est, size, table, start, end, order, placed, rate, est_end)
         heap, queue, chosen, wakes, done, upd, live, ended, who, new_rates = scratch(n, RATES)
         ht, hs, hj = heap.time, heap.seq, heap.job
         store, state = policy_init(jobs, capacity, params)

@@ -171,7 +171,6 @@ LOMARC_PASS = CompiledPass(
     table=table,
     absorb=absorb,
     places=True,
-    records=(K.LomarcStore,),
     helpers=(
         shared_cost,
         pair_value,

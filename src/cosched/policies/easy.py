@@ -21,7 +21,7 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
-from cosched.engine.loop import Floats, Ints, Jobs
+from cosched.engine.loop import Floats, Ints, Jobs, Table
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.limits import FAIRSHARE_MAX_AGE, SITE_ORDERS, SiteRules, UserLimits
@@ -326,14 +326,14 @@ def _decay_to(store: EasyStore, now: float) -> None:
         fs[_AT] = now
 
 
-def _site_ended(store: EasyStore, jobs: Jobs, j: int, now: float) -> None:
+def _site_ended(store: EasyStore, table: Table, start: Floats, j: int, now: float) -> None:
     """The site's rules' part of a completion: the user's running counts, the fair-share
     usage charged (:meth:`FairShare.finished <cosched.policies.limits.FairShare>`)."""
     site = store.site
-    u = int(jobs.table[j, _USER])
+    u = int(table[j, _USER])
     if u >= 0 and (site[_MAXJ] > 0 or site[_MAXP] > 0):
         store.ujobs[u] -= 1
-        store.uprocs[u] -= int(jobs.table[j, _PROCS])
+        store.uprocs[u] -= int(table[j, _PROCS])
     if site[_ORDER] == _FAIRSHARE:
         nxt, prv = store.nxt, store.prv
         a = prv[j]
@@ -343,15 +343,16 @@ def _site_ended(store: EasyStore, jobs: Jobs, j: int, now: float) -> None:
         if u >= 0:
             _decay_to(store, now)
             lam = math.log(2.0) / store.fsite[_HALF]
-            p = jobs.table[j, _PROCS]
-            a = jobs.start[j]
+            p = table[j, _PROCS]
+            a = start[j]
             store.done[u] += p / lam * (math.exp(-lam * (now - now)) - math.exp(-lam * (now - a)))
 
 
 def easy_ended(store: EasyStore, s: EasyState, jobs: Jobs, j: int, now: float) -> EasyState:
-    running = drop_release(store.ends, store.jobs, s.running, jobs.start[j] + jobs.est[j], j)
+    start, table = jobs.start, jobs.table
+    running = drop_release(store.ends, store.jobs, s.running, start[j] + jobs.est[j], j)
     if store.site[_ACTIVE]:
-        _site_ended(store, jobs, j, now)
+        _site_ended(store, table, start, j, now)
     return EasyState(running, s.epoch, s.blocked, s.shadow, s.extra, s.window)
 
 
@@ -378,9 +379,10 @@ def easy_pass(
     the jobs that arrived now are tried against the kept reservation. Under the site's
     rules, :func:`site_pass`.
     """
+    size, est, start, table, submit = jobs.size, jobs.est, jobs.start, jobs.table, jobs.submit
     if store.site[_ACTIVE]:
-        return site_pass(store, s, jobs, queue, head, tail, fresh, free, epoch, now, chosen)
-    size, est, start = jobs.size, jobs.est, jobs.start
+        cols = (size, est, start, table, submit)
+        return site_pass(store, s, cols, queue, head, tail, fresh, free, epoch, now, chosen)
     ends, ids = store.ends, store.jobs
     running, blocked, shadow, extra, window = s.running, s.blocked, s.shadow, s.extra, s.window
     seen_epoch = s.epoch
@@ -437,11 +439,11 @@ def easy_pass(
     return state, head, w, k, math.nan
 
 
-def _allowed(store: EasyStore, jobs: Jobs, j: int) -> bool:
+def _allowed(store: EasyStore, table: Table, j: int) -> bool:
     """Whether ``j``'s user stays within the limits if it starts
     (:meth:`UserLimits.allows <cosched.policies.limits.UserLimits.allows>`)."""
     site = store.site
-    u = int(jobs.table[j, _USER])
+    u = int(table[j, _USER])
     if u < 0:
         return True
     if site[_MAXJ] > 0 and store.ujobs[u] + 1 > site[_MAXJ]:
@@ -449,17 +451,17 @@ def _allowed(store: EasyStore, jobs: Jobs, j: int) -> bool:
     if site[_MAXP] <= 0:
         return True
     held = store.uprocs[u]
-    return held + int(jobs.table[j, _PROCS]) <= site[_MAXP] or held == 0
+    return held + int(table[j, _PROCS]) <= site[_MAXP] or held == 0
 
 
-def _take(store: EasyStore, jobs: Jobs, j: int) -> None:
+def _take(store: EasyStore, table: Table, j: int) -> None:
     """A start under the site's rules: the user's counts, the running jobs in start
     order."""
     site = store.site
-    u = int(jobs.table[j, _USER])
+    u = int(table[j, _USER])
     if u >= 0 and (site[_MAXJ] > 0 or site[_MAXP] > 0):
         store.ujobs[u] += 1
-        store.uprocs[u] += int(jobs.table[j, _PROCS])
+        store.uprocs[u] += int(table[j, _PROCS])
     if site[_ORDER] == _FAIRSHARE:
         nxt, prv = store.nxt, store.prv
         last = nxt.shape[0] - 1
@@ -484,12 +486,13 @@ def _removed_at(gone_t: Floats, gone_v: Ints, steps: int, now: float) -> tuple[i
     return (gone_v[lo - 1] if lo > 0 else 0), lo
 
 
-def _fairshare_keys(store: EasyStore, jobs: Jobs, q: int, epoch: int, now: float) -> None:
+def _fairshare_keys(
+    store: EasyStore, table: Table, submit: Floats, start: Floats, q: int, epoch: int, now: float
+) -> None:
     """``-priority`` of the first ``q`` jobs of ``cand`` into ``key``
     (:meth:`FairShare.ordered <cosched.policies.limits.FairShare.ordered>`, the same
     operations in the same order)."""
     site, fs, cand, key = store.site, store.fsite, store.cand, store.key
-    table, submit = jobs.table, jobs.submit
     lam = math.log(2.0) / fs[_HALF]
     _decay_to(store, now)
     rprocs, rdecayed = store.rprocs, store.rdecayed
@@ -505,7 +508,7 @@ def _fairshare_keys(store: EasyStore, jobs: Jobs, q: int, epoch: int, now: float
             if u >= 0:
                 p = table[j, _PROCS]
                 rprocs[u] += p
-                rdecayed[u] += p * math.exp(-lam * (now - jobs.start[j]))
+                rdecayed[u] += p * math.exp(-lam * (now - start[j]))
             j = nxt[j]
         site[_KEY_ENDS] = epoch
         site[_KEY_STARTS] = site[_STARTS]
@@ -531,7 +534,7 @@ def _fairshare_keys(store: EasyStore, jobs: Jobs, q: int, epoch: int, now: float
 def site_pass(
     store: EasyStore,
     s: EasyState,
-    jobs: Jobs,
+    cols: tuple[Ints, Floats, Floats, Table, Floats],
     queue: Ints,
     head: int,
     tail: int,
@@ -548,7 +551,7 @@ def site_pass(
     now out of the free ones (``min(removed, free)``: drained as they came free) and
     back at their step in the head's reservation; a wake-up asked for at the next step
     of the unavailability."""
-    size, est, start, table = jobs.size, jobs.est, jobs.start, jobs.table
+    size, est, start, table, submit = cols
     site, cand, key = store.site, store.cand, store.key
     order, window, steps = site[_ORDER], s.window, site[_STEPS]
     if order == _FAIRSHARE:  # the users submitted so far
@@ -575,21 +578,21 @@ def site_pass(
         cand[r] = queue[head + r]
     if order != 0 and q > 1:
         if order == _FAIRSHARE:
-            _fairshare_keys(store, jobs, q, epoch, now)
+            _fairshare_keys(store, table, submit, start, q, epoch, now)
         else:
             for r in range(q):
                 j = cand[r]
                 if order == _SJF:
                     key[r] = est[j]
                 elif order == _WFP:
-                    key[r] = -(((now - jobs.submit[j]) / est[j]) ** 3.0) * size[j]
+                    key[r] = -(((now - submit[j]) / est[j]) ** 3.0) * size[j]
                 else:
                     key[r] = table[j, _RANK]
         perm = np.argsort(key[:q], kind="mergesort")
         for r in range(q):
             cand[r] = queue[head + perm[r]]
     elif order == _FAIRSHARE:  # the usage is decayed and rebuilt at every pass
-        _fairshare_keys(store, jobs, q, epoch, now)
+        _fairshare_keys(store, table, submit, start, q, epoch, now)
     limited = site[_MAXJ] > 0 or site[_MAXP] > 0
     ends, ids = store.ends, store.jobs
     running = s.running
@@ -599,7 +602,7 @@ def site_pass(
     while r < q:  # start in order while the head fits
         j = cand[r]
         r += 1
-        if limited and not _allowed(store, jobs, j):
+        if limited and not _allowed(store, table, j):
             continue
         if size[j] > free:
             blocked = j
@@ -608,7 +611,7 @@ def site_pass(
         chosen[k] = j
         k += 1
         running = insert_release(ends, ids, running, now + est[j], j)
-        _take(store, jobs, j)
+        _take(store, table, j)
     shadow, extra = s.shadow, s.extra
     if blocked >= 0 and window != 0:
         if drained > 0:
@@ -622,7 +625,7 @@ def site_pass(
             if window >= 0 and seen >= window:
                 break
             seen += 1
-            if limited and not _allowed(store, jobs, j):
+            if limited and not _allowed(store, table, j):
                 continue
             ok = False
             if size[j] <= free:
@@ -632,7 +635,7 @@ def site_pass(
                 chosen[k] = j
                 k += 1
                 running = insert_release(ends, ids, running, now + est[j], j)
-                _take(store, jobs, j)
+                _take(store, table, j)
     wake = math.nan
     if after < steps and after > site[_ASKED]:
         wake = store.gone_t[after]

@@ -6,11 +6,13 @@ Runs the dyncosched spec's quick grid (every claim has a cell: Figure 3's loads 
 (:func:`cosched.experiments.claims.evaluate`). A reading is a comma-separated list of
 the cell's optional parameters (``nic_bandwidth``, ``noise_period``,
 ``noise_duration``, ``wake_cost``, ``io_holds_cpu``, ``time_scale``; docs/timesharing.md); the first
-reading is the baseline the others are compared with. No reading's value is fitted here:
-each is stated by a paper or the literature (docs/timesharing.md gives the source).
+reading is the baseline the others are compared with; ``""`` is the spec's own cells,
+with contention at the interface (its ``nic_bandwidth``), and ``nic_bandwidth=0`` turns
+it off. No reading's value is fitted here: each is stated by a paper or the literature
+(docs/timesharing.md gives the source).
 
     python docs/studies/dyncosched_mechanisms.py --seeds 1 --jobs 300 \\
-        --reading "" --reading nic_bandwidth=22083244
+        --reading nic_bandwidth=0 --reading ""
 
 Prints, per reading, the claim tally, Figure 3's ceilings (each scheme's highest
 ``compute_share``, in %), Figure 4's mean responses, and every claim whose verdict
@@ -106,7 +108,7 @@ def run(
         params = {**cell, "n_jobs": jobs, **reading}
         for seed in seeds:
             out = run_cell(params, seed, env)
-            rows.append({**cell, "n_jobs": jobs, "seed": seed, "status": "ok", **out})
+            rows.append({**params, "seed": seed, "status": "ok", **out})  # what ran
     return pd.DataFrame(rows)
 
 

@@ -6,11 +6,13 @@ Runs the dyncosched spec's quick grid (every claim has a cell: Figure 3's loads 
 (:func:`cosched.experiments.claims.evaluate`). A reading is a comma-separated list of
 the cell's optional parameters (``nic_bandwidth``, ``noise_period``,
 ``noise_duration``, ``wake_cost``, ``io_holds_cpu``, ``time_scale``; docs/timesharing.md); the first
-reading is the baseline the others are compared with. No reading's value is fitted here:
-each is stated by a paper or the literature (docs/timesharing.md gives the source).
+reading is the baseline the others are compared with; ``""`` is the spec's own cells,
+with contention at the interface (its ``nic_bandwidth``), and ``nic_bandwidth=0`` turns
+it off. No reading's value is fitted here: each is stated by a paper or the literature
+(docs/timesharing.md gives the source).
 
     python docs/studies/dyncosched_mechanisms.py --seeds 1 --jobs 300 \\
-        --reading "" --reading nic_bandwidth=22083244
+        --reading nic_bandwidth=0 --reading ""
 
 Prints, per reading, the claim tally, Figure 3's ceilings (each scheme's highest
 ``compute_share``, in %), Figure 4's mean responses, and every claim whose verdict
@@ -26,6 +28,15 @@ as the mechanism's copy ``docs/claims/NAME.csv`` (a ``Reading`` of
 A run split by seed (``--seeds 1 --first-seed S --save DIR/S``, one process per seed)
 and judged together (``--judge DIR/* --reading R``) gives the table of one run over
 the same seeds, number for number: each cell of a seed reads that seed only.
+
+``--full`` runs the spec's full grid instead (Figure 3's nine loads), ``--loads`` only
+some loads. The reproduction's claim table, Figure 3 from its own three seeds of the
+full load sweep and the other claims at 20 seeds (``docs/claims/dyncosched.csv``)::
+
+    python docs/studies/dyncosched_mechanisms.py --full --only WL7 --seeds 3 \
+        --jobs 1000 --reading "" --save SWEEP
+    python docs/studies/dyncosched_mechanisms.py --judge DIR/* --sweep SWEEP \
+        --jobs 1000 --reading "" --copy dyncosched
 """
 
 from __future__ import annotations
@@ -47,12 +58,13 @@ from cosched.timesharing.claims import FIG3_METRIC, claims
 from cosched.timesharing.experiment import run_cell
 
 
-def quick_cells() -> list[dict[str, Any]]:
-    """The dyncosched spec's quick grid, one dict of parameters per cell."""
+def quick_cells(full: bool = False) -> list[dict[str, Any]]:
+    """The dyncosched spec's quick grid (``full``: its full grid, Figure 3's nine loads),
+    one dict of parameters per cell."""
     spec = tomllib.loads(files("cosched.experiments.specs").joinpath("dyncosched.toml").read_text())
-    base = {**spec["params"], **spec["quick"]["params"]}
+    base = {**spec["params"], **({} if full else spec["quick"]["params"])}
     cells = []
-    for grid in spec["quick"]["grid"]:
+    for grid in spec["grid"] if full else spec["quick"]["grid"]:
         keys = list(grid)
         values = [v if isinstance(v, list) else [v] for v in grid.values()]
         for combo in itertools.product(*values):
@@ -75,19 +87,28 @@ def figures_3_4(cell: dict[str, Any]) -> bool:
 
 
 def run(
-    reading: dict[str, float], seeds: list[int], jobs: int, only: set[str], figs: bool = False
+    reading: dict[str, float],
+    seeds: list[int],
+    jobs: int,
+    only: set[str],
+    figs: bool = False,
+    full: bool = False,
+    loads: set[float] | None = None,
 ) -> pd.DataFrame:
-    """Every quick cell under ``reading`` (``figs``: Figures 3 and 4's only): the results
-    table the claims read."""
+    """Every quick cell (``full``: every cell of the full grid) under ``reading``
+    (``figs``: Figures 3 and 4's only; ``loads``: those loads only): the results table
+    the claims read."""
     rows = []
     env = CellEnv()
-    for cell in quick_cells():
+    for cell in quick_cells(full):
         if (only and cell["workload"] not in only) or (figs and not figures_3_4(cell)):
+            continue
+        if loads and float(cell["load"]) not in loads:
             continue
         params = {**cell, "n_jobs": jobs, **reading}
         for seed in seeds:
             out = run_cell(params, seed, env)
-            rows.append({**cell, "n_jobs": jobs, "seed": seed, "status": "ok", **out})
+            rows.append({**params, "seed": seed, "status": "ok", **out})  # what ran
     return pd.DataFrame(rows)
 
 
@@ -144,8 +165,8 @@ def summary(title: str, table: pd.DataFrame, results: pd.DataFrame) -> None:
         print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
 
 
-def write_copy(name: str, table: pd.DataFrame, command: str) -> Path:
-    """``docs/claims/NAME.csv``: a mechanism's claim copy, ``command`` first."""
+def write_copy(name: str, table: pd.DataFrame, command: str | list[str]) -> Path:
+    """``docs/claims/NAME.csv``: a claim copy, ``command`` (or each row's) first."""
     table = table.copy()
     table.insert(0, "command", command)
     table["judged"] = "when the study ran"
@@ -154,17 +175,46 @@ def write_copy(name: str, table: pd.DataFrame, command: str) -> Path:
     return out
 
 
+def _saved(dirs: list[Path], label: str) -> pd.DataFrame:
+    """The results a reading's runs saved (``--save``) in ``dirs``, together."""
+    parts = [pd.read_csv(d / f"{label}-results.csv") for d in dirs]
+    results = pd.concat([p for p in parts if not p.empty], ignore_index=True)
+    results["variant"] = results["variant"].astype(object).fillna("")
+    return results
+
+
+def _command(text: str, results: pd.DataFrame, jobs: int, extra: str = "") -> str:
+    """The one run that gives ``results`` (runs split by seed, judged together)."""
+    seeds = sorted(results["seed"].unique())
+    return (
+        f"python docs/studies/dyncosched_mechanisms.py {extra}--jobs {jobs} --seeds "
+        f"{len(seeds)} --first-seed {int(min(seeds))} --reading {text}"
+    )
+
+
 def judge(
-    readings: list[str], dirs: list[Path], save: str | None, copy: str | None, jobs: int
+    readings: list[str],
+    dirs: list[Path],
+    save: str | None,
+    copy: str | None,
+    jobs: int,
+    sweep: list[Path] | None = None,
 ) -> None:
     """Judge each reading on the results saved in ``dirs`` together (runs split by seed
-    across processes), print as a run does, and write the claim table to ``save``."""
+    across processes), print as a run does, and write the claim table to ``save``.
+    ``sweep``: Figure 3's claims read the WL7 cells saved there instead (the full grid's
+    nine loads, ``--full --only WL7``), the other claims ``dirs``' other cells: the
+    reproduction's claim table, its Figure 3 from its own seeds, the rest at 20."""
     tables = {}
     for text in readings:
         label = text or "none"
-        parts = [pd.read_csv(d / f"{label}-results.csv") for d in dirs]
-        results = pd.concat([p for p in parts if not p.empty], ignore_index=True)
-        results["variant"] = results["variant"].astype(object).fillna("")
+        results = _saved(dirs, label)
+        if sweep:
+            fig3 = _saved(sweep, label)
+            results = pd.concat(
+                [results[results["workload"] != "WL7"], fig3[fig3["workload"] == "WL7"]],
+                ignore_index=True,
+            )
         table = evaluate(claims(), results, "dyncosched")
         tables[text] = table
         seeds = sorted(results["seed"].unique())
@@ -173,11 +223,15 @@ def judge(
             Path(save).mkdir(parents=True, exist_ok=True)
             table.to_csv(Path(save) / f"{label}.csv", index=False)
         if copy and text == readings[-1]:
-            first = int(min(seeds))
-            command = (
-                f"python docs/studies/dyncosched_mechanisms.py --jobs {jobs} --seeds "
-                f"{len(seeds)} --first-seed {first} --reading {text} --copy {copy}"
-            )
+            rest = _command(text, results[results["workload"] != "WL7"], jobs)
+            if sweep:
+                wl7 = results[results["workload"] == "WL7"]
+                figure3 = _command(text, wl7, jobs, "--full --only WL7 ")
+                command: str | list[str] = [
+                    figure3 if c.startswith("fig3-") else rest for c in table["claim"]
+                ]
+            else:
+                command = f"{rest} --copy {copy}"
             print(f"wrote {write_copy(copy, table, command)}")
         print(flush=True)
     for text in readings[1:]:
@@ -203,7 +257,18 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=[], help="workloads to run (default all)")
     ap.add_argument("--figures", action="store_true", help="Figures 3 and 4's cells only")
     ap.add_argument(
+        "--full", action="store_true", help="the spec's full grid (Figure 3's nine loads)"
+    )
+    ap.add_argument("--loads", nargs="*", type=float, default=[], help="these loads only")
+    ap.add_argument(
         "--save", default=None, help="folder for each reading's claim table and results"
+    )
+    ap.add_argument(
+        "--sweep",
+        nargs="+",
+        default=None,
+        metavar="DIR",
+        help="with --judge: Figure 3's claims from the WL7 cells saved in these folders",
     )
     ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
     ap.add_argument("--copy", default=None, metavar="NAME", help="a mechanism's claim copy")
@@ -214,13 +279,22 @@ def main() -> None:
         return
     readings = args.reading if args.reading is not None else [""]
     if args.judge:
-        judge(readings, [Path(d) for d in args.judge], args.save, args.copy, args.jobs)
+        sweep = [Path(d) for d in args.sweep] if args.sweep else None
+        judge(readings, [Path(d) for d in args.judge], args.save, args.copy, args.jobs, sweep)
         return
     seeds = [args.first_seed + k for k in range(args.seeds)]
     tables = {}
     for text in readings:
         t0 = time.process_time()
-        results = run(parse_reading(text), seeds, args.jobs, set(args.only), args.figures)
+        results = run(
+            parse_reading(text),
+            seeds,
+            args.jobs,
+            set(args.only),
+            args.figures,
+            args.full,
+            set(args.loads),
+        )
         table = evaluate(claims(), results, "dyncosched")
         tables[text] = table
         if args.save:

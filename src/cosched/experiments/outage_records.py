@@ -73,6 +73,7 @@ from cosched.errors import ConfigError, WorkloadFormatError
 from cosched.platform import Platform
 from cosched.platform.machine import Allocation
 from cosched.workload.importers._common import Stamp, parse_stamp
+from cosched.workload.importers.pbs import RECORD, attributes
 
 __all__ = ["DOWN_STATES", "OutageRecords", "hostlist", "read_outage_records"]
 
@@ -85,9 +86,6 @@ DOWN_STATES = frozenset(
      "NOT_RESPONDING", "POWERED_DOWN", "POWER_DOWN", "RESERVED"}
 )  # fmt: skip
 
-_PBS = re.compile(
-    r"^([0-9]{2})/([0-9]{2})/([0-9]{4}) ([0-9]{2}:[0-9]{2}:[0-9]{2});([A-Za-z]);([^;]*);(.*)$"
-)
 _OPEN_END = frozenset({"unknown", "none", "(null)", ""})
 
 
@@ -198,7 +196,7 @@ def read_outage_records(
         raise ConfigError(f"--unavailability {name}: cannot read it ({e.strerror})") from None
     lines = text.split("\n")
     first = next((ln for ln in lines if ln.strip()), "")
-    if _PBS.match(first):
+    if RECORD.match(first):
         kind, (recs, skipped) = "PBS reservations", _pbs(name, lines, platform, tz)
     elif first.strip().startswith("No reservations in the system"):
         kind, (recs, skipped) = "scontrol reservations", ([], 0)
@@ -422,7 +420,7 @@ def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list
     for k, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        m = _PBS.match(raw.rstrip("\r"))
+        m = RECORD.match(raw.rstrip("\r"))
         if not m:
             raise WorkloadFormatError(
                 "not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;ID;key=value ...)",
@@ -438,7 +436,7 @@ def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list
         if rtype != "B":
             skipped += 1
             continue
-        kv = dict(p.partition("=")[::2] for p in message.split() if "=" in p)
+        kv = attributes(message)
         for f in ("start", "end"):
             if f not in kv:
                 raise WorkloadFormatError("missing from the B record", path=path, line=k, field=f)

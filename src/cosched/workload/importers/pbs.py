@@ -41,9 +41,10 @@ from cosched.workload.importers._common import (
 )
 from cosched.workload.importers.detect import sniff_text, wrong_format
 
-__all__ = ["import_pbs", "parse_walltime"]
+__all__ = ["RECORD", "attributes", "import_pbs", "parse_walltime"]
 
-_LINE = re.compile(
+#: One line of a PBS accounting log: date, time, record type, id, message (``key=value ...``).
+RECORD = re.compile(
     r"^([0-9]{2})/([0-9]{2})/([0-9]{4}) ([0-9]{2}:[0-9]{2}:[0-9]{2});([A-Za-z]);([^;]*);(.*)$"
 )
 _WALL = re.compile(r"^(?:(?:([0-9]+):)?([0-9]+):)?([0-9]+)$")
@@ -81,7 +82,8 @@ class _Job:
     ended: bool = False
 
 
-def _attrs(message: str) -> dict[str, str]:
+def attributes(message: str) -> dict[str, str]:
+    """The ``key=value`` pairs of a PBS accounting record's message."""
     out = {}
     for part in message.split():
         key, sep, value = part.partition("=")
@@ -96,7 +98,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
     for k, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        m = _LINE.match(line)
+        m = RECORD.match(line)
         if not m:
             kind = sniff_text(line)
             if kind not in (None, "pbs"):
@@ -119,7 +121,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
         if rtype == "Q":
             if job.queued is None:
                 job.queued = (path, k, f"{year}-{mon}-{day}T{clock}")
-                job.queue = _attrs(message).get("queue", "")
+                job.queue = attributes(message).get("queue", "")
         elif rtype in ("D", "A"):
             job.deleted = True
             if not job.ended:
@@ -128,7 +130,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
             if job.ended:
                 tally.add("duplicates", "dropped {n} duplicate E records (same job twice)")
             job.ended = True
-            job.path, job.line, job.attrs = path, k, _attrs(message)
+            job.path, job.line, job.attrs = path, k, attributes(message)
 
 
 class _Fields:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from cosched.cli.compare import _site
-from cosched.compare.study import Arm, build_report, load_store, plan, run, with_site
+from cosched.compare.study import Arm, build_report, load_store, run, with_site
 from cosched.errors import ConfigError
 from cosched.workload.sources import open_workload
+from tests.compare.site_plan import site_plan
 
 #: Partition 1 (SWF field 16) of 2 processors, partition 2 of 2.
 PARTS = [[1.0, 2], [2.0, 2]]
@@ -29,17 +30,7 @@ def _log(tmp_path: Path) -> Path:
 
 def test_every_arm_runs_each_partition_on_its_own_nodes(tmp_path: Path) -> None:
     path = _log(tmp_path)
-    comparison = plan(
-        {"kind": "swf", "path": str(path), "name": "parts"},
-        policies=["easy", "gang"],
-        seeds=1,
-        flags=None,
-        probe=open_workload(str(path)),
-        robustness=False,
-        controls=False,
-        baseline="easy",
-        site={"partitions": PARTS},
-    )
+    comparison = site_plan(path, "parts", ["easy", "gang"], {"partitions": PARTS})
     by = {a.label: a for a in comparison.arms}
     assert by["easy"].machine == {"partitions": PARTS}
     assert by["gang"].machine == {"partitions": PARTS}

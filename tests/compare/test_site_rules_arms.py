@@ -10,12 +10,11 @@ from cosched.compare.study import (
     Comparison,
     build_report,
     load_store,
-    plan,
     run,
     with_site,
 )
 from cosched.policies import make_policy
-from cosched.workload.sources import open_workload
+from tests.compare.site_plan import site_plan
 
 
 def test_every_arm_runs_under_the_site_rules_its_scheduler_takes() -> None:
@@ -63,18 +62,7 @@ def _log(tmp_path: Path) -> Path:
 
 
 def _plan(tmp_path: Path, policies: list[str], gone: list[list[float]]) -> Comparison:
-    path = _log(tmp_path)
-    return plan(
-        {"kind": "swf", "path": str(path), "name": "four"},
-        policies=policies,
-        seeds=1,
-        flags=None,
-        probe=open_workload(str(path)),
-        robustness=False,
-        controls=False,
-        baseline="easy",
-        site={"unavailable": gone},
-    )
+    return site_plan(_log(tmp_path), "four", policies, {"unavailable": gone})
 
 
 def test_an_arm_of_a_fitted_compare_runs_on_the_fitted_outages(tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ times in section 3, the turnaround in section 4):
 
 * ``context_switch``: the local context switch, fitted on sections 3.1-3.2 under SB and
   FCS (GS and FCFS do not use it) and held out on 3.3-3.4 and section 4;
+* ``gs_switch``: the gang switch of section 4's applications (their working sets
+  reloaded after each switch), fitted on GS's SWEEP3D pair only, held out on GS's SAGE
+  and SAGE + SWEEP3D and on FCS's three pairs (section 4's grid alone: section 3's
+  synthetic block keeps the model's 2 ms);
 * ``wake_cost``: the wake-up cost of a block (``TSParams.wake_cost``), fitted on SB's
   section 3.1 and SWEEP3D pair only, held out on SB and FCS in 3.2-3.4 and section 4,
   and on the dynamic coscheduling paper's Table 5 (``--table5``: its blocking schemes
@@ -15,6 +19,7 @@ times in section 3, the turnaround in section 4):
   seed) and at the paper's 128 PEs (``--nodes 128``).
 
     python docs/studies/fcs_held_out_fits.py context_switch
+    python docs/studies/fcs_held_out_fits.py gs_switch
     python docs/studies/fcs_held_out_fits.py wake_cost [--table5] [--nodes 8 128]
         [--values ...] [--scenarios ...] [--schemes SB DCS-SB PB-SB] [--jobs 300]
 
@@ -33,8 +38,8 @@ from cosched.experiments.model import CellEnv
 from cosched.timesharing.fcs_experiment import run_cell
 
 #: The paper's end times (s) per scenario and scheme (sections 3.1-3.4; section 4's
-#: turnaround), SB and FCS: the table fcs_linux_local.py holds.
-PAPER = {k: v for k, v in LINUX_PAPER.items() if k[1] in ("SB", "FCS")}
+#: turnaround), SB, FCS and GS: the table fcs_linux_local.py holds.
+PAPER = {k: v for k, v in LINUX_PAPER.items() if k[1] in ("SB", "FCS", "GS")}
 S4 = ("sweep3d", "sage", "sage+sweep3d")
 #: The fcs spec's sections 3-4 grids (specs/fcs.toml), the fitted value aside.
 SPEC = {"nodes": 8, "job_time": 60.0, "grain": 0.001, "quantum": 0.1, "cslots_min": 20,
@@ -54,6 +59,15 @@ FITS = {
         + [(s, k) for s in ("imbalanced", "complementing", "mixed") for k in ("SB", "FCS")]
         + [("sweep3d", "FCS"), ("sage", "SB"), ("sage", "FCS")]
         + [("sage+sweep3d", "SB"), ("sage+sweep3d", "FCS")],
+    },
+    # the gang switch of section 4's applications (a working set reloaded at each switch:
+    # "because of the applications' large working set ... a time slice of 200 ms to
+    # amortize some of the context-switching cost", line 304), on section 4's grid only
+    "gs_switch": {
+        "grid": (2e-3, 4e-3, 6e-3, 8e-3, 1e-2, 1.2e-2),
+        "fit": [("sweep3d", "GS")],
+        "default": 2e-3,  # TSParams.gs_context_switch
+        "held": [("sage", "GS"), ("sage+sweep3d", "GS")] + [(s, "FCS") for s in S4],
     },
 }
 
@@ -124,7 +138,8 @@ def main() -> None:
     best = min(scores, key=lambda v: (scores[v], v))
     print(f"\nfitted {args.parameter} = {best:g} s (fit score {scores[best]:.4f}); "
           f"{time.process_time() - t0:.1f} CPU s", flush=True)  # fmt: skip
-    for value in sorted({best, float(SPEC.get(args.parameter, 0.0))}):
+    default = fit.get("default", SPEC.get(args.parameter, 0.0))
+    for value in sorted({best, float(default)}):  # type: ignore[arg-type]
         for nodes in args.nodes:
             print(f"held out at {args.parameter} = {value:g} s, {nodes} PEs:", flush=True)
             cells = [c for c in fit["held"] if c[0] in (args.scenarios or [c[0]])]  # type: ignore[index]

@@ -10,7 +10,8 @@ grids at the loads given (those of its sweep; Figure 9's at those of its own). A
 is a comma-separated list of the cell's optional parameters (``noise_period``,
 ``noise_duration``, ``wake_cost``, ``nic_bandwidth``, ``nodes``, ...;
 docs/timesharing.md), as in ``docs/studies/dyncosched_mechanisms.py``; the first reading
-is the baseline the others are compared with.
+is the baseline the others are compared with; a parameter prefixed ``s4:`` applies to
+section 4's application pairs alone (``--reading s4:gs_switch=8e-3``).
 
     python docs/studies/fcs_mechanisms.py --reading "" \\
         --reading noise_period=0.001,noise_duration=1e-5 --save DIR
@@ -77,12 +78,30 @@ def spec_cells(loads: list[float] | None = None) -> list[dict[str, Any]]:
     return cells
 
 
+#: Section 4's application pairs: a reading's ``s4:``-prefixed parameters apply to them
+#: alone (``s4:gs_switch=8e-3``: the applications' gang switch, section 3's block keeping
+#: the model's).
+S4 = ("sweep3d", "sage", "sage+sweep3d")
+
+
+def cell_reading(cell: dict[str, Any], reading: dict[str, float]) -> dict[str, float]:
+    """The parameters of ``reading`` that apply to ``cell``, the ``s4:`` prefix dropped."""
+    out = {}
+    for key, value in reading.items():
+        grid, _, name = key.rpartition(":")
+        if grid not in ("", "s4"):
+            raise SystemExit(f"--reading: {key!r} has an unknown grid prefix (only 's4:')")
+        if grid == "" or cell["scenario"] in S4:
+            out[name] = value
+    return out
+
+
 def run(reading: dict[str, float], seeds: list[int], loads: list[float] | None) -> pd.DataFrame:
     """Every cell under ``reading``: the results table the claims read."""
     rows = []
     env = CellEnv()
     for cell in spec_cells(loads):
-        params = {**cell, **reading}
+        params = {**cell, **cell_reading(cell, reading)}
         for seed in seeds:
             out = run_cell(params, seed, env)
             rows.append({**params, "seed": seed, "status": "ok", **out})

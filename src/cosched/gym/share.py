@@ -240,7 +240,7 @@ def _base(configs: Sequence[object]) -> int | None:
 
 
 @dataclass(kw_only=True)
-class LearnedNodeShare(AgentLoop, Policy):
+class LearnedNodeShare(AgentLoop[ShareDecider], Policy):
     """An agent choosing the next job and whether it may share nodes (node sharing).
 
     Attributes:
@@ -287,11 +287,6 @@ class LearnedNodeShare(AgentLoop, Policy):
             raise ConfigError(f"policy {self.name!r}: {exc}") from None
         self._decider = ShareDecider(placer, encoding, self.commit)
         self._fn = self._resolve()
-
-    @property
-    def decider(self) -> ShareDecider:
-        assert self._decider is not None
-        return self._decider
 
     def params(self) -> dict[str, object]:
         return self._agent_params(super().params())

@@ -194,12 +194,7 @@ _DOMAIN_KEYS = {
     "scheme",
     "policy",
     "params",
-    "enabled",
-    "release_period",
-    "release_clock",
-    "release_yield",
-    "max_hold_share",
-    "max_yields",
+    *HOLD_SETTINGS,
     "estimates",
     "seed",
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
@@ -96,10 +96,17 @@ class AgentLoop(Generic[D]):
 
     name: ClassVar[str]
     agent: str
+    slots: int
+    releases: int
     #: Whether an environment makes the agent's choices (set by the environment).
     driven: bool = False
     _fn: Agent | None = None
     _decider: D | None = None
+
+    def _check_slots(self) -> None:
+        """A one-line error for a bad ``slots`` or ``releases``."""
+        check_range(self.name, "slots", self.slots, low=1, integer=True)
+        check_range(self.name, "releases", self.releases, low=0, integer=True)
 
     def _resolve(self) -> Agent:
         if callable(self.agent):
@@ -193,13 +200,9 @@ class LearnedPolicy(AgentLoop[BatchDecider], Policy):
     time_scale: float = TIME_SCALE
     backfill: Backfill = "none"
     commit: Literal["head", "event"] = "head"
-    driven: bool = field(default=False, init=False, repr=False, compare=False)
-    _fn: Agent | None = field(default=None, init=False, repr=False, compare=False)
-    _decider: BatchDecider | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check_range(self.name, "slots", self.slots, low=1, integer=True)
-        check_range(self.name, "releases", self.releases, low=0, integer=True)
+        self._check_slots()
         check_choice(self.name, "backfill", self.backfill, BACKFILLS)
         check_choice(self.name, "commit", self.commit, ("head", "event"))
         try:

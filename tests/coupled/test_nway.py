@@ -22,7 +22,7 @@ from cosched.coupled.transport import Cluster
 from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.workload.job import Workload
-from tests.coupled.test_transport import serving, tcp_as_in_process
+from tests.coupled.test_transport import OVER_TCP, serving, tcp_as_in_process
 from tests.strategies import workloads
 
 NAMES = ("A", "B", "C")
@@ -115,11 +115,7 @@ def three_cluster() -> Iterator[Cluster]:
     yield from serving("".join(NAMES), LINKS)
 
 
-@settings(
-    max_examples=10,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(OVER_TCP, max_examples=10)
 @given(three_way_case())
 def test_three_way_mates_over_tcp_equal_in_process(three_cluster: Cluster, case: dict) -> None:
     remote = tcp_as_in_process(specs_of(case), three_cluster, LINKS)

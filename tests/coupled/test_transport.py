@@ -99,17 +99,21 @@ def tcp_as_in_process(
     return remote
 
 
+#: The settings of the random examples run against a module's serve processes (a
+#: module-scoped fixture, reused by every example).
+OVER_TCP = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
 @pytest.fixture(scope="module")
 def pair_cluster() -> Iterator[Cluster]:
     """Two serve processes (A, B)."""
     yield from serving("AB")
 
 
-@settings(
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(OVER_TCP, max_examples=12)
 @given(coupled_case())
 def test_tcp_gives_the_in_process_schedules_bit_for_bit(pair_cluster: Cluster, case: dict) -> None:
     remote = tcp_as_in_process(specs_of(case), pair_cluster)

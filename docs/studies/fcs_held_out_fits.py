@@ -35,7 +35,9 @@ has no gang switch), then with both fixed FCS's monitoring cost per synchronous
 communication (``comm_cost``: ``TSParams.fcs_comm_cost``, sections 3-4) on FCS's; each
 the grid value minimising |ln(cosched / paper)| of the turnaround (for FCS the same as
 its per-job slowdown, 4.95%, over FCFS's 222 s). Prints the fits, the held-out cells of
-sections 3-4 at the fitted values and at none, and the ``fcs_mechanisms.py`` reading.
+sections 3-4 at the fitted values and at none, FCS's section 4 cells under each cost
+alone and SWEEP3D's classes over the last grid (:func:`split`), and the
+``fcs_mechanisms.py`` reading.
 The wake-up cost and the gang switch apply to section 4's applications alone
 (:data:`S4_ONLY`); ``--wake-everywhere``, the wake-up cost to section 3 as well:
 
@@ -150,8 +152,28 @@ def overheads(nodes: int, wake_everywhere: bool) -> None:
         a = score([c for c in held if c[0] not in S4], s3, nodes)
         b = score([c for c in held if c[0] in S4], reading, nodes)
         print(f"  held-out score: section 3 {a:.4f}, section 4 {b:.4f}", flush=True)
+    split(fitted)
     text = ",".join(f"{'s4:' if k in s4_only else ''}{k}={v:g}" for k, v in fitted.items())
     print(f"reading: {text}; {time.process_time() - t0:.1f} CPU s in all")
+
+
+def split(fitted: dict[str, float]) -> None:
+    """FCS's section 4 cells under each fitted cost alone (with the gang switch), and
+    SWEEP3D's classes over the ``comm_cost`` grid: job ends and the processes' final
+    classes (CS / F / DC)."""
+    base = {**SPEC, "scheme": "FCS", "quantum": 0.2, "nodes": 16, "gs_switch": fitted["gs_switch"]}
+    runs = [("sage", {}), ("sage", {"wake_cost": fitted["wake_cost"]})]
+    runs += [("sage", {"comm_cost": fitted["comm_cost"]}), ("sage", fitted)]
+    runs += [("sage+sweep3d", r) for _, r in runs[:4]]
+    wake = fitted["wake_cost"]
+    runs += [("sweep3d", {"wake_cost": wake, "comm_cost": c}) for c in OVERHEADS[2][1]]
+    print("FCS, each cost alone (gang switch fitted):", flush=True)
+    for scenario, reading in runs:
+        out = run_cell({**base, "scenario": scenario, **reading}, 20031110, CellEnv())
+        shown = ", ".join(f"{k} {v:g}" for k, v in reading.items() if k != "gs_switch")
+        print(f"  {scenario} ({shown or 'neither'}): {out['job1_end']:.1f} / "
+              f"{out['job2_end']:.1f} s; classes {out['procs_cs']:g} / {out['procs_f']:g} / "
+              f"{out['procs_dc']:g}", flush=True)  # fmt: skip
 
 
 def table5(wake: float, jobs: int, schemes: list[str]) -> None:

@@ -8,7 +8,7 @@ each (:func:`cosched.experiments.claims.evaluate`). The dynamic workload's claim
 (Figures 7-9) are left out of the tallies unless ``--loads`` runs the spec's dynamic
 grids at the loads given (those of its sweep; Figure 9's at those of its own). A reading
 is a comma-separated list of the cell's optional parameters (``noise_period``,
-``noise_duration``, ``wake_cost``, ``nic_bandwidth``, ``nodes``, ...;
+``noise_duration``, ``wake_cost``, ``comm_cost``, ``nic_bandwidth``, ``nodes``, ...;
 docs/timesharing.md), as in ``docs/studies/dyncosched_mechanisms.py``; the first reading
 is the baseline the others are compared with; a parameter prefixed ``s4:`` applies to
 section 4's application pairs alone (``--reading s4:gs_switch=8e-3``).
@@ -23,7 +23,8 @@ differs from the baseline's. ``--save DIR`` writes each reading's claim table to
 ``DIR/<reading>.csv``; ``--tally BASE.csv OTHER.csv --fit PATTERN ...`` prints the two
 saved tables' tallies with a reading's fit set (claim ids or patterns) left out of both.
 ``--copy NAME`` writes the last reading's claims, judged with the calibrations of the
-study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``), to
+study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``,
+``fcs-gang-switch``, ``fcs-overheads``), to
 ``docs/claims/NAME.csv`` with this command (a mechanism's copy, ``fcs-nic``, with the
 reproduction's); without ``--loads`` it holds sections 3 and 4's claims only:
 

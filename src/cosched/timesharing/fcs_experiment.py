@@ -357,7 +357,8 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     ``TSParams.linux_random_counter``), and the cost of a gang switch (``gs_switch``, in
     s: ``TSParams.gs_context_switch``, the dynamic coscheduling paper's 2 ms unless the
     spec names one; the FCS paper's STORM switches "in a few hundreds of microseconds",
-    its line 46)."""
+    its line 46), and the cost of FCS's monitoring per synchronous communication
+    (``comm_cost``, in s: ``TSParams.fcs_comm_cost``, 0 unless the spec names one)."""
     base = TSParams(gs_quantum=_float(params, "quantum"))
     if "gs_switch" in params:  # the gang switch (the model's 2 ms unless the spec names one)
         base = base.with_(gs_context_switch=_seconds(params, "gs_switch"))
@@ -390,6 +391,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         wake_cost=_float(params, "wake_cost", base.wake_cost),
         nic_bandwidth=_float(params, "nic_bandwidth", base.nic_bandwidth),
         nic_pes=_int(params, "nic_pes", int(base.nic_pes)),
+        fcs_comm_cost=_float(params, "comm_cost", base.fcs_comm_cost),
     )
 
 

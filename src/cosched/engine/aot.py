@@ -178,17 +178,17 @@ def _plain_refcounts() -> Iterator[None]:
     """numba's runtime, as ``numba.pycc`` compiles it into the module, counting
     references with plain increments and decrements instead of atomic ones.
 
-    Each array a compiled function binds is counted on the way in and out (an atomic
-    add each, some 9 ns a pair: docs/performance.md, "Reference counts not atomic in the
-    loops built ahead of time"). The module's code runs under the GIL (``numba.pycc``
-    releases it nowhere) and every count it makes is of an array of the call: those it
-    allocates and those it is handed (each unboxed into a record of its own), none of
-    which outlives the call. Nothing else can see these counts, so an atomic operation
-    buys nothing. numba keeps the switch as a measuring aid
-    (``nrtdynmod._disable_atomicity``, which returns the old count where the decrement
-    reads the new one); the increments and decrements are defined here as numba
-    defines them, without ``atomicrmw``. A numba without that function builds the
-    atomic counts, the same results.
+    Each array a compiled function binds is counted on the way in and out, an atomic
+    add each: about half of LOMARC's loop time on KTH-SP2 (docs/performance.md,
+    "Reference counts not atomic in the loops built ahead of time"). The module's code
+    runs under the GIL (``numba.pycc`` releases it nowhere) and every count it makes is
+    of an array of the call: those it allocates and those it is handed (each unboxed
+    into a record of its own), none of which outlives the call. Nothing else can see
+    these counts, so an atomic operation buys nothing. numba keeps the switch as a
+    measuring aid (``nrtdynmod._disable_atomicity``, which returns the old count where
+    the decrement reads the new one); the increments and decrements are defined here as
+    numba defines them, without ``atomicrmw``. A numba without that function, or whose
+    definition takes other arguments, builds the atomic counts: the same results.
     """
     from numba.core.runtime import nrtdynmod
 
@@ -199,10 +199,14 @@ def _plain_refcounts() -> Iterator[None]:
 
     def plain(module: Any, op: str, ordering: str) -> Any:
         fn = atomic(module, op, ordering)  # its declaration; the body is replaced
+        args = list(fn.args)
+        if op not in ("add", "sub") or len(args) != 1 or not args[0].type.is_pointer:
+            return fn  # not the definition read here: numba's own, atomic
+        [ptr] = args
+        word = fn.function_type.return_type  # the count's type
         fn.blocks.clear()
         builder = ir.IRBuilder(fn.append_basic_block())
-        [ptr] = fn.args
-        new = getattr(builder, op)(builder.load(ptr), ir.Constant(ptr.type.pointee, 1))
+        new = getattr(builder, op)(builder.load(ptr, typ=word), ir.Constant(word, 1))
         builder.store(new, ptr)
         builder.ret(new)
         return fn

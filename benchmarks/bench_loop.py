@@ -1,11 +1,13 @@
-"""The engine's compiled event loop alone: CPU seconds of one call, numba's loop, on a
-trace, per policy with a compiled pass (best of ``--repeat`` calls in this process,
-after one call that compiles or loads it).
+"""The engine's compiled event loop alone: CPU seconds of one call, numba's loop (with
+``--built``, the loop built ahead of time, which ``cosched run`` loads), on a trace,
+per policy with a compiled pass (best of ``--repeat`` calls in this process, after one
+call that compiles or loads it).
 
     taskset -c 1 python benchmarks/bench_loop.py --policies easy fcfs
     python benchmarks/bench_loop.py --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz \
         --policies lomarc
     PYTHONPATH=OTHER/src taskset -c 1 python benchmarks/bench_loop.py   # another version
+    python benchmarks/bench_loop.py --built --policies lomarc easy   # as ``cosched run``
 
 Run it in alternation with another version's source (``PYTHONPATH``) to compare the
 loop of two versions: a process's figure moves by 10-30% from one process to the next
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosched.engine import fastpath
+from cosched.engine import aot, fastpath
 from cosched.engine.compiled import bound_loop
 from cosched.engine.simulation import Simulation
 from cosched.policies import make_policy
@@ -37,6 +39,11 @@ def main() -> None:
     p.add_argument("--trace", default=str(SHARED / "CEA-Curie-2011-2.1-cln.swf.gz"))
     p.add_argument("--policies", nargs="+", default=["easy", "fcfs"])
     p.add_argument("--repeat", type=int, default=9)
+    p.add_argument(
+        "--built",
+        action="store_true",
+        help="the loop built ahead of time, as cosched run loads it (built first if missing)",
+    )
     args = p.parse_args()
     w = load_workload(args.trace)
     for name in args.policies:
@@ -45,7 +52,10 @@ def main() -> None:
         plan = fastpath.eligible(sim)
         if plan is None:
             raise SystemExit(f"{name}: no compiled pass for this trace")
-        loop = bound_loop(plan.spec, compiled=True)
+        loop = aot.load_loop(plan.spec, build=True) if args.built else None
+        if args.built and loop is None:
+            raise SystemExit(f"{name}: the loop built ahead of time is not available")
+        loop = loop or bound_loop(plan.spec, compiled=True)
         cols = [np.ascontiguousarray(c).copy() for c in sim.columns]
         n = sim.n_jobs
         # A pass that places its jobs writes the node of each unit (Jobs.placed).

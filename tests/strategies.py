@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import pandas as pd
 from hypothesis import strategies as st
 
@@ -44,6 +46,22 @@ def workloads(
     table = pd.DataFrame({name: w.columns[name] for name in w.columns})
     table["user_id"] = [float("nan") if u == 0 else float(u) for u in owners]
     return Workload.from_table(table)
+
+
+def job_draws(
+    draw: st.DrawFn, n: int, max_procs: int, gaps: Sequence[int], slack: Sequence[int]
+) -> Iterator[tuple[float, int, float, float]]:
+    """``n`` jobs' ``(submit, procs, run time, requested time)``, drawn one job at a time
+    (a caller may draw more of each job between two): integer times, a gap from
+    ``gaps`` between submits, requests off the run time by one of ``slack`` (at least
+    1 s)."""
+    t = 0
+    for _ in range(n):
+        t += draw(st.sampled_from(gaps))
+        procs = draw(st.integers(1, max_procs))
+        run = draw(st.integers(1, 500))
+        req = max(run + draw(st.sampled_from(slack)), 1)
+        yield float(t), procs, float(run), float(req)
 
 
 #: Time-sharing test machine size and one job for ``jobs_table``:

@@ -8,9 +8,10 @@ each (:func:`cosched.experiments.claims.evaluate`). The dynamic workload's claim
 (Figures 7-9) are left out of the tallies unless ``--loads`` runs the spec's dynamic
 grids at the loads given (those of its sweep; Figure 9's at those of its own). A reading
 is a comma-separated list of the cell's optional parameters (``noise_period``,
-``noise_duration``, ``wake_cost``, ``nic_bandwidth``, ``nodes``, ...;
+``noise_duration``, ``wake_cost``, ``comm_cost``, ``nic_bandwidth``, ``nodes``, ...;
 docs/timesharing.md), as in ``docs/studies/dyncosched_mechanisms.py``; the first reading
-is the baseline the others are compared with.
+is the baseline the others are compared with; a parameter prefixed ``s4:`` applies to
+section 4's application pairs alone (``--reading s4:gs_switch=8e-3``).
 
     python docs/studies/fcs_mechanisms.py --reading "" \\
         --reading noise_period=0.001,noise_duration=1e-5 --save DIR
@@ -22,7 +23,8 @@ differs from the baseline's. ``--save DIR`` writes each reading's claim table to
 ``DIR/<reading>.csv``; ``--tally BASE.csv OTHER.csv --fit PATTERN ...`` prints the two
 saved tables' tallies with a reading's fit set (claim ids or patterns) left out of both.
 ``--copy NAME`` writes the last reading's claims, judged with the calibrations of the
-study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``), to
+study ``NAME`` (``cosched.experiments.calibration``: ``fcs-noise``, ``fcs-wake``,
+``fcs-gang-switch``, ``fcs-overheads``), to
 ``docs/claims/NAME.csv`` with this command (a mechanism's copy, ``fcs-nic``, with the
 reproduction's); without ``--loads`` it holds sections 3 and 4's claims only:
 
@@ -77,12 +79,30 @@ def spec_cells(loads: list[float] | None = None) -> list[dict[str, Any]]:
     return cells
 
 
+#: Section 4's application pairs: a reading's ``s4:``-prefixed parameters apply to them
+#: alone (``s4:gs_switch=8e-3``: the applications' gang switch, section 3's block keeping
+#: the model's).
+S4 = ("sweep3d", "sage", "sage+sweep3d")
+
+
+def cell_reading(cell: dict[str, Any], reading: dict[str, float]) -> dict[str, float]:
+    """The parameters of ``reading`` that apply to ``cell``, the ``s4:`` prefix dropped."""
+    out = {}
+    for key, value in reading.items():
+        grid, _, name = key.rpartition(":")
+        if grid not in ("", "s4"):
+            raise SystemExit(f"--reading: {key!r} has an unknown grid prefix (only 's4:')")
+        if grid == "" or cell["scenario"] in S4:
+            out[name] = value
+    return out
+
+
 def run(reading: dict[str, float], seeds: list[int], loads: list[float] | None) -> pd.DataFrame:
     """Every cell under ``reading``: the results table the claims read."""
     rows = []
     env = CellEnv()
     for cell in spec_cells(loads):
-        params = {**cell, **reading}
+        params = {**cell, **cell_reading(cell, reading)}
         for seed in seeds:
             out = run_cell(params, seed, env)
             rows.append({**params, "seed": seed, "status": "ok", **out})

@@ -280,6 +280,11 @@ def model_short_share(typeless: bool, jobs: int) -> float:
     return float((np.asarray(w.columns["run_time"]) <= 60).mean())
 
 
+def _head(*columns: str) -> list[str]:
+    """A Markdown table's header and rule lines."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
 def sweep(args: argparse.Namespace) -> list[str]:
     loads, shares, _memory = (u.values for u in UNKNOWNS)
     table = sensitivity(args)
@@ -308,14 +313,15 @@ def sweep(args: argparse.Namespace) -> list[str]:
         f"its jobs short, the class-separated model {separated:.2f} ({args.jobs} jobs, "
         "seed 0)."
     )
-    lines += ["| claims | count | share |", "|---|---|---|"]
+    lines += _head("claims", "count", "share")
     for kind in ("robust", "explained", "model's"):
         members = classes[kind]
         lines.append(f"| {kind} | {len(members)} | {100 * len(members) / len(ids):.0f}% |")
     lines += [
         "",
-        "| explained claim | agrees at (w1_load / short_share / memory) | unknowns that flip it |",
-        "|---|---|---|",
+        *_head(
+            "explained claim", "agrees at (w1_load / short_share / memory)", "unknowns that flip it"
+        ),
     ]
     names = ("w1_load", "short_share", "slowdown")
 
@@ -381,13 +387,13 @@ def fit(args: argparse.Namespace) -> list[str]:
         f"M1): the loss of each point, mean |ln(cosched / paper)| over "
         f"{', '.join(f'`{p}`' for p in cal.fitted_to)}.",
         "",
-        "| w1_load | "
-        + " | ".join(
-            f"short {x:g}" + (" (outside)" if x in outside["short_share"] else "")
-            for x in FIT_SHARES
-        )
-        + " |",
-        "|---|" + "---|" * len(FIT_SHARES),
+        *_head(
+            "w1_load",
+            *(
+                f"short {x:g}" + (" (outside)" if x in outside["short_share"] else "")
+                for x in FIT_SHARES
+            ),
+        ),
     ]
     for load in FIT_LOADS:
         cells = []
@@ -433,8 +439,7 @@ def heldout(args: argparse.Namespace) -> list[str]:
         f"{args.seeds_text}); fit: `{cal.parameter}` = {cal.value}, fitted to "
         f"{', '.join(f'`{p}`' for p in cal.fitted_to)} (excluded from both columns).",
         "",
-        "| held-out claims | " + " | ".join(tables) + " |",
-        "|---|" + "---|" * len(tables),
+        *_head("held-out claims", *tables),
     ]
     groups = {"Figures 6-9 and the text": ("fig", "text"), "Table 5, other columns": ("table5",)}
     for name, prefixes in groups.items():
@@ -449,11 +454,8 @@ def heldout(args: argparse.Namespace) -> list[str]:
         "",
         "Held-out claims whose verdict the fit changes:",
         "",
-        "| claim | paper | " + " | ".join(tables) + " |",
-        "|---|---|" + "---|" * len(tables),
+        *_head("claim", "paper", *list(tables)[:2]),
     ]
-    lines[-2] = "| claim | paper | " + " | ".join(list(tables)[:2]) + " |"
-    lines[-1] = "|---|---|---|---|"
     a, b, *others = tables.values()
     readings = [label.split(", ")[1] for label in list(tables)[2:]]
     for k, cid in enumerate(ids):
@@ -513,8 +515,9 @@ def probe(args: argparse.Namespace) -> list[str]:
         "improvement over PSS, each variant as the paper's rule has it (medium and long "
         "jobs pair) and with short jobs pairing too (`medium_long_only=False`).",
         "",
-        "| workload | variant | metric | paper | medium and long pair | short jobs pair too |",
-        "|---|---|---|---|---|---|",
+        *_head(
+            "workload", "variant", "metric", "paper", "medium and long pair", "short jobs pair too"
+        ),
     ]
     # The paper's numbers (lines 1367-1371, 1394-1401, 1407-1411); "-" where it gives none.
     figures = {
@@ -552,8 +555,7 @@ def probe(args: argparse.Namespace) -> list[str]:
         "Figure 5's readings against L-FM (paper: L-FM 17% worse than L-R in response and "
         "24% in relative bounded response on W3), improvement over PSS:",
         "",
-        "| workload | metric | " + " | ".join(readings) + " |",
-        "|---|---|" + "---|" * len(readings),
+        *_head("workload", "metric", *readings),
     ]
     for w in ("W1", "W3"):
         for metric in ("mean_turnaround", "mean_bounded_slowdown"):
@@ -696,8 +698,7 @@ def table5(args: argparse.Namespace) -> list[str]:
         "W1-W3, the Python pass): Table 5's counts averaged over every search in the queue "
         "(cosched's reading) and over the searches that selected a partner only.",
         "",
-        "| reading | held-out Table 5 claims | the fit set (queue, medium or long) |",
-        "|---|---|---|",
+        *_head("reading", "held-out Table 5 claims", "the fit set (queue, medium or long)"),
     ]
     for label, frame in rows.items():
         table = evaluate(claims(), pd.DataFrame(frame), "lomarc")
@@ -710,8 +711,7 @@ def table5(args: argparse.Namespace) -> list[str]:
         "L-U1, L-U2 and L-R together, over the searches that found a partner (Table 5's "
         "L-U1 in brackets):",
         "",
-        "| workload | " + " | ".join(STAGES) + " |",
-        "|---|" + "---|" * len(STAGES),
+        *_head("workload", *STAGES),
     ]
     paper = {"W1": (36, 24, 10, 8, 6, 5), "W2": (81, 45, 21, 12, 10, 8),
              "W3": (213, 86, 40, 20, 16, 14)}  # fmt: skip

@@ -31,7 +31,7 @@ import heapq
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 JobFormat = Literal["csv", "parquet", "batsim", "swf"]
-JOB_FORMATS: tuple[str, ...] = ("csv", "parquet", "batsim", "swf")
+JOB_FORMATS: tuple[str, ...] = get_args(JobFormat)
 
 
 def job_format(path: Path, given: str | None) -> str:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from tests.fresh import python_out
 
 FAMILIES = ("cosched.lomarc", "cosched.nodeshare", "cosched.coupled", "cosched.timesharing")
 
 
 def _loaded_after(module: str) -> set[str]:
     code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    return {m for m in out.stdout.split() if m.startswith("cosched")}
+    out = python_out(code)
+    return {m for m in out.split() if m.startswith("cosched")}
 
 
 @pytest.mark.parametrize(
@@ -42,8 +41,8 @@ def test_the_command_line_help_loads_no_heavy_library() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or "
         "m.startswith('cosched.engine')))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert out.stdout.strip() == "[]"
+    out = python_out(code)
+    assert out.strip() == "[]"
 
 
 @pytest.mark.parametrize(
@@ -67,8 +66,8 @@ def test_a_run_loads_pandas_and_numba_only_when_it_needs_them(
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pandas', 'numba', 'matplotlib', 'scipy', 'pyarrow'}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert done.stdout.strip().splitlines()[-1] == str(sorted(allowed))
+    done = python_out(code)
+    assert done.strip().splitlines()[-1] == str(sorted(allowed))
 
 
 def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None:
@@ -86,8 +85,8 @@ def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None
         "'importlib.resources') or m.startswith(('cosched.cli.', "
         "'cosched.workload.importers.', 'cosched.experiments'))))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    loaded = done.stdout.strip().splitlines()[-1]
+    done = python_out(code)
+    loaded = done.strip().splitlines()[-1]
     expected = ["cosched.cli._checks", "cosched.cli._parser", "cosched.cli.main",
                 "cosched.cli.progress",
                 "cosched.cli.run", "cosched.cli.traceinfo",

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from cosched.coupled import CoupledDeadlockError, run_coupled
-from cosched.coupled.coordinator import Coordinator, CoupledResult, domain_quiet
+from cosched.coupled.coordinator import Coordinator, CoupledResult
 from cosched.coupled.domain import Domain
+from cosched.coupled.protocol import domain_quiet
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.transport import _KEPT, close_kept, run_tcp
 from cosched.platform import Platform

@@ -18,11 +18,11 @@ from cosched.coupled import (
     verify_group_sync,
 )
 from cosched.coupled.spec import DomainSpec
-from cosched.coupled.transport import Cluster, run_tcp
+from cosched.coupled.transport import Cluster
 from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.workload.job import Workload
-from tests.coupled.test_transport import assert_same
+from tests.coupled.test_transport import OVER_TCP, serving, tcp_as_in_process
 from tests.strategies import workloads
 
 NAMES = ("A", "B", "C")
@@ -112,30 +112,15 @@ def test_three_way_mates_start_together_in_process(case: dict) -> None:
 
 @pytest.fixture(scope="module")
 def three_cluster() -> Iterator[Cluster]:
-    seed = Workload.from_jobs([(0.0, 1, 1.0)])
-    specs = [DomainSpec(n, seed, Platform.of_procs(2)) for n in NAMES]
-    with Cluster(specs, links=LINKS, timeout=3.0) as cluster:
-        yield cluster
+    yield from serving("".join(NAMES), LINKS)
 
 
-@settings(
-    max_examples=10,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(OVER_TCP, max_examples=10)
 @given(three_way_case())
 def test_three_way_mates_over_tcp_equal_in_process(three_cluster: Cluster, case: dict) -> None:
-    specs = specs_of(case)
-    try:
-        local = run_coupled([s.build() for s in specs], pairs=LINKS)
-    except CoupledDeadlockError as exc:
-        with pytest.raises(CoupledDeadlockError) as info:
-            run_tcp(specs, cluster=three_cluster)
-        assert str(info.value) == str(exc)
-        return
-    remote = run_tcp(specs, cluster=three_cluster)
-    assert_same(local, remote)
-    check_groups(case, remote)
+    remote = tcp_as_in_process(specs_of(case), three_cluster, LINKS)
+    if remote is not None:
+        check_groups(case, remote)
 
 
 def _one_group_of_three() -> list[Domain]:

@@ -73,32 +73,52 @@ def assert_same(a: CoupledResult, b: CoupledResult) -> None:
         assert ra.policy == rb.policy and dict(ra.params) == dict(rb.params)
 
 
-@pytest.fixture(scope="module")
-def pair_cluster() -> Iterator[Cluster]:
-    """Two serve processes (A, B) reused by the random-workload examples."""
+def serving(names: str, links: list[tuple[str, str]] | None = None) -> Iterator[Cluster]:
+    """A serve process per name, reused by the random-workload examples of a module
+    (each run gives the servers its own domains)."""
     seed = Workload.from_jobs([(0.0, 1, 1.0)])
-    specs = [DomainSpec(n, seed, Platform.of_procs(2)) for n in "AB"]
-    with Cluster(specs, timeout=TIMEOUT) as cluster:
+    specs = [DomainSpec(n, seed, Platform.of_procs(2)) for n in names]
+    with Cluster(specs, links=links, timeout=TIMEOUT) as cluster:
         yield cluster
 
 
-@settings(
-    max_examples=12,
+def tcp_as_in_process(
+    specs: list[DomainSpec], cluster: Cluster, pairs: list[tuple[str, str]] | None = None
+) -> CoupledResult | None:
+    """The run over TCP, checked bit for bit against the run in process; ``None`` when
+    both stop on the same deadlock."""
+    try:
+        local = run_coupled([s.build() for s in specs], pairs=pairs)
+    except CoupledDeadlockError as exc:
+        with pytest.raises(CoupledDeadlockError) as info:
+            run_tcp(specs, cluster=cluster)
+        assert str(info.value) == str(exc)
+        return None
+    remote = run_tcp(specs, cluster=cluster)
+    assert_same(local, remote)
+    return remote
+
+
+#: The settings of the random examples run against a module's serve processes (a
+#: module-scoped fixture, reused by every example).
+OVER_TCP = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+
+
+@pytest.fixture(scope="module")
+def pair_cluster() -> Iterator[Cluster]:
+    """Two serve processes (A, B)."""
+    yield from serving("AB")
+
+
+@settings(OVER_TCP, max_examples=12)
 @given(coupled_case())
 def test_tcp_gives_the_in_process_schedules_bit_for_bit(pair_cluster: Cluster, case: dict) -> None:
-    specs = specs_of(case)
-    try:
-        local = run_coupled([s.build() for s in specs])
-    except CoupledDeadlockError as exc:
-        with pytest.raises(CoupledDeadlockError) as info:
-            run_tcp(specs, cluster=pair_cluster)
-        assert str(info.value) == str(exc)
+    remote = tcp_as_in_process(specs_of(case), pair_cluster)
+    if remote is None:
         return
-    remote = run_tcp(specs, cluster=pair_cluster)
-    assert_same(local, remote)
     assert remote.faults == ()
     assert remote.stats["driver_messages"] > 0
 

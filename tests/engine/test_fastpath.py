@@ -23,7 +23,7 @@ from cosched.policies.conservative import ConservativeBackfilling
 from cosched.policies.easy import EasyBackfilling
 from cosched.policies.fcfs import Fcfs
 from cosched.workload.job import Workload
-from tests.strategies import platforms
+from tests.strategies import job_draws, platforms
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 
@@ -41,15 +41,8 @@ def workloads(draw: st.DrawFn, max_procs: int) -> Workload:
     """Bursts, long idle gaps, over-estimates and (as with ``overrun=keep``) jobs that
     outlive their estimate; integer times so that ties between events are frequent."""
     n = draw(st.integers(1, 40))
-    rows = []
-    t = 0
-    for _ in range(n):
-        t += draw(st.sampled_from([0, 0, 0, 1, 5, 50, 300, 5000]))
-        procs = draw(st.integers(1, max_procs))
-        run = draw(st.integers(1, 500))
-        req = run + draw(st.sampled_from([0, 0, 1, 10, 200, 1000, -1, -100]))
-        rows.append((float(t), procs, float(run), float(max(req, 1))))
-    return Workload.from_jobs(rows)
+    gaps, slack = [0, 0, 0, 1, 5, 50, 300, 5000], [0, 0, 1, 10, 200, 1000, -1, -100]
+    return Workload.from_jobs(list(job_draws(draw, n, max_procs, gaps, slack)))
 
 
 @st.composite

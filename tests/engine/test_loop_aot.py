@@ -186,3 +186,38 @@ def test_what_a_first_run_compiles_is_read_from_the_pass(
     assert aot.unbuilt(EASY_PASS) == ["the easy event loop"]
     assert aot.unbuilt(NODESHARE_PASS) == ["the nodeshare event loop", "the nodeshare kernels"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_built_loops_count_references_with_plain_increments() -> None:
+    """The counts a built loop makes (``aot._plain_refcounts``): numba's increment and
+    decrement, each its one function, without ``atomicrmw``, returning the new count
+    as numba's atomic ones do (its decrement frees the array at 0). Run here on one
+    word: 1, up to 2, down to 1, down to 0."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+    from llvmlite import ir
+    from numba.core.runtime import nrtdynmod
+
+    module = ir.Module()
+    with aot._plain_refcounts():
+        nrtdynmod._define_atomic_inc_dec(module, "add", "monotonic")
+        nrtdynmod._define_atomic_inc_dec(module, "sub", "monotonic")
+    text = str(module)
+    assert "atomicrmw" not in text
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    parsed = llvm.parse_assembly(text)
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(parsed, machine)
+    engine.finalize_object()
+    step = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))
+    add = step(engine.get_function_address("nrt_atomic_add"))
+    sub = step(engine.get_function_address("nrt_atomic_sub"))
+    word = ctypes.c_int64(1)
+    assert (add(ctypes.byref(word)), word.value) == (2, 2)
+    assert (sub(ctypes.byref(word)), word.value) == (1, 1)
+    assert (sub(ctypes.byref(word)), word.value) == (0, 0)
+    # Outside the build, numba's own (atomic) definition is back.
+    atomic = nrtdynmod._define_atomic_inc_dec(ir.Module(), "add", "monotonic")
+    assert "atomicrmw" in str(atomic.module)

@@ -25,6 +25,7 @@ from cosched.engine.invariants import verify_schedule
 from cosched.platform import Platform
 from cosched.policies import make_policy
 from cosched.workload.job import Workload
+from tests.strategies import job_draws
 
 RULES: list[tuple[str, dict[str, Any]]] = [
     ("fcfs", {"order": "sjf"}),
@@ -48,15 +49,12 @@ def cases(draw: st.DrawFn) -> tuple[Workload, Platform]:
     procs = draw(st.integers(4, 12))
     n = draw(st.integers(1, 40))
     rows = []
-    t = 0
-    for _ in range(n):
-        t += draw(st.sampled_from([0, 0, 0, 1, 5, 50, 300, 2000]))
-        size = draw(st.integers(1, procs))
-        run = draw(st.integers(1, 500))
-        req = max(run + draw(st.sampled_from([0, 0, 10, 200, -1, -100])), 1)
+    gaps, slack = [0, 0, 0, 1, 5, 50, 300, 2000], [0, 0, 10, 200, -1, -100]
+    for job in job_draws(draw, n, procs, gaps, slack):
         user = draw(st.sampled_from([1.0, 1.0, 2.0, 3.0, 4.0, float("nan")]))
         queue = draw(st.sampled_from([1.0, 2.0, 3.0, float("nan")]))
-        rows.append((float(t), size, float(run), float(req), user, queue))
+        rows.append((*job, user, queue))
+    t = int(rows[-1][0])
     table = pd.DataFrame(
         rows, columns=["submit_time", "procs", "run_time", "requested_time", "user_id", "queue"]
     )

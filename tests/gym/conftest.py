@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -31,3 +32,15 @@ def small_swf(tmp_path: Path) -> Path:
     path = tmp_path / "small.swf"
     path.write_text(SMALL_SWF)
     return path
+
+
+def check_registered_env(env_id: str, **options: object) -> None:
+    """gymnasium's checker on the registered environment ``env_id`` over 40 jobs."""
+    import gymnasium  # optional: the tests that call this skip without it
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make(env_id, jobs=40, **options)
+    with warnings.catch_warnings():
+        # The time features have no upper bound (waits grow without one): a Box to inf.
+        warnings.filterwarnings("ignore", message=".*maximum value is infinity.*")
+        check_env(env.unwrapped)

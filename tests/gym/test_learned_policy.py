@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pickle
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +17,7 @@ from cosched.gym import agents
 from cosched.gym.policy import LearnedPolicy
 from cosched.policies import make_policy
 from cosched.workload.sources import open_workload
+from tests.fresh import python_out
 from tests.gym.conftest import FCFS_STARTS, JOB3_FIRST_STARTS
 
 AGENT_FILE = """
@@ -147,8 +146,8 @@ def test_neither_cosched_nor_a_plain_run_nor_the_policy_loads_gymnasium() -> Non
         "assert main(['run', '--policy', 'learned', '--limit', '20']) == 0\n"
         "print('gymnasium' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert out.stdout.strip().splitlines()[-1] == "False"
+    out = python_out(code)
+    assert out.strip().splitlines()[-1] == "False"
 
 
 def test_the_policy_runs_without_gymnasium_installed() -> None:
@@ -159,7 +158,7 @@ def test_the_policy_runs_without_gymnasium_installed() -> None:
         "assert main(['run', '--policy', 'learned', '-P', 'agent=cosched.gym.agents:f1',"
         " '--limit', '20']) == 0\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    python_out(code)
 
 
 def test_a_streamed_run_schedules_as_one_in_memory(tmp_path: Path) -> None:

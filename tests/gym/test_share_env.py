@@ -3,7 +3,6 @@ the environment and ``learned-nodeshare`` as one scheduler."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,8 +11,6 @@ import pytest
 
 pytest.importorskip("gymnasium", reason="the environments need gymnasium (cosched[gym])")
 
-import gymnasium
-from gymnasium.utils.env_checker import check_env
 
 from cosched.cli.main import main
 from cosched.engine import SimulationResult, simulate
@@ -22,6 +19,7 @@ from cosched.gym.share import LearnedNodeShare
 from cosched.gym.share_env import NodeShareEnv
 from cosched.policies import make_policy
 from cosched.workload.job import Workload
+from tests.gym.conftest import check_registered_env
 
 
 def _play(env: NodeShareEnv, agent: Callable[..., int], **reset: object) -> SimulationResult:
@@ -41,10 +39,7 @@ def _same(a: SimulationResult, b: SimulationResult) -> bool:
 
 @pytest.mark.parametrize("options", [{}, {"commit": "event", "slots": 4, "releases": 2}])
 def test_gymnasium_env_checker_passes(options: dict) -> None:
-    env = gymnasium.make("cosched.gym.share_env:cosched/NodeShare-v0", jobs=40, **options)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*maximum value is infinity.*")
-        check_env(env.unwrapped)
+    check_registered_env("cosched.gym.share_env:cosched/NodeShare-v0", **options)
 
 
 def test_first_come_shared_is_the_nodeshare_policy() -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 from hypothesis import given, settings
@@ -12,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from cosched.metrics.summary import _quantiles
+from tests.fresh import python_out
 
 PERCENTILES = [0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100]
 
@@ -79,5 +78,5 @@ def test_the_summary_does_not_load_numpy_ma() -> None:
         "summarize(c, capacity=4, classes=None)\n"
         "print('numpy.ma' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert out.stdout.strip() == "False"
+    out = python_out(code)
+    assert out.strip() == "False"

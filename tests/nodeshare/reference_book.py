@@ -16,15 +16,8 @@ from cosched.nodeshare.placement import _BASE, NodeBook, Plan
 
 
 class ReferenceBook:
-    """Free cores and sensitivity classes per node, bucketed by state.
-
-    Args:
-        nodes: nodes in the machine.
-        cores: cores per node.
-        cap: most jobs a node may hold.
-        model: the interference model (pressure and victim weights).
-        restriction: the restriction variant (a key of :data:`RESTRICTIONS`).
-    """
+    """Free cores and sensitivity classes per node, bucketed by state; built from the
+    arguments of :class:`NodeBook` (``pad`` aside)."""
 
     def __init__(
         self, nodes: int, cores: int, cap: int, model: InterferenceModel, restriction: str

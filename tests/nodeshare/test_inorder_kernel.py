@@ -8,7 +8,7 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import policies as ns
 from cosched.platform import Platform
 from cosched.workload.job import Workload
-from tests.nodeshare.test_invariants import RUNS, _setup, mixed_workload
+from tests.nodeshare.test_invariants import RUNS, _setup, assert_same_runs, mixed_workload
 
 
 class _Loop(ns.Coscheduling):
@@ -28,12 +28,7 @@ def _both(w: Workload, platform: Platform, **params: object):
 
 def _same(runs) -> None:
     (a, pa), (b, pb) = runs
-    for col in ("start_time", "end_time"):
-        assert a.jobs[col].to_numpy().tobytes() == b.jobs[col].to_numpy().tobytes()
-    assert a.placements == b.placements
-    assert a.stats == b.stats
-    assert pa.chosen == pb.chosen
-    assert pa.blocked == pb.blocked
+    assert_same_runs(a, pa, b, pb)
     assert pa.place_calls == pb.place_calls
 
 

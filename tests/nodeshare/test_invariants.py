@@ -40,6 +40,17 @@ def _setup(data, nodes, seed):
     return w, Platform(nodes=nodes, cores=CORES, allocation="nodes", max_jobs_per_node=3)
 
 
+def assert_same_runs(a, pa, b, pb) -> None:
+    """Two nodeshare runs (result, policy) alike bit for bit: starts, ends, placements,
+    configurations, engine counters, chosen and blocked records."""
+    for col in ("start_time", "end_time"):
+        assert a.jobs[col].to_numpy().tobytes() == b.jobs[col].to_numpy().tobytes()
+    assert a.placements == b.placements
+    assert a.stats == b.stats
+    assert pa.chosen == pb.chosen
+    assert pa.blocked == pb.blocked
+
+
 def _factor_bounds(w: Workload, policy) -> tuple[np.ndarray, np.ndarray]:
     """Smallest and largest run-time factor the model allows each job."""
     t = w.table

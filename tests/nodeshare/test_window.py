@@ -11,7 +11,7 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
 from cosched.policies.reservation import node_reservation
-from tests.nodeshare.test_invariants import RUNS, _setup, mixed_workload
+from tests.nodeshare.test_invariants import RUNS, _setup, assert_same_runs, mixed_workload
 
 
 class _Loop(ns.CoschedulingBackfill):
@@ -43,12 +43,7 @@ def test_scanned_window_schedules_as_the_job_by_job_visit(
         b, pb = _run(w, platform, 1, mp, **params)
         c, pc = _run(w, platform, 10**9, mp, cls=ns.CoschedulingBackfill, **params)
     for other, po in ((b, pb), (c, pc)):
-        for col in ("start_time", "end_time"):
-            assert a.jobs[col].to_numpy().tobytes() == other.jobs[col].to_numpy().tobytes()
-        assert a.placements == other.placements
-        assert a.stats == other.stats
-        assert pa.chosen == po.chosen
-        assert pa.blocked == po.blocked
+        assert_same_runs(a, pa, other, po)
 
 
 def test_a_variant_places_through_its_own_methods() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["command"]
+__all__ = ["command", "verbs"]
 
 
 def command(
@@ -24,3 +24,13 @@ def command(
         epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def verbs(
+    parent: argparse.ArgumentParser, dest: str, metavar: str
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """The sub-commands of ``parent``, one of which a command line must name (stored in
+    ``dest``, shown as ``metavar`` in the usage line)."""
+    sub = parent.add_subparsers(dest=dest, metavar=metavar)
+    sub.required = True
+    return sub

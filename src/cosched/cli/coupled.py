@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cosched.cli._parser import command
+from cosched.cli._parser import command, verbs
 from cosched.errors import ConfigError
 
 __all__ = ["register"]
@@ -35,8 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Coupled machines (the coupled-systems paper): run a spec, or serve one "
         "machine's domain to its peers.",
     )
-    csub = p.add_subparsers(dest="coupled_command", metavar="COMMAND")
-    csub.required = True
+    csub = verbs(p, "coupled_command", "COMMAND")
 
     r = command(
         csub,

@@ -13,7 +13,7 @@ from cosched.errors import CoschedError
 if TYPE_CHECKING:
     import pandas as pd
 
-from cosched.cli._parser import command
+from cosched.cli._parser import command, verbs
 
 __all__ = ["register"]
 
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         *_EXAMPLES,
         description="Generate a synthetic workload from a model and write it as SWF.",
     )
-    models = parser.add_subparsers(dest="model", required=True, metavar="MODEL")
+    models = verbs(parser, "model", "MODEL")
     lub = command(
         models,
         "lublin",

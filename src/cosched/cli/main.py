@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from cosched.cli._parser import verbs
 from cosched.errors import CoschedError
 
 __all__ = ["COMMANDS", "build_parser", "entry", "main"]
@@ -69,8 +70,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Simulate parallel-job scheduling and coscheduling on HPC clusters.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    sub = verbs(parser, "command", "COMMAND")
     first = argv[0] if argv else None
     names = (COMMANDS[first],) if first in COMMANDS else MODULES
     for name in names:

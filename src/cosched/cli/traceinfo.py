@@ -7,7 +7,7 @@ import argparse
 import re
 from typing import Any
 
-from cosched.cli._parser import command
+from cosched.cli._parser import command, verbs
 
 __all__ = ["register"]
 
@@ -37,8 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Inspect a trace (info), convert an accounting log to SWF (import), "
         "or get an archive log by name (fetch, list).",
     )
-    tsub = p.add_subparsers(dest="trace_command", metavar="ACTION")
-    tsub.required = True
+    tsub = verbs(p, "trace_command", "ACTION")
     info = command(
         tsub,
         "info",

@@ -45,12 +45,6 @@ from cosched.coupled.protocol import (
     LocalMember,
     Member,
     MemberState,
-    domain_idle,
-    domain_quiet,
-    domain_state,
-    domain_waits,
-    domain_window,
-    last_arrival,
 )
 from cosched.engine.simulation import SimulationResult
 from cosched.errors import ConfigError
@@ -64,12 +58,6 @@ __all__ = [
     "MemberDownError",
     "MemberState",
     "Outage",
-    "domain_idle",
-    "domain_quiet",
-    "domain_state",
-    "domain_waits",
-    "domain_window",
-    "last_arrival",
     "run_coupled",
 ]
 
@@ -148,7 +136,8 @@ class Coordinator:
             another process): at an instant where no pass can call a peer every member
             advances and passes in one call; while every domain is quiet
             (:attr:`MemberState.quiet`) each runs its instants alone up to the end of
-            the quiet time, in one call (:func:`domain_window`); at other instants each
+            the quiet time, in one call
+            (:func:`~cosched.coupled.protocol.domain_window`); at other instants each
             domain with an event advances and passes in one call
             (:meth:`Member.pass_at`), and while one domain alone has events it runs
             them in one call (:meth:`Member.run_ahead`). The schedules, the counters

@@ -45,6 +45,7 @@ from cosched.workload.job import Job, Workload
 __all__ = [
     "DEFAULT_RELEASE_CLOCK",
     "DEFAULT_RELEASE_PERIOD",
+    "HOLD_SETTINGS",
     "RELEASE_CLOCKS",
     "CoschedulingPolicy",
     "Domain",
@@ -55,6 +56,17 @@ __all__ = [
 
 Scheme = Literal["hold", "yield"]
 ReleaseClock = Literal["machine", "job"]
+
+#: The coscheduling knobs a domain and its spec carry alike, in the order their
+#: settings list them.
+HOLD_SETTINGS = (
+    "enabled",
+    "release_period",
+    "release_clock",
+    "release_yield",
+    "max_hold_share",
+    "max_yields",
+)
 
 #: Default period (seconds) after which a holding job releases its units (section IV-E).
 DEFAULT_RELEASE_PERIOD = 1200.0
@@ -269,15 +281,7 @@ class Domain:
 
     def settings(self) -> dict[str, Any]:
         """The coscheduling parameters, as plain values."""
-        return {
-            "scheme": self.scheme,
-            "enabled": self.enabled,
-            "release_period": self.release_period,
-            "release_clock": self.release_clock,
-            "release_yield": self.release_yield,
-            "max_hold_share": self.max_hold_share,
-            "max_yields": self.max_yields,
-        }
+        return {"scheme": self.scheme, **{k: getattr(self, k) for k in HOLD_SETTINGS}}
 
     @property
     def paired(self) -> int:

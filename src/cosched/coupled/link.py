@@ -151,12 +151,7 @@ class RemoteLink:
         then = self._answered("try_start", mate_id)
         if then is not None:
             return bool(then[2])
-        if self.cut:
-            return False
-        try:
-            return bool(self._call("try_start", mate_id=mate_id))
-        except Unreachable:
-            return False
+        return self._try("try_start", mate_id)
 
     def start_mate(self, mate_id: int) -> None:
         """See :meth:`Peer.start_mate`."""
@@ -169,9 +164,14 @@ class RemoteLink:
 
     def try_hold_mate(self, mate_id: int) -> bool:
         """See :meth:`Peer.try_hold_mate`."""
+        return self._try("try_hold", mate_id)
+
+    def _try(self, op: str, mate_id: int) -> bool:
+        """The peer's yes or no to ``op`` on ``mate_id``; no when the link is cut or the
+        peer cannot be reached."""
         if self.cut:
             return False
         try:
-            return bool(self._call("try_hold", mate_id=mate_id))
+            return bool(self._call(op, mate_id=mate_id))
         except Unreachable:
             return False

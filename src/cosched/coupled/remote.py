@@ -15,8 +15,9 @@ from typing import TypeVar
 
 import numpy as np
 
-from cosched.coupled.coordinator import Member, MemberDownError, MemberState, last_arrival
+from cosched.coupled.coordinator import Member, MemberDownError, MemberState
 from cosched.coupled.errors import CoupledError
+from cosched.coupled.protocol import last_arrival
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.wire import (
     Channel,

@@ -46,11 +46,16 @@ import numpy as np
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from cosched.coupled.coordinator import domain_idle, domain_state, domain_waits, domain_window
 from cosched.coupled.domain import Domain
 from cosched.coupled.errors import CoupledError
 from cosched.coupled.link import RemoteLink
-from cosched.coupled.protocol import MateStatus
+from cosched.coupled.protocol import (
+    MateStatus,
+    domain_idle,
+    domain_state,
+    domain_waits,
+    domain_window,
+)
 from cosched.coupled.spec import DomainSpec
 from cosched.coupled.wire import (
     MAX_MESSAGE,

@@ -47,6 +47,7 @@ from cosched.coupled.coordinator import Outage
 from cosched.coupled.domain import (
     DEFAULT_RELEASE_CLOCK,
     DEFAULT_RELEASE_PERIOD,
+    HOLD_SETTINGS,
     Domain,
     ReleaseClock,
     Scheme,
@@ -87,15 +88,14 @@ class DomainSpec:
             self.platform,
             scheme=self.scheme,
             local=make_policy(self.policy, **dict(self.params)),
-            enabled=self.enabled,
-            release_period=self.release_period,
-            release_clock=self.release_clock,
-            release_yield=self.release_yield,
-            max_hold_share=self.max_hold_share,
-            max_yields=self.max_yields,
+            **self._hold(),
             estimates=self.estimates,  # type: ignore[arg-type]
             check=self.check,
         )
+
+    def _hold(self) -> dict[str, Any]:
+        """The coscheduling knobs (:data:`HOLD_SETTINGS`) by name."""
+        return {k: getattr(self, k) for k in HOLD_SETTINGS}
 
     def settings(self) -> dict[str, Any]:
         """Everything but the workload table, as JSON values."""
@@ -121,12 +121,7 @@ class DomainSpec:
             "scheme": self.scheme,
             "policy": self.policy,
             "params": dict(self.params),
-            "enabled": self.enabled,
-            "release_period": self.release_period,
-            "release_clock": self.release_clock,
-            "release_yield": self.release_yield,
-            "max_hold_share": self.max_hold_share,
-            "max_yields": self.max_yields,
+            **self._hold(),
             "estimates": self.estimates,
             "check": self.check,
         }
@@ -199,12 +194,7 @@ _DOMAIN_KEYS = {
     "scheme",
     "policy",
     "params",
-    "enabled",
-    "release_period",
-    "release_clock",
-    "release_yield",
-    "max_hold_share",
-    "max_yields",
+    *HOLD_SETTINGS,
     "estimates",
     "seed",
 }

@@ -8,8 +8,10 @@ built on first use in a child process (:func:`cosched.compile.load_built`: a fil
 lock, a temporary folder renamed into place, ``failed.txt`` when it cannot be built),
 with compilation's one-line notice on stderr naming the step and its time, into a
 folder of the user's cache named by :func:`cosched.compile.key` of the loop's and the
-pass's sources, so an upgrade or an edit builds a new one. ``COSCHED_AOT=0`` leaves it
-out: the fast path then runs numba's just-in-time loop, the same source.
+pass's sources, so an upgrade or an edit builds a new one. The module counts numba's
+references with plain increments, not atomic ones (:func:`_plain_refcounts`).
+``COSCHED_AOT=0`` leaves it out: the fast path then runs numba's just-in-time loop, the
+same source.
 
 The child finds the pass by its module and name (data the parent hands it): this
 module imports no policy.
@@ -17,9 +19,10 @@ module imports no policy.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +81,15 @@ def _extension(spec: CompiledPass) -> str:
     return f"_cosched_loop_{spec.name}"
 
 
+#: How the built loop counts references (part of its folder's key): with plain
+#: increments and decrements, not atomic ones (:func:`_plain_refcounts`).
+REFCOUNTS = "plain"
+
+
 @functools.cache
 def _key(spec: CompiledPass) -> str:
     """The hash naming the folder of ``spec``'s built loop (computed once a process)."""
-    return key(spec.name, loop_signature(spec), files=source_files(spec))
+    return key(spec.name, loop_signature(spec), REFCOUNTS, files=source_files(spec))
 
 
 def _folder(spec: CompiledPass) -> Path:
@@ -159,9 +167,57 @@ def build_loop(out: str, folder_key: str, extension: str, module: str, name: str
         cc.output_dir = out
         cc.verbose = False
         cc.export("event_loop", _numba_signature(spec))(loop_of(spec, compiled=True))
-        cc.compile()
+        with _plain_refcounts():
+            cc.compile()
     built = import_built(module_path(Path(out), extension), extension)
     _self_check(spec, built.event_loop)
+
+
+@contextlib.contextmanager
+def _plain_refcounts() -> Iterator[None]:
+    """numba's runtime, as ``numba.pycc`` compiles it into the module, counting
+    references with plain increments and decrements instead of atomic ones.
+
+    Each array a compiled function binds is counted on the way in and out, an atomic
+    add each: about half of LOMARC's loop time on KTH-SP2 (docs/performance.md,
+    "Reference counts not atomic in the loops built ahead of time"). The module's code
+    runs under the GIL (``numba.pycc`` releases it nowhere) and every count it makes is
+    of an array of the call: those it allocates and those it is handed (each unboxed
+    into a record of its own), none of which outlives the call. Nothing else can see
+    these counts, so an atomic operation buys nothing. numba keeps the switch as a
+    measuring aid (``nrtdynmod._disable_atomicity``, which returns the old count where
+    the decrement reads the new one); the increments and decrements are defined here as
+    numba defines them, without ``atomicrmw``. A numba without that function, or whose
+    definition takes other arguments, builds the atomic counts: the same results.
+    """
+    from numba.core.runtime import nrtdynmod
+
+    atomic = getattr(nrtdynmod, "_define_atomic_inc_dec", None)
+    if atomic is None:
+        yield
+        return
+
+    def plain(module: Any, op: str, ordering: str) -> Any:
+        fn = atomic(module, op, ordering)  # its declaration; the body is replaced
+        args = list(fn.args)
+        if op not in ("add", "sub") or len(args) != 1 or not args[0].type.is_pointer:
+            return fn  # not the definition read here: numba's own, atomic
+        [ptr] = args
+        word = fn.function_type.return_type  # the count's type
+        fn.blocks.clear()
+        builder = ir.IRBuilder(fn.append_basic_block())
+        new = getattr(builder, op)(builder.load(ptr, typ=word), ir.Constant(word, 1))
+        builder.store(new, ptr)
+        builder.ret(new)
+        return fn
+
+    from llvmlite import ir
+
+    nrtdynmod._define_atomic_inc_dec = plain
+    try:
+        yield
+    finally:
+        nrtdynmod._define_atomic_inc_dec = atomic
 
 
 def _self_check(spec: CompiledPass, compiled: Callable[..., None]) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -81,7 +81,11 @@ class Decider(Protocol):
     def take(self) -> list[Decision]: ...
 
 
-class AgentLoop:
+#: The decider type of a learned policy (:class:`BatchDecider`, ``ShareDecider``).
+D = TypeVar("D", bound=Decider)
+
+
+class AgentLoop(Generic[D]):
     """What a learned policy adds to its family's: the agent, and the pass that asks it.
 
     A policy *driven* from outside (by an environment, :attr:`driven`) ends its pass
@@ -92,9 +96,17 @@ class AgentLoop:
 
     name: ClassVar[str]
     agent: str
+    slots: int
+    releases: int
     #: Whether an environment makes the agent's choices (set by the environment).
     driven: bool = False
     _fn: Agent | None = None
+    _decider: D | None = None
+
+    def _check_slots(self) -> None:
+        """A one-line error for a bad ``slots`` or ``releases``."""
+        check_range(self.name, "slots", self.slots, low=1, integer=True)
+        check_range(self.name, "releases", self.releases, low=0, integer=True)
 
     def _resolve(self) -> Agent:
         if callable(self.agent):
@@ -107,9 +119,10 @@ class AgentLoop:
             raise ConfigError(f"policy {self.name!r} parameter 'agent': {exc}") from None
 
     @property
-    def decider(self) -> Decider:
+    def decider(self) -> D:
         """The rules around the agent's choices, and their state in this run."""
-        raise NotImplementedError
+        assert self._decider is not None
+        return self._decider
 
     def __getstate__(self) -> dict[str, Any]:
         # A named agent is found again by its reference in the process that unpickles.
@@ -163,7 +176,7 @@ class AgentLoop:
 
 
 @dataclass(kw_only=True)
-class LearnedPolicy(AgentLoop, Policy):
+class LearnedPolicy(AgentLoop[BatchDecider], Policy):
     """An agent (observation -> action) choosing among the first K queued jobs.
 
     Attributes:
@@ -187,13 +200,9 @@ class LearnedPolicy(AgentLoop, Policy):
     time_scale: float = TIME_SCALE
     backfill: Backfill = "none"
     commit: Literal["head", "event"] = "head"
-    driven: bool = field(default=False, init=False, repr=False, compare=False)
-    _fn: Agent | None = field(default=None, init=False, repr=False, compare=False)
-    _decider: BatchDecider | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check_range(self.name, "slots", self.slots, low=1, integer=True)
-        check_range(self.name, "releases", self.releases, low=0, integer=True)
+        self._check_slots()
         check_choice(self.name, "backfill", self.backfill, BACKFILLS)
         check_choice(self.name, "commit", self.commit, ("head", "event"))
         try:
@@ -203,11 +212,6 @@ class LearnedPolicy(AgentLoop, Policy):
         rules = Rules(slots=self.slots, commit=self.commit, backfill=self.backfill)
         self._decider = BatchDecider(rules, encoding)
         self._fn = self._resolve()
-
-    @property
-    def decider(self) -> BatchDecider:
-        assert self._decider is not None
-        return self._decider
 
     def params(self) -> dict[str, Any]:
         return self._agent_params(super().params())

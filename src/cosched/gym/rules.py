@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
@@ -58,8 +58,8 @@ __all__ = [
 
 Commit = Literal["head", "event"]
 Backfill = Literal["none", "easy", "rlscheduler"]
-COMMITS: tuple[str, ...] = ("head", "event")
-BACKFILLS: tuple[str, ...] = ("none", "easy", "rlscheduler")
+COMMITS: tuple[str, ...] = get_args(Commit)
+BACKFILLS: tuple[str, ...] = get_args(Backfill)
 
 
 class Pass:

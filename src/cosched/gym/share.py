@@ -28,7 +28,7 @@ import bisect
 import heapq
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -45,7 +45,7 @@ from cosched.nodeshare.interference import DEFAULT_PRESET
 from cosched.nodeshare.placement import Plan
 from cosched.nodeshare.policies import NODESHARE_REQUIRES, Coscheduling
 from cosched.platform import Platform
-from cosched.policies.base import Policy, check_choice, check_range
+from cosched.policies.base import Policy, check_choice
 from cosched.workload.job import Job
 
 __all__ = [
@@ -240,7 +240,7 @@ def _base(configs: Sequence[object]) -> int | None:
 
 
 @dataclass(kw_only=True)
-class LearnedNodeShare(AgentLoop, Policy):
+class LearnedNodeShare(AgentLoop[ShareDecider], Policy):
     """An agent choosing the next job and whether it may share nodes (node sharing).
 
     Attributes:
@@ -267,13 +267,9 @@ class LearnedNodeShare(AgentLoop, Policy):
     degraded: bool = True
     rates: Literal["dynamic", "at-start"] = "dynamic"
     interference: Literal["fig3", "prior"] = DEFAULT_PRESET  # type: ignore[assignment]
-    driven: bool = field(default=False, init=False, repr=False, compare=False)
-    _fn: Agent | None = field(default=None, init=False, repr=False, compare=False)
-    _decider: ShareDecider | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check_range(self.name, "slots", self.slots, low=1, integer=True)
-        check_range(self.name, "releases", self.releases, low=0, integer=True)
+        self._check_slots()
         check_choice(self.name, "commit", self.commit, COMMITS)
         try:
             encoding = Encoding(self.slots, self.releases, self.time_scale)
@@ -287,11 +283,6 @@ class LearnedNodeShare(AgentLoop, Policy):
             raise ConfigError(f"policy {self.name!r}: {exc}") from None
         self._decider = ShareDecider(placer, encoding, self.commit)
         self._fn = self._resolve()
-
-    @property
-    def decider(self) -> ShareDecider:
-        assert self._decider is not None
-        return self._decider
 
     def params(self) -> dict[str, object]:
         return self._agent_params(super().params())

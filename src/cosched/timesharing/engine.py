@@ -290,6 +290,7 @@ class TimeSharingSim:
         gf[K.R_NPER] = p.noise_period
         gf[K.R_NDUR] = p.noise_duration
         gf[K.R_WAKE] = p.wake_cost
+        gf[K.R_COMM] = p.fcs_comm_cost
         gf[K.R_NICOCC] = p.nic_occupancy
         gf[K.R_QTOP] = quanta[levels - 1]
         gf[K.G_QU : K.G_QU + levels] = quanta

@@ -137,6 +137,11 @@ class ScenarioCell:
         block: consecutive ranks slow or fast together (:func:`scenario_jobs`).
         ring: the ranks exchange messages in a ring (``topology`` "ring"), else a chain.
         model: the model's parameters (:func:`_params`).
+        mpl: the rows of GS's and FCS's matrix, the process slots per PE under SB
+            (``mpl``); 0, the default, gives every job its own (a job beyond them waits
+            for one to free). Section 4 states MPL 2 for its two jobs; section 3 states
+            none, and its 3.3 GS row needs three rows (docs/timesharing-fidelity.md,
+            "Section 3.4's order, written up").
     """
 
     scenario: str
@@ -147,6 +152,7 @@ class ScenarioCell:
     block: int
     ring: bool
     model: TSParams
+    mpl: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +220,9 @@ def parse(params: Mapping[str, Scalar]) -> ScenarioCell | DynamicCell:
     block = params.get("block", 1)
     if not (str(block).isdigit() and int(str(block)) >= 1):
         raise ConfigError(f"'block' must be an integer >= 1 (got {block!r})")
+    mpl = _int(params, "mpl", 0)
+    if mpl < 0:
+        raise ConfigError(f"'mpl' must be an integer >= 0 (0: a row per job; got {mpl})")
     return ScenarioCell(
         scenario=scenario,
         scheme=scheme,
@@ -223,6 +232,7 @@ def parse(params: Mapping[str, Scalar]) -> ScenarioCell | DynamicCell:
         block=int(str(block)),
         ring=topology == "ring",
         model=model,
+        mpl=mpl,
     )
 
 
@@ -344,8 +354,14 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
     (``t_spin``, in s, for both: unset, FCS spins the paper's 120 us and SB the larger
     of 120 us and one latency; set, it must be at least one latency), and whether Linux
     2.4's processes start with random counters (``random_counter``:
-    ``TSParams.linux_random_counter``)."""
+    ``TSParams.linux_random_counter``), and the cost of a gang switch (``gs_switch``, in
+    s: ``TSParams.gs_context_switch``, the dynamic coscheduling paper's 2 ms unless the
+    spec names one; the FCS paper's STORM switches "in a few hundreds of microseconds",
+    its line 46), and the cost of FCS's monitoring per synchronous communication
+    (``comm_cost``, in s: ``TSParams.fcs_comm_cost``, 0 unless the spec names one)."""
     base = TSParams(gs_quantum=_float(params, "quantum"))
+    if "gs_switch" in params:  # the gang switch (the model's 2 ms unless the spec names one)
+        base = base.with_(gs_context_switch=_seconds(params, "gs_switch"))
     if "latency" in params:
         lat = _seconds(params, "latency")
         base = base.with_(latency_fixed=0.0, latency_per_byte=lat / base.msg_size)
@@ -375,6 +391,7 @@ def _params(params: Mapping[str, Scalar]) -> TSParams:
         wake_cost=_float(params, "wake_cost", base.wake_cost),
         nic_bandwidth=_float(params, "nic_bandwidth", base.nic_bandwidth),
         nic_pes=_int(params, "nic_pes", int(base.nic_pes)),
+        fcs_comm_cost=_float(params, "comm_cost", base.fcs_comm_cost),
     )
 
 
@@ -555,8 +572,9 @@ def run_dynamic(cell: DynamicCell, seed: int) -> dict[str, Any]:
 
 def scenario_sim(cell: ScenarioCell, seed: int) -> TimeSharingSim:
     """The simulation of a section 3-4 scenario cell, ready to run: FCFS is the gang
-    matrix with one row, the other schemes get one row per job. It can be run to a
-    horizon to follow each job's progress."""
+    matrix with one row, the other schemes get one row per job (or ``cell.mpl`` rows,
+    the jobs beyond them waiting in arrival order). It can be run to a horizon to follow
+    each job's progress."""
     nodes = cell.nodes
     ts = cell.model
     jobs = scenario_jobs(cell.scenario, nodes, cell.job_time, cell.grain, ts, cell.block)
@@ -566,7 +584,7 @@ def scenario_sim(cell: ScenarioCell, seed: int) -> TimeSharingSim:
         w,
         scheme="GS" if scheme == "FCFS" else scheme,
         nodes=nodes,
-        mpl=1 if scheme == "FCFS" else len(jobs),
+        mpl=1 if scheme == "FCFS" else (cell.mpl or len(jobs)),
         rng=np.random.default_rng(seed),
         params=ts,
     )

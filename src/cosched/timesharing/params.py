@@ -62,7 +62,7 @@ _MAY_BE_ZERO = frozenset({
     "latency_fixed", "context_switch", "interrupt", "queue_move", "endpoint_check",
     "fcs_classify", "fcs_nm", "fcs_f_preempt", "fcs_cs_local", "fcs_f_all",
     "linux_change_penalty", "linux_wake_preempt", "linux_random_counter", "noise_period",
-    "noise_duration", "wake_cost", "nic_bandwidth", "io_holds_cpu",
+    "noise_duration", "wake_cost", "nic_bandwidth", "io_holds_cpu", "fcs_comm_cost",
 })  # fmt: skip
 #: Schemes whose mechanism is written in the MLFQ's terms (boosts to the top level,
 #: yields to the lowest level) and so have no meaning under ``linux24``.
@@ -256,6 +256,17 @@ class TSParams:
             (``io_cpu`` in ``TSResult.nodes``), so no other process runs meanwhile and
             no switch follows it.
 
+        fcs_comm_cost: a named reading: the CPU time an FCS process's monitoring costs
+            per synchronous communication event, charged as an interrupt on its PE when
+            the event completes (the receives from both neighbours, the event Algorithm
+            2's C_comm counts). The FCS paper's monitoring layer notes "the start and
+            end of each synchronous operation" and "entering and exiting a blocking
+            state" (its line 204) and gives its accuracy, not its cost; its section 4
+            names the cost ("FCS suffers from relatively high reclassification overhead,
+            because of the high number of communication events", line 320; "the added
+            overhead of process classification", line 244). 0 (default): the paper
+            gives no figure. Other schemes never pay it.
+
     FCS's time slice (T_slice, 100 ms in the FCS paper) and global switch cost are
     ``gs_quantum`` and ``gs_context_switch``: its machine manager is GS's.
     """
@@ -300,6 +311,7 @@ class TSParams:
     nic_bandwidth: float = 0.0
     nic_pes: float = 1
     io_holds_cpu: float = 0
+    fcs_comm_cost: float = 0.0
 
     def __post_init__(self) -> None:
         if self.local not in LOCAL_SCHEDULERS:

@@ -33,6 +33,9 @@ What costs CPU time, and when (Table 3 of the paper for the values):
   reaches a descheduled one (DCS); a wake-up from a block also costs ``wake_cost`` (a
   named reading, 0 by default: the kernel's wake-up path and the cache refill of a
   process that slept), charged with the interrupt;
+* FCS's monitoring of each synchronous communication (``fcs_comm_cost``, a named
+  reading, 0 by default), charged as an interrupt on the process's PE before its
+  messages leave;
 * a queue move (``queue_move``) when a process blocks, is woken by an interrupt, is
   boosted by PB or by an I/O completion while another process holds the CPU (a wake-up
   on an idle CPU reorders nothing), and twice per yield (SY), which also checks every
@@ -326,6 +329,7 @@ from cosched.timesharing.kernel.layout import P_TWAIT0 as P_TWAIT0
 from cosched.timesharing.kernel.layout import P_WAITING as P_WAITING
 from cosched.timesharing.kernel.layout import P_YIELDED as P_YIELDED
 from cosched.timesharing.kernel.layout import R_CLS as R_CLS
+from cosched.timesharing.kernel.layout import R_COMM as R_COMM
 from cosched.timesharing.kernel.layout import R_CS as R_CS
 from cosched.timesharing.kernel.layout import R_CST as R_CST
 from cosched.timesharing.kernel.layout import R_DCT as R_DCT

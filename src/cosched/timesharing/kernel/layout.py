@@ -137,7 +137,8 @@ R_WAKE = K_SF + 20  # a blocked process's wake-up beyond the interrupt (TSParams
 # The time a message holds a network interface's sending side, and then the receiving
 # side's (msg_size / nic_bandwidth; 0: no contention, messages in the FIFO).
 R_NICOCC = K_SF + 21
-G_QU = K_SF + 22
+R_COMM = K_SF + 22  # FCS: the monitoring's cost per synchronous communication (fcs_comm_cost)
+G_QU = K_SF + 23
 WAIT_SPIN, WAIT_BLOCK, WAIT_YIELD = 0, 1, 2
 # FCS process classes (P_KLASS; a new process is CS) and node modes (N_MODE).
 CL_CS, CL_F, CL_DC = 0, 1, 2

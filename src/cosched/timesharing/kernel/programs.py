@@ -74,6 +74,7 @@ from cosched.timesharing.kernel.layout import (
     P_TRECV,
     P_WAITING,
     P_YIELDED,
+    R_COMM,
     R_EC,
     R_LATENCY,
     R_NICOCC,
@@ -129,17 +130,24 @@ def activity_done(S: State, n: int, p: int, t: float) -> None:
         PI[p, P_PHASE] = P_SEND
         ph = P_SEND
     if ph == P_SEND:
-        arrive_t = t + S.GF[R_LATENCY]
         left = PI[p, P_NBR0]
         right = PI[p, P_NBR1]
+        ts = t
+        cost = S.GF[R_COMM]
+        if cost > 0.0 and S.G[F_FCS] and (left >= 0 or right >= 0):
+            # FCS's monitoring notes the synchronous operation's start (TSParams.
+            # fcs_comm_cost): its CPU time, then the messages leave.
+            charge(S, n, t, cost, 1)
+            ts = t + cost
+        arrive_t = ts + S.GF[R_LATENCY]
         contend = S.GF[R_NICOCC] > 0.0
         if left >= 0:
-            send(S, p, left, 1, t, arrive_t, contend)
+            send(S, p, left, 1, ts, arrive_t, contend)
         if right >= 0:
-            send(S, p, right, 0, t, arrive_t, contend)
+            send(S, p, right, 0, ts, arrive_t, contend)
         PI[p, P_PHASE] = P_RECV
         PI[p, P_INRECV] = 1
-        PF[p, P_TRECV] = t
+        PF[p, P_TRECV] = ts
         PI[p, P_WAITING] = 0 if left >= 0 else 1
         PF[p, P_REM] = S.GF[R_SPIN]
         PI[p, P_YIELDED] = 0

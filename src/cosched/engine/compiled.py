@@ -66,11 +66,12 @@ class CompiledPass(Generic[Store, State, Params]):
         name: a name for the pass, unique among passes (names the compiled code).
         init: ``init(jobs, capacity, params) -> (store, state)``: the pass's fixed
             arrays (changed in place) and its state (a named tuple, replaced).
-        schedule: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch,
-            now, chosen) -> (state, head, tail, k, wake)``: one pass at ``now``; the jobs to
-            start are ``chosen[:k]`` in decision order (the pass may compact
-            ``queue[head:tail]``, and must drop the jobs it starts from it or leave them
-            behind, started); ``wake``: a wake-up asked for, or NaN.
+        schedule: ``schedule(store, state, jobs, queue, chosen, at) -> (state, head,
+            tail, k, wake)``: one pass at ``at.now`` (the loop's numbers at the instant:
+            :class:`~cosched.engine.loop.Instant`); the jobs to start are ``chosen[:k]``
+            in decision order (the pass may compact ``queue[at.head:at.tail]``, and must
+            drop the jobs it starts from it or leave them behind, started); ``wake``: a
+            wake-up asked for, or NaN.
         ended: ``ended(store, state, jobs, j, now) -> state``: job ``j`` completed.
         report: ``report(store, state, out, fout)``: the pass's counters into ``out``
             (an int64 array of :attr:`reports` entries) and ``fout`` (float64, of
@@ -86,12 +87,12 @@ class CompiledPass(Generic[Store, State, Params]):
         table: ``table(policy, sim) -> array``: the pass's per-job columns, one float64
             row per job (:attr:`Jobs.table <cosched.engine.loop.Jobs.table>`): its
             inputs, and room for per-job outputs; None: none.
-        rates: ``rates(store, state, jobs, ended, nended, chosen, k, now, who, rates) ->
-            (state, m)``: after the starts of an instant, the running jobs whose progress
-            rate changes, ``who[:m]`` to ``rates[:m]`` in the order the engine applies
-            them (``ended[:nended]``: the jobs that ended at this instant, ``chosen[:k]``
-            those that started). None: every job runs at rate 1, and the loop has no
-            rate changes.
+        rates: ``rates(store, state, jobs, turn, who, rates, at) -> (state, m)``: after
+            the starts of an instant, the running jobs whose progress rate changes,
+            ``who[:m]`` to ``rates[:m]`` in the order the engine applies them
+            (``turn[:at.ended]``: the jobs that ended at this instant, then
+            ``at.started`` more: those that started). None: every job runs at rate 1,
+            and the loop has no rate changes.
         places: the pass writes the node of each unit of each job it starts into
             :attr:`Jobs.placed <cosched.engine.loop.Jobs.placed>` (nodes in
             nondecreasing order within a job); the run's placements are then those, a

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from cosched.engine.simulation import Simulation
+    from cosched.platform import Platform
+    from cosched.workload.columns import Columns
     from cosched.workload.job import Workload
     from cosched.workload.stream import WorkloadStream
 
-__all__ = ["OUTCOME_COLUMNS", "JobFeed"]
+__all__ = ["OUTCOME_COLUMNS", "JobFeed", "unit_sizes"]
 
 #: The columns of the outcome table, in order (``SimulationResult.jobs``).
 OUTCOME_COLUMNS = (
@@ -60,6 +62,21 @@ _INITIAL: dict[str, float] = {
 _STATE = ("_jobs", "_submit", "_sizes", "_run", "_est", *_INITIAL)
 #: The stores an outcome row is read from.
 _READ = ("_jobs", "_start", "_end", "_sizes")
+
+
+def unit_sizes(platform: Platform, name: str, columns: Columns) -> np.ndarray:
+    """The jobs' sizes in the machine's allocation units; a :class:`WorkloadError`
+    naming the first job wider than the machine (workload ``name``)."""
+    sizes = platform.units_array(columns["procs"])
+    too_wide = np.flatnonzero(sizes > platform.capacity)
+    if too_wide.size:
+        row = int(too_wide[0])
+        raise WorkloadError(
+            f"workload {name!r}: job {int(columns['job_id'][row])} needs "
+            f"{int(columns['procs'][row])} procs but the machine is "
+            f"{platform.describe()}; load it with too_wide=drop or clip"
+        )
+    return sizes
 
 
 class JobFeed:
@@ -109,15 +126,7 @@ class JobFeed:
             return False
         sim, off, m = self.sim, self.loaded, len(w)
         t = w.columns
-        sizes = sim.platform.units_array(t["procs"])
-        wide = np.flatnonzero(sizes > sim._capacity)
-        if wide.size:
-            k = int(wide[0])
-            raise WorkloadError(
-                f"workload {w.name!r}: job {int(t['job_id'][k])} needs "
-                f"{int(t['procs'][k])} procs but the machine is "
-                f"{sim.platform.describe()}; load it with too_wide=drop or clip"
-            )
+        sizes = unit_sizes(sim.platform, w.name, t)
         keys = range(off, off + m)
         col = "run_time" if sim.estimates == "exact" else "requested_time"
         given: tuple[tuple[str, list[Any]], ...] = (

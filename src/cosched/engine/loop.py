@@ -40,9 +40,9 @@ pass's functions' signatures are declared once here (:data:`Init`, :data:`Schedu
 :data:`Ended`, :data:`Rates`, :data:`Report`; mypy checks every pass against them
 through :class:`~cosched.engine.compiled.CompiledPass`), and so are the arrays they
 take (:data:`Ints`, :data:`Floats`, :data:`Table`; for a pass's own arrays also
-:data:`IntTable` and :data:`Bools`). Whether the pass changes rates or
-passes at idle instants are constants of each loop, so a loop without rate changes
-compiles none of their code.
+:data:`IntTable` and :data:`Bools`) and the instant's numbers (:class:`Instant`).
+Whether the pass changes rates or passes at idle instants are constants of each loop,
+so a loop without rate changes compiles none of their code.
 Nothing here knows a policy.
 """
 
@@ -62,6 +62,7 @@ __all__ = [
     "EventLoop",
     "Floats",
     "Init",
+    "Instant",
     "IntTable",
     "Ints",
     "Jobs",
@@ -118,6 +119,22 @@ class Completions(NamedTuple):
     job: Ints  #: job indices
 
 
+class Instant(NamedTuple):
+    """The loop's numbers at one instant, as a pass's ``schedule`` and ``rates`` take
+    them: numbers only (numba hands a record of numbers over as values, where it counts
+    a reference to each array of a record at every call)."""
+
+    now: float  #: the instant
+    head: int  #: ``queue[head:tail]``: the queued jobs (a pass may leave started ones in)
+    tail: int
+    fresh: int  #: the jobs that arrived at this instant are ``queue[fresh:tail]``
+    free: int  #: units free
+    epoch: int  #: completions so far
+    ended: int  #: jobs that ended at this instant: ``turn[:ended]`` (``rates``)
+    started: int  #: jobs started at this instant: ``turn[ended:ended + started]``
+    #: (``rates``; 0 for ``schedule``, which starts them)
+
+
 # -- a pass's functions, declared once ---------------------------------------------------
 
 #: A pass's fixed arrays (changed in place) and its state (replaced at each call).
@@ -128,19 +145,16 @@ Params = TypeVar("Params")
 
 #: ``init(jobs, capacity, params) -> (store, state)``.
 Init: TypeAlias = Callable[[Jobs, int, Params], tuple[Store, State]]
-#: ``schedule(store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen) ->
-#: (state, head, tail, k, wake)``: one pass at ``now`` (see
-#: :class:`~cosched.engine.compiled.CompiledPass`).
+#: ``schedule(store, state, jobs, queue, chosen, at) -> (state, head, tail, k, wake)``:
+#: one pass at ``at.now`` (see :class:`~cosched.engine.compiled.CompiledPass`).
 Schedule: TypeAlias = Callable[
-    [Store, State, Jobs, Ints, int, int, int, int, int, float, Ints],
-    tuple[State, int, int, int, float],
+    [Store, State, Jobs, Ints, Ints, "Instant"], tuple[State, int, int, int, float]
 ]
 #: ``ended(store, state, jobs, j, now) -> state``: job ``j`` completed.
 Ended: TypeAlias = Callable[[Store, State, Jobs, int, float], State]
-#: ``rates(store, state, jobs, ended, nended, chosen, k, now, who, rates) -> (state, m)``.
-Rates: TypeAlias = Callable[
-    [Store, State, Jobs, Ints, int, Ints, int, float, Ints, Floats], tuple[State, int]
-]
+#: ``rates(store, state, jobs, turn, who, rates, at) -> (state, m)``: the rate changes
+#: after the starts of an instant (see :class:`~cosched.engine.compiled.CompiledPass`).
+Rates: TypeAlias = Callable[[Store, State, Jobs, Ints, Ints, Floats, "Instant"], tuple[State, int]]
 #: ``report(store, state, out, fout)``: the pass's counters.
 Report: TypeAlias = Callable[[Store, State, Ints, Floats], None]
 #: The loop with a pass bound: ``loop(submit, run, est, size, table, capacity, params,
@@ -258,7 +272,8 @@ def _scratch(
     chosen jobs, the wake-up heap; and, with rate changes (``rates``; else empty), the
     work done by each job at its last change, when that was, the sequence number of its
     one live completion entry (the others are stale), the jobs that ended at an instant
-    and the pass's rate changes (the jobs and their new rates)."""
+    then those that started at it (``turn``: at most ``n``, each job ends once) and the
+    pass's rate changes (the jobs and their new rates)."""
     m = n if rates else 0
     heap = Completions(
         np.empty(n + 1, dtype=np.float64),
@@ -280,16 +295,7 @@ def _scratch(
 
 
 def no_rates(
-    store: object,
-    state: State,
-    jobs: Jobs,
-    ended: Ints,
-    nended: int,
-    chosen: Ints,
-    k: int,
-    now: float,
-    who: Ints,
-    rates: Floats,
+    store: object, state: State, jobs: Jobs, turn: Ints, who: Ints, rates: Floats, at: Instant
 ) -> tuple[State, int]:
     """The rates hook of a pass whose jobs all run at rate 1: no change."""
     return state, 0
@@ -362,7 +368,7 @@ def event_loop_for(
         rate = np.ones(n, dtype=np.float64)
         est_end = np.full(n, np.nan)
         jobs = Jobs(submit, run, est, size, table, start, end, order, placed, rate, est_end)
-        heap, queue, chosen, wakes, done, upd, live, ended, who, new_rates = scratch(n, RATES)
+        heap, queue, chosen, wakes, done, upd, live, turn, who, new_rates = scratch(n, RATES)
         ht, hs, hj = heap.time, heap.seq, heap.job
         store, state = policy_init(jobs, capacity, params)
         free = capacity
@@ -393,8 +399,8 @@ def event_loop_for(
                     if s != live[j]:
                         continue  # re-planned since: a stale entry
                     end[j] = now
-                    ended[nended] = j
-                    nended += 1
+                    turn[nended] = j
+                nended += 1
                 free += size[j]
                 epoch += 1
                 state = policy_ended(store, state, jobs, j, now)
@@ -416,9 +422,8 @@ def event_loop_for(
             elif queued > 0 or IDLE_PASSES:
                 passes += 1
                 # -- the policy's pass, then its starts in decision order --
-                state, head, tail, k, wake = policy_pass(
-                    store, state, jobs, queue, head, tail, fresh, free, epoch, now, chosen
-                )
+                at = Instant(now, head, tail, fresh, free, epoch, nended, 0)
+                state, head, tail, k, wake = policy_pass(store, state, jobs, queue, chosen, at)
                 for c in range(k):
                     j = chosen[c]
                     free -= size[j]
@@ -427,6 +432,7 @@ def event_loop_for(
                     order[started + c] = j
                     seq += 1
                     if RATES:
+                        turn[nended + c] = j
                         est_end[j] = now + est[j]
                         if nheap == ht.shape[0]:
                             heap = grow(heap)
@@ -446,9 +452,8 @@ def event_loop_for(
                 continue
             if RATES:
                 # -- rate changes: the pass's new rates, each job's completion re-planned --
-                state, nr = policy_rates(
-                    store, state, jobs, ended, nended, chosen, k, now, who, new_rates
-                )
+                at = Instant(now, head, tail, fresh, free, epoch, nended, k)
+                state, nr = policy_rates(store, state, jobs, turn, who, new_rates, at)
                 for c in range(nr):
                     j = who[c]
                     r = new_rates[c]

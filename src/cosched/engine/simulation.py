@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from cosched.engine.decisions import Decision, Hold, Release, Start, WakeUp
-from cosched.engine.feed import OUTCOME_COLUMNS
+from cosched.engine.feed import OUTCOME_COLUMNS, unit_sizes
 from cosched.engine.ledger import NodeLedger, Placement
 from cosched.engine.view import SystemView
-from cosched.errors import ConfigError, InvariantError, PolicyDecisionError, WorkloadError
+from cosched.errors import ConfigError, InvariantError, PolicyDecisionError
 from cosched.platform import Allocation, Platform
 from cosched.workload.columns import Columns, FrameField
 from cosched.workload.job import Job, Workload
@@ -214,15 +214,7 @@ class Simulation:
         """Check the sizes and keep (submit, run, estimate, size) as numpy columns."""
         platform = self.platform
         t = workload.columns
-        sizes = platform.units_array(t["procs"])
-        too_wide = np.flatnonzero(sizes > platform.capacity)
-        if too_wide.size:
-            row = int(too_wide[0])
-            raise WorkloadError(
-                f"workload {workload.name!r}: job {int(t['job_id'][row])} needs "
-                f"{int(t['procs'][row])} procs but the "
-                f"machine is {platform.describe()}; load it with too_wide=drop or clip"
-            )
+        sizes = unit_sizes(platform, workload.name, t)
         col = "run_time" if self.estimates == "exact" else "requested_time"
         self._columns = (
             np.asarray(t["submit_time"], dtype=np.float64),

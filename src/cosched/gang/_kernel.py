@@ -35,7 +35,7 @@ import numpy as np
 from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
-    from cosched.engine.loop import Bools, Floats, Ints, IntTable, Jobs, Table
+    from cosched.engine.loop import Bools, Floats, Instant, Ints, IntTable, Jobs, Table
 
 __all__ = [
     "GangParams",
@@ -544,19 +544,10 @@ def _backfill(
 
 
 def gang_pass(
-    st: GangStore,
-    s: GangState,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    st: GangStore, s: GangState, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[GangState, int, int, int, float]:
     """``Gang.schedule`` on arrays (see the module)."""
+    head, tail, fresh, now = at.head, at.tail, at.fresh, at.now
     pr = st.params
     k = 0
     backfill = pr.backfill
@@ -633,22 +624,14 @@ def _share(
 
 
 def gang_rates(
-    st: GangStore,
-    s: GangState,
-    jobs: Jobs,
-    ended: Ints,
-    nended: int,
-    chosen: Ints,
-    k: int,
-    now: float,
-    who: Ints,
-    rates: Floats,
+    st: GangStore, s: GangState, jobs: Jobs, turn: Ints, who: Ints, rates: Floats, at: Instant
 ) -> tuple[GangState, int]:
     """``Gang._new_rates``, after an instant at which a job started or ended: the
     touched jobs' shares (every running job's when the rows in use changed), in index
     order, and those whose rate changed."""
-    if k == 0 and nended == 0:
+    if at.started == 0 and at.ended == 0:
         return s, 0
+    now = at.now
     rows_seen = max(s.rows_seen, _popcount(s.used))
     todo = st.found
     nt = 0

@@ -22,6 +22,7 @@ from cosched.engine.compiled import CompiledPass, ranked
 from cosched.gang import _kernel as K
 from cosched.gang import policies as P
 from cosched.platform import Allocation
+from cosched.policies.base import OwnRates
 from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def arguments(policy: P.Gang, sim: Simulation) -> K.GangParams | None:
     if type(policy) not in BUILT_IN or sim.check or sim.streamed:
         return None
     rates = sim.rate_model
-    if type(rates) is not P._Rates or rates.policy is not policy or policy.mpl > MAX_ROWS:
+    if type(rates) is not OwnRates or rates.policy is not policy or policy.mpl > MAX_ROWS:
         return None
     eta = _column(sim, P.EFFICIENCY_COLUMN, 1.0)
     mem = _column(sim, P.MEMORY_COLUMN, policy.job_memory)

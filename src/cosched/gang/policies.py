@@ -39,7 +39,7 @@ from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
 from cosched.gang.matrix import IntArray, Matrix, cyclic_runs
 from cosched.platform import Allocation, Platform
-from cosched.policies.base import Policy, check_choice, check_range
+from cosched.policies.base import OwnRates, Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
 from cosched.policies.reservation import Reservation, ShadowWalk
 from cosched.workload.job import Job, Workload
@@ -91,18 +91,6 @@ def with_trace_memory(workload: Workload, *, field_name: str = "requested_memory
     return workload.replace_table(
         t.assign(**{MEMORY_COLUMN: mem}), note=f"{MEMORY_COLUMN} from SWF {field_name}"
     )
-
-
-class _Rates:
-    """The family's rate model: each job's share of the round (see the module)."""
-
-    def __init__(self, policy: Gang) -> None:
-        self.policy = policy
-
-    def update(
-        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
-    ) -> Mapping[int, float]:
-        return self.policy._new_rates(view.now, started)
 
 
 @dataclass(kw_only=True)
@@ -200,8 +188,14 @@ class Gang(Policy):
                 f"policy {self.name!r} caps jobs per processor by its rows; drop max_jobs_per_node"
             )
 
-    def rate_model(self) -> _Rates:
-        return _Rates(self)
+    def rate_model(self) -> OwnRates:
+        return OwnRates(self)
+
+    def own_rates(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]:
+        """The family's rate model: each job's share of the round (see the module)."""
+        return self._new_rates(view.now, started)
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:

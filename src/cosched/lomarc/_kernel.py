@@ -51,7 +51,7 @@ from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
 from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
-    from cosched.engine.loop import Floats, Ints, IntTable, Jobs, Table
+    from cosched.engine.loop import Floats, Instant, Ints, IntTable, Jobs, Table
 
 __all__ = [
     "FIRST",
@@ -798,20 +798,12 @@ def _finish(
 
 
 def lomarc_pass(
-    store: LomarcStore,
-    state: int,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free_units: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    store: LomarcStore, state: int, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[int, int, int, int, float]:
-    """One LOMARC pass at ``now`` over ``queue[head:tail]`` (kept in submit order from
-    ``head``), the jobs it starts into ``chosen`` in decision order (``PassState``)."""
+    """One LOMARC pass at ``at.now`` over ``queue[at.head:at.tail]`` (kept in submit
+    order from ``head``), the jobs it starts into ``chosen`` in decision order
+    (``PassState``)."""
+    head, tail, fresh, now = at.head, at.tail, at.fresh, at.now
     submit, est, size, rate, est_end = jobs.submit, jobs.est, jobs.size, jobs.rate, jobs.est_end
     prof, model, nodes, par = store.prof, store.model, store.nodes, store.params
     ji, jf, ni, jnodes, tally = store.ji, store.jf, store.ni, store.jnodes, store.tally
@@ -964,16 +956,7 @@ def lomarc_pass(
 
 
 def lomarc_rates(
-    store: LomarcStore,
-    state: int,
-    jobs: Jobs,
-    ended: Ints,
-    nended: int,
-    chosen: Ints,
-    k: int,
-    now: float,
-    who: Ints,
-    rates: Floats,
+    store: LomarcStore, state: int, jobs: Jobs, turn: Ints, who: Ints, rates: Floats, at: Instant
 ) -> tuple[int, int]:
     """PairRates.update: the jobs on the nodes a start or an end touched, in index
     order, each at the inverse of its worst pair slowdown (those whose rate changes)."""
@@ -985,12 +968,13 @@ def lomarc_rates(
     jnodes, ji, ni, tally, size, rate = (
         store.jnodes, store.ji, store.ni, store.tally, jobs.size, jobs.rate
     )  # fmt: skip
-    if not pairing or (k == 0 and nended == 0):  # PSS: no rate model
+    touched = at.ended + at.started  # the jobs that ended or started: turn[:touched]
+    if not pairing or touched == 0:  # PSS: no rate model
         return state, 0
     # The jobs now on the nodes of the jobs that ended or started (each node once).
     naff = 0
-    for f in range(nended + k):
-        x = ended[f] if f < nended else chosen[f - nended]
+    for f in range(touched):
+        x = turn[f]
         for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
             nd = jnodes[q]
             if not ni[TOUCHED, nd]:
@@ -1001,8 +985,8 @@ def lomarc_rates(
                         ji[MARKED, y] = True
                         ni[AFF, naff] = y
                         naff += 1
-    for f in range(nended + k):
-        x = ended[f] if f < nended else chosen[f - nended]
+    for f in range(touched):
+        x = turn[f]
         for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
             ni[TOUCHED, jnodes[q]] = False
     for a in range(1, naff):  # in index order (insertion sort: a few jobs)

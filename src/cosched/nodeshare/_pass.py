@@ -47,7 +47,7 @@ from cosched.nodeshare._book_kernels import BASE, jobs_on, move, new_factors
 from cosched.nodeshare._window_kernels import easy_pass
 
 if TYPE_CHECKING:
-    from cosched.engine.loop import Bools, IntTable, Jobs, Table
+    from cosched.engine.loop import Bools, Instant, IntTable, Jobs, Table
 
 __all__ = [
     "NsParams",
@@ -318,37 +318,22 @@ def ns_init(jobs: Jobs, capacity: int, params: NsParams) -> tuple[NsStore, NsSta
     return store, state
 
 
-def _touch(st: NsStore, nt: int, j: int) -> int:
-    """Job ``j`` into the touched jobs (once); their new count."""
-    if st.tflag[j]:
-        return nt
-    st.tflag[j] = True
-    st.touched[nt] = j
-    return nt + 1
-
-
-def _mark_stale(st: NsStore, ns: int, j: int) -> int:
-    """Job ``j``'s estimated end to be read again at the next full pass; the count."""
-    if st.sflag[j]:
-        return ns
-    st.sflag[j] = True
-    st.stale[ns] = j
-    return ns + 1
+def _once(flag: Bools, into: Ints, n: int, j: int) -> int:
+    """Job ``j`` into the list ``into[:n]`` unless ``flag[j]`` says it is there; the new
+    count. Both lists of the store: the touched jobs (``tflag``, ``touched``), and the
+    jobs whose estimated end is to be read again at the next full pass (``sflag``,
+    ``stale``)."""
+    if flag[j]:
+        return n
+    flag[j] = True
+    into[n] = j
+    return n + 1
 
 
 def ns_pass(
-    st: NsStore,
-    s: NsState,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    st: NsStore, s: NsState, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[NsState, int, int, int, float]:
+    head, tail, fresh, now = at.head, at.tail, at.fresh, at.now
     rules = st.rules
     t = st.table
     queued = st.queued
@@ -458,20 +443,20 @@ def ns_pass(
         st.fresh[j] = True
         chosen[i] = j
         if easy:
-            nstale = _mark_stale(st, nstale, j)
+            nstale = _once(st.sflag, st.stale, nstale, j)
     nt = s.ntouched
     if ns > 0 and rules.dynamic:
         if rules.cores > 1:
             node_jobs, count = st.state[5], st.state[6]
             on = jobs_on(out_nodes[:lo], node_jobs, count)
             for i in range(on.shape[0]):
-                nt = _touch(st, nt, on[i])
+                nt = _once(st.tflag, st.touched, nt, on[i])
             if on.shape[0] > lo:  # some node holds more than one: they may share
                 for i in range(on.shape[0]):
                     st.shared[on[i]] = True
         else:  # a one-core node holds one job: the jobs on them are those started
             for i in range(ns):
-                nt = _touch(st, nt, out_job[i])
+                nt = _once(st.tflag, st.touched, nt, out_job[i])
     nq -= ns
     while head < tail and not queued[queue[head]]:
         head += 1
@@ -500,22 +485,13 @@ def ns_ended(st: NsStore, s: NsState, jobs: Jobs, j: int, now: float) -> NsState
         st.shared[j] = False
         on = jobs_on(nodes, node_jobs, count)
         for i in range(on.shape[0]):
-            nt = _touch(st, nt, on[i])
+            nt = _once(st.tflag, st.touched, nt, on[i])
     return NsState(True, s.head, s.backfilled, s.shadow, s.extra, s.nq, s.submitted,
                    s.cursor, s.nstarted, s.nblocked, s.nstale, nt, s.place_calls)  # fmt: skip
 
 
 def ns_rates(
-    st: NsStore,
-    s: NsState,
-    jobs: Jobs,
-    ended: Ints,
-    nended: int,
-    chosen: Ints,
-    k: int,
-    now: float,
-    who: Ints,
-    rates: Floats,
+    st: NsStore, s: NsState, jobs: Jobs, turn: Ints, who: Ints, rates: Floats, at: Instant
 ) -> tuple[NsState, int]:
     easy = st.rules.easy
     rate = jobs.rate
@@ -523,12 +499,12 @@ def ns_rates(
     nstale = s.nstale
     nt = s.ntouched
     if not st.rules.dynamic:
-        if k == 0:
+        if at.started == 0:
             return s, 0
-        for j in np.sort(chosen[:k]):
+        for j in np.sort(turn[at.ended : at.ended + at.started]):
             r = 1.0 / st.factor[j]
             if easy:
-                nstale = _mark_stale(st, nstale, j)
+                nstale = _once(st.sflag, st.stale, nstale, j)
             if r != rate[j]:
                 who[m] = j
                 rates[m] = r
@@ -547,7 +523,7 @@ def ns_rates(
         for i in range(got):
             j = st.rout[i]
             if easy:
-                nstale = _mark_stale(st, nstale, j)
+                nstale = _once(st.sflag, st.stale, nstale, j)
             if st.rrate[i] != rate[j]:
                 who[m] = j
                 rates[m] = st.rrate[i]

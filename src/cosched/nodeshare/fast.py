@@ -42,6 +42,7 @@ from cosched.nodeshare.configurations import PAPER_SHAPES, configurations
 from cosched.nodeshare.interference import InterferenceModel, preset_model
 from cosched.nodeshare.placement import bucket_order, state_rules
 from cosched.platform import Allocation
+from cosched.policies.base import OwnRates
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
@@ -148,7 +149,7 @@ def arguments(policy: P._NodeShareBase, sim: Simulation) -> K.NsParams | None:
     if sim.check or sim.streamed or not sim.placing or sim.n_jobs == 0:
         return None
     rates = sim.rate_model
-    if type(rates) is not P._Rates or rates.policy is not policy:
+    if type(rates) is not OwnRates or rates.policy is not policy:
         return None
     p = sim.platform
     if p.allocation is not Allocation.NODES or p.mpl != 1:
@@ -295,7 +296,7 @@ NODESHARE_PASS = CompiledPass(
         )
     ),
     plain_calls=plain_calls,
-    helpers=(K._touch, K._mark_stale),
+    helpers=(K._once,),
     idle_passes=True,  # the policies pass at every instant (Policy.idle_passes)
     reports=K.REPORTS,
     sample=sample,

@@ -40,7 +40,7 @@ from cosched.nodeshare.placement import MemoBook as _MemoBook
 from cosched.nodeshare.running import RunningJobs
 from cosched.nodeshare.window import Pass, WindowScan
 from cosched.platform import Allocation, Platform
-from cosched.policies.base import Policy, check_choice, check_range
+from cosched.policies.base import OwnRates, Policy, check_choice, check_range
 from cosched.policies.requirements import Requirements
 from cosched.policies.reservation import node_reservation
 from cosched.workload.job import Job
@@ -87,21 +87,6 @@ _NO_JOBS = np.zeros(0, dtype=np.int64)
 #: Backfill windows of at least this many jobs are scanned as arrays (WindowScan); a
 #: shorter one (arrivals while the head still blocks) is visited job by job.
 _SCAN_FROM = 16
-
-
-class _Rates:
-    """The rate model of the policy: 1 / factor, per the chosen reading."""
-
-    def __init__(self, policy: _NodeShareBase) -> None:
-        self.policy = policy
-
-    def update(
-        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
-    ) -> Mapping[int, float]:
-        out = self.policy._new_rates(started)
-        if self.policy._track_ends:
-            self.policy._stale.extend(out)
-        return out
 
 
 @dataclass(kw_only=True)
@@ -222,8 +207,17 @@ class _NodeShareBase(Policy):
         if platform.mpl != 1:
             raise ConfigError(f"policy {self.name!r} needs mpl=1, got {platform.mpl}")
 
-    def rate_model(self) -> _Rates:
-        return _Rates(self)
+    def rate_model(self) -> OwnRates:
+        return OwnRates(self)
+
+    def own_rates(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]:
+        """The rate model of the policy: 1 / factor, per the chosen reading."""
+        out = self._new_rates(started)
+        if self._track_ends:
+            self._stale.extend(out)
+        return out
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:

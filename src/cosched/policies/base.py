@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
+    "OwnRates",
     "Parameter",
     "Policy",
     "all_policies",
@@ -145,6 +146,30 @@ class Policy(abc.ABC):
         if not dataclasses.is_dataclass(self):
             return {}
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+
+class KeepsRates(typing.Protocol):
+    """A policy that keeps its running jobs' rates itself (gang's rows, node sharing's
+    factors)."""
+
+    def own_rates(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]: ...
+
+
+class OwnRates:
+    """The rate model of a policy that keeps its jobs' rates itself
+    (:class:`~cosched.engine.simulation.RateModel`): :meth:`update` is the policy's
+    ``own_rates``. A compiled pass that computes the same rates checks that a run's
+    model is one of these, of the policy it runs (``policy``)."""
+
+    def __init__(self, policy: KeepsRates) -> None:
+        self.policy = policy
+
+    def update(
+        self, view: SystemView, started: Sequence[Job], finished: Sequence[Job]
+    ) -> Mapping[int, float]:
+        return self.policy.own_rates(view, started, finished)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,7 +24,7 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start, WakeUp
-from cosched.engine.loop import Floats, Ints, Jobs, Table
+from cosched.engine.loop import Floats, Instant, Ints, Jobs, Table
 from cosched.engine.view import SystemView
 from cosched.policies._profile_kernels import add, advance, coalesce, compress, reserve
 from cosched.policies.base import Policy, check_choice
@@ -333,17 +333,7 @@ def grow_profile(times: Floats, free: Ints, n: int, need: int) -> tuple[Floats, 
 
 
 def conservative_pass(
-    store: ConservativeStore,
-    s: ConservativeState,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    st: ConservativeStore, s: ConservativeState, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[ConservativeState, int, int, int, float]:
     """:meth:`ConservativeBackfilling.schedule` on arrays, for
     workloads in which no job outlives its estimate (so the profile is never rebuilt
@@ -358,8 +348,9 @@ def conservative_pass(
     policy's own (:mod:`cosched.policies._profile_kernels`).
     """
     size, est = jobs.size, jobs.est
-    res, planned = store.reserved, store.planned
-    pj, pu, pd, ps = store.pick_jobs, store.pick_units, store.pick_durations, store.pick_starts
+    head, tail, fresh, free, now = at.head, at.tail, at.fresh, at.free, at.now
+    res, planned = st.reserved, st.planned
+    pj, pu, pd, ps = st.pick_jobs, st.pick_units, st.pick_durations, st.pick_starts
     times, pfree, pn, delayed = s.times, s.free, s.segments, s.delayed
     if not s.built:  # nothing runs yet at the first instant: the free units
         pn = 1
@@ -368,9 +359,9 @@ def conservative_pass(
     else:
         pn = advance(times, pfree, pn, now)
         for k in range(s.ended):
-            if store.ended_at[k] > now:
+            if st.ended_at[k] > now:
                 times, pfree = grow_profile(times, pfree, pn, 2)
-                pn = add(times, pfree, pn, now, store.ended_at[k] - now, store.ended_units[k])
+                pn = add(times, pfree, pn, now, st.ended_at[k] - now, st.ended_units[k])
         if s.ended > 0:
             m = 0
             for r in range(head, fresh):

@@ -21,7 +21,7 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
-from cosched.engine.loop import Floats, Ints, Jobs, Table
+from cosched.engine.loop import Floats, Instant, Ints, Jobs, Table
 from cosched.engine.view import SystemView
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.limits import FAIRSHARE_MAX_AGE, SITE_ORDERS, SiteRules, UserLimits
@@ -357,17 +357,7 @@ def easy_ended(store: EasyStore, s: EasyState, jobs: Jobs, j: int, now: float) -
 
 
 def easy_pass(
-    store: EasyStore,
-    s: EasyState,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    store: EasyStore, s: EasyState, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[EasyState, int, int, int, float]:
     """:meth:`EasyBackfilling.schedule` on arrays (and :meth:`Fcfs.schedule
     <cosched.policies.fcfs.Fcfs.schedule>`, a window of 0 jobs).
@@ -382,13 +372,14 @@ def easy_pass(
     size, est, start, table, submit = jobs.size, jobs.est, jobs.start, jobs.table, jobs.submit
     if store.site[_ACTIVE]:
         cols = (size, est, start, table, submit)
-        return site_pass(store, s, cols, queue, head, tail, fresh, free, epoch, now, chosen)
+        return site_pass(store, s, cols, queue, chosen, at)
+    head, tail, free, epoch, now = at.head, at.tail, at.free, at.epoch, at.now
     ends, ids = store.ends, store.jobs
     running, blocked, shadow, extra, window = s.running, s.blocked, s.shadow, s.extra, s.window
     seen_epoch = s.epoch
     k = 0
     if window < 0 and seen_epoch == epoch and blocked >= 0:
-        r = fresh
+        r = at.fresh
     else:
         seen_epoch = epoch
         blocked = -1
@@ -536,13 +527,8 @@ def site_pass(
     s: EasyState,
     cols: tuple[Ints, Floats, Floats, Table, Floats],
     queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
     chosen: Ints,
+    at: Instant,
 ) -> tuple[EasyState, int, int, int, float]:
     """A full pass under the site's rules (the general loop's :meth:`EasyBackfilling.
     schedule` and :meth:`Fcfs.schedule <cosched.policies.fcfs.Fcfs.schedule>` with
@@ -552,10 +538,11 @@ def site_pass(
     back at their step in the head's reservation; a wake-up asked for at the next step
     of the unavailability."""
     size, est, start, table, submit = cols
+    head, tail, free, epoch, now = at.head, at.tail, at.free, at.epoch, at.now
     site, cand, key = store.site, store.cand, store.key
     order, window, steps = site[_ORDER], s.window, site[_STEPS]
     if order == _FAIRSHARE:  # the users submitted so far
-        for r in range(fresh, tail):
+        for r in range(at.fresh, tail):
             u = int(table[queue[r], _USER])
             if u >= 0 and store.seen[u] == 0:
                 store.seen[u] = 1

@@ -19,7 +19,7 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
-from cosched.engine.loop import Floats, Ints, Jobs
+from cosched.engine.loop import Floats, Instant, Ints, Jobs
 from cosched.engine.view import SystemView
 from cosched.families import Family
 from cosched.platform import Allocation
@@ -117,19 +117,10 @@ def pack_ended(store: Store, state: int, jobs: Jobs, j: int, now: float) -> int:
 
 
 def pack_pass(
-    store: Store,
-    state: int,
-    jobs: Jobs,
-    queue: Ints,
-    head: int,
-    tail: int,
-    fresh: int,
-    free: int,
-    epoch: int,
-    now: float,
-    chosen: Ints,
+    store: Store, state: int, jobs: Jobs, queue: Ints, chosen: Ints, at: Instant
 ) -> tuple[int, int, int, int, float]:
     """:meth:`PackPairs.schedule` on arrays."""
+    head, tail = at.head, at.tail
     nodes = store.free.shape[0]
     room = 0
     for n in range(nodes):

@@ -9,7 +9,8 @@ import importlib.metadata
 import pytest
 
 from cosched import families
-from cosched.compare.study import BASELINES, default_policies, jobs_per_second
+from cosched.compare.cost import jobs_per_second
+from cosched.compare.study import BASELINES, default_policies
 from cosched.errors import ConfigError
 from cosched.experiments import reproductions
 from cosched.policies.base import policy_class

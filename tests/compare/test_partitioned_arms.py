@@ -1,5 +1,5 @@
 """``compare --baseline fitted``: the fitted partitions on every arm whose machine can be
-cut into them (:func:`cosched.compare.study.with_site`)."""
+cut into them (:func:`cosched.compare.site.with_site`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from cosched.cli.compare import _site
-from cosched.compare.study import Arm, build_report, load_store, run, with_site
+from cosched.compare.site import with_site
+from cosched.compare.study import Arm, build_report, load_store, run
 from cosched.errors import ConfigError
 from cosched.workload.sources import open_workload
 from tests.compare.site_plan import site_plan

@@ -5,14 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cosched.cli.compare import _site
-from cosched.compare.study import (
-    Arm,
-    Comparison,
-    build_report,
-    load_store,
-    run,
-    with_site,
-)
+from cosched.compare.site import with_site
+from cosched.compare.study import Arm, Comparison, build_report, load_store, run
 from cosched.policies import make_policy
 from tests.compare.site_plan import site_plan
 

@@ -423,7 +423,7 @@ def test_the_switch_cost_sweep_stops_where_gang_stops_beating_the_baselines(
 
 
 def test_the_estimate_counts_gangs_lower_efficiencies_as_up_to(tmp_path: Path) -> None:
-    from cosched.compare.study import RUN_OVERHEAD, cost, jobs_per_second
+    from cosched.compare.cost import RUN_OVERHEAD, cost, jobs_per_second
 
     trace = _trace(tmp_path, [(0, 1000, 16), (1, 100, 16)])
     comparison = plan(

@@ -190,9 +190,9 @@ def test_plain_python_kernel() -> None:
 def test_shadow_selection_is_the_sorted_order_statistic(
     values: list[float], data: st.DataObject
 ) -> None:
-    """The pass's selection (:func:`~cosched.lomarc._kernel._kth_smallest`) gives the
+    """The pass's selection (:func:`~cosched.lomarc._shadow._kth_smallest`) gives the
     k-th value of the sorted times, ties included, and keeps their multiset."""
-    from cosched.lomarc._kernel import _kth_smallest
+    from cosched.lomarc._shadow import _kth_smallest
 
     k = data.draw(st.integers(1, len(values)))
     a = np.array([[-2.0] * (len(values) + 1), [*values, -1.0]])  # row 1; past n: never read
@@ -203,12 +203,12 @@ def test_shadow_selection_is_the_sorted_order_statistic(
 
 
 def test_shadow_time_by_hand() -> None:
-    """The head's shadow time and extra nodes (:func:`~cosched.lomarc._kernel._shadow_time`)
+    """The head's shadow time and extra nodes (:func:`~cosched.lomarc._shadow._shadow_time`)
     on four nodes, worked by hand: job 0 on nodes 0 and 1 (believed to end at 100), job
     1 on node 2 (at 50), node 3 empty, now 10. The nodes' times are kept between
     calls and worked out again only where a job was marked; a call with nothing
     changed, and one whose answer is the last selection's, select nothing."""
-    import cosched.lomarc._kernel as K
+    import cosched.lomarc._shadow as K
 
     nodes, n = 4, 3
     ni = np.zeros((15, 2 * nodes), np.int64)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cosched.cli._checks import count
 
 if TYPE_CHECKING:
-    from cosched.compare.study import Cost
+    from cosched.compare.cost import Cost
     from cosched.policies.requirements import MachineFlags
     from cosched.workload.job import Workload
 
@@ -230,7 +230,8 @@ def _split(text: str) -> list[str]:
 def _compare(args: argparse.Namespace) -> int:
     from cosched.cli._checks import check_writable_dir
     from cosched.cli.progress import ProgressBar
-    from cosched.compare.study import build_report, cost, plan, run, workload_jobs
+    from cosched.compare.cost import cost, workload_jobs
+    from cosched.compare.study import build_report, plan, run
 
     flags = _flags(args.machine)
     if args.exclusive:
@@ -349,7 +350,8 @@ def _site(
     """The site rules of a fitted baseline (its user limits, fair-share order, the
     outages it replays, ``unavailable``, and the partitions it runs in, ``partitions``),
     which ``compare`` applies to every arm that takes them."""
-    from cosched.compare.study import SITE_RULES, parse_arm
+    from cosched.compare.site import SITE_RULES
+    from cosched.compare.study import parse_arm
 
     if arm is None:
         return None
@@ -418,7 +420,7 @@ def _duration(seconds: float) -> str:
 
 def _cost_lines(c: Cost, args: argparse.Namespace) -> list[str]:
     """What will run and about how long it takes, before it starts."""
-    from cosched.compare.study import REPORT_SECONDS
+    from cosched.compare.cost import REPORT_SECONDS
 
     todo = ", ".join(f"{what} {n}" for what, n in sorted(c.todo.items()))
     left = c.runs - c.stored
@@ -437,7 +439,7 @@ def _cost_lines(c: Cost, args: argparse.Namespace) -> list[str]:
         f"estimate  about {cpu} of CPU for the runs and "
         f"{_duration(REPORT_SECONDS)} for the report{wall if workers > 1 and left else ''}, "
         "from each family's speed measured on a 2-core development machine "
-        "(cosched.compare.study.jobs_per_second); a loaded machine takes longer"
+        "(cosched.compare.cost.jobs_per_second); a loaded machine takes longer"
     )
     if c.compiling:
         lines.append(

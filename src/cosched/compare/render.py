@@ -29,7 +29,8 @@ from cosched.compare.analysis import (
 from cosched.compare.document import Document, write_html
 from cosched.compare.gantt import machine_of
 from cosched.compare.mechanisms import report_verdict, robustness_note
-from cosched.compare.study import FIT_WARNING, MACHINE_CHECK, differences
+from cosched.compare.site import FIT_WARNING
+from cosched.compare.study import MACHINE_CHECK, differences
 from cosched.metrics.summary import JobClasses
 from cosched.platform import Platform
 
@@ -345,7 +346,7 @@ def _winners_losers(run: _Run) -> pd.DataFrame | None:
 def _how_section(doc: Document, run: _Run) -> None:
     by_policy = run.summary.set_index("policy")
     random = {a.label for a in run.comparison.main if a.random}
-    # The fitted outages an arm runs under (compare --baseline fitted: study.with_site).
+    # The fitted outages an arm runs under (compare --baseline fitted: site.with_site).
     gone = {a.label: len(a.machine.get("unavailable") or ()) for a in run.comparison.arms}
     under = {
         p: f", under the fitted unavailability ({n} interval{'s' if n > 1 else ''})"

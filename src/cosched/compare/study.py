@@ -6,10 +6,12 @@ An *arm* is one policy with fixed parameters under a label (``easy``,
 executes them through the experiment framework (a resumable store under ``DIR/store``;
 the deterministic arms once, the randomised ones over several seeds); and
 :func:`build_report` rebuilds every number, figure and the verdict from ``DIR/plan.json``
-and that store alone. :func:`cost` says beforehand what will run and about how long it
-takes. The robustness sweeps (interference strength, gang's switch cost, LOMARC's
-job-type mixes: each family's :attr:`Family.sweeps <cosched.families.Family.sweeps>`)
-are optional (``robustness=False``: ``--quick``, ``--no-robustness``).
+and that store alone. :func:`cosched.compare.cost.cost` says beforehand what will run and
+about how long it takes; :func:`cosched.compare.site.with_site` puts a fitted baseline's
+site rules on the arms. The robustness sweeps (interference strength, gang's switch
+cost, LOMARC's job-type mixes: each family's :attr:`Family.sweeps
+<cosched.families.Family.sweeps>`) are optional (``robustness=False``: ``--quick``,
+``--no-robustness``).
 A family whose mechanism cannot act on the machine (node sharing on single-core nodes)
 is left out of the default run and named in :attr:`Comparison.not_applicable`.
 """
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from cosched.compare.site import with_site
 from cosched.errors import ConfigError
 from cosched.families import Control, by_verdict, families, family
 from cosched.metrics.summary import JobClasses
@@ -338,195 +341,6 @@ def plan(
     )
 
 
-#: How a note of :func:`with_site` that the verdict repeats starts (an arm run without a
-#: rule of the fitted baseline): :data:`cosched.compare.render.FIT_WARNING`.
-FIT_WARNING = "the fit: "
-
-#: The site rules a fitted baseline carries, by the parameter a policy must have to take it.
-SITE_RULES = {
-    "max_jobs_per_user": "max_jobs_per_user",
-    "max_procs_per_user": "max_procs_per_user",
-    "order": "fairshare_half_life",
-    "fairshare_half_life": "fairshare_half_life",
-}
-
-
-def with_site(
-    arms: Sequence[Arm],
-    site: dict[str, Any],
-    flags: MachineFlags | None = None,
-    probe: Workload | None = None,
-) -> tuple[list[Arm], list[str]]:
-    """``arms`` each under the rules of ``site`` its policy takes (:data:`SITE_RULES`;
-    the log's own schedule is left as logged), and the notes: which arms run under which
-    rules, and which arms do not take which rule, with why.
-
-    The outages (``site["unavailable"]``, ``[start, end, units]`` each, read on the
-    machine of ``flags`` and ``probe`` as EASY builds it) go on each arm's machine
-    (:attr:`Arm.machine`, as ``[platform].unavailable``) when that machine is counted in
-    the same units: an arm whose jobs share nodes, or whose machine counts other units,
-    runs without them and the note says why (:func:`_outage_misfit`)."""
-    import dataclasses
-
-    gone = site.get("unavailable") or []
-    parts = site.get("partitions") or []
-    if gone and parts:
-        raise ConfigError("a fitted baseline replays outages or partitions, not both")
-    site = {k: v for k, v in site.items() if k not in ("unavailable", "partitions")}
-    out: list[Arm] = []
-    took: list[str] = []
-    lacking: list[str] = []
-    for arm in arms:
-        if arm.policy == "recorded":
-            out.append(arm)
-            continue
-        cls = policy_class(arm.policy)
-        fields: set[str] = set()
-        if dataclasses.is_dataclass(cls):
-            fields = {f.name for f in dataclasses.fields(cls)}
-        taken = {k: v for k, v in site.items() if SITE_RULES.get(k, k) in fields}
-        missing = [k for k in site if k not in taken]
-        if taken:
-            out.append(replace(arm, params={**arm.params, **taken}))
-            took.append(arm.label)
-        else:
-            out.append(arm)
-        if missing:
-            lacking.append(f"{arm.label} ({', '.join(missing)})")
-    notes = []
-    if site:
-        rules = ", ".join(f"{k}={v}" for k, v in site.items())
-        notes.append(f"fitted site rules {rules}: every arm runs under those its scheduler takes")
-        if took:
-            notes[0] += f" ({', '.join(took)})"
-    if lacking:
-        notes.append(
-            f"{FIT_WARNING}run without some fitted site rules, which their schedulers do not "
-            f"have (no per-user limits or fair-share order in their policy): "
-            f"{'; '.join(lacking)}; their difference from the baseline includes those rules"
-        )
-    if gone:
-        out, more = _with_outages(out, [list(x) for x in gone], flags, probe)
-        notes += more
-    if parts:
-        out, more = _with_partitions(out, [list(x) for x in parts], flags, probe)
-        notes += more
-    return out, notes
-
-
-def _with_partitions(
-    arms: list[Arm], parts: list[list[Any]], flags: MachineFlags | None, probe: Workload | None
-) -> tuple[list[Arm], list[str]]:
-    """:func:`with_site`'s partitions (``[partition, processors]`` each): each arm whose
-    machine can be cut into them runs each partition's jobs on its own nodes
-    (:mod:`cosched.engine.partitions`); the others run one machine, named with why."""
-    out, took, without = _with_machine(
-        arms, "partitions", parts, lambda mine: _partition_misfit(mine, parts), flags, probe
-    )
-    shown = ", ".join(f"{'none' if float(v) < 0 else f'{float(v):g}'}: {n}" for v, n in parts)
-    notes = [
-        f"fitted partitions: {len(parts)} partitions (SWF field 16: processors {shown}), each "
-        "its own machine running its own jobs (the fit assumes they share no nodes): every "
-        f"arm whose machine can be cut into them runs so ({', '.join(took) or 'none'})"
-    ]
-    for why, labels in without.items():
-        notes.append(
-            f"{FIT_WARNING}{', '.join(labels)} run on one machine without the fitted "
-            f"partitions, {why}: their difference from the baseline, which runs in them, "
-            "includes the partitions"
-        )
-    return out, notes
-
-
-def _with_machine(
-    arms: list[Arm],
-    key: str,
-    value: Any,
-    misfit: Callable[[Platform], str | None],
-    flags: MachineFlags | None,
-    probe: Workload | None,
-) -> tuple[list[Arm], list[str], dict[str, list[str]]]:
-    """``arms`` with ``key: value`` on the machine of each (the log's own schedule left
-    as logged) whose machine ``misfit`` finds nothing against; the labels of those that
-    took it, and of the others by why."""
-    out: list[Arm] = []
-    took: list[str] = []
-    without: dict[str, list[str]] = {}
-    given = {k: v for k, v in vars(flags or MachineFlags()).items() if v is not None}
-    for arm in arms:
-        if arm.policy == "recorded":
-            out.append(arm)
-            continue
-        try:
-            mine, _ = build_platform(
-                policy_class(arm.policy).requires, MachineFlags(**{**given, **arm.machine}), probe
-            )
-            why = misfit(mine)
-        except ConfigError as exc:
-            why = f"as its machine cannot be built ({exc})"
-        if why is None:
-            out.append(replace(arm, machine={**arm.machine, key: value}))
-            took.append(arm.label)
-        else:
-            out.append(arm)
-            without.setdefault(why, []).append(arm.label)
-    return out, took, without
-
-
-def _partition_misfit(mine: Platform, parts: list[list[Any]]) -> str | None:
-    """Why machine ``mine`` cannot be cut into ``parts`` (None: it can)."""
-    for _, procs in parts:
-        if int(procs) % mine.cores:
-            return (
-                f"as a partition of {int(procs)} processors is not whole nodes of its "
-                f"{mine.cores} cores"
-            )
-        try:
-            replace(mine, nodes=int(procs) // mine.cores)
-        except ConfigError as exc:
-            return f"as its machine cannot be cut at {int(procs)} processors ({exc})"
-    return None
-
-
-def _with_outages(
-    arms: list[Arm], gone: list[list[Any]], flags: MachineFlags | None, probe: Workload | None
-) -> tuple[list[Arm], list[str]]:
-    """:func:`with_site`'s outages: each arm that can take them runs under them."""
-    ref, _ = build_platform(policy_class("easy").requires, flags or MachineFlags(), probe)
-    out, took, without = _with_machine(
-        arms, "unavailable", gone, lambda mine: _outage_misfit(mine, ref), flags, probe
-    )
-    hours = sum((float(b) - float(a)) * int(u) for a, b, u in gone) / 3600.0
-    notes = [
-        f"fitted outages: {len(gone)} unavailability intervals the fitted baseline replays "
-        f"({hours:.0f} unit-hours of {ref.describe()}), each a drain: every arm whose "
-        f"machine counts the same units runs under them ({', '.join(took) or 'none'})"
-    ]
-    for why, labels in without.items():
-        notes.append(
-            f"{FIT_WARNING}{', '.join(labels)} run without the fitted outages, {why}: their "
-            "difference from the baseline, which runs under them, includes the capacity "
-            "the outages remove"
-        )
-    return out, notes
-
-
-def _outage_misfit(mine: Platform, ref: Platform) -> str | None:
-    """Why an arm on machine ``mine`` cannot run under outages read on machine ``ref``
-    (None: it can)."""
-    if mine.shared:
-        return (
-            "as their jobs share nodes, placed on named nodes, which a drain of capacity "
-            "counted in units does not reach"
-        )
-    if (mine.capacity, mine.allocation) != (ref.capacity, ref.allocation):
-        return (
-            f"as their machine counts {mine.capacity} units by {mine.allocation.value}, the "
-            f"outages were read on {ref.capacity} units by {ref.allocation.value}"
-        )
-    return None
-
-
 def conservative_arm(arm: Arm, said: dict[str, bool]) -> Arm:
     """``arm`` with its family's conservative parameter (:attr:`Family.conservative
     <cosched.families.Family.conservative>`) unless the operator said otherwise
@@ -755,117 +569,6 @@ def _run_specs(
             raise
         fresh += len(cells(spec)) - before
     return fresh + sum(stored)
-
-
-# -- what it costs ------------------------------------------------------------------------
-
-#: Jobs per CPU second of one run of a batch policy: the sweep's cell function
-#: (annotation, simulation, summary) on the whole KTH-SP2 log (28,467 jobs, its 100
-#: single-core nodes), ``time.process_time`` of the second cell in one process, on the
-#: development machine (a 2-core VM): fcfs and EASY over 500,000, conservative 215,000,
-#: rounded down. Each family declares its own (:attr:`Family.jobs_per_second
-#: <cosched.families.Family.jobs_per_second>`). Drawing the report is not in it.
-BATCH_JOBS_PER_SECOND = 200_000.0
-#: CPU seconds of a run beyond its jobs (the store's files, the summary): EASY and
-#: node sharing over the 300-job example through the sweep took 0.05-0.11 s a run.
-RUN_OVERHEAD = 0.1
-#: CPU seconds of drawing the report (and of the process's imports), about the same
-#: for any trace: ``cosched report`` on the bundled example's comparison and on
-#: KTH-SP2's took 15.2 and 15.5 s.
-REPORT_SECONDS = 15.0
-
-
-def jobs_per_second() -> dict[str, float]:
-    """Jobs per CPU second of one run, by family: ``batch`` and each family that
-    declares its speed."""
-    declared = {f.name: f.jobs_per_second for f in families() if f.jobs_per_second}
-    return {"batch": BATCH_JOBS_PER_SECOND, **declared}
-
-
-#: How the plan names the runs of each arm role (main arms go by their family).
-_ROLE_NAMES = {
-    "robustness": "interference sweep",
-    "efficiency": "switch-cost sweep up to",
-    "mix": "job-type mixes",
-    "reference": "recorded schedule",
-    "control": "control runs",
-}
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What a comparison will run.
-
-    Attributes:
-        runs: simulations in all.
-        stored: those already in the store (a resumed comparison).
-        todo: simulations still to do: the main arms by family (``nodeshare``), the
-            others by what they are (``interference sweep``).
-        cpu_seconds: estimated CPU time of those, from :func:`jobs_per_second` (the
-            slowest for a family that declares none: a user's policy).
-        compiling: families whose numba kernels are not cached yet.
-        later_seconds: the part of ``cpu_seconds`` in gang's lower efficiencies, which
-            run only while gang beats the best baseline (:func:`run`).
-    """
-
-    runs: int
-    stored: int
-    todo: dict[str, int]
-    cpu_seconds: float
-    compiling: list[str]
-    later_seconds: float = 0.0
-
-
-def cost(comparison: Comparison, out: Path, jobs: int) -> Cost:
-    """The runs of ``comparison`` not yet in ``out/store``, and their estimated time on a
-    trace of ``jobs`` jobs."""
-    from cosched.experiments.store import Store
-    from cosched.experiments.sweep import cells, spec_from_dict
-
-    store = Store(out / "store") if (out / "store").is_dir() else None
-    roles: dict[tuple[str, str, str, str], str] = {}
-    for a in comparison.arms:  # a run shared by a main arm and a sweep counts as main
-        roles.setdefault(_arm_key(comparison, a), a.role)
-    later = {_arm_key(comparison, a) for a in _later_efficiency_arms(comparison)}
-    runs = stored = 0
-    todo: dict[str, int] = {}
-    seconds = later_seconds = 0.0
-    speeds = jobs_per_second()
-    slowest = min(speeds.values())
-    compiled: set[tuple[str, str]] = set()
-    for s in comparison.specs():
-        for c in cells(spec_from_dict(s, source="compare")):
-            runs += 1
-            if store is not None and store.done(c.key):
-                stored += 1
-                continue
-            name = policy_class(c.policy).family
-            compiled.add((name, c.policy))
-            key = _cell_key(c)
-            what = _ROLE_NAMES.get(roles.get(key) or "main", name)
-            todo[what] = todo.get(what, 0) + 1
-            one = RUN_OVERHEAD + jobs / speeds.get(name, slowest)
-            seconds += one
-            if key in later:
-                later_seconds += one
-    compiling = sorted({f for f, p in compiled if _compiles(p)})
-    return Cost(runs, stored, todo, seconds, compiling, later_seconds)
-
-
-def _compiles(policy: str) -> bool:
-    """Whether the policy's first run compiles: its compiled pass's loop, or a group of
-    kernels compiled ahead of time that the pass calls, is not built yet."""
-    from cosched.engine import aot
-
-    spec = policy_class(policy).compiled_pass()
-    return spec is not None and bool(aot.unbuilt(spec))
-
-
-def workload_jobs(workload: dict[str, Any], probe: Workload | None) -> int:
-    """Jobs in the comparison's trace (the loaded probe, else the generator's count)."""
-    if probe is not None:
-        return len(probe)
-    return int(workload.get("jobs") or 0)
 
 
 def _failed_runs(failed: Sequence[tuple[str, str, str]], total: int) -> str:

@@ -1,5 +1,7 @@
-"""The built-in LOMARC policies' compiled pass (:data:`LOMARC_PASS`, its functions in
-:mod:`cosched.lomarc._kernel`) on the engine's event loop, selected automatically.
+"""The built-in LOMARC policies' compiled pass (:data:`LOMARC_PASS`: its hooks in
+:mod:`cosched.lomarc._kernel`, its steps in :mod:`~cosched.lomarc._steps` and
+:mod:`~cosched.lomarc._shadow`, its store's layout in :mod:`~cosched.lomarc._layout`)
+on the engine's event loop, selected automatically.
 
 :meth:`Lomarc.compiled_pass <cosched.lomarc.policies.Lomarc.compiled_pass>` declares it
 for the built-in variants themselves (not a subclass: a user's subclass keeps the
@@ -22,6 +24,9 @@ import numpy as np
 
 from cosched.engine.compiled import CompiledPass
 from cosched.lomarc import _kernel as K
+from cosched.lomarc import _layout as L
+from cosched.lomarc import _shadow as H
+from cosched.lomarc import _steps as S
 from cosched.lomarc import policies as P
 from cosched.lomarc.matching import (
     Funnel,
@@ -54,8 +59,8 @@ BUILT_IN: frozenset[type] = frozenset(
         P.LomarcFM,
     }
 )
-_SEARCH = {"queue": K.SEARCH_QUEUE, "adjacent": K.SEARCH_ADJACENT, "none": K.SEARCH_NONE}
-_HEURISTIC = {"u1": K.U1, "u2": K.U2, "response": K.RESPONSE, "first": K.FIRST}
+_SEARCH = {"queue": L.SEARCH_QUEUE, "adjacent": L.SEARCH_ADJACENT, "none": L.SEARCH_NONE}
+_HEURISTIC = {"u1": L.U1, "u2": L.U2, "response": L.RESPONSE, "first": L.FIRST}
 
 
 def eligible(sim: Simulation) -> bool:
@@ -78,7 +83,7 @@ def eligible(sim: Simulation) -> bool:
     return all(c in cols for c in P.LOMARC_COLUMNS)
 
 
-def arguments(policy: P.Lomarc, sim: Simulation) -> K.LomarcParams | None:
+def arguments(policy: P.Lomarc, sim: Simulation) -> L.LomarcParams | None:
     """The pass's parameters, or None when ``sim`` needs the general loop."""
     if not eligible(sim):
         return None
@@ -99,7 +104,7 @@ def arguments(policy: P.Lomarc, sim: Simulation) -> K.LomarcParams | None:
             stacklevel=2,
         )
         return None
-    return K.LomarcParams(
+    return L.LomarcParams(
         hyperthreaded=model.hyperthreaded,
         check_match=policy.check_match,
         medium_long_only=policy.medium_long_only,
@@ -137,7 +142,7 @@ def table(policy: P.Lomarc, sim: Simulation) -> np.ndarray:
 
 def absorb(policy: P.Lomarc, counters: list[int], floats: list[float], table: np.ndarray) -> None:
     """The policy's state as the general loop leaves it."""
-    f = K.FUNNEL
+    f = L.FUNNEL
     policy.funnel = Funnel(*counters[:f])
     policy.counts["queue_pairs"] = counters[f]
     policy.counts["running_pairs"] = counters[f + 1]
@@ -146,10 +151,10 @@ def absorb(policy: P.Lomarc, counters: list[int], floats: list[float], table: np
     arr.count, arr.short_count = counters[f + 2 : f + 4]
 
 
-def sample(rng: np.random.Generator, n: int) -> tuple[int, K.LomarcParams, np.ndarray]:
+def sample(rng: np.random.Generator, n: int) -> tuple[int, L.LomarcParams, np.ndarray]:
     """LOMARC-R on 16 hyperthreaded nodes, random profiles: the build's check."""
-    params = K.LomarcParams(
-        True, True, True, K.SEARCH_QUEUE, True, K.RESPONSE, True, True, True, False, False,
+    params = L.LomarcParams(
+        True, True, True, L.SEARCH_QUEUE, True, L.RESPONSE, True, True, True, False, False,
         False, 0, 16, 0.0, 0.0, 1.5, 0.0, 10.0, 1.0,
     )  # fmt: skip
     prof = rng.random((n, 6))
@@ -167,7 +172,7 @@ LOMARC_PASS = CompiledPass(
     report=K.lomarc_report,
     rates=K.lomarc_rates,
     arguments=arguments,
-    params=K.LomarcParams,
+    params=L.LomarcParams,
     table=table,
     absorb=absorb,
     places=True,
@@ -180,31 +185,31 @@ LOMARC_PASS = CompiledPass(
         expected_arrivals,
         pair_ends,
         admit,
-        K._cpu_factor,
-        K._pair_sl,
-        K._screen,
-        K._put,
-        K._kth_smallest,
-        K._mark,
-        K._shadow_time,
+        S._cpu_factor,
+        S._pair_sl,
+        S._screen,
+        S._put,
+        H._kth_smallest,
+        H._mark,
+        H._shadow_time,
         K._order,
         K._response_inputs,
-        K._override,
-        K._queue_match,
-        K._start,
-        K._list_hosts,
-        K._list_free,
-        K._eligible_hosts,
-        K._ride,
-        K._host_key,
-        K._admit_start,
-        K._ride_profit,
+        S._override,
+        S._queue_match,
+        S._start,
+        S._list_hosts,
+        S._list_free,
+        S._eligible_hosts,
+        S._ride,
+        S._host_key,
+        S._admit_start,
+        S._ride_profit,
         K._finish,
     ),
     idle_passes=True,
     idle_calls=False,  # an empty queue: no submission to count, nothing to start
     always_compiled=True,
-    reports=K.REPORTS,
-    freports=K.FREPORTS,
+    reports=L.REPORTS,
+    freports=L.FREPORTS,
     sample=sample,
 )

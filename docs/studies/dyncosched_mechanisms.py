@@ -72,12 +72,16 @@ def quick_cells(full: bool = False) -> list[dict[str, Any]]:
     return cells
 
 
-def parse_reading(text: str) -> dict[str, float]:
-    """``"a=1,b=2"`` as ``{"a": 1.0, "b": 2.0}`` (``""``: no reading)."""
-    out = {}
+def parse_reading(text: str) -> dict[str, float | str]:
+    """``"a=1,b=2,c=x"`` as ``{"a": 1.0, "b": 2.0, "c": "x"}`` (``""``: no reading; a
+    value that is not a number, such as ``useful=compute``, stays a string)."""
+    out: dict[str, float | str] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
         name, _, value = item.partition("=")
-        out[name] = float(value)
+        try:
+            out[name] = float(value)
+        except ValueError:
+            out[name] = value
     return out
 
 
@@ -87,7 +91,7 @@ def figures_3_4(cell: dict[str, Any]) -> bool:
 
 
 def run(
-    reading: dict[str, float],
+    reading: dict[str, float | str],
     seeds: list[int],
     jobs: int,
     only: set[str],

@@ -161,7 +161,12 @@ CAUSES: tuple[Cause, ...] = (
           "gives neither its number of jobs nor its LLNL workload; "
           "I/O holding the CPU makes SB the fastest on WL5 at 300 jobs without contention "
           "(2.21 s, GS 2.56, "
-          "PB 4.25)",
+          "PB 4.25). Nor does the unstated load explain it: at offered 0.5 (the reading "
+          "dyncosched-load-half, below the paper's GS ceiling; 20 seeds of 1,000 jobs) "
+          "GS is still the fastest on WL5 (7.75 s, SB 9.96, PB 41.0, its wait 37.2 s), "
+          "WL4's five alike schemes are 0.90 apart and WL2's 0.82 (1.03 and 1.67 at load "
+          "1), and Figure 4 agrees on 10 of 22 claims against 8 (docs/timesharing-"
+          "fidelity.md, 'Figure 4's load')",
           "Figure 4's WL5 at 60, 150, 300 and 1,000 jobs on 5 seeds, to find where PB "
           "loses the lead"),
     Cause("dyncosched", ("table5-*", "fig5-*"), "reading without evidence",
@@ -174,7 +179,9 @@ CAUSES: tuple[Cause, ...] = (
           "paper (300 us) brings four of Table 5's blocking cells to the paper's on "
           "one seed without contention "
           "(docs/timesharing-fidelity.md, 'The wake-up cost held out on the dynamic "
-          "coscheduling paper')",
+          "coscheduling paper'); at offered load 0.5 (the paper gives Table 5's load "
+          "nowhere; the reading dyncosched-load-half, 20 seeds) the gain grows, SB -0.54 "
+          "and -0.50, and GS's exposure to skew falls to +0.14",
           "a per-block cost measured on the paper's Solaris node, and Table 5 and Figure "
           "5 at 20 seeds of 1,000 jobs with it"),
     Cause("dyncosched", ("*",), "paper under-specified", _DCS_WORKLOAD,

@@ -72,12 +72,16 @@ def quick_cells(full: bool = False) -> list[dict[str, Any]]:
     return cells
 
 
-def parse_reading(text: str) -> dict[str, float]:
-    """``"a=1,b=2"`` as ``{"a": 1.0, "b": 2.0}`` (``""``: no reading)."""
-    out = {}
+def parse_reading(text: str) -> dict[str, float | str]:
+    """``"a=1,b=2,c=x"`` as ``{"a": 1.0, "b": 2.0, "c": "x"}`` (``""``: no reading; a
+    value that is not a number, such as ``useful=compute``, stays a string)."""
+    out: dict[str, float | str] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
         name, _, value = item.partition("=")
-        out[name] = float(value)
+        try:
+            out[name] = float(value)
+        except ValueError:
+            out[name] = value
     return out
 
 
@@ -87,7 +91,7 @@ def figures_3_4(cell: dict[str, Any]) -> bool:
 
 
 def run(
-    reading: dict[str, float],
+    reading: dict[str, float | str],
     seeds: list[int],
     jobs: int,
     only: set[str],
@@ -165,10 +169,26 @@ def summary(title: str, table: pd.DataFrame, results: pd.DataFrame) -> None:
         print(f"Figure 4 {wl} mean response: " + ", ".join(f"{k} {v:.3g}" for k, v in resp))
 
 
-def write_copy(name: str, table: pd.DataFrame, command: str | list[str]) -> Path:
-    """``docs/claims/NAME.csv``: a claim copy, ``command`` (or each row's) first."""
+def write_copy(
+    name: str, table: pd.DataFrame, command: str | list[str], keep: Path | None = None
+) -> Path:
+    """``docs/claims/NAME.csv``: a claim copy, ``command`` (or each row's) first.
+
+    ``keep``: a claim copy whose rows (with their own commands) stand for the claims
+    this run did not run ("not run": their cells were left out with ``--only``); for a
+    reading that cannot move them, so that the copy is whole without rerunning them."""
     table = table.copy()
     table.insert(0, "command", command)
+    if keep is not None:
+        kept = pd.read_csv(keep).set_index("claim")
+        idle = table["verdict"] == "not run"
+        missing = sorted(set(table.loc[idle, "claim"]) - set(kept.index))
+        if missing:
+            raise SystemExit(f"{keep}: no row for claim {missing[0]} (--keep)")
+        rows = kept.loc[table.loc[idle, "claim"]].reset_index()[list(table.columns)]
+        table = pd.concat([table[~idle], rows], ignore_index=True)
+        order = {c: k for k, c in enumerate(kept.index)}
+        table = table.sort_values("claim", key=lambda c: c.map(order)).reset_index(drop=True)
     table["judged"] = "when the study ran"
     out = Path(__file__).resolve().parents[1] / "claims" / f"{name}.csv"
     table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
@@ -192,6 +212,15 @@ def _command(text: str, results: pd.DataFrame, jobs: int, extra: str = "") -> st
     )
 
 
+def _selection(results: pd.DataFrame) -> str:
+    """The ``--full`` / ``--only`` options of a run that gives ``results``' cells
+    (``""`` for the quick grid of every workload)."""
+    wls = sorted(set(results["workload"]))
+    only = "" if len(wls) == 5 else f"--only {' '.join(wls)} "
+    wl7 = results[results["workload"] == "WL7"]
+    return ("--full " if wl7["load"].nunique() > 3 else "") + only
+
+
 def judge(
     readings: list[str],
     dirs: list[Path],
@@ -199,6 +228,7 @@ def judge(
     copy: str | None,
     jobs: int,
     sweep: list[Path] | None = None,
+    keep: Path | None = None,
 ) -> None:
     """Judge each reading on the results saved in ``dirs`` together (runs split by seed
     across processes), print as a run does, and write the claim table to ``save``.
@@ -208,7 +238,7 @@ def judge(
     tables = {}
     for text in readings:
         label = text or "none"
-        results = _saved(dirs, label)
+        results = own = _saved(dirs, label)
         if sweep:
             fig3 = _saved(sweep, label)
             results = pd.concat(
@@ -223,7 +253,8 @@ def judge(
             Path(save).mkdir(parents=True, exist_ok=True)
             table.to_csv(Path(save) / f"{label}.csv", index=False)
         if copy and text == readings[-1]:
-            rest = _command(text, results[results["workload"] != "WL7"], jobs)
+            others = own[own["workload"] != "WL7"]
+            rest = _command(text, others if len(others) else own, jobs, _selection(own))
             if sweep:
                 wl7 = results[results["workload"] == "WL7"]
                 figure3 = _command(text, wl7, jobs, "--full --only WL7 ")
@@ -232,7 +263,7 @@ def judge(
                 ]
             else:
                 command = f"{rest} --copy {copy}"
-            print(f"wrote {write_copy(copy, table, command)}")
+            print(f"wrote {write_copy(copy, table, command, keep)}")
         print(flush=True)
     for text in readings[1:]:
         compare(tables[readings[0]], tables[text], f"{readings[0] or 'none'} -> {text}")
@@ -272,6 +303,12 @@ def main() -> None:
     )
     ap.add_argument("--compare", nargs=2, default=None, metavar="CSV")
     ap.add_argument("--copy", default=None, metavar="NAME", help="a mechanism's claim copy")
+    ap.add_argument(
+        "--keep",
+        default=None,
+        metavar="CSV",
+        help="with --copy: the rows of this claim copy for the claims not run",
+    )
     args = ap.parse_args()
     if args.compare:
         a, b = (pd.read_csv(f) for f in args.compare)
@@ -280,7 +317,8 @@ def main() -> None:
     readings = args.reading if args.reading is not None else [""]
     if args.judge:
         sweep = [Path(d) for d in args.sweep] if args.sweep else None
-        judge(readings, [Path(d) for d in args.judge], args.save, args.copy, args.jobs, sweep)
+        keep = Path(args.keep) if args.keep else None
+        judge(readings, [Path(d) for d in args.judge], args.save, args.copy, args.jobs, sweep, keep)
         return
     seeds = [args.first_seed + k for k in range(args.seeds)]
     tables = {}
@@ -304,7 +342,8 @@ def main() -> None:
         label = text or "none"
         if args.copy and text == readings[-1]:
             command = " ".join(["python", "docs/studies/dyncosched_mechanisms.py", *sys.argv[1:]])
-            print(f"wrote {write_copy(args.copy, table, command)}")
+            keep = Path(args.keep) if args.keep else None
+            print(f"wrote {write_copy(args.copy, table, command, keep)}")
         summary(f"{label}  ({time.process_time() - t0:.0f} s of CPU)", table, results)
         print(flush=True)
     for text in readings[1:]:

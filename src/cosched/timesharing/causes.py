@@ -161,28 +161,38 @@ CAUSES: tuple[Cause, ...] = (
           "the cost of a yield with k runnable processes on the paper's Solaris node, "
           "and Table 4's SY and PB-SY cells rerun with it"),
     Cause("dyncosched", ("fig3-saturation-*",), "paper under-specified",
-          "every ceiling is about half the paper's and no reading tried lifts them: with "
-          "contention at the interface, the reproduction's default, 3 seeds of 1,000 jobs "
-          "on the nine loads give GS 30.7, SB 30.8, PB-SB 30.5 and PB 22.8 against 57, "
-          "77, 77 and 77 (without it GS 38.7, SB 31.7); I/O holding the CPU moves them "
-          "-3.3 to +2.9 points and jobs 4 times longer at most 3.4 (both without "
-          "contention); at load 1.2 SB's CPU time is 29% compute, 25% switching and 27% "
-          "idle; " + _DCS_WORKLOAD,
+          "PB, PB-SB and SB saturate about 17 points below the paper's 77%: with "
+          "utilization read as the jobs' dedicated work done (the default: the paper's "
+          "57% for GS exceeds WL7's 49.2% compute share, so its utilization counts more "
+          "than computing), 3 seeds of 1,000 jobs on the nine loads give GS 61.9 (paper "
+          "57, agrees), SB 60.1, PB-SB 59.2 and PB 42.6 (computing only: 30.7, 30.8, "
+          "30.5, 22.8); at load 1.2 SB's CPU time is 29% compute, 25% switching and 27% "
+          "idle, PB's 51% spin; I/O holding the CPU moves the computing ceilings -3.3 to "
+          "+2.9 points and jobs 4 times longer at most 3.4 (docs/timesharing-fidelity.md, "
+          "'Figure 3's utilization: useful work'); " + _DCS_WORKLOAD,
           "Figure 3's WL7 cells with free switches (context_switch 0), then with every "
-          "job admitted at once, to split the gap between switching and idle slots"),
+          "job admitted at once, to split SB's gap between switching and idle slots "
+          "(python docs/studies/dyncosched_mechanisms.py --full --only WL7 --seeds 3 "
+          "--jobs 1000 --reading nic_bandwidth=22083244,context_switch=0 after adding "
+          "context_switch to the cell's readings)"),
     Cause("dyncosched", ("fig3-*",), "reading without evidence",
           "the reversal is explained: without contention at the interface, which the "
           "paper's simulator models (its lines 552-553) and the reproduction runs by "
           "default, GS's ceiling is above the blocking schemes' (20 seeds of 1,000 jobs "
-          "at loads 0.6, 1.2 and 1.8: GS 36.9, SB 34.1, PB-SB 33.8); with it GS loses "
-          "about six points and the blocking schemes under half of one, so SB and PB-SB "
+          "at loads 0.6, 1.2 and 1.8, computing only: GS 36.9, SB 34.1, PB-SB 33.8; as "
+          "work done on 3 seeds of the nine loads: GS 77.6, SB 62.2); with it GS loses "
+          "about six points of computing (15.7 of work) and the blocking schemes a few "
+          "at most, so SB and PB-SB "
           "end 1.0 point above GS on those 20 seeds (31.1 against 33.7 and 33.6) and "
-          "level with it on the claim table's 3 seeds of the nine loads (SB +0.06 points "
-          "[-3.0, +3.2], PB-SB -0.18). What remains is the size of the gap, about one "
-          "point where the paper has twenty, and PB: PB and PB-SY receive by spinning "
-          "without a bound (PB spins 51% of the CPU at load 1.2), so PB stays 7.9 points "
-          "below GS where the paper has it 20 above (docs/timesharing-fidelity.md, 'NIC "
-          "contention, the reproduction's default')",
+          "level with it on the claim table's 3 seeds of the nine loads (computing "
+          "only: SB +0.06 points [-3.0, +3.2], PB-SB -0.18; as dedicated work done, the "
+          "default: SB -1.8 [-10.4, +6.8], PB-SB -2.7, a reading that doubles every "
+          "ceiling without reordering them). What remains is the size of the gap, none "
+          "where the paper has twenty, and PB: PB and PB-SY receive by spinning without "
+          "a bound (PB spins 51% of the CPU at load 1.2), so PB stays 19.3 points of "
+          "work (7.9 of computing) below GS where the paper has it 20 above "
+          "(docs/timesharing-fidelity.md, 'NIC contention, the reproduction's default', "
+          "'Figure 3's utilization: useful work')",
           "PB's CPU breakdown at load 1.2 under the paper's own PB heuristic parameters; "
           "Figure 3 at 20 seeds of its nine loads, to resolve SB against GS"),
     Cause("dyncosched", ("fig4-*",), "paper under-specified",
@@ -194,7 +204,12 @@ CAUSES: tuple[Cause, ...] = (
           "gives neither its number of jobs nor its LLNL workload; "
           "I/O holding the CPU makes SB the fastest on WL5 at 300 jobs without contention "
           "(2.21 s, GS 2.56, "
-          "PB 4.25)",
+          "PB 4.25). Nor does the unstated load explain it: at offered 0.5 (the reading "
+          "dyncosched-load-half, below the paper's GS ceiling; 20 seeds of 1,000 jobs) "
+          "GS is still the fastest on WL5 (7.75 s, SB 9.96, PB 41.0, its wait 37.2 s), "
+          "WL4's five alike schemes are 0.90 apart and WL2's 0.82 (1.03 and 1.67 at load "
+          "1), and Figure 4 agrees on 10 of 22 claims against 8 (docs/timesharing-"
+          "fidelity.md, 'Figure 4's load')",
           "Figure 4's WL5 at 60, 150, 300 and 1,000 jobs on 5 seeds, to find where PB "
           "loses the lead"),
     Cause("dyncosched", ("table5-*", "fig5-*"), "reading without evidence",
@@ -207,7 +222,9 @@ CAUSES: tuple[Cause, ...] = (
           "paper (300 us) brings four of Table 5's blocking cells to the paper's on "
           "one seed without contention "
           "(docs/timesharing-fidelity.md, 'The wake-up cost held out on the dynamic "
-          "coscheduling paper')",
+          "coscheduling paper'); at offered load 0.5 (the paper gives Table 5's load "
+          "nowhere; the reading dyncosched-load-half, 20 seeds) the gain grows, SB -0.54 "
+          "and -0.50, and GS's exposure to skew falls to +0.14",
           "a per-block cost measured on the paper's Solaris node, and Table 5 and Figure "
           "5 at 20 seeds of 1,000 jobs with it"),
     Cause("dyncosched", ("*",), "paper under-specified", _DCS_WORKLOAD,

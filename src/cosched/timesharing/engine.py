@@ -121,6 +121,9 @@ class TSResult:
         unfinished: jobs not finished when the run stopped (horizon reached).
         window: first and last submit time.
         window_compute: CPU seconds spent computing, on all nodes, by the last submit.
+        window_work: the dedicated work (run time x tasks) that computing stands for: each
+            process's compute seconds by the last submit over its job's compute share of
+            a dedicated iteration (``kernel.snapshot``).
         procs: one row per process of every started job (``job_id, rank, node``) with
             its counters: CPU seconds computing and spinning, seconds in I/O and
             blocked, messages sent and received, context switches into it; under
@@ -139,6 +142,7 @@ class TSResult:
     unfinished: int = 0
     window: tuple[float, float] = (0.0, 0.0)
     window_compute: float = 0.0
+    window_work: float = 0.0
     procs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
@@ -423,6 +427,7 @@ class TimeSharingSim:
             unfinished=n_jobs - len(finished),
             window=(float(s.GF[K.S_WIN0]), float(s.GF[K.S_WIN1])),
             window_compute=float(s.GF[K.S_WINCOMP]),
+            window_work=float(s.GF[K.S_WINWORK]),
             procs=procs,
         )
 

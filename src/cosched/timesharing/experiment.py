@@ -18,7 +18,17 @@ spec names it in every cell, Table 3's 4,096 bytes in 185.48 us, because the pap
 simulator models "the contention at the interface"), ``noise_period`` and
 ``noise_duration`` (s: ``TSParams``'s per-PE daemons), ``io_holds_cpu`` (0 or 1: an
 iteration's I/O holds the CPU); and ``time_scale`` sets the
-divisor of run and inter-arrival times (``TIME_SCALE`` unless named).
+divisor of run and inter-arrival times (``TIME_SCALE`` unless named); ``load_scale``
+multiplies the cell's ``load`` (1 unless named): the reading of an unstated load, as
+Figure 4's (docs/timesharing-fidelity.md, "Figure 4's load").
+
+Figure 3's utilization, "the percentage of time that the system actually spends in
+useful work" (the paper's line 760), is read by the cell's ``useful`` parameter
+(:data:`USEFUL`): ``"work"`` counts the jobs' dedicated work done (``work_share``:
+their computation, I/O and communication as they would run alone), ``"compute"`` the
+CPU seconds computing only (``compute_share``); the cell reports the chosen one as
+``useful_share``, the column Figure 3's claims read, beside both (docs/timesharing.md,
+"Figure 3's utilization: useful work").
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ __all__ = [
     "OVERHEADS",
     "READINGS",
     "TIME_SCALE",
+    "USEFUL",
     "check",
     "draw_seed",
     "run_cell",
@@ -63,6 +74,9 @@ OVERHEADS: dict[str, dict[str, float]] = {
     "CS=100us, I=50us": {"context_switch": 100e-6},
 }
 _KEYS = ("workload", "load", "skew", "mpl", "scheme", "n_jobs", "msg_factor")
+#: The readings of Figure 3's utilization (the cell's ``useful``): name -> the
+#: ``ts_summary`` column reported as ``useful_share``.
+USEFUL: dict[str, str] = {"work": "work_share", "compute": "compute_share"}
 
 
 def check(params: Mapping[str, Scalar]) -> None:
@@ -77,8 +91,11 @@ def check(params: Mapping[str, Scalar]) -> None:
     if str(params.get("variant", "")) not in OVERHEADS:
         raise ConfigError(f"'variant' must be one of {', '.join(map(repr, OVERHEADS))}")
     _readings(params, TSParams())  # each named reading a number TSParams accepts
-    if "time_scale" in params and not _number(params["time_scale"], "time_scale") > 0:
-        raise ConfigError(f"'time_scale' must be > 0 (got {params['time_scale']!r})")
+    if str(params.get("useful", "work")) not in USEFUL:
+        raise ConfigError(f"'useful' must be one of {', '.join(USEFUL)} (got {params['useful']!r})")
+    for key in ("time_scale", "load_scale"):
+        if key in params and not _number(params[key], key) > 0:
+            raise ConfigError(f"{key!r} must be > 0 (got {params[key]!r})")
     wl = str(params["workload"])
     if not (wl.startswith("WL") and wl[2:].isdigit()):
         raise ConfigError(f"'workload' must be WL1..WL7, got {wl!r}")
@@ -122,6 +139,7 @@ def draw_seed(seed: int, workload: str) -> int:
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
     """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
     s = draw_seed(seed, str(params["workload"]))
+    load = float(params["load"]) * _number(params.get("load_scale", 1.0), "load_scale")  # type: ignore[arg-type]
     mpl = int(params["mpl"])  # type: ignore[arg-type]
     w = make_workload(
         int(params["n_jobs"]),  # type: ignore[arg-type]
@@ -129,7 +147,7 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         nodes=NODES,
         workload=str(params["workload"]),
         skew=float(params["skew"]),  # type: ignore[arg-type]
-        load=float(params["load"]),  # type: ignore[arg-type]
+        load=load,
         time_scale=_number(params.get("time_scale", TIME_SCALE), "time_scale"),
         max_run=MAX_RUN,
     )
@@ -147,4 +165,5 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
     )
     m = ts_summary(r, nodes=NODES, mpl=mpl)
     out = {k: (math.nan if v is None else v) for k, v in m.items() if k not in params}
-    return {**out, "offered_load": float(params["load"]), "horizon": horizon}  # type: ignore[arg-type]
+    out["useful_share"] = m[USEFUL[str(params.get("useful", "work"))]]
+    return {**out, "offered_load": load, "horizon": horizon}

@@ -32,6 +32,20 @@ _IO = (
     "default), run to measure what the choice moves"
 )
 
+_COMPUTE = (
+    "Figure 3's utilization read as the CPU seconds spent computing (compute_share), not "
+    "the jobs' dedicated work done (the default, work_share): the reading the paper's "
+    "numbers rule out, since GS spins in its receives (its lines 282-284) and idles "
+    "through I/O (1067-1069), which caps its computing share at WL7's mean compute share, "
+    "49.2% (Table 2), below its 57% (line 785); run to measure what the choice moves"
+)
+_LOAD_HALF = (
+    "The cells the spec puts at load 1 (Figure 4, Tables 4 and 5, Figure 5) at offered "
+    "load 0.5: the paper never gives their load, and load 1 (dedicated work equal to the "
+    "machine) is past every ceiling of its Figure 3 (GS 57%, PB, PB-SB and SB 77%, lines "
+    "785-788); 0.5 is below GS's, a value within what the text allows, not fitted"
+)
+
 FAMILY = Family(
     name="timesharing",
     papers={
@@ -56,5 +70,7 @@ FAMILY = Family(
             "nic_bandwidth=22083244,io_holds_cpu=1",
             f"both: {_NIC} (the reproduction's default); and {_IO}",
         ),
+        Reading("dyncosched-compute", "dyncosched", "useful=compute", _COMPUTE),
+        Reading("dyncosched-load-half", "dyncosched", "load_scale=0.5", _LOAD_HALF),
     ),
 )

@@ -7,8 +7,13 @@
   in overheads) between the first and the last submission, over ``nodes`` times that
   span (the steady-state window: the drain after the last arrival is left out, and a
   saturated scheme shows its ceiling; the paper's "utilization", named apart so that
-  ``utilization`` keeps its one meaning of docs/metrics.md); ``work_utilization`` is
-  the dedicated work of the finished jobs (``run_time * procs``) over
+  ``utilization`` keeps its one meaning of docs/metrics.md); ``work_share`` = the
+  other reading of useful work: the jobs' dedicated work (``run_time * procs``: their
+  computation, I/O and communication as they would run alone) done in the same window,
+  over ``nodes`` times the span; a process's work done is its compute seconds over its
+  job's compute share of a dedicated iteration (``TSResult.window_work``), so a job
+  that computes 35% of its dedicated time and has computed 3.5 s has done 10 s of
+  work. ``work_utilization`` is the dedicated work of the finished jobs over
   ``nodes * makespan``;
 * breakdown: the share of all CPU seconds spent computing, spinning, context
   switching, in interrupts, in queue moves, in PB's endpoint checks, in I/O that holds
@@ -44,7 +49,7 @@ def ts_summary(result: TSResult, *, nodes: int, mpl: int = 1) -> dict[str, float
 
     Returns:
         A flat dict of floats (``mean_response``, ``mean_wait``, ``mean_execution``,
-        ``throughput``, ``compute_share``, ``frac_<category>``, ``frac_idle``,
+        ``throughput``, ``compute_share``, ``work_share``, ``frac_<category>``, ``frac_idle``,
         ``io_per_cpu``, plus the core ``summarize`` metrics).
     """
     jobs = result.jobs
@@ -63,6 +68,7 @@ def ts_summary(result: TSResult, *, nodes: int, mpl: int = 1) -> dict[str, float
     w0, w1 = result.window
     span = w1 - w0
     out["compute_share"] = result.window_compute / (nodes * span) if span > 0 else float("nan")
+    out["work_share"] = result.window_work / (nodes * span) if span > 0 else float("nan")
     cpu = float(nodes) * result.end_time
     used = 0.0
     for c in BREAKDOWN:

@@ -119,7 +119,8 @@ def _fig3(out: Path, idx: dict, grid: Grid) -> list[str]:
     common = min(firsts) if firsts else None
     for s in SCHEMES:
         rs = [idx.get(("WL7", x, 0.2, 5, s, "")) for x in grid.loads]
-        util = [r["compute_share"] if r else None for r in rs]
+        # the paper's utilization under the cell's reading (claims.FIG3_METRIC)
+        util = [r.get("useful_share") if r else None for r in rs]
         resp = [_resp(r) for r in rs]
         pts = [(u, q) for u, q in zip(util, resp, strict=True) if u is not None and q is not None]
         ax.plot([u for u, _ in pts], [q for _, q in pts], marker="o", label=s)

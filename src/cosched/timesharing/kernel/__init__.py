@@ -395,6 +395,7 @@ from cosched.timesharing.kernel.layout import S_TREEF as S_TREEF
 from cosched.timesharing.kernel.layout import S_WIN0 as S_WIN0
 from cosched.timesharing.kernel.layout import S_WIN1 as S_WIN1
 from cosched.timesharing.kernel.layout import S_WINCOMP as S_WINCOMP
+from cosched.timesharing.kernel.layout import S_WINWORK as S_WINWORK
 from cosched.timesharing.kernel.layout import WAIT_BLOCK as WAIT_BLOCK
 from cosched.timesharing.kernel.layout import WAIT_SPIN as WAIT_SPIN
 from cosched.timesharing.kernel.layout import WAIT_YIELD as WAIT_YIELD

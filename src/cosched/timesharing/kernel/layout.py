@@ -127,7 +127,8 @@ G_GSR = K_SI + 24  # G[G_GSR + r]: jobs in gang row r; then TMP and the arrival 
 CNT0_DRAW = 1 << 39
 # Scalar float state GF[...], then parameters, then the quanta by level.
 S_NOW, S_WIN0, S_WIN1, S_WINCOMP, S_ERRT, S_STALET = range(6)
-K_SF = 6
+S_WINWORK = 6  # the dedicated work the processes' computing stands for, by the last submit
+K_SF = 7
 R_LATENCY, R_CS, R_GSCS, R_GSQ, R_INTR, R_QM, R_EC, R_SPIN, R_TICK = range(K_SF, K_SF + 9)
 R_RAISE, R_QTOP, R_HORIZON = range(K_SF + 9, K_SF + 12)
 R_CST, R_DCT, R_FT, R_CLS, R_NM = range(K_SF + 12, K_SF + 17)  # FCS thresholds, costs

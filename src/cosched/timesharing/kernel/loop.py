@@ -27,6 +27,9 @@ from cosched.timesharing.kernel.layout import (
     F_NNODES,
     F_SMP,
     INF,
+    J_COMP,
+    J_IO,
+    J_NPROCS,
     J_SUB,
     N_CHECK,
     N_COMPUTE,
@@ -43,11 +46,14 @@ from cosched.timesharing.kernel.layout import (
     N_QUEUE,
     N_SPIN,
     P_CNT,
+    P_COMPUTE_T,
     P_CPU,
+    P_JOB,
     P_QLEFT,
     P_REM,
     P_STATE,
     R_HORIZON,
+    R_LATENCY,
     RET_BACKWARDS,
     RET_DONE,
     RET_GROW,
@@ -69,6 +75,7 @@ from cosched.timesharing.kernel.layout import (
     S_LAZYN,
     S_MHEAD,
     S_MTAIL,
+    S_NEXTPROC,
     S_NOW,
     S_P2,
     S_QB,
@@ -78,6 +85,7 @@ from cosched.timesharing.kernel.layout import (
     S_WIN0,
     S_WIN1,
     S_WINCOMP,
+    S_WINWORK,
     State,
 )
 from cosched.timesharing.kernel.nic import arrive, io_done, nic_in, pb_tick
@@ -155,13 +163,26 @@ def check_all(S: State, t: float) -> bool:
 
 @njit
 def snapshot(S: State, t: float) -> None:
-    """Compute seconds done by the last submission (for the steady-state share)."""
+    """Compute seconds done by the last submission (for the steady-state share), and the
+    dedicated work they stand for: each process's compute seconds times its job's
+    dedicated iteration (compute + I/O + one message latency if it has neighbours) over
+    the iteration's compute (the job's run time x tasks, pro rata its computing)."""
     total = 0.0
     for n in range(S.G[F_NNODES]):
         fold(S, n, t)
     for n in range(S.G[F_NNODES]):
         total += S.F[n, N_COMPUTE]
     S.GF[S_WINCOMP] = total
+    work = 0.0
+    for p in range(S.G[F_NNODES], S.G[S_NEXTPROC]):
+        j = S.G[S_JB] + S.I[p, P_JOB]
+        comp = S.F[j, J_COMP]
+        if comp > 0:
+            ded = comp + S.F[j, J_IO]
+            if S.I[j, J_NPROCS] > 1:
+                ded += S.GF[R_LATENCY]
+            work += S.F[p, P_COMPUTE_T] * ded / comp
+    S.GF[S_WINWORK] = work
     S.GF[S_WIN0] = S.F[S.G[S_JB], J_SUB]
     S.GF[S_WIN1] = t
 

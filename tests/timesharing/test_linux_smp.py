@@ -180,16 +180,12 @@ def test_bad_smp_inputs_are_named() -> None:
 
 #: Runs with one queue per 4-PE node, for the check below (:func:`assert_interpreted_matches`).
 SMP_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, simulate\n"
-    "from cosched.timesharing.workloads import bsp_jobs\n"
+    "from tests.timesharing.hand import bsp_ring\n"
     "def run(scheme, wp):\n"
-    "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, local='linux24', linux_hz=1024,\n"
-    "                 linux_smp=4, linux_wake_preempt=wp)\n"
     "    jobs = [(0.0, 0.5, 8, 0.001, 4.7, 1), (0.0, 0.5, 8, 0.001, 4.7, 0),\n"
     "            (0.0, 0.3, 6, 0.001, 1.0, 0)]\n"
-    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=8, mpl=3,\n"
-    "                    rng=np.random.default_rng(2), params=p)\n"
+    "    return bsp_ring(scheme, 2, jobs, nodes=8, mpl=3, local='linux24', linux_hz=1024,\n"
+    "                    linux_smp=4, linux_wake_preempt=wp)\n"
 )
 
 

@@ -119,15 +119,11 @@ def test_invalid_noise_is_refused_naming_the_field(changes: dict[str, float], fi
 
 #: Noisy runs, for the check below (:func:`assert_interpreted_matches`).
 NOISE_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, simulate\n"
-    "from cosched.timesharing.workloads import bsp_jobs\n"
+    "from tests.timesharing.hand import bsp_ring\n"
     "def run(scheme, seed):\n"
-    "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, noise_period=0.01,\n"
-    "                 noise_duration=5e-4)\n"
     "    jobs = [(0.0, 0.5, 4, 0.001, 2.0, 1), (0.1, 0.5, 4, 0.001, 2.0, 0)]\n"
-    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                    rng=np.random.default_rng(seed), params=p)\n"
+    "    return bsp_ring(scheme, seed, jobs, nodes=4, mpl=2, noise_period=0.01,\n"
+    "                    noise_duration=5e-4)\n"
 )
 
 

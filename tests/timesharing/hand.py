@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,26 +98,20 @@ def interpreted(code: str, arg: Any, timeout: float) -> str:
     return run.stdout
 
 
-#: A run's results as JSON (floats written exactly): what the two runs compare.
-_AS_JSON = (
-    "import json\n"
-    "def as_json(r):\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
-)
+def as_json(r: TSResult) -> str:
+    """A run's results as JSON (floats written exactly): what the two runs compare."""
+    return json.dumps([r.jobs.to_dict("list"), r.nodes.to_dict("list"),
+                       r.procs.to_dict("list"), r.events, r.end_time])  # fmt: skip
 
 
-def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
-    """``run_code`` defines ``run(*case)``, returning a simulation's result: every case
-    run interpreted (``NUMBA_DISABLE_JIT=1``, a fresh process) gives, bit for bit, what
-    it gives compiled here."""
+def assert_interpreted_matches(run: Callable[..., TSResult], cases: list[tuple[str, int]]) -> None:
+    """Every case run as ``run(*case)`` (a function at the top of a module, which the
+    fresh process imports) interpreted (``NUMBA_DISABLE_JIT=1``, a fresh process) gives,
+    bit for bit, what it gives compiled here."""
     code = (
-        run_code
-        + _AS_JSON
-        + ("import sys\nprint(json.dumps([as_json(run(*c)) for c in json.loads(sys.argv[1])]))\n")
+        f"import json, sys\nfrom {run.__module__} import {run.__name__} as run\n"
+        "from tests.timesharing.hand import as_json\n"
+        "print(json.dumps([as_json(run(*c)) for c in json.loads(sys.argv[1])]))\n"
     )
     out = interpreted(code, cases, timeout=900)
-    scope: dict[str, Any] = {}
-    exec(run_code + _AS_JSON, scope)
-    compiled = [scope["as_json"](scope["run"](*c)) for c in cases]
-    assert json.loads(out) == compiled
+    assert json.loads(out) == [as_json(run(*c)) for c in cases]

@@ -147,28 +147,36 @@ def _copy(rows: list[tuple[str, str]], command: str = "cosched sweep x.toml") ->
     )  # fmt: skip
 
 
-def _only_study(monkeypatch: pytest.MonkeyPatch, family: str, parameter: str, value: str) -> None:
-    """One calibrated study of the coupled paper, ``family``, fitted to the claims
-    ``fit-*`` and held out on ``held-*``, as the only calibration registered."""
+def _with_study(
+    monkeypatch: pytest.MonkeyPatch,
+    fit: tuple[str, str, str],
+    default: pd.DataFrame,
+    study: pd.DataFrame,
+) -> str:
+    """docs/fidelity.md for the coupled paper's claim copy ``default`` beside its one
+    calibrated study's copy ``study``: the study ``fit`` (family, parameter, value),
+    fitted to the claims ``fit-*`` and held out on ``held-*``, the only calibration
+    registered."""
     from cosched.experiments import calibration
     from cosched.experiments.calibration import Calibration
 
-    fit = Calibration(
+    family, parameter, value = fit
+    registered = Calibration(
         parameter=parameter, family=family, value=value, fitted_to=("fit-*",),
         method="grid", held_out=("held-*",), claims_of="coupled",
     )  # fmt: skip
-    monkeypatch.setattr(calibration, "CALIBRATIONS", (fit,))
+    monkeypatch.setattr(calibration, "CALIBRATIONS", (registered,))
+    return fidelity_markdown({"coupled": default}, studies={family: study})
 
 
 def test_a_study_is_shown_held_out_beside_the_default_with_its_fit_set_excluded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _only_study(monkeypatch, "coupled-fitted", "load", "0.9")
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("held-c", "disagrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees"),
                    ("held-c", "direction")], "python fit.py")  # fmt: skip
-    text = fidelity_markdown({"coupled": default}, studies={"coupled-fitted": study})
+    text = _with_study(monkeypatch, ("coupled-fitted", "load", "0.9"), default, study)
     section = text[text.index("### Held out under the calibrated inputs") :]
     # the fit set (fit-a) counts on neither side: 1 of 3 held out agree, then 2 of 3
     assert "| 1 of 3 agree (33%); 2 disagrees | 2 of 3 agree (67%); 1 direction |" in section
@@ -255,11 +263,10 @@ def test_every_held_out_gap_of_a_stored_study_has_a_classified_cause() -> None:
 def test_a_study_that_ran_part_of_the_claims_is_compared_on_that_part(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _only_study(monkeypatch, "coupled-noise", "noise", "1 ms")
     default = _copy([("fit-a", "disagrees"), ("held-a", "agrees"), ("held-b", "disagrees"),
                      ("other", "agrees")])  # fmt: skip
     study = _copy([("fit-a", "agrees"), ("held-a", "agrees"), ("held-b", "agrees")])
-    text = fidelity_markdown({"coupled": default}, studies={"coupled-noise": study})
+    text = _with_study(monkeypatch, ("coupled-noise", "noise", "1 ms"), default, study)
     # 'other' is not in the study: out of both columns, and said so
     row = "| 1 of 2 agree (50%); 1 disagrees (1 claim the study did not run left out of both)"
     assert row + " | 2 of 2 agree (100%) |" in text

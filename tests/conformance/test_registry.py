@@ -57,9 +57,18 @@ def _example_case(cls: type[Policy], jobs: int = 120) -> tuple[Any, Platform]:
 
 
 @st.composite
-def cases(draw: st.DrawFn, cls: type[Policy]) -> tuple[Any, Platform]:
-    flags = MachineFlags(nodes=draw(st.integers(1, 8)))
-    platform, _ = build_platform(cls.requires, flags, None)
+def cases(draw: st.DrawFn, cls: type[Policy], partitioned: bool = False) -> tuple[Any, Platform]:
+    """Up to 20 jobs with the profiles ``cls`` needs, on 1 to 8 nodes or, ``partitioned``,
+    on a machine allocated in 1 to 4 partitions of 1, 2 or 4 units (a Blue Gene/P's
+    midplanes)."""
+    if partitioned:
+        block = draw(st.sampled_from([1, 2, 4]))
+        flags = MachineFlags(nodes=block * draw(st.integers(1, 4)))
+        base, _ = build_platform(cls.requires, flags, None)
+        platform = Platform(base.nodes, base.cores, base.allocation, partition=block)
+    else:
+        flags = MachineFlags(nodes=draw(st.integers(1, 8)))
+        platform, _ = build_platform(cls.requires, flags, None)
     w = draw(workloads(max_procs=platform.procs, max_jobs=20))
     w, _ = supply_profiles(cls.requires, w, seed=draw(st.integers(0, 2**16)))
     return w, platform
@@ -72,18 +81,6 @@ def test_invariants_on_random_workloads(name: str, data: st.DataObject) -> None:
     cls = _cls(name)
     w, platform = data.draw(cases(cls))
     check_feasible(cls, w, platform)
-
-
-@st.composite
-def partitioned_cases(draw: st.DrawFn, cls: type[Policy]) -> tuple[Any, Platform]:
-    """A machine allocated in partitions of 1, 2 or 4 units (a Blue Gene/P's midplanes)."""
-    block = draw(st.sampled_from([1, 2, 4]))
-    flags = MachineFlags(nodes=block * draw(st.integers(1, 4)))
-    base, _ = build_platform(cls.requires, flags, None)
-    platform = Platform(base.nodes, base.cores, base.allocation, partition=block)
-    w = draw(workloads(max_procs=platform.procs, max_jobs=20))
-    w, _ = supply_profiles(cls.requires, w, seed=draw(st.integers(0, 2**16)))
-    return w, platform
 
 
 #: Policies that run on an unshared machine: partitions are whole blocks, never shared.
@@ -101,7 +98,7 @@ def test_every_unshared_policy_is_tried_on_the_partitioned_machine() -> None:
 @given(data=st.data())
 def test_invariants_on_a_partitioned_machine(name: str, data: st.DataObject) -> None:
     cls = _cls(name)
-    w, platform = data.draw(partitioned_cases(cls))
+    w, platform = data.draw(cases(cls, partitioned=True))
     result = check_feasible(cls, w, platform)
     need = platform.needed_array(result.jobs["procs"].to_numpy())
     size = result.jobs["size"].to_numpy()

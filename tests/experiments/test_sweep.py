@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from cosched.cli import sweep as cli_sweep
+from cosched.cli.main import main
 from cosched.errors import ConfigError
 from cosched.experiments import SweepError, cells, load_spec, run_sweep, spec_from_dict
 from cosched.experiments import sweep as sweep_mod
@@ -254,10 +253,7 @@ def test_relative_trace_path_and_platform_from_header(tmp_path: Path) -> None:
 def test_example_spec_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = load_spec(EXAMPLE_TOML)
     assert len(cells(spec)) == (1 + 3 + 1) * 2
-    parser = argparse.ArgumentParser()
-    cli_sweep.register(parser.add_subparsers())
-    args = parser.parse_args(["sweep", str(EXAMPLE_TOML), "--out", str(tmp_path)])
-    assert args.func(args) == 0
+    assert main(["sweep", str(EXAMPLE_TOML), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "conservative" in out and "mean_wait" in out
     assert len(pd.read_parquet(tmp_path / "results.parquet")) == 10

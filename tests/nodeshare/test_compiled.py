@@ -20,7 +20,7 @@ import cosched.compile as cc
 from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _book_kernels, _window_kernels
 from cosched.nodeshare import policies as ns
-from tests.nodeshare.test_invariants import RUNS, _setup
+from tests.nodeshare.test_invariants import cases
 from tests.nodeshare.test_reproduce import loaded_on_the_bench_path
 
 HAVE_CC = shutil.which(os.environ.get("CC", "cc")) is not None
@@ -56,12 +56,11 @@ def _outcome(w: Any, platform: Any, cls: type, params: dict[str, Any]) -> tuple[
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(window=st.integers(1, 40), **RUNS)
+@given(case=cases(), window=st.integers(1, 40))
 def test_the_family_schedules_the_same_ahead_of_time_and_just_in_time(
-    compiled: Any, data, nodes, seed, restriction, degraded, rates, window
+    compiled: Any, case, window
 ) -> None:
-    w, platform = _setup(data, nodes, seed)
-    params = dict(restriction=restriction, degraded=degraded, rates=rates)
+    w, platform, params = case
     runs = [
         (ns.Coscheduling, params),
         (ns.CoschedulingBackfill, {**params, "window": window}),

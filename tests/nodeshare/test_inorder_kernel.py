@@ -8,7 +8,7 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import policies as ns
 from cosched.platform import Platform
 from cosched.workload.job import Workload
-from tests.nodeshare.test_invariants import RUNS, _setup, assert_same_runs, mixed_workload
+from tests.nodeshare.test_invariants import assert_same_runs, cases, mixed_workload
 
 
 class _Loop(ns.Coscheduling):
@@ -33,14 +33,14 @@ def _same(runs) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(**RUNS)
-def test_kernel_pass_schedules_as_the_loop(data, nodes, seed, restriction, degraded, rates):
+@given(case=cases())
+def test_kernel_pass_schedules_as_the_loop(case):
     # The built-in policy (one kernel call per pass, heads blocked by capacity skipped,
     # ends of unshared jobs touching no rate) against the loop through plan() and
     # commit(): the same starts, ends, placements, configurations, blocked record,
     # placement attempts and engine counters (rate changes included), bit for bit.
-    w, platform = _setup(data, nodes, seed)
-    _same(_both(w, platform, restriction=restriction, degraded=degraded, rates=rates))
+    w, platform, params = case
+    _same(_both(w, platform, **params))
 
 
 def test_kernel_pass_on_a_busy_machine() -> None:

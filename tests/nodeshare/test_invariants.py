@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,12 +36,6 @@ class LedgerSpy(Coscheduling):
         return super().schedule(view)
 
 
-def _setup(data, nodes, seed):
-    base = data.draw(workloads(max_procs=nodes * CORES, max_jobs=30))
-    w = annotate_nodeshare(base, rng=np.random.default_rng(seed))
-    return w, Platform(nodes=nodes, cores=CORES, allocation="nodes", max_jobs_per_node=3)
-
-
 def assert_same_runs(a, pa, b, pb) -> None:
     """Two nodeshare runs (result, policy) alike bit for bit: starts, ends, placements,
     configurations, engine counters, chosen and blocked records."""
@@ -62,23 +58,30 @@ def _factor_bounds(w: Workload, policy) -> tuple[np.ndarray, np.ndarray]:
     return best.to_numpy(), worst.to_numpy()
 
 
-#: A small machine and the policies' settings, drawn (shared with test_window).
-RUNS = {
-    "data": st.data(),
-    "nodes": st.integers(1, 6),
-    "seed": st.integers(0, 2**16),
-    "restriction": st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"]),
-    "degraded": st.booleans(),
-    "rates": st.sampled_from(["dynamic", "at-start"]),
-}
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[Workload, Platform, dict[str, Any]]:
+    """A run drawn (shared with the other nodeshare tests): up to 30 jobs with nodeshare
+    profiles on 1 to 6 nodes of 16 cores, and the policies' settings."""
+    nodes = draw(st.integers(1, 6))
+    base = draw(workloads(max_procs=nodes * CORES, max_jobs=30))
+    w = annotate_nodeshare(base, rng=np.random.default_rng(draw(st.integers(0, 2**16))))
+    platform = Platform(nodes=nodes, cores=CORES, allocation="nodes", max_jobs_per_node=3)
+    params = {
+        "restriction": draw(
+            st.sampled_from(["No_Restrict", "Max_One_High", "High_Rq_Low", "Max_One_HM"])
+        ),
+        "degraded": draw(st.booleans()),
+        "rates": draw(st.sampled_from(["dynamic", "at-start"])),
+    }
+    return w, platform, params
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(combined=st.booleans(), **RUNS)
-def test_invariants(data, nodes, seed, restriction, degraded, rates, combined):
-    w, platform = _setup(data, nodes, seed)
+@given(case=cases(), combined=st.booleans())
+def test_invariants(case, combined):
+    w, platform, params = case
     cls = CoschedulingBackfill if combined else LedgerSpy
-    policy = cls(restriction=restriction, degraded=degraded, rates=rates)
+    policy = cls(**params)
     result = Simulation(w, platform, policy, check=True).run()
     jobs = result.jobs
     # Every job starts and ends exactly once, never before it is submitted.
@@ -87,10 +90,10 @@ def test_invariants(data, nodes, seed, restriction, degraded, rates, combined):
     factor = (jobs["end_time"] - jobs["start_time"]).to_numpy() / jobs["run_time"].to_numpy()
     low, high = _factor_bounds(w, policy)
     assert (factor >= low * (1 - 1e-6)).all() and (factor <= high * (1 + 1e-6)).all()
-    if rates == "at-start":
+    if params["rates"] == "at-start":
         at_start = np.array([policy.chosen[i][2] for i in range(len(jobs))])
         np.testing.assert_allclose(factor, at_start, rtol=1e-6)
-    if not degraded:
+    if not params["degraded"]:
         assert not any(d for _, d, _ in policy.chosen.values())
 
 

@@ -11,7 +11,7 @@ from cosched.engine.simulation import Simulation
 from cosched.nodeshare import _window_kernels as kern
 from cosched.nodeshare import policies as ns
 from cosched.policies.reservation import node_reservation
-from tests.nodeshare.test_invariants import RUNS, _setup, assert_same_runs, mixed_workload
+from tests.nodeshare.test_invariants import assert_same_runs, cases, mixed_workload
 
 
 class _Loop(ns.CoschedulingBackfill):
@@ -29,15 +29,13 @@ def _run(w, platform, scan_from: int, monkeypatch: pytest.MonkeyPatch, cls=_Loop
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(window=st.integers(1, 40), **RUNS)
-def test_scanned_window_schedules_as_the_job_by_job_visit(
-    data, nodes, seed, restriction, degraded, rates, window
-) -> None:
+@given(case=cases(), window=st.integers(1, 40))
+def test_scanned_window_schedules_as_the_job_by_job_visit(case, window) -> None:
     # Every window scanned (from 1 job) against every window visited job by job, and
     # every pass as one kernel (the built-in policy): the same starts, ends,
     # placements, configurations, blocked record and engine counters, bit for bit.
-    w, platform = _setup(data, nodes, seed)
-    params = dict(restriction=restriction, degraded=degraded, rates=rates, window=window)
+    w, platform, params = case
+    params = {**params, "window": window}
     with pytest.MonkeyPatch.context() as mp:
         a, pa = _run(w, platform, 10**9, mp, **params)
         b, pb = _run(w, platform, 1, mp, **params)
@@ -147,12 +145,10 @@ class _WindowSpy(ns.CoschedulingBackfill):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(window=st.integers(1, 12), **RUNS)
-def test_the_queued_mask_gives_the_queue_behind_the_head(
-    data, nodes, seed, restriction, degraded, rates, window
-) -> None:
-    w, platform = _setup(data, nodes, seed)
-    spy = _WindowSpy(restriction=restriction, degraded=degraded, rates=rates, window=window)
+@given(case=cases(), window=st.integers(1, 12))
+def test_the_queued_mask_gives_the_queue_behind_the_head(case, window) -> None:
+    w, platform, params = case
+    spy = _WindowSpy(**params, window=window)
     spy.windows = 0
     Simulation(w, platform, spy, check=True).run()
 

@@ -25,8 +25,8 @@ SITE_POLICIES = ("fcfs", "easy", "conservative")
 FAIRSHARE_POLICIES = ("fcfs", "easy")
 
 
-def _workload(rows: list[tuple[float, int, float, float, int]]) -> Workload:
-    """``(submit, procs, run, requested, user)`` rows, job ids 1, 2, ..."""
+def _workload(rows: list[tuple[float, int, float, float, float]]) -> Workload:
+    """``(submit, procs, run, requested, user)`` rows (user NaN: none), job ids 1, 2, ..."""
     names = ["submit_time", "procs", "run_time", "requested_time", "user_id"]
     t = pd.DataFrame(rows, columns=names)
     t.insert(0, "job_id", np.arange(1, len(t) + 1))
@@ -72,17 +72,8 @@ def test_a_limited_job_is_never_the_head_and_holds_no_reservation(name: str) -> 
 
 @pytest.mark.parametrize("name", SITE_POLICIES)
 def test_jobs_without_a_user_are_never_limited(name: str) -> None:
-    t = pd.DataFrame(
-        {
-            "job_id": [1, 2],
-            "submit_time": [0.0, 0.0],
-            "run_time": [10.0, 10.0],
-            "requested_time": [10.0, 10.0],
-            "procs": [1, 1],
-            "user_id": [math.nan, math.nan],
-        }
-    )
-    assert _starts(name, Workload.from_table(t), 2, max_jobs_per_user=1) == [0, 0]
+    w = _workload([(0.0, 1, 10.0, 10.0, math.nan), (0.0, 1, 10.0, 10.0, math.nan)])
+    assert _starts(name, w, 2, max_jobs_per_user=1) == [0, 0]
 
 
 @pytest.mark.parametrize(

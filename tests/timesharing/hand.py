@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
-from cosched.timesharing import TSParams, jobs_table
+from cosched.timesharing import TSParams, TSResult, bsp_jobs, jobs_table, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 
@@ -41,6 +43,44 @@ def placed(
     return sim.state
 
 
+def bsp_ring(
+    scheme: str,
+    seed: int,
+    jobs: Sequence[tuple[float, ...]],
+    *,
+    nodes: int,
+    mpl: int,
+    **params: Any,
+) -> TSResult:
+    """The BSP jobs ``jobs`` (as :func:`bsp_jobs` takes them, ranks on a ring) run under
+    ``scheme`` on ``nodes`` PEs at multiprogramming level ``mpl``, with a 0.1 s gang
+    quantum, a CS class from 2 slots and the settings ``params``: the runs that
+    :func:`assert_interpreted_matches` checks a reading's rules on."""
+    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, **params)
+    w = bsp_jobs(jobs, params=p, ring=True)
+    rng = np.random.default_rng(seed)
+    return simulate(w, scheme=scheme, nodes=nodes, mpl=mpl, rng=rng, params=p)
+
+
+#: A time-sharing cell's settings without a named reading: an FCS cell's (the gang
+#: quantum and the CS class's slots) and a dynamic-workload cell's.
+FCS_CELL = {"quantum": 0.1, "cslots_min": 20}
+DYNAMIC_CELL = {"workload": "WL5", "load": 1.0, "skew": 0.2, "mpl": 5, "scheme": "SB",
+                "n_jobs": 10, "msg_factor": 1}  # fmt: skip
+
+
+def assert_fcs_cells_read(key: str, field: str, value: float) -> None:
+    """An FCS cell's ``key`` is the run's ``TSParams.<field>`` (0 where the cell does not
+    name it), and a value that is not a number is refused naming ``key``."""
+    from cosched.errors import ConfigError
+    from cosched.timesharing.fcs_experiment import _params as fcs_params
+
+    assert getattr(fcs_params(FCS_CELL), field) == 0.0
+    assert getattr(fcs_params({**FCS_CELL, key: value}), field) == value
+    with pytest.raises(ConfigError, match=key):
+        fcs_params({**FCS_CELL, key: "soon"})
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,26 +98,20 @@ def interpreted(code: str, arg: Any, timeout: float) -> str:
     return run.stdout
 
 
-#: A run's results as JSON (floats written exactly): what the two runs compare.
-_AS_JSON = (
-    "import json\n"
-    "def as_json(r):\n"
-    "    return json.dumps([r.jobs.to_dict('list'), r.nodes.to_dict('list'),\n"
-    "                       r.procs.to_dict('list'), r.events, r.end_time])\n"
-)
+def as_json(r: TSResult) -> str:
+    """A run's results as JSON (floats written exactly): what the two runs compare."""
+    return json.dumps([r.jobs.to_dict("list"), r.nodes.to_dict("list"),
+                       r.procs.to_dict("list"), r.events, r.end_time])  # fmt: skip
 
 
-def assert_interpreted_matches(run_code: str, cases: list[tuple[str, int]]) -> None:
-    """``run_code`` defines ``run(*case)``, returning a simulation's result: every case
-    run interpreted (``NUMBA_DISABLE_JIT=1``, a fresh process) gives, bit for bit, what
-    it gives compiled here."""
+def assert_interpreted_matches(run: Callable[..., TSResult], cases: list[tuple[str, int]]) -> None:
+    """Every case run as ``run(*case)`` (a function at the top of a module, which the
+    fresh process imports) interpreted (``NUMBA_DISABLE_JIT=1``, a fresh process) gives,
+    bit for bit, what it gives compiled here."""
     code = (
-        run_code
-        + _AS_JSON
-        + ("import sys\nprint(json.dumps([as_json(run(*c)) for c in json.loads(sys.argv[1])]))\n")
+        f"import json, sys\nfrom {run.__module__} import {run.__name__} as run\n"
+        "from tests.timesharing.hand import as_json\n"
+        "print(json.dumps([as_json(run(*c)) for c in json.loads(sys.argv[1])]))\n"
     )
     out = interpreted(code, cases, timeout=900)
-    scope: dict[str, Any] = {}
-    exec(run_code + _AS_JSON, scope)
-    compiled = [scope["as_json"](scope["run"](*c)) for c in cases]
-    assert json.loads(out) == compiled
+    assert json.loads(out) == [as_json(run(*c)) for c in cases]

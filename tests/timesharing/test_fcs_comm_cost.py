@@ -12,6 +12,7 @@ from cosched.errors import ConfigError
 from cosched.timesharing import TSParams, TSResult, simulate
 from cosched.timesharing.fcs_experiment import _params as fcs_params
 from cosched.timesharing.workloads import bsp_jobs
+from tests.timesharing.hand import FCS_CELL, assert_fcs_cells_read
 
 P = TSParams(gs_quantum=0.1, fcs_cslots_min=5)
 GRAIN = 1e-3  # 1 ms of computation per iteration (the paper's section 3)
@@ -56,10 +57,6 @@ def test_other_schemes_never_pay_it(scheme: str) -> None:
 
 
 def test_the_cells_read_it_and_name_bad_values() -> None:
-    base = {"quantum": 0.1, "cslots_min": 20}
-    assert fcs_params(base).fcs_comm_cost == 0.0
-    assert fcs_params({**base, "comm_cost": COST}).fcs_comm_cost == COST
-    with pytest.raises(ConfigError, match="comm_cost"):
-        fcs_params({**base, "comm_cost": "soon"})
+    assert_fcs_cells_read("comm_cost", "fcs_comm_cost", COST)
     with pytest.raises(ConfigError, match="fcs_comm_cost"):
-        fcs_params({**base, "comm_cost": -1.0})
+        fcs_params({**FCS_CELL, "comm_cost": -1.0})

@@ -14,11 +14,19 @@ import numpy as np
 import pytest
 
 from cosched.errors import ConfigError, UnknownNameError
-from cosched.timesharing import OTHER_SCHEMES, SCHEMES, TSParams, jobs_table, simulate
+from cosched.timesharing import (
+    OTHER_SCHEMES,
+    SCHEMES,
+    TSParams,
+    TSResult,
+    jobs_table,
+    simulate,
+)
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim, job_seeds
 from cosched.timesharing.workloads import bsp_jobs
 from tests.timesharing.hand import assert_interpreted_matches
+from tests.timesharing.recorded import job_list
 
 RNG = np.random.default_rng
 #: HZ 100 (NICE_TO_TICKS(0) = (20 >> 2) + 1 = 6 ticks: 60 ms) and free switches, so
@@ -182,19 +190,14 @@ def test_bad_local_scheduler_inputs_are_named() -> None:
                      rng=RNG(0), params=TSParams(local="linux24"))  # fmt: skip
 
 
-#: A run under Linux 2.4's rules, for the check below (:func:`assert_interpreted_matches`).
-LINUX_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, jobs_table, simulate\n"
-    "from tests.timesharing.recorded import job_list\n"
-    "def run(scheme, k):\n"
-    "    w = jobs_table(job_list(k), skew=0.2)\n"
-    "    return simulate(w, scheme=scheme, nodes=4, mpl=3, rng=np.random.default_rng(k),\n"
-    "                    params=TSParams(local='linux24', linux_hz=1024))\n"
-)
+def linux_run(scheme: str, k: int) -> TSResult:
+    """A run under Linux 2.4's rules, for the check below (:func:`assert_interpreted_matches`)."""
+    w = jobs_table(job_list(k), skew=0.2)
+    return simulate(w, scheme=scheme, nodes=4, mpl=3, rng=np.random.default_rng(k),
+                    params=TSParams(local="linux24", linux_hz=1024))  # fmt: skip
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_under_linux() -> None:
     # As test_kernel's check of the recorded cases: NUMBA_DISABLE_JIT=1 runs the Linux
     # rules as plain Python, in a fresh process, with the same results bit for bit.
-    assert_interpreted_matches(LINUX_RUN, [("SB", 2), ("SB", 5), ("FCS", 3), ("Local", 4)])
+    assert_interpreted_matches(linux_run, [("SB", 2), ("SB", 5), ("FCS", 3), ("Local", 4)])

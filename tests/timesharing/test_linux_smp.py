@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from cosched.errors import ConfigError
-from cosched.timesharing import TSParams, simulate
+from cosched.timesharing import TSParams, TSResult, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.workloads import bsp_jobs
-from tests.timesharing.hand import assert_interpreted_matches
+from tests.timesharing.hand import assert_interpreted_matches, bsp_ring
 
 RNG = np.random.default_rng
 #: HZ 100 (6 ticks a slice, 60 ms), free switches, one run queue for a 2-PE node.
@@ -178,22 +178,16 @@ def test_bad_smp_inputs_are_named() -> None:
         simulate(w, scheme="SB", nodes=3, mpl=1, rng=RNG(0), params=HAND)
 
 
-#: Runs with one queue per 4-PE node, for the check below (:func:`assert_interpreted_matches`).
-SMP_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, simulate\n"
-    "from cosched.timesharing.workloads import bsp_jobs\n"
-    "def run(scheme, wp):\n"
-    "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, local='linux24', linux_hz=1024,\n"
-    "                 linux_smp=4, linux_wake_preempt=wp)\n"
-    "    jobs = [(0.0, 0.5, 8, 0.001, 4.7, 1), (0.0, 0.5, 8, 0.001, 4.7, 0),\n"
-    "            (0.0, 0.3, 6, 0.001, 1.0, 0)]\n"
-    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=8, mpl=3,\n"
-    "                    rng=np.random.default_rng(2), params=p)\n"
-)
+def smp_run(scheme: str, wp: int) -> TSResult:
+    """Runs with one queue per 4-PE node, for the check below
+    (:func:`assert_interpreted_matches`)."""
+    jobs = [(0.0, 0.5, 8, 0.001, 4.7, 1), (0.0, 0.5, 8, 0.001, 4.7, 0),
+            (0.0, 0.3, 6, 0.001, 1.0, 0)]  # fmt: skip
+    return bsp_ring(scheme, 2, jobs, nodes=8, mpl=3, local="linux24", linux_hz=1024,
+                    linux_smp=4, linux_wake_preempt=wp)  # fmt: skip
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_with_one_queue() -> None:
     # As test_linux's check: NUMBA_DISABLE_JIT=1 runs the node-wide queue's rules as
     # plain Python, in a fresh process, with the same results bit for bit.
-    assert_interpreted_matches(SMP_RUN, [("SB", 0), ("SB", 1), ("FCS", 0)])
+    assert_interpreted_matches(smp_run, [("SB", 0), ("SB", 1), ("FCS", 0)])

@@ -8,11 +8,17 @@ import numpy as np
 import pytest
 
 from cosched.errors import ConfigError
-from cosched.timesharing import TSParams, jobs_table, simulate
+from cosched.timesharing import TSParams, TSResult, jobs_table, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.params import FCS_NIC_BANDWIDTH, LINEAR_NIC_BANDWIDTH
-from tests.timesharing.hand import placed
+from tests.timesharing.hand import (
+    DYNAMIC_CELL,
+    FCS_CELL,
+    assert_fcs_cells_read,
+    bsp_ring,
+    placed,
+)
 
 L = 185.48e-6  # Table 3's one-way latency of 4,096 bytes
 T = 0.01  # when the hand cases send
@@ -144,32 +150,22 @@ def test_the_cells_read_it_and_name_bad_values() -> None:
     from cosched.timesharing.experiment import check as dyn_check
     from cosched.timesharing.fcs_experiment import _params as fcs_params
 
-    base = {"quantum": 0.1, "cslots_min": 20}
-    p = fcs_params({**base, "nic_bandwidth": FCS_NIC_BANDWIDTH, "nic_pes": 2})
+    assert_fcs_cells_read("nic_bandwidth", "nic_bandwidth", FCS_NIC_BANDWIDTH)
+    p = fcs_params({**FCS_CELL, "nic_bandwidth": FCS_NIC_BANDWIDTH, "nic_pes": 2})
     assert (p.nic_bandwidth, p.nic_pes) == (FCS_NIC_BANDWIDTH, 2)
-    assert fcs_params(base).nic_bandwidth == 0.0
-    cell = {"workload": "WL5", "load": 1.0, "skew": 0.2, "mpl": 5, "scheme": "SB",
-            "n_jobs": 10, "msg_factor": 1}  # fmt: skip
-    dyn_check({**cell, "nic_bandwidth": LINEAR_NIC_BANDWIDTH, "time_scale": 40})
+    dyn_check({**DYNAMIC_CELL, "nic_bandwidth": LINEAR_NIC_BANDWIDTH, "time_scale": 40})
     with pytest.raises(ConfigError, match="nic_bandwidth"):
-        dyn_check({**cell, "nic_bandwidth": "fast"})
+        dyn_check({**DYNAMIC_CELL, "nic_bandwidth": "fast"})
     with pytest.raises(ConfigError, match="nic_bandwidth"):
-        dyn_check({**cell, "nic_bandwidth": 1e6})  # 4 ms per message, above the latency
+        dyn_check({**DYNAMIC_CELL, "nic_bandwidth": 1e6})  # 4 ms per message, above the latency
     with pytest.raises(ConfigError, match="time_scale"):
-        dyn_check({**cell, "time_scale": 0})
+        dyn_check({**DYNAMIC_CELL, "time_scale": 0})
 
 
-NIC_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, simulate\n"
-    "from cosched.timesharing.params import LINEAR_NIC_BANDWIDTH\n"
-    "from cosched.timesharing.workloads import bsp_jobs\n"
-    "def run(scheme, seed):\n"
-    "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, nic_bandwidth=LINEAR_NIC_BANDWIDTH)\n"
-    "    jobs = [(0.0, 0.3, 4, 0.001, 2.0, 1), (0.05, 0.3, 4, 0.001, 1.0, 0)]\n"
-    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                    rng=np.random.default_rng(seed), params=p)\n"
-)
+def contended_run(scheme: str, seed: int) -> TSResult:
+    """Runs through contended interfaces, for the check below."""
+    jobs = [(0.0, 0.3, 4, 0.001, 2.0, 1), (0.05, 0.3, 4, 0.001, 1.0, 0)]
+    return bsp_ring(scheme, seed, jobs, nodes=4, mpl=2, nic_bandwidth=LINEAR_NIC_BANDWIDTH)
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_with_contention() -> None:
@@ -177,4 +173,4 @@ def test_the_same_source_interpreted_gives_the_same_bits_with_contention() -> No
     # Python, in a fresh process, with the same results bit for bit.
     from tests.timesharing.hand import assert_interpreted_matches
 
-    assert_interpreted_matches(NIC_RUN, [("SB", 1), ("PB", 2), ("GS", 3), ("FCS", 4)])
+    assert_interpreted_matches(contended_run, [("SB", 1), ("PB", 2), ("GS", 3), ("FCS", 4)])

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from cosched.errors import ConfigError
-from cosched.timesharing import TSParams, bsp_jobs, simulate
+from cosched.timesharing import TSParams, TSResult, bsp_jobs, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.params import OTHER_SCHEMES, SCHEMES
-from tests.timesharing.hand import assert_interpreted_matches
+from tests.timesharing.hand import assert_interpreted_matches, bsp_ring
 
 RNG = np.random.default_rng
 PERIOD, DURATION = 0.1, 0.01
@@ -117,24 +117,16 @@ def test_invalid_noise_is_refused_naming_the_field(changes: dict[str, float], fi
         TSParams(**changes)  # type: ignore[arg-type]
 
 
-#: Noisy runs, for the check below (:func:`assert_interpreted_matches`).
-NOISE_RUN = (
-    "import numpy as np\n"
-    "from cosched.timesharing import TSParams, simulate\n"
-    "from cosched.timesharing.workloads import bsp_jobs\n"
-    "def run(scheme, seed):\n"
-    "    p = TSParams(gs_quantum=0.1, fcs_cslots_min=2, noise_period=0.01,\n"
-    "                 noise_duration=5e-4)\n"
-    "    jobs = [(0.0, 0.5, 4, 0.001, 2.0, 1), (0.1, 0.5, 4, 0.001, 2.0, 0)]\n"
-    "    return simulate(bsp_jobs(jobs, params=p, ring=True), scheme=scheme, nodes=4, mpl=2,\n"
-    "                    rng=np.random.default_rng(seed), params=p)\n"
-)
+def noisy_run(scheme: str, seed: int) -> TSResult:
+    """Noisy runs, for the check below (:func:`assert_interpreted_matches`)."""
+    jobs = [(0.0, 0.5, 4, 0.001, 2.0, 1), (0.1, 0.5, 4, 0.001, 2.0, 0)]
+    return bsp_ring(scheme, seed, jobs, nodes=4, mpl=2, noise_period=0.01, noise_duration=5e-4)
 
 
 def test_the_same_source_interpreted_gives_the_same_bits_with_noise() -> None:
     # As test_linux's check: NUMBA_DISABLE_JIT=1 runs the daemons' rules as plain
     # Python, in a fresh process, with the same results bit for bit.
-    assert_interpreted_matches(NOISE_RUN, [("SB", 1), ("GS", 2), ("FCS", 3)])
+    assert_interpreted_matches(noisy_run, [("SB", 1), ("GS", 2), ("FCS", 3)])
 
 
 def _barrier_ends(scheme: str, d: float) -> tuple[list[float], list[float]]:

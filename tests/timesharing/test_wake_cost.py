@@ -9,8 +9,7 @@ from cosched.errors import ConfigError
 from cosched.timesharing import TSParams, jobs_table, simulate
 from cosched.timesharing import kernel as K
 from cosched.timesharing.experiment import check as dyn_check
-from cosched.timesharing.fcs_experiment import _params as fcs_params
-from tests.timesharing.hand import placed
+from tests.timesharing.hand import DYNAMIC_CELL, assert_fcs_cells_read, placed
 
 WAKE = 120e-6
 
@@ -55,15 +54,9 @@ def test_spinning_schemes_never_pay_it() -> None:
 
 
 def test_the_cells_read_it_and_name_bad_values() -> None:
-    base = {"quantum": 0.1, "cslots_min": 20}
-    assert fcs_params(base).wake_cost == 0.0
-    assert fcs_params({**base, "wake_cost": WAKE}).wake_cost == WAKE
+    assert_fcs_cells_read("wake_cost", "wake_cost", WAKE)
+    dyn_check({**DYNAMIC_CELL, "wake_cost": WAKE})
     with pytest.raises(ConfigError, match="wake_cost"):
-        fcs_params({**base, "wake_cost": "soon"})
-    cell = {"workload": "WL5", "load": 1.0, "skew": 0.2, "mpl": 5, "scheme": "SB",
-            "n_jobs": 10, "msg_factor": 1}  # fmt: skip
-    dyn_check({**cell, "wake_cost": WAKE})
+        dyn_check({**DYNAMIC_CELL, "wake_cost": "soon"})
     with pytest.raises(ConfigError, match="wake_cost"):
-        dyn_check({**cell, "wake_cost": "soon"})
-    with pytest.raises(ConfigError, match="wake_cost"):
-        dyn_check({**cell, "wake_cost": -1.0})
+        dyn_check({**DYNAMIC_CELL, "wake_cost": -1.0})

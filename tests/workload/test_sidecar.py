@@ -100,16 +100,9 @@ def test_sidecar_without_job_id(tmp_path: Path) -> None:
 
 
 def _cli(*argv: str) -> int:
-    import argparse
+    from cosched.cli.main import build_parser
 
-    from cosched.cli import annotate as annotate_cli
-    from cosched.cli import generate as generate_cli
-
-    parser = argparse.ArgumentParser(prog="cosched")
-    sub = parser.add_subparsers(dest="command", required=True)
-    generate_cli.register(sub)
-    annotate_cli.register(sub)
-    args = parser.parse_args(list(argv))
+    args = build_parser(argv).parse_args(list(argv))
     return args.func(args)
 
 

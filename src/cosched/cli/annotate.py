@@ -13,27 +13,13 @@ import ast
 import sys
 from typing import Any
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 from cosched.errors import ConfigError, CoschedError
 
-__all__ = ["parse_params", "register"]
+__all__ = ["PARSERS", "parse_params"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``annotate`` to the CLI's subcommands.
-
-    Args:
-        subparsers: the top-level parser's subparsers.
-    """
-    p = command(
-        subparsers,
-        "annotate",
-        "add a per-job resource profile (SWF + sidecar)",
-        "cosched annotate lomarc lublin.swf --seed 1 -o lublin-lomarc.swf",
-        "cosched annotate nodeshare ../shared/traces/RICC-2010-2.swf.gz --seed 3 -o ricc.swf",
-        description="Annotate a workload with a per-job profile: one a family declares, "
-        "or recorded (the trace's own starts); an unknown name lists them all.",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("profile", metavar="PROFILE", help="profile name")
     p.add_argument("input", metavar="IN.swf", help="workload to annotate")
     p.add_argument("--seed", type=int, required=True, help="random seed")
@@ -43,7 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="annotated SWF file to write")
     p.add_argument("--other", help="coupled: the other machine's workload")
     p.add_argument("--other-out", help="coupled: where to write the other annotated workload")
-    p.set_defaults(func=run_annotate)
 
 
 def _value(text: str) -> Any:
@@ -103,3 +88,7 @@ def run_annotate(args: argparse.Namespace) -> int:
         return 2
     print(message)
     return 0
+
+
+#: ``cosched annotate`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"annotate": Handler(run_annotate, _arguments)}

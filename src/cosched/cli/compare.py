@@ -13,30 +13,13 @@ if TYPE_CHECKING:
     from cosched.policies.requirements import MachineFlags
     from cosched.workload.job import Workload
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 from cosched.cli.validate import UNAVAILABILITY_HELP
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``compare`` and ``report`` to the command line."""
-    p = command(
-        sub,
-        "compare",
-        "should jobs share nodes on this machine? baselines vs coscheduling, with a report",
-        "cosched compare --out answer",
-        "cosched compare ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --out kth --workers 2",
-        "cosched compare site.swf.gz --out site --quick   # one seed, no robustness sweeps",
-        description="Run the space-sharing baselines and every coscheduling family that "
-        "applies to the machine on one trace (the randomised ones over several seeds), "
-        "through the resumable experiment store in DIR/store, then write DIR/report.md and "
-        "DIR/report.html: summary with 95% confidence intervals, distributions, per-class "
-        "breakdown, who wins and who loses, utilization and queue over time, a Gantt chart "
-        "of the busiest day, the interference robustness sweep and a verdict. Each "
-        "coscheduling policy also runs with its assumptions and its mechanism turned off "
-        "(control runs), which split its gain by source.",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "trace",
         nargs="?",
@@ -130,7 +113,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run the simulations on Dask instead: local:N starts a LocalCluster of N "
         "worker processes, tcp://HOST:PORT uses a running scheduler",
     )
-    p.set_defaults(func=_compare)
 
 
 def _flags(text: str | None) -> MachineFlags | None:
@@ -447,3 +429,7 @@ def _cost_lines(c: Cost, args: argparse.Namespace) -> list[str]:
             "(10-45 s, once: numba caches them)"
         )
     return lines
+
+
+#: ``cosched compare`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"compare": Handler(_compare, _arguments)}

@@ -18,35 +18,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cosched.cli._parser import command, verbs
+from cosched.cli._parser import Handler
 from cosched.errors import ConfigError
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``coupled`` (with ``run`` and ``serve``) to the command line."""
-    p = command(
-        sub,
-        "coupled",
-        "coupled machines: paired jobs across schedulers",
-        "cosched coupled run examples/coupled.toml --transport tcp",
-        "cosched coupled run examples/coupled.toml --json result.json",
-        description="Coupled machines (the coupled-systems paper): run a spec, or serve one "
-        "machine's domain to its peers.",
-    )
-    csub = verbs(p, "coupled_command", "COMMAND")
-
-    r = command(
-        csub,
-        "run",
-        "simulate the coupled machines of a TOML spec",
-        "cosched coupled run examples/coupled.toml",
-        "cosched coupled run examples/coupled.toml --transport tcp --timeout 5",
-        description="Simulate the coupled machines of a TOML spec and print per-machine "
-        "metrics. With --transport tcp each machine is its own process on 127.0.0.1 and "
-        "the schedules are the same as in-process, bit for bit.",
-    )
+def _run_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("spec", type=Path, help="TOML file with [[domain]] tables")
     r.add_argument(
         "--transport",
@@ -72,21 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "results lack that machine and its peers' paired jobs started alone",
     )
     r.add_argument("--json", type=Path, help="also write the metrics and faults to this file")
-    r.set_defaults(func=_run)
 
-    s = command(
-        csub,
-        "serve",
-        "serve one machine's domain (started by `coupled run --transport tcp`)",
-        "echo $SECRET | cosched coupled serve --name compute --secret-file -",
-        "cosched coupled serve --name analysis --port 5601 --secret-file key.hex",
-        description="Serve one machine's domain over TCP: the driver sends its settings and "
-        "workload, its peers call the protocol. Reads the shared secret (hex) from the "
-        "--secret-file; prints its address on one line, then serves until stopped. "
-        "Connections without the secret end in the handshake; messages that are malformed, "
-        "too large, not signed with the secret, replayed, signed for another recipient or "
-        "from an address not allowed are refused, counted and logged; they never stop it.",
-    )
+
+def _serve_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--name", required=True, help="the domain's name")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=0, help="TCP port (default 0: any free one)")
@@ -115,7 +81,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "secret; `coupled run` gives each run a fresh one)",
     )
     s.add_argument("--log", type=Path, help="log file (default: stderr)")
-    s.set_defaults(func=_serve)
 
 
 def _read_secret(where: str) -> bytes:
@@ -225,3 +190,11 @@ def _lost_status(faults: Any, args: argparse.Namespace) -> int:
         print("cosched: run again, or pass --allow-lost to accept these results", file=sys.stderr)
         return 1
     return 0
+
+
+#: ``cosched coupled run`` and ``cosched coupled serve`` (their texts:
+#: :mod:`cosched.cli.commands`).
+PARSERS = {
+    "coupled run": Handler(_run, _run_arguments),
+    "coupled serve": Handler(_serve, _serve_arguments),
+}

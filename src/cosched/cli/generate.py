@@ -13,51 +13,22 @@ from cosched.errors import CoschedError
 if TYPE_CHECKING:
     import pandas as pd
 
-from cosched.cli._parser import command, verbs
+from cosched.cli._parser import Handler
 
-__all__ = ["register"]
-
-
-_EXAMPLES = (
-    "cosched generate lublin --nodes 128 --jobs 10000 --seed 1 -o lublin.swf",
-    "cosched generate lublin --nodes 256 --jobs 5000 --seed 2 --typeless -o typeless.swf.gz",
-)
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``generate lublin`` to the CLI's subcommands.
-
-    Args:
-        subparsers: the top-level parser's subparsers.
-    """
-    parser = command(
-        subparsers,
-        "generate",
-        "generate a synthetic workload (SWF)",
-        *_EXAMPLES,
-        description="Generate a synthetic workload from a model and write it as SWF.",
-    )
-    models = verbs(parser, "model", "MODEL")
-    lub = command(
-        models,
-        "lublin",
-        "Lublin-Feitelson 2003 model",
-        *_EXAMPLES,
-        description="Generate a Lublin-Feitelson 2003 workload (class-separated by default).",
-    )
+def _lublin_arguments(p: argparse.ArgumentParser) -> None:
     from cosched.cli._checks import MAX_SIZE, count
 
-    lub.add_argument(
-        "--nodes", type=count(1, MAX_SIZE), required=True, help="machine size in nodes"
-    )
-    lub.add_argument("--jobs", type=count(0), required=True, help="number of jobs")
-    lub.add_argument("--seed", type=count(0), required=True, help="random seed")
-    lub.add_argument("--typeless", action="store_true", help="single-class model (queue 0)")
-    rate = lub.add_mutually_exclusive_group()
+    p.add_argument("--nodes", type=count(1, MAX_SIZE), required=True, help="machine size in nodes")
+    p.add_argument("--jobs", type=count(0), required=True, help="number of jobs")
+    p.add_argument("--seed", type=count(0), required=True, help="random seed")
+    p.add_argument("--typeless", action="store_true", help="single-class model (queue 0)")
+    rate = p.add_mutually_exclusive_group()
     rate.add_argument("--alpha", type=float, help="shape of the inter-arrival gamma")
     rate.add_argument("--load", type=float, help="target offered load (scales arrivals)")
-    lub.add_argument("-o", "--output", required=True, help="SWF file to write (.swf or .swf.gz)")
-    lub.set_defaults(func=run_lublin)
+    p.add_argument("-o", "--output", required=True, help="SWF file to write (.swf or .swf.gz)")
 
 
 def run_lublin(args: argparse.Namespace) -> int:
@@ -105,3 +76,7 @@ def run_lublin(args: argparse.Namespace) -> int:
         load = f", offered load {totals['work'] / (args.nodes * span):.3f}"
     print(f"wrote {gen.n} jobs ({gen.name}, {args.nodes} nodes{load}) to {args.output}")
     return 0
+
+
+#: ``cosched generate lublin`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"generate lublin": Handler(run_lublin, _lublin_arguments)}

@@ -8,38 +8,15 @@ closed (``| head``).
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from cosched.cli._parser import verbs
+from cosched.cli._parser import add, verbs
+from cosched.cli.commands import COMMANDS
 from cosched.errors import CoschedError
 
 __all__ = ["COMMANDS", "build_parser", "entry", "main"]
-
-#: The modules of ``cosched.cli`` that register the commands, in the order ``--help``
-#: lists them.
-MODULES = (
-    "run", "compare", "validate", "traceinfo", "generate", "annotate", "sweep", "reproduce",
-    "report", "coupled",
-)  # fmt: skip
-
-#: Each command and the module of :data:`MODULES` that registers it (held to what the
-#: modules register by a test). A command line naming one loads that module alone.
-COMMANDS = {
-    "run": "run",
-    "policies": "run",
-    "compare": "compare",
-    "validate": "validate",
-    "trace": "traceinfo",
-    "generate": "generate",
-    "annotate": "annotate",
-    "sweep": "sweep",
-    "reproduce": "reproduce",
-    "report": "report",
-    "coupled": "coupled",
-}
 
 #: Commands whose process may end without Python's teardown (see :func:`entry`).
 QUICK_EXIT = frozenset({"run"})
@@ -56,13 +33,14 @@ class _Version(argparse.Action):
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered, or, when ``argv`` starts
-    with a command's name, with that command's module alone.
+    """The argument parser with every command of :data:`COMMANDS` added, or, when
+    ``argv`` starts with a command's name, with that command alone (the modules of
+    ``cosched.cli`` it names are the only ones imported).
 
     A command line such as ``run TRACE ...`` parses the same either way (argparse reads
     only the named command's own parser); every other one (``--help``, ``--version``,
     no command, an unknown command) gets every command, so the top-level help and
-    errors list them all. Importing and registering the ten modules cost about a tenth
+    errors list them all. Importing the ten modules and adding their commands cost about a tenth
     of a ``cosched run`` on SDSC-SP2 (docs/performance.md, "The fixed cost of a run").
     """
     parser = argparse.ArgumentParser(
@@ -72,10 +50,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = verbs(parser, "command", "COMMAND")
     first = argv[0] if argv else None
-    names = (COMMANDS[first],) if first in COMMANDS else MODULES
-    for name in names:
-        importlib.import_module(f"cosched.cli.{name}").register(sub)
-
+    for cmd in [c for c in COMMANDS if c.name == first] or COMMANDS:
+        add(sub, cmd)
     return parser
 
 

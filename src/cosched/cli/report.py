@@ -8,25 +8,13 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 
-__all__ = ["register", "report_with_warnings"]
+__all__ = ["PARSERS", "report_with_warnings"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``report`` to the command line."""
-    p = command(
-        sub,
-        "report",
-        "rebuild an experiment's or a comparison's report from its results",
-        "cosched report coupled-quick",
-        "cosched report answer",
-        description="Rebuild DIR/report.md and DIR/report.html from DIR/results.parquet "
-        "(a sweep or reproduction) or from DIR/plan.json and DIR/store (a `cosched "
-        "compare`) alone: no cell is run.",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", type=Path, help="the store folder of a sweep, reproduction or comparison")
-    p.set_defaults(func=_report)
 
 
 def report_with_warnings(build: Callable[[Path], Path], out: Path, command: str) -> Path:
@@ -57,3 +45,7 @@ def _report(args: argparse.Namespace) -> int:
     md = build_report(args.dir)
     print(f"cosched report: {md} and {md.with_suffix('.html')}")
     return 0
+
+
+#: ``cosched report`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"report": Handler(_report, _arguments)}

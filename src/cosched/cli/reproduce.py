@@ -5,25 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 from cosched.cli.sweep import add_run_options, run_experiment_and_report
 from cosched.experiments.reproductions import names
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``reproduce`` to the command line."""
-    p = command(
-        sub,
-        "reproduce",
-        "rerun a paper's experiments and write a report",
-        "cosched reproduce coupled --quick --out coupled-quick --workers 2",
-        "cosched reproduce lomarc --print-spec > mine.toml",
-        description="Run a reproduction (an experiment spec shipped with cosched) into "
-        "--out: results.parquet, report.md and report.html with the paper's numbers beside "
-        "cosched's. Resumable: a rerun skips finished cells.",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", help=f"one of: {', '.join(names())}")
     p.add_argument("--quick", action="store_true", help="the spec's reduced [quick] grid")
     p.add_argument(
@@ -40,7 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="coupled only: tcp runs each machine as its own process on 127.0.0.1, "
         "speaking the coordination protocol over TCP (same results)",
     )
-    p.set_defaults(func=_reproduce)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -57,3 +45,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     exp = spec(args.name, quick=args.quick)
     command = f"cosched reproduce {args.name}" + (" --quick" if args.quick else "")
     return run_experiment_and_report(exp, args, command, transport=args.transport)
+
+
+#: ``cosched reproduce`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"reproduce": Handler(_reproduce, _arguments)}

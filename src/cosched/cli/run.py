@@ -23,17 +23,17 @@ if TYPE_CHECKING:  # the heavy modules load when a command runs, not for --help
     from cosched.workload.importers import ImportOptions
     from cosched.workload.job import Workload
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 
 __all__ = [
     "MAX_SIZE",
+    "PARSERS",
     "check_writable",
     "check_writable_dir",
     "count",
     "describe_policy",
     "machine_flags",
     "policy_flags",
-    "register",
     "streams",
     "text_bytes",
 ]
@@ -53,18 +53,7 @@ SHOWN = [
 ]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``run`` and ``policies`` to the command line."""
-    p = command(
-        sub,
-        "run",
-        "simulate one policy on one workload",
-        "cosched run ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy nodeshare-easy",
-        "cosched run lublin:jobs=5000,nodes=128 --policy my_policy.py:LargestFirst --seed 7",
-        description="Simulate one policy on one workload and print the summary. The "
-        "machine and the per-job profiles the policy's family needs are built from the "
-        "trace header and the flags; every assumption is printed as a note.",
-    )
+def _run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "workload",
         nargs="?",
@@ -133,16 +122,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "auto (default): only SWF files of more than 1 GiB of text (some 14 million jobs), "
         "which in memory would take some 4.5 GiB; --stream alone: always",
     )
-    p.set_defaults(func=_run)
-    q = command(
-        sub,
-        "policies",
-        "list policies, their parameters and requirements",
-        "cosched policies",
-        "cosched policies --json > policies.json",
-    )
-    q.add_argument("--json", action="store_true", help="machine-readable, for scripts")
-    q.set_defaults(func=_policies)
+
+
+def _policies_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable, for scripts")
 
 
 def loader_flags(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -606,3 +589,10 @@ def _needs(req: Requirements) -> str:
     if req.profile_columns:
         parts.append(f"profiles from the {req.annotator!r} annotator")
     return ", ".join(parts)
+
+
+#: ``cosched run`` and ``cosched policies`` (their texts: :mod:`cosched.cli.commands`).
+PARSERS = {
+    "run": Handler(_run, _run_arguments),
+    "policies": Handler(_policies, _policies_arguments),
+}

@@ -13,15 +13,15 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 
 if TYPE_CHECKING:
     from cosched.experiments.model import Experiment
 
 __all__ = [
+    "PARSERS",
     "add_run_options",
     "progress_line",
-    "register",
     "run_and_report",
     "run_experiment_and_report",
 ]
@@ -64,29 +64,12 @@ def add_run_options(p: argparse.ArgumentParser, *, out_required: bool = True) ->
     )
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``sweep SPEC.toml --out DIR`` command.
-
-    Args:
-        subparsers: the object returned by ``ArgumentParser.add_subparsers()``.
-    """
-    p = command(
-        subparsers,
-        "sweep",
-        "run an experiment or sweep spec (TOML) into a resumable store",
-        "cosched sweep examples/sweep-example.toml --out sweep-out --workers 2",
-        "cosched reproduce coupled --print-spec > mine.toml; "
-        "cosched sweep mine.toml --quick --out mine --dask local:2",
-        description="Run every cell of a TOML spec that is not yet in --out. Finished cells are "
-        "stored at once, so an interrupted run resumes where it stopped; the store gets "
-        "results.parquet, report.md and report.html.",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", type=Path, help="the spec (TOML)")
     add_run_options(p)
     p.add_argument(
         "--quick", action="store_true", help="apply the spec's [quick] table (experiments only)"
     )
-    p.set_defaults(func=handler)
 
 
 def progress_line(done: int, total: int) -> None:
@@ -186,3 +169,7 @@ def handler(args: argparse.Namespace) -> int:
         lambda: run_sweep(spec, args.out, workers=args.workers, dask=args.dask, progress=progress),
         args.out,
     )
+
+
+#: ``cosched sweep`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"sweep": Handler(handler, _arguments)}

@@ -5,33 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cosched.cli._parser import command
+from cosched.cli._parser import Handler
 
-__all__ = ["add_verbs"]
+__all__ = ["PARSERS"]
 
 
-def add_verbs(verbs: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``fetch`` and ``list`` under ``cosched trace``."""
-    f = command(
-        verbs,
-        "fetch",
-        "download an archive log into the cache and verify its SHA-256 (refused on mismatch)",
-        "cosched trace fetch KTH-SP2-1996-2.1-cln.swf.gz",
-        "cosched trace fetch RICC-2010-2.swf.gz --dest ../shared/traces",
-        description="Download a Parallel Workloads Archive log into $COSCHED_DATA (else the "
-        "user cache folder) and verify it against the checksum table shipped with cosched.",
-    )
-    f.add_argument("name", help="the archive file name (see `cosched trace list`)")
-    f.add_argument("--dest", type=Path, help="folder to store it in (default: the cache)")
-    f.set_defaults(func=_fetch)
-    ls = command(
-        verbs,
-        "list",
-        "the archive logs cosched knows, and where each is found locally",
-        "cosched trace list",
-        "COSCHED_TRACES=~/traces cosched trace list",
-    )
-    ls.set_defaults(func=_list)
+def _fetch_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="the archive file name (see `cosched trace list`)")
+    p.add_argument("--dest", type=Path, help="folder to store it in (default: the cache)")
 
 
 def _fetch(args: argparse.Namespace) -> int:
@@ -53,3 +34,8 @@ def _list(args: argparse.Namespace) -> int:
             where = "(not found locally)"
         print(f"{name}  {where}")
     return 0
+
+
+#: ``cosched trace fetch`` and ``cosched trace list`` (their texts:
+#: :mod:`cosched.cli.commands`).
+PARSERS = {"trace fetch": Handler(_fetch, _fetch_arguments), "trace list": Handler(_list)}

@@ -7,9 +7,9 @@ import argparse
 import re
 from typing import Any
 
-from cosched.cli._parser import command, verbs
+from cosched.cli._parser import Handler
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 FACTS = (
     "computer",
@@ -26,65 +26,24 @@ FACTS = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``trace info``, ``trace fetch`` and ``trace list`` to the command line."""
-    p = command(
-        sub,
-        "trace",
-        "inspect, import and fetch traces",
-        "cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
-        "cosched trace import slurm sacct-2024-01.txt -o site.swf.gz",
-        description="Inspect a trace (info), convert an accounting log to SWF (import), "
-        "or get an archive log by name (fetch, list).",
-    )
-    tsub = verbs(p, "trace_command", "ACTION")
-    info = command(
-        tsub,
-        "info",
-        "header facts, job count and offered load",
-        "cosched trace info ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
-        "cosched trace info sacct-2024-03.txt --tz Europe/Berlin",
-        description="Header facts, job count and offered load of an SWF trace, or of a "
-        "Slurm / PBS accounting log (converted on the fly, with its conversion notes).",
-    )
-    info.add_argument("file", help="an SWF trace, a sacct dump or a PBS accounting file/folder")
-    import_options(info)
-    info.set_defaults(func=_info)
-    _register_import(tsub)
-    from cosched.cli.trace import add_verbs
-
-    add_verbs(tsub)
+def _info_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="an SWF trace, a sacct dump or a PBS accounting file/folder")
+    import_options(p)
 
 
-def _register_import(tsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from cosched.workload.sacct import SACCT_COMMAND
-
-    imp = command(
-        tsub,
-        "import",
-        "convert Slurm sacct dumps or PBS accounting files to SWF",
-        "cosched trace import slurm jan.txt feb.txt --tz Europe/Berlin -o cab.swf.gz",
-        "cosched trace import pbs /var/spool/pbs/server_priv/accounting -o site.swf",
-        description="Convert an operator's accounting log to SWF and print what was kept, "
-        "dropped or changed, by reason. Slurm: the output of\n  "
-        + SACCT_COMMAND
-        + "\nPBS Pro / OpenPBS / Torque: files of server_priv/accounting (or that folder).",
-    )
-    imp.add_argument("format", choices=["slurm", "pbs"], help="the log's format")
-    imp.add_argument("files", nargs="+", help="log files (PBS: files or folders of them)")
-    imp.add_argument(
-        "-o", "--output", required=True, help="the SWF file to write (.gz: compressed)"
-    )
-    imp.add_argument("--nodes", type=int, help="the machine's nodes (default: inferred)")
-    imp.add_argument("--cores", type=int, help="cores per node (with --nodes)")
-    imp.add_argument(
+def _import_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("format", choices=["slurm", "pbs"], help="the log's format")
+    p.add_argument("files", nargs="+", help="log files (PBS: files or folders of them)")
+    p.add_argument("-o", "--output", required=True, help="the SWF file to write (.gz: compressed)")
+    p.add_argument("--nodes", type=int, help="the machine's nodes (default: inferred)")
+    p.add_argument("--cores", type=int, help="cores per node (with --nodes)")
+    p.add_argument(
         "--exclusive",
         action="store_true",
         help="the site gives each job whole nodes (recorded in the header: the baselines "
         "of run, validate and compare then allocate whole nodes)",
     )
-    import_options(imp)
-    imp.set_defaults(func=_import)
+    import_options(p)
 
 
 def import_options(p: argparse.ArgumentParser) -> None:
@@ -231,3 +190,11 @@ def _lenient():  # type: ignore[no-untyped-def]
     from cosched.workload.loader import LoadRules
 
     return LoadRules(too_wide="drop")
+
+
+#: ``cosched trace info`` and ``cosched trace import`` (their texts:
+#: :mod:`cosched.cli.commands`).
+PARSERS = {
+    "trace info": Handler(_info, _info_arguments),
+    "trace import": Handler(_import, _import_arguments),
+}

@@ -15,32 +15,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cosched.cli._parser import Handler
 from cosched.cli.run import loader_flags, policy_flags
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``validate`` to the command line."""
+def _arguments(p: argparse.ArgumentParser) -> None:
     from cosched.cli.run import _machine_flags
 
-    p = sub.add_parser(
-        "validate",
-        help="does the simulated baseline look like your machine? (vs the recorded schedule)",
-        description="Replay the trace's recorded schedule (the logged starts) and simulate "
-        "a policy on the same jobs and machine; print mean and per-class waits side by "
-        "side, the Kolmogorov-Smirnov statistic between the wait distributions, the share "
-        "of jobs started within --within seconds of their recorded start, a judgement "
-        "(close, loose or poor, with its thresholds) of what that means for a what-if, "
-        "and draw utilization and queue length over time.",
-        epilog="examples:\n"
-        "  cosched validate ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy "
-        "--figure kth.png\n"
-        "  cosched validate sacct-2024-03.txt --tz Europe/Berlin --policy easy --nodes 1296 "
-        "--cores 16\n"
-        "  cosched validate ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz --fit --out sp2-fit",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
     p.add_argument("workload", help="SWF trace, Slurm sacct dump or PBS accounting file/folder")
     policy_flags(p, "the simulated policy (default easy)")
     _machine_flags(p)
@@ -64,7 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--figure", type=Path, help="write the figure (PNG)")
     p.add_argument("--json", type=Path, help="write the numbers (JSON)")
     _fit_flags(p)
-    p.set_defaults(func=_validate)
 
 
 #: ``--unavailability``'s help, shared with ``compare --baseline fitted``.
@@ -119,3 +101,7 @@ def _validate(args: argparse.Namespace) -> int:
     from cosched.cli._validate import _validate as run
 
     return run(args)
+
+
+#: ``cosched validate`` (its texts: :mod:`cosched.cli.commands`).
+PARSERS = {"validate": Handler(_validate, _arguments)}

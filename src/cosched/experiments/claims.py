@@ -14,8 +14,8 @@ status column and ``docs/fidelity.md`` from it.
 
 The verdict (:func:`verdict`), for a paper range ``[low, high]`` (a single number has
 ``low == high``; a one-sided claim such as "worse than PSS" has an infinite end) widened
-by the tolerance ``tol = max(tol_abs, tol_rel * max(|low|, |high|))`` (finite ends
-only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
+by the claim's :class:`Tolerance` ``tol = max(absolute, relative * max(|low|, |high|))``
+(finite ends only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
 A claim is *one-sided* when its range has an infinite end (the paper's side is beyond
 the target's finite end) or it is declared ``direction=True`` with a range on one side
 of 0 (the paper's side is that sign). Each verdict means one thing:
@@ -65,6 +65,7 @@ from cosched.experiments.stats import Interval, mean_ci
 
 __all__ = [
     "COLUMNS",
+    "EXACT",
     "SEED_CAP",
     "UNCOUNTED",
     "VERDICTS",
@@ -72,6 +73,7 @@ __all__ = [
     "Improvement",
     "Measure",
     "Tally",
+    "Tolerance",
     "Value",
     "agreement",
     "claims_markdown",
@@ -214,6 +216,34 @@ class Improvement:
             return 100.0 * gain / ref
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """How far beyond the paper's range cosched's mean may lie and still agree, and why:
+    ``max(absolute, relative * max(|low|, |high|))`` (finite ends only), in the claim's
+    unit. A family declares each of its tolerances once, numbers and reason together, and
+    its claims name it (``within=``).
+
+    Attributes:
+        absolute: the tolerance in the claim's unit.
+        relative: the tolerance as a share of the paper's value.
+        reason: why the tolerance is what it is (required when it is not 0).
+    """
+
+    absolute: float = 0.0
+    relative: float = 0.0
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.absolute or self.relative) and not self.reason:
+            raise ConfigError(
+                f"tolerance {self.absolute:g} / {self.relative:g}: a tolerance needs its reason"
+            )
+
+
+#: The tolerance of a claim that declares none: the paper's range itself.
+EXACT = Tolerance()
+
+
 def not_simulated(results: pd.DataFrame) -> np.ndarray:
     """The measure of a claim declared ``not_simulated``: no value."""
     return np.empty(0)
@@ -233,8 +263,8 @@ class Claim:
             :class:`Improvement` or any function).
         reason: the modelling choice behind a disagreement (shown unless it agrees).
         unit: unit of the paper's and cosched's numbers.
-        tol_abs, tol_rel: tolerance around the paper's range (see the module docstring).
-        tolerance_reason: why the tolerance is what it is (required when it is not 0).
+        within: the tolerance around the paper's range, with its reason (see the module
+            docstring; :data:`EXACT`: none).
         direction: the claim is a signed comparison (an improvement, a difference, an
             ordering), so cosched's whole interval on the paper's side of 0 but its mean
             outside the target is *direction*; otherwise such a mean *disagrees*.
@@ -260,9 +290,7 @@ class Claim:
     measure: Measure = field(repr=False)
     reason: str
     unit: str = ""
-    tol_abs: float = 0.0
-    tol_rel: float = 0.0
-    tolerance_reason: str = ""
+    within: Tolerance = EXACT
     direction: bool = False
     paper_line: int | None = None
     quote: str = ""
@@ -273,8 +301,6 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.low <= self.high:
             raise ConfigError(f"claim {self.id}: low {self.low} above high {self.high}")
-        if (self.tol_abs or self.tol_rel) and not self.tolerance_reason:
-            raise ConfigError(f"claim {self.id}: a tolerance needs its tolerance_reason")
         if self.paper_line is not None and (self.paper_line < 1 or not self.quote):
             raise ConfigError(f"claim {self.id}: paper_line needs a quote and is 1-based")
 
@@ -315,20 +341,21 @@ class Claim:
     def target(self) -> tuple[float, float]:
         """The paper's range widened by the tolerance."""
         ends = [abs(v) for v in (self.low, self.high) if math.isfinite(v)]
-        tol = max(self.tol_abs, self.tol_rel * max(ends, default=0.0))
+        tol = max(self.within.absolute, self.within.relative * max(ends, default=0.0))
         return self.low - tol, self.high + tol
 
     def tolerance(self) -> str:
         """The tolerance and its reason, as the claim table shows it."""
         parts = []
-        if self.tol_abs:
-            parts.append(f"{self.tol_abs:g}{' ' + self.unit if self.unit else ''}")
-        if self.tol_rel:
-            parts.append(f"{100 * self.tol_rel:g}% of the paper's value")
+        tol = self.within
+        if tol.absolute:
+            parts.append(f"{tol.absolute:g}{' ' + self.unit if self.unit else ''}")
+        if tol.relative:
+            parts.append(f"{100 * tol.relative:g}% of the paper's value")
         if not parts:
             return "none: the paper's range itself"
         text = " or ".join(parts) + (", whichever is larger" if len(parts) == 2 else "")
-        return f"{text} ({self.tolerance_reason})"
+        return f"{text} ({tol.reason})"
 
 
 def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:

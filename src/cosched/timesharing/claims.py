@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Measure, combine, per_seed, select
+from cosched.experiments.claims import EXACT, Claim, Measure, Tolerance, combine, per_seed, select
 from cosched.timesharing.params import SCHEMES
 from cosched.timesharing.report import (
     OVERHEADS_DCS,
@@ -60,9 +60,10 @@ _GRAIN = (
     "Lublin jobs with times / 400 at the paper's 4 KiB messages: the time scale sets how "
     "many messages, context switches and interrupts a job incurs (docs/timesharing.md)"
 )
-_ALIKE = (
-    "'not a significant difference' / 'comparable' read as the slowest within 25% of the "
-    "fastest: the paper gives bars on a 0-10 x 10^4 s axis, no numbers"
+_ALIKE = Tolerance(
+    absolute=0.25,
+    reason="'not a significant difference' / 'comparable' read as the slowest within 25% "
+    "of the fastest: the paper gives bars on a 0-10 x 10^4 s axis, no numbers",
 )
 #: Why the ceilings of the blocking and PB schemes stay low (docs/timesharing.md).
 _SWITCHING = (
@@ -70,8 +71,10 @@ _SWITCHING = (
     "spend about a quarter of CPU time context switching and PB spins in its receives, "
     "while GS idles through I/O and pays one switch per quantum"
 )
-#: Why Figure 3's ceilings get 5 points.
-_READ_OFF = "the paper's ceilings are read off Figure 3's curves, not tabulated"
+#: Figure 3's ceilings: 5 points.
+_READ_OFF = Tolerance(
+    absolute=5.0, reason="the paper's ceilings are read off Figure 3's curves, not tabulated"
+)
 #: Why Tables 4 and 5 get their tolerance.
 _ONE_WORKLOAD = (
     "an allowance, not derived: the paper ran one workload per configuration and gives "
@@ -215,8 +218,7 @@ def _fig3() -> list[Claim]:
                 measure=_of_ceilings((scheme,), lambda v: v[0]),
                 reason=f"{_GRAIN}; {_SWITCHING}",
                 unit="%",
-                tol_abs=5.0,
-                tolerance_reason=_READ_OFF,
+                within=_READ_OFF,
                 paper_line=line,
                 quote=quote,
                 # "< 50%" against the schemes the paper has at 77%: SB's ceiling.
@@ -235,8 +237,7 @@ def _fig3() -> list[Claim]:
                 measure=_of_ceilings((scheme, "GS"), lambda v: v[0] - v[1]),
                 reason=f"{_GRAIN}; {_SWITCHING}",
                 unit="points",
-                tol_abs=5.0 if best else 0.0,
-                tolerance_reason=_READ_OFF if best else "",
+                within=_READ_OFF if best else EXACT,
                 direction=best,
                 paper_line=785 if best else 786,
                 quote=f"{_GS_57} {_REMAINING}" if best else _REMAINING,
@@ -286,8 +287,7 @@ def _alike(
         high=0.0,
         measure=_of_responses(wl, schemes, _spread),
         reason=_GRAIN,
-        tol_abs=0.25,
-        tolerance_reason=_ALIKE,
+        within=_ALIKE,
         paper_line=line,
         quote=quote,
     )
@@ -376,10 +376,12 @@ def _fig4() -> list[Claim]:
                 high=0.0,
                 measure=_of_responses(wl, (*four, *SCHEMES), lambda v: max(v[:4]) / min(v) - 1),
                 reason=_GRAIN,
-                tol_abs=0.5,
-                tolerance_reason="'good' read as within 50% of the fastest scheme: the "
-                "paper gives bars, no numbers, and the same paragraph has PB 'clearly the "
-                "best' on WL5, ahead of the other three",
+                within=Tolerance(
+                    absolute=0.5,
+                    reason="'good' read as within 50% of the fastest scheme: the paper gives "
+                    "bars, no numbers, and the same paragraph has PB 'clearly the best' on "
+                    "WL5, ahead of the other three",
+                ),
                 paper_line=1079,
                 quote=good,
             )
@@ -404,8 +406,7 @@ def _table4() -> list[Claim]:
                     high=paper,
                     measure=_ratio(_at(wl, scheme, mpl=mpl), _at(wl, scheme, mpl=2), 1.0),
                     reason=_GRAIN,
-                    tol_abs=0.1,
-                    tolerance_reason=_ONE_WORKLOAD,
+                    within=Tolerance(absolute=0.1, reason=_ONE_WORKLOAD),
                     direction=True,
                     paper_line=_TABLE4_LINE[scheme],
                     quote=quote,
@@ -461,8 +462,7 @@ def _table5() -> list[Claim]:
                     high=paper - 1,
                     measure=_ratio(_at("WL5", scheme, variant=label), _at("WL5", scheme), 1.0),
                     reason=_GRAIN,
-                    tol_abs=0.05,
-                    tolerance_reason=_ONE_WORKLOAD,
+                    within=Tolerance(absolute=0.05, reason=_ONE_WORKLOAD),
                     direction=True,
                     paper_line=line,
                     quote=quote,

@@ -29,7 +29,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Improvement, Measure, combine, per_seed, select
+from cosched.experiments.claims import (
+    Claim,
+    Improvement,
+    Measure,
+    Tolerance,
+    combine,
+    per_seed,
+    select,
+)
 from cosched.timesharing.fcs_job_claims import FCFS_INPUT, TABLE_LINE, job_claims, scaled
 from cosched.timesharing.fcs_report import (
     FIG8_LOAD,
@@ -63,13 +71,19 @@ _L362_BETTER = (
     "Both metrics suggest that FCS performs consistently better than the other "
     "algorithms, and FCFS seems to perform consistently worse than the others."
 )
-_TABLE_TOL = (
-    "the tables print whole seconds of one measured run on a machine whose noise and "
+_TABLE_TOL = Tolerance(
+    relative=0.03,
+    reason="the tables print whole seconds of one measured run on a machine whose noise and "
     "switch costs the paper does not give; 3% is about the paper's own FCS-GS gap on "
-    "balanced jobs"
+    "balanced jobs",
 )
-_GAIN_TOL = "5 points: the difference of two turnarounds each allowed 3%, roughly"
-_SAT_TOL = "the paper reads saturation off a sweep in steps it does not give; 5 load points"
+_GAIN_TOL = Tolerance(
+    absolute=5.0, reason="5 points: the difference of two turnarounds each allowed 3%, roughly"
+)
+_SAT_TOL = Tolerance(
+    absolute=0.05,
+    reason="the paper reads saturation off a sweep in steps it does not give; 5 load points",
+)
 
 
 _REASON = {
@@ -257,7 +271,7 @@ def _saturates(
 ) -> Claim:
     """A claim on Figure 7's saturation loads (line 362), to 5 load points."""
     return Claim(id=cid, description=description, paper=paper, low=value, high=value,
-                 measure=measure, reason=reason, tol_abs=0.05, tolerance_reason=_SAT_TOL,
+                 measure=measure, reason=reason, within=_SAT_TOL,
                  direction=direction, paper_line=362, quote=_L362_SAT)  # fmt: skip
 
 
@@ -290,8 +304,10 @@ def _dynamic_claims() -> list[Claim]:
             measure=capacity_gap("dynamic-apps", relative=True),
             reason=_APPS_REASON,
             unit="%",
-            tol_abs=10.0,
-            tolerance_reason="the paper reads 54% off a sweep in steps it does not give",
+            within=Tolerance(
+                absolute=10.0,
+                reason="the paper reads 54% off a sweep in steps it does not give",
+            ),
             direction=True,
             paper_line=408,
             quote="FCS saturates at an offered load approximately 16% higher than that of "
@@ -419,8 +435,7 @@ def claims() -> list[Claim]:
                     measure=scaled(scenario, scheme, "turnaround"),
                     reason=_S4_REASON if s4 else _REASON[scheme],
                     unit="s",
-                    tol_rel=0.03,
-                    tolerance_reason=_TABLE_TOL,
+                    within=_TABLE_TOL,
                     paper_line=TABLE_LINE[scenario] + k,
                     quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
                     input=FCFS_INPUT if scheme == "FCFS" else "",
@@ -442,8 +457,7 @@ def claims() -> list[Claim]:
                 measure=_fcs_below(scenario, base),
                 reason=_REASON["FCS" if base == "GS" else "SB"],
                 unit="%",
-                tol_abs=5.0,
-                tolerance_reason=_GAIN_TOL,
+                within=_GAIN_TOL,
                 direction=True,
                 paper_line=_S3_TEXT[scenario][0],
                 quote=_S3_TEXT[scenario][1],

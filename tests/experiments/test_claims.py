@@ -170,6 +170,19 @@ def test_an_input_claim_is_shown_and_left_out_of_the_figure() -> None:
     assert agreement(pd.DataFrame({"verdict": verdicts})).counted == 4
 
 
+def test_a_tolerance_keeps_its_numbers_and_reason_together() -> None:
+    tol = Tolerance(absolute=1.0, relative=0.25, reason="read from bars")
+    # a single number 10: max(1, 0.25 x 10) = 2.5; a bound "under 10": the 1 alone
+    assert claim(10, 10, within=tol).target() == (7.5, 12.5)
+    assert claim(0, 10, within=tol.absolute_only()).target() == (-1.0, 11.0)
+    assert claim(10, 10, within=tol, unit="min").tolerance() == (
+        "1 min or 25% of the paper's value, whichever is larger (read from bars)"
+    )
+    assert claim(0, 10, within=tol.absolute_only(), unit="min").tolerance() == (
+        "1 min (read from bars)"
+    )
+
+
 def test_not_simulated_keeps_its_reason_and_a_tolerance_needs_one() -> None:
     c = claim(1, 1, not_simulated="the trace is not public")
     assert verdict(c, Interval(1.0, math.nan, 1)) == ("not simulated", "the trace is not public")

@@ -239,6 +239,11 @@ class Tolerance:
                 f"tolerance {self.absolute:g} / {self.relative:g}: a tolerance needs its reason"
             )
 
+    def absolute_only(self) -> Tolerance:
+        """This tolerance without its relative part, for a bound or a range where the
+        relative part is meant for a single number ("about 50" against "under 10")."""
+        return Tolerance(absolute=self.absolute, reason=self.reason)
+
 
 #: The tolerance of a claim that declares none: the paper's range itself.
 EXACT = Tolerance()

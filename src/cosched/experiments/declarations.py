@@ -58,7 +58,7 @@ def _text(value: object, passages: Mapping[str, str], where: str, key: str) -> s
                 parts.append(part)
             elif isinstance(part, dict) and set(part) == {"passage"}:
                 name = part["passage"]
-                if name not in passages:
+                if not isinstance(name, str) or name not in passages:
                     raise ConfigError(
                         f"{where}: {key}: no passage {name!r} in [passages] "
                         f"(declared: {', '.join(sorted(passages)) or 'none'})"

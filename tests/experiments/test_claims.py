@@ -19,6 +19,7 @@ from cosched.experiments.claims import (
     UNCOUNTED,
     Claim,
     Improvement,
+    Quote,
     Tolerance,
     Value,
     agreement,
@@ -188,8 +189,13 @@ def test_not_simulated_keeps_its_reason_and_a_tolerance_needs_one() -> None:
     assert verdict(c, Interval(1.0, math.nan, 1)) == ("not simulated", "the trace is not public")
     with pytest.raises(ConfigError, match="tolerance 1 / 0: a tolerance needs its reason"):
         Tolerance(absolute=1.0)
-    with pytest.raises(ConfigError, match="paper_line needs a quote"):
-        Claim("c", "d", "p", 1, 1, lambda r: np.empty(0), "why", paper_line=3)
+    with pytest.raises(ConfigError, match="a quote needs its words, its line 1-based"):
+        Quote(3, "")
+    with pytest.raises(ConfigError, match="quote at line 0"):
+        Quote(0, "five")
+    c = claim(1, 1, source=Quote(3, "five"))
+    assert (c.paper_line, c.quote) == (3, "five")
+    assert (claim(1, 1).paper_line, claim(1, 1).quote) == (None, "")
 
 
 def test_agreement_leaves_out_calibrated_and_not_simulated_by_hand() -> None:
@@ -285,7 +291,7 @@ def toy_claims() -> list[Claim]:
     return [
         Claim(
             "x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model",
-            within=Tolerance(absolute=0.52, reason="a toy's"), paper_line=1, quote="five",
+            within=Tolerance(absolute=0.52, reason="a toy's"), source=Quote(1, "five"),
         )
     ]  # fmt: skip
 

@@ -22,6 +22,7 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
     Tolerance,
     Value,
     combine,
@@ -116,8 +117,7 @@ def claims() -> list[Claim]:
             reason=_STANDIN,
             unit="min",
             within=_TOL_BASE,
-            paper_line=663,
-            quote="The horizontal line represents the baseline (61 minutes)",
+            source=Quote(663, "The horizontal line represents the baseline (61 minutes)"),
         ),
         Claim(
             id="fig4-base-slowdown",
@@ -129,8 +129,7 @@ def claims() -> list[Claim]:
             reason=_STANDIN + "; the slowdown follows the share of short jobs, which the "
             "paper does not give",
             within=_TOL_BASE,
-            paper_line=684,
-            quote="The base slowdown on Intrepid is 6.1,",
+            source=Quote(684, "The base slowdown on Intrepid is 6.1,"),
         ),
     ]
     for load, bound in zip(LOADS, (4.0, 10.0, 42.0), strict=True):
@@ -146,11 +145,13 @@ def claims() -> list[Claim]:
                 reason=_STANDIN,
                 unit="min",
                 within=_TOL_MIN if exact else _TOL_MIN.absolute_only(),
-                paper_line=671 if exact else 669,
-                quote="But under high load (0.75), the difference grows to 42 minutes."
+                source=Quote(671, "But under high load (0.75), the difference grows to 42 minutes.")
                 if exact
-                else "under low (0.25) and medium (0.50) system loads, the coscheduling "
-                "causes extra average waiting of less than 4 minutes and 10 minutes",
+                else Quote(
+                    669,
+                    "under low (0.25) and medium (0.50) system loads, the coscheduling "
+                    "causes extra average waiting of less than 4 minutes and 10 minutes",
+                ),
             )
         )
     for load, bound in zip(LOADS, (0.6, 1.5, 6.3), strict=True):
@@ -165,9 +166,11 @@ def claims() -> list[Claim]:
                 reason=_STANDIN + "; the unbounded slowdown of short jobs magnifies every "
                 "minute of extra wait (docs/coupled.md)",
                 within=_TOL_SLOWDOWN,
-                paper_line=693,
-                quote="For Intrepid, the increase average slowdown is under 0.6, 1.5, and "
-                "6.3 for the three groups.",
+                source=Quote(
+                    693,
+                    "For Intrepid, the increase average slowdown is under 0.6, 1.5, and "
+                    "6.3 for the three groups.",
+                ),
             )
         )
     for load, (low, high, text) in zip(
@@ -190,9 +193,11 @@ def claims() -> list[Claim]:
                 reason=_STANDIN,
                 unit="min",
                 within=_TOL_SYNC if low == high else _TOL_SYNC.absolute_only(),
-                paper_line=739,
-                quote="As the system load gets higher, the sync time increases, from under "
-                "10 minutes to nearly 50 minutes, then to above 150 minutes.",
+                source=Quote(
+                    739,
+                    "As the system load gets higher, the sync time increases, from under "
+                    "10 minutes to nearly 50 minutes, then to above 150 minutes.",
+                ),
             )
         )
         out.append(
@@ -205,9 +210,11 @@ def claims() -> list[Claim]:
                 measure=Value(_load(load, "HH"), "analysis.mean_sync_time", 1 / 60),
                 reason=_ANALYSIS,
                 unit="min",
-                paper_line=748,
-                quote="When Eureka uses hold, the average job sync time varies from 35 to "
-                "111 minutes.",
+                source=Quote(
+                    748,
+                    "When Eureka uses hold, the average job sync time varies from 35 to "
+                    "111 minutes.",
+                ),
             )
         )
     return out + _lost() + _analysis() + _schemes() + _pairing() + _proportion()
@@ -243,8 +250,7 @@ def _lost() -> list[Claim]:
                 reason=_STANDIN if machine == "compute" else _ANALYSIS,
                 unit="%",
                 within=_TOL_SHARE,
-                paper_line=line,
-                quote=words,
+                source=Quote(line, words),
             )
         )
     out.append(
@@ -265,9 +271,11 @@ def _lost() -> list[Claim]:
                 absolute=10.0, reason="10 points: 'about 100' and 'up to 187' are read from bars"
             ),
             direction=True,
-            paper_line=819,
-            quote="When one-third of the total jobs (33%) are paired, the average waiting "
-            "time gets considerably worse with the hold scheme (up to 187 minutes).",
+            source=Quote(
+                819,
+                "When one-third of the total jobs (33%) are paired, the average waiting "
+                "time gets considerably worse with the hold scheme (up to 187 minutes).",
+            ),
         )
     )
     return out
@@ -293,10 +301,12 @@ def _analysis() -> list[Claim]:
                 "machine (docs/coupled.md)",
                 unit="min",
                 within=_TOL_MIN if low == high else _TOL_MIN.absolute_only(),
-                paper_line=678,
-                quote="YY under 0.50 has 7 minutes more average waiting, and HH under 0.75 "
-                "has 8 minutes more; other results with coscheduling are all under 5 "
-                "minutes.",
+                source=Quote(
+                    678,
+                    "YY under 0.50 has 7 minutes more average waiting, and HH under 0.75 "
+                    "has 8 minutes more; other results with coscheduling are all under 5 "
+                    "minutes.",
+                ),
             )
         )
     for load, value in zip(LOADS, (1.7, 12.5, 37.1), strict=True):
@@ -310,8 +320,7 @@ def _analysis() -> list[Claim]:
                 measure=Value(_load(load, "base"), "analysis.mean_slowdown"),
                 reason=_ANALYSIS,
                 within=_TOL_BASE,
-                paper_line=692,
-                quote="Eureka are 1.7, 12.5, and 37.1 for three workloads.",
+                source=Quote(692, "Eureka are 1.7, 12.5, and 37.1 for three workloads."),
             )
         )
     return out
@@ -351,10 +360,12 @@ def _schemes() -> list[Claim]:
                     measure=_gap(load, f"{machine}.mean_wait", pairs, 1 / 60),
                     reason=_STANDIN if machine == "compute" else _ANALYSIS,
                     unit="min",
-                    paper_line=714,
-                    quote="for medium and high system loads, we observe that using hold has "
-                    "worse waiting time or slowdown than using yield under the same system "
-                    "utilization and same remote scheme.",
+                    source=Quote(
+                        714,
+                        "for medium and high system loads, we observe that using hold has "
+                        "worse waiting time or slowdown than using yield under the same system "
+                        "utilization and same remote scheme.",
+                    ),
                 )
             )
     for load in LOADS:
@@ -370,9 +381,11 @@ def _schemes() -> list[Claim]:
                 measure=_gap(load, "compute.mean_sync_time", yield_first, 1 / 60),
                 reason=_STANDIN,
                 unit="min",
-                paper_line=741,
-                quote="Comparing bars within each group, we see that using yield on the local "
-                "machine results in more average sync time than using does hold,",
+                source=Quote(
+                    741,
+                    "Comparing bars within each group, we see that using yield on the local "
+                    "machine results in more average sync time than using does hold,",
+                ),
             )
         )
     return out
@@ -403,8 +416,7 @@ def _pairing() -> list[Claim]:
             reason="the stand-in traces' submission densities are not the paper's: the "
             "share of either machine follows the other's arrival rate (docs/coupled.md)",
             unit="%",
-            paper_line=645,
-            quote="The resulting proportion of paired jobs was between 5% and 10%.",
+            source=Quote(645, "The resulting proportion of paired jobs was between 5% and 10%."),
         )
         for machine in ("analysis", "compute")
         for load in LOADS
@@ -463,9 +475,15 @@ _TOL_RANGE = Tolerance(
     reason="an end of a range the text gives over a figure's bars: 2 minutes or a fifth",
 )
 _LOW3 = (0.025, 0.05, 0.1)
-_FIG7_QUOTE = (
+_FIG7_LOW3 = Quote(
+    811,
     "When the paired job ratio is 10% or less, the average waiting time is under 76 "
-    "minutes, meaning 3\u201314 minutes more than the base;"
+    "minutes, meaning 3\u201314 minutes more than the base;",
+)
+_FIG7_20 = Quote(
+    814,
+    "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
+    "minutes, or 26\u201338 minutes",
 )
 
 
@@ -476,16 +494,12 @@ def _proportion() -> list[Claim]:
     low3 = [_prop(p, s) for p in _LOW3 for s in schemes]
     at20 = [_prop(0.2, s) for s in schemes]
     out = []
-    for cid, cells, pick, value, line, quote in (
-        ("fig7-extra-wait-le10-max", low3, "max", 14.0, 811, _FIG7_QUOTE),
-        ("fig7-extra-wait-le10-min", low3, "min", 3.0, 811, _FIG7_QUOTE),
-        ("fig7-extra-wait-0.2-max", at20, "max", 38.0, 814,
-         "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
-         "minutes, or 26\u201338 minutes"),
-        ("fig7-extra-wait-0.2-min", at20, "min", 26.0, 814,
-         "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
-         "minutes, or 26\u201338 minutes"),
-    ):  # fmt: skip
+    for cid, cells, pick, value, source in (
+        ("fig7-extra-wait-le10-max", low3, "max", 14.0, _FIG7_LOW3),
+        ("fig7-extra-wait-le10-min", low3, "min", 3.0, _FIG7_LOW3),
+        ("fig7-extra-wait-0.2-max", at20, "max", 38.0, _FIG7_20),
+        ("fig7-extra-wait-0.2-min", at20, "min", 26.0, _FIG7_20),
+    ):
         share = "at most 10%" if "le10" in cid else "20%"
         end = "largest" if pick == "max" else "smallest"
         out.append(
@@ -500,20 +514,20 @@ def _proportion() -> list[Claim]:
                 reason=_STANDIN,
                 unit="min",
                 within=_TOL_RANGE,
-                paper_line=line,
-                quote=quote,
+                source=source,
             )
         )
     high = [_prop(p, s) for p in (0.2, 0.33) for s in ("HY", "YH", "YY")]
-    fig8 = (
+    fig8 = Quote(
+        840,
         "For the last two relatively high proportions, the slowdowns are mostly between "
-        "7.9 to 12.9, except with hold-hold."
+        "7.9 to 12.9, except with hold-hold.",
     )
-    for cid, cells, pick, low, hi, line, quote in (
-        ("fig8-slowdown-le10-max", low3, "max", 0.0, 7.5, 839,
-         "For the first three proportions, the average slowdowns are under 7.5."),
-        ("fig8-slowdown-high-max", high, "max", 7.9, 12.9, 840, fig8),
-        ("fig8-slowdown-high-min", high, "min", 7.9, 12.9, 840, fig8),
+    for cid, cells, pick, low, hi, source in (
+        ("fig8-slowdown-le10-max", low3, "max", 0.0, 7.5,
+         Quote(839, "For the first three proportions, the average slowdowns are under 7.5.")),
+        ("fig8-slowdown-high-max", high, "max", 7.9, 12.9, fig8),
+        ("fig8-slowdown-high-min", high, "min", 7.9, 12.9, fig8),
     ):  # fmt: skip
         out.append(
             Claim(
@@ -531,8 +545,7 @@ def _proportion() -> list[Claim]:
                 measure=_over(cells, "compute.mean_slowdown", pick, scale=1.0),
                 reason=_STANDIN + "; the slowdown follows the share of short jobs",
                 within=_TOL_SLOWDOWN,
-                paper_line=line,
-                quote=quote,
+                source=source,
             )
         )
     return out + _fig9()
@@ -540,24 +553,28 @@ def _proportion() -> list[Claim]:
 
 def _fig9() -> list[Claim]:
     """Figure 9: sync times by proportion, and hold syncing sooner than yield."""
-    fig9a = (
+    fig9a = Quote(
+        872,
         "When Intrepid uses hold, the average sync time mostly ranges between 75 and 88 "
-        "minutes, except for HH with 124 minutes."
+        "minutes, except for HH with 124 minutes.",
     )
-    fig9b = "When Eureka uses hold, the average paired job sync time varies from 60 to 122 minutes."
+    fig9b = Quote(
+        881,
+        "When Eureka uses hold, the average paired job sync time varies from 60 to 122 minutes.",
+    )
     hold_c = [_prop(p, s) for p in PROPORTIONS for s in ("HH", "HY")]
     out = []
-    for cid, cells, metric, pick, value, line, quote, what in (
-        ("fig9-sync-compute-hold-min", hold_c, "compute", "min", 75.0, 872, fig9a,
+    for cid, cells, metric, pick, value, source, what in (
+        ("fig9-sync-compute-hold-min", hold_c, "compute", "min", 75.0, fig9a,
          "smallest over HH and HY"),
         ("fig9-sync-compute-HY-max", [_prop(p, "HY") for p in PROPORTIONS], "compute", "max",
-         88.0, 872, fig9a, "largest over HY"),
+         88.0, fig9a, "largest over HY"),
         ("fig9-sync-compute-HH-max", [_prop(p, "HH") for p in PROPORTIONS], "compute", "max",
-         124.0, 872, fig9a, "largest over HH"),
+         124.0, fig9a, "largest over HH"),
         ("fig9-sync-analysis-hold-min", [_prop(p, s) for p in PROPORTIONS for s in ("HH", "YH")],
-         "analysis", "min", 60.0, 881, fig9b, "smallest over HH and YH"),
+         "analysis", "min", 60.0, fig9b, "smallest over HH and YH"),
         ("fig9-sync-analysis-hold-max", [_prop(p, s) for p in PROPORTIONS for s in ("HH", "YH")],
-         "analysis", "max", 122.0, 881, fig9b, "largest over HH and YH"),
+         "analysis", "max", 122.0, fig9b, "largest over HH and YH"),
     ):  # fmt: skip
         out.append(
             Claim(
@@ -571,15 +588,14 @@ def _fig9() -> list[Claim]:
                 reason=_STANDIN if metric == "compute" else _ANALYSIS,
                 unit="min",
                 within=_TOL_RANGE,
-                paper_line=line,
-                quote=quote,
+                source=source,
             )
         )
-    for machine, line, quote in (
-        ("compute", 877, "But here, too, the observation applies that using hold as the "
-         "local scheme consumes less average sync time than using yield."),
-        ("analysis", 885, "Similarly, all the cases using hold as the local scheme are "
-         "better than using yield in terms of sync time."),
+    for machine, source in (
+        ("compute", Quote(877, "But here, too, the observation applies that using hold as "
+                          "the local scheme consumes less average sync time than using yield.")),
+        ("analysis", Quote(885, "Similarly, all the cases using hold as the local scheme are "
+                           "better than using yield in terms of sync time.")),
     ):  # fmt: skip
         yield_first = tuple((b, a) for a, b in _LOCAL[machine])
         out.append(
@@ -593,8 +609,7 @@ def _fig9() -> list[Claim]:
                 measure=_prop_gap(f"{machine}.mean_sync_time", yield_first),
                 reason=_STANDIN if machine == "compute" else _ANALYSIS,
                 unit="min",
-                paper_line=line,
-                quote=quote,
+                source=source,
             )
         )
     return out

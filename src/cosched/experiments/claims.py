@@ -72,6 +72,7 @@ __all__ = [
     "Claim",
     "Improvement",
     "Measure",
+    "Quote",
     "Tally",
     "Tolerance",
     "Value",
@@ -249,6 +250,27 @@ class Tolerance:
 EXACT = Tolerance()
 
 
+@dataclass(frozen=True)
+class Quote:
+    """Where the paper says it: the paper's words a claim rests on and the line of its
+    text (the declaring module's ``PAPER``) they start on.
+
+    Attributes:
+        line: the 1-based line where ``words`` start.
+        words: as printed (whitespace may differ; they may run on into the following
+            lines).
+    """
+
+    line: int
+    words: str
+
+    def __post_init__(self) -> None:
+        if self.line < 1 or not self.words:
+            raise ConfigError(
+                f"quote at line {self.line}: a quote needs its words, its line 1-based"
+            )
+
+
 def not_simulated(results: pd.DataFrame) -> np.ndarray:
     """The measure of a claim declared ``not_simulated``: no value."""
     return np.empty(0)
@@ -273,10 +295,8 @@ class Claim:
         direction: the claim is a signed comparison (an improvement, a difference, an
             ordering), so cosched's whole interval on the paper's side of 0 but its mean
             outside the target is *direction*; otherwise such a mean *disagrees*.
-        paper_line: the 1-based line of the paper's text (the declaring module's
-            ``PAPER``) where ``quote`` starts.
-        quote: the paper's words the claim rests on, as printed (whitespace may differ;
-            it may run on into the following lines).
+        source: the paper's words the claim rests on and their line (:class:`Quote`);
+            :attr:`paper_line` and :attr:`quote` read them.
         not_simulated: why the claim cannot be simulated (the verdict is then *not
             simulated*, and ``measure`` is not called).
         input: what the simulation was given that makes cosched's number an echo of the
@@ -297,8 +317,7 @@ class Claim:
     unit: str = ""
     within: Tolerance = EXACT
     direction: bool = False
-    paper_line: int | None = None
-    quote: str = ""
+    source: Quote | None = None
     not_simulated: str = ""
     input: str = ""
     null: float | str | None = None
@@ -306,8 +325,16 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.low <= self.high:
             raise ConfigError(f"claim {self.id}: low {self.low} above high {self.high}")
-        if self.paper_line is not None and (self.paper_line < 1 or not self.quote):
-            raise ConfigError(f"claim {self.id}: paper_line needs a quote and is 1-based")
+
+    @property
+    def paper_line(self) -> int | None:
+        """The line of the paper's text where :attr:`quote` starts (None: no quote)."""
+        return self.source.line if self.source else None
+
+    @property
+    def quote(self) -> str:
+        """The paper's words the claim rests on ("" for none)."""
+        return self.source.words if self.source else ""
 
     def null_outcome(self) -> float | str | None:
         """The outcome of no effect, which the claim must be able to tell apart.

@@ -28,6 +28,7 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
     Tolerance,
     Value,
     combine,
@@ -65,12 +66,12 @@ _SAME = Tolerance(
 )
 #: (variant, metric, mixture) -> the line of the paper's text and its words, per
 #: workload (a sentence giving W1-W3 is quoted for each).
-_QUOTES: dict[tuple[str, str, str], dict[str, tuple[int, str]]] = {}
+_QUOTES: dict[tuple[str, str, str], dict[str, Quote]] = {}
 
 
 def _quote(key: tuple[str, str, str], workloads: Sequence[str], line: int, words: str) -> None:
     for w in workloads:
-        _QUOTES.setdefault(key, {})[w] = (line, words)
+        _QUOTES.setdefault(key, {})[w] = Quote(line, words)
 
 
 _W = ("W1", "W2", "W3")
@@ -184,7 +185,7 @@ def _where(workload: str, mixture: str, variant: str) -> dict[str, str]:
 
 def _vs_pss(
     claim_id: str, description: str, value: float, where: dict[str, str], metric: str,
-    reason: str, quote: tuple[int, str] | None,
+    reason: str, source: Quote | None,
 ) -> Claim:  # fmt: skip
     """A paper's improvement over PSS (same workload and mixture), 2 points or 25%."""
     return Claim(
@@ -203,8 +204,7 @@ def _vs_pss(
         unit="%",
         within=_TOL,
         direction=True,
-        paper_line=quote[0] if quote else None,
-        quote=quote[1] if quote else "",
+        source=source,
     )
 
 
@@ -243,8 +243,9 @@ def _ac() -> list[Claim]:
             ),
             reason=_AC,
             unit="%",
-            paper_line=1356,
-            quote="The arbitrary coscheduling AC is signficantly worse than space sharing PSS",
+            source=Quote(
+                1356, "The arbitrary coscheduling AC is signficantly worse than space sharing PSS"
+            ),
         )
         for workload in _W
     ]
@@ -326,7 +327,7 @@ def _claim(cid: str, what: str, paper: str, low: float, high: float, measure: Me
     """A claim in % quoting the paper's line (the comparisons' shorthand)."""
     return Claim(id=cid, description=what, paper=paper, low=low, high=high, measure=measure,
                  reason=reason, unit="%", within=within, direction=direction,
-                 paper_line=line, quote=quote)  # fmt: skip
+                 source=Quote(line, quote))  # fmt: skip
 
 
 def _comparisons() -> list[Claim]:
@@ -623,7 +624,7 @@ def _sentences() -> list[Claim]:
               measure=Value(_where("W1", "M1", "PSS"), "makespan", scale=1 / 604800),
               reason=REASONS["makespan"], unit="weeks",
               within=Tolerance(absolute=1.0, reason="'about 10 weeks' read as 9 to 11 weeks"),
-              paper_line=1412, quote="The makespans for Workload 1 are about 10 weeks")
+              source=Quote(1412, "The makespans for Workload 1 are about 10 weeks"))
     )  # fmt: skip
     return out
 

@@ -25,6 +25,7 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
     Tolerance,
     Value,
     combine,
@@ -113,8 +114,7 @@ def _table2() -> list[Claim]:
                     measure=_estimate(comm_a, comm_b, factor),
                     reason=_T2_REASON,
                     within=_T2_TOL,
-                    paper_line=line,
-                    quote=f"sle,max: {with_cpu:g} ({without_cpu:g})",
+                    source=Quote(line, f"sle,max: {with_cpu:g} ({without_cpu:g})"),
                 )
             )
     return out
@@ -138,7 +138,7 @@ def _measured() -> list[Claim]:
     )  # fmt: skip
     return [
         Claim(id=cid, description=what, paper="measured values", low=0.0, high=0.0,
-              measure=not_simulated, reason=why, paper_line=line, quote=quote,
+              measure=not_simulated, reason=why, source=Quote(line, quote),
               not_simulated=why)
         for cid, what, line, quote in tables
     ]  # fmt: skip
@@ -163,8 +163,7 @@ def _table5() -> list[Claim]:
                     measure=Value(_where(workload, variant), metric),
                     reason=_T5_REASON,
                     within=_T5_TOL,
-                    paper_line=line,
-                    quote=quote,
+                    source=Quote(line, quote),
                 )
             )
     return out
@@ -193,8 +192,7 @@ def _table5_sentences() -> list[Claim]:
             measure=_mean_of("W1", "avg_slowdown_ok", ("L-U1", "L-U2", "L-R")),
             reason=_T5_REASON,
             within=_T5_TOL.absolute_only(),  # a range ("between 5 and 7"): the job alone
-            paper_line=1461,
-            quote="heuristics is relatively small: for W1 between 5 and 7.",
+            source=Quote(1461, "heuristics is relatively small: for W1 between 5 and 7."),
         ),
         Claim(
             id="table5-L-U1-selects-further-than-L-R-W3",
@@ -210,8 +208,7 @@ def _table5_sentences() -> list[Claim]:
             ),
             reason=_T5_REASON,
             direction=True,
-            paper_line=1467,
-            quote="L-U1 selects the 6th job and L-R the 4th",
+            source=Quote(1467, "L-U1 selects the 6th job and L-R the 4th"),
         ),
     ]
 

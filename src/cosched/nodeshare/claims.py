@@ -20,6 +20,7 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
     Tolerance,
     combine,
     not_simulated,
@@ -98,7 +99,7 @@ def _fig3(
     null = 100.0 if cid == "unchanged" else 0.0
     return Claim(id=f"fig3-{cid}", description=f"{what} by coscheduling, Trace1", paper=paper,
                  low=low, high=high, measure=_share("cosched", column), reason=reason,
-                 unit="% of jobs", within=within, paper_line=line, quote=quote,
+                 unit="% of jobs", within=within, source=Quote(line, quote),
                  null=null)  # fmt: skip
 
 
@@ -106,7 +107,7 @@ def _rises(cid: str, what: str, measure: Measure, quote: str, reason: str = _MAP
     """Section 5.4: ``what`` rises from No_Restrict to a restriction, Trace1."""
     return Claim(id=cid, description=f"{what} over No_Restrict, Trace1", paper="rises (> 0)",
                  low=0.0, high=math.inf, measure=measure, reason=reason, unit="%",
-                 paper_line=260, quote=quote)  # fmt: skip
+                 source=Quote(260, quote))  # fmt: skip
 
 
 def _count(
@@ -123,7 +124,7 @@ def _count(
     return Claim(id=cid, description=f"{what}, Trace1", paper=f"{value:,}", low=value,
                  high=value, measure=_share(variant, column, 100_000.0), reason=reason,
                  unit="per 100,000 jobs", within=_TOL_COUNT,
-                 paper_line=line, quote=quote)  # fmt: skip
+                 source=Quote(line, quote))  # fmt: skip
 
 
 def _degraded(name: str, variant: str, value: int, words: str) -> Claim:
@@ -199,8 +200,7 @@ def _fig1() -> list[Claim]:
                 unit="%",
                 within=_TOL_PCT,
                 direction=True,
-                paper_line=206,
-                quote=_FIG1,
+                source=Quote(206, _FIG1),
             ),
             Claim(
                 id=f"fig1-vs-fcfs-T{t}",
@@ -214,9 +214,11 @@ def _fig1() -> list[Claim]:
                 unit="%",
                 within=_TOL_PCT,
                 direction=True,
-                paper_line=206,
-                quote="Coscheduling results in turnaround times up to 18% lower than "
-                "backfilling and over 80% lower than FCFS",
+                source=Quote(
+                    206,
+                    "Coscheduling results in turnaround times up to 18% lower than "
+                    "backfilling and over 80% lower than FCFS",
+                ),
             ),
             Claim(
                 id=f"fig1-combined-T{t}",
@@ -231,9 +233,11 @@ def _fig1() -> list[Claim]:
                     absolute=1.0,
                     reason="one point of turnaround: a bound the paper states for all five traces",
                 ),
-                paper_line=208,
-                quote="in our five traces, the improvement from adding backfilling to "
-                "coscheduling is always less than 3%.",
+                source=Quote(
+                    208,
+                    "in our five traces, the improvement from adding backfilling to "
+                    "coscheduling is always less than 3%.",
+                ),
             ),
         ]
     out += [
@@ -246,8 +250,7 @@ def _fig1() -> list[Claim]:
             measure=not_simulated,
             reason=_MAPPING,
             unit="%",
-            paper_line=206,
-            quote=_FIG1 if kind == "vs-easy" else "over 80% lower than FCFS",
+            source=Quote(206, _FIG1 if kind == "vs-easy" else "over 80% lower than FCFS"),
             not_simulated="RICC-2010-2, the stand-in for Cab, holds four non-overlapping "
             "100,000-job windows of its machine, not five (docs/nodeshare.md)",
         )
@@ -309,9 +312,11 @@ def _fig4_fig5() -> list[Claim]:
             measure=_lowest_at_every_count,
             reason=_MAPPING,
             unit="%",
-            paper_line=248,
-            quote="As with the previous results, coscheduling consistently leads to the "
-            "lowest average turnaround time.",
+            source=Quote(
+                248,
+                "As with the previous results, coscheduling consistently leads to the lowest "
+                "average turnaround time.",
+            ),
         ),
         _rises("fig5-wait-rises", "mean wait, Max_One_HM", _wait_rise("Max_One_HM"), _WAIT_QUOTE),
         _rises("fig5-execution-rises", "mean execution time, Max_One_HM",
@@ -390,8 +395,7 @@ def _table1() -> list[Claim]:
                 "least 0.05 (ratios near 1 jump from -1 to +1 across equality)",
             ),
             direction=False,
-            paper_line=line,
-            quote=row,
+            source=Quote(line, row),
         )
         for first, second, row, line in _TABLE1
         for q, value in zip(_QUARTILES, map(float, row.split()[-5:]), strict=True)
@@ -496,8 +500,8 @@ def _fig5() -> list[Claim]:
               high=math.inf, measure=_worst_over_fcfs,
               reason="FCFS on the stand-in trace keeps long waits behind wide heads, which "
               "every coscheduling variant avoids; " + _MAPPING,
-              unit="%", paper_line=268, quote="Fundamentally, one is generally better off "
-              "just using FCFS than placing restrictions on coscheduling.")
+              unit="%", source=Quote(268, "Fundamentally, one is generally better off "
+              "just using FCFS than placing restrictions on coscheduling."))
     )  # fmt: skip
     return out
 
@@ -524,8 +528,8 @@ def _variation() -> list[Claim]:
               f"mean turnaround over its seeds, Trace{t}", paper="0.15% to 1.09%",
               low=0.15, high=1.09, measure=_cv(t),
               reason="the profile draws move RICC's windows more than Cab's; " + _MAPPING,
-              unit="%", paper_line=204, quote="For our traces, the coefficient of variation "
-              "was as low as 0.15% and as high as 1.09%.")
+              unit="%", source=Quote(204, "For our traces, the coefficient of variation "
+              "was as low as 0.15% and as high as 1.09%."))
         for t in (1, 2, 3, 4)
     ]  # fmt: skip
 
@@ -552,7 +556,7 @@ def _converge() -> list[Claim]:
               + _MAPPING, unit="%",
               within=Tolerance(absolute=5.0, reason="'converge to a single value' read as "
                                "within 5%: a gap the figure's scale shows as one value"),
-              paper_line=248, quote="When the node count is sufficiently large (1400 and "
-              "above), all algorithms converge to a single value")
+              source=Quote(248, "When the node count is sufficiently large (1400 and "
+              "above), all algorithms converge to a single value"))
         for n in (1400, 1700, 2000)
     ]  # fmt: skip

@@ -33,6 +33,7 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
     Tolerance,
     combine,
     per_seed,
@@ -51,12 +52,12 @@ __all__ = ["PAPER", "capacity_gap", "claims"]
 
 #: The paper's text, ``/work/shared/papers/<PAPER>.txt``: the lines claims quote.
 PAPER = "flexible-coscheduling-fcs"
-#: Section 3's text on FCS against GS and SB, per scenario: (line, quote).
+#: Section 3's text on FCS against GS and SB, per scenario.
 _S3_TEXT = {
-    "balanced": (244, "FCS exhibits performance comparable to that of GS,"),
-    "imbalanced": (263, "FCS is also successful in exploiting these computational holes."),
-    "complementing": (280, "With FCS, the situation is even better."),
-    "mixed": (
+    "balanced": Quote(244, "FCS exhibits performance comparable to that of GS,"),
+    "imbalanced": Quote(263, "FCS is also successful in exploiting these computational holes."),
+    "complementing": Quote(280, "With FCS, the situation is even better."),
+    "mixed": Quote(
         296,
         "The overall result is a decrease in turnaround time and mean response time when "
         "compared to the other algorithms.",
@@ -247,8 +248,7 @@ def _positive(
 ) -> Claim:
     """A claim that ``measure`` is above 0 (a gain or a margin), as section 5 reads."""
     return Claim(id=cid, description=description, paper=paper, low=0.0, high=math.inf,
-                 measure=measure, reason=reason, unit=unit, paper_line=line,
-                 quote=quote)  # fmt: skip
+                 measure=measure, reason=reason, unit=unit, source=Quote(line, quote))  # fmt: skip
 
 
 def _below(metric: str, what: str, better: str, worse: str) -> Claim:
@@ -272,7 +272,7 @@ def _saturates(
     """A claim on Figure 7's saturation loads (line 362), to 5 load points."""
     return Claim(id=cid, description=description, paper=paper, low=value, high=value,
                  measure=measure, reason=reason, within=_SAT_TOL,
-                 direction=direction, paper_line=362, quote=_L362_SAT)  # fmt: skip
+                 direction=direction, source=Quote(362, _L362_SAT))  # fmt: skip
 
 
 def _dynamic_claims() -> list[Claim]:
@@ -309,10 +309,12 @@ def _dynamic_claims() -> list[Claim]:
                 reason="the paper reads 54% off a sweep in steps it does not give",
             ),
             direction=True,
-            paper_line=408,
-            quote="FCS saturates at an offered load approximately 16% higher than that of "
-            "back-filling for synthetic applications, and 54% higher for scientific "
-            "applications.",
+            source=Quote(
+                408,
+                "FCS saturates at an offered load approximately 16% higher than that of "
+                "back-filling for synthetic applications, and 54% higher for scientific "
+                "applications.",
+            ),
         )
     )
     out.append(
@@ -436,8 +438,9 @@ def claims() -> list[Claim]:
                     reason=_S4_REASON if s4 else _REASON[scheme],
                     unit="s",
                     within=_TABLE_TOL,
-                    paper_line=TABLE_LINE[scenario] + k,
-                    quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
+                    source=Quote(
+                        TABLE_LINE[scenario] + k, " ".join([scheme, *(f"{v:g}" for v in row)])
+                    ),
                     input=FCFS_INPUT if scheme == "FCFS" else "",
                 )
             )
@@ -459,8 +462,7 @@ def claims() -> list[Claim]:
                 unit="%",
                 within=_GAIN_TOL,
                 direction=True,
-                paper_line=_S3_TEXT[scenario][0],
-                quote=_S3_TEXT[scenario][1],
+                source=_S3_TEXT[scenario],
             )
         )
     # 3.1: "FCS behaves like GS" on balanced jobs: within a few percent of GS.
@@ -474,8 +476,7 @@ def claims() -> list[Claim]:
             measure=_fcs_below("balanced"),
             reason=_REASON["FCS"],
             unit="%",
-            paper_line=_S3_TEXT["balanced"][0],
-            quote=_S3_TEXT["balanced"][1],
+            source=_S3_TEXT["balanced"],
         )
     )
     return out + job_claims() + _dynamic_claims() + _each_term_claims()

@@ -19,6 +19,8 @@ from cosched.experiments.claims import (
     UNCOUNTED,
     Claim,
     Improvement,
+    Quote,
+    Tolerance,
     Value,
     agreement,
     evaluate,
@@ -37,19 +39,20 @@ T2 = 4.302652729911275
 HALF_123 = T2 / math.sqrt(3)
 
 
-def claim(low: float, high: float, **kw: Any) -> Claim:
-    if kw.get("tol_abs") or kw.get("tol_rel"):
-        kw.setdefault("tolerance_reason", "a hand case")
-    return Claim(
-        id="c",
-        description="d",
-        paper="p",
-        low=low,
-        high=high,
-        measure=lambda r: np.empty(0),
-        reason="the modelling choice",
+def claim(low: float, high: float, tol_abs: float = 0.0, tol_rel: float = 0.0, **kw: Any) -> Claim:
+    """A hand claim on ``[low, high]``, its tolerance ``tol_abs`` / ``tol_rel`` (reason
+    "a hand case"); ``kw`` sets any other field."""
+    if tol_abs or tol_rel:
+        kw["within"] = Tolerance(absolute=tol_abs, relative=tol_rel, reason="a hand case")
+    fields: dict[str, Any] = {
+        "id": "c",
+        "description": "d",
+        "paper": "p",
+        "measure": lambda r: np.empty(0),
+        "reason": "the modelling choice",
         **kw,
-    )
+    }
+    return Claim(low=low, high=high, **fields)
 
 
 def test_mean_inside_the_widened_range_agrees() -> None:
@@ -122,13 +125,12 @@ def test_a_one_sided_claim_with_its_interval_across_its_bound_is_not_agrees() ->
 
 def test_a_claim_whose_null_outcome_agrees_is_untestable() -> None:
     t = table([("a", 1, 0.5), ("a", 2, 0.5), ("base", 1, 40.0), ("base", 2, 40.0)])
-    kw: dict[str, Any] = {"tolerance_reason": "by hand"}
     # paper +2 +- 2: target [0, 4] holds the null 0 of a difference (cosched 0.5 agrees)
-    loose = Claim("loose", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=2.0,
-                  direction=True, **kw)  # fmt: skip
+    loose = Claim("loose", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why",
+                  within=Tolerance(absolute=2.0, reason="by hand"), direction=True)  # fmt: skip
     # the same tightened to 1.5 (target [0.5, 3.5]): 0 is outside, cosched 0.5 agrees
-    tight = Claim("tight", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=1.5,
-                  direction=True, **kw)  # fmt: skip
+    tight = Claim("tight", "d", "+2", 2, 2, Value({"variant": "a"}, "x"), "why",
+                  within=Tolerance(absolute=1.5, reason="by hand"), direction=True)  # fmt: skip
     # "below 50" whose baseline (the scheme the paper puts at 77) is 40 in cosched
     base = Claim("base", "d", "77", 77, 77, Value({"variant": "base"}, "x"), "why")
     below = Claim("below", "d", "< 50", -math.inf, 50, Value({"variant": "a"}, "x"), "why",
@@ -169,13 +171,31 @@ def test_an_input_claim_is_shown_and_left_out_of_the_figure() -> None:
     assert agreement(pd.DataFrame({"verdict": verdicts})).counted == 4
 
 
+def test_a_tolerance_keeps_its_numbers_and_reason_together() -> None:
+    tol = Tolerance(absolute=1.0, relative=0.25, reason="read from bars")
+    # a single number 10: max(1, 0.25 x 10) = 2.5; a bound "under 10": the 1 alone
+    assert claim(10, 10, within=tol).target() == (7.5, 12.5)
+    assert claim(0, 10, within=tol.absolute_only()).target() == (-1.0, 11.0)
+    assert claim(10, 10, within=tol, unit="min").tolerance() == (
+        "1 min or 25% of the paper's value, whichever is larger (read from bars)"
+    )
+    assert claim(0, 10, within=tol.absolute_only(), unit="min").tolerance() == (
+        "1 min (read from bars)"
+    )
+
+
 def test_not_simulated_keeps_its_reason_and_a_tolerance_needs_one() -> None:
     c = claim(1, 1, not_simulated="the trace is not public")
     assert verdict(c, Interval(1.0, math.nan, 1)) == ("not simulated", "the trace is not public")
-    with pytest.raises(ConfigError, match="tolerance needs its tolerance_reason"):
-        Claim("c", "d", "p", 1, 1, lambda r: np.empty(0), "why", tol_abs=1.0)
-    with pytest.raises(ConfigError, match="paper_line needs a quote"):
-        Claim("c", "d", "p", 1, 1, lambda r: np.empty(0), "why", paper_line=3)
+    with pytest.raises(ConfigError, match="tolerance 1 / 0: a tolerance needs its reason"):
+        Tolerance(absolute=1.0)
+    with pytest.raises(ConfigError, match="a quote needs its words, its line 1-based"):
+        Quote(3, "")
+    with pytest.raises(ConfigError, match="quote at line 0"):
+        Quote(0, "five")
+    c = claim(1, 1, source=Quote(3, "five"))
+    assert (c.paper_line, c.quote) == (3, "five")
+    assert (claim(1, 1).paper_line, claim(1, 1).quote) == (None, "")
 
 
 def test_agreement_leaves_out_calibrated_and_not_simulated_by_hand() -> None:
@@ -247,9 +267,8 @@ def test_improvement_is_paired_by_seed_or_against_a_single_baseline() -> None:
 
 def test_evaluate_reports_reason_only_when_not_agreeing() -> None:
     t = table([("a", 1, 1.0), ("a", 2, 2.0), ("a", 3, 3.0)])
-    kw: dict[str, Any] = {"tolerance_reason": "by hand"}
-    c1 = Claim("ok", "d", "2", 2, 2, Value({"variant": "a"}, "x"), "why", tol_abs=0.1, **kw)
-    c2 = Claim("off", "d", "5", 5, 5, Value({"variant": "a"}, "x"), "why", tol_abs=0.52, **kw)
+    c1 = claim(2, 2, tol_abs=0.1, id="ok", measure=Value({"variant": "a"}, "x"), reason="why")
+    c2 = claim(5, 5, tol_abs=0.52, id="off", measure=Value({"variant": "a"}, "x"), reason="why")
     out = evaluate([c1, c2], t, "toy")
     assert out["verdict"].tolist() == ["agrees", "inconclusive"]
     assert out["reason"].tolist()[0] == ""
@@ -271,8 +290,8 @@ def toy_cell(params: Mapping[str, Any], seed: int, env: CellEnv) -> dict[str, fl
 def toy_claims() -> list[Claim]:
     return [
         Claim(
-            "x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model", tol_abs=0.52,
-            tolerance_reason="a toy's", paper_line=1, quote="five",
+            "x-a1", "x of a=1", "5", 5, 5, Value({"a": 1}, "x"), "toy model",
+            within=Tolerance(absolute=0.52, reason="a toy's"), source=Quote(1, "five"),
         )
     ]  # fmt: skip
 

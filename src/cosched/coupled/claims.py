@@ -18,7 +18,16 @@ import numpy as np
 import pandas as pd
 
 from cosched.coupled.experiment import SCHEMES
-from cosched.experiments.claims import Claim, Improvement, Measure, Value, combine, per_seed
+from cosched.experiments.claims import (
+    Claim,
+    Improvement,
+    Measure,
+    Quote,
+    Tolerance,
+    Value,
+    combine,
+    per_seed,
+)
 
 __all__ = ["PAPER", "claims"]
 
@@ -35,12 +44,31 @@ _STANDIN = (
 _ANALYSIS = "KTH SP2 scaled to the analysis load stands in for Eureka (docs/coupled.md)"
 
 
-_TOL_MIN = (
-    "minutes of one month of one trace per machine, read from bars the text describes: "
-    "a minute or a quarter"
+#: Minutes read from bars: a minute or a quarter of the paper's value (a bound, "under
+#: 4 min", the minute alone).
+_TOL_MIN = Tolerance(
+    absolute=1.0,
+    relative=0.25,
+    reason="minutes of one month of one trace per machine, read from bars the text "
+    "describes: a minute or a quarter",
 )
-_TOL_BASE = "a month of a stand-in trace: 15% of the paper's one number"
-_TOL_SHARE = "a share of one month's node-hours on a stand-in trace: a quarter of it"
+_TOL_BASE = Tolerance(
+    relative=0.15, reason="a month of a stand-in trace: 15% of the paper's one number"
+)
+_TOL_SHARE = Tolerance(
+    relative=0.25,
+    reason="a share of one month's node-hours on a stand-in trace: a quarter of it",
+)
+_TOL_SLOWDOWN = Tolerance(
+    absolute=0.2, reason="0.2 of slowdown: the paper's bounds are read from bars"
+)
+#: Figure 5's sync times: 2 minutes, or a fifth of a single number ("nearly 50"); a
+#: bound the 2 minutes alone.
+_TOL_SYNC = Tolerance(
+    absolute=2.0,
+    relative=0.2,
+    reason="'under', 'nearly' and 'above' read as 2 minutes (and 'nearly 50' as a fifth)",
+)
 
 
 def _load(load: float, scheme: str) -> dict[str, object]:
@@ -88,10 +116,8 @@ def claims() -> list[Claim]:
             measure=Value(_load(0.5, "base"), "compute.mean_wait", 1 / 60),
             reason=_STANDIN,
             unit="min",
-            tol_rel=0.15,
-            tolerance_reason=_TOL_BASE,
-            paper_line=663,
-            quote="The horizontal line represents the baseline (61 minutes)",
+            within=_TOL_BASE,
+            source=Quote(663, "The horizontal line represents the baseline (61 minutes)"),
         ),
         Claim(
             id="fig4-base-slowdown",
@@ -102,10 +128,8 @@ def claims() -> list[Claim]:
             measure=Value(_load(0.5, "base"), "compute.mean_slowdown"),
             reason=_STANDIN + "; the slowdown follows the share of short jobs, which the "
             "paper does not give",
-            tol_rel=0.15,
-            tolerance_reason=_TOL_BASE,
-            paper_line=684,
-            quote="The base slowdown on Intrepid is 6.1,",
+            within=_TOL_BASE,
+            source=Quote(684, "The base slowdown on Intrepid is 6.1,"),
         ),
     ]
     for load, bound in zip(LOADS, (4.0, 10.0, 42.0), strict=True):
@@ -120,14 +144,14 @@ def claims() -> list[Claim]:
                 measure=_extra(load, "compute.mean_wait", 1 / 60),
                 reason=_STANDIN,
                 unit="min",
-                tol_abs=1.0,
-                tol_rel=0.25 if exact else 0.0,
-                tolerance_reason=_TOL_MIN,
-                paper_line=671 if exact else 669,
-                quote="But under high load (0.75), the difference grows to 42 minutes."
+                within=_TOL_MIN if exact else _TOL_MIN.absolute_only(),
+                source=Quote(671, "But under high load (0.75), the difference grows to 42 minutes.")
                 if exact
-                else "under low (0.25) and medium (0.50) system loads, the coscheduling "
-                "causes extra average waiting of less than 4 minutes and 10 minutes",
+                else Quote(
+                    669,
+                    "under low (0.25) and medium (0.50) system loads, the coscheduling "
+                    "causes extra average waiting of less than 4 minutes and 10 minutes",
+                ),
             )
         )
     for load, bound in zip(LOADS, (0.6, 1.5, 6.3), strict=True):
@@ -141,11 +165,12 @@ def claims() -> list[Claim]:
                 measure=_extra(load, "compute.mean_slowdown", 1.0),
                 reason=_STANDIN + "; the unbounded slowdown of short jobs magnifies every "
                 "minute of extra wait (docs/coupled.md)",
-                tol_abs=0.2,
-                tolerance_reason="0.2 of slowdown: the paper's bounds are read from bars",
-                paper_line=693,
-                quote="For Intrepid, the increase average slowdown is under 0.6, 1.5, and "
-                "6.3 for the three groups.",
+                within=_TOL_SLOWDOWN,
+                source=Quote(
+                    693,
+                    "For Intrepid, the increase average slowdown is under 0.6, 1.5, and "
+                    "6.3 for the three groups.",
+                ),
             )
         )
     for load, (low, high, text) in zip(
@@ -167,13 +192,12 @@ def claims() -> list[Claim]:
                 measure=Value(_load(load, "HH"), "compute.mean_sync_time", 1 / 60),
                 reason=_STANDIN,
                 unit="min",
-                tol_abs=2.0,
-                tol_rel=0.2 if low == high else 0.0,
-                tolerance_reason="'under', 'nearly' and 'above' read as 2 minutes (and "
-                "'nearly 50' as a fifth)",
-                paper_line=739,
-                quote="As the system load gets higher, the sync time increases, from under "
-                "10 minutes to nearly 50 minutes, then to above 150 minutes.",
+                within=_TOL_SYNC if low == high else _TOL_SYNC.absolute_only(),
+                source=Quote(
+                    739,
+                    "As the system load gets higher, the sync time increases, from under "
+                    "10 minutes to nearly 50 minutes, then to above 150 minutes.",
+                ),
             )
         )
         out.append(
@@ -186,9 +210,11 @@ def claims() -> list[Claim]:
                 measure=Value(_load(load, "HH"), "analysis.mean_sync_time", 1 / 60),
                 reason=_ANALYSIS,
                 unit="min",
-                paper_line=748,
-                quote="When Eureka uses hold, the average job sync time varies from 35 to "
-                "111 minutes.",
+                source=Quote(
+                    748,
+                    "When Eureka uses hold, the average job sync time varies from 35 to "
+                    "111 minutes.",
+                ),
             )
         )
     return out + _lost() + _analysis() + _schemes() + _pairing() + _proportion()
@@ -223,10 +249,8 @@ def _lost() -> list[Claim]:
                 measure=_largest(cells, f"{machine}.lost_share", 100.0),
                 reason=_STANDIN if machine == "compute" else _ANALYSIS,
                 unit="%",
-                tol_rel=0.25,
-                tolerance_reason=_TOL_SHARE,
-                paper_line=line,
-                quote=words,
+                within=_TOL_SHARE,
+                source=Quote(line, words),
             )
         )
     out.append(
@@ -243,12 +267,15 @@ def _lost() -> list[Claim]:
             ),
             reason=_STANDIN,
             unit="%",
-            tol_abs=10.0,
-            tolerance_reason="10 points: 'about 100' and 'up to 187' are read from bars",
+            within=Tolerance(
+                absolute=10.0, reason="10 points: 'about 100' and 'up to 187' are read from bars"
+            ),
             direction=True,
-            paper_line=819,
-            quote="When one-third of the total jobs (33%) are paired, the average waiting "
-            "time gets considerably worse with the hold scheme (up to 187 minutes).",
+            source=Quote(
+                819,
+                "When one-third of the total jobs (33%) are paired, the average waiting "
+                "time gets considerably worse with the hold scheme (up to 187 minutes).",
+            ),
         )
     )
     return out
@@ -273,13 +300,13 @@ def _analysis() -> list[Claim]:
                 reason=_ANALYSIS + "; its paired jobs wait for mates on a congested compute "
                 "machine (docs/coupled.md)",
                 unit="min",
-                tol_abs=1.0,
-                tol_rel=0.25 if low == high else 0.0,
-                tolerance_reason=_TOL_MIN,
-                paper_line=678,
-                quote="YY under 0.50 has 7 minutes more average waiting, and HH under 0.75 "
-                "has 8 minutes more; other results with coscheduling are all under 5 "
-                "minutes.",
+                within=_TOL_MIN if low == high else _TOL_MIN.absolute_only(),
+                source=Quote(
+                    678,
+                    "YY under 0.50 has 7 minutes more average waiting, and HH under 0.75 "
+                    "has 8 minutes more; other results with coscheduling are all under 5 "
+                    "minutes.",
+                ),
             )
         )
     for load, value in zip(LOADS, (1.7, 12.5, 37.1), strict=True):
@@ -292,10 +319,8 @@ def _analysis() -> list[Claim]:
                 high=value,
                 measure=Value(_load(load, "base"), "analysis.mean_slowdown"),
                 reason=_ANALYSIS,
-                tol_rel=0.15,
-                tolerance_reason=_TOL_BASE,
-                paper_line=692,
-                quote="Eureka are 1.7, 12.5, and 37.1 for three workloads.",
+                within=_TOL_BASE,
+                source=Quote(692, "Eureka are 1.7, 12.5, and 37.1 for three workloads."),
             )
         )
     return out
@@ -335,10 +360,12 @@ def _schemes() -> list[Claim]:
                     measure=_gap(load, f"{machine}.mean_wait", pairs, 1 / 60),
                     reason=_STANDIN if machine == "compute" else _ANALYSIS,
                     unit="min",
-                    paper_line=714,
-                    quote="for medium and high system loads, we observe that using hold has "
-                    "worse waiting time or slowdown than using yield under the same system "
-                    "utilization and same remote scheme.",
+                    source=Quote(
+                        714,
+                        "for medium and high system loads, we observe that using hold has "
+                        "worse waiting time or slowdown than using yield under the same system "
+                        "utilization and same remote scheme.",
+                    ),
                 )
             )
     for load in LOADS:
@@ -354,9 +381,11 @@ def _schemes() -> list[Claim]:
                 measure=_gap(load, "compute.mean_sync_time", yield_first, 1 / 60),
                 reason=_STANDIN,
                 unit="min",
-                paper_line=741,
-                quote="Comparing bars within each group, we see that using yield on the local "
-                "machine results in more average sync time than using does hold,",
+                source=Quote(
+                    741,
+                    "Comparing bars within each group, we see that using yield on the local "
+                    "machine results in more average sync time than using does hold,",
+                ),
             )
         )
     return out
@@ -387,8 +416,7 @@ def _pairing() -> list[Claim]:
             reason="the stand-in traces' submission densities are not the paper's: the "
             "share of either machine follows the other's arrival rate (docs/coupled.md)",
             unit="%",
-            paper_line=645,
-            quote="The resulting proportion of paired jobs was between 5% and 10%.",
+            source=Quote(645, "The resulting proportion of paired jobs was between 5% and 10%."),
         )
         for machine in ("analysis", "compute")
         for load in LOADS
@@ -441,11 +469,21 @@ def _prop_gap(metric: str, pairs: Sequence[tuple[str, str]]) -> Measure:
     return measure
 
 
-_TOL_RANGE = "an end of a range the text gives over a figure's bars: 2 minutes or a fifth"
+_TOL_RANGE = Tolerance(
+    absolute=2.0,
+    relative=0.2,
+    reason="an end of a range the text gives over a figure's bars: 2 minutes or a fifth",
+)
 _LOW3 = (0.025, 0.05, 0.1)
-_FIG7_QUOTE = (
+_FIG7_LOW3 = Quote(
+    811,
     "When the paired job ratio is 10% or less, the average waiting time is under 76 "
-    "minutes, meaning 3\u201314 minutes more than the base;"
+    "minutes, meaning 3\u201314 minutes more than the base;",
+)
+_FIG7_20 = Quote(
+    814,
+    "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
+    "minutes, or 26\u201338 minutes",
 )
 
 
@@ -456,16 +494,12 @@ def _proportion() -> list[Claim]:
     low3 = [_prop(p, s) for p in _LOW3 for s in schemes]
     at20 = [_prop(0.2, s) for s in schemes]
     out = []
-    for cid, cells, pick, value, line, quote in (
-        ("fig7-extra-wait-le10-max", low3, "max", 14.0, 811, _FIG7_QUOTE),
-        ("fig7-extra-wait-le10-min", low3, "min", 3.0, 811, _FIG7_QUOTE),
-        ("fig7-extra-wait-0.2-max", at20, "max", 38.0, 814,
-         "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
-         "minutes, or 26\u201338 minutes"),
-        ("fig7-extra-wait-0.2-min", at20, "min", 26.0, 814,
-         "When the paired job ratio is 20%, the average waiting times increase to 90\u2013100 "
-         "minutes, or 26\u201338 minutes"),
-    ):  # fmt: skip
+    for cid, cells, pick, value, source in (
+        ("fig7-extra-wait-le10-max", low3, "max", 14.0, _FIG7_LOW3),
+        ("fig7-extra-wait-le10-min", low3, "min", 3.0, _FIG7_LOW3),
+        ("fig7-extra-wait-0.2-max", at20, "max", 38.0, _FIG7_20),
+        ("fig7-extra-wait-0.2-min", at20, "min", 26.0, _FIG7_20),
+    ):
         share = "at most 10%" if "le10" in cid else "20%"
         end = "largest" if pick == "max" else "smallest"
         out.append(
@@ -479,23 +513,21 @@ def _proportion() -> list[Claim]:
                 measure=_over(cells, "compute.mean_wait", pick, base=base),
                 reason=_STANDIN,
                 unit="min",
-                tol_abs=2.0,
-                tol_rel=0.2,
-                tolerance_reason=_TOL_RANGE,
-                paper_line=line,
-                quote=quote,
+                within=_TOL_RANGE,
+                source=source,
             )
         )
     high = [_prop(p, s) for p in (0.2, 0.33) for s in ("HY", "YH", "YY")]
-    fig8 = (
+    fig8 = Quote(
+        840,
         "For the last two relatively high proportions, the slowdowns are mostly between "
-        "7.9 to 12.9, except with hold-hold."
+        "7.9 to 12.9, except with hold-hold.",
     )
-    for cid, cells, pick, low, hi, line, quote in (
-        ("fig8-slowdown-le10-max", low3, "max", 0.0, 7.5, 839,
-         "For the first three proportions, the average slowdowns are under 7.5."),
-        ("fig8-slowdown-high-max", high, "max", 7.9, 12.9, 840, fig8),
-        ("fig8-slowdown-high-min", high, "min", 7.9, 12.9, 840, fig8),
+    for cid, cells, pick, low, hi, source in (
+        ("fig8-slowdown-le10-max", low3, "max", 0.0, 7.5,
+         Quote(839, "For the first three proportions, the average slowdowns are under 7.5.")),
+        ("fig8-slowdown-high-max", high, "max", 7.9, 12.9, fig8),
+        ("fig8-slowdown-high-min", high, "min", 7.9, 12.9, fig8),
     ):  # fmt: skip
         out.append(
             Claim(
@@ -512,10 +544,8 @@ def _proportion() -> list[Claim]:
                 high=hi,
                 measure=_over(cells, "compute.mean_slowdown", pick, scale=1.0),
                 reason=_STANDIN + "; the slowdown follows the share of short jobs",
-                tol_abs=0.2,
-                tolerance_reason="0.2 of slowdown: the paper's bounds are read from bars",
-                paper_line=line,
-                quote=quote,
+                within=_TOL_SLOWDOWN,
+                source=source,
             )
         )
     return out + _fig9()
@@ -523,24 +553,28 @@ def _proportion() -> list[Claim]:
 
 def _fig9() -> list[Claim]:
     """Figure 9: sync times by proportion, and hold syncing sooner than yield."""
-    fig9a = (
+    fig9a = Quote(
+        872,
         "When Intrepid uses hold, the average sync time mostly ranges between 75 and 88 "
-        "minutes, except for HH with 124 minutes."
+        "minutes, except for HH with 124 minutes.",
     )
-    fig9b = "When Eureka uses hold, the average paired job sync time varies from 60 to 122 minutes."
+    fig9b = Quote(
+        881,
+        "When Eureka uses hold, the average paired job sync time varies from 60 to 122 minutes.",
+    )
     hold_c = [_prop(p, s) for p in PROPORTIONS for s in ("HH", "HY")]
     out = []
-    for cid, cells, metric, pick, value, line, quote, what in (
-        ("fig9-sync-compute-hold-min", hold_c, "compute", "min", 75.0, 872, fig9a,
+    for cid, cells, metric, pick, value, source, what in (
+        ("fig9-sync-compute-hold-min", hold_c, "compute", "min", 75.0, fig9a,
          "smallest over HH and HY"),
         ("fig9-sync-compute-HY-max", [_prop(p, "HY") for p in PROPORTIONS], "compute", "max",
-         88.0, 872, fig9a, "largest over HY"),
+         88.0, fig9a, "largest over HY"),
         ("fig9-sync-compute-HH-max", [_prop(p, "HH") for p in PROPORTIONS], "compute", "max",
-         124.0, 872, fig9a, "largest over HH"),
+         124.0, fig9a, "largest over HH"),
         ("fig9-sync-analysis-hold-min", [_prop(p, s) for p in PROPORTIONS for s in ("HH", "YH")],
-         "analysis", "min", 60.0, 881, fig9b, "smallest over HH and YH"),
+         "analysis", "min", 60.0, fig9b, "smallest over HH and YH"),
         ("fig9-sync-analysis-hold-max", [_prop(p, s) for p in PROPORTIONS for s in ("HH", "YH")],
-         "analysis", "max", 122.0, 881, fig9b, "largest over HH and YH"),
+         "analysis", "max", 122.0, fig9b, "largest over HH and YH"),
     ):  # fmt: skip
         out.append(
             Claim(
@@ -553,18 +587,15 @@ def _fig9() -> list[Claim]:
                 measure=_over(cells, f"{metric}.mean_sync_time", pick),
                 reason=_STANDIN if metric == "compute" else _ANALYSIS,
                 unit="min",
-                tol_abs=2.0,
-                tol_rel=0.2,
-                tolerance_reason=_TOL_RANGE,
-                paper_line=line,
-                quote=quote,
+                within=_TOL_RANGE,
+                source=source,
             )
         )
-    for machine, line, quote in (
-        ("compute", 877, "But here, too, the observation applies that using hold as the "
-         "local scheme consumes less average sync time than using yield."),
-        ("analysis", 885, "Similarly, all the cases using hold as the local scheme are "
-         "better than using yield in terms of sync time."),
+    for machine, source in (
+        ("compute", Quote(877, "But here, too, the observation applies that using hold as "
+                          "the local scheme consumes less average sync time than using yield.")),
+        ("analysis", Quote(885, "Similarly, all the cases using hold as the local scheme are "
+                           "better than using yield in terms of sync time.")),
     ):  # fmt: skip
         yield_first = tuple((b, a) for a, b in _LOCAL[machine])
         out.append(
@@ -578,8 +609,7 @@ def _fig9() -> list[Claim]:
                 measure=_prop_gap(f"{machine}.mean_sync_time", yield_first),
                 reason=_STANDIN if machine == "compute" else _ANALYSIS,
                 unit="min",
-                paper_line=line,
-                quote=quote,
+                source=source,
             )
         )
     return out

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from cosched.errors import ConfigError
+from cosched.experiments.declarations import Kind, check, read
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +40,7 @@ __all__ = [
     "all_calibrations",
     "calibration_of",
     "calibrations",
+    "declared_calibrations",
     "grid_fit",
     "kept_fit",
 ]
@@ -78,6 +80,82 @@ class Calibration:
     def holds_out(self, claim: str) -> bool:
         """Whether ``claim`` is held out of the fit (and not in the fit set)."""
         return not self.fits(claim) and any(fnmatchcase(claim, p) for p in self.held_out)
+
+
+#: The keys of a ``[[calibration]]`` entry: the record's fields, then ``also`` (the same
+#: fit declared for further reproductions: tables of ``family`` and the fields that
+#: differ, ``claims_of`` by default the entry's, or its ``family``) and ``keeps`` (for a
+#: study: the reproduction whose fits in the same file hold in the study too).
+_FIELDS: dict[str, Kind] = {
+    "parameter": "text",
+    "family": "name",
+    "value": "text",
+    "fitted_to": "names",
+    "method": "text",
+    "held_out": "names",
+    "claims_of": "name",
+    "not_kept": "names",
+    "also": "tables",
+    "keeps": "name",
+}
+_REQUIRED = frozenset({"parameter", "family", "value", "fitted_to", "method", "held_out"})
+_ALSO: dict[str, Kind] = {"family": "name", "claims_of": "name", "not_kept": "names"}
+
+
+def _calibration(values: Mapping[str, object]) -> Calibration:
+    names = cast(Mapping[str, tuple[str, ...]], values)
+    text = cast(Mapping[str, str], values)
+    return Calibration(
+        parameter=text["parameter"],
+        family=text["family"],
+        value=text["value"],
+        fitted_to=names["fitted_to"],
+        method=text["method"],
+        held_out=names["held_out"],
+        claims_of=text.get("claims_of"),
+        not_kept=names.get("not_kept", ()),
+    )
+
+
+def declared_calibrations(
+    package: str, filename: str = "calibrations.toml"
+) -> tuple[Calibration, ...]:
+    """The calibrations ``package`` declares in its data file ``filename``, in the file's
+    order, each followed by its copies: those its ``also`` declares, then, for a study
+    that ``keeps`` a reproduction, each of that reproduction's fits in the file, as the
+    study's (``claims_of`` the reproduction).
+
+    Raises:
+        ConfigError: the file's error (:func:`cosched.experiments.declarations.read`), an
+            ``also`` table that fails the same checks, or ``keeps`` naming a
+            reproduction with no fit in the file.
+    """
+    entries = read(package, filename, "calibration", _FIELDS, _REQUIRED)
+    own = [_calibration(e.values) for e in entries]
+    out: list[Calibration] = []
+    for entry, fit in zip(entries, own, strict=True):
+        out.append(fit)
+        also = cast(tuple[Mapping[str, object], ...], entry.values.get("also", ()))
+        for i, raw in enumerate(also, start=1):
+            where = f"{entry.where}: also {i}"
+            changed = check(raw, _ALSO, frozenset({"family"}), where)
+            out.append(
+                replace(
+                    fit,
+                    family=cast(str, changed["family"]),
+                    claims_of=cast(str, changed.get("claims_of", fit.claims_of or fit.family)),
+                    not_kept=cast(tuple[str, ...], changed.get("not_kept", fit.not_kept)),
+                )
+            )
+        keeps = cast(str | None, entry.values.get("keeps"))
+        if keeps is not None:
+            kept = [
+                replace(c, family=fit.family, claims_of=keeps) for c in own if c.family == keeps
+            ]
+            if not kept:
+                raise ConfigError(f"{entry.where}: keeps: no fit of {keeps!r} in the file")
+            out.extend(kept)
+    return tuple(out)
 
 
 def all_calibrations() -> tuple[Calibration, ...]:

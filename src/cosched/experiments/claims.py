@@ -14,8 +14,8 @@ status column and ``docs/fidelity.md`` from it.
 
 The verdict (:func:`verdict`), for a paper range ``[low, high]`` (a single number has
 ``low == high``; a one-sided claim such as "worse than PSS" has an infinite end) widened
-by the tolerance ``tol = max(tol_abs, tol_rel * max(|low|, |high|))`` (finite ends
-only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
+by the claim's :class:`Tolerance` ``tol = max(absolute, relative * max(|low|, |high|))``
+(finite ends only) into the *target*, and cosched's mean over seeds with its 95% Student-t interval.
 A claim is *one-sided* when its range has an infinite end (the paper's side is beyond
 the target's finite end) or it is declared ``direction=True`` with a range on one side
 of 0 (the paper's side is that sign). Each verdict means one thing:
@@ -65,13 +65,16 @@ from cosched.experiments.stats import Interval, mean_ci
 
 __all__ = [
     "COLUMNS",
+    "EXACT",
     "SEED_CAP",
     "UNCOUNTED",
     "VERDICTS",
     "Claim",
     "Improvement",
     "Measure",
+    "Quote",
     "Tally",
+    "Tolerance",
     "Value",
     "agreement",
     "claims_markdown",
@@ -214,6 +217,60 @@ class Improvement:
             return 100.0 * gain / ref
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """How far beyond the paper's range cosched's mean may lie and still agree, and why:
+    ``max(absolute, relative * max(|low|, |high|))`` (finite ends only), in the claim's
+    unit. A family declares each of its tolerances once, numbers and reason together, and
+    its claims name it (``within=``).
+
+    Attributes:
+        absolute: the tolerance in the claim's unit.
+        relative: the tolerance as a share of the paper's value.
+        reason: why the tolerance is what it is (required when it is not 0).
+    """
+
+    absolute: float = 0.0
+    relative: float = 0.0
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.absolute or self.relative) and not self.reason:
+            raise ConfigError(
+                f"tolerance {self.absolute:g} / {self.relative:g}: a tolerance needs its reason"
+            )
+
+    def absolute_only(self) -> Tolerance:
+        """This tolerance without its relative part, for a bound or a range where the
+        relative part is meant for a single number ("about 50" against "under 10")."""
+        return Tolerance(absolute=self.absolute, reason=self.reason)
+
+
+#: The tolerance of a claim that declares none: the paper's range itself.
+EXACT = Tolerance()
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Where the paper says it: the paper's words a claim rests on and the line of its
+    text (the declaring module's ``PAPER``) they start on.
+
+    Attributes:
+        line: the 1-based line where ``words`` start.
+        words: as printed (whitespace may differ; they may run on into the following
+            lines).
+    """
+
+    line: int
+    words: str
+
+    def __post_init__(self) -> None:
+        if self.line < 1 or not self.words:
+            raise ConfigError(
+                f"quote at line {self.line}: a quote needs its words, its line 1-based"
+            )
+
+
 def not_simulated(results: pd.DataFrame) -> np.ndarray:
     """The measure of a claim declared ``not_simulated``: no value."""
     return np.empty(0)
@@ -233,15 +290,13 @@ class Claim:
             :class:`Improvement` or any function).
         reason: the modelling choice behind a disagreement (shown unless it agrees).
         unit: unit of the paper's and cosched's numbers.
-        tol_abs, tol_rel: tolerance around the paper's range (see the module docstring).
-        tolerance_reason: why the tolerance is what it is (required when it is not 0).
+        within: the tolerance around the paper's range, with its reason (see the module
+            docstring; :data:`EXACT`: none).
         direction: the claim is a signed comparison (an improvement, a difference, an
             ordering), so cosched's whole interval on the paper's side of 0 but its mean
             outside the target is *direction*; otherwise such a mean *disagrees*.
-        paper_line: the 1-based line of the paper's text (the declaring module's
-            ``PAPER``) where ``quote`` starts.
-        quote: the paper's words the claim rests on, as printed (whitespace may differ;
-            it may run on into the following lines).
+        source: the paper's words the claim rests on and their line (:class:`Quote`);
+            :attr:`paper_line` and :attr:`quote` read them.
         not_simulated: why the claim cannot be simulated (the verdict is then *not
             simulated*, and ``measure`` is not called).
         input: what the simulation was given that makes cosched's number an echo of the
@@ -260,12 +315,9 @@ class Claim:
     measure: Measure = field(repr=False)
     reason: str
     unit: str = ""
-    tol_abs: float = 0.0
-    tol_rel: float = 0.0
-    tolerance_reason: str = ""
+    within: Tolerance = EXACT
     direction: bool = False
-    paper_line: int | None = None
-    quote: str = ""
+    source: Quote | None = None
     not_simulated: str = ""
     input: str = ""
     null: float | str | None = None
@@ -273,10 +325,16 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.low <= self.high:
             raise ConfigError(f"claim {self.id}: low {self.low} above high {self.high}")
-        if (self.tol_abs or self.tol_rel) and not self.tolerance_reason:
-            raise ConfigError(f"claim {self.id}: a tolerance needs its tolerance_reason")
-        if self.paper_line is not None and (self.paper_line < 1 or not self.quote):
-            raise ConfigError(f"claim {self.id}: paper_line needs a quote and is 1-based")
+
+    @property
+    def paper_line(self) -> int | None:
+        """The line of the paper's text where :attr:`quote` starts (None: no quote)."""
+        return self.source.line if self.source else None
+
+    @property
+    def quote(self) -> str:
+        """The paper's words the claim rests on ("" for none)."""
+        return self.source.words if self.source else ""
 
     def null_outcome(self) -> float | str | None:
         """The outcome of no effect, which the claim must be able to tell apart.
@@ -315,20 +373,21 @@ class Claim:
     def target(self) -> tuple[float, float]:
         """The paper's range widened by the tolerance."""
         ends = [abs(v) for v in (self.low, self.high) if math.isfinite(v)]
-        tol = max(self.tol_abs, self.tol_rel * max(ends, default=0.0))
+        tol = max(self.within.absolute, self.within.relative * max(ends, default=0.0))
         return self.low - tol, self.high + tol
 
     def tolerance(self) -> str:
         """The tolerance and its reason, as the claim table shows it."""
         parts = []
-        if self.tol_abs:
-            parts.append(f"{self.tol_abs:g}{' ' + self.unit if self.unit else ''}")
-        if self.tol_rel:
-            parts.append(f"{100 * self.tol_rel:g}% of the paper's value")
+        tol = self.within
+        if tol.absolute:
+            parts.append(f"{tol.absolute:g}{' ' + self.unit if self.unit else ''}")
+        if tol.relative:
+            parts.append(f"{100 * tol.relative:g}% of the paper's value")
         if not parts:
             return "none: the paper's range itself"
         text = " or ".join(parts) + (", whichever is larger" if len(parts) == 2 else "")
-        return f"{text} ({self.tolerance_reason})"
+        return f"{text} ({tol.reason})"
 
 
 def verdict(claim: Claim, ci: Interval) -> tuple[Verdict, str]:

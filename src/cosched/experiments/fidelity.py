@@ -14,12 +14,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Literal
+from typing import Literal, cast
 
 import pandas as pd
 
+from cosched.errors import ConfigError
 from cosched.experiments.calibration import Calibration, all_calibrations, calibrations
 from cosched.experiments.claims import SEED_CAP, VERDICTS, agreement
+from cosched.experiments.declarations import Kind as FieldKind
+from cosched.experiments.declarations import read
 from cosched.families import gathered, papers, readings
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "Cause",
     "cause_of",
     "causes",
+    "declared_causes",
     "fidelity_markdown",
     "render_blocks",
     "runs_of",
@@ -78,6 +82,35 @@ class Cause:
     kind: Kind
     cause: str
     evidence: str
+
+
+#: The keys of a ``[[cause]]`` entry: the record's fields, every one required.
+_FIELDS: dict[str, FieldKind] = {
+    "family": "name",
+    "claims": "names",
+    "kind": "name",
+    "cause": "text",
+    "evidence": "text",
+}
+
+
+def declared_causes(package: str, filename: str = "causes.toml") -> tuple[Cause, ...]:
+    """The causes ``package`` declares in its data file ``filename``, in the file's order.
+
+    Raises:
+        ConfigError: the file's error (:func:`cosched.experiments.declarations.read`) or
+            a ``kind`` not in :data:`KINDS`.
+    """
+    out = []
+    for entry in read(package, filename, "cause", _FIELDS, frozenset(_FIELDS)):
+        v = cast(dict[str, str], entry.values)
+        if v["kind"] not in KINDS:
+            raise ConfigError(
+                f"{entry.where}: kind: {v['kind']!r} is not one of {', '.join(KINDS)}"
+            )
+        claims = cast(tuple[str, ...], entry.values["claims"])
+        out.append(Cause(v["family"], claims, cast(Kind, v["kind"]), v["cause"], v["evidence"]))
+    return tuple(out)
 
 
 def causes() -> tuple[Cause, ...]:

@@ -24,9 +24,12 @@ import numpy as np
 import pandas as pd
 
 from cosched.experiments.claims import (
+    EXACT,
     Claim,
     Improvement,
     Measure,
+    Quote,
+    Tolerance,
     Value,
     combine,
     per_seed,
@@ -51,19 +54,24 @@ _FIG = {
     "utilization_efficiency": "fig8",
     "makespan": "text",
 }
-_TOL = (
-    "the paper's percentages are rounded readings of one run per workload, on "
-    "workloads whose load it does not give (Table 4's 'Load' is not a utilization)"
+_TOL = Tolerance(
+    absolute=2.0,
+    relative=0.25,
+    reason="the paper's percentages are rounded readings of one run per workload, on "
+    "workloads whose load it does not give (Table 4's 'Load' is not a utilization)",
 )
-_SAME = "'almost the same' read as within 5% of the reference: a gap a bar chart shows as equal"
+_SAME = Tolerance(
+    absolute=5.0,
+    reason="'almost the same' read as within 5% of the reference: a gap a bar chart shows as equal",
+)
 #: (variant, metric, mixture) -> the line of the paper's text and its words, per
 #: workload (a sentence giving W1-W3 is quoted for each).
-_QUOTES: dict[tuple[str, str, str], dict[str, tuple[int, str]]] = {}
+_QUOTES: dict[tuple[str, str, str], dict[str, Quote]] = {}
 
 
 def _quote(key: tuple[str, str, str], workloads: Sequence[str], line: int, words: str) -> None:
     for w in workloads:
-        _QUOTES.setdefault(key, {})[w] = (line, words)
+        _QUOTES.setdefault(key, {})[w] = Quote(line, words)
 
 
 _W = ("W1", "W2", "W3")
@@ -177,7 +185,7 @@ def _where(workload: str, mixture: str, variant: str) -> dict[str, str]:
 
 def _vs_pss(
     claim_id: str, description: str, value: float, where: dict[str, str], metric: str,
-    reason: str, quote: tuple[int, str] | None,
+    reason: str, source: Quote | None,
 ) -> Claim:  # fmt: skip
     """A paper's improvement over PSS (same workload and mixture), 2 points or 25%."""
     return Claim(
@@ -194,12 +202,9 @@ def _vs_pss(
         ),
         reason=reason,
         unit="%",
-        tol_abs=2.0,
-        tol_rel=0.25,
-        tolerance_reason=_TOL,
+        within=_TOL,
         direction=True,
-        paper_line=quote[0] if quote else None,
-        quote=quote[1] if quote else "",
+        source=source,
     )
 
 
@@ -238,8 +243,9 @@ def _ac() -> list[Claim]:
             ),
             reason=_AC,
             unit="%",
-            paper_line=1356,
-            quote="The arbitrary coscheduling AC is signficantly worse than space sharing PSS",
+            source=Quote(
+                1356, "The arbitrary coscheduling AC is signficantly worse than space sharing PSS"
+            ),
         )
         for workload in _W
     ]
@@ -316,13 +322,12 @@ def _closer_under_m3(metric: str) -> Measure:
 
 
 def _claim(cid: str, what: str, paper: str, low: float, high: float, measure: Measure,
-           reason: str, line: int, quote: str, tol_abs: float = 0.0, tol_rel: float = 0.0,
-           tolerance_reason: str = "", direction: bool = False) -> Claim:  # fmt: skip
+           reason: str, line: int, quote: str, within: Tolerance = EXACT,
+           direction: bool = False) -> Claim:  # fmt: skip
     """A claim in % quoting the paper's line (the comparisons' shorthand)."""
     return Claim(id=cid, description=what, paper=paper, low=low, high=high, measure=measure,
-                 reason=reason, unit="%", tol_abs=tol_abs, tol_rel=tol_rel,
-                 tolerance_reason=tolerance_reason, direction=direction, paper_line=line,
-                 quote=quote)  # fmt: skip
+                 reason=reason, unit="%", within=within, direction=direction,
+                 source=Quote(line, quote))  # fmt: skip
 
 
 def _comparisons() -> list[Claim]:
@@ -363,8 +368,7 @@ def _comparisons() -> list[Claim]:
                 REASONS["mean_turnaround"],
                 1377,
                 "L-U1 provides almost the same results as L-R for all workloads.",
-                tol_abs=5.0,
-                tolerance_reason=_SAME,
+                within=_SAME,
             ),
             _claim(
                 f"fig7-L-U1-vs-L-U2-bounded-M1-{w}",
@@ -425,8 +429,7 @@ def _comparisons() -> list[Claim]:
                 "arrivals, not capacity, set the work done (W1, W2)",
                 1418,
                 "Utilization is almost the same for all approaches",
-                tol_abs=5.0,
-                tolerance_reason=_SAME,
+                within=_SAME,
             ),
             _claim(
                 f"fig8-E-L-U1-L-U2-L-R-same-M1-{w}",
@@ -438,8 +441,7 @@ def _comparisons() -> list[Claim]:
                 REASONS["utilization_efficiency"],
                 1429,
                 "there are no relevant differences between L-U1, L-U2, and L-R.",
-                tol_abs=5.0,
-                tolerance_reason=_SAME,
+                within=_SAME,
             ),
         ]
     return out + _between_variants()
@@ -460,7 +462,7 @@ def _between_variants() -> list[Claim]:
                    REASONS["mean_bounded_slowdown"], 1382,
                    "L-R is better than L-U1, especially for W1 where it is better by 19% "
                    "whereas only better by 16% for W2, and by 8% for W3.",
-                   tol_abs=2.0, tol_rel=0.25, tolerance_reason=_TOL, direction=True)
+                   within=_TOL, direction=True)
         )  # fmt: skip
     for metric, value in (("mean_turnaround", 17.0), ("mean_bounded_slowdown", 24.0)):
         out.append(
@@ -470,7 +472,7 @@ def _between_variants() -> list[Claim]:
                    Improvement(_where("W3", "M1", "L-FM"), _where("W3", "M1", "L-R"), metric),
                    REASONS[metric], 1392, "Response times are by 17% worse than L-R under "
                    "W3 and relative bounded response times by 24%.",
-                   tol_abs=2.0, tol_rel=0.25, tolerance_reason=_TOL, direction=True)
+                   within=_TOL, direction=True)
         )  # fmt: skip
     for metric in ("mean_turnaround", "mean_bounded_slowdown"):
         out.append(
@@ -556,13 +558,15 @@ def _mixtures_similar(metric: str) -> Measure:
     return measure
 
 
-_CLOSE = (
-    "'pretty close' read as within 20%: the paper calls the heuristics close while "
-    "reporting L-FM 17% worse than L-R on W3"
+_CLOSE = Tolerance(
+    absolute=20.0,
+    reason="'pretty close' read as within 20%: the paper calls the heuristics close while "
+    "reporting L-FM 17% worse than L-R on W3",
 )
-_SIMILAR = (
-    "'similar' read as within 10 points: the paper calls L-N's changes from M1 to M2 "
-    "(+11 and +31 points) a difference"
+_SIMILAR = Tolerance(
+    absolute=10.0,
+    reason="'similar' read as within 10 points: the paper calls L-N's changes from M1 to "
+    "M2 (+11 and +31 points) a difference",
 )
 
 
@@ -585,7 +589,7 @@ def _sentences() -> list[Claim]:
                _spread(w, "mean_turnaround", ("L-U2", "L-R", "L-FM"), "L-U1"),
                REASONS["mean_turnaround"], 1374, "Comparing our different LOMARC "
                "heuristics, all are pretty close to each other as regards response times.",
-               tol_abs=20.0, tolerance_reason=_CLOSE)
+               within=_CLOSE)
         for w in _W
     ]  # fmt: skip
     out += [
@@ -611,16 +615,16 @@ def _sentences() -> list[Claim]:
                "AC from M1 to M2 or M3, W1 (points)", "similar to M1 (0)", 0.0, 0.0,
                _mixtures_similar(m), REASONS[m], 1440, "For M2 and M3, the relative "
                "improvements of LU1, L-U2, and L-R vs. PSS and AC are similar to M1.",
-               tol_abs=10.0, tolerance_reason=_SIMILAR)
+               within=_SIMILAR)
         for m in ("mean_turnaround", "mean_bounded_slowdown")
     ]  # fmt: skip
     out.append(
         Claim(id="text-makespan-weeks-W1", description="PSS's makespan, M1 W1 (weeks)",
               paper="about 10 weeks", low=10.0, high=10.0,
               measure=Value(_where("W1", "M1", "PSS"), "makespan", scale=1 / 604800),
-              reason=REASONS["makespan"], unit="weeks", tol_abs=1.0,
-              tolerance_reason="'about 10 weeks' read as 9 to 11 weeks",
-              paper_line=1412, quote="The makespans for Workload 1 are about 10 weeks")
+              reason=REASONS["makespan"], unit="weeks",
+              within=Tolerance(absolute=1.0, reason="'about 10 weeks' read as 9 to 11 weeks"),
+              source=Quote(1412, "The makespans for Workload 1 are about 10 weeks"))
     )  # fmt: skip
     return out
 

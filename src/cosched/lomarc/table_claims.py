@@ -25,6 +25,8 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
+    Tolerance,
     Value,
     combine,
     not_simulated,
@@ -55,16 +57,18 @@ _T5_LAST = (
     1592,
     "Slowdown Number \u2264 Max Selected 5 3 8 4 14 6 5 3 11 5 14 7 7 3 14 4 17 4",
 )
-_T5_TOL = (
-    "Table 5's averages are rounded to whole jobs from one run per workload, on workloads "
-    "whose load the paper does not give; one job or 25%, as for its percentages"
+_T5_TOL = Tolerance(
+    absolute=1.0,
+    relative=0.25,
+    reason="Table 5's averages are rounded to whole jobs from one run per workload, on "
+    "workloads whose load the paper does not give; one job or 25%, as for its percentages",
 )
 _T5_REASON = (
     "the queues hold fewer jobs than Table 5's: the typeless Lublin workloads offer "
     "0.73 / 0.99 / 1.71 (W1-W3), lighter than the paper's on W1 and W2 (Table 4's "
     "'Load' is not a utilization), so fewer candidates reach each constraint"
 )
-_T2_TOL = "Table 2 prints the estimates to one decimal"
+_T2_TOL = Tolerance(absolute=0.05, reason="Table 2 prints the estimates to one decimal")
 _T2_REASON = (
     "the printed reading of section 4.1's formula counts only the shared parts, so the "
     "mixed pair's estimate drops each job's unshared time"
@@ -109,10 +113,8 @@ def _table2() -> list[Claim]:
                     high=value,
                     measure=_estimate(comm_a, comm_b, factor),
                     reason=_T2_REASON,
-                    tol_abs=0.05,
-                    tolerance_reason=_T2_TOL,
-                    paper_line=line,
-                    quote=f"sle,max: {with_cpu:g} ({without_cpu:g})",
+                    within=_T2_TOL,
+                    source=Quote(line, f"sle,max: {with_cpu:g} ({without_cpu:g})"),
                 )
             )
     return out
@@ -136,7 +138,7 @@ def _measured() -> list[Claim]:
     )  # fmt: skip
     return [
         Claim(id=cid, description=what, paper="measured values", low=0.0, high=0.0,
-              measure=not_simulated, reason=why, paper_line=line, quote=quote,
+              measure=not_simulated, reason=why, source=Quote(line, quote),
               not_simulated=why)
         for cid, what, line, quote in tables
     ]  # fmt: skip
@@ -160,11 +162,8 @@ def _table5() -> list[Claim]:
                     high=float(paper[k]),
                     measure=Value(_where(workload, variant), metric),
                     reason=_T5_REASON,
-                    tol_abs=1.0,
-                    tol_rel=0.25,
-                    tolerance_reason=_T5_TOL,
-                    paper_line=line,
-                    quote=quote,
+                    within=_T5_TOL,
+                    source=Quote(line, quote),
                 )
             )
     return out
@@ -192,10 +191,8 @@ def _table5_sentences() -> list[Claim]:
             high=7.0,
             measure=_mean_of("W1", "avg_slowdown_ok", ("L-U1", "L-U2", "L-R")),
             reason=_T5_REASON,
-            tol_abs=1.0,
-            tolerance_reason=_T5_TOL,
-            paper_line=1461,
-            quote="heuristics is relatively small: for W1 between 5 and 7.",
+            within=_T5_TOL.absolute_only(),  # a range ("between 5 and 7"): the job alone
+            source=Quote(1461, "heuristics is relatively small: for W1 between 5 and 7."),
         ),
         Claim(
             id="table5-L-U1-selects-further-than-L-R-W3",
@@ -211,8 +208,7 @@ def _table5_sentences() -> list[Claim]:
             ),
             reason=_T5_REASON,
             direction=True,
-            paper_line=1467,
-            quote="L-U1 selects the 6th job and L-R the 4th",
+            source=Quote(1467, "L-U1 selects the 6th job and L-R the 4th"),
         ),
     ]
 

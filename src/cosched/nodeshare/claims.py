@@ -20,6 +20,8 @@ from cosched.experiments.claims import (
     Claim,
     Improvement,
     Measure,
+    Quote,
+    Tolerance,
     combine,
     not_simulated,
     per_seed,
@@ -36,13 +38,21 @@ _MAPPING = (
     "RICC windows stand in for Cab (node counts kept, serial jobs whole nodes: offered "
     "loads 0.89-1.20 of 1,158 nodes, mostly single-node jobs)"
 )
-_TOL_PCT = (
-    "the paper's percentages come from one median seed on Cab windows that RICC's "
-    "windows stand in for, so 2 points of turnaround"
+_TOL_PCT = Tolerance(
+    absolute=2.0,
+    reason="the paper's percentages come from one median seed on Cab windows that RICC's "
+    "windows stand in for, so 2 points of turnaround",
 )
-_TOL_COUNT = (
-    "a count of one median seed of the paper's 100,000-job window, on a stand-in trace: "
-    "a quarter of it"
+_TOL_COUNT = Tolerance(
+    relative=0.25,
+    reason="a count of one median seed of the paper's 100,000-job window, on a stand-in "
+    "trace: a quarter of it",
+)
+#: Section 5.2's shares of Trace1's jobs whose execution time changed.
+_SHARE_POINTS = Tolerance(absolute=5.0, reason="5 points of the share: one median seed's count")
+_SMALL_SHARE = "a third of the paper's small share: one median seed's count"
+_TAIL = Tolerance(
+    absolute=0.005, reason="a handful of jobs of a 100,000-job window: one median seed's count"
 )
 _FIG1 = (
     "Coscheduling has lower average turnaround time than backfilling for all five traces "
@@ -80,9 +90,7 @@ def _fig3(
     low: float,
     high: float,
     reason: str,
-    tol_abs: float,
-    tol_rel: float,
-    why: str,
+    within: Tolerance,
     line: int,
     quote: str,
 ) -> Claim:
@@ -91,15 +99,15 @@ def _fig3(
     null = 100.0 if cid == "unchanged" else 0.0
     return Claim(id=f"fig3-{cid}", description=f"{what} by coscheduling, Trace1", paper=paper,
                  low=low, high=high, measure=_share("cosched", column), reason=reason,
-                 unit="% of jobs", tol_abs=tol_abs, tol_rel=tol_rel, tolerance_reason=why,
-                 paper_line=line, quote=quote, null=null)  # fmt: skip
+                 unit="% of jobs", within=within, source=Quote(line, quote),
+                 null=null)  # fmt: skip
 
 
 def _rises(cid: str, what: str, measure: Measure, quote: str, reason: str = _MAPPING) -> Claim:
     """Section 5.4: ``what`` rises from No_Restrict to a restriction, Trace1."""
     return Claim(id=cid, description=f"{what} over No_Restrict, Trace1", paper="rises (> 0)",
                  low=0.0, high=math.inf, measure=measure, reason=reason, unit="%",
-                 paper_line=260, quote=quote)  # fmt: skip
+                 source=Quote(260, quote))  # fmt: skip
 
 
 def _count(
@@ -115,8 +123,8 @@ def _count(
     """A count of Trace1's ``variant`` per 100,000 jobs (the paper's window), as printed."""
     return Claim(id=cid, description=f"{what}, Trace1", paper=f"{value:,}", low=value,
                  high=value, measure=_share(variant, column, 100_000.0), reason=reason,
-                 unit="per 100,000 jobs", tol_rel=0.25, tolerance_reason=_TOL_COUNT,
-                 paper_line=line, quote=quote)  # fmt: skip
+                 unit="per 100,000 jobs", within=_TOL_COUNT,
+                 source=Quote(line, quote))  # fmt: skip
 
 
 def _degraded(name: str, variant: str, value: int, words: str) -> Claim:
@@ -190,11 +198,9 @@ def _fig1() -> list[Claim]:
                 measure=Improvement(_at(t, "cosched"), _at(t, "easy"), "mean_turnaround"),
                 reason=f"{_MAPPING}; interference fitted to Figure 3 only",
                 unit="%",
-                tol_abs=2.0,
-                tolerance_reason=_TOL_PCT,
+                within=_TOL_PCT,
                 direction=True,
-                paper_line=206,
-                quote=_FIG1,
+                source=Quote(206, _FIG1),
             ),
             Claim(
                 id=f"fig1-vs-fcfs-T{t}",
@@ -206,12 +212,13 @@ def _fig1() -> list[Claim]:
                 reason=f"{_MAPPING}: FCFS rarely blocks a wide head for long, so it stays "
                 "close to EASY",
                 unit="%",
-                tol_abs=2.0,
-                tolerance_reason=_TOL_PCT,
+                within=_TOL_PCT,
                 direction=True,
-                paper_line=206,
-                quote="Coscheduling results in turnaround times up to 18% lower than "
-                "backfilling and over 80% lower than FCFS",
+                source=Quote(
+                    206,
+                    "Coscheduling results in turnaround times up to 18% lower than "
+                    "backfilling and over 80% lower than FCFS",
+                ),
             ),
             Claim(
                 id=f"fig1-combined-T{t}",
@@ -222,12 +229,15 @@ def _fig1() -> list[Claim]:
                 measure=Improvement(_at(t, "combined"), _at(t, "cosched"), "mean_turnaround"),
                 reason=f"{_MAPPING}: long queues give backfilling more to do",
                 unit="%",
-                tol_abs=1.0,
-                tolerance_reason="one point of turnaround: a bound the paper states for "
-                "all five traces",
-                paper_line=208,
-                quote="in our five traces, the improvement from adding backfilling to "
-                "coscheduling is always less than 3%.",
+                within=Tolerance(
+                    absolute=1.0,
+                    reason="one point of turnaround: a bound the paper states for all five traces",
+                ),
+                source=Quote(
+                    208,
+                    "in our five traces, the improvement from adding backfilling to "
+                    "coscheduling is always less than 3%.",
+                ),
             ),
         ]
     out += [
@@ -240,8 +250,7 @@ def _fig1() -> list[Claim]:
             measure=not_simulated,
             reason=_MAPPING,
             unit="%",
-            paper_line=206,
-            quote=_FIG1 if kind == "vs-easy" else "over 80% lower than FCFS",
+            source=Quote(206, _FIG1 if kind == "vs-easy" else "over 80% lower than FCFS"),
             not_simulated="RICC-2010-2, the stand-in for Cab, holds four non-overlapping "
             "100,000-job windows of its machine, not five (docs/nodeshare.md)",
         )
@@ -261,11 +270,11 @@ def _fig3_shares() -> list[Claim]:
     )
     return [
         _fig3("sped-up", "jobs sped up", "execution.sped_up", "45.3% (45,285 of 100,000)",
-              45.285, 45.285, fig3, 5.0, 0.0, "5 points of the share: one median seed's count",
-              239, "where 45,285 jobs had decreased execution time (speedup)"),
+              45.285, 45.285, fig3, _SHARE_POINTS, 239,
+              "where 45,285 jobs had decreased execution time (speedup)"),
         _fig3("slowed-2x", "jobs slowed 2x or more", "execution.slowed_over_2",
-              "0.59% (588 of 100,000)", 0.588, 0.588, fig3, 0.2, 0.0,
-              "a third of the paper's small share: one median seed's count", 244,
+              "0.59% (588 of 100,000)", 0.588, 0.588, fig3,
+              Tolerance(absolute=0.2, reason=_SMALL_SHARE), 244,
               "the number of jobs that slowed down by factors of two, three, and four were "
               "588, 226, and one, respectively."),
     ]  # fmt: skip
@@ -303,9 +312,11 @@ def _fig4_fig5() -> list[Claim]:
             measure=_lowest_at_every_count,
             reason=_MAPPING,
             unit="%",
-            paper_line=248,
-            quote="As with the previous results, coscheduling consistently leads to the "
-            "lowest average turnaround time.",
+            source=Quote(
+                248,
+                "As with the previous results, coscheduling consistently leads to the lowest "
+                "average turnaround time.",
+            ),
         ),
         _rises("fig5-wait-rises", "mean wait, Max_One_HM", _wait_rise("Max_One_HM"), _WAIT_QUOTE),
         _rises("fig5-execution-rises", "mean execution time, Max_One_HM",
@@ -377,13 +388,14 @@ def _table1() -> list[Claim]:
             high=value,
             measure=_ratio_quartile(first, second, q),
             reason=reason,
-            tol_abs=0.05,
-            tol_rel=0.25,
-            tolerance_reason="one median seed on a stand-in trace: a quarter of the "
-            "ratio, at least 0.05 (ratios near 1 jump from -1 to +1 across equality)",
+            within=Tolerance(
+                absolute=0.05,
+                relative=0.25,
+                reason="one median seed on a stand-in trace: a quarter of the ratio, at "
+                "least 0.05 (ratios near 1 jump from -1 to +1 across equality)",
+            ),
             direction=False,
-            paper_line=line,
-            quote=row,
+            source=Quote(line, row),
         )
         for first, second, row, line in _TABLE1
         for q, value in zip(_QUARTILES, map(float, row.split()[-5:]), strict=True)
@@ -396,32 +408,30 @@ def _table1() -> list[Claim]:
 def _fig3_counts() -> list[Claim]:
     """Section 5.2's counts of Trace1's execution-time changes besides Figure 3's two
     declared above (shares per 100 jobs)."""
-    tail = "a handful of jobs of a 100,000-job window: one median seed's count"
-    third = "a third of the paper's small share: one median seed's count"
     rows = (
-        ("slowed-down", "jobs slowed down", "execution.slowed_down", 48.879, 48.879, 5.0, 0.0,
-         "5 points of the share: one median seed's count", 239,
-         "48,879 jobs had increased execution time (slowdown)"),
+        ("slowed-down", "jobs slowed down", "execution.slowed_down", 48.879, 48.879,
+         _SHARE_POINTS, 239, "48,879 jobs had increased execution time (slowdown)"),
         ("unchanged", "jobs with unchanged execution time", "execution.unchanged", 5.836,
-         5.836, 5.0, 0.0, "5 points of the share: one median seed's count", 239,
-         "and 5,836 jobs had no change in execution time."),
+         5.836, _SHARE_POINTS, 239, "and 5,836 jobs had no change in execution time."),
         ("slowed-1.2x", "jobs slowed by more than 20%", "execution.slowed_over_1.2", 6.0, 7.0,
-         1.0, 0.0, "'a little over 6%' read as 6% to 7%, and a point for one median seed",
+         Tolerance(absolute=1.0, reason="'a little over 6%' read as 6% to 7%, and a point "
+                   "for one median seed"),
          244, "Only a little over 6% of the jobs slowed down by more than 20% in Trace1."),
-        ("slowed-3x", "jobs slowed 3x or more", "execution.slowed_over_3", 0.226, 0.226, 0.0,
-         1 / 3, third, 244, "the number of jobs that slowed down by factors of two, three, "
-         "and four were 588, 226, and one, respectively."),
-        ("slowed-4x", "jobs slowed 4x or more", "execution.slowed_over_4", 0.001, 0.001, 0.005,
-         0.0, tail, 244, "the number of jobs that slowed down by factors of two, three, "
-         "and four were 588, 226, and one, respectively."),
-        ("slowed-5x", "jobs slowed 5x or more", "execution.slowed_over_5", 0.0, 0.0, 0.005, 0.0,
-         tail, 244, "No job slowed down by more than a factor of five."),
+        ("slowed-3x", "jobs slowed 3x or more", "execution.slowed_over_3", 0.226, 0.226,
+         Tolerance(relative=1 / 3, reason=_SMALL_SHARE), 244, "the number of jobs that "
+         "slowed down by factors of two, three, and four were 588, 226, and one, "
+         "respectively."),
+        ("slowed-4x", "jobs slowed 4x or more", "execution.slowed_over_4", 0.001, 0.001, _TAIL,
+         244, "the number of jobs that slowed down by factors of two, three, and four were "
+         "588, 226, and one, respectively."),
+        ("slowed-5x", "jobs slowed 5x or more", "execution.slowed_over_5", 0.0, 0.0, _TAIL,
+         244, "No job slowed down by more than a factor of five."),
     )  # fmt: skip
     fig3 = "the fitted preset cannot reach Figure 3's tail; " + _MAPPING
     return [
         _fig3(cid, what, column, f"{low:g}%" if low == high else f"{low:g}% to {high:g}%",
-              low, high, fig3, tol_abs, tol_rel, why, line, quote)
-        for cid, what, column, low, high, tol_abs, tol_rel, why, line, quote in rows
+              low, high, fig3, within, line, quote)
+        for cid, what, column, low, high, within, line, quote in rows
     ]  # fmt: skip
 
 
@@ -490,8 +500,8 @@ def _fig5() -> list[Claim]:
               high=math.inf, measure=_worst_over_fcfs,
               reason="FCFS on the stand-in trace keeps long waits behind wide heads, which "
               "every coscheduling variant avoids; " + _MAPPING,
-              unit="%", paper_line=268, quote="Fundamentally, one is generally better off "
-              "just using FCFS than placing restrictions on coscheduling.")
+              unit="%", source=Quote(268, "Fundamentally, one is generally better off "
+              "just using FCFS than placing restrictions on coscheduling."))
     )  # fmt: skip
     return out
 
@@ -518,8 +528,8 @@ def _variation() -> list[Claim]:
               f"mean turnaround over its seeds, Trace{t}", paper="0.15% to 1.09%",
               low=0.15, high=1.09, measure=_cv(t),
               reason="the profile draws move RICC's windows more than Cab's; " + _MAPPING,
-              unit="%", paper_line=204, quote="For our traces, the coefficient of variation "
-              "was as low as 0.15% and as high as 1.09%.")
+              unit="%", source=Quote(204, "For our traces, the coefficient of variation "
+              "was as low as 0.15% and as high as 1.09%."))
         for t in (1, 2, 3, 4)
     ]  # fmt: skip
 
@@ -543,10 +553,10 @@ def _converge() -> list[Claim]:
               f"turnaround from FCFS's, {n:,} nodes, Trace1", paper="a single value (0)",
               low=0.0, high=0.0, measure=_gap(n),
               reason="at this node count some of the stand-in trace's jobs still wait; "
-              + _MAPPING, unit="%", tol_abs=5.0,
-              tolerance_reason="'converge to a single value' read as within 5%: a gap "
-              "the figure's scale shows as one value",
-              paper_line=248, quote="When the node count is sufficiently large (1400 and "
-              "above), all algorithms converge to a single value")
+              + _MAPPING, unit="%",
+              within=Tolerance(absolute=5.0, reason="'converge to a single value' read as "
+                               "within 5%: a gap the figure's scale shows as one value"),
+              source=Quote(248, "When the node count is sufficiently large (1400 and "
+              "above), all algorithms converge to a single value"))
         for n in (1400, 1700, 2000)
     ]  # fmt: skip

@@ -37,7 +37,16 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Measure, combine, per_seed, select
+from cosched.experiments.claims import (
+    EXACT,
+    Claim,
+    Measure,
+    Quote,
+    Tolerance,
+    combine,
+    per_seed,
+    select,
+)
 from cosched.timesharing.params import SCHEMES
 from cosched.timesharing.report import (
     OVERHEADS_DCS,
@@ -60,9 +69,10 @@ _GRAIN = (
     "Lublin jobs with times / 400 at the paper's 4 KiB messages: the time scale sets how "
     "many messages, context switches and interrupts a job incurs (docs/timesharing.md)"
 )
-_ALIKE = (
-    "'not a significant difference' / 'comparable' read as the slowest within 25% of the "
-    "fastest: the paper gives bars on a 0-10 x 10^4 s axis, no numbers"
+_ALIKE = Tolerance(
+    absolute=0.25,
+    reason="'not a significant difference' / 'comparable' read as the slowest within 25% "
+    "of the fastest: the paper gives bars on a 0-10 x 10^4 s axis, no numbers",
 )
 #: Why the ceilings of the blocking and PB schemes stay low (docs/timesharing.md).
 _SWITCHING = (
@@ -70,37 +80,42 @@ _SWITCHING = (
     "spend about a quarter of CPU time context switching and PB spins in its receives, "
     "while GS idles through I/O and pays one switch per quantum"
 )
-#: Why Figure 3's ceilings get 5 points.
-_READ_OFF = "the paper's ceilings are read off Figure 3's curves, not tabulated"
+#: Figure 3's ceilings: 5 points.
+_READ_OFF = Tolerance(
+    absolute=5.0, reason="the paper's ceilings are read off Figure 3's curves, not tabulated"
+)
 #: Why Tables 4 and 5 get their tolerance.
 _ONE_WORKLOAD = (
     "an allowance, not derived: the paper ran one workload per configuration and gives "
     "no spread for its printed changes"
 )
 #: Figure 3: saturation utilization (%) per scheme, as a range, with its quote.
-_GS_57 = "We " + _U + "nd that GS can go only as high as 57% before saturation."
-_REMAINING = (
+_GS_57 = Quote(785, "We " + _U + "nd that GS can go only as high as 57% before saturation.")
+_REMAINING = Quote(
+    786,
     "The remaining schemes - DCS-SB, PB-SY, PB-SB, SB and PB - perform signi"
     + _U
-    + "cantly better than GS."
+    + "cantly better than GS.",
 )
-_BEST_77 = (
+_BEST_77 = Quote(
+    788,
     "Of these, PB, PB-SB and SB, perform the best with the utilization going as high as "
-    "77% before satu- ration."
+    "77% before satu- ration.",
 )
-_SPIN_50 = (
+_SPIN_50 = Quote(
+    783,
     "Local, SY, DCS and DCS-SY, which all use spin-based re- ceives, saturate even before "
-    "the utilization reaches 50%"
+    "the utilization reaches 50%",
 )
-_SATURATION: dict[str, tuple[float, float, str, int, str]] = {
-    "Local": (0.0, 50.0, "< 50%", 783, _SPIN_50),
-    "SY": (0.0, 50.0, "< 50%", 783, _SPIN_50),
-    "DCS": (0.0, 50.0, "< 50%", 783, _SPIN_50),
-    "DCS-SY": (0.0, 50.0, "< 50%", 783, _SPIN_50),
-    "GS": (57.0, 57.0, "~57%", 785, _GS_57),
-    "PB": (77.0, 77.0, "~77%", 788, _BEST_77),
-    "PB-SB": (77.0, 77.0, "~77%", 788, _BEST_77),
-    "SB": (77.0, 77.0, "~77%", 788, _BEST_77),
+_SATURATION: dict[str, tuple[float, float, str, Quote]] = {
+    "Local": (0.0, 50.0, "< 50%", _SPIN_50),
+    "SY": (0.0, 50.0, "< 50%", _SPIN_50),
+    "DCS": (0.0, 50.0, "< 50%", _SPIN_50),
+    "DCS-SY": (0.0, 50.0, "< 50%", _SPIN_50),
+    "GS": (57.0, 57.0, "~57%", _GS_57),
+    "PB": (77.0, 77.0, "~77%", _BEST_77),
+    "PB-SB": (77.0, 77.0, "~77%", _BEST_77),
+    "SB": (77.0, 77.0, "~77%", _BEST_77),
 }
 #: The schemes the paper has above GS in Figure 3, and the three it has best.
 _ABOVE_GS = ("DCS-SB", "PB-SY", "PB-SB", "SB", "PB")
@@ -110,12 +125,12 @@ _REST = ("GS", "SB", "DCS-SB", "PB", "PB-SB", "PB-SY")
 #: Table 4 and Table 5: the line of each scheme's row.
 _TABLE4_LINE = {s: 1119 + 2 * k for k, s in enumerate(SCHEMES)}
 _TABLE5_ROW = {
-    "GS": (1220, "GS 1.000 0.896 0.977"),
-    "SB": (1225, "SB 1.000 0.647 0.659"),
-    "DCS": (1226, "DCS 1.000 0.902 0.904"),
-    "DCS-SB": (1228, "DCS-SB 1.000 0.710 0.804"),
-    "PB-SB": (1229, "PB-SB 1.000 0.670 0.687"),
-    "PB": (1230, "PB 1.000 0.89"),
+    "GS": Quote(1220, "GS 1.000 0.896 0.977"),
+    "SB": Quote(1225, "SB 1.000 0.647 0.659"),
+    "DCS": Quote(1226, "DCS 1.000 0.902 0.904"),
+    "DCS-SB": Quote(1228, "DCS-SB 1.000 0.710 0.804"),
+    "PB-SB": Quote(1229, "PB-SB 1.000 0.670 0.687"),
+    "PB": Quote(1230, "PB 1.000 0.89"),
 }
 
 
@@ -204,7 +219,7 @@ def _skew_gap(first: str, others: tuple[str, ...]) -> Measure:
 def _fig3() -> list[Claim]:
     """Figure 3: each ceiling, and the ceilings' order against GS's."""
     out = []
-    for scheme, (low, high, text, line, quote) in _SATURATION.items():
+    for scheme, (low, high, text, source) in _SATURATION.items():
         out.append(
             Claim(
                 id=f"fig3-saturation-{scheme}",
@@ -215,10 +230,8 @@ def _fig3() -> list[Claim]:
                 measure=_of_ceilings((scheme,), lambda v: v[0]),
                 reason=f"{_GRAIN}; {_SWITCHING}",
                 unit="%",
-                tol_abs=5.0,
-                tolerance_reason=_READ_OFF,
-                paper_line=line,
-                quote=quote,
+                within=_READ_OFF,
+                source=source,
                 # "< 50%" against the schemes the paper has at 77%: SB's ceiling.
                 null="fig3-saturation-SB" if high == 50.0 else None,
             )
@@ -235,11 +248,10 @@ def _fig3() -> list[Claim]:
                 measure=_of_ceilings((scheme, "GS"), lambda v: v[0] - v[1]),
                 reason=f"{_GRAIN}; {_SWITCHING}",
                 unit="points",
-                tol_abs=5.0 if best else 0.0,
-                tolerance_reason=_READ_OFF if best else "",
+                within=_READ_OFF if best else EXACT,
                 direction=best,
-                paper_line=785 if best else 786,
-                quote=f"{_GS_57} {_REMAINING}" if best else _REMAINING,
+                # The GS sentence runs on into the next (line 786).
+                source=Quote(785, f"{_GS_57.words} {_REMAINING.words}") if best else _REMAINING,
             )
         )
     out.append(
@@ -252,8 +264,7 @@ def _fig3() -> list[Claim]:
             measure=_of_ceilings((*_BEST3, "DCS-SB", "PB-SY"), lambda v: min(v[:3]) - max(v[3:])),
             reason=f"{_GRAIN}; {_SWITCHING}",
             unit="points",
-            paper_line=788,
-            quote=_BEST_77,
+            source=_BEST_77,
         )
     )
     return out
@@ -269,8 +280,7 @@ def _behind(cid: str, wl: str, first: str, others: Sequence[str], line: int, quo
         high=np.inf,
         measure=_of_responses(wl, (first, *others), _over_slowest),
         reason=_GRAIN,
-        paper_line=line,
-        quote=quote,
+        source=Quote(line, quote),
     )
 
 
@@ -286,10 +296,8 @@ def _alike(
         high=0.0,
         measure=_of_responses(wl, schemes, _spread),
         reason=_GRAIN,
-        tol_abs=0.25,
-        tolerance_reason=_ALIKE,
-        paper_line=line,
-        quote=quote,
+        within=_ALIKE,
+        source=Quote(line, quote),
     )
 
 
@@ -347,8 +355,7 @@ def _fig4() -> list[Claim]:
             high=0.0,
             measure=_of_responses("WL5", ("PB", *(s for s in SCHEMES if s != "PB")), _over_fastest),
             reason=_GRAIN + "; PB spins in its receives (the CPU breakdown of the report)",
-            paper_line=1061,
-            quote="with PB giving the best performance.",
+            source=Quote(1061, "with PB giving the best performance."),
         ),
         _alike(
             "fig4-WL2-five-alike",
@@ -376,12 +383,13 @@ def _fig4() -> list[Claim]:
                 high=0.0,
                 measure=_of_responses(wl, (*four, *SCHEMES), lambda v: max(v[:4]) / min(v) - 1),
                 reason=_GRAIN,
-                tol_abs=0.5,
-                tolerance_reason="'good' read as within 50% of the fastest scheme: the "
-                "paper gives bars, no numbers, and the same paragraph has PB 'clearly the "
-                "best' on WL5, ahead of the other three",
-                paper_line=1079,
-                quote=good,
+                within=Tolerance(
+                    absolute=0.5,
+                    reason="'good' read as within 50% of the fastest scheme: the paper gives "
+                    "bars, no numbers, and the same paragraph has PB 'clearly the best' on "
+                    "WL5, ahead of the other three",
+                ),
+                source=Quote(1079, good),
             )
         )
     return out
@@ -404,11 +412,9 @@ def _table4() -> list[Claim]:
                     high=paper,
                     measure=_ratio(_at(wl, scheme, mpl=mpl), _at(wl, scheme, mpl=2), 1.0),
                     reason=_GRAIN,
-                    tol_abs=0.1,
-                    tolerance_reason=_ONE_WORKLOAD,
+                    within=Tolerance(absolute=0.1, reason=_ONE_WORKLOAD),
                     direction=True,
-                    paper_line=_TABLE4_LINE[scheme],
-                    quote=quote,
+                    source=Quote(_TABLE4_LINE[scheme], quote),
                 )
             )
     return out
@@ -424,9 +430,11 @@ def _fig5() -> list[Claim]:
             high=np.inf,
             measure=_skew_gap("GS", tuple(s for s in SCHEMES if s != "GS")),
             reason=_GRAIN,
-            paper_line=1186,
-            quote=f"We can see that most of these schemes are better able to hide the "
-            f"e{_U}ect of the skewness compared to GS;",
+            source=Quote(
+                1186,
+                f"We can see that most of these schemes are better able to hide the "
+                f"e{_U}ect of the skewness compared to GS;",
+            ),
         ),
         Claim(
             id="fig5-blocking-hides-skew",
@@ -436,9 +444,11 @@ def _fig5() -> list[Claim]:
             high=np.inf,
             measure=_skew_gap("PB", ("SB",)),
             reason=_GRAIN,
-            paper_line=1193,
-            quote=f"Between the spinning and blocking mechanisms, we {_U}nd that the latter "
-            f"are better able to hide the e{_U}ect of skewness as can be expected.",
+            source=Quote(
+                1193,
+                f"Between the spinning and blocking mechanisms, we {_U}nd that the latter "
+                f"are better able to hide the e{_U}ect of skewness as can be expected.",
+            ),
         ),
     ]
 
@@ -447,7 +457,7 @@ def _table5() -> list[Claim]:
     out = []
     for scheme in TABLE5_SCHEMES:
         variants = OVERHEADS_GS if scheme == "GS" else OVERHEADS_DCS
-        line, quote = _TABLE5_ROW[scheme]
+        source = _TABLE5_ROW[scheme]
         for k, (label, _) in enumerate(variants):
             paper = PAPER_TABLE5[scheme][k]
             if k == 0 or paper is None:
@@ -461,11 +471,9 @@ def _table5() -> list[Claim]:
                     high=paper - 1,
                     measure=_ratio(_at("WL5", scheme, variant=label), _at("WL5", scheme), 1.0),
                     reason=_GRAIN,
-                    tol_abs=0.05,
-                    tolerance_reason=_ONE_WORKLOAD,
+                    within=Tolerance(absolute=0.05, reason=_ONE_WORKLOAD),
                     direction=True,
-                    paper_line=line,
-                    quote=quote,
+                    source=source,
                 )
             )
     return out

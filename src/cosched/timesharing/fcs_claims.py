@@ -29,7 +29,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Improvement, Measure, combine, per_seed, select
+from cosched.experiments.claims import (
+    Claim,
+    Improvement,
+    Measure,
+    Quote,
+    Tolerance,
+    combine,
+    per_seed,
+    select,
+)
 from cosched.timesharing.fcs_job_claims import FCFS_INPUT, TABLE_LINE, job_claims, scaled
 from cosched.timesharing.fcs_report import (
     FIG8_LOAD,
@@ -43,12 +52,12 @@ __all__ = ["PAPER", "capacity_gap", "claims"]
 
 #: The paper's text, ``/work/shared/papers/<PAPER>.txt``: the lines claims quote.
 PAPER = "flexible-coscheduling-fcs"
-#: Section 3's text on FCS against GS and SB, per scenario: (line, quote).
+#: Section 3's text on FCS against GS and SB, per scenario.
 _S3_TEXT = {
-    "balanced": (244, "FCS exhibits performance comparable to that of GS,"),
-    "imbalanced": (263, "FCS is also successful in exploiting these computational holes."),
-    "complementing": (280, "With FCS, the situation is even better."),
-    "mixed": (
+    "balanced": Quote(244, "FCS exhibits performance comparable to that of GS,"),
+    "imbalanced": Quote(263, "FCS is also successful in exploiting these computational holes."),
+    "complementing": Quote(280, "With FCS, the situation is even better."),
+    "mixed": Quote(
         296,
         "The overall result is a decrease in turnaround time and mean response time when "
         "compared to the other algorithms.",
@@ -63,13 +72,19 @@ _L362_BETTER = (
     "Both metrics suggest that FCS performs consistently better than the other "
     "algorithms, and FCFS seems to perform consistently worse than the others."
 )
-_TABLE_TOL = (
-    "the tables print whole seconds of one measured run on a machine whose noise and "
+_TABLE_TOL = Tolerance(
+    relative=0.03,
+    reason="the tables print whole seconds of one measured run on a machine whose noise and "
     "switch costs the paper does not give; 3% is about the paper's own FCS-GS gap on "
-    "balanced jobs"
+    "balanced jobs",
 )
-_GAIN_TOL = "5 points: the difference of two turnarounds each allowed 3%, roughly"
-_SAT_TOL = "the paper reads saturation off a sweep in steps it does not give; 5 load points"
+_GAIN_TOL = Tolerance(
+    absolute=5.0, reason="5 points: the difference of two turnarounds each allowed 3%, roughly"
+)
+_SAT_TOL = Tolerance(
+    absolute=0.05,
+    reason="the paper reads saturation off a sweep in steps it does not give; 5 load points",
+)
 
 
 _REASON = {
@@ -233,8 +248,7 @@ def _positive(
 ) -> Claim:
     """A claim that ``measure`` is above 0 (a gain or a margin), as section 5 reads."""
     return Claim(id=cid, description=description, paper=paper, low=0.0, high=math.inf,
-                 measure=measure, reason=reason, unit=unit, paper_line=line,
-                 quote=quote)  # fmt: skip
+                 measure=measure, reason=reason, unit=unit, source=Quote(line, quote))  # fmt: skip
 
 
 def _below(metric: str, what: str, better: str, worse: str) -> Claim:
@@ -257,8 +271,8 @@ def _saturates(
 ) -> Claim:
     """A claim on Figure 7's saturation loads (line 362), to 5 load points."""
     return Claim(id=cid, description=description, paper=paper, low=value, high=value,
-                 measure=measure, reason=reason, tol_abs=0.05, tolerance_reason=_SAT_TOL,
-                 direction=direction, paper_line=362, quote=_L362_SAT)  # fmt: skip
+                 measure=measure, reason=reason, within=_SAT_TOL,
+                 direction=direction, source=Quote(362, _L362_SAT))  # fmt: skip
 
 
 def _dynamic_claims() -> list[Claim]:
@@ -290,13 +304,17 @@ def _dynamic_claims() -> list[Claim]:
             measure=capacity_gap("dynamic-apps", relative=True),
             reason=_APPS_REASON,
             unit="%",
-            tol_abs=10.0,
-            tolerance_reason="the paper reads 54% off a sweep in steps it does not give",
+            within=Tolerance(
+                absolute=10.0,
+                reason="the paper reads 54% off a sweep in steps it does not give",
+            ),
             direction=True,
-            paper_line=408,
-            quote="FCS saturates at an offered load approximately 16% higher than that of "
-            "back-filling for synthetic applications, and 54% higher for scientific "
-            "applications.",
+            source=Quote(
+                408,
+                "FCS saturates at an offered load approximately 16% higher than that of "
+                "back-filling for synthetic applications, and 54% higher for scientific "
+                "applications.",
+            ),
         )
     )
     out.append(
@@ -419,10 +437,10 @@ def claims() -> list[Claim]:
                     measure=scaled(scenario, scheme, "turnaround"),
                     reason=_S4_REASON if s4 else _REASON[scheme],
                     unit="s",
-                    tol_rel=0.03,
-                    tolerance_reason=_TABLE_TOL,
-                    paper_line=TABLE_LINE[scenario] + k,
-                    quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
+                    within=_TABLE_TOL,
+                    source=Quote(
+                        TABLE_LINE[scenario] + k, " ".join([scheme, *(f"{v:g}" for v in row)])
+                    ),
                     input=FCFS_INPUT if scheme == "FCFS" else "",
                 )
             )
@@ -442,11 +460,9 @@ def claims() -> list[Claim]:
                 measure=_fcs_below(scenario, base),
                 reason=_REASON["FCS" if base == "GS" else "SB"],
                 unit="%",
-                tol_abs=5.0,
-                tolerance_reason=_GAIN_TOL,
+                within=_GAIN_TOL,
                 direction=True,
-                paper_line=_S3_TEXT[scenario][0],
-                quote=_S3_TEXT[scenario][1],
+                source=_S3_TEXT[scenario],
             )
         )
     # 3.1: "FCS behaves like GS" on balanced jobs: within a few percent of GS.
@@ -460,8 +476,7 @@ def claims() -> list[Claim]:
             measure=_fcs_below("balanced"),
             reason=_REASON["FCS"],
             unit="%",
-            paper_line=_S3_TEXT["balanced"][0],
-            quote=_S3_TEXT["balanced"][1],
+            source=_S3_TEXT["balanced"],
         )
     )
     return out + job_claims() + _dynamic_claims() + _each_term_claims()

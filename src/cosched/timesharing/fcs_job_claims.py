@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cosched.experiments.claims import Claim, Measure, combine, per_seed, select
+from cosched.experiments.claims import Claim, Measure, Quote, Tolerance, combine, per_seed, select
 from cosched.timesharing.fcs_report import PAPER as TABLES
 
 __all__ = ["BLOCK", "FCFS_INPUT", "TABLE_LINE", "job_claims", "scaled"]
@@ -44,9 +44,10 @@ TABLE_LINE = {
     "sage": 329,
     "sage+sweep3d": 339,
 }
-_TOL = (
-    "the tables print whole seconds of one measured run (the best of five) on a machine "
-    "whose noise and switch costs the paper does not give; 3%, as the turnarounds"
+_TOL = Tolerance(
+    relative=0.03,
+    reason="the tables print whole seconds of one measured run (the best of five) on a "
+    "machine whose noise and switch costs the paper does not give; 3%, as the turnarounds",
 )
 _REASON = (
     "the per-job times follow the turnaround's modelling choices (the scenario's "
@@ -88,10 +89,10 @@ def _cells() -> list[Claim]:
                         measure=scaled(scenario, scheme, metric),
                         reason=_REASON,
                         unit="s",
-                        tol_rel=0.03,
-                        tolerance_reason=_TOL,
-                        paper_line=TABLE_LINE[scenario] + k,
-                        quote=" ".join([scheme, *(f"{v:g}" for v in row)]),
+                        within=_TOL,
+                        source=Quote(
+                            TABLE_LINE[scenario] + k, " ".join([scheme, *(f"{v:g}" for v in row)])
+                        ),
                         input=FCFS_INPUT if scheme == "FCFS" else "",
                     )
                 )
@@ -148,13 +149,13 @@ _S4_SLOW = (
 )
 #: Section 4 (line 320) and 3.3 (line 280): the paper's words on each slowdown.
 _QUOTE = {
-    "GS": (320, _S4_SLOW),
-    "FCS": (320, _S4_SLOW),
-    "SB": (320, "with a per-job slowdown of 11.93% compared to FCFS."),
-    "job3-SB": (280, r"Job 3 still shows a significant slowdown ($\approx 36\%$) when compared "
-                "to FCFS."),
-    "job3-FCS": (280, r"the total run time of job 3 suffers a slowdown of $\approx 9\%$ from "
-                 "the interference of the other jobs"),
+    "GS": Quote(320, _S4_SLOW),
+    "FCS": Quote(320, _S4_SLOW),
+    "SB": Quote(320, "with a per-job slowdown of 11.93% compared to FCFS."),
+    "job3-SB": Quote(280, r"Job 3 still shows a significant slowdown ($\approx 36\%$) when "
+                     "compared to FCFS."),
+    "job3-FCS": Quote(280, r"the total run time of job 3 suffers a slowdown of $\approx 9\%$ "
+                      "from the interference of the other jobs"),
 }  # fmt: skip
 
 
@@ -170,15 +171,14 @@ def _text_claims() -> list[Claim]:
             measure=_per_job_slowdown(scheme),
             reason=_REASON,
             unit="%",
-            tol_rel=0.5,
-            tolerance_reason=(
-                "half the paper's value: the slowdowns come from two whole-second "
+            within=Tolerance(
+                relative=0.5,
+                reason="half the paper's value: the slowdowns come from two whole-second "
                 "turnarounds of one best-of-five run; half keeps GS's and SB's targets "
-                "apart and the null outcome (no slowdown) outside"
+                "apart and the null outcome (no slowdown) outside",
             ),
             direction=True,
-            paper_line=_QUOTE[scheme][0],
-            quote=_QUOTE[scheme][1],
+            source=_QUOTE[scheme],
         )
         for scheme, value in (("GS", 2.25), ("FCS", 4.95), ("SB", 11.93))
     ]
@@ -196,14 +196,13 @@ def _text_claims() -> list[Claim]:
                 measure=_job3_slowdown(scheme),
                 reason=_REASON,
                 unit="%",
-                tol_abs=5.0,
-                tolerance_reason=(
-                    "5 points: the paper's 'about', and 3% on a 197-244 s end time is 3-4 "
-                    "points of job 3's 180 s"
+                within=Tolerance(
+                    absolute=5.0,
+                    reason="5 points: the paper's 'about', and 3% on a 197-244 s end time is "
+                    "3-4 points of job 3's 180 s",
                 ),
                 direction=True,
-                paper_line=_QUOTE[f"job3-{scheme}"][0],
-                quote=_QUOTE[f"job3-{scheme}"][1],
+                source=_QUOTE[f"job3-{scheme}"],
             )
         )
     # Section 3.4 under SB: job 3 after jobs 1-2 (the table), and after FCS's (the text).
@@ -223,8 +222,7 @@ def _text_claims() -> list[Claim]:
             measure=_mixed_job3(minus),
             reason=_REASON,
             unit="s",
-            paper_line=line,
-            quote=quote,
+            source=Quote(line, quote),
         )
         for minus, what, paper, line, quote in mixed
     ]

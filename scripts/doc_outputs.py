@@ -61,7 +61,9 @@ LEVELS = ("fast", "slow")
 
 #: Lines whose presence depends on the machine's state, not on the inputs (numba's
 #: compile cache, progress lines of a long run): left out when comparing.
-VOLATILE = re.compile(r"^(note\s+the first \S+ run compiles|progress\s)")
+VOLATILE = re.compile(
+    r"^(note\s+the first \S+ run compiles|progress\s|\S+  \d+/\d+ \S+ \(.*\), \d+ min \d+ s in$)"
+)
 
 WIDTH = 88
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from cosched.errors import WorkloadFormatError
@@ -41,7 +41,7 @@ from cosched.workload.importers._common import (
 )
 from cosched.workload.importers.detect import sniff_text, wrong_format
 
-__all__ = ["RECORD", "attributes", "import_pbs", "parse_walltime"]
+__all__ = ["RECORD", "attributes", "import_pbs", "parse_walltime", "records"]
 
 #: One line of a PBS accounting log: date, time, record type, id, message (``key=value ...``).
 RECORD = re.compile(
@@ -92,24 +92,40 @@ def attributes(message: str) -> dict[str, str]:
     return out
 
 
-def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
-    text = read_text(path)
-    note_cut_last_line(path, text, tally)
-    for k, line in enumerate(text.split("\n"), start=1):
+def records(
+    path: str, lines: Iterable[str], *, ids: str = "JOBID", sniff: bool = True
+) -> Iterator[tuple[int, str, str, str, str]]:
+    """The records of a PBS accounting log's lines, blank lines passed over: ``(line
+    number, local stamp YYYY-MM-DDTHH:MM:SS, record type, id, message)``.
+
+    Raises:
+        WorkloadFormatError: a line that is not a record (naming file and line; ``ids``:
+            what the id field holds, for the message), or with ``sniff``, a line of
+            another format the importers read (named).
+    """
+    for k, line in enumerate(lines, start=1):
+        line = line.rstrip("\r")
         if not line.strip():
             continue
         m = RECORD.match(line)
         if not m:
-            kind = sniff_text(line)
+            kind = sniff_text(line) if sniff else None
             if kind not in (None, "pbs"):
                 raise WorkloadFormatError(wrong_format(kind, "pbs"), path=path, line=k)
             raise WorkloadFormatError(
-                "not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;JOBID;key=value ...)",
+                f"not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;{ids};key=value ...)",
                 path=path,
                 line=k,
                 value=line[:80],
             )
-        mon, day, year, clock, rtype, jid, message = m.groups()
+        mon, day, year, clock, rtype, rid, message = m.groups()
+        yield k, f"{year}-{mon}-{day}T{clock}", rtype, rid, message
+
+
+def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
+    text = read_text(path)
+    note_cut_last_line(path, text, tally)
+    for k, stamp, rtype, jid, message in records(path, text.split("\n")):
         tally.add("lines", "", 1)
         if rtype not in _USED:
             tally.add(f"skip_{rtype}", f"skipped {{n}} {rtype} records", 1)
@@ -120,7 +136,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
         job = jobs.setdefault(jid, _Job(jid))
         if rtype == "Q":
             if job.queued is None:
-                job.queued = (path, k, f"{year}-{mon}-{day}T{clock}")
+                job.queued = (path, k, stamp)
                 job.queue = attributes(message).get("queue", "")
         elif rtype in ("D", "A"):
             job.deleted = True

@@ -120,24 +120,24 @@ class ImportOptions:
 class Record:
     """One job as read from a log, before it becomes an SWF line.
 
-    Times are epoch seconds (None: not recorded); counts None when not recorded.
-    ``written``: the values of this job written as -1 or taken from another field, by
-    reason; counted in the notes if the job is kept.
+    Times are epoch seconds, counts and sizes numbers; None (the default): not
+    recorded. ``written``: the values of this job written as -1 or taken from another
+    field, by reason; counted in the notes if the job is kept.
     """
 
     path: str
     line: int
     key: str
     submit: int | None
-    eligible: int | None
-    start: int | None
-    end: int | None
-    alloc_procs: int | None
-    req_procs: int | None
-    req_time: int | None
-    req_mem_kb: float | None
     status: int
     names: dict[str, str]
+    eligible: int | None = None
+    start: int | None = None
+    end: int | None = None
+    alloc_procs: int | None = None
+    req_procs: int | None = None
+    req_time: int | None = None
+    req_mem_kb: float | None = None
     job_number: int | None = None
     written: Tally = field(default_factory=lambda: Tally())
 

@@ -379,13 +379,6 @@ def _never_ran(job: _Job, opts: ImportOptions, tally: Tally) -> Record | None:
         line=job.line,
         key=job.key,
         submit=s.epoch,
-        eligible=None,
-        start=None,
-        end=None,
-        alloc_procs=None,
-        req_procs=None,
-        req_time=None,
-        req_mem_kb=None,
         status=5,
         names={"queue": job.queue},
     )

@@ -20,6 +20,7 @@ from cosched.workload.importers._common import (
     MAX_EPOCH,
     TIME_RANGE,
     TOO_LARGE,
+    Conversion,
     ImportOptions,
     ImportResult,
     Record,
@@ -27,10 +28,7 @@ from cosched.workload.importers._common import (
     Tally,
     build_trace,
     digits,
-    expand_paths,
-    in_order,
     is_digits,
-    keep_unstarted,
     note_cut_last_line,
     order_stamps,
     parse_stamp,
@@ -401,15 +399,12 @@ def import_pbs(
         WorkloadFormatError: a line that is not a record, or a value that cannot be
             read (naming file, line and field), or a file of another format (named).
     """
-    opts = opts or ImportOptions()
-    files = expand_paths(paths)
-    tally = Tally()
+    conv = Conversion.of(paths, opts)
+    opts, tally = conv.opts, conv.tally
     jobs: dict[str, _Job] = {}
-    for path in files:
+    for path in conv.files:
         _read(path, jobs, tally)
     tally.counts["records"] = len(jobs)
-    kept: list[Record] = []
-    nodes_used: list[int] = []
     for job in jobs.values():
         if opts.partition is not None and job.attrs.get("queue", job.queue) != opts.partition:
             tally.add("other_queue", f"dropped {{n}} jobs not in queue {opts.partition}")
@@ -433,22 +428,17 @@ def import_pbs(
                 "no_end", "dropped {n} jobs with no E, D or A record (queued or running at the end)"
             )
             continue
-        if rec is None or not in_order(rec, tally):
+        if rec is None or not conv.keep(
+            rec,
+            hosts,
+            cancelled=True,
+            what="{n} jobs never started (deleted or aborted while queued)",
+            kept="kept them with wait, run time, processors, requested time and memory -1 "
+            "(--unstarted keep: only their submission is recorded)",
+        ):
             continue
-        if rec.start is None:
-            if not keep_unstarted(
-                opts,
-                tally,
-                cancelled=True,
-                what="{n} jobs never started (deleted or aborted while queued)",
-                kept="kept them with wait, run time, processors, requested time and memory -1 "
-                "(--unstarted keep: only their submission is recorded)",
-            ):
-                continue
-        elif job.deleted:
+        if rec.start is not None and job.deleted:
             tally.add("cancelled_running", "marked {n} jobs deleted while running as cancelled (5)")
-        kept.append(rec)
-        nodes_used.append(hosts)
     rules = [
         f"jobs that never ran: {opts.unstarted} (--unstarted)",
         f"arrival: {opts.arrival} time (--arrival; qtime or etime)",
@@ -456,13 +446,4 @@ def import_pbs(
         "procs: exec_host (allocated), Resource_List ncpus/select/nodes (requested)",
         "record types other than E, D, A, Q skipped; array subjobs are jobs",
     ]
-    return build_trace(
-        kept,
-        fmt="pbs",
-        paths=files,
-        opts=opts,
-        tally=tally,
-        rules=rules,
-        nodes_used=nodes_used,
-        number_by_order=True,
-    )
+    return build_trace(conv, "pbs", rules, number_by_order=True)

@@ -34,6 +34,7 @@ from cosched.policies.reservation import (
     insert_release,
     reservation,
     shadow_walk,
+    window_next,
 )
 from cosched.workload.job import Job
 
@@ -391,17 +392,10 @@ def easy_pass(
     # backfill queue[r:tail] in order against (shadow, extra), compacting it
     w = r
     seen = 0
-    last = tail
-    while r < last:
-        j = queue[r]
-        r += 1
-        if start[j] == start[j]:
-            continue
-        if window >= 0 and seen >= window:
-            queue[w] = j
-            w += 1
-            continue
-        seen += 1
+    while True:
+        j, r, w, seen = window_next(queue, r, tail, w, seen, window, start)
+        if j < 0:
+            break
         ok = False
         if size[j] <= free:
             ok, extra = admit(now + est[j], size[j], shadow, extra)
@@ -743,6 +737,7 @@ EASY_PASS = CompiledPass(
         drop_release,
         shadow_walk,
         admit,
+        window_next,
         _decay_to,
         _site_ended,
         _allowed,

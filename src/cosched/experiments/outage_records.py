@@ -73,7 +73,7 @@ from cosched.errors import ConfigError, WorkloadFormatError
 from cosched.platform import Platform
 from cosched.platform.machine import Allocation
 from cosched.workload.importers._common import Stamp, parse_stamp
-from cosched.workload.importers.pbs import RECORD, attributes
+from cosched.workload.importers.pbs import RECORD, attributes, records
 
 __all__ = ["DOWN_STATES", "OutageRecords", "hostlist", "read_outage_records"]
 
@@ -417,20 +417,9 @@ def _pbs(path: str, lines: list[str], platform: Platform, tz: str) -> tuple[list
     begun: list[tuple[str, _Rec]] = []  # a standing reservation begins once per occurrence
     ended: dict[str, list[float]] = {}
     skipped = 0
-    for k, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        m = RECORD.match(raw.rstrip("\r"))
-        if not m:
-            raise WorkloadFormatError(
-                "not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;ID;key=value ...)",
-                path=path,
-                line=k,
-                value=raw[:80],
-            )
-        mon, day, year, clock, rtype, rid, message = m.groups()
+    for k, stamp, rtype, rid, message in records(path, lines, ids="ID", sniff=False):
         if rtype in ("F", "K", "k"):
-            when = _time(path, k, "time stamp", f"{year}-{mon}-{day}T{clock}", tz)
+            when = _time(path, k, "time stamp", stamp, tz)
             ended.setdefault(rid, []).append(when)
             continue
         if rtype != "B":

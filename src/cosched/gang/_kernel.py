@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from cosched.policies.reservation import admit
+from cosched.policies.reservation import admit, window_next
 
 if TYPE_CHECKING:
     from cosched.engine.loop import Bools, Floats, Instant, Ints, IntTable, Jobs, Table
@@ -505,16 +505,10 @@ def _backfill(
     too_big = _max_free(free) + 1
     w = r
     seen = 0
-    while r < last:
-        j = queue[r]
-        r += 1
-        if start[j] == start[j]:  # pragma: no cover - the queue holds no started job
-            continue
-        if window >= 0 and seen >= window:
-            queue[w] = j
-            w += 1
-            continue
-        seen += 1
+    while True:
+        j, r, w, seen = window_next(queue, r, last, w, seen, window, start)
+        if j < 0:
+            break
         sz = size[j]
         row = -1
         a = 0

@@ -23,7 +23,7 @@ from cosched.gang import _kernel as K
 from cosched.gang import policies as P
 from cosched.platform import Allocation
 from cosched.policies.base import OwnRates
-from cosched.policies.reservation import admit
+from cosched.policies.reservation import admit, window_next
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
@@ -126,6 +126,7 @@ GANG_PASS = CompiledPass(
         K._block,
         K._cyclic_runs,
         admit,
+        window_next,
         K._fit,
         K._width,
         K._scan,

@@ -15,7 +15,7 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -23,8 +23,8 @@ from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
 from cosched.engine.loop import Floats, Instant, Ints, Jobs, Table
 from cosched.engine.view import SystemView
-from cosched.policies.base import Policy, check_choice, check_range
-from cosched.policies.limits import FAIRSHARE_MAX_AGE, SITE_ORDERS, SiteRules, UserLimits
+from cosched.policies.base import check_range
+from cosched.policies.limits import FAIRSHARE_MAX_AGE, SitePolicy, UserLimits
 from cosched.policies.orders import ordered
 from cosched.policies.reservation import (
     Reservation,
@@ -34,6 +34,7 @@ from cosched.policies.reservation import (
     insert_release,
     reservation,
     shadow_walk,
+    window_next,
 )
 from cosched.workload.job import Job
 
@@ -62,18 +63,16 @@ def shadow_time(
 
 
 @dataclass(kw_only=True)
-class EasyBackfilling(Policy):
+class EasyBackfilling(SitePolicy):
     """EASY backfilling: one reservation for the queue head, extra-units rule.
 
     Attributes:
         order: queue order (submit, sjf, wfp, priority, queue) for both the head and the scan.
         window: how many queued jobs behind the head are considered for backfilling
             (None: all; hpc-coscheduling-malleable-configurations.txt uses 150).
-        aging_time: aging period in seconds for the priority order (None: mean wait).
-        max_jobs_per_user: most jobs one user runs at once (None: no limit).
-        max_procs_per_user: most processors one user's running jobs hold (None: no limit).
-        fairshare_half_life: half-life in seconds of the usage the fairshare order decays.
-        fairshare_weight: weight of the fair-share factor against the age factor.
+
+    The other parameters, the user limits and fair-share, are the site's rules
+    (:class:`~cosched.policies.limits.SitePolicy`).
 
     A job whose user is at a limit is passed over: it is never the head and holds no
     reservation; the head is the first job its user may start that does not fit
@@ -82,14 +81,7 @@ class EasyBackfilling(Policy):
 
     name = "easy"
     idle_passes = False
-    order: Literal["submit", "sjf", "wfp", "priority", "queue", "fairshare"] = "submit"
     window: int | None = None
-    aging_time: float | None = None
-    max_jobs_per_user: int | None = None
-    max_procs_per_user: int | None = None
-    fairshare_half_life: float = 7 * 86400.0
-    fairshare_weight: float = 1.0
-    _site: SiteRules = field(init=False, repr=False)
     # Incremental state for the submit order: what the last pass left unchanged.
     _fresh: list[Job] = field(default_factory=list, init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
@@ -97,10 +89,9 @@ class EasyBackfilling(Policy):
     _res: Reservation = field(default_factory=lambda: Reservation(0.0, 0), init=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_choice(self.name, "order", self.order, SITE_ORDERS)
+        super().__post_init__()
         if self.window is not None:
             check_range(self.name, "window", self.window, low=0, integer=True)
-        self._site = SiteRules.of(self)
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:
@@ -109,10 +100,7 @@ class EasyBackfilling(Policy):
 
     def on_submit(self, job: Job, view: SystemView) -> None:
         self._fresh.append(job)
-        self._site.submitted(job)
-
-    def on_finish(self, job: Job, view: SystemView) -> None:
-        self._site.finished(job, view)
+        super().on_submit(job, view)
 
     def schedule(self, view: SystemView) -> list[Decision]:
         fresh, self._fresh = self._fresh, []
@@ -404,17 +392,10 @@ def easy_pass(
     # backfill queue[r:tail] in order against (shadow, extra), compacting it
     w = r
     seen = 0
-    last = tail
-    while r < last:
-        j = queue[r]
-        r += 1
-        if start[j] == start[j]:
-            continue
-        if window >= 0 and seen >= window:
-            queue[w] = j
-            w += 1
-            continue
-        seen += 1
+    while True:
+        j, r, w, seen = window_next(queue, r, tail, w, seen, window, start)
+        if j < 0:
+            break
         ok = False
         if size[j] <= free:
             ok, extra = admit(now + est[j], size[j], shadow, extra)
@@ -756,6 +737,7 @@ EASY_PASS = CompiledPass(
         drop_release,
         shadow_walk,
         admit,
+        window_next,
         _decay_to,
         _site_ended,
         _allowed,

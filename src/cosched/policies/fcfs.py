@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cosched.engine.compiled import CompiledPass
 from cosched.engine.decisions import Decision, Start
 from cosched.engine.view import SystemView
-from cosched.policies.base import Policy, check_choice
 from cosched.policies.easy import EASY_PASS, EasyParams, baseline_arguments
-from cosched.policies.limits import SITE_ORDERS, SiteRules
+from cosched.policies.limits import SitePolicy
 from cosched.policies.orders import ordered
-from cosched.workload.job import Job
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
@@ -21,40 +19,17 @@ __all__ = ["Fcfs"]
 
 
 @dataclass(kw_only=True)
-class Fcfs(Policy):
+class Fcfs(SitePolicy):
     """Start queued jobs in order until the first one that does not fit; no backfilling.
 
-    Attributes:
-        order: queue order (submit, sjf, wfp, priority, queue, fairshare).
-        aging_time: aging period in seconds for the priority order (None: mean wait).
-        max_jobs_per_user: most jobs one user runs at once (None: no limit).
-        max_procs_per_user: most processors one user's running jobs hold (None: no limit).
-        fairshare_half_life: half-life in seconds of the usage the fairshare order decays.
-        fairshare_weight: weight of the fair-share factor against the age factor.
-
+    Its parameters, the queue order, user limits and fair-share, are the site's rules
+    (:class:`~cosched.policies.limits.SitePolicy`).
     A job whose user is at a limit is passed over, not waited for
     (:mod:`cosched.policies.limits`).
     """
 
     name = "fcfs"
     idle_passes = False
-    order: Literal["submit", "sjf", "wfp", "priority", "queue", "fairshare"] = "submit"
-    aging_time: float | None = None
-    max_jobs_per_user: int | None = None
-    max_procs_per_user: int | None = None
-    fairshare_half_life: float = 7 * 86400.0
-    fairshare_weight: float = 1.0
-    _site: SiteRules = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        check_choice(self.name, "order", self.order, SITE_ORDERS)
-        self._site = SiteRules.of(self)
-
-    def on_submit(self, job: Job, view: SystemView) -> None:
-        self._site.submitted(job)
-
-    def on_finish(self, job: Job, view: SystemView) -> None:
-        self._site.finished(job, view)
 
     @classmethod
     def compiled_pass(cls) -> CompiledPass | None:

@@ -34,13 +34,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
-from cosched.policies.base import check_range
+from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import ORDERS, ordered
 from cosched.workload.job import Job
 
@@ -48,6 +48,7 @@ __all__ = [
     "FAIRSHARE_MAX_AGE",
     "SITE_ORDERS",
     "FairShare",
+    "SitePolicy",
     "SiteRules",
     "UserLimits",
     "check_limits",
@@ -341,3 +342,37 @@ class SiteRules:
         if self.fairshare is not None:
             what = f"{what} and fair-share" if what else "fair-share"
         return [f"{self.policy}: {what} run on the general (Python) loop, not the compiled pass"]
+
+
+@dataclass(kw_only=True)
+class SitePolicy(Policy):
+    """A baseline that takes the site's rules: the queue orders of :data:`SITE_ORDERS`,
+    user running limits and fair-share (the fields :meth:`SiteRules.of` reads), kept
+    in :attr:`_site` as jobs arrive and end.
+
+    Attributes:
+        order: queue order (submit, sjf, wfp, priority, queue, fairshare).
+        aging_time: aging period in seconds for the priority order (None: mean wait).
+        max_jobs_per_user: most jobs one user runs at once (None: no limit).
+        max_procs_per_user: most processors one user's running jobs hold (None: no limit).
+        fairshare_half_life: half-life in seconds of the usage the fairshare order decays.
+        fairshare_weight: weight of the fair-share factor against the age factor.
+    """
+
+    order: Literal["submit", "sjf", "wfp", "priority", "queue", "fairshare"] = "submit"
+    aging_time: float | None = None
+    max_jobs_per_user: int | None = None
+    max_procs_per_user: int | None = None
+    fairshare_half_life: float = 7 * 86400.0
+    fairshare_weight: float = 1.0
+    _site: SiteRules = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_choice(self.name, "order", self.order, SITE_ORDERS)
+        self._site = SiteRules.of(self)
+
+    def on_submit(self, job: Job, view: SystemView) -> None:
+        self._site.submitted(job)
+
+    def on_finish(self, job: Job, view: SystemView) -> None:
+        self._site.finished(job, view)

@@ -35,6 +35,7 @@ __all__ = [
     "node_reservation",
     "reservation",
     "shadow_walk",
+    "window_next",
 ]
 
 
@@ -50,6 +51,31 @@ def admit(end: float, units: int, shadow: float, extra: int) -> tuple[bool, int]
     if units <= extra:
         return True, extra - units
     return False, extra
+
+
+def window_next(
+    queue: np.ndarray, r: int, last: int, w: int, seen: int, window: int, start: np.ndarray
+) -> tuple[int, int, int, int]:
+    """The next job of ``queue[r:last]`` a backfill scan considers, with the scan's new
+    ``(r, w, seen)``; job -1 when none is left.
+
+    The scan compacts the queue into ``queue[:w]`` as it goes: a job already started
+    (``start[j]`` not NaN) is dropped, and every job past the first ``window`` not
+    started (``window`` < 0: no limit) is kept in place, not considered. ``seen``
+    counts the jobs considered; the caller keeps a considered job it does not start by
+    writing it at ``queue[w]``.
+    """
+    while r < last:
+        j = queue[r]
+        r += 1
+        if start[j] == start[j]:
+            continue
+        if window >= 0 and seen >= window:
+            queue[w] = j
+            w += 1
+            continue
+        return j, r, w, seen + 1
+    return -1, r, w, seen
 
 
 class Reservation:

@@ -1,9 +1,10 @@
 """What the Slurm and PBS importers share: times, durations, names as numbers, the table.
 
 Each importer turns its records into :class:`Record` objects (epoch seconds, counts and
-names, with the source file and line), and :func:`build_trace` turns those into an
-:class:`~cosched.workload.swf.SwfTrace` with a header saying how, plus the conversion
-notes (jobs kept, dropped or changed, by reason).
+names, with the source file and line) and hands each to a :class:`Conversion`, which
+keeps it or not by the rules every format shares; :func:`build_trace` turns those kept
+into an :class:`~cosched.workload.swf.SwfTrace` with a header saying how, plus the
+conversion notes (jobs kept, dropped or changed, by reason).
 
 Every value is range-checked where it is read, so that what is written is what the SWF
 reader accepts: counts, durations, memory and job numbers at most 2^53 (SWF values pass
@@ -33,7 +34,7 @@ from cosched.workload.columns import Columns
 from cosched.workload.job import SWF_FIELDS
 from cosched.workload.swf import MAX_EXACT_INT, SwfHeader, SwfTrace
 
-__all__ = ["ImportOptions", "ImportResult", "Record", "build_trace"]
+__all__ = ["Conversion", "ImportOptions", "ImportResult", "Record", "build_trace"]
 
 #: The problem of a count, duration, memory size or job number beyond 2^53.
 TOO_LARGE = f"too large to be held exactly (more than 2^53 = {MAX_EXACT_INT})"
@@ -120,24 +121,24 @@ class ImportOptions:
 class Record:
     """One job as read from a log, before it becomes an SWF line.
 
-    Times are epoch seconds (None: not recorded); counts None when not recorded.
-    ``written``: the values of this job written as -1 or taken from another field, by
-    reason; counted in the notes if the job is kept.
+    Times are epoch seconds, counts and sizes numbers; None (the default): not
+    recorded. ``written``: the values of this job written as -1 or taken from another
+    field, by reason; counted in the notes if the job is kept.
     """
 
     path: str
     line: int
     key: str
     submit: int | None
-    eligible: int | None
-    start: int | None
-    end: int | None
-    alloc_procs: int | None
-    req_procs: int | None
-    req_time: int | None
-    req_mem_kb: float | None
     status: int
     names: dict[str, str]
+    eligible: int | None = None
+    start: int | None = None
+    end: int | None = None
+    alloc_procs: int | None = None
+    req_procs: int | None = None
+    req_time: int | None = None
+    req_mem_kb: float | None = None
     job_number: int | None = None
     written: Tally = field(default_factory=lambda: Tally())
 
@@ -431,6 +432,37 @@ def keep_unstarted(
     return True
 
 
+@dataclass
+class Conversion:
+    """One import under way: its options, the files it reads, the counts by reason, and
+    the jobs kept so far with the nodes each used (0: not known)."""
+
+    opts: ImportOptions
+    files: list[str]
+    tally: Tally = field(default_factory=Tally)
+    kept: list[Record] = field(default_factory=list)
+    nodes_used: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, paths: Iterable[str | os.PathLike[str]], opts: ImportOptions | None) -> Conversion:
+        """An import of ``paths`` (folders stand for their files) with ``opts`` (None:
+        the defaults)."""
+        return cls(opts or ImportOptions(), expand_paths(paths))
+
+    def keep(self, rec: Record, nodes: int, *, cancelled: bool, what: str, kept: str) -> bool:
+        """Keep a job that started if its times are in order (:func:`in_order`), one that
+        never started if ``--unstarted`` keeps it (:func:`keep_unstarted`, which takes
+        ``cancelled``, ``what`` and ``kept``); whether it was kept."""
+        if rec.start is None:
+            if not keep_unstarted(self.opts, self.tally, cancelled=cancelled, what=what, kept=kept):
+                return False
+        elif not in_order(rec, self.tally):
+            return False
+        self.kept.append(rec)
+        self.nodes_used.append(nodes)
+        return True
+
+
 # --------------------------------------------------------------------------- names
 
 
@@ -512,29 +544,21 @@ def _col(values: Sequence[float | None]) -> np.ndarray:
 
 
 def build_trace(
-    records: list[Record],
-    *,
-    fmt: str,
-    paths: list[str],
-    opts: ImportOptions,
-    tally: Tally,
-    rules: list[str],
-    nodes_used: list[int],
-    number_by_order: bool,
+    conv: Conversion, fmt: str, rules: list[str], *, number_by_order: bool
 ) -> ImportResult:
-    """The SWF trace of ``records`` (already filtered), with header and notes.
+    """The SWF trace of the jobs a conversion kept, with header and notes.
 
     Args:
-        records: the jobs to write.
+        conv: the conversion: its options, files, counts so far (records read,
+            dropped...), the jobs kept and the nodes each used (for the inferred
+            MaxNodes).
         fmt: ``slurm`` or ``pbs``.
-        paths: the files read.
-        opts: the import options.
-        tally: counts so far (records read, dropped...).
         rules: sentences naming the rules applied, for the header (which also gets
             every counted note: each value written as -1 or taken from another field).
-        nodes_used: nodes of each record, for the inferred MaxNodes.
         number_by_order: job numbers 1..N in submit order instead of ``job_number``.
     """
+    records, nodes_used = conv.kept, conv.nodes_used
+    opts, tally, paths = conv.opts, conv.tally, conv.files
     number_names(records, opts.ids, tally)
     for r in records:
         tally.merge(r.written)

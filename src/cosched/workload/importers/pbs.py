@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from cosched.errors import WorkloadFormatError
@@ -20,6 +20,7 @@ from cosched.workload.importers._common import (
     MAX_EPOCH,
     TIME_RANGE,
     TOO_LARGE,
+    Conversion,
     ImportOptions,
     ImportResult,
     Record,
@@ -27,10 +28,7 @@ from cosched.workload.importers._common import (
     Tally,
     build_trace,
     digits,
-    expand_paths,
-    in_order,
     is_digits,
-    keep_unstarted,
     note_cut_last_line,
     order_stamps,
     parse_stamp,
@@ -41,7 +39,7 @@ from cosched.workload.importers._common import (
 )
 from cosched.workload.importers.detect import sniff_text, wrong_format
 
-__all__ = ["RECORD", "attributes", "import_pbs", "parse_walltime"]
+__all__ = ["RECORD", "attributes", "import_pbs", "parse_walltime", "records"]
 
 #: One line of a PBS accounting log: date, time, record type, id, message (``key=value ...``).
 RECORD = re.compile(
@@ -92,24 +90,40 @@ def attributes(message: str) -> dict[str, str]:
     return out
 
 
-def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
-    text = read_text(path)
-    note_cut_last_line(path, text, tally)
-    for k, line in enumerate(text.split("\n"), start=1):
+def records(
+    path: str, lines: Iterable[str], *, ids: str = "JOBID", sniff: bool = True
+) -> Iterator[tuple[int, str, str, str, str]]:
+    """The records of a PBS accounting log's lines, blank lines passed over: ``(line
+    number, local stamp YYYY-MM-DDTHH:MM:SS, record type, id, message)``.
+
+    Raises:
+        WorkloadFormatError: a line that is not a record (naming file and line; ``ids``:
+            what the id field holds, for the message), or with ``sniff``, a line of
+            another format the importers read (named).
+    """
+    for k, line in enumerate(lines, start=1):
+        line = line.rstrip("\r")
         if not line.strip():
             continue
         m = RECORD.match(line)
         if not m:
-            kind = sniff_text(line)
+            kind = sniff_text(line) if sniff else None
             if kind not in (None, "pbs"):
                 raise WorkloadFormatError(wrong_format(kind, "pbs"), path=path, line=k)
             raise WorkloadFormatError(
-                "not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;JOBID;key=value ...)",
+                f"not a PBS accounting record (MM/DD/YYYY HH:MM:SS;T;{ids};key=value ...)",
                 path=path,
                 line=k,
                 value=line[:80],
             )
-        mon, day, year, clock, rtype, jid, message = m.groups()
+        mon, day, year, clock, rtype, rid, message = m.groups()
+        yield k, f"{year}-{mon}-{day}T{clock}", rtype, rid, message
+
+
+def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
+    text = read_text(path)
+    note_cut_last_line(path, text, tally)
+    for k, stamp, rtype, jid, message in records(path, text.split("\n")):
         tally.add("lines", "", 1)
         if rtype not in _USED:
             tally.add(f"skip_{rtype}", f"skipped {{n}} {rtype} records", 1)
@@ -120,7 +134,7 @@ def _read(path: str, jobs: dict[str, _Job], tally: Tally) -> None:
         job = jobs.setdefault(jid, _Job(jid))
         if rtype == "Q":
             if job.queued is None:
-                job.queued = (path, k, f"{year}-{mon}-{day}T{clock}")
+                job.queued = (path, k, stamp)
                 job.queue = attributes(message).get("queue", "")
         elif rtype in ("D", "A"):
             job.deleted = True
@@ -363,13 +377,6 @@ def _never_ran(job: _Job, opts: ImportOptions, tally: Tally) -> Record | None:
         line=job.line,
         key=job.key,
         submit=s.epoch,
-        eligible=None,
-        start=None,
-        end=None,
-        alloc_procs=None,
-        req_procs=None,
-        req_time=None,
-        req_mem_kb=None,
         status=5,
         names={"queue": job.queue},
     )
@@ -392,15 +399,12 @@ def import_pbs(
         WorkloadFormatError: a line that is not a record, or a value that cannot be
             read (naming file, line and field), or a file of another format (named).
     """
-    opts = opts or ImportOptions()
-    files = expand_paths(paths)
-    tally = Tally()
+    conv = Conversion.of(paths, opts)
+    opts, tally = conv.opts, conv.tally
     jobs: dict[str, _Job] = {}
-    for path in files:
+    for path in conv.files:
         _read(path, jobs, tally)
     tally.counts["records"] = len(jobs)
-    kept: list[Record] = []
-    nodes_used: list[int] = []
     for job in jobs.values():
         if opts.partition is not None and job.attrs.get("queue", job.queue) != opts.partition:
             tally.add("other_queue", f"dropped {{n}} jobs not in queue {opts.partition}")
@@ -424,22 +428,17 @@ def import_pbs(
                 "no_end", "dropped {n} jobs with no E, D or A record (queued or running at the end)"
             )
             continue
-        if rec is None or not in_order(rec, tally):
+        if rec is None or not conv.keep(
+            rec,
+            hosts,
+            cancelled=True,
+            what="{n} jobs never started (deleted or aborted while queued)",
+            kept="kept them with wait, run time, processors, requested time and memory -1 "
+            "(--unstarted keep: only their submission is recorded)",
+        ):
             continue
-        if rec.start is None:
-            if not keep_unstarted(
-                opts,
-                tally,
-                cancelled=True,
-                what="{n} jobs never started (deleted or aborted while queued)",
-                kept="kept them with wait, run time, processors, requested time and memory -1 "
-                "(--unstarted keep: only their submission is recorded)",
-            ):
-                continue
-        elif job.deleted:
+        if rec.start is not None and job.deleted:
             tally.add("cancelled_running", "marked {n} jobs deleted while running as cancelled (5)")
-        kept.append(rec)
-        nodes_used.append(hosts)
     rules = [
         f"jobs that never ran: {opts.unstarted} (--unstarted)",
         f"arrival: {opts.arrival} time (--arrival; qtime or etime)",
@@ -447,13 +446,4 @@ def import_pbs(
         "procs: exec_host (allocated), Resource_List ncpus/select/nodes (requested)",
         "record types other than E, D, A, Q skipped; array subjobs are jobs",
     ]
-    return build_trace(
-        kept,
-        fmt="pbs",
-        paths=files,
-        opts=opts,
-        tally=tally,
-        rules=rules,
-        nodes_used=nodes_used,
-        number_by_order=True,
-    )
+    return build_trace(conv, "pbs", rules, number_by_order=True)

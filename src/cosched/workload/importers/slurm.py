@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from cosched.errors import WorkloadFormatError
 from cosched.workload.importers._common import (
     TOO_LARGE,
+    Conversion,
     ImportOptions,
     ImportResult,
     Record,
@@ -21,10 +22,7 @@ from cosched.workload.importers._common import (
     Tally,
     build_trace,
     digits,
-    expand_paths,
-    in_order,
     is_digits,
-    keep_unstarted,
     note_cut_last_line,
     order_stamps,
     parse_stamp,
@@ -406,11 +404,10 @@ def import_slurm(
             command), or a value cannot be read (naming file, line and field), or the
             file is of another format (named).
     """
-    opts = opts or ImportOptions()
-    files = expand_paths(paths)
-    tally = Tally()
+    conv = Conversion.of(paths, opts)
+    opts, tally = conv.opts, conv.tally
     rows: list[_Row] = []
-    for path in files:
+    for path in conv.files:
         rows += _rows(path, tally)
     rows = _dedupe(_select(rows, opts, tally), tally)
     het: dict[str, list[tuple[Record, int]]] = {}
@@ -443,33 +440,24 @@ def import_slurm(
                 "processor cannot hold their components' requests)",
             )
         records.append(_merge_het(parts))
-    return _finish(records, files, opts, tally)
+    return _finish(records, conv)
 
 
-def _finish(
-    records: list[tuple[Record, int]], files: list[str], opts: ImportOptions, tally: Tally
-) -> ImportResult:
-    kept: list[Record] = []
-    nodes_used: list[int] = []
+def _finish(records: list[tuple[Record, int]], conv: Conversion) -> ImportResult:
+    opts, tally = conv.opts, conv.tally
     for rec, nodes in records:
-        if rec.start is None:
-            if not keep_unstarted(
-                opts,
-                tally,
-                cancelled=rec.status == STATE_STATUS["CANCELLED"],
-                what="{n} jobs never started (cancelled or still pending)",
-                kept="kept them with wait, run time and allocated processors -1 (--unstarted keep)",
-            ):
-                continue
-        elif rec.end is None:
+        if rec.start is not None and rec.end is None:
             tally.add(
                 "still_running",
                 "kept {n} jobs still running at the dump with run time -1 (the loader drops them)",
             )
-        if not in_order(rec, tally):
-            continue
-        kept.append(rec)
-        nodes_used.append(nodes)
+        conv.keep(
+            rec,
+            nodes,
+            cancelled=rec.status == STATE_STATUS["CANCELLED"],
+            what="{n} jobs never started (cancelled or still pending)",
+            kept="kept them with wait, run time and allocated processors -1 (--unstarted keep)",
+        )
     rules = [
         f"jobs that never started: {opts.unstarted} (--unstarted)",
         f"arrival: {opts.arrival} time (--arrival)",
@@ -479,13 +467,4 @@ def _finish(
     ]
     if opts.partition is not None:
         rules.append(f"only partition {opts.partition} (--partition)")
-    return build_trace(
-        kept,
-        fmt="slurm",
-        paths=files,
-        opts=opts,
-        tally=tally,
-        rules=rules,
-        nodes_used=nodes_used,
-        number_by_order=False,
-    )
+    return build_trace(conv, "slurm", rules, number_by_order=False)

@@ -87,7 +87,8 @@ def test_a_run_of_an_swf_trace_loads_only_what_it_uses(tmp_path: object) -> None
     )
     done = python_out(code)
     loaded = done.strip().splitlines()[-1]
-    expected = ["cosched.cli._checks", "cosched.cli._parser", "cosched.cli.main",
+    expected = ["cosched.cli._checks", "cosched.cli._parser", "cosched.cli.commands",
+                "cosched.cli.main",
                 "cosched.cli.progress",
                 "cosched.cli.run", "cosched.cli.traceinfo",
                 "cosched.workload.importers.detect"]  # fmt: skip

@@ -17,12 +17,14 @@ engine never imports a policy: it is handed the pass.
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, cast
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
@@ -36,9 +38,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CompiledPass",
+    "Deferred",
     "NoParams",
     "bound_loop",
+    "deferred",
     "loop_of",
+    "module_of",
     "param_kinds",
     "params_of",
     "ranked",
@@ -54,6 +59,75 @@ Function = Callable[..., object]
 
 class NoParams(NamedTuple):
     """The parameters of a pass that has none."""
+
+
+class Deferred:
+    """One of a pass's functions named by its module and name, for a
+    :class:`CompiledPass` whose functions live in modules a run need not import.
+
+    A run whose loop is built ahead of time calls none of the pass's functions in
+    Python: it reads their source files (:func:`source_files`, found without importing
+    them) to name the built loop. Their modules are imported when the loop is compiled
+    or run as plain Python, or when the function is called. Where no bytecode is
+    written, importing a module compiles its source, some milliseconds for a large pass
+    (docs/performance.md, "LOMARC against EASY: the pass's modules imported when
+    used").
+    """
+
+    __slots__ = ("_function", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._function: Function | None = None
+
+    def resolve(self) -> Function:
+        """The function (its module imported the first time)."""
+        if self._function is None:
+            self._function = getattr(importlib.import_module(self.module), self.name)
+        return self._function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.module!r}, {self.name!r})"
+
+    @property
+    def file(self) -> str:
+        """The source file of its module (found without importing it)."""
+        found = importlib.util.find_spec(self.module)
+        if found is None or found.origin is None:
+            raise ImportError(f"no module {self.module!r} (a pass's function {self.name!r})")
+        return found.origin
+
+
+def deferred(module: str, name: str, checked: F | None) -> F:
+    """A :class:`Deferred` typed as the function it names, for a pass's hooks:
+    ``checked`` is that function where mypy reads it and None at run time (``K.f if
+    TYPE_CHECKING else None``, the module imported under ``if TYPE_CHECKING``), so that
+    mypy checks the hooks against each other (:class:`CompiledPass` is generic in their
+    store, state and parameters) while the run imports nothing."""
+    return cast(F, Deferred(module, name))
+
+
+def _resolved(f: Function) -> Function:
+    """``f``, or the function a :class:`Deferred` names (its module imported)."""
+    return f.resolve() if isinstance(f, Deferred) else f
+
+
+def _file(f: Function) -> str:
+    """The source file of one of a pass's functions (a :class:`Deferred`'s without
+    importing its module)."""
+    if isinstance(f, Deferred):
+        return f.file
+    return getattr(f, "py_func", f).__code__.co_filename  # type: ignore[no-any-return]
+
+
+def module_of(f: Function) -> str:
+    """The module of one of a pass's functions (a :class:`Deferred`'s without importing
+    it)."""
+    return f.module if isinstance(f, Deferred) else getattr(f, "py_func", f).__module__  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -108,6 +182,12 @@ class CompiledPass(Generic[Store, State, Params]):
             reading (one node per unit, as :attr:`places` describes).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
+
+            Each of ``init``, ``schedule``, ``ended``, ``report``, ``rates``,
+            ``helpers`` and ``calls`` may be a :class:`Deferred` (a function named by
+            its module and name): its module is then imported only when the loop is
+            compiled or run as plain Python, not when the loop built ahead of time is
+            loaded.
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
             still inline), each after those it calls and before the helpers that call
             them: larger functions called from several places, which inlined would be
@@ -254,8 +334,8 @@ def source_files(spec: CompiledPass) -> list[str]:
     declared = sys.modules.get(spec.params.__module__)
     if declared is not None and getattr(declared, "__file__", None):
         files.add(declared.__file__)  # type: ignore[arg-type]
-    for f in (*_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
-        files.add(getattr(f, "py_func", f).__code__.co_filename)
+    for f in (*_declared_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
+        files.add(_file(f))
     return sorted(files)
 
 
@@ -266,8 +346,13 @@ def variant(spec: CompiledPass) -> str:
     return f"event_loop_{spec.name}_{key(files=source_files(spec), length=12)}"
 
 
-def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+def _declared_hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
     return (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
+
+
+def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+    """The pass's functions the loop calls (each :class:`Deferred` imported)."""
+    return tuple(map(_resolved, _declared_hooks(spec)))
 
 
 def _with_names(f: F, names: Mapping[str, Function], qualname: str) -> F:
@@ -291,9 +376,9 @@ def _compiled_helpers(spec: CompiledPass) -> dict[str, Function]:
     :attr:`~CompiledPass.calls` out of line, its :attr:`~CompiledPass.helpers` inlined
     (each calling the compiled forms of those listed before it)."""
     helpers: dict[str, Function] = {}
-    for h in spec.calls:
+    for h in map(_resolved, spec.calls):
         helpers[h.__name__] = _helper(h, helpers, inline=False)
-    for h in spec.helpers:
+    for h in map(_resolved, spec.helpers):
         helpers[h.__name__] = _helper(h, helpers, inline=True)
     return helpers
 

@@ -17,17 +17,16 @@ engine never imports a policy: it is handed the pass.
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.util
 import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
+from cosched.engine.deferred import Deferred
 from cosched.engine.loop import Ints, Params, State, Store
 
 if TYPE_CHECKING:
@@ -38,10 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CompiledPass",
-    "Deferred",
     "NoParams",
     "bound_loop",
-    "deferred",
     "loop_of",
     "module_of",
     "param_kinds",
@@ -59,56 +56,6 @@ Function = Callable[..., object]
 
 class NoParams(NamedTuple):
     """The parameters of a pass that has none."""
-
-
-class Deferred:
-    """One of a pass's functions named by its module and name, for a
-    :class:`CompiledPass` whose functions live in modules a run need not import.
-
-    A run whose loop is built ahead of time calls none of the pass's functions in
-    Python: it reads their source files (:func:`source_files`, found without importing
-    them) to name the built loop. Their modules are imported when the loop is compiled
-    or run as plain Python, or when the function is called. Where no bytecode is
-    written, importing a module compiles its source, some milliseconds for a large pass
-    (docs/performance.md, "LOMARC against EASY: the pass's modules imported when
-    used").
-    """
-
-    __slots__ = ("_function", "module", "name")
-
-    def __init__(self, module: str, name: str) -> None:
-        self.module = module
-        self.name = name
-        self._function: Function | None = None
-
-    def resolve(self) -> Function:
-        """The function (its module imported the first time)."""
-        if self._function is None:
-            self._function = getattr(importlib.import_module(self.module), self.name)
-        return self._function
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"Deferred({self.module!r}, {self.name!r})"
-
-    @property
-    def file(self) -> str:
-        """The source file of its module (found without importing it)."""
-        found = importlib.util.find_spec(self.module)
-        if found is None or found.origin is None:
-            raise ImportError(f"no module {self.module!r} (a pass's function {self.name!r})")
-        return found.origin
-
-
-def deferred(module: str, name: str, checked: F | None) -> F:
-    """A :class:`Deferred` typed as the function it names, for a pass's hooks:
-    ``checked`` is that function where mypy reads it and None at run time (``K.f if
-    TYPE_CHECKING else None``, the module imported under ``if TYPE_CHECKING``), so that
-    mypy checks the hooks against each other (:class:`CompiledPass` is generic in their
-    store, state and parameters) while the run imports nothing."""
-    return cast(F, Deferred(module, name))
 
 
 def _resolved(f: Function) -> Function:
@@ -182,12 +129,8 @@ class CompiledPass(Generic[Store, State, Params]):
             reading (one node per unit, as :attr:`places` describes).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
-
-            Each of ``init``, ``schedule``, ``ended``, ``report``, ``rates``,
-            ``helpers`` and ``calls`` may be a :class:`Deferred` (a function named by
-            its module and name): its module is then imported only when the loop is
-            compiled or run as plain Python, not when the loop built ahead of time is
-            loaded.
+            A hook, helper or call may be a :class:`~cosched.engine.deferred.Deferred`
+            (imported only to compile the loop or run it plain).
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
             still inline), each after those it calls and before the helpers that call
             them: larger functions called from several places, which inlined would be

@@ -32,7 +32,7 @@ as plain Python (``NUMBA_DISABLE_JIT=1``), or loaded compiled ahead of time, the
 source gives the same schedules.
 
 Per pass the work is kept to what a pass reads: the empty nodes are counted by the
-starts and ends and listed only as far as the pass's starts take them; the head's shadow
+starts and ends and listed only at the pass's first start on them; the head's shadow
 time is a selection (:func:`~cosched.lomarc._shadow._kth_smallest`), not a sort, over
 the nodes' emptying times, read node by node from the node table.
 
@@ -321,14 +321,13 @@ def lomarc_pass(
     memo_i, memo_sl = store.memo_i, store.memo_sl
     queued_units = _order(queue, head, tail, fresh, now, submit, est, size, ji, tally, acc_f, par)
     qlen = tail - head
-    # The empty nodes (free, in node order) are listed as the pass's starts take them
-    # (``nlisted`` of them, the scan at node ``scan``): only their number (kept by the
-    # starts and ends) is read before; a start lists no further than it takes.
-    # ``fptr``: the empty nodes taken; ``ntaken``: the jobs; ``ndec``: the decisions;
-    # ``nov``: the jobs whose ends this pass overrides.
+    # The empty nodes (free, in node order) are listed at the pass's first start on
+    # them (``listed``); until then only their number (kept by the starts and ends) is
+    # read. ``fptr``: the empty nodes taken; ``ntaken``: the jobs; ``ndec``: the
+    # decisions; ``nov``: the jobs whose ends this pass overrides.
     nfree = tally[N_EMPTY]
-    hosts_known = backfill = False
-    fptr = ntaken = ndec = nov = nhosts = k = nlisted = scan = 0
+    listed = hosts_known = backfill = False
+    fptr = ntaken = ndec = nov = nhosts = k = 0
     # The EASY head's shadow time and extra nodes, known or not (see below).
     shadow, extra, known, head_size, head_free = math.inf, 0, True, 0, 0
     tally[GEN] += 1  # no host list is current
@@ -374,8 +373,9 @@ def lomarc_pass(
                 if not ok:
                     k += 1
                     continue
-            if nlisted < fptr + sj:  # the empty nodes it takes, listed
-                nlisted, scan = _list_free(ni, nodes, nlisted, scan, fptr + sj)
+            if not listed:  # the first empty nodes
+                listed = True
+                _list_free(ni, nodes)
             before = ndec
             ndec, nov = _start(
                 j, k, partner, ppos, psl, fptr, now, ndec, nov, est, size, ji, jf, ni, jnodes,

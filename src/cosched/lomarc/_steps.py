@@ -289,19 +289,13 @@ def _ride(
     return ndec + 1, nov
 
 
-def _list_free(ni: IntTable, nodes: int, c: int, scan: int, want: int) -> tuple[int, int]:
-    """The empty nodes, in node order, into ni[FREE] from its entry ``c`` on, scanning
-    from node ``scan`` until ``want`` are listed (or the nodes end); the entries listed
-    and the next node to scan. No node empties or fills during a pass (its starts are
-    counted on their nodes after it), so the list grown a start at a time is the list
-    of every empty node, as far as it goes."""
-    nd = scan
-    while c < want and nd < nodes:
+def _list_free(ni: IntTable, nodes: int) -> None:
+    """The empty nodes, in node order, into ni[FREE]."""
+    c = 0
+    for nd in range(nodes):
         if ni[CNT, nd] == 0:
             ni[FREE, c] = nd
             c += 1
-        nd += 1
-    return c, nd
 
 
 def _host_key(cls: float, par: LomarcParams) -> int:

@@ -1,6 +1,6 @@
 """The built-in LOMARC policies' compiled pass (:data:`LOMARC_PASS`: its hooks in
 :mod:`cosched.lomarc._kernel`, its steps in :mod:`~cosched.lomarc._steps` and
-:mod:`~cosched.lomarc._shadow`, named here as :class:`~cosched.engine.compiled.Deferred`
+:mod:`~cosched.lomarc._shadow`, named here as :class:`~cosched.engine.deferred.Deferred`
 functions and imported only to compile the loop or run it as plain Python; its store's
 layout in :mod:`~cosched.lomarc._layout`) on the engine's event loop, selected
 automatically.
@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosched.engine.compiled import CompiledPass, Deferred, deferred
+from cosched.engine.compiled import CompiledPass
+from cosched.engine.deferred import Deferred, deferred
 from cosched.lomarc import _layout as L
 from cosched.lomarc import policies as P
 from cosched.lomarc.matching import (

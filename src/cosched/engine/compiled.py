@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from cosched.compile import F1, I1, jit, key
 from cosched.engine import loop
-from cosched.engine.deferred import Deferred
 from cosched.engine.loop import Ints, Params, State, Store
 
 if TYPE_CHECKING:
     from numpy.random import Generator
 
+    from cosched.engine.deferred import Deferred
     from cosched.engine.ledger import Placement
     from cosched.engine.simulation import Simulation
 
@@ -58,23 +58,29 @@ class NoParams(NamedTuple):
     """The parameters of a pass that has none."""
 
 
+def _deferred(f: Function) -> Deferred | None:
+    """``f`` if it is a :class:`~cosched.engine.deferred.Deferred`. None can exist
+    before that module is imported, so a pass without one never loads it."""
+    module = sys.modules.get("cosched.engine.deferred")
+    return f if module is not None and isinstance(f, module.Deferred) else None
+
+
 def _resolved(f: Function) -> Function:
-    """``f``, or the function a :class:`Deferred` names (its module imported)."""
-    return f.resolve() if isinstance(f, Deferred) else f
+    """``f``, or the function a ``Deferred`` names (its module imported)."""
+    d = _deferred(f)
+    return f if d is None else d.resolve()
 
 
 def _file(f: Function) -> str:
-    """The source file of one of a pass's functions (a :class:`Deferred`'s without
-    importing its module)."""
-    if isinstance(f, Deferred):
-        return f.file
-    return getattr(f, "py_func", f).__code__.co_filename  # type: ignore[no-any-return]
+    """The source file of one of a pass's functions (a ``Deferred``'s unimported)."""
+    d = _deferred(f)
+    return getattr(f, "py_func", f).__code__.co_filename if d is None else d.file  # type: ignore[no-any-return]
 
 
 def module_of(f: Function) -> str:
-    """The module of one of a pass's functions (a :class:`Deferred`'s without importing
-    it)."""
-    return f.module if isinstance(f, Deferred) else getattr(f, "py_func", f).__module__  # type: ignore[no-any-return]
+    """The module of one of a pass's functions (a ``Deferred``'s unimported)."""
+    d = _deferred(f)
+    return getattr(f, "py_func", f).__module__ if d is None else d.module  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -294,7 +300,7 @@ def _declared_hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
 
 
 def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
-    """The pass's functions the loop calls (each :class:`Deferred` imported)."""
+    """The pass's functions the loop calls (each ``Deferred`` imported)."""
     return tuple(map(_resolved, _declared_hooks(spec)))
 
 

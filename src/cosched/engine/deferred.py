@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 __all__ = ["Deferred", "deferred"]
 
@@ -23,15 +23,15 @@ class Deferred:
     def __init__(self, module: str, name: str) -> None:
         self.module = module
         self.name = name
-        self._function: Callable[..., Any] | None = None
+        self._function: Callable[..., object] | None = None
 
-    def resolve(self) -> Callable[..., Any]:
+    def resolve(self) -> Callable[..., object]:
         """The function (its module imported the first time)."""
         if self._function is None:
             self._function = getattr(importlib.import_module(self.module), self.name)
         return self._function
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> object:
         return self.resolve()(*args, **kwargs)
 
     def __repr__(self) -> str:

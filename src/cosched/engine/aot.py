@@ -43,6 +43,7 @@ from cosched.engine.compiled import (
     CompiledPass,
     bound_loop,
     loop_of,
+    module_of,
     param_kinds,
     sample,
     source_files,
@@ -116,7 +117,7 @@ def unbuilt(spec: CompiledPass) -> list[str]:
     and each group of kernels compiled ahead of time its functions call (numba's
     function objects or plain ones, by their modules) that is not built."""
     out = [] if is_built(spec) else [f"the {spec.name} event loop"]
-    modules = {getattr(f, "py_func", f).__module__ for f in (*spec.calls, *spec.depends)}
+    modules = {module_of(f) for f in (*spec.calls, *spec.depends)}
     groups = {g for m in modules if (g := group_of(m)) is not None}
     out += [f"the {g} kernels" for g in sorted(groups) if not is_built_group(g)]
     return out

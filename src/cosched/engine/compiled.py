@@ -31,6 +31,7 @@ from cosched.engine.loop import Ints, Params, State, Store
 if TYPE_CHECKING:
     from numpy.random import Generator
 
+    from cosched.engine.deferred import Deferred
     from cosched.engine.ledger import Placement
     from cosched.engine.simulation import Simulation
 
@@ -39,6 +40,7 @@ __all__ = [
     "NoParams",
     "bound_loop",
     "loop_of",
+    "module_of",
     "param_kinds",
     "params_of",
     "ranked",
@@ -54,6 +56,31 @@ Function = Callable[..., object]
 
 class NoParams(NamedTuple):
     """The parameters of a pass that has none."""
+
+
+def _deferred(f: Function) -> Deferred | None:
+    """``f`` if it is a :class:`~cosched.engine.deferred.Deferred`. None can exist
+    before that module is imported, so a pass without one never loads it."""
+    module = sys.modules.get("cosched.engine.deferred")
+    return f if module is not None and isinstance(f, module.Deferred) else None
+
+
+def _resolved(f: Function) -> Function:
+    """``f``, or the function a ``Deferred`` names (its module imported)."""
+    d = _deferred(f)
+    return f if d is None else d.resolve()
+
+
+def _file(f: Function) -> str:
+    """The source file of one of a pass's functions (a ``Deferred``'s unimported)."""
+    d = _deferred(f)
+    return getattr(f, "py_func", f).__code__.co_filename if d is None else d.file  # type: ignore[no-any-return]
+
+
+def module_of(f: Function) -> str:
+    """The module of one of a pass's functions (a ``Deferred``'s unimported)."""
+    d = _deferred(f)
+    return getattr(f, "py_func", f).__module__ if d is None else d.module  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -108,6 +135,8 @@ class CompiledPass(Generic[Store, State, Params]):
             reading (one node per unit, as :attr:`places` describes).
         helpers: the plain functions the pass's functions call, compiled with them and
             inlined into them, each after those it calls.
+            A hook, helper or call may be a :class:`~cosched.engine.deferred.Deferred`
+            (imported only to compile the loop or run it plain).
         calls: plain functions compiled out of line (numba's own calls, which LLVM may
             still inline), each after those it calls and before the helpers that call
             them: larger functions called from several places, which inlined would be
@@ -254,8 +283,8 @@ def source_files(spec: CompiledPass) -> list[str]:
     declared = sys.modules.get(spec.params.__module__)
     if declared is not None and getattr(declared, "__file__", None):
         files.add(declared.__file__)  # type: ignore[arg-type]
-    for f in (*_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
-        files.add(getattr(f, "py_func", f).__code__.co_filename)
+    for f in (*_declared_hooks(spec), *spec.calls, *spec.helpers, *spec.depends):
+        files.add(_file(f))
     return sorted(files)
 
 
@@ -266,8 +295,13 @@ def variant(spec: CompiledPass) -> str:
     return f"event_loop_{spec.name}_{key(files=source_files(spec), length=12)}"
 
 
-def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+def _declared_hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
     return (spec.init, spec.schedule, spec.ended, spec.report, spec.rates or loop.no_rates)
+
+
+def _hooks(spec: CompiledPass) -> tuple[Callable[..., Any], ...]:
+    """The pass's functions the loop calls (each ``Deferred`` imported)."""
+    return tuple(map(_resolved, _declared_hooks(spec)))
 
 
 def _with_names(f: F, names: Mapping[str, Function], qualname: str) -> F:
@@ -291,9 +325,9 @@ def _compiled_helpers(spec: CompiledPass) -> dict[str, Function]:
     :attr:`~CompiledPass.calls` out of line, its :attr:`~CompiledPass.helpers` inlined
     (each calling the compiled forms of those listed before it)."""
     helpers: dict[str, Function] = {}
-    for h in spec.calls:
+    for h in map(_resolved, spec.calls):
         helpers[h.__name__] = _helper(h, helpers, inline=False)
-    for h in spec.helpers:
+    for h in map(_resolved, spec.helpers):
         helpers[h.__name__] = _helper(h, helpers, inline=True)
     return helpers
 

@@ -198,10 +198,10 @@ def _placements(
     new = np.empty(nodes.size, dtype=bool)
     np.not_equal(nodes[1:], nodes[:-1], out=new[1:])
     new[:1] = True
-    if new.all():  # every unit on its own node: one entry per unit
+    new[(ends - widths)[widths > 0]] = True
+    if new.all():  # each unit of a job on a node of its own: one entry per unit
         bounds[1:] = ends
         return Placements(order, bounds, nodes, np.full(nodes.size, per)), (size * per).tolist()
-    new[(ends - widths)[widths > 0]] = True
     heads = np.flatnonzero(new)
     counts = np.diff(np.append(heads, nodes.size))
     owner = np.repeat(np.arange(order.size), widths)  # each unit's position in order

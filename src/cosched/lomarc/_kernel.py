@@ -25,7 +25,7 @@ slowdown (:func:`~cosched.lomarc.slowdown.pair_value` over
 (:func:`~cosched.lomarc.matching.u_gain`,
 :func:`~cosched.lomarc.matching.response_impact`), the arrival prediction
 (:func:`~cosched.lomarc.matching.expected_arrivals`) and the pair run times
-(:func:`~cosched.lomarc.search.pair_ends`) are those functions, compiled into the pass
+(:func:`~cosched.lomarc.slowdown.pair_ends`) are those functions, compiled into the pass
 (:attr:`CompiledPass.helpers <cosched.engine.compiled.CompiledPass.helpers>`: inlined,
 so the pass makes no call per screen or per start). This module imports no numba: run
 as plain Python (``NUMBA_DISABLE_JIT=1``), or loaded compiled ahead of time, the same
@@ -113,7 +113,7 @@ from cosched.lomarc._steps import (
     _start,
 )
 from cosched.lomarc.matching import expected_arrivals
-from cosched.lomarc.search import pair_ends
+from cosched.lomarc.slowdown import pair_ends
 from cosched.policies.orders import MEDIUM_MAX, SHORT_MAX
 from cosched.policies.reservation import admit
 

@@ -54,8 +54,7 @@ from cosched.lomarc._layout import (
     Row,
 )
 from cosched.lomarc.matching import classes_match, response_impact, u_gain
-from cosched.lomarc.search import pair_ends
-from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, pair_value
+from cosched.lomarc.slowdown import CLASS_CPU, CLASS_DISK, pair_ends, pair_value
 from cosched.policies.orders import SHORT_MAX
 from cosched.policies.reservation import admit
 

@@ -1,7 +1,9 @@
 """The built-in LOMARC policies' compiled pass (:data:`LOMARC_PASS`: its hooks in
 :mod:`cosched.lomarc._kernel`, its steps in :mod:`~cosched.lomarc._steps` and
-:mod:`~cosched.lomarc._shadow`, its store's layout in :mod:`~cosched.lomarc._layout`)
-on the engine's event loop, selected automatically.
+:mod:`~cosched.lomarc._shadow`, named here as :class:`~cosched.engine.deferred.Deferred`
+functions and imported only to compile the loop or run it as plain Python; its store's
+layout in :mod:`~cosched.lomarc._layout`) on the engine's event loop, selected
+automatically.
 
 :meth:`Lomarc.compiled_pass <cosched.lomarc.policies.Lomarc.compiled_pass>` declares it
 for the built-in variants themselves (not a subclass: a user's subclass keeps the
@@ -23,10 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosched.engine.compiled import CompiledPass
-from cosched.lomarc import _kernel as K
+from cosched.engine.deferred import Deferred, deferred
 from cosched.lomarc import _layout as L
-from cosched.lomarc import _shadow as H
-from cosched.lomarc import _steps as S
 from cosched.lomarc import policies as P
 from cosched.lomarc.matching import (
     Funnel,
@@ -36,12 +36,12 @@ from cosched.lomarc.matching import (
     u_gain,
 )
 from cosched.lomarc.rates import PairRates
-from cosched.lomarc.search import pair_ends
-from cosched.lomarc.slowdown import FORMULAS, pair_value, shared_cost
+from cosched.lomarc.slowdown import FORMULAS, pair_ends, pair_value, shared_cost
 from cosched.policies.reservation import admit
 
 if TYPE_CHECKING:
     from cosched.engine.simulation import Simulation
+    from cosched.lomarc import _kernel as K
 
 __all__ = ["BUILT_IN", "LOMARC_PASS", "arguments", "eligible"]
 
@@ -164,13 +164,18 @@ def sample(rng: np.random.Generator, n: int) -> tuple[int, L.LomarcParams, np.nd
     return 16, params, prof
 
 
+#: The modules of the pass's hooks and steps: named, not imported, so that a run whose
+#: loop is built ahead of time does not compile their source (docs/performance.md).
+_K, _S, _H = "cosched.lomarc._kernel", "cosched.lomarc._steps", "cosched.lomarc._shadow"
+
 LOMARC_PASS = CompiledPass(
     name="lomarc",
-    init=K.lomarc_init,
-    schedule=K.lomarc_pass,
-    ended=K.lomarc_ended,
-    report=K.lomarc_report,
-    rates=K.lomarc_rates,
+    # Each hook typed as the function it names, for mypy (which reads the import).
+    init=deferred(_K, "lomarc_init", K.lomarc_init if TYPE_CHECKING else None),
+    schedule=deferred(_K, "lomarc_pass", K.lomarc_pass if TYPE_CHECKING else None),
+    ended=deferred(_K, "lomarc_ended", K.lomarc_ended if TYPE_CHECKING else None),
+    report=deferred(_K, "lomarc_report", K.lomarc_report if TYPE_CHECKING else None),
+    rates=deferred(_K, "lomarc_rates", K.lomarc_rates if TYPE_CHECKING else None),
     arguments=arguments,
     params=L.LomarcParams,
     table=table,
@@ -185,26 +190,31 @@ LOMARC_PASS = CompiledPass(
         expected_arrivals,
         pair_ends,
         admit,
-        S._cpu_factor,
-        S._pair_sl,
-        S._screen,
-        S._put,
-        H._kth_smallest,
-        H._mark,
-        H._shadow_time,
-        K._order,
-        K._response_inputs,
-        S._override,
-        S._queue_match,
-        S._start,
-        S._list_hosts,
-        S._list_free,
-        S._eligible_hosts,
-        S._ride,
-        S._host_key,
-        S._admit_start,
-        S._ride_profit,
-        K._finish,
+        *(
+            Deferred(module, name)
+            for module, name in (
+                (_S, "_cpu_factor"),
+                (_S, "_pair_sl"),
+                (_S, "_screen"),
+                (_S, "_put"),
+                (_H, "_kth_smallest"),
+                (_H, "_mark"),
+                (_H, "_shadow_time"),
+                (_K, "_order"),
+                (_K, "_response_inputs"),
+                (_S, "_override"),
+                (_S, "_queue_match"),
+                (_S, "_start"),
+                (_S, "_list_hosts"),
+                (_S, "_list_free"),
+                (_S, "_eligible_hosts"),
+                (_S, "_ride"),
+                (_S, "_host_key"),
+                (_S, "_admit_start"),
+                (_S, "_ride_profit"),
+                (_K, "_finish"),
+            )
+        ),
     ),
     idle_passes=True,
     idle_calls=False,  # an empty queue: no submission to count, nothing to start

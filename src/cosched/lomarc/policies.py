@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -52,15 +52,18 @@ from cosched.engine.decisions import Decision
 from cosched.engine.simulation import RateModel
 from cosched.engine.view import SystemView
 from cosched.errors import ConfigError
+from cosched.lomarc.heuristics import PARTNER_HEURISTICS
 from cosched.lomarc.matching import ArrivalStats, Funnel, Heuristic, MatchRules, may_screen
 from cosched.lomarc.rates import PairRates, Profiles
-from cosched.lomarc.search import PARTNER_HEURISTICS, PassState, queue_match, running_match
 from cosched.lomarc.slowdown import FORMULAS, SlowdownModel
 from cosched.platform import Allocation, Platform
 from cosched.policies.base import Policy, check_choice, check_range
 from cosched.policies.orders import SHORT_MAX, priority_indices
 from cosched.policies.requirements import Requirements
 from cosched.workload.job import Job
+
+if TYPE_CHECKING:
+    from cosched.lomarc.search import PassState
 
 __all__ = [
     "LOMARC_COLUMNS",
@@ -259,6 +262,10 @@ class Lomarc(Policy):
         order = priority_indices(view, self.aging_time)
         if not order.size:
             return []
+        # The searches are imported by the general loop only: the built-in variants
+        # run the compiled pass (cosched.lomarc.fast), which does not use them.
+        from cosched.lomarc.search import PassState
+
         queue = list(map(view.jobs.__getitem__, order.tolist()))
         ps = PassState(self, view, queue, order)
         k = 0
@@ -304,6 +311,8 @@ class Lomarc(Policy):
         partner = None
         sl = 1.0
         if self.search != "none" and self._may_pair(ps, cur):
+            from cosched.lomarc.search import queue_match
+
             found = queue_match(self, ps, k)
             if found is not None:
                 partner, sl = found
@@ -328,6 +337,8 @@ class Lomarc(Policy):
         cur = ps.queue[k]
         if not self.running or not self._may_pair(ps, cur):
             return False
+        from cosched.lomarc.search import running_match
+
         found = running_match(self, ps, k, backfill=backfill)
         if found is None:
             return False
@@ -429,7 +440,7 @@ class Lomarc(Policy):
         if shadow < math.inf:
             # A host ending by the shadow time is refused when the ride ends after it:
             # the ride's last end is max(host's end, now + the longer pair time), with
-            # the longer pair time min(t) (sl - 1) + max(t) (search.pair_ends).
+            # the longer pair time min(t) (sl - 1) + max(t) (slowdown.pair_ends).
             end_h = np.array([ps.end_of(host.index) for host, _ in hosts])
             rem = np.array([ps.remaining(host) for host, _ in hosts])[None, :]
             est = ps.view.columns.estimate[cand][:, None]

@@ -4,20 +4,24 @@
 changes: the empty nodes left, the jobs started (on top of the engine's node ledger,
 which the pass reads through the view), their estimated ends (adjusted for the
 slowdowns of the pairs formed in this pass) and the EASY reservation. The searches
-apply the rules and heuristics of :mod:`cosched.lomarc.matching`.
+apply the rules of :mod:`cosched.lomarc.matching` and the partner heuristics of
+:mod:`cosched.lomarc.heuristics` (:data:`PARTNER_HEURISTICS`, :class:`PartnerHeuristic`
+and :func:`pair_ends`, of :mod:`cosched.lomarc.slowdown`, are named here too).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cosched.engine.decisions import Decision, Start, on_nodes
 from cosched.engine.view import SystemView
-from cosched.lomarc.matching import prefix_inverse, response_impact, u_gain
+from cosched.lomarc.heuristics import PARTNER_HEURISTICS, PartnerHeuristic
+from cosched.lomarc.matching import prefix_inverse
+from cosched.lomarc.slowdown import pair_ends
 from cosched.policies.reservation import Reservation, node_reservation
 from cosched.workload.job import Job
 
@@ -33,20 +37,8 @@ __all__ = [
     "running_match",
 ]
 
-_NO_FUTURE = (0.0, 0.0, 0.0, 0.0)
 _UNSEEN: Any = object()
 _SCREEN_CACHE = 200_000
-
-
-def pair_ends(ta: float, tb: float, sl: float) -> tuple[float, float]:
-    """Run times of two jobs paired from now at slowdown ``sl`` (a then b).
-
-    Both run at ``1 / sl`` until the shorter ends (after ``min * sl``); the longer
-    then runs alone at full speed: ``min * (sl - 1) + max`` in all.
-    """
-    short = min(ta, tb) * sl
-    long = min(ta, tb) * (sl - 1.0) + max(ta, tb)
-    return (short, long) if ta <= tb else (long, short)
 
 
 class PassState:
@@ -297,133 +289,6 @@ def queue_match(policy: Lomarc, ps: PassState, k: int) -> tuple[Job, float] | No
     return partner, sl
 
 
-def _future(policy: Lomarc, horizon: float) -> tuple[float, float, float, float]:
-    return policy._arrivals.expected(horizon) if policy.predict else _NO_FUTURE
-
-
-class PartnerHeuristic(Protocol):
-    """How a partner is chosen among the candidates that pass the rules (section 5.2).
-
-    Registered in :data:`PARTNER_HEURISTICS` under the name the ``heuristic``
-    parameter of :class:`~cosched.lomarc.policies.Lomarc` takes; a new heuristic is one
-    class with these three members, added to that dict.
-    """
-
-    #: Take the first survivor (queue order / running-job order) without scoring.
-    first_match: bool
-
-    def choose(
-        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
-    ) -> int:
-        """Index in ``survivors`` (queue position, job, pair slowdown) of the partner of
-        ``ps.queue[k]``, or -1 for none."""
-        ...
-
-    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
-        """Profit of starting ``ps.queue[k]`` on the running ``host`` at slowdown ``sl``
-        (only a positive profit is taken; the largest wins)."""
-        ...
-
-
-class UGain:
-    """U_gain,1 (``timed``: weighted by min(T)/max(T)) or U_gain,2 (section 5.2)."""
-
-    first_match = False
-
-    def __init__(self, *, timed: bool) -> None:
-        self.timed = timed
-
-    def choose(
-        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
-    ) -> int:
-        view, cur = ps.view, ps.queue[k]
-        sa, ta = ps.size(cur), view.estimate(cur)
-        choice, best = -1, 0.0
-        for n, (_, b, sl) in enumerate(survivors):
-            profit = u_gain(sa, ta, ps.size(b), view.estimate(b), sl, timed=self.timed)
-            if profit > best:
-                choice, best = n, profit
-        return choice
-
-    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
-        cur = ps.queue[k]
-        th, sh = ps.remaining(host), ps.size(host)
-        return u_gain(sh, th, ps.size(cur), ps.view.estimate(cur), sl, timed=self.timed)
-
-
-class FirstMatch:
-    """The first candidate that passes the rules (L-FM, AC, AM)."""
-
-    first_match = True
-
-    def choose(
-        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
-    ) -> int:
-        return 0
-
-    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
-        return 1.0
-
-
-class ResponseImpact:
-    """The response-time impact of Figure 5 (L-R; :func:`response_impact`)."""
-
-    first_match = False
-
-    def choose(
-        self, policy: Lomarc, ps: PassState, k: int, survivors: Sequence[tuple[int, Job, float]]
-    ) -> int:
-        """``k`` and the survivors' positions index the queue as it stood at the pass
-        start (see :meth:`PassState.response_times`)."""
-        bound = policy.bound
-        rts, inv = ps.response_times()
-        last = len(rts) - 1
-        future = _future(policy, rts[last])
-        view = ps.view
-        cur = ps.queue[k]
-        ti, si = view.estimate(cur), ps.size(cur)
-        choice, best = -1, 0.0
-        for m, (p, b, sl) in enumerate(survivors):
-            profit = response_impact(
-                ti=ti, si=si, tj=view.estimate(b), sj=ps.size(b), sl=sl,
-                n_nodes=ps.nodes, rt_i=max(rts[k], bound), rt_j=rts[p],
-                push_inv=inv[p] - inv[k + 1], n_push=p - k - 1,
-                pull_inv=inv[last + 1] - inv[p + 1], n_pull=last - p,
-                future=future, bound=bound, queue_ahead=_ahead(policy, rts),
-            )  # fmt: skip
-            if profit > best:
-                choice, best = m, profit
-        return choice
-
-    def ride_profit(self, policy: Lomarc, ps: PassState, k: int, host: Job, sl: float) -> float:
-        pull = ps.pull_cache.get(k)
-        if pull is None:
-            pull = ps.pull_cache[k] = _pull_up(policy, ps, k)
-        rt_c, n_pull, future, pull_inv = pull
-        cur = ps.queue[k]
-        th, sh = ps.remaining(host), ps.size(host)
-        return response_impact(
-            ti=th, si=sh, tj=ps.view.estimate(cur), sj=ps.size(cur), sl=sl, n_nodes=ps.nodes,
-            rt_i=max(th, policy.bound), rt_j=rt_c, push_inv=0.0, n_push=0,
-            pull_inv=pull_inv, n_pull=n_pull, future=future, bound=policy.bound,
-            queue_ahead=_ahead(policy, ps.response_times()[0]),
-        )  # fmt: skip
-
-
-def _ahead(policy: Lomarc, rts: Sequence[float]) -> float:
-    """Per-node work queued ahead of a predicted arrival, by the ``arrivals`` reading."""
-    return rts[-1] if policy.arrivals == "queue" and rts else 0.0
-
-
-#: The partner heuristics by the name the ``heuristic`` parameter takes.
-PARTNER_HEURISTICS: dict[str, PartnerHeuristic] = {
-    "u1": UGain(timed=True),
-    "u2": UGain(timed=False),
-    "response": ResponseImpact(),
-    "first": FirstMatch(),
-}
-
-
 def running_match(
     policy: Lomarc, ps: PassState, k: int, *, backfill: bool
 ) -> tuple[Job, tuple[int, ...], float] | None:
@@ -465,12 +330,3 @@ def running_match(
         if profit > best_profit:
             best, best_profit = (host, nodes, sl), profit
     return best
-
-
-def _pull_up(
-    policy: Lomarc, ps: PassState, k: int
-) -> tuple[float, int, tuple[float, float, float, float], float]:
-    """Response time of the riding job, and the pull-up jobs behind it."""
-    rts, inv = ps.response_times()
-    last = len(rts) - 1
-    return rts[k], last - k, _future(policy, rts[last]), inv[last + 1] - inv[k + 1]

@@ -69,6 +69,7 @@ __all__ = [
     "PRINTED",
     "Profile",
     "SlowdownModel",
+    "pair_ends",
     "pair_slowdown",
     "pair_value",
     "profile_of",
@@ -264,3 +265,14 @@ class SlowdownModel:
             mem_slowdown=self.mem_slowdown,
             formula=self.formula,
         )
+
+
+def pair_ends(ta: float, tb: float, sl: float) -> tuple[float, float]:
+    """Run times of two jobs paired from now at slowdown ``sl`` (a then b).
+
+    Both run at ``1 / sl`` until the shorter ends (after ``min * sl``); the longer
+    then runs alone at full speed: ``min * (sl - 1) + max`` in all.
+    """
+    short = min(ta, tb) * sl
+    long = min(ta, tb) * (sl - 1.0) + max(ta, tb)
+    return (short, long) if ta <= tb else (long, short)

@@ -10,8 +10,13 @@ clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
 ``TIME_SCALE``; messages are ``msg_factor`` x 4,096 bytes so iterations are
 ``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
 compute / I/O / communication shares are unchanged). All OS costs keep the paper's
-values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named reading the
-paper does not have (docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
+values (Table 3) unless the cell names one: ``context_switch``, ``gs_context_switch``,
+``interrupt``, ``queue_move`` and ``endpoint_check`` (s, the ``TSParams`` fields of the
+same names; set after the Table 5 ``variant``) are counterfactuals for attribution, not
+the paper's, such as free switches to measure what the switches cost a scheme
+(docs/timesharing-fidelity.md, "Figure 3's gap, split"). An optional ``wake_cost`` (s)
+sets ``TSParams.wake_cost``, a named reading the paper does not have
+(docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
 mechanisms, each off unless the cell names it: ``nic_bandwidth`` (B/s:
 ``TSParams.nic_bandwidth``, contention at the network interface; the reproduction's
 spec names it in every cell, Table 3's 4,096 bytes in 185.48 us, because the paper's
@@ -109,8 +114,13 @@ def _number(value: Scalar, key: str) -> float:
         raise ConfigError(f"{key!r} must be a number (got {value!r})") from None
 
 
-#: The cell's optional readings, each a TSParams field of the same name (off unless named).
-READINGS = ("wake_cost", "nic_bandwidth", "noise_period", "noise_duration", "io_holds_cpu")
+#: The cell's optional readings, each a TSParams field of the same name (off unless
+#: named): the mechanisms, then Table 3's per-event costs (the paper's values unless
+#: named; named, a reading for attribution, such as ``context_switch=0``).
+READINGS = (
+    "wake_cost", "nic_bandwidth", "noise_period", "noise_duration", "io_holds_cpu",
+    "context_switch", "gs_context_switch", "interrupt", "queue_move", "endpoint_check",
+)  # fmt: skip
 
 
 def _readings(params: Mapping[str, Scalar], ts: TSParams) -> TSParams:

@@ -50,6 +50,7 @@ from cosched.timesharing.engine import simulate
 from cosched.timesharing.metrics import ts_summary
 from cosched.timesharing.params import SCHEMES, TSParams
 from cosched.timesharing.workloads import make_workload
+from cosched.workload.job import Workload
 
 __all__ = [
     "MAX_RUN",
@@ -58,8 +59,10 @@ __all__ = [
     "READINGS",
     "TIME_SCALE",
     "USEFUL",
+    "cell_inputs",
     "check",
     "draw_seed",
+    "offered_load",
     "run_cell",
     "ts_params",
 ]
@@ -146,11 +149,12 @@ def draw_seed(seed: int, workload: str) -> int:
     return int(np.random.SeedSequence([seed, int(workload[2:])]).generate_state(1)[0])
 
 
-def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
-    """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
+def cell_inputs(params: Mapping[str, Scalar], seed: int) -> tuple[Workload, TSParams, int, float]:
+    """What a cell simulates: its workload, model parameters, the seed of the run's own
+    generator (the skew draws) and its horizon (:func:`run_cell` runs them; a study
+    that steps through a cell builds the same run from them)."""
     s = draw_seed(seed, str(params["workload"]))
-    load = float(params["load"]) * _number(params.get("load_scale", 1.0), "load_scale")  # type: ignore[arg-type]
-    mpl = int(params["mpl"])  # type: ignore[arg-type]
+    load = offered_load(params)
     w = make_workload(
         int(params["n_jobs"]),  # type: ignore[arg-type]
         rng=np.random.default_rng(s),
@@ -161,19 +165,30 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         time_scale=_number(params.get("time_scale", TIME_SCALE), "time_scale"),
         max_run=MAX_RUN,
     )
-    ts = ts_params(params)
     t = w.table
     horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
+    return w, ts_params(params), s + 1, horizon
+
+
+def offered_load(params: Mapping[str, Scalar]) -> float:
+    """The cell's offered load: its ``load`` times its ``load_scale`` (1 unless named)."""
+    return float(params["load"]) * _number(params.get("load_scale", 1.0), "load_scale")  # type: ignore[arg-type]
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
+    mpl = int(params["mpl"])  # type: ignore[arg-type]
+    w, ts, sim_seed, horizon = cell_inputs(params, seed)
     r = simulate(
         w,
         scheme=str(params["scheme"]),
         nodes=NODES,
         mpl=mpl,
-        rng=np.random.default_rng(s + 1),
+        rng=np.random.default_rng(sim_seed),
         params=ts,
         horizon=horizon,
     )
     m = ts_summary(r, nodes=NODES, mpl=mpl)
     out = {k: (math.nan if v is None else v) for k, v in m.items() if k not in params}
     out["useful_share"] = m[USEFUL[str(params.get("useful", "work"))]]
-    return {**out, "offered_load": load, "horizon": horizon}
+    return {**out, "offered_load": offered_load(params), "horizon": horizon}

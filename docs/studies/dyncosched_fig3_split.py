@@ -44,13 +44,13 @@ import pandas as pd
 from cosched.timesharing import kernel as K
 from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.experiment import NODES, cell_inputs
+from cosched.timesharing.metrics import BREAKDOWN
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dyncosched_mechanisms import parse_reading, quick_cells
 
 #: The idle causes, in the order an idle CPU is counted under the first that holds.
 CAUSES = ("empty", "descheduled", "in flight", "partner busy", "I/O", "not its turn")
-BREAKDOWN = ("compute", "spin", "context_switch", "interrupt", "queue", "endpoint_check")
 
 
 def cell_params(scheme: str, load: float, reading: dict[str, Any], jobs: int) -> dict[str, Any]:

@@ -5,11 +5,13 @@ Runs the dyncosched spec's quick grid (every claim has a cell: Figure 3's loads 
 ``--seeds`` seeds of ``--jobs`` jobs, and judges the spec's claims on each
 (:func:`cosched.experiments.claims.evaluate`). A reading is a comma-separated list of
 the cell's optional parameters (``nic_bandwidth``, ``noise_period``,
-``noise_duration``, ``wake_cost``, ``io_holds_cpu``, ``time_scale``; docs/timesharing.md); the first
+``noise_duration``, ``wake_cost``, ``io_holds_cpu``, ``time_scale``; docs/timesharing.md;
+and Table 3's costs, ``context_switch=0`` and the like, for attribution); the first
 reading is the baseline the others are compared with; ``""`` is the spec's own cells,
 with contention at the interface (its ``nic_bandwidth``), and ``nic_bandwidth=0`` turns
 it off. No reading's value is fitted here: each is stated by a paper or the literature
-(docs/timesharing.md gives the source).
+(docs/timesharing.md gives the source), or is a cost set to 0 to measure its share, a
+counterfactual never counted as agreement.
 
     python docs/studies/dyncosched_mechanisms.py --seeds 1 --jobs 300 \\
         --reading nic_bandwidth=0 --reading ""

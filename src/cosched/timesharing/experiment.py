@@ -10,8 +10,13 @@ clipped at ``MAX_RUN`` s and then divided, with the inter-arrival times, by
 ``TIME_SCALE``; messages are ``msg_factor`` x 4,096 bytes so iterations are
 ``msg_factor`` times coarser than the paper's (the latency is linear in size, so the
 compute / I/O / communication shares are unchanged). All OS costs keep the paper's
-values; an optional ``wake_cost`` (s) sets ``TSParams.wake_cost``, a named reading the
-paper does not have (docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
+values (Table 3) unless the cell names one: ``context_switch``, ``gs_context_switch``,
+``interrupt``, ``queue_move`` and ``endpoint_check`` (s, the ``TSParams`` fields of the
+same names; set after the Table 5 ``variant``) are counterfactuals for attribution, not
+the paper's, such as free switches to measure what the switches cost a scheme
+(docs/timesharing-fidelity.md, "Figure 3's gap, split"). An optional ``wake_cost`` (s)
+sets ``TSParams.wake_cost``, a named reading the paper does not have
+(docs/timesharing-fidelity.md, "The wake-up cost of a block"). Optional
 mechanisms, each off unless the cell names it: ``nic_bandwidth`` (B/s:
 ``TSParams.nic_bandwidth``, contention at the network interface; the reproduction's
 spec names it in every cell, Table 3's 4,096 bytes in 185.48 us, because the paper's
@@ -45,6 +50,7 @@ from cosched.timesharing.engine import simulate
 from cosched.timesharing.metrics import ts_summary
 from cosched.timesharing.params import SCHEMES, TSParams
 from cosched.timesharing.workloads import make_workload
+from cosched.workload.job import Workload
 
 __all__ = [
     "MAX_RUN",
@@ -53,8 +59,10 @@ __all__ = [
     "READINGS",
     "TIME_SCALE",
     "USEFUL",
+    "cell_inputs",
     "check",
     "draw_seed",
+    "offered_load",
     "run_cell",
     "ts_params",
 ]
@@ -109,8 +117,13 @@ def _number(value: Scalar, key: str) -> float:
         raise ConfigError(f"{key!r} must be a number (got {value!r})") from None
 
 
-#: The cell's optional readings, each a TSParams field of the same name (off unless named).
-READINGS = ("wake_cost", "nic_bandwidth", "noise_period", "noise_duration", "io_holds_cpu")
+#: The cell's optional readings, each a TSParams field of the same name (off unless
+#: named): the mechanisms, then Table 3's per-event costs (the paper's values unless
+#: named; named, a reading for attribution, such as ``context_switch=0``).
+READINGS = (
+    "wake_cost", "nic_bandwidth", "noise_period", "noise_duration", "io_holds_cpu",
+    "context_switch", "gs_context_switch", "interrupt", "queue_move", "endpoint_check",
+)  # fmt: skip
 
 
 def _readings(params: Mapping[str, Scalar], ts: TSParams) -> TSParams:
@@ -136,11 +149,12 @@ def draw_seed(seed: int, workload: str) -> int:
     return int(np.random.SeedSequence([seed, int(workload[2:])]).generate_state(1)[0])
 
 
-def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
-    """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
+def cell_inputs(params: Mapping[str, Scalar], seed: int) -> tuple[Workload, TSParams, int, float]:
+    """What a cell simulates: its workload, model parameters, the seed of the run's own
+    generator (the skew draws) and its horizon (:func:`run_cell` runs them; a study
+    that steps through a cell builds the same run from them)."""
     s = draw_seed(seed, str(params["workload"]))
-    load = float(params["load"]) * _number(params.get("load_scale", 1.0), "load_scale")  # type: ignore[arg-type]
-    mpl = int(params["mpl"])  # type: ignore[arg-type]
+    load = offered_load(params)
     w = make_workload(
         int(params["n_jobs"]),  # type: ignore[arg-type]
         rng=np.random.default_rng(s),
@@ -151,19 +165,30 @@ def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str,
         time_scale=_number(params.get("time_scale", TIME_SCALE), "time_scale"),
         max_run=MAX_RUN,
     )
-    ts = ts_params(params)
     t = w.table
     horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
+    return w, ts_params(params), s + 1, horizon
+
+
+def offered_load(params: Mapping[str, Scalar]) -> float:
+    """The cell's offered load: its ``load`` times its ``load_scale`` (1 unless named)."""
+    return float(params["load"]) * _number(params.get("load_scale", 1.0), "load_scale")  # type: ignore[arg-type]
+
+
+def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
+    """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
+    mpl = int(params["mpl"])  # type: ignore[arg-type]
+    w, ts, sim_seed, horizon = cell_inputs(params, seed)
     r = simulate(
         w,
         scheme=str(params["scheme"]),
         nodes=NODES,
         mpl=mpl,
-        rng=np.random.default_rng(s + 1),
+        rng=np.random.default_rng(sim_seed),
         params=ts,
         horizon=horizon,
     )
     m = ts_summary(r, nodes=NODES, mpl=mpl)
     out = {k: (math.nan if v is None else v) for k, v in m.items() if k not in params}
     out["useful_share"] = m[USEFUL[str(params.get("useful", "work"))]]
-    return {**out, "offered_load": load, "horizon": horizon}
+    return {**out, "offered_load": offered_load(params), "horizon": horizon}

@@ -22,7 +22,7 @@ once per sample, under the first of:
 * ``not its turn``: a process ready but not run (under GS: not in the active row, whose
   cell on the node is empty or its process in I/O or ended).
 
-The run is stepped by its kernel to each sample time (:func:`advance`), which gives the
+The run is stepped to each sample time by ``TimeSharingSim.advance``, which gives the
 same run as one call, bit for bit (the work shares equal ``run_cell``'s); stepping by
 ``TimeSharingSim.run`` would not under PB, whose result folds the nodes' accounts.
 
@@ -42,8 +42,7 @@ import numpy as np
 import pandas as pd
 
 from cosched.timesharing import kernel as K
-from cosched.timesharing.engine import TimeSharingSim
-from cosched.timesharing.experiment import NODES, cell_inputs
+from cosched.timesharing.experiment import NODES, cell_simulation
 from cosched.timesharing.metrics import BREAKDOWN
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -109,33 +108,17 @@ def idle_causes(S: K.State, started: np.ndarray, jb: int) -> list[str]:
     return out
 
 
-def advance(sim: TimeSharingSim, t: float) -> None:
-    """Run ``sim``'s kernel up to simulated time ``t``, building no result (the loop of
-    ``TimeSharingSim.run`` without its accounts' fold)."""
-    sim.state.GF[K.R_HORIZON] = t
-    while K.run_kernel(sim.state, sim.margin) == K.RET_GROW:
-        sim._grow()
-
-
 def run(params: dict[str, Any], seed: int, sample: float) -> dict[str, Any]:
     """One cell up to its last submission: work share, breakdown, slots, idle causes."""
-    w, ts, sim_seed, _ = cell_inputs(params, seed)
+    sim, w, _ = cell_simulation(params, seed)
     mpl = int(params["mpl"])
-    sim = TimeSharingSim(
-        w,
-        scheme=str(params["scheme"]),
-        nodes=NODES,
-        mpl=mpl,
-        rng=np.random.default_rng(sim_seed),
-        params=ts,
-    )
     w1 = float(w.table["submit_time"].max())
     counts = dict.fromkeys(CAUSES, 0)
     held = 0.0
     n_samples = 0
     jb = int(sim.state.G[K.S_JB])
     for t in np.arange(sample, w1, sample):
-        advance(sim, float(t))
+        sim.advance(float(t))
         S = sim.state
         started = np.flatnonzero(S.I[jb:, K.J_STARTED] == 1)
         for c in idle_causes(S, started, jb):

@@ -324,9 +324,12 @@ class TimeSharingSim:
             grown[name] = b
         self.state = s._replace(**grown)
 
-    def run(self, horizon: float = math.inf) -> TSResult:
-        """Simulate until every job ended (or ``horizon`` simulated seconds)."""
-        self.state.GF[K.R_HORIZON] = horizon
+    def advance(self, until: float) -> int:
+        """Run the kernel until every job ended or simulated time ``until``, building no
+        result: a study may read :attr:`state` between two calls and go on (a result's
+        fold of the nodes' accounts would change what follows, so :meth:`run` ends a
+        run). Returns the kernel's code (``K.RET_DONE`` once every job ended)."""
+        self.state.GF[K.R_HORIZON] = until
         while True:
             # With NUMBA_DISABLE_JIT=1 the skew generator's uint64 products wrap in
             # numpy, which warns; compiled, they wrap silently. Same numbers either way.
@@ -349,6 +352,14 @@ class TimeSharingSim:
                 3: f"busy time exceeds wall time {now} s",
             }[code]
             raise InvariantError(f"node {node}: {what}")
+        return int(ret)
+
+    def run(self, horizon: float = math.inf) -> TSResult:
+        """Simulate until every job ended (or ``horizon`` simulated seconds), and the
+        run's result (the run ends here)."""
+        ret = self.advance(horizon)
+        s = self.state
+        now = float(s.GF[K.S_NOW])
         jobs = slice(self.jb, None)
         started = s.I[jobs, K.J_STARTED] == 1
         if ret == K.RET_DONE:

@@ -46,7 +46,7 @@ import numpy as np
 
 from cosched.errors import ConfigError
 from cosched.experiments.model import CellEnv, Scalar, require
-from cosched.timesharing.engine import simulate
+from cosched.timesharing.engine import TimeSharingSim
 from cosched.timesharing.metrics import ts_summary
 from cosched.timesharing.params import SCHEMES, TSParams
 from cosched.timesharing.workloads import make_workload
@@ -59,7 +59,7 @@ __all__ = [
     "READINGS",
     "TIME_SCALE",
     "USEFUL",
-    "cell_inputs",
+    "cell_simulation",
     "check",
     "draw_seed",
     "offered_load",
@@ -149,10 +149,12 @@ def draw_seed(seed: int, workload: str) -> int:
     return int(np.random.SeedSequence([seed, int(workload[2:])]).generate_state(1)[0])
 
 
-def cell_inputs(params: Mapping[str, Scalar], seed: int) -> tuple[Workload, TSParams, int, float]:
-    """What a cell simulates: its workload, model parameters, the seed of the run's own
-    generator (the skew draws) and its horizon (:func:`run_cell` runs them; a study
-    that steps through a cell builds the same run from them)."""
+def cell_simulation(
+    params: Mapping[str, Scalar], seed: int
+) -> tuple[TimeSharingSim, Workload, float]:
+    """What a cell simulates: the run, built and not started, its workload and its
+    horizon (:func:`run_cell` runs it to the horizon; a study may step through it with
+    :meth:`TimeSharingSim.advance`)."""
     s = draw_seed(seed, str(params["workload"]))
     load = offered_load(params)
     w = make_workload(
@@ -167,7 +169,15 @@ def cell_inputs(params: Mapping[str, Scalar], seed: int) -> tuple[Workload, TSPa
     )
     t = w.table
     horizon = HORIZON_FACTOR * float(t["submit_time"].max() + t["run_time"].max())
-    return w, ts_params(params), s + 1, horizon
+    sim = TimeSharingSim(
+        w,
+        scheme=str(params["scheme"]),
+        nodes=NODES,
+        mpl=int(params["mpl"]),  # type: ignore[arg-type]
+        rng=np.random.default_rng(s + 1),
+        params=ts_params(params),
+    )
+    return sim, w, horizon
 
 
 def offered_load(params: Mapping[str, Scalar]) -> float:
@@ -178,16 +188,8 @@ def offered_load(params: Mapping[str, Scalar]) -> float:
 def run_cell(params: Mapping[str, Scalar], seed: int, env: CellEnv) -> dict[str, Any]:
     """Simulate one configuration: the time-sharing summary (``ts_summary``) and horizon."""
     mpl = int(params["mpl"])  # type: ignore[arg-type]
-    w, ts, sim_seed, horizon = cell_inputs(params, seed)
-    r = simulate(
-        w,
-        scheme=str(params["scheme"]),
-        nodes=NODES,
-        mpl=mpl,
-        rng=np.random.default_rng(sim_seed),
-        params=ts,
-        horizon=horizon,
-    )
+    sim, _, horizon = cell_simulation(params, seed)
+    r = sim.run(horizon)
     m = ts_summary(r, nodes=NODES, mpl=mpl)
     out = {k: (math.nan if v is None else v) for k, v in m.items() if k not in params}
     out["useful_share"] = m[USEFUL[str(params.get("useful", "work"))]]

@@ -42,8 +42,9 @@ Registered names (parameters in :class:`Lomarc`):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+import types
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -451,10 +452,36 @@ class Lomarc(Policy):
 
 
 # The variants change defaults only: they keep Lomarc's __repr__ and __eq__ (the same
-# fields, named by the instance's class), and each builds only its own __init__.
+# fields, named by the instance's class), and their __init__ is Lomarc's code with their
+# own defaults (_variant).
+
+_V = TypeVar("_V", bound=type[Lomarc])
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+def _variant(cls: _V) -> _V:
+    """``cls``, a subclass of :class:`Lomarc` that changes its fields' defaults only, as
+    a dataclass whose ``__init__`` is Lomarc's function with ``cls``'s defaults (its
+    keyword-only defaults): the same parameters, checks and instance, without
+    generating and compiling one ``__init__`` a variant (some 0.2 ms each at start-up;
+    docs/performance.md)."""
+    dataclass(kw_only=True, repr=False, eq=False, init=False)(cls)  # the same class
+    base = Lomarc.__init__
+    own = {f.name: f.default for f in fields(cls) if f.init}
+    kwdefaults = base.__kwdefaults__ or {}
+    if set(own) != set(kwdefaults) or any(v is MISSING for v in own.values()):
+        raise TypeError(f"{cls.__name__}: a LOMARC variant changes defaults only")
+    init = types.FunctionType(
+        base.__code__, base.__globals__, "__init__", base.__defaults__, base.__closure__
+    )
+    init.__kwdefaults__ = own
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = dict(base.__annotations__)
+    init.__module__ = base.__module__
+    type.__setattr__(cls, "__init__", init)
+    return cls
+
+
+@_variant
 class LomarcPSS(Lomarc):
     """PSS: space sharing with priorities and EASY (no pairing)."""
 
@@ -463,7 +490,7 @@ class LomarcPSS(Lomarc):
     running: bool = False
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcAC(Lomarc):
     """AC: always pair with the next fitting job, no rules (hyperthreaded)."""
 
@@ -475,7 +502,7 @@ class LomarcAC(Lomarc):
     max_slowdown: float | None = None
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcAM(Lomarc):
     """AM: pair only adjacent queued jobs that match (hyperthreaded)."""
 
@@ -485,7 +512,7 @@ class LomarcAM(Lomarc):
     running: bool = False
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcN(Lomarc):
     """L-N: LOMARC on standard CPUs with U_gain,1."""
 
@@ -493,7 +520,7 @@ class LomarcN(Lomarc):
     cpu: Cpu = "standard"
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcU1(Lomarc):
     """L-U1: LOMARC, hyperthreaded CPUs, U_gain,1."""
 
@@ -501,7 +528,7 @@ class LomarcU1(Lomarc):
     heuristic: Heuristic = "u1"
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcU2(Lomarc):
     """L-U2: LOMARC, hyperthreaded CPUs, U_gain,2."""
 
@@ -509,7 +536,7 @@ class LomarcU2(Lomarc):
     heuristic: Heuristic = "u2"
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcR(Lomarc):
     """L-R: LOMARC, hyperthreaded CPUs, response-time impact."""
 
@@ -517,7 +544,7 @@ class LomarcR(Lomarc):
     heuristic: Heuristic = "response"
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
+@_variant
 class LomarcFM(Lomarc):
     """L-FM: LOMARC, hyperthreaded CPUs, first match."""
 

@@ -62,6 +62,8 @@ from cosched.lomarc._layout import (
     CLS,
     CNT,
     FIRST,
+    FREE_BASE,
+    FREE_OK,
     FREPORTS,
     FUN,
     FUNNEL,
@@ -89,7 +91,7 @@ from cosched.lomarc._layout import (
     RTS,
     RUN,
     SEARCH_NONE,
-    SH_COUNT,
+    SH_AT,
     SOLO,
     STARTED,
     TAKEN,
@@ -153,7 +155,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
         jobs.table, model, p, p.formula, nodes, jobs.placed,
-        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_COUNT + 1, np.int64),
+        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_AT + 1, np.int64),
         np.empty((4, nodes + 1, 2 * nodes), np.int64),
         np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
         np.full((3, nodes), -np.inf),
@@ -180,6 +182,7 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
         ni[CNT, nd] -= 1
         if ni[CNT, nd] == 0:
             tally[N_EMPTY] += 1
+            tally[FREE_OK] = 0  # a node to put in the empty nodes' list
         else:  # the job left on it has it to itself
             ji[SOLO, ni[JOB + 0, nd]] += 1
     _mark(idx, ji, ni, jnodes, tally, size[idx])
@@ -240,12 +243,18 @@ def _order(
     for lb in range(4):
         tally[NLEV + lb] = 0
     units = 0
+    # Levels that do not fall along the submit order are the stable order itself: the
+    # queue is copied as it is listed, and sorted only when a level falls.
+    in_order = True
+    prev = 0
     for p in range(tail - head):
         j = queue[head + p]
         units += size[j]
         e = est[j]
         lv = (1.0 if e > SHORT_MAX else 0.0) + (1.0 if e > MEDIUM_MAX else 0.0)
-        lv -= math.floor((now - submit[j]) * invp)
+        x = (now - submit[j]) * invp
+        # math.floor(x) is int(x) from 0 up: no call to the C library's floor per job.
+        lv -= int(x) if x >= 0.0 else math.floor(x)
         if lv != lv:
             lb = 3  # NaN sorts last, as in a stable argsort
         elif lv <= 0.0:
@@ -253,7 +262,13 @@ def _order(
         else:
             lb = int(lv)
         ji[LEVEL, p] = lb
+        ji[QORD, p] = j
         tally[NLEV + lb] += 1
+        if lb < prev:
+            in_order = False
+        prev = lb
+    if in_order:
+        return units
     tally[POS0 + 0] = 0
     for lb in range(1, 4):
         tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
@@ -375,11 +390,14 @@ def lomarc_pass(
                     continue
             if not listed:  # the first empty nodes
                 listed = True
-                _list_free(ni, nodes)
+                if not tally[FREE_OK]:
+                    _list_free(ni, nodes)
+                    tally[FREE_OK] = 1
+                    tally[FREE_BASE] = 0
             before = ndec
             ndec, nov = _start(
-                j, k, partner, ppos, psl, fptr, now, ndec, nov, est, size, ji, jf, ni, jnodes,
-                tally, chosen,
+                j, k, partner, ppos, psl, tally[FREE_BASE] + fptr, now, ndec, nov, est, size, ji,
+                jf, ni, jnodes, tally, chosen,
             )  # fmt: skip
             fptr += sj
             ntaken += ndec - before
@@ -458,6 +476,7 @@ def lomarc_pass(
         k += 1
     if ndec == 0:
         return state, head, tail, 0, math.nan
+    tally[FREE_BASE] += fptr  # the empty nodes this pass took
     tail = _finish(
         queue, head, tail, chosen, ndec, nov, qlen, now, submit, size, ji, ni, jnodes, tally,
         acc_f,

@@ -209,13 +209,14 @@ def test_shadow_time_by_hand() -> None:
     calls and worked out again only where a job was marked; a call with nothing
     changed, and one whose answer is the last selection's, select nothing."""
     import cosched.lomarc._shadow as K
+    from cosched.lomarc._layout import TALLY
 
     nodes, n = 4, 3
     ni = np.zeros((15, 2 * nodes), np.int64)
     ni[K.JOB : K.JOB + 2] = -1  # no job on any node
     ji = np.zeros((10, n), np.int64)
     jf = np.zeros((4, n + 1))
-    tally = np.zeros(K.SH_COUNT + 1, np.int64)
+    tally = np.zeros(TALLY, np.int64)
     acc_f = np.zeros(7)
     occ = np.full((3, nodes), -np.inf)
     size = np.array([2, 1, 1])

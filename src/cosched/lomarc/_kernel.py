@@ -62,6 +62,7 @@ from cosched.lomarc._layout import (
     CLS,
     CNT,
     FIRST,
+    FREE,
     FREE_BASE,
     FREE_OK,
     FREPORTS,
@@ -91,10 +92,10 @@ from cosched.lomarc._layout import (
     RTS,
     RUN,
     SEARCH_NONE,
-    SH_AT,
     SOLO,
     STARTED,
     TAKEN,
+    TALLY,
     TOUCHED,
     WAIT_SUM,
     LomarcParams,
@@ -155,7 +156,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
         jobs.table, model, p, p.formula, nodes, jobs.placed,
-        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_AT + 1, np.int64),
+        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(TALLY, np.int64),
         np.empty((4, nodes + 1, 2 * nodes), np.int64),
         np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
         np.full((3, nodes), -np.inf),
@@ -167,6 +168,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
 def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: float) -> int:
     """Job ``idx`` ended: off the running list and its nodes."""
     ji, ni, tally, jnodes, size = store.ji, store.ni, store.tally, store.jnodes, jobs.size
+    nodes = store.nodes
     nrun = tally[N_RUN]
     w = 0
     for r in range(nrun):
@@ -174,6 +176,7 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
             ni[RUN, w] = ni[RUN, r]
             w += 1
     tally[N_RUN] = w
+    m = 0  # the nodes it leaves empty, in ni[AFF] (the rates' scratch)
     for q in range(ji[OFF, idx], ji[OFF, idx] + size[idx]):
         nd = jnodes[q]
         if ni[JOB + 0, nd] == idx:
@@ -182,11 +185,40 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
         ni[CNT, nd] -= 1
         if ni[CNT, nd] == 0:
             tally[N_EMPTY] += 1
-            tally[FREE_OK] = 0  # a node to put in the empty nodes' list
+            ni[AFF, m] = nd
+            m += 1
         else:  # the job left on it has it to itself
             ji[SOLO, ni[JOB + 0, nd]] += 1
+    if m and tally[FREE_OK]:
+        _free_merge(ni, tally, m, nodes)
     _mark(idx, ji, ni, jnodes, tally, size[idx])
     return state
+
+
+def _free_merge(ni: IntTable, tally: Ints, m: int, nodes: int) -> None:
+    """The ``m`` nodes an end left empty (ni[AFF, :m]) merged into the empty nodes'
+    list (ni[FREE], from tally[FREE_BASE]), kept in node order; the list is marked out
+    of date instead when those nodes are not in node order."""
+    for f in range(1, m):
+        if ni[AFF, f] < ni[AFF, f - 1]:
+            tally[FREE_OK] = 0
+            return
+    c = tally[N_EMPTY] - m  # the list's nodes before the end
+    base = tally[FREE_BASE]
+    if base + c + m > 2 * nodes:  # moved to the row's start to make room
+        for i in range(c):
+            ni[FREE, i] = ni[FREE, base + i]
+        base = 0
+        tally[FREE_BASE] = 0
+    i, f, w = base + c - 1, m - 1, base + c + m - 1
+    while f >= 0:  # from the back, each place taken by the larger node
+        if i >= base and ni[FREE, i] > ni[AFF, f]:
+            ni[FREE, w] = ni[FREE, i]
+            i -= 1
+        else:
+            ni[FREE, w] = ni[AFF, f]
+            f -= 1
+        w -= 1
 
 
 def _response_inputs(

@@ -213,6 +213,7 @@ LOMARC_PASS = CompiledPass(
                 (_S, "_admit_start"),
                 (_S, "_ride_profit"),
                 (_K, "_finish"),
+                (_K, "_free_merge"),
             )
         ),
     ),

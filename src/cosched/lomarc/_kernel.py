@@ -108,6 +108,7 @@ from cosched.lomarc._steps import (
     _host_key,
     _list_free,
     _list_hosts,
+    _memo_swap,
     _pair_sl,
     _queue_match,
     _ride,
@@ -272,8 +273,6 @@ def _order(
         acc_f[WAIT_SUM] / n_started if n_started else 0.0
     )  # fmt: skip
     invp = 1.0 / period if period > 0 else 0.0
-    for lb in range(4):
-        tally[NLEV + lb] = 0
     units = 0
     # Levels that do not fall along the submit order are the stable order itself: the
     # queue is copied as it is listed, and sorted only when a level falls.
@@ -295,12 +294,15 @@ def _order(
             lb = int(lv)
         ji[LEVEL, p] = lb
         ji[QORD, p] = j
-        tally[NLEV + lb] += 1
         if lb < prev:
             in_order = False
         prev = lb
     if in_order:
         return units
+    for lb in range(4):
+        tally[NLEV + lb] = 0
+    for p in range(tail - head):
+        tally[NLEV + ji[LEVEL, p]] += 1
     tally[POS0 + 0] = 0
     for lb in range(1, 4):
         tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
@@ -458,6 +460,8 @@ def lomarc_pass(
                         for m in range(MEMO):
                             if memo_i[0, j, m] == hj + 1:
                                 break
+                        if m != g and g < MEMO and memo_i[0, j, m] == hj + 1:
+                            m = _memo_swap(memo_i, memo_sl, j, m, g)
                     if memo_i[0, j, m] == hj + 1:  # a screen is a pure function of the jobs
                         stage, sl = memo_i[1, j, m], memo_sl[j, m]
                     else:

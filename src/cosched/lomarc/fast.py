@@ -207,6 +207,7 @@ LOMARC_PASS = CompiledPass(
                 (_S, "_start"),
                 (_S, "_list_hosts"),
                 (_S, "_list_free"),
+                (_S, "_memo_swap"),
                 (_S, "_eligible_hosts"),
                 (_S, "_ride"),
                 (_S, "_host_key"),

@@ -202,6 +202,34 @@ def test_shadow_selection_is_the_sorted_order_statistic(
     assert (a[0] == -2.0).all()
 
 
+def test_free_merge_by_hand() -> None:
+    """An end's emptied nodes merged into the kept empty nodes' list
+    (:func:`~cosched.lomarc._kernel._free_merge`), on four nodes (a row of eight): the
+    list stays in node order where it is, moves to the row's start when it would run
+    past the row's end, and is marked out of date for nodes not in node order."""
+    import cosched.lomarc._kernel as K
+    from cosched.lomarc._layout import AFF, FREE, FREE_BASE, FREE_OK, N_EMPTY, TALLY
+
+    def merge(base: int, listed: list[int], freed: list[int]) -> tuple[list[int], int]:
+        ni = np.full((15, 8), -9, np.int64)
+        tally = np.zeros(TALLY, np.int64)
+        ni[FREE, base : base + len(listed)] = listed
+        ni[AFF, : len(freed)] = freed
+        tally[FREE_OK], tally[FREE_BASE] = 1, base
+        tally[N_EMPTY] = len(listed) + len(freed)  # counted by the end
+        K._free_merge(ni, tally, len(freed), 4)
+        if not tally[FREE_OK]:
+            return [], -1
+        b = int(tally[FREE_BASE])
+        return [int(x) for x in ni[FREE, b : b + tally[N_EMPTY]]], b
+
+    assert merge(3, [1, 3], [0, 2]) == ([0, 1, 2, 3], 3)
+    assert merge(2, [], [2]) == ([2], 2)
+    assert merge(5, [0, 3], [1, 2]) == ([0, 1, 2, 3], 0)  # 5 + 4 > 8: moved first
+    assert merge(5, [2, 3], [1]) == ([1, 2, 3], 5)  # 5 + 3 fits the row of 8
+    assert merge(0, [0], [3, 1]) == ([], -1)  # not in node order: listed again later
+
+
 def test_shadow_time_by_hand() -> None:
     """The head's shadow time and extra nodes (:func:`~cosched.lomarc._shadow._shadow_time`)
     on four nodes, worked by hand: job 0 on nodes 0 and 1 (believed to end at 100), job
@@ -209,13 +237,14 @@ def test_shadow_time_by_hand() -> None:
     calls and worked out again only where a job was marked; a call with nothing
     changed, and one whose answer is the last selection's, select nothing."""
     import cosched.lomarc._shadow as K
+    from cosched.lomarc._layout import TALLY
 
     nodes, n = 4, 3
     ni = np.zeros((15, 2 * nodes), np.int64)
     ni[K.JOB : K.JOB + 2] = -1  # no job on any node
     ji = np.zeros((10, n), np.int64)
     jf = np.zeros((4, n + 1))
-    tally = np.zeros(K.SH_COUNT + 1, np.int64)
+    tally = np.zeros(TALLY, np.int64)
     acc_f = np.zeros(7)
     occ = np.full((3, nodes), -np.inf)
     size = np.array([2, 1, 1])

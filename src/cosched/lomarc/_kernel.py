@@ -62,6 +62,9 @@ from cosched.lomarc._layout import (
     CLS,
     CNT,
     FIRST,
+    FREE,
+    FREE_BASE,
+    FREE_OK,
     FREPORTS,
     FUN,
     FUNNEL,
@@ -89,10 +92,10 @@ from cosched.lomarc._layout import (
     RTS,
     RUN,
     SEARCH_NONE,
-    SH_COUNT,
     SOLO,
     STARTED,
     TAKEN,
+    TALLY,
     TOUCHED,
     WAIT_SUM,
     LomarcParams,
@@ -105,6 +108,7 @@ from cosched.lomarc._steps import (
     _host_key,
     _list_free,
     _list_hosts,
+    _memo_swap,
     _pair_sl,
     _queue_match,
     _ride,
@@ -153,7 +157,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
     memo_i = np.zeros((2, n, MEMO), np.int64)
     store = LomarcStore(
         jobs.table, model, p, p.formula, nodes, jobs.placed,
-        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(SH_COUNT + 1, np.int64),
+        ji, np.zeros((4, n + 1)), ni, np.zeros(7), np.zeros(TALLY, np.int64),
         np.empty((4, nodes + 1, 2 * nodes), np.int64),
         np.zeros((2, 4, nodes + 1), np.int64), memo_i, np.empty((n, MEMO)),
         np.full((3, nodes), -np.inf),
@@ -165,6 +169,7 @@ def lomarc_init(jobs: Jobs, capacity: int, p: LomarcParams) -> tuple[LomarcStore
 def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: float) -> int:
     """Job ``idx`` ended: off the running list and its nodes."""
     ji, ni, tally, jnodes, size = store.ji, store.ni, store.tally, store.jnodes, jobs.size
+    nodes = store.nodes
     nrun = tally[N_RUN]
     w = 0
     for r in range(nrun):
@@ -172,6 +177,7 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
             ni[RUN, w] = ni[RUN, r]
             w += 1
     tally[N_RUN] = w
+    m = 0  # the nodes it leaves empty, in ni[AFF] (the rates' scratch)
     for q in range(ji[OFF, idx], ji[OFF, idx] + size[idx]):
         nd = jnodes[q]
         if ni[JOB + 0, nd] == idx:
@@ -180,10 +186,40 @@ def lomarc_ended(store: LomarcStore, state: int, jobs: Jobs, idx: int, now: floa
         ni[CNT, nd] -= 1
         if ni[CNT, nd] == 0:
             tally[N_EMPTY] += 1
+            ni[AFF, m] = nd
+            m += 1
         else:  # the job left on it has it to itself
             ji[SOLO, ni[JOB + 0, nd]] += 1
+    if m and tally[FREE_OK]:
+        _free_merge(ni, tally, m, nodes)
     _mark(idx, ji, ni, jnodes, tally, size[idx])
     return state
+
+
+def _free_merge(ni: IntTable, tally: Ints, m: int, nodes: int) -> None:
+    """The ``m`` nodes an end left empty (ni[AFF, :m]) merged into the empty nodes'
+    list (ni[FREE], from tally[FREE_BASE]), kept in node order; the list is marked out
+    of date instead when those nodes are not in node order."""
+    for f in range(1, m):
+        if ni[AFF, f] < ni[AFF, f - 1]:
+            tally[FREE_OK] = 0
+            return
+    c = tally[N_EMPTY] - m  # the list's nodes before the end
+    base = tally[FREE_BASE]
+    if base + c + m > 2 * nodes:  # moved to the row's start to make room
+        for i in range(c):
+            ni[FREE, i] = ni[FREE, base + i]
+        base = 0
+        tally[FREE_BASE] = 0
+    i, f, w = base + c - 1, m - 1, base + c + m - 1
+    while f >= 0:  # from the back, each place taken by the larger node
+        if i >= base and ni[FREE, i] > ni[AFF, f]:
+            ni[FREE, w] = ni[FREE, i]
+            i -= 1
+        else:
+            ni[FREE, w] = ni[AFF, f]
+            f -= 1
+        w -= 1
 
 
 def _response_inputs(
@@ -237,15 +273,19 @@ def _order(
         acc_f[WAIT_SUM] / n_started if n_started else 0.0
     )  # fmt: skip
     invp = 1.0 / period if period > 0 else 0.0
-    for lb in range(4):
-        tally[NLEV + lb] = 0
     units = 0
+    # Levels that do not fall along the submit order are the stable order itself: the
+    # queue is copied as it is listed, and sorted only when a level falls.
+    in_order = True
+    prev = 0
     for p in range(tail - head):
         j = queue[head + p]
         units += size[j]
         e = est[j]
         lv = (1.0 if e > SHORT_MAX else 0.0) + (1.0 if e > MEDIUM_MAX else 0.0)
-        lv -= math.floor((now - submit[j]) * invp)
+        x = (now - submit[j]) * invp
+        # math.floor(x) is int(x) from 0 up: no call to the C library's floor per job.
+        lv -= int(x) if x >= 0.0 else math.floor(x)
         if lv != lv:
             lb = 3  # NaN sorts last, as in a stable argsort
         elif lv <= 0.0:
@@ -253,7 +293,16 @@ def _order(
         else:
             lb = int(lv)
         ji[LEVEL, p] = lb
-        tally[NLEV + lb] += 1
+        ji[QORD, p] = j
+        if lb < prev:
+            in_order = False
+        prev = lb
+    if in_order:
+        return units
+    for lb in range(4):
+        tally[NLEV + lb] = 0
+    for p in range(tail - head):
+        tally[NLEV + ji[LEVEL, p]] += 1
     tally[POS0 + 0] = 0
     for lb in range(1, 4):
         tally[POS0 + lb] = tally[POS0 + lb - 1] + tally[NLEV + lb - 1]
@@ -375,11 +424,14 @@ def lomarc_pass(
                     continue
             if not listed:  # the first empty nodes
                 listed = True
-                _list_free(ni, nodes)
+                if not tally[FREE_OK]:
+                    _list_free(ni, nodes)
+                    tally[FREE_OK] = 1
+                    tally[FREE_BASE] = 0
             before = ndec
             ndec, nov = _start(
-                j, k, partner, ppos, psl, fptr, now, ndec, nov, est, size, ji, jf, ni, jnodes,
-                tally, chosen,
+                j, k, partner, ppos, psl, tally[FREE_BASE] + fptr, now, ndec, nov, est, size, ji,
+                jf, ni, jnodes, tally, chosen,
             )  # fmt: skip
             fptr += sj
             ntaken += ndec - before
@@ -408,6 +460,8 @@ def lomarc_pass(
                         for m in range(MEMO):
                             if memo_i[0, j, m] == hj + 1:
                                 break
+                        if m != g and g < MEMO and memo_i[0, j, m] == hj + 1:
+                            m = _memo_swap(memo_i, memo_sl, j, m, g)
                     if memo_i[0, j, m] == hj + 1:  # a screen is a pure function of the jobs
                         stage, sl = memo_i[1, j, m], memo_sl[j, m]
                     else:
@@ -458,6 +512,7 @@ def lomarc_pass(
         k += 1
     if ndec == 0:
         return state, head, tail, 0, math.nan
+    tally[FREE_BASE] += fptr  # the empty nodes this pass took
     tail = _finish(
         queue, head, tail, chosen, ndec, nov, qlen, now, submit, size, ji, ni, jnodes, tally,
         acc_f,

@@ -18,6 +18,7 @@ __all__ = [
     "SEARCH_ADJACENT",
     "SEARCH_NONE",
     "SEARCH_QUEUE",
+    "TALLY",
     "U1",
     "U2",
     "LomarcParams",
@@ -89,6 +90,15 @@ N_DIRTY = GEN + 1  # the nodes in ni[DIRTY_LIST]
 # reused (worked out without overrides), its empty nodes and head's size, the occupied
 # nodes listed in occ[SCRATCH] and the nodes that empty by the shadow time.
 SH_OK, SH_FREE, SH_SIZE, SH_NOCC, SH_COUNT = range(N_DIRTY + 1, N_DIRTY + 6)
+# The empty nodes' list, ni[FREE, FREE_BASE:FREE_BASE + N_EMPTY] in node order, is
+# current (FREE_OK) from its listing on: a pass's starts take its first nodes
+# (FREE_BASE moves past them) and an end merges in the nodes it leaves empty.
+FREE_OK, FREE_BASE = SH_COUNT + 1, SH_COUNT + 2
+# The occupied nodes whose emptying time without the pass (occ[EMPTIES]) is below and
+# at the last selection's result (acc_f[SH_KTH]): kept by _shadow_time as it works the
+# marked nodes' times out again, counted afresh when a selection moves that result.
+SH_BELOW, SH_AT = FREE_BASE + 1, FREE_BASE + 2
+TALLY = SH_AT + 1  # the entries of ``tally``
 REPORTS = FUNNEL + 2 + 2  # the funnel, queue and running pairs, arrival counts
 FREPORTS = 4  # first, last, short work, long work
 

@@ -21,6 +21,8 @@ from cosched.lomarc._layout import (
     OV_LIST,
     OVERRIDES,
     SCRATCH,
+    SH_AT,
+    SH_BELOW,
     SH_COUNT,
     SH_FREE,
     SH_KTH,
@@ -28,6 +30,7 @@ from cosched.lomarc._layout import (
     SH_OK,
     SH_SIZE,
     SH_TIME,
+    TOUCHED,
 )
 
 if TYPE_CHECKING:
@@ -120,6 +123,7 @@ def _shadow_time(
     few nodes change between passes, so it mostly does)."""
     inf = math.inf
     changed = False
+    last = acc_f[SH_KTH]
     for d in range(tally[N_DIRTY]):
         nd = ni[DIRTY_LIST, d]
         ni[DIRTY, nd] = False
@@ -128,7 +132,18 @@ def _shadow_time(
             x = est_end[ni[JOB + q, nd]]
             if x > e:
                 e = x
-        if e != occ[EMPTIES, nd]:
+        old = occ[EMPTIES, nd]
+        if e != old:
+            if old > -inf:
+                if old < last:
+                    tally[SH_BELOW] -= 1
+                elif old == last:
+                    tally[SH_AT] -= 1
+            if e > -inf:
+                if e < last:
+                    tally[SH_BELOW] += 1
+                elif e == last:
+                    tally[SH_AT] += 1
             occ[EMPTIES, nd] = e
             changed = True
     tally[N_DIRTY] = 0
@@ -151,9 +166,40 @@ def _shadow_time(
             nd = jnodes[q]
             if v > occ[OVERRIDES, nd]:
                 occ[OVERRIDES, nd] = v
+    # How many occupied nodes' times are below and at the last selection's result:
+    # those without the pass (kept), the overridden nodes' moved (each node once). When
+    # the (sj - fr)-th falls among the latter and is not before now, it is the shadow
+    # time again, and no node is listed.
+    below = tally[SH_BELOW]
+    at = tally[SH_AT]
+    for o in range(nov):
+        x = ji[OV_LIST, o]
+        for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+            nd = jnodes[q]
+            if not ni[TOUCHED, nd]:
+                ni[TOUCHED, nd] = True
+                v = occ[OVERRIDES, nd]
+                b = occ[EMPTIES, nd]
+                if v > b:
+                    if b > -inf:
+                        if b < last:
+                            below -= 1
+                        elif b == last:
+                            at -= 1
+                    if v < last:
+                        below += 1
+                    elif v == last:
+                        at += 1
+    if fr < sj and below < sj - fr <= below + at and last >= now:
+        for o in range(nov):
+            x = ji[OV_LIST, o]
+            for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
+                occ[OVERRIDES, jnodes[q]] = -inf
+                ni[TOUCHED, jnodes[q]] = False
+        tally[SH_OK] = False  # occ[SCRATCH] not listed
+        return last, fr + below + at - sj
     # The occupied nodes' times, and how many are below and at the last selection's
     # result: when the (sj - fr)-th falls among the latter, it is that time again.
-    last = acc_f[SH_KTH]
     below = 0
     at = 0
     nocc = 0
@@ -173,10 +219,24 @@ def _shadow_time(
         x = ji[OV_LIST, o]
         for q in range(ji[OFF, x], ji[OFF, x] + size[x]):
             occ[OVERRIDES, jnodes[q]] = -inf
+            ni[TOUCHED, jnodes[q]] = False
     if fr < sj:
         k = sj - fr
         if not (below < k <= below + at):
-            acc_f[SH_KTH] = _kth_smallest(occ, SCRATCH, nocc, k)
+            kth = _kth_smallest(occ, SCRATCH, nocc, k)
+            acc_f[SH_KTH] = kth
+            if kth != last:  # the nodes' times without the pass, counted against it
+                nb = 0
+                na = 0
+                for nd in range(nodes):
+                    e = occ[EMPTIES, nd]
+                    if e > -inf:
+                        if e < kth:
+                            nb += 1
+                        elif e == kth:
+                            na += 1
+                tally[SH_BELOW] = nb
+                tally[SH_AT] = na
     shadow = now if fr >= sj else max(acc_f[SH_KTH], now)
     if shadow == last:  # no count needed either
         c = below + at

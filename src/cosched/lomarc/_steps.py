@@ -289,6 +289,18 @@ def _ride(
     return ndec + 1, nov
 
 
+def _memo_swap(memo_i: IntTable, memo_sl: Table, j: int, m: int, g: int) -> int:
+    """Job ``j``'s remembered screens ``m`` and ``g`` swapped, so that the host now at
+    position ``g`` of its host list is found there first at the next pass (a screen is
+    a pure function of the two jobs: where it is kept changes no answer); ``g``."""
+    h, st, sl = memo_i[0, j, m], memo_i[1, j, m], memo_sl[j, m]
+    memo_i[0, j, m], memo_i[1, j, m], memo_sl[j, m] = (
+        memo_i[0, j, g], memo_i[1, j, g], memo_sl[j, g]
+    )  # fmt: skip
+    memo_i[0, j, g], memo_i[1, j, g], memo_sl[j, g] = h, st, sl
+    return g
+
+
 def _list_free(ni: IntTable, nodes: int) -> None:
     """The empty nodes, in node order, into ni[FREE]."""
     c = 0
